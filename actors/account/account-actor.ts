@@ -1,0 +1,311 @@
+import type { Behaviour } from '../../runtime/actor-system.ts';
+import type { Deps } from '../../runtime/deps.ts';
+import { withTransaction, isUniqueViolation, type Queryable } from '../../db/pool.ts';
+import { createAccountRepository, notifyAccountChanged, type AccountRow } from '../../db/accounts.ts';
+import { createApiKeyRepository } from '../../db/api-keys.ts';
+import { createCustomerRepository } from '../../db/customers.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
+import { cursorSeq } from '../../db/pagination.ts';
+import { recordEvent } from '../../db/events.ts';
+import { ApiError } from '../../http/errors.ts';
+import { hashToken, mintToken } from '../../runtime/tokens.ts';
+import { toList, type Page } from '../shared/list.ts';
+import { writeTransaction } from '../shared/transaction.ts';
+import { assessCoverage } from '../coverage/coverage.ts';
+import { customerView } from '../customer/views.ts';
+import { refreshReadiness } from '../customer/readiness-check.ts';
+import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
+import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, slugify } from './account-rules.ts';
+import { accountView, apiKeyView, brandView, consoleAccountView } from './views.ts';
+import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
+import type { Mode } from '../../runtime/types.ts';
+import type { BrandField } from '../../db/accounts.ts';
+
+/**
+ * The account actor: the single writer of one reseller account inside a process: its keys,
+ * status, limits, brand and the creation of its customers. PostgreSQL holds the truth; the
+ * actor keeps only facts that never change (which id an external_ref names).
+ */
+export interface AccountState {
+  id: string;
+  /** `${mode}:${id or external_ref}` → customer id. Positive entries only: a customer never moves. */
+  customerIds: Map<string, string>;
+}
+
+const READS = new Set<AccountMessage['type']>(['get_account', 'get_me', 'list_customers', 'resolve_customer', 'get_brand', 'list_keys']);
+
+export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountState> {
+  const { pool, clock } = deps;
+  const accounts = createAccountRepository(pool);
+
+  async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
+    const repo = createAccountRepository(db);
+    const row = lock ? await repo.lock(id) : await repo.get(id);
+    if (!row) throw new ApiError('account_not_found');
+    return row;
+  }
+
+  /** A console change of the account row: locked, applied, readiness refreshed, caches told. */
+  async function changeAccount(id: string, change: (a: AccountRow, db: Queryable, now: Date) => Promise<Partial<AccountRow>>) {
+    const now = clock.now();
+    const row = await withTransaction(pool, async (client) => {
+      const current = await mustGet(client, id, true);
+      const fields = await change(current, client, now);
+      const updated = (await createAccountRepository(client).update(id, fields))!;
+      await refreshReadiness(client, { accountId: id }, now);
+      await notifyAccountChanged(client, id);
+      return updated;
+    });
+    return consoleAccountView(row);
+  }
+
+  async function createAccount(id: string, name: string, country: string) {
+    const now = clock.now();
+    for (let n = 1; ; n++) {
+      try {
+        const row = await withTransaction(pool, async (client) => {
+          const { rows } = await client.query(
+            `INSERT INTO accounts (id, name, slug, country, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+            [id, name, slugify(name, n), country, now],
+          );
+          return rows[0] as AccountRow;
+        });
+        return consoleAccountView(row);
+      } catch (err) {
+        if (!isUniqueViolation(err, 'accounts_slug_key') || n > 50) throw err;
+      }
+    }
+  }
+
+  async function createCustomer(state: AccountState, mode: Mode, input: CreateCustomerInput, idempotency: Parameters<typeof writeTransaction>[1]) {
+    const now = clock.now();
+    return writeTransaction(pool, idempotency, now, async (client) => {
+      const account = await mustGet(client, state.id, true);
+      const coverageRepo = createCoverageRepository(client);
+      const country = (input.country ?? account.country).toUpperCase();
+      const countryRow = await coverageRepo.get(country);
+      if (!countryRow || !countryRow.opened) {
+        throw new ApiError('country_not_supported', `${country} is not an opened market; GET /v1/coverage lists them.`);
+      }
+      const timezone = input.timezone ?? countryRow.default_timezone;
+      if (!isTimeZone(timezone)) throw new ApiError('invalid_timezone');
+      if (input.website_url && !isHttpUrl(input.website_url)) throw new ApiError('invalid_url');
+      if (account.max_customers !== null) {
+        const count = await createAccountRepository(client).customerCount(state.id, mode);
+        if (count >= account.max_customers) {
+          throw new ApiError('customer_limit_reached', `The account's ceiling of ${account.max_customers} ${mode} customers is full.`);
+        }
+      }
+      let row;
+      try {
+        row = await createCustomerRepository(client).insert({
+          accountId: state.id,
+          mode,
+          externalRef: input.external_ref ?? null,
+          name: input.name.trim(),
+          brandName: input.brand_name ?? null,
+          websiteUrl: input.website_url ?? null,
+          country,
+          timezone,
+          now,
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ApiError('external_ref_taken');
+        throw err;
+      }
+      return { status: 201, body: { ...customerView(row), coverage: assessCoverage(country, countryRow) } };
+    });
+  }
+
+  async function listCustomers(state: AccountState, mode: Mode, page: Page) {
+    let before: number | null = null;
+    if (page.startingAfter) {
+      before = await cursorSeq(pool, 'customers', page.startingAfter, state.id);
+      if (before === null) throw new ApiError('invalid_cursor');
+    }
+    const rows = await createCustomerRepository(pool).list(state.id, mode, page.limit + 1, before);
+    return toList(rows, page.limit, customerView);
+  }
+
+  async function resolveCustomer(state: AccountState, mode: Mode, idOrRef: string) {
+    const cacheKey = `${mode}:${idOrRef}`;
+    const cached = state.customerIds.get(cacheKey);
+    if (cached) return cached;
+    const row = await createCustomerRepository(pool).findByIdOrRef(state.id, mode, idOrRef);
+    if (!row) throw new ApiError('customer_not_found', `No customer "${idOrRef}" in ${mode} mode.`);
+    if (state.customerIds.size > 10_000) state.customerIds.clear();
+    state.customerIds.set(cacheKey, row.id);
+    return row.id;
+  }
+
+  async function createKey(id: string, input: CreateKeyInput) {
+    const now = clock.now();
+    const scopes = parseScopes(input.scopes);
+    const ipAllowlist = parseAllowlist(input.ip_allowlist);
+    const expiresAt = parseFutureTimestamp(input.expires_at, now);
+    return withTransaction(pool, async (client) => {
+      const account = await mustGet(client, id, true);
+      if (input.mode === 'live' && account.kyb_status !== 'verified') {
+        throw new ApiError('kyb_incomplete', 'Live keys can be created once business verification is complete.');
+      }
+      const secret = mintToken(KEY_PREFIX[input.mode]);
+      const key = await createApiKeyRepository(client).insert({
+        accountId: id,
+        mode: input.mode,
+        label: input.label,
+        prefix: secret.slice(0, KEY_PREFIX[input.mode].length + 4),
+        lastFour: secret.slice(-4),
+        scopes,
+        ipAllowlist,
+        expiresAt,
+        secretHash: hashToken(secret),
+        now,
+      });
+      return apiKeyView(key, secret);
+    });
+  }
+
+  async function rotateKey(id: string, keyId: string) {
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      const keys = createApiKeyRepository(client);
+      const key = await keys.get(id, keyId);
+      if (!key) throw new ApiError('key_not_found');
+      if (key.revoked_at) throw new ApiError('key_already_revoked');
+      const secret = mintToken(KEY_PREFIX[key.mode]);
+      const graceUntil = new Date(now.getTime() + ROTATION_GRACE_MS);
+      const rotated = await keys.rotate(keyId, {
+        secretHash: hashToken(secret),
+        prefix: secret.slice(0, KEY_PREFIX[key.mode].length + 4),
+        lastFour: secret.slice(-4),
+        graceUntil,
+        now,
+      });
+      await recordEvent(client, {
+        accountId: id,
+        mode: key.mode,
+        type: 'key.rotated',
+        data: { ...apiKeyView(rotated), previous_secret_expires_at: graceUntil.toISOString() },
+        now,
+      });
+      await notifyAccountChanged(client, id);
+      return apiKeyView(rotated, secret);
+    });
+  }
+
+  async function revokeKey(id: string, keyId: string) {
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      const keys = createApiKeyRepository(client);
+      const key = await keys.get(id, keyId);
+      if (!key) throw new ApiError('key_not_found');
+      if (key.revoked_at) throw new ApiError('key_already_revoked');
+      const revoked = await keys.revoke(keyId, now);
+      await notifyAccountChanged(client, id);
+      return apiKeyView(revoked);
+    });
+  }
+
+  async function updateBrand(id: string, patch: Partial<Record<BrandField, string | null>>, idempotency: Parameters<typeof writeTransaction>[1]) {
+    for (const [field, value] of Object.entries(patch)) checkBrandField(field as BrandField, value ?? null);
+    return writeTransaction(pool, idempotency, clock.now(), async (client) => {
+      await mustGet(client, id, true);
+      const row = (await createAccountRepository(client).update(id, patch))!;
+      return { status: 200, body: brandView(row) };
+    });
+  }
+
+  async function receive(state: AccountState, msg: AccountMessage): Promise<{ state: AccountState; reply: unknown }> {
+    const id = state.id;
+    const done = (reply: unknown) => ({ state, reply });
+    switch (msg.type) {
+      case 'create_account':
+        return done(await createAccount(id, msg.name, msg.country));
+      case 'get_account':
+        return done(consoleAccountView(await mustGet(pool, id)));
+      case 'get_me': {
+        const [account, key, count] = await Promise.all([
+          mustGet(pool, id),
+          createApiKeyRepository(pool).get(id, msg.keyId),
+          accounts.customerCount(id, msg.mode),
+        ]);
+        if (!key) throw new ApiError('invalid_api_key');
+        return done(accountView(account, key, count));
+      }
+      case 'create_customer':
+        return done(await createCustomer(state, msg.mode, msg.input, msg.idempotency));
+      case 'list_customers':
+        return done(await listCustomers(state, msg.mode, msg.page));
+      case 'resolve_customer':
+        return done(await resolveCustomer(state, msg.mode, msg.idOrRef));
+      case 'get_brand':
+        return done(brandView(await mustGet(pool, id)));
+      case 'update_brand':
+        return done(await updateBrand(id, msg.patch, msg.idempotency));
+      case 'create_key':
+        return done(await createKey(id, msg.input));
+      case 'list_keys': {
+        await mustGet(pool, id);
+        const keys = await createApiKeyRepository(pool).list(id);
+        return done(toList(keys, keys.length, (k) => apiKeyView(k)));
+      }
+      case 'rotate_key':
+        return done(await rotateKey(id, msg.keyId));
+      case 'revoke_key':
+        return done(await revokeKey(id, msg.keyId));
+      case 'set_kyb':
+        return done(await changeAccount(id, async () => ({ kyb_status: msg.status })));
+      case 'sign_agreement':
+        return done(
+          await changeAccount(id, async (a, _db, now) => ({
+            agreement_version: msg.version,
+            agreement_signed_at: a.agreement_signed_at ?? now,
+          })),
+        );
+      case 'go_live':
+        return done(
+          await changeAccount(id, async (a, _db, now) => {
+            const missing = [
+              a.kyb_status !== 'verified' && 'business verification',
+              a.agreement_signed_at === null && 'the signed reseller agreement',
+            ].filter(Boolean);
+            if (missing.length) throw new ApiError('go_live_blocked', `The account cannot go live without ${missing.join(' and ')}.`);
+            return { mode: 'live', went_live_at: a.went_live_at ?? now };
+          }),
+        );
+      case 'set_status':
+        return done(await changeAccount(id, async () => ({ status: msg.status })));
+      case 'update_limits':
+        return done(await changeAccount(id, async () => msg.patch as Partial<AccountRow>));
+      default: {
+        const unhandled: never = msg;
+        throw new Error(`unhandled account message ${(unhandled as { type: string }).type}`);
+      }
+    }
+  }
+
+  return {
+    kind: 'account',
+    load: async (id) => ({ id, customerIds: new Map() }),
+    isRead: (msg) => READS.has(msg.type),
+    receive,
+  };
+}
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return tz.includes('/') || tz === 'UTC';
+  } catch {
+    return false;
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

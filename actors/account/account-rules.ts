@@ -1,0 +1,81 @@
+import { ApiError } from '../../http/errors.ts';
+import { SCOPES, normaliseAllowlistEntry, type Scope } from './api-key-rules.ts';
+import type { BrandField } from '../../db/accounts.ts';
+
+/** A URL-safe account slug from its name; `n` > 1 adds a suffix to step past a taken one. */
+export function slugify(name: string, n = 1): string {
+  const base =
+    name
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'account';
+  return n > 1 ? `${base}-${n}` : base;
+}
+
+/** Scopes of a new key: every scope when none are given; an unknown one is refused. */
+export function parseScopes(scopes: string[] | undefined): Scope[] {
+  if (scopes === undefined) return [...SCOPES];
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw new ApiError('invalid_scope', `Unknown scope(s): ${unknown.join(', ')}. Known: ${SCOPES.join(', ')}.`);
+  return [...new Set(scopes)] as Scope[];
+}
+
+export function parseAllowlist(entries: string[] | null | undefined): string[] | null {
+  if (!entries || entries.length === 0) return null;
+  return entries.map((e) => {
+    const normalised = normaliseAllowlistEntry(e);
+    if (!normalised) throw new ApiError('invalid_ip_allowlist', `"${e}" is not an IPv4/IPv6 address or CIDR range.`);
+    return normalised;
+  });
+}
+
+export function parseFutureTimestamp(value: string | null | undefined, now: Date): Date | null {
+  if (value === undefined || value === null) return null;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    throw new ApiError('invalid_expires_at', 'expires_at must be an ISO 8601 timestamp such as 2027-01-31T00:00:00.000Z.');
+  }
+  if (d <= now) throw new ApiError('invalid_expires_at', 'expires_at must be in the future.');
+  return d;
+}
+
+const HEX_COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i;
+
+/** Checks one brand field's value (null clears and is always allowed); throws invalid_brand_field. */
+export function checkBrandField(field: BrandField, value: string | null): void {
+  if (value === null) return;
+  const bad = (why: string) => {
+    throw new ApiError('invalid_brand_field', `${field} ${why}.`);
+  };
+  switch (field) {
+    case 'primary_color':
+    case 'accent_color':
+      if (!HEX_COLOUR.test(value)) bad('must be a hex colour such as #1A2B3C');
+      return;
+    case 'logo_url': {
+      let url: URL | null = null;
+      try {
+        url = new URL(value);
+      } catch {
+        /* reported below */
+      }
+      if (!url || url.protocol !== 'https:') bad('must be an https URL');
+      return;
+    }
+    case 'support_email':
+      if (!EMAIL.test(value)) bad('must be an email address');
+      return;
+    case 'domain':
+      if (!DOMAIN.test(value)) bad('must be a domain name such as calls.example.com');
+      return;
+    case 'display_name':
+    case 'email_from_name':
+      if (value.trim() === '') bad('must not be blank');
+      return;
+  }
+}

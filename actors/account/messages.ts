@@ -1,0 +1,68 @@
+import type { Mode } from '../../runtime/types.ts';
+import type { IdempotencyClaim } from '../../db/idempotency.ts';
+import type { Page, List } from '../shared/list.ts';
+import type { Outcome } from '../shared/transaction.ts';
+import type { BrandField, AccountLimitField } from '../../db/accounts.ts';
+import type { accountView, apiKeyView, brandView, consoleAccountView } from './views.ts';
+import type { customerView } from '../customer/views.ts';
+import type { Coverage } from '../coverage/coverage.ts';
+
+export interface CreateCustomerInput {
+  name: string;
+  external_ref?: string | null;
+  brand_name?: string | null;
+  website_url?: string | null;
+  country?: string | null;
+  timezone?: string | null;
+}
+
+export interface CreateKeyInput {
+  mode: Mode;
+  label: string;
+  scopes?: string[];
+  ip_allowlist?: string[] | null;
+  expires_at?: string | null;
+}
+
+/** Every message the account actor takes (STYLE 4: commands are verbs, reads start with get_/list_). */
+export type AccountMessage =
+  | { type: 'create_account'; name: string; country: string }
+  | { type: 'get_account' }
+  | { type: 'get_me'; keyId: string; mode: Mode }
+  | { type: 'create_customer'; mode: Mode; input: CreateCustomerInput; idempotency?: IdempotencyClaim }
+  | { type: 'list_customers'; mode: Mode; page: Page }
+  | { type: 'resolve_customer'; mode: Mode; idOrRef: string }
+  | { type: 'get_brand' }
+  | { type: 'update_brand'; patch: Partial<Record<BrandField, string | null>>; idempotency?: IdempotencyClaim }
+  | { type: 'create_key'; input: CreateKeyInput }
+  | { type: 'list_keys' }
+  | { type: 'rotate_key'; keyId: string }
+  | { type: 'revoke_key'; keyId: string }
+  | { type: 'set_kyb'; status: 'pending' | 'verified' | 'rejected' }
+  | { type: 'sign_agreement'; version: string }
+  | { type: 'go_live' }
+  | { type: 'set_status'; status: 'active' | 'suspended' }
+  | { type: 'update_limits'; patch: Partial<Record<AccountLimitField, number | null>> };
+
+type CustomerWithCoverage = ReturnType<typeof customerView> & { coverage: Coverage };
+
+/** The reply of each message. */
+export interface AccountReplies {
+  create_account: ReturnType<typeof consoleAccountView>;
+  get_account: ReturnType<typeof consoleAccountView>;
+  get_me: ReturnType<typeof accountView>;
+  create_customer: Outcome<CustomerWithCoverage>;
+  list_customers: List<ReturnType<typeof customerView>>;
+  resolve_customer: string;
+  get_brand: ReturnType<typeof brandView>;
+  update_brand: Outcome<ReturnType<typeof brandView>>;
+  create_key: ReturnType<typeof apiKeyView>;
+  list_keys: List<ReturnType<typeof apiKeyView>>;
+  rotate_key: ReturnType<typeof apiKeyView>;
+  revoke_key: ReturnType<typeof apiKeyView>;
+  set_kyb: ReturnType<typeof consoleAccountView>;
+  sign_agreement: ReturnType<typeof consoleAccountView>;
+  go_live: ReturnType<typeof consoleAccountView>;
+  set_status: ReturnType<typeof consoleAccountView>;
+  update_limits: ReturnType<typeof consoleAccountView>;
+}

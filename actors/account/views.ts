@@ -1,0 +1,110 @@
+import type { AccountRow } from '../../db/accounts.ts';
+import type { ApiKeyRow } from '../../db/api-keys.ts';
+import { iso } from '../../runtime/types.ts';
+
+/** The `account` object of GET /v1/me, seen through the key that asked. */
+export function accountView(a: AccountRow, key: ApiKeyRow, customerCount: number) {
+  return {
+    object: 'account' as const,
+    id: a.id,
+    slug: a.slug,
+    name: a.name,
+    status: a.status,
+    mode: a.mode,
+    country: a.country,
+    onboarding: {
+      kyb_status: a.kyb_status,
+      agreement_signed: a.agreement_signed_at !== null,
+      agreement_version: a.agreement_version,
+    },
+    key: {
+      id: key.id,
+      label: key.label,
+      prefix: key.prefix,
+      last_four: key.last_four,
+      scopes: key.scopes,
+      expires_at: iso(key.expires_at),
+    },
+    limits: limitsOf(a),
+    customers: { count: customerCount },
+  };
+}
+
+function limitsOf(a: AccountRow) {
+  return {
+    requests_per_minute: a.requests_per_minute,
+    burst: a.burst,
+    concurrent_calls: a.concurrent_calls,
+    max_customers: a.max_customers,
+  };
+}
+
+/** The account as the console shows it to operators. */
+export function consoleAccountView(a: AccountRow) {
+  return {
+    object: 'account' as const,
+    id: a.id,
+    slug: a.slug,
+    name: a.name,
+    status: a.status,
+    mode: a.mode,
+    country: a.country,
+    onboarding: {
+      kyb_status: a.kyb_status,
+      agreement_signed: a.agreement_signed_at !== null,
+      agreement_version: a.agreement_version,
+      agreement_signed_at: iso(a.agreement_signed_at),
+    },
+    went_live_at: iso(a.went_live_at),
+    limits: {
+      ...limitsOf(a),
+      daily_spend_cap_cents: a.daily_spend_cap_cents,
+      monthly_spend_cap_cents: a.monthly_spend_cap_cents,
+    },
+    created_at: iso(a.created_at),
+  };
+}
+
+/** An API key without its secret; `secret` is added once, on create and rotate. */
+export function apiKeyView(k: ApiKeyRow, secret?: string) {
+  return {
+    object: 'api_key' as const,
+    id: k.id,
+    account_id: k.account_id,
+    mode: k.mode,
+    label: k.label,
+    prefix: k.prefix,
+    last_four: k.last_four,
+    scopes: k.scopes,
+    ip_allowlist: k.ip_allowlist,
+    expires_at: iso(k.expires_at),
+    revoked_at: iso(k.revoked_at),
+    rotated_at: iso(k.rotated_at),
+    created_at: iso(k.created_at),
+    ...(secret === undefined ? {} : { secret }),
+  };
+}
+
+export function brandView(a: AccountRow) {
+  return {
+    object: 'brand' as const,
+    display_name: a.display_name,
+    logo_url: a.logo_url,
+    primary_color: a.primary_color,
+    accent_color: a.accent_color,
+    email_from_name: a.email_from_name,
+    support_email: a.support_email,
+    domain: a.domain,
+  };
+}
+
+/** What customer-facing pages show: the reseller's name, never the service's. */
+export function pageBrand(a: AccountRow) {
+  return {
+    name: a.display_name ?? a.name,
+    logoUrl: a.logo_url,
+    primaryColor: a.primary_color ?? '#1f2937',
+    accentColor: a.accent_color ?? '#2563eb',
+    supportEmail: a.support_email,
+  };
+}

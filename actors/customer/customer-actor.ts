@@ -1,0 +1,231 @@
+import type { Behaviour } from '../../runtime/actor-system.ts';
+import type { Deps } from '../../runtime/deps.ts';
+import type { Mode } from '../../runtime/types.ts';
+import { withTransaction, type Queryable } from '../../db/pool.ts';
+import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
+import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
+import { createProvisioningRepository } from '../../db/provisioning.ts';
+import { customerSpend } from '../../db/spend.ts';
+import { cursorSeq } from '../../db/pagination.ts';
+import type { IdempotencyClaim } from '../../db/idempotency.ts';
+import { ApiError, isApiError, type ErrorCode } from '../../http/errors.ts';
+import { hashToken, mintToken } from '../../runtime/tokens.ts';
+import { toList } from '../shared/list.ts';
+import { writeTransaction, type Outcome } from '../shared/transaction.ts';
+import { checkReadiness, refreshReadiness } from './readiness-check.ts';
+import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
+import { testNumberFor } from './test-numbers.ts';
+import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
+import type { CustomerMessage, ProvisioningReply } from './messages.ts';
+
+/** Onboarding links last 30 days (spec: Limits → Other). */
+export const ONBOARDING_LINK_DAYS = 30;
+export const ONBOARDING_TOKEN_PREFIX = 'ob_';
+
+/**
+ * The customer actor: the single writer of one customer inside a process. It keeps only the
+ * customer's immutable facts; readiness and everything else is read fresh from PostgreSQL.
+ */
+export interface CustomerState {
+  id: string;
+  accountId: string;
+  mode: Mode;
+  country: string;
+}
+
+const READS = new Set<CustomerMessage['type']>(['get_customer', 'get_readiness', 'get_provisioning', 'list_onboarding_links', 'get_limits']);
+
+export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, CustomerState> {
+  const { pool, clock, log, config } = deps;
+
+  async function mustGet(db: Queryable, id: string, lock = false): Promise<CustomerRow> {
+    const repo = createCustomerRepository(db);
+    const row = lock ? await repo.lock(id) : await repo.get(id);
+    if (!row) throw new ApiError('customer_not_found');
+    return row;
+  }
+
+  async function readiness(db: Queryable, id: string) {
+    const result = await checkReadiness(db, id);
+    if (!result) throw new ApiError('customer_not_found');
+    return result;
+  }
+
+  async function provisioning(db: Queryable, state: CustomerState): Promise<ProvisioningReply> {
+    const { facts, assessment } = await readiness(db, state.id);
+    const view = assessProvisioning({
+      readiness: assessment,
+      calendarConnected: facts.calendar_connected,
+      requestedSteps: facts.requested_steps ?? [],
+    });
+    return { object: 'provisioning', customer_id: state.id, ...view, mode: state.mode };
+  }
+
+  /**
+   * A change whose failure the spec names with its own "nothing happened, retry" code: an
+   * unexpected error is logged and answered with that code instead of a bare api_error.
+   */
+  async function orFail<T>(code: ErrorCode, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (isApiError(err)) throw err;
+      log.error({ err, code }, 'write failed and was rolled back');
+      throw new ApiError(code);
+    }
+  }
+
+  async function requestProvisioning(state: CustomerState, steps: string[] | undefined, idem?: IdempotencyClaim): Promise<Outcome<ProvisioningReply>> {
+    const requested = [...new Set(steps && steps.length ? steps : DEFAULT_STEPS)];
+    const now = clock.now();
+    return orFail('provisioning_not_recorded', () =>
+      writeTransaction(pool, idem, now, async (client) => {
+        const customer = await mustGet(client, state.id, true);
+        const repo = createProvisioningRepository(client);
+        await repo.recordRequest({ accountId: state.accountId, customerId: state.id, steps: requested, now });
+        // Test customers get a fictional number at once; a live number is the service's move.
+        if (requested.includes('number') && customer.mode === 'test' && !(await repo.hasActiveNumber(state.id, customer.country))) {
+          await repo.assignNumber({
+            accountId: state.accountId,
+            mode: 'test',
+            customerId: state.id,
+            e164: testNumberFor(customer.country),
+            country: customer.country,
+            kind: 'rented',
+            now,
+          });
+        }
+        await refreshReadiness(client, { customerId: state.id }, now);
+        return { status: 202, body: { ...(await provisioning(client, state)), requested_steps: requested } };
+      }),
+    );
+  }
+
+  async function mintOnboardingLink(state: CustomerState, idem?: IdempotencyClaim) {
+    const now = clock.now();
+    let url: string | undefined;
+    const outcome = await orFail('onboarding_link_not_created', () =>
+      writeTransaction(pool, idem, now, async (client) => {
+        await mustGet(client, state.id, true);
+        const links = createOnboardingLinkRepository(client);
+        await links.replaceActive(state.id, now);
+        const token = mintToken(ONBOARDING_TOKEN_PREFIX);
+        const link = await links.insert({
+          accountId: state.accountId,
+          customerId: state.id,
+          mode: state.mode,
+          tokenHash: hashToken(token),
+          prefix: token.slice(0, ONBOARDING_TOKEN_PREFIX.length + 6),
+          expiresAt: new Date(now.getTime() + ONBOARDING_LINK_DAYS * 86_400_000),
+          now,
+        });
+        url = `${config.publicUrl}/onboarding/${token}`;
+        // The stored body (idempotent replay) leaves the URL out: only the token's hash is kept.
+        return { status: 201, body: onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }) };
+      }),
+    );
+    return url === undefined ? outcome : { ...outcome, body: { ...outcome.body, url } };
+  }
+
+  async function receive(state: CustomerState, msg: CustomerMessage): Promise<{ state: CustomerState; reply: unknown }> {
+    const done = (reply: unknown) => ({ state, reply });
+    const now = clock.now();
+    switch (msg.type) {
+      case 'get_customer':
+        return done(customerView(await mustGet(pool, state.id)));
+      case 'get_readiness': {
+        const { facts, assessment } = await readiness(pool, state.id);
+        return done(readinessView(facts, assessment));
+      }
+      case 'get_provisioning':
+        return done(await provisioning(pool, state));
+      case 'request_provisioning':
+        return done(await requestProvisioning(state, msg.steps, msg.idempotency));
+      case 'mint_onboarding_link':
+        return done(await mintOnboardingLink(state, msg.idempotency));
+      case 'list_onboarding_links': {
+        let before: number | null = null;
+        if (msg.page.startingAfter) {
+          before = await cursorSeq(pool, 'onboarding_links', msg.page.startingAfter, state.accountId);
+          if (before === null) throw new ApiError('invalid_cursor');
+        }
+        const rows = await createOnboardingLinkRepository(pool).listForCustomer(state.id, msg.page.limit + 1, before);
+        return done(toList(rows, msg.page.limit, (l) => onboardingLinkView(l, now)));
+      }
+      case 'complete_onboarding': {
+        const link = await withTransaction(pool, async (client) => {
+          await mustGet(client, state.id, true);
+          const completed = await createOnboardingLinkRepository(client).complete(msg.linkId, msg.acceptedBy, now);
+          if (!completed) return null;
+          await createCustomerRepository(client).update(state.id, { terms_accepted_at: now, terms_accepted_by: msg.acceptedBy });
+          await refreshReadiness(client, { customerId: state.id }, now);
+          return completed;
+        });
+        if (!link) throw new ApiError('invalid_parameter', 'This link is no longer active.');
+        return done(onboardingLinkView(link, now));
+      }
+      case 'get_limits': {
+        const customer = await mustGet(pool, state.id);
+        return done(limitsView(customer, await customerSpend(pool, state.id, now)));
+      }
+      case 'update_limits':
+        return done(
+          await writeTransaction(pool, msg.idempotency, now, async (client) => {
+            await mustGet(client, state.id, true);
+            const row = await createCustomerRepository(client).update(state.id, msg.patch);
+            return { status: 200, body: limitsView(row) };
+          }),
+        );
+      case 'certify_script':
+        return done(await changeAndAssess(state, { script_certified_at: now }));
+      case 'connect_calendar':
+        return done(await changeAndAssess(state, { calendar_connected_at: now }));
+      case 'assign_number': {
+        await withTransaction(pool, async (client) => {
+          await mustGet(client, state.id, true);
+          await createProvisioningRepository(client).assignNumber({
+            accountId: state.accountId,
+            mode: state.mode,
+            customerId: state.id,
+            e164: msg.e164,
+            country: state.country,
+            kind: msg.kind,
+            now,
+          });
+          await refreshReadiness(client, { customerId: state.id }, now);
+        });
+        const { facts, assessment } = await readiness(pool, state.id);
+        return done(readinessView(facts, assessment));
+      }
+      default: {
+        const unhandled: never = msg;
+        throw new Error(`unhandled customer message ${(unhandled as { type: string }).type}`);
+      }
+    }
+  }
+
+  /** A console change to the customer row, with readiness re-assessed in the same transaction. */
+  async function changeAndAssess(state: CustomerState, fields: Partial<CustomerRow>) {
+    const now = clock.now();
+    await withTransaction(pool, async (client) => {
+      const current = await mustGet(client, state.id, true);
+      // Certification and connection are facts with a date: the first one stands.
+      const fresh = Object.fromEntries(Object.entries(fields).filter(([k]) => current[k as keyof CustomerRow] === null));
+      if (Object.keys(fresh).length) await createCustomerRepository(client).update(state.id, fresh);
+      await refreshReadiness(client, { customerId: state.id }, now);
+    });
+    const { facts, assessment } = await readiness(pool, state.id);
+    return readinessView(facts, assessment);
+  }
+
+  return {
+    kind: 'customer',
+    async load(id) {
+      const row = await createCustomerRepository(pool).get(id);
+      if (!row) throw new ApiError('customer_not_found');
+      return { id, accountId: row.account_id, mode: row.mode, country: row.country };
+    },
+    isRead: (msg) => READS.has(msg.type),
+    receive,
+  };
+}

@@ -1,0 +1,43 @@
+import type { IdempotencyClaim } from '../../db/idempotency.ts';
+import type { CustomerLimitField } from '../../db/customers.ts';
+import type { List, Page } from '../shared/list.ts';
+import type { Outcome } from '../shared/transaction.ts';
+import type { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
+import type { ProvisioningView } from './provisioning.ts';
+
+export type ProvisioningReply = ProvisioningView & {
+  object: 'provisioning';
+  customer_id: string;
+  mode: string;
+  requested_steps?: string[];
+};
+
+/** Every message the customer actor takes. */
+export type CustomerMessage =
+  | { type: 'get_customer' }
+  | { type: 'get_readiness' }
+  | { type: 'get_provisioning' }
+  | { type: 'request_provisioning'; steps?: string[]; idempotency?: IdempotencyClaim }
+  | { type: 'mint_onboarding_link'; idempotency?: IdempotencyClaim }
+  | { type: 'list_onboarding_links'; page: Page }
+  | { type: 'complete_onboarding'; linkId: string; acceptedBy: string }
+  | { type: 'get_limits' }
+  | { type: 'update_limits'; patch: Partial<Record<CustomerLimitField, number | null>>; idempotency?: IdempotencyClaim }
+  | { type: 'certify_script' }
+  | { type: 'connect_calendar' }
+  | { type: 'assign_number'; e164: string; kind: 'rented' | 'caller_id' };
+
+export interface CustomerReplies {
+  get_customer: ReturnType<typeof customerView>;
+  get_readiness: ReturnType<typeof readinessView>;
+  get_provisioning: ProvisioningReply;
+  request_provisioning: Outcome<ProvisioningReply>;
+  mint_onboarding_link: Outcome<ReturnType<typeof onboardingLinkView> & { url?: string }>;
+  list_onboarding_links: List<ReturnType<typeof onboardingLinkView>>;
+  complete_onboarding: ReturnType<typeof onboardingLinkView>;
+  get_limits: ReturnType<typeof limitsView>;
+  update_limits: Outcome<ReturnType<typeof limitsView>>;
+  certify_script: ReturnType<typeof readinessView>;
+  connect_calendar: ReturnType<typeof readinessView>;
+  assign_number: ReturnType<typeof readinessView>;
+}

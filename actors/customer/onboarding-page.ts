@@ -1,0 +1,29 @@
+import type { Pool } from '../../db/pool.ts';
+import { createOnboardingLinkRepository, type OnboardingLinkRow } from '../../db/onboarding-links.ts';
+import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
+import { createAccountRepository, type AccountRow } from '../../db/accounts.ts';
+import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
+import { ONBOARDING_TOKEN_PREFIX } from './customer-actor.ts';
+
+export type LinkState = 'active' | 'completed' | 'replaced' | 'expired';
+
+export interface OpenedLink {
+  link: OnboardingLinkRow;
+  state: LinkState;
+  customer: CustomerRow;
+  account: AccountRow;
+}
+
+/** The link a token in an onboarding URL names, with what its page shows; null for any bad token. */
+export async function openOnboardingLink(pool: Pool, token: string, now: Date): Promise<OpenedLink | null> {
+  if (!isWellFormed(token, ONBOARDING_TOKEN_PREFIX)) return null;
+  const link = await createOnboardingLinkRepository(pool).findByTokenHash(hashToken(token));
+  if (!link) return null;
+  const [customer, account] = await Promise.all([
+    createCustomerRepository(pool).get(link.customer_id),
+    createAccountRepository(pool).get(link.account_id),
+  ]);
+  if (!customer || !account) return null;
+  const state: LinkState = link.status === 'active' && link.expires_at <= now ? 'expired' : link.status;
+  return { link, state, customer, account };
+}

@@ -1,0 +1,73 @@
+import type { Queryable } from '../../db/pool.ts';
+import { loadReadinessFacts, type ReadinessRow } from '../../db/readiness.ts';
+import { createCustomerRepository } from '../../db/customers.ts';
+import { recordEvent } from '../../db/events.ts';
+import { callReserveCents } from '../account/pricing.ts';
+import { assessReadiness, type ReadinessAssessment } from './readiness.ts';
+import { readinessView } from './views.ts';
+
+/**
+ * The one place readiness is read: the readiness and provisioning endpoints and the call path
+ * all come through here, so they can never disagree.
+ */
+export async function checkReadiness(
+  db: Queryable,
+  customerId: string,
+): Promise<{ facts: ReadinessRow; assessment: ReadinessAssessment } | null> {
+  const facts = await loadReadinessFacts(db, customerId);
+  if (!facts) return null;
+  const assessment = assessReadiness({
+    mode: facts.mode,
+    accountMode: facts.account_mode,
+    kybStatus: facts.kyb_status,
+    agreementSigned: facts.agreement_signed,
+    availableCents: facts.available_cents,
+    callReserveCents: callReserveCents(0),
+    countryOpened: facts.country_opened,
+    speechCertified: facts.speech_certified,
+    hasNumberInCountry: facts.has_number_in_country,
+    scriptCertified: facts.script_certified,
+    termsAccepted: facts.terms_accepted,
+  });
+  return { facts, assessment };
+}
+
+/** Which customers a change may have made ready (or unready). */
+export type ReadinessScope = { customerId: string } | { accountId: string } | { locale: string };
+
+/**
+ * Re-assesses the customers a committed-in-this-transaction change touches. A customer that has
+ * just become ready gets `ready_at`, leaves `prospect` and records `customer.ready` in the same
+ * transaction; one that stopped being ready loses `ready_at`, so becoming ready again emits again.
+ */
+export async function refreshReadiness(db: Queryable, scope: ReadinessScope, now: Date): Promise<void> {
+  const { rows } = await db.query(
+    'customerId' in scope
+      ? `SELECT id FROM customers WHERE id = $1`
+      : 'accountId' in scope
+        ? `SELECT id FROM customers WHERE account_id = $1`
+        : `SELECT cu.id FROM customers cu JOIN countries co ON co.country = cu.country WHERE co.calling_language = $1`,
+    ['customerId' in scope ? scope.customerId : 'accountId' in scope ? scope.accountId : scope.locale],
+  );
+  const customers = createCustomerRepository(db);
+  for (const { id } of rows) {
+    const result = await checkReadiness(db, id);
+    if (!result) continue;
+    const { facts, assessment } = result;
+    if (assessment.ready && !facts.ready_at) {
+      await customers.update(id, {
+        ready_at: now,
+        ...(facts.customer_status === 'prospect' ? { status: 'active' as const } : {}),
+      });
+      await recordEvent(db, {
+        accountId: facts.account_id,
+        mode: facts.mode,
+        type: 'customer.ready',
+        data: readinessView(facts, assessment),
+        now,
+      });
+    } else if (!assessment.ready && facts.ready_at) {
+      await customers.update(id, { ready_at: null });
+    }
+  }
+}

@@ -1,0 +1,17 @@
+/** A list object (spec: Conventions): the first `limit` rows and whether more exist. */
+export interface List<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+}
+
+/** Rows are fetched with `limit + 1` so the extra row tells `has_more` without a count. */
+export function toList<R, T>(rows: R[], limit: number, view: (row: R) => T): List<T> {
+  return { object: 'list', data: rows.slice(0, limit).map(view), has_more: rows.length > limit };
+}
+
+/** Paging parameters of every list (spec: Lists): `limit` 1..200 (default 100) and a cursor. */
+export interface Page {
+  limit: number;
+  startingAfter?: string;
+}

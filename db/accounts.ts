@@ -1,0 +1,106 @@
+import type { Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+export interface AccountRow {
+  id: string;
+  slug: string;
+  name: string;
+  country: string;
+  status: 'active' | 'suspended';
+  mode: Mode;
+  kyb_status: 'pending' | 'verified' | 'rejected';
+  agreement_version: string | null;
+  agreement_signed_at: Date | null;
+  went_live_at: Date | null;
+  requests_per_minute: number;
+  burst: number;
+  concurrent_calls: number;
+  max_customers: number | null;
+  daily_spend_cap_cents: number | null;
+  monthly_spend_cap_cents: number | null;
+  balance_cents: number;
+  reserved_cents: number;
+  display_name: string | null;
+  logo_url: string | null;
+  primary_color: string | null;
+  accent_color: string | null;
+  email_from_name: string | null;
+  support_email: string | null;
+  domain: string | null;
+  created_at: Date;
+}
+
+export const BRAND_FIELDS = [
+  'display_name',
+  'logo_url',
+  'primary_color',
+  'accent_color',
+  'email_from_name',
+  'support_email',
+  'domain',
+] as const;
+export type BrandField = (typeof BRAND_FIELDS)[number];
+
+export const LIMIT_FIELDS = [
+  'requests_per_minute',
+  'burst',
+  'concurrent_calls',
+  'max_customers',
+  'daily_spend_cap_cents',
+  'monthly_spend_cap_cents',
+] as const;
+export type AccountLimitField = (typeof LIMIT_FIELDS)[number];
+
+/** Tells every process (including this one) that an account's cached facts are stale. */
+export async function notifyAccountChanged(db: Queryable, accountId: string): Promise<void> {
+  await db.query(`SELECT pg_notify('switchboard_changes', $1)`, [`account:${accountId}`]);
+}
+
+export function createAccountRepository(db: Queryable) {
+  return {
+    async insert(a: { name: string; slug: string; country: string; now: Date }): Promise<AccountRow> {
+      const { rows } = await db.query(
+        `INSERT INTO accounts (name, slug, country, created_at) VALUES ($1, $2, $3, $4) RETURNING *`,
+        [a.name, a.slug, a.country, a.now],
+      );
+      return rows[0];
+    },
+
+    async slugTaken(slug: string): Promise<boolean> {
+      const { rowCount } = await db.query(`SELECT 1 FROM accounts WHERE slug = $1`, [slug]);
+      return (rowCount ?? 0) > 0;
+    },
+
+    async get(id: string): Promise<AccountRow | null> {
+      const { rows } = await db.query(`SELECT * FROM accounts WHERE id = $1`, [id]);
+      return rows[0] ?? null;
+    },
+
+    /** Locks the account row for the rest of the transaction (serialises changes across processes). */
+    async lock(id: string): Promise<AccountRow | null> {
+      const { rows } = await db.query(`SELECT * FROM accounts WHERE id = $1 FOR UPDATE`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async list(limit: number, afterSeq: number | null): Promise<(AccountRow & { seq: number })[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM accounts WHERE ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $1`,
+        [limit, afterSeq],
+      );
+      return rows;
+    },
+
+    async update(id: string, fields: Partial<AccountRow>): Promise<AccountRow | null> {
+      const entries = Object.entries(fields);
+      if (entries.length === 0) return this.get(id);
+      const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
+      const { rows } = await db.query(`UPDATE accounts SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
+      return rows[0] ?? null;
+    },
+
+    async customerCount(accountId: string, mode: Mode): Promise<number> {
+      const { rows } = await db.query(`SELECT count(*)::int AS n FROM customers WHERE account_id = $1 AND mode = $2`, [accountId, mode]);
+      return rows[0].n;
+    },
+  };
+}

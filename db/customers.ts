@@ -1,0 +1,90 @@
+import type { Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+export interface CustomerRow {
+  id: string;
+  seq: number;
+  account_id: string;
+  mode: Mode;
+  external_ref: string | null;
+  name: string;
+  brand_name: string | null;
+  website_url: string | null;
+  country: string;
+  timezone: string;
+  status: 'prospect' | 'active' | 'paused';
+  script_certified_at: Date | null;
+  terms_accepted_at: Date | null;
+  terms_accepted_by: string | null;
+  calendar_connected_at: Date | null;
+  ready_at: Date | null;
+  daily_spend_cap_cents: number | null;
+  monthly_spend_cap_cents: number | null;
+  max_concurrent_calls: number | null;
+  created_at: Date;
+}
+
+export const CUSTOMER_LIMIT_FIELDS = ['daily_spend_cap_cents', 'monthly_spend_cap_cents', 'max_concurrent_calls'] as const;
+export type CustomerLimitField = (typeof CUSTOMER_LIMIT_FIELDS)[number];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: string) => UUID.test(s);
+
+export function createCustomerRepository(db: Queryable) {
+  return {
+    async insert(c: {
+      accountId: string;
+      mode: Mode;
+      externalRef: string | null;
+      name: string;
+      brandName: string | null;
+      websiteUrl: string | null;
+      country: string;
+      timezone: string;
+      now: Date;
+    }): Promise<CustomerRow> {
+      const { rows } = await db.query(
+        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now],
+      );
+      return rows[0];
+    },
+
+    /** The customer an `{id}` path segment names: its service id or its external_ref, in one mode. */
+    async findByIdOrRef(accountId: string, mode: Mode, idOrRef: string): Promise<CustomerRow | null> {
+      const { rows } = await db.query(
+        `SELECT * FROM customers WHERE account_id = $1 AND mode = $2 AND (external_ref = $3 OR ($4::uuid IS NOT NULL AND id = $4::uuid))
+         ORDER BY CASE WHEN id = $4::uuid THEN 0 ELSE 1 END LIMIT 1`,
+        [accountId, mode, idOrRef, isUuid(idOrRef) ? idOrRef : null],
+      );
+      return rows[0] ?? null;
+    },
+
+    async get(id: string): Promise<CustomerRow | null> {
+      const { rows } = await db.query(`SELECT * FROM customers WHERE id = $1`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async lock(id: string): Promise<CustomerRow | null> {
+      const { rows } = await db.query(`SELECT * FROM customers WHERE id = $1 FOR UPDATE`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async list(accountId: string, mode: Mode, limit: number, beforeSeq: number | null): Promise<CustomerRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM customers WHERE account_id = $1 AND mode = $2 AND ($4::bigint IS NULL OR seq < $4)
+         ORDER BY seq DESC LIMIT $3`,
+        [accountId, mode, limit, beforeSeq],
+      );
+      return rows;
+    },
+
+    async update(id: string, fields: Partial<CustomerRow>): Promise<CustomerRow> {
+      const entries = Object.entries(fields);
+      const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
+      const { rows } = await db.query(`UPDATE customers SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
+      return rows[0];
+    },
+  };
+}

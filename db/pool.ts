@@ -1,0 +1,41 @@
+import pg from 'pg';
+
+// bigint columns hold cents and counters that stay far inside Number.MAX_SAFE_INTEGER.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export type Pool = pg.Pool;
+export type Client = pg.PoolClient;
+/** Anything that runs a query: the pool or a client inside a transaction. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+export function createPool(url: string, max = 20): Pool {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // An idle client losing its server emits here; without a listener the process would crash.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/**
+ * Runs `fn` in one transaction: committed if it returns, rolled back if it throws.
+ * Every change that must be all-or-nothing goes through here.
+ */
+export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Unique-violation check for ON CONFLICT-less inserts. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

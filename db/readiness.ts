@@ -1,0 +1,54 @@
+import type { Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+/**
+ * Every fact readiness and provisioning decide on, read in one statement so the answer is one
+ * consistent snapshot. The call path reads the same row through the same query.
+ */
+export interface ReadinessRow {
+  customer_id: string;
+  external_ref: string | null;
+  mode: Mode;
+  country: string;
+  customer_status: string;
+  script_certified: boolean;
+  terms_accepted: boolean;
+  calendar_connected: boolean;
+  ready_at: Date | null;
+  account_id: string;
+  account_mode: Mode;
+  account_status: string;
+  kyb_status: string;
+  agreement_signed: boolean;
+  available_cents: number;
+  calling_language: string | null;
+  country_opened: boolean;
+  speech_certified: boolean;
+  has_number_in_country: boolean;
+  requested_steps: string[] | null;
+}
+
+export async function loadReadinessFacts(db: Queryable, customerId: string): Promise<ReadinessRow | null> {
+  const { rows } = await db.query(
+    `SELECT c.id AS customer_id, c.external_ref, c.mode, c.country, c.status AS customer_status,
+            c.script_certified_at IS NOT NULL AS script_certified,
+            c.terms_accepted_at IS NOT NULL AS terms_accepted,
+            c.calendar_connected_at IS NOT NULL AS calendar_connected,
+            c.ready_at,
+            a.id AS account_id, a.mode AS account_mode, a.status AS account_status, a.kyb_status,
+            a.agreement_signed_at IS NOT NULL AS agreement_signed,
+            a.balance_cents - a.reserved_cents AS available_cents,
+            co.calling_language, COALESCE(co.opened, false) AS country_opened,
+            EXISTS (SELECT 1 FROM speech_certifications s WHERE s.locale = co.calling_language) AS speech_certified,
+            EXISTS (SELECT 1 FROM phone_numbers n WHERE n.customer_id = c.id AND n.status = 'active' AND n.country = c.country)
+              AS has_number_in_country,
+            (SELECT array_agg(DISTINCT s.step) FROM provisioning_requests p, unnest(p.steps) AS s(step) WHERE p.customer_id = c.id)
+              AS requested_steps
+       FROM customers c
+       JOIN accounts a ON a.id = c.account_id
+       LEFT JOIN countries co ON co.country = c.country
+      WHERE c.id = $1`,
+    [customerId],
+  );
+  return rows[0] ?? null;
+}

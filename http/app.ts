@@ -1,0 +1,72 @@
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Services } from '../runtime/services.ts';
+import { installValidators } from './plugins/validation.ts';
+import { installErrorBoundary } from './plugins/error-boundary.ts';
+import { genRequestId, installRequestLog } from './plugins/request-log.ts';
+import { installAuth } from './plugins/auth.ts';
+import { installRateLimit } from './plugins/rate-limit.ts';
+import { installIdempotency } from './plugins/idempotency.ts';
+import { installOpenApi } from './plugins/openapi.ts';
+import { registerMeRoutes } from './routes/me.ts';
+import { registerCustomerRoutes } from './routes/customers.ts';
+import { registerReadinessRoutes } from './routes/readiness.ts';
+import { registerOnboardingLinkRoutes } from './routes/onboarding-links.ts';
+import { registerLimitRoutes } from './routes/limits.ts';
+import { registerBrandRoutes } from './routes/brand.ts';
+import { registerCoverageRoutes } from './routes/coverage.ts';
+import { registerConsoleAccountRoutes } from './routes/console-accounts.ts';
+import { registerConsolePlatformRoutes } from './routes/console-platform.ts';
+import { registerOnboardingPages } from './pages/onboarding.ts';
+import type { App } from './routes/app-type.ts';
+import './types.ts';
+
+/** The HTTP application: plugins in the order a request meets them, then every route. */
+export async function buildApp(services: Services): Promise<App> {
+  const app = Fastify({
+    loggerInstance: services.log as unknown as FastifyBaseLogger,
+    // One line per request is written by request-log, with the route pattern instead of the URL.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: genRequestId,
+    requestIdHeader: false,
+    trustProxy: services.config.trustProxy,
+    bodyLimit: services.config.bodyLimitBytes,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+
+  installValidators(app);
+  // JSON bodies: an empty body is no body (clients often send the header anyway); the parser
+  // itself is fastify's own, which refuses __proto__ poisoning.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    json(request, body as string, done);
+  });
+  installErrorBoundary(app);
+  installRequestLog(app);
+  // A POST or PATCH without a body is an empty object: the body schema then decides.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
+  });
+  installAuth(app, { keys: services.keys, consoleTokenHash: services.consoleTokenHash });
+  await installRateLimit(app);
+  installIdempotency(app, { pool: services.pool, clock: services.clock });
+  await installOpenApi(app, services.config.publicUrl);
+
+  registerMeRoutes(app, services);
+  registerCustomerRoutes(app, services);
+  registerReadinessRoutes(app, services);
+  registerOnboardingLinkRoutes(app, services);
+  registerLimitRoutes(app, services);
+  registerBrandRoutes(app, services);
+  registerCoverageRoutes(app, services);
+  registerConsoleAccountRoutes(app, services);
+  registerConsolePlatformRoutes(app, services);
+  await registerOnboardingPages(app, services);
+
+  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
+  return app;
+}

@@ -1,0 +1,94 @@
+/**
+ * The one catalogue of API error codes. Nothing else creates API errors: a code missing here
+ * cannot be thrown, and `docs/api.md` lists every code (a test checks).
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'api_error';
+
+interface CatalogueEntry {
+  status: number;
+  type: ErrorType;
+  message: string;
+}
+
+const e = (status: number, type: ErrorType, message: string): CatalogueEntry => ({ status, type, message });
+
+export const ERRORS = {
+  // authentication (spec: Authentication)
+  invalid_api_key: e(401, 'authentication_error', 'The API key is missing, malformed or unknown.'),
+  key_revoked: e(401, 'authentication_error', 'This API key has been revoked.'),
+  key_rotated: e(401, 'authentication_error', 'This API key secret was rotated and its grace window has closed; use the new secret.'),
+  key_expired: e(401, 'authentication_error', 'This API key has expired.'),
+  scope_missing: e(403, 'permission_error', 'This API key does not have the permission this request needs.'),
+  ip_not_allowed: e(403, 'permission_error', "The request comes from an address outside this key's IP allowlist."),
+  reseller_suspended: e(403, 'permission_error', 'This account is suspended.'),
+  live_not_enabled: e(403, 'permission_error', 'Live mode is not enabled for this account yet.'),
+  console_unauthorized: e(401, 'authentication_error', 'The console token is missing or wrong.'),
+  // request shape
+  invalid_json: e(400, 'invalid_request_error', 'The request body is not valid JSON.'),
+  invalid_parameter: e(400, 'invalid_request_error', 'A parameter is invalid.'),
+  unknown_parameter: e(400, 'invalid_request_error', 'The request contains a parameter this endpoint does not take.'),
+  parameter_missing: e(400, 'invalid_request_error', 'A required parameter is missing.'),
+  field_too_long: e(400, 'invalid_request_error', 'A field is longer than its documented maximum.'),
+  payload_too_large: e(400, 'invalid_request_error', 'The request body is larger than 1 MB.'),
+  unsupported_content_type: e(400, 'invalid_request_error', 'Send request bodies as application/json.'),
+  invalid_cursor: e(400, 'invalid_request_error', 'starting_after does not name an object of this list.'),
+  idempotency_key_too_long: e(400, 'invalid_request_error', 'Idempotency-Key must be 1 to 255 characters.'),
+  idempotency_key_reused: e(409, 'conflict_error', 'This Idempotency-Key was used with a different request.'),
+  rate_limit_exceeded: e(429, 'invalid_request_error', 'Too many requests; retry after the number of seconds in Retry-After.'),
+  route_not_found: e(404, 'not_found_error', 'No such endpoint.'),
+  method_not_allowed: e(405, 'invalid_request_error', 'This endpoint does not take that method.'),
+  // customers
+  name_required: e(400, 'invalid_request_error', 'A customer needs a non-blank name.'),
+  country_not_supported: e(400, 'invalid_request_error', 'That country is not an opened market.'),
+  invalid_timezone: e(400, 'invalid_request_error', 'timezone must be an IANA time zone name such as Europe/London.'),
+  invalid_url: e(400, 'invalid_request_error', 'website_url must be an http or https URL.'),
+  customer_limit_reached: e(403, 'permission_error', "The account's customer ceiling is full."),
+  customer_not_found: e(404, 'not_found_error', 'No customer with that id in this mode.'),
+  external_ref_taken: e(409, 'conflict_error', 'Another customer of this account already has that external_ref.'),
+  invalid_limit: e(400, 'invalid_request_error', 'A limit must be a non-negative whole number or null.'),
+  invalid_brand_field: e(400, 'invalid_request_error', 'Colours must be hex (#RRGGBB) and URLs must be https.'),
+  invalid_provisioning_step: e(400, 'invalid_request_error', 'steps may contain only number, script, agent and calendar.'),
+  provisioning_not_recorded: e(500, 'api_error', 'The provisioning request was not recorded; nothing started. Retry safely.'),
+  onboarding_link_not_created: e(500, 'api_error', 'The onboarding link was not created; nothing was sent. Retry safely.'),
+  // console
+  account_not_found: e(404, 'not_found_error', 'No account with that id.'),
+  key_not_found: e(404, 'not_found_error', 'No API key with that id on this account.'),
+  invalid_scope: e(400, 'invalid_request_error', 'An unknown scope was given.'),
+  invalid_ip_allowlist: e(400, 'invalid_request_error', 'ip_allowlist entries must be IPv4/IPv6 addresses or CIDR ranges.'),
+  invalid_expires_at: e(400, 'invalid_request_error', 'expires_at must be a future ISO 8601 timestamp.'),
+  kyb_incomplete: e(409, 'conflict_error', 'Business verification is not complete; live keys and go-live need it.'),
+  go_live_blocked: e(409, 'conflict_error', 'The account cannot go live yet.'),
+  key_already_revoked: e(409, 'conflict_error', 'This API key is already revoked.'),
+  invalid_locale: e(400, 'invalid_request_error', 'locale must be a language-REGION tag such as en-GB.'),
+  test_clock_disabled: e(404, 'not_found_error', 'The test clock is only available when SWITCHBOARD_TEST_CLOCK=1.'),
+  // anything else
+  api_error: e(500, 'api_error', 'Something went wrong on our side. Retry; nothing was changed if the request did not succeed.'),
+  service_unavailable: e(503, 'api_error', 'The service is starting or stopping; retry shortly.'),
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error with a catalogue code. `message` overrides the catalogue text with a more specific one. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  /** Extra response headers (Retry-After). */
+  readonly headers: Record<string, string>;
+  constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
+    const entry = ERRORS[code];
+    super(message ?? entry.message);
+    this.code = code;
+    this.status = entry.status;
+    this.type = entry.type;
+    this.headers = headers;
+  }
+}
+
+export const isApiError = (err: unknown): err is ApiError => err instanceof ApiError;

@@ -1,0 +1,49 @@
+import type { AnyApp } from '../routes/app-type.ts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, isApiError } from '../errors.ts';
+import { validationError } from './validation.ts';
+
+/** The body of every error response (spec: Errors). */
+export function errorBody(err: ApiError, requestId: string) {
+  return { error: { type: err.type, code: err.code, message: err.message, request_id: requestId } };
+}
+
+export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err, reply.request.id));
+}
+
+/** Maps what fastify itself throws (parsing, size, validation) to catalogue errors. */
+function fromFastify(err: FastifyError): ApiError | null {
+  if (err.validation) return validationError(err.validation as never, err.validationContext ?? 'body');
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_content_type');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_json');
+  }
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) return new ApiError('invalid_json');
+  return null;
+}
+
+/**
+ * The one error boundary (STYLE 9): catalogue errors go out as they are; anything unexpected is
+ * logged in full and answered 500 api_error with no internals.
+ */
+export function installErrorBoundary(app: AnyApp): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = isApiError(err) ? err : fromFastify(err);
+    if (apiError) {
+      if (apiError.status >= 500) request.log.error({ err, code: apiError.code }, 'request failed');
+      return sendError(reply, apiError);
+    }
+    request.log.error({ err }, 'unexpected error');
+    return sendError(reply, new ApiError('api_error'));
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(reply, new ApiError('route_not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}.`)));
+}

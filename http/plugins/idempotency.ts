@@ -1,0 +1,41 @@
+import type { AnyApp } from '../routes/app-type.ts';
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import stringify from 'safe-stable-stringify';
+import type { Pool } from '../../db/pool.ts';
+import { findIdempotencyRecord } from '../../db/idempotency.ts';
+import type { Clock } from '../../runtime/clock.ts';
+import { ApiError } from '../errors.ts';
+import { MAX } from '../schemas/customers.ts';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * Idempotency-Key on the write routes that take it. After validation (a refused request stores
+ * nothing) the key and a hash of the request are attached to the request; the actor claims the
+ * key in the transaction that carries out the effect. A finished record is replayed here at once.
+ */
+export function installIdempotency(app: AnyApp, opts: { pool: Pool; clock: Clock }): void {
+  app.decorateRequest('idempotency', undefined);
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.routeOptions.config.idempotent || !request.auth) return;
+    const header = request.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key.length < 1 || key.length > MAX.idempotencyKey) throw new ApiError('idempotency_key_too_long');
+    const path = request.url.split('?')[0];
+    const requestHash = crypto
+      .createHash('sha256')
+      .update(`${request.method} ${path}\n${stringify(request.body ?? null)}`)
+      .digest();
+    const claim = { accountId: request.auth.accountId, mode: request.auth.mode, key, requestHash };
+    const existing = await findIdempotencyRecord(opts.pool, claim, opts.clock.now());
+    if (existing?.kind === 'mismatch') throw new ApiError('idempotency_key_reused');
+    if (existing?.kind === 'replay') {
+      reply.header(REPLAYED_HEADER, 'true');
+      return reply.code(existing.status).send(existing.body);
+    }
+    request.idempotency = claim;
+  });
+}

@@ -1,0 +1,35 @@
+import type { AnyApp } from '../routes/app-type.ts';
+import type { FastifyInstance } from 'fastify';
+import { randomHex } from '../../runtime/tokens.ts';
+
+export const REQUEST_ID_HEADER = 'request-id';
+
+/**
+ * One pino line per request (request id, account, route, status, duration). The route is the
+ * pattern (`/onboarding/:token`), never the raw URL, so a token in a path is never logged; no
+ * header is logged at all.
+ */
+export function installRequestLog(app: AnyApp): void {
+  app.decorateRequest('startedAtNs', 0n);
+  app.addHook('onRequest', async (request, reply) => {
+    request.startedAtNs = process.hrtime.bigint();
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const durationMs = Number(process.hrtime.bigint() - request.startedAtNs) / 1e6;
+    request.log.info(
+      {
+        request_id: request.id,
+        account_id: request.auth?.accountId ?? null,
+        mode: request.auth?.mode ?? null,
+        method: request.method,
+        route: request.routeOptions.url ?? 'unknown',
+        status: reply.statusCode,
+        duration_ms: Math.round(durationMs * 100) / 100,
+      },
+      'request',
+    );
+  });
+}
+
+export const genRequestId = () => `req_${randomHex(12)}`;

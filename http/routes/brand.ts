@@ -1,0 +1,34 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { BrandBody, BrandSchema } from '../schemas/account.ts';
+import { responses } from '../schemas/common.ts';
+import { caller, sendOutcome } from './helpers.ts';
+
+export function registerBrandRoutes(app: App, services: Services): void {
+  app.get(
+    '/v1/brand',
+    {
+      config: { scope: 'brand:read' },
+      schema: { summary: "The reseller's branding", tags: ['brand'], response: responses({ 200: BrandSchema }, ['scope_missing']) },
+    },
+    async (request) => services.accounts.ask(caller(request).accountId, { type: 'get_brand' }),
+  );
+
+  app.patch(
+    '/v1/brand',
+    {
+      config: { scope: 'brand:write', idempotent: true },
+      schema: {
+        summary: 'Change branding: send only what changes; null clears',
+        tags: ['brand'],
+        body: BrandBody,
+        response: responses({ 200: BrandSchema }, [
+          'invalid_brand_field', 'unknown_parameter', 'field_too_long', 'invalid_json', 'idempotency_key_reused', 'idempotency_key_too_long',
+          'scope_missing',
+        ]),
+      },
+    },
+    async (request, reply) =>
+      sendOutcome(reply, await services.accounts.ask(caller(request).accountId, { type: 'update_brand', patch: request.body, idempotency: request.idempotency })),
+  );
+}

@@ -1,0 +1,177 @@
+import crypto from 'node:crypto';
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { ApiKeySchema, ConsoleAccountSchema } from '../schemas/account.ts';
+import { ListOf, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
+import { SCOPES } from '../../actors/account/api-key-rules.ts';
+import { LIMIT_FIELDS } from '../../db/accounts.ts';
+import { listAccounts } from '../../actors/account/account-directory.ts';
+import { pageOf } from './helpers.ts';
+
+const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const KeyParams = Type.Object({ id: Type.String({ format: 'uuid' }), key_id: Type.String({ format: 'uuid' }) });
+const Country = withCode(Type.String({ pattern: '^[A-Za-z]{2}$' }), 'invalid_parameter');
+
+const CONSOLE = { auth: 'console' as const };
+const hide = { hide: true, tags: ['console'] };
+
+const positive = withCode(Type.Integer({ minimum: 1 }), 'invalid_limit');
+const nullableCount = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), minimum: 0 };
+
+/** Operator actions on accounts and keys (the spec's "in the console"). */
+export function registerConsoleAccountRoutes(app: App, services: Services): void {
+  const ask = services.accounts.ask.bind(services.accounts);
+
+  app.post(
+    '/console/v1/accounts',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        body: Type.Object(
+          { name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), 'parameter_missing'), country: Country },
+          { additionalProperties: false },
+        ),
+        response: responses({ 201: ConsoleAccountSchema }, ['parameter_missing', 'invalid_parameter'], { auth: 'console' }),
+      },
+    },
+    async (request, reply) => {
+      const account = await ask(crypto.randomUUID(), { type: 'create_account', name: request.body.name.trim(), country: request.body.country.toUpperCase() });
+      return reply.code(201).send(account);
+    },
+  );
+
+  app.get(
+    '/console/v1/accounts',
+    { config: CONSOLE, schema: { ...hide, querystring: PageQuery, response: responses({ 200: ListOf(ConsoleAccountSchema) }, ['invalid_cursor'], { auth: 'console' }) } },
+    async (request) => listAccounts(services.pool, pageOf(request.query)),
+  );
+
+  app.get(
+    '/console/v1/accounts/:id',
+    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found'], { auth: 'console' }) } },
+    async (request) => ask(request.params.id, { type: 'get_account' }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/keys',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object(
+          {
+            mode: withCode(ModeSchema, 'invalid_parameter'),
+            label: Type.String({ minLength: 1, maxLength: 200 }),
+            scopes: Type.Optional(withCode(Type.Array(Type.String({ maxLength: 64 }), { maxItems: SCOPES.length }), 'invalid_scope')),
+            ip_allowlist: Type.Optional(withCode(Nullable(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })), 'invalid_ip_allowlist')),
+            expires_at: Type.Optional(withCode(Nullable(Type.String({ maxLength: 40 })), 'invalid_expires_at')),
+          },
+          { additionalProperties: false },
+        ),
+        response: responses({ 201: ApiKeySchema }, ['account_not_found', 'invalid_scope', 'invalid_ip_allowlist', 'invalid_expires_at', 'kyb_incomplete'], {
+          auth: 'console',
+        }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await ask(request.params.id, { type: 'create_key', input: request.body })),
+  );
+
+  app.get(
+    '/console/v1/accounts/:id/keys',
+    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ListOf(ApiKeySchema) }, ['account_not_found'], { auth: 'console' }) } },
+    async (request) => ask(request.params.id, { type: 'list_keys' }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/keys/:key_id/rotate',
+    {
+      config: CONSOLE,
+      schema: { ...hide, params: KeyParams, response: responses({ 200: ApiKeySchema }, ['key_not_found', 'key_already_revoked'], { auth: 'console' }) },
+    },
+    async (request) => ask(request.params.id, { type: 'rotate_key', keyId: request.params.key_id }),
+  );
+
+  app.delete(
+    '/console/v1/accounts/:id/keys/:key_id',
+    {
+      config: CONSOLE,
+      schema: { ...hide, params: KeyParams, response: responses({ 200: ApiKeySchema }, ['key_not_found', 'key_already_revoked'], { auth: 'console' }) },
+    },
+    async (request) => ask(request.params.id, { type: 'revoke_key', keyId: request.params.key_id }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/kyb',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object({ status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter') }, { additionalProperties: false }),
+        response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'invalid_parameter'], { auth: 'console' }),
+      },
+    },
+    async (request) => ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected' }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/agreement',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object({ version: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+        response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'parameter_missing'], { auth: 'console' }),
+      },
+    },
+    async (request) => ask(request.params.id, { type: 'sign_agreement', version: request.body.version }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/go_live',
+    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'go_live_blocked'], { auth: 'console' }) } },
+    async (request) => ask(request.params.id, { type: 'go_live' }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/suspend',
+    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found'], { auth: 'console' }) } },
+    async (request) => ask(request.params.id, { type: 'set_status', status: 'suspended' }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/reinstate',
+    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found'], { auth: 'console' }) } },
+    async (request) => ask(request.params.id, { type: 'set_status', status: 'active' }),
+  );
+
+  app.patch(
+    '/console/v1/accounts/:id/limits',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object(
+          {
+            requests_per_minute: Type.Optional(positive),
+            burst: Type.Optional(positive),
+            concurrent_calls: Type.Optional(withCode(Type.Integer({ minimum: 0 }), 'invalid_limit')),
+            max_customers: Type.Optional(nullableCount),
+            daily_spend_cap_cents: Type.Optional(nullableCount),
+            monthly_spend_cap_cents: Type.Optional(nullableCount),
+          },
+          { additionalProperties: false },
+        ),
+        response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'invalid_limit'], { auth: 'console' }),
+      },
+    },
+    async (request) => {
+      const patch = Object.fromEntries(Object.entries(request.body).filter(([k]) => (LIMIT_FIELDS as readonly string[]).includes(k)));
+      return ask(request.params.id, { type: 'update_limits', patch });
+    },
+  );
+}

@@ -1,0 +1,27 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { CoverageSchema } from '../schemas/customers.ts';
+import { ListOf, responses, Type, withCode } from '../schemas/common.ts';
+import { allCoverage, coverageOf } from '../../actors/coverage/coverage-service.ts';
+
+export function registerCoverageRoutes(app: App, services: Services): void {
+  app.get(
+    '/v1/coverage',
+    {
+      schema: {
+        summary: 'Coverage of one country (?country=GB) or the list of every opened country',
+        tags: ['coverage'],
+        querystring: Type.Object(
+          { country: Type.Optional(withCode(Type.String({ pattern: '^[A-Za-z]{2}$' }), 'invalid_parameter')) },
+          { additionalProperties: false },
+        ),
+        response: responses({ 200: Type.Union([CoverageSchema, ListOf(CoverageSchema)]) }, ['invalid_parameter', 'unknown_parameter']),
+      },
+    },
+    async (request) => {
+      if (request.query.country) return coverageOf(services.pool, request.query.country);
+      const data = await allCoverage(services.pool);
+      return { object: 'list' as const, data, has_more: false };
+    },
+  );
+}

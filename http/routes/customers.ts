@@ -1,0 +1,65 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { CreateCustomerBody, CustomerIdParams, CustomerSchema, CoverageSchema } from '../schemas/customers.ts';
+import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
+import { caller, customerIdOf, pageOf, sendOutcome } from './helpers.ts';
+
+export function registerCustomerRoutes(app: App, services: Services): void {
+  app.post(
+    '/v1/customers',
+    {
+      config: { scope: 'customers:write', idempotent: true },
+      schema: {
+        summary: 'Create a customer (provisions nothing)',
+        tags: ['customers'],
+        body: CreateCustomerBody,
+        response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })]) }, [
+          'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'unknown_parameter', 'field_too_long',
+          'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'idempotency_key_reused',
+          'idempotency_key_too_long', 'scope_missing',
+        ]),
+      },
+    },
+    async (request, reply) => {
+      const auth = caller(request);
+      const outcome = await services.accounts.ask(auth.accountId, {
+        type: 'create_customer',
+        mode: auth.mode,
+        input: request.body,
+        idempotency: request.idempotency,
+      });
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/v1/customers',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        summary: 'List customers, newest first',
+        tags: ['customers'],
+        querystring: PageQuery,
+        response: responses({ 200: ListOf(CustomerSchema) }, ['invalid_parameter', 'invalid_cursor', 'scope_missing']),
+      },
+    },
+    async (request) => {
+      const auth = caller(request);
+      return services.accounts.ask(auth.accountId, { type: 'list_customers', mode: auth.mode, page: pageOf(request.query) });
+    },
+  );
+
+  app.get(
+    '/v1/customers/:id',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        summary: 'A customer by service id or external_ref',
+        tags: ['customers'],
+        params: CustomerIdParams,
+        response: responses({ 200: CustomerSchema }, ['customer_not_found', 'scope_missing']),
+      },
+    },
+    async (request) => services.customers.ask(await customerIdOf(services, request, request.params.id), { type: 'get_customer' }),
+  );
+}

@@ -1,0 +1,18 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { AccountSchema } from '../schemas/account.ts';
+import { responses } from '../schemas/common.ts';
+import { caller } from './helpers.ts';
+
+export function registerMeRoutes(app: App, services: Services): void {
+  app.get(
+    '/v1/me',
+    {
+      schema: { summary: 'The account and the key making the request', tags: ['account'], response: responses({ 200: AccountSchema }, []) },
+    },
+    async (request) => {
+      const auth = caller(request);
+      return services.accounts.ask(auth.accountId, { type: 'get_me', keyId: auth.keyId, mode: auth.mode });
+    },
+  );
+}

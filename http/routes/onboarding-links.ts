@@ -1,0 +1,46 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { CustomerIdParams, OnboardingLinkSchema } from '../schemas/customers.ts';
+import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
+import { customerIdOf, pageOf, sendOutcome } from './helpers.ts';
+
+export function registerOnboardingLinkRoutes(app: App, services: Services): void {
+  app.post(
+    '/v1/customers/:id/onboarding_link',
+    {
+      config: { scope: 'customers:write', idempotent: true },
+      schema: {
+        summary: 'Mint the link a customer opens to accept the calling terms (revokes the previous one)',
+        tags: ['customers'],
+        params: CustomerIdParams,
+        body: Type.Object({}, { additionalProperties: false }),
+        response: responses({ 201: OnboardingLinkSchema }, [
+          'customer_not_found', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'idempotency_key_reused',
+          'idempotency_key_too_long', 'scope_missing',
+        ]),
+      },
+    },
+    async (request, reply) => {
+      const id = await customerIdOf(services, request, request.params.id);
+      return sendOutcome(reply, await services.customers.ask(id, { type: 'mint_onboarding_link', idempotency: request.idempotency }));
+    },
+  );
+
+  app.get(
+    '/v1/customers/:id/onboarding_link',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        summary: "A customer's onboarding links, newest first (never the URL)",
+        tags: ['customers'],
+        params: CustomerIdParams,
+        querystring: PageQuery,
+        response: responses({ 200: ListOf(OnboardingLinkSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+      },
+    },
+    async (request) => {
+      const id = await customerIdOf(services, request, request.params.id);
+      return services.customers.ask(id, { type: 'list_onboarding_links', page: pageOf(request.query) });
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { CustomerIdParams, ProvisioningBody, ProvisioningSchema, ReadinessSchema } from '../schemas/customers.ts';
+import { responses } from '../schemas/common.ts';
+import { customerIdOf, sendOutcome } from './helpers.ts';
+
+export function registerReadinessRoutes(app: App, services: Services): void {
+  app.get(
+    '/v1/customers/:id/readiness',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        summary: 'Whether live calling is possible, and exactly what the call path would refuse on',
+        tags: ['customers'],
+        params: CustomerIdParams,
+        response: responses({ 200: ReadinessSchema }, ['customer_not_found', 'scope_missing']),
+      },
+    },
+    async (request) => services.customers.ask(await customerIdOf(services, request, request.params.id), { type: 'get_readiness' }),
+  );
+
+  app.get(
+    '/v1/customers/:id/provisioning',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        summary: 'Provisioning steps and who owes the next move',
+        tags: ['customers'],
+        params: CustomerIdParams,
+        response: responses({ 200: ProvisioningSchema }, ['customer_not_found', 'scope_missing']),
+      },
+    },
+    async (request) => services.customers.ask(await customerIdOf(services, request, request.params.id), { type: 'get_provisioning' }),
+  );
+
+  app.post(
+    '/v1/customers/:id/provisioning',
+    {
+      config: { scope: 'customers:write', idempotent: true },
+      schema: {
+        summary: 'Ask the service to provision a customer (number, script, agent, calendar)',
+        tags: ['customers'],
+        params: CustomerIdParams,
+        body: ProvisioningBody,
+        response: responses({ 202: ProvisioningSchema }, [
+          'customer_not_found', 'invalid_provisioning_step', 'unknown_parameter', 'invalid_json', 'provisioning_not_recorded',
+          'idempotency_key_reused', 'idempotency_key_too_long', 'scope_missing',
+        ]),
+      },
+    },
+    async (request, reply) => {
+      const id = await customerIdOf(services, request, request.params.id);
+      return sendOutcome(
+        reply,
+        await services.customers.ask(id, { type: 'request_provisioning', steps: request.body?.steps, idempotency: request.idempotency }),
+      );
+    },
+  );
+}

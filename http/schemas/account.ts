@@ -1,0 +1,100 @@
+import { Type, Nullable, NullableString, NullableInteger, NullableTimestamp, Timestamp, ModeSchema, withCode } from './common.ts';
+
+export const AccountSchema = Type.Object({
+  object: Type.Literal('account'),
+  id: Type.String(),
+  slug: Type.String(),
+  name: Type.String(),
+  status: Type.String({ description: 'active, suspended' }),
+  mode: ModeSchema,
+  country: Type.String(),
+  onboarding: Type.Object({
+    kyb_status: Type.String({ description: 'pending, verified, rejected' }),
+    agreement_signed: Type.Boolean(),
+    agreement_version: NullableString,
+  }),
+  key: Type.Object({
+    id: Type.String(),
+    label: Type.String(),
+    prefix: Type.String(),
+    last_four: Type.String(),
+    scopes: Type.Array(Type.String()),
+    expires_at: NullableTimestamp,
+  }),
+  limits: Type.Object({
+    requests_per_minute: Type.Integer(),
+    burst: Type.Integer(),
+    concurrent_calls: Type.Integer(),
+    max_customers: NullableInteger,
+  }),
+  customers: Type.Object({ count: Type.Integer() }),
+});
+
+export const BrandSchema = Type.Object({
+  object: Type.Literal('brand'),
+  display_name: NullableString,
+  logo_url: NullableString,
+  primary_color: NullableString,
+  accent_color: NullableString,
+  email_from_name: NullableString,
+  support_email: NullableString,
+  domain: NullableString,
+});
+
+const BrandText = (maxLength: number) => Type.Optional(withCode(Nullable(Type.String({ maxLength })), 'invalid_brand_field'));
+
+export const BrandBody = Type.Object(
+  {
+    display_name: BrandText(200),
+    logo_url: BrandText(2048),
+    primary_color: BrandText(7),
+    accent_color: BrandText(7),
+    email_from_name: BrandText(200),
+    support_email: BrandText(254),
+    domain: BrandText(253),
+  },
+  { additionalProperties: false },
+);
+
+export const ConsoleAccountSchema = Type.Object({
+  object: Type.Literal('account'),
+  id: Type.String(),
+  slug: Type.String(),
+  name: Type.String(),
+  status: Type.String(),
+  mode: ModeSchema,
+  country: Type.String(),
+  onboarding: Type.Object({
+    kyb_status: Type.String(),
+    agreement_signed: Type.Boolean(),
+    agreement_version: NullableString,
+    agreement_signed_at: NullableTimestamp,
+  }),
+  went_live_at: NullableTimestamp,
+  limits: Type.Object({
+    requests_per_minute: Type.Integer(),
+    burst: Type.Integer(),
+    concurrent_calls: Type.Integer(),
+    max_customers: NullableInteger,
+    daily_spend_cap_cents: NullableInteger,
+    monthly_spend_cap_cents: NullableInteger,
+  }),
+  created_at: Timestamp,
+});
+
+export const ApiKeySchema = Type.Object({
+  object: Type.Literal('api_key'),
+  id: Type.String(),
+  account_id: Type.String(),
+  mode: ModeSchema,
+  label: Type.String(),
+  prefix: Type.String(),
+  last_four: Type.String(),
+  scopes: Type.Array(Type.String()),
+  ip_allowlist: Nullable(Type.Array(Type.String())),
+  expires_at: NullableTimestamp,
+  revoked_at: NullableTimestamp,
+  rotated_at: NullableTimestamp,
+  created_at: Timestamp,
+  secret: Type.Optional(Type.String({ description: 'shown once, on create and rotate' })),
+});

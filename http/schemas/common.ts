@@ -1,0 +1,85 @@
+import { Type, type TSchema, type Static } from 'typebox';
+import { ERRORS, type ErrorCode } from '../errors.ts';
+
+export { Type, type Static, type TSchema };
+
+/**
+ * `schema` or null, as one schema node (`type: [t, 'null']`) rather than anyOf, so a validation
+ * error points at the field itself and carries its `x-error-code`.
+ */
+export function Nullable<T extends TSchema>(schema: T) {
+  const s = schema as unknown as { type?: string };
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [s.type as string, 'null'] });
+}
+
+/**
+ * Annotates a schema with the API error code its validation failures map to. A string applies
+ * to every keyword except maxLength (always `field_too_long`); an object maps keyword → code.
+ */
+export function withCode<T extends TSchema>(schema: T, code: ErrorCode | Partial<Record<string, ErrorCode>>): T {
+  return { ...schema, 'x-error-code': code } as T;
+}
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' });
+export const NullableTimestamp = Nullable(Timestamp);
+export const NullableString = Nullable(Type.String());
+export const NullableInteger = Nullable(Type.Integer());
+export const ModeSchema = Type.Union([Type.Literal('test'), Type.Literal('live')]);
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.Object({
+      type: Type.String(),
+      code: Type.String(),
+      message: Type.String(),
+      request_id: Type.String(),
+    }),
+  },
+  { $id: 'Error', description: 'Every error: branch on error.code, show error.message.' },
+);
+
+export function ListOf<T extends TSchema>(item: T) {
+  return Type.Object({ object: Type.Literal('list'), data: Type.Array(item), has_more: Type.Boolean() });
+}
+
+/** Query of every list: `limit` (1..200, default 100) and the `starting_after` cursor. */
+export const PageQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
+    starting_after: Type.Optional(Type.String({ maxLength: 255, description: 'id of the last object of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Codes every authenticated /v1 route can answer with. */
+export const AUTH_CODES: ErrorCode[] = [
+  'invalid_api_key',
+  'key_revoked',
+  'key_rotated',
+  'key_expired',
+  'ip_not_allowed',
+  'reseller_suspended',
+  'live_not_enabled',
+  'rate_limit_exceeded',
+  'api_error',
+];
+
+/**
+ * Response schemas of a route: its success status and body, and one Error schema per error
+ * status, each described by the codes it carries (the OpenAPI document lists them).
+ */
+export function responses(ok: Record<number, TSchema>, codes: ErrorCode[], opts: { auth?: 'key' | 'console' | 'none' } = {}) {
+  const all = new Set<ErrorCode>(codes);
+  if (opts.auth === 'key' || opts.auth === undefined) AUTH_CODES.forEach((c) => all.add(c));
+  if (opts.auth === 'console') ['console_unauthorized', 'api_error'].forEach((c) => all.add(c as ErrorCode));
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of all) {
+    const status = ERRORS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, TSchema> = { ...ok };
+  for (const [status, list] of byStatus) {
+    out[status] = Type.Ref('Error', { description: `error.code: ${list.join(', ')}` }) as unknown as TSchema;
+  }
+  return out;
+}

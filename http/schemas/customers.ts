@@ -1,0 +1,127 @@
+import { Type, Nullable, NullableString, NullableTimestamp, NullableInteger, Timestamp, ModeSchema, withCode } from './common.ts';
+
+/** Documented maximum lengths (docs/api.md). */
+export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255 } as const;
+
+export const CustomerSchema = Type.Object({
+  object: Type.Literal('customer'),
+  id: Type.String(),
+  external_ref: NullableString,
+  name: Type.String(),
+  brand_name: NullableString,
+  website_url: NullableString,
+  country: Type.String(),
+  timezone: Type.String(),
+  status: Type.String({ description: 'prospect, active (has been ready for calls), paused' }),
+  mode: ModeSchema,
+  created_at: Timestamp,
+});
+
+export const CoverageSchema = Type.Object({
+  object: Type.Literal('coverage'),
+  country: Type.String(),
+  status: Type.String({ description: 'available, pending, not_opened' }),
+  sellable: Type.Boolean(),
+  calling_language: NullableString,
+  number_route: Type.String({ description: 'local_rental, none' }),
+  numbers_available: Type.Integer(),
+  waiting_on: Type.String({ description: 'nobody, service' }),
+  summary: Type.String(),
+  blockers: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+});
+
+export const CreateCustomerBody = Type.Object(
+  {
+    name: withCode(Type.String({ minLength: 1, maxLength: MAX.name, pattern: '\\S' }), 'name_required'),
+    external_ref: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: MAX.externalRef }))),
+    brand_name: Type.Optional(Nullable(Type.String({ maxLength: MAX.name }))),
+    website_url: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.url })), 'invalid_url')),
+    country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$' })), 'country_not_supported')),
+    timezone: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.timezone })), 'invalid_timezone')),
+  },
+  { additionalProperties: false },
+);
+
+export const CustomerIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: MAX.externalRef }) });
+
+export const ReadinessSchema = Type.Object({
+  object: Type.Literal('readiness'),
+  customer_id: Type.String(),
+  external_ref: NullableString,
+  country: Type.String(),
+  calling_language: NullableString,
+  ready_for_live_calls: Type.Boolean(),
+  blockers: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+  checks: Type.Object({
+    account_live: Type.Boolean(),
+    business_verified: Type.Boolean(),
+    agreement_signed: Type.Boolean(),
+    balance_loaded: Type.Boolean(),
+    speech_certified_for_language: Type.Boolean(),
+    number_in_country: Type.Boolean(),
+    script_certified: Type.Boolean(),
+    customer_accepted_terms: Type.Boolean(),
+  }),
+});
+
+export const ProvisioningSchema = Type.Object({
+  object: Type.Literal('provisioning'),
+  customer_id: Type.String(),
+  state: Type.String({ description: 'awaiting_number, awaiting_script, awaiting_agent, awaiting_calendar, awaiting_customer, awaiting_reseller, ready' }),
+  ready: Type.Boolean(),
+  waiting_on: Type.String({ description: 'service, customer, reseller, nobody' }),
+  blockers: Type.Array(Type.String()),
+  steps: Type.Array(
+    Type.Object({ step: Type.String(), done: Type.Boolean(), waiting_on: Type.String(), blocker: NullableString }),
+  ),
+  mode: ModeSchema,
+  requested_steps: Type.Optional(Type.Array(Type.String())),
+});
+
+export const ProvisioningBody = Type.Object(
+  {
+    steps: Type.Optional(
+      withCode(
+        Type.Array(withCode(Type.String({ enum: ['number', 'script', 'agent', 'calendar'] }), 'invalid_provisioning_step'), { maxItems: 4 }),
+        'invalid_provisioning_step',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const OnboardingLinkSchema = Type.Object({
+  object: Type.Literal('onboarding_link'),
+  id: Type.String(),
+  customer_id: Type.String(),
+  prefix: Type.String(),
+  status: Type.String({ description: 'active, completed, replaced, expired' }),
+  expires_at: Timestamp,
+  completed_at: NullableTimestamp,
+  accepted_by: NullableString,
+  created_at: Timestamp,
+  url: Type.Optional(Type.String({ description: 'only on the mint response; shown once' })),
+  expires_in_days: Type.Optional(Type.Integer()),
+});
+
+const Limit = withCode(NullableInteger, 'invalid_limit');
+const LimitSchema = { ...Limit, minimum: 0 } as typeof Limit;
+
+export const CustomerLimitsSchema = Type.Object({
+  object: Type.Literal('customer_limits'),
+  customer_id: Type.String(),
+  external_ref: NullableString,
+  daily_spend_cap_cents: NullableInteger,
+  monthly_spend_cap_cents: NullableInteger,
+  max_concurrent_calls: NullableInteger,
+  spend: Type.Optional(Type.Object({ today_cents: Type.Integer(), month_cents: Type.Integer() })),
+});
+
+export const CustomerLimitsBody = Type.Object(
+  {
+    daily_spend_cap_cents: Type.Optional(LimitSchema),
+    monthly_spend_cap_cents: Type.Optional(LimitSchema),
+    max_concurrent_calls: Type.Optional(LimitSchema),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,185 @@
+import nact from 'nact';
+import type { Logger } from './logger.ts';
+import { isApiError } from '../http/errors.ts';
+
+/**
+ * nact behind one small, typed surface: a root supervisor, per-kind supervisors that spawn one
+ * actor per entity id on demand, idle stop, and `ask` with a typed reply. nact itself is small
+ * and little maintained; nothing outside this file imports it.
+ */
+
+/** A message of an actor: a discriminated union on a snake_case `type` (STYLE 4). */
+export interface Message {
+  type: string;
+}
+
+/** The behaviour of one kind of entity actor. */
+export interface Behaviour<Msg extends Message, State> {
+  /** Name of the kind, the middle part of every actor path (`/switchboard/account/<id>`). */
+  kind: string;
+  /** Loads the entity from the database: on the first message, and again after a crash or a reset. */
+  load(id: string): Promise<State>;
+  /**
+   * Reads go straight to PostgreSQL, so they need not wait behind this entity's writes; they
+   * run concurrently and never change state. Everything else is handled one at a time.
+   */
+  isRead(msg: Msg): boolean;
+  /** Handles one message; the returned state replaces the old one. Replies only after commit. */
+  receive(state: State, msg: Msg): Promise<{ state: State; reply: unknown }>;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Envelope<Msg> = { msg: Msg; sender: unknown } | { msg: { type: '__reload' }; sender?: undefined };
+type Slot<State> = { loaded: false } | { loaded: true; state: State };
+
+interface Entry {
+  ref: nact.Ref<unknown>;
+  inflight: number;
+  lastUsedMs: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** One registry per kind: finds or spawns the actor of an id and asks it. */
+export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['type'], unknown>, State> {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly parent: nact.Ref<unknown>,
+    private readonly behaviour: Behaviour<Msg, State>,
+    private readonly log: Logger,
+  ) {}
+
+  /** Sends `msg` to the actor of `id` and waits for its reply; a catalogue error is re-thrown. */
+  async ask<T extends Msg['type']>(id: string, msg: Extract<Msg, { type: T }>, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Replies[T]> {
+    const entry = this.entryFor(id);
+    entry.inflight++;
+    try {
+      const outcome = (await nact.query(entry.ref as nact.Ref<any>, (sender: unknown) => ({ msg, sender }), timeoutMs)) as Outcome;
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value as Replies[T];
+    } finally {
+      entry.inflight--;
+      entry.lastUsedMs = Date.now();
+    }
+  }
+
+  /** Drops the cached state of `id` (another process changed the entity); the next message reloads. */
+  reload(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry) nact.dispatch(entry.ref as nact.Ref<any>, { msg: { type: '__reload' } });
+  }
+
+  /** Stops actors that have had nothing to do for `idleMs`. */
+  stopIdle(idleMs: number, nowMs = Date.now()): number {
+    let stopped = 0;
+    for (const [id, entry] of this.entries) {
+      if (entry.inflight === 0 && nowMs - entry.lastUsedMs >= idleMs) {
+        // Removed from the map before stop(): no later ask can reach a stopped actor.
+        this.entries.delete(id);
+        nact.stop(entry.ref);
+        stopped++;
+      }
+    }
+    return stopped;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private entryFor(id: string): Entry {
+    let entry = this.entries.get(id);
+    if (!entry) {
+      entry = { ref: this.spawn(id), inflight: 0, lastUsedMs: Date.now() };
+      this.entries.set(id, entry);
+    }
+    return entry;
+  }
+
+  private spawn(id: string): nact.Ref<unknown> {
+    const { behaviour, log } = this;
+    const path = `/switchboard/${behaviour.kind}/${id}`;
+    const reply = (sender: unknown, outcome: Outcome) => nact.dispatch(sender as nact.Ref<any>, outcome);
+
+    const handle = async (slot: Slot<State>, envelope: Envelope<Msg>): Promise<Slot<State>> => {
+      if (envelope.msg.type === '__reload') return { loaded: false };
+      const { msg, sender } = envelope as { msg: Msg; sender: unknown };
+      let state: State;
+      try {
+        state = slot.loaded ? slot.state : await behaviour.load(id);
+      } catch (error) {
+        reply(sender, { ok: false, error });
+        // An entity that does not exist is an answer, not a crash.
+        if (isApiError(error)) return { loaded: false };
+        throw error;
+      }
+      if (behaviour.isRead(msg)) {
+        behaviour.receive(state, msg).then(
+          ({ reply: value }) => reply(sender, { ok: true, value }),
+          (error) => {
+            if (!isApiError(error)) logCrash(log, path, msg.type, error, 'resume');
+            reply(sender, { ok: false, error });
+          },
+        );
+        return { loaded: true, state };
+      }
+      try {
+        const result = await behaviour.receive(state, msg);
+        reply(sender, { ok: true, value: result.reply });
+        return { loaded: true, state: result.state };
+      } catch (error) {
+        reply(sender, { ok: false, error });
+        // An expected refusal leaves the state as it was; anything else crashes the actor.
+        if (isApiError(error)) return { loaded: true, state };
+        throw error;
+      }
+    };
+
+    return nact.spawn(this.parent as nact.Ref<any>, handle as any, id, {
+      initialState: { loaded: false },
+      onCrash: (msg: any, error: any, ctx: any) => {
+        logCrash(log, path, msg?.msg?.type ?? 'load', error, 'reset');
+        // reset: state returns to "not loaded", so the next message reloads from PostgreSQL.
+        return ctx.reset;
+      },
+    });
+  }
+}
+
+/** One structured line per crash and restart, for operators. */
+function logCrash(log: Logger, actor: string, messageType: string, error: unknown, decision: 'reset' | 'resume') {
+  const err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { message: String(error) };
+  log.error({ event: 'actor_crashed', actor, message_type: messageType, err, decision }, 'actor crashed; restarted from the database');
+}
+
+/** The root of the actor tree and the per-kind registries. */
+export class ActorSystem {
+  private readonly root: nact.Ref<unknown>;
+  private readonly registries: EntityRegistry<any, any, any>[] = [];
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly idleMs: number,
+  ) {
+    this.root = nact.start({ name: `switchboard-${process.pid}-${Date.now()}` } as any);
+    this.sweeper = setInterval(() => this.registries.forEach((r) => r.stopIdle(this.idleMs)), Math.max(1000, idleMs / 2));
+    this.sweeper.unref();
+  }
+
+  /** A supervisor for `behaviour.kind` and the registry that spawns its entity actors under it. */
+  register<Msg extends Message, Replies extends Record<Msg['type'], unknown>, State>(
+    behaviour: Behaviour<Msg, State>,
+  ): EntityRegistry<Msg, Replies, State> {
+    const supervisor = nact.spawnStateless(this.root as nact.Ref<any>, () => {}, behaviour.kind);
+    const registry = new EntityRegistry<Msg, Replies, State>(supervisor, behaviour, this.log);
+    this.registries.push(registry);
+    return registry;
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+    nact.stop(this.root as nact.Ref<any>);
+  }
+}

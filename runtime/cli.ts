@@ -1,0 +1,62 @@
+import { loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { startService } from './server.ts';
+import { consoleUsage, runConsole } from './console-cli.ts';
+import { createPool } from '../db/pool.ts';
+import { migrate } from '../db/migrate.ts';
+
+const USAGE = `Usage: switchboard <command>
+
+  start [--new-console-token]   run the whole service in this process
+  migrate                       apply database migrations to DATABASE_URL
+  console <action> [flags]      operator actions against a running service (see: switchboard console)
+`;
+
+/** Stops the service on SIGINT/SIGTERM: HTTP first, the embedded database last, then exits. */
+async function start(args: string[]): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const service = await startService(config, { logger: log, newConsoleToken: args.includes('--new-console-token') });
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) return;
+    signalled = true;
+    log.info({ signal }, 'stopping');
+    service.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      return start(rest);
+    case 'migrate': {
+      const config = loadConfig();
+      if (!config.databaseUrl) throw new Error('migrate needs DATABASE_URL (start migrates the embedded database itself)');
+      const pool = createPool(config.databaseUrl);
+      const applied = await migrate(pool);
+      await pool.end();
+      process.stdout.write(`${JSON.stringify({ applied })}\n`);
+      return;
+    }
+    case 'console':
+      if (rest.length === 0) {
+        process.stdout.write(`${consoleUsage()}\n`);
+        return;
+      }
+      process.exitCode = await runConsole(rest);
+      return;
+    default:
+      process.stderr.write(USAGE);
+      process.exitCode = command ? 2 : 0;
+  }
+}

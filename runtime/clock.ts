@@ -1,0 +1,27 @@
+/** Source of the current time. Every rule and query takes its `now` from a clock, never from `Date.now()` directly. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * A clock that tests move by hand, as Stripe's test clocks do. It starts at the real time and
+ * then only moves when told; real time passing does not move it.
+ */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  /** Moves time forward by `ms` (never backwards: ledgers and windows assume monotonic time). */
+  advance(ms: number): Date {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('a test clock only moves forward');
+    this.offsetMs += ms;
+    return this.now();
+  }
+  /** Moves time to `at` if it is not in the clock's past. */
+  setTo(at: Date): Date {
+    return this.advance(Math.max(0, at.getTime() - this.now().getTime()));
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * `switchboard console <action> [--flag value]`: the console's HTTP API from a terminal. Each
+ * action is one request to a running service (SWITCHBOARD_URL, default http://localhost:$PORT)
+ * with the operator token (SWITCHBOARD_CONSOLE_TOKEN); the response is printed as JSON.
+ */
+
+type Flags = Record<string, string | undefined>;
+interface Action {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: (f: Flags) => string;
+  body?: (f: Flags) => Record<string, unknown>;
+  help: string;
+}
+
+const need = (f: Flags, name: string): string => {
+  const v = f[name];
+  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+};
+const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+/** A number flag; "null" clears. */
+const num = (v: string | undefined) => (v === undefined ? undefined : v === 'null' ? null : Number(v));
+const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const account = (f: Flags) => `/console/v1/accounts/${encodeURIComponent(need(f, 'account'))}`;
+const customer = (f: Flags) => `/console/v1/customers/${encodeURIComponent(need(f, 'customer'))}`;
+
+export const ACTIONS: Record<string, Action> = {
+  'create-account': {
+    method: 'POST',
+    path: () => '/console/v1/accounts',
+    body: (f) => ({ name: need(f, 'name'), country: need(f, 'country') }),
+    help: '--name NAME --country CC',
+  },
+  'list-accounts': { method: 'GET', path: () => '/console/v1/accounts', help: '' },
+  'get-account': { method: 'GET', path: account, help: '--account ID' },
+  'create-key': {
+    method: 'POST',
+    path: (f) => `${account(f)}/keys`,
+    body: (f) =>
+      compact({
+        mode: f.mode ?? 'test',
+        label: f.label ?? 'default',
+        scopes: list(f.scopes),
+        ip_allowlist: list(f['ip-allowlist']),
+        expires_at: f['expires-at'],
+      }),
+    help: '--account ID [--mode test|live] [--label L] [--scopes a,b] [--ip-allowlist 10.0.0.0/8,::1] [--expires-at ISO]',
+  },
+  'list-keys': { method: 'GET', path: (f) => `${account(f)}/keys`, help: '--account ID' },
+  'rotate-key': { method: 'POST', path: (f) => `${account(f)}/keys/${need(f, 'key')}/rotate`, help: '--account ID --key KEY_ID' },
+  'revoke-key': { method: 'DELETE', path: (f) => `${account(f)}/keys/${need(f, 'key')}`, help: '--account ID --key KEY_ID' },
+  'set-kyb': { method: 'POST', path: (f) => `${account(f)}/kyb`, body: (f) => ({ status: need(f, 'status') }), help: '--account ID --status verified' },
+  'sign-agreement': {
+    method: 'POST',
+    path: (f) => `${account(f)}/agreement`,
+    body: (f) => ({ version: need(f, 'version') }),
+    help: '--account ID --version V',
+  },
+  'go-live': { method: 'POST', path: (f) => `${account(f)}/go_live`, help: '--account ID' },
+  suspend: { method: 'POST', path: (f) => `${account(f)}/suspend`, help: '--account ID' },
+  reinstate: { method: 'POST', path: (f) => `${account(f)}/reinstate`, help: '--account ID' },
+  'set-limits': {
+    method: 'PATCH',
+    path: (f) => `${account(f)}/limits`,
+    body: (f) =>
+      compact({
+        requests_per_minute: num(f['requests-per-minute']),
+        burst: num(f.burst),
+        concurrent_calls: num(f['concurrent-calls']),
+        max_customers: num(f['max-customers']),
+        daily_spend_cap_cents: num(f['daily-spend-cap-cents']),
+        monthly_spend_cap_cents: num(f['monthly-spend-cap-cents']),
+      }),
+    help: '--account ID [--requests-per-minute N] [--burst N] [--concurrent-calls N] [--max-customers N|null] [--daily-spend-cap-cents N|null] [--monthly-spend-cap-cents N|null]',
+  },
+  'certify-language': { method: 'POST', path: (f) => `/console/v1/languages/${encodeURIComponent(need(f, 'locale'))}/certify`, help: '--locale en-US' },
+  'certify-script': { method: 'POST', path: (f) => `${customer(f)}/script/certify`, help: '--customer ID' },
+  'connect-calendar': { method: 'POST', path: (f) => `${customer(f)}/calendar/connect`, help: '--customer ID' },
+  'assign-number': {
+    method: 'POST',
+    path: (f) => `${customer(f)}/numbers`,
+    body: (f) => compact({ phone_number: need(f, 'phone-number'), kind: f.kind }),
+    help: '--customer ID --phone-number +15551234567 [--kind rented|caller_id]',
+  },
+  events: { method: 'GET', path: (f) => `${account(f)}/events${f.type ? `?type=${encodeURIComponent(f.type)}` : ''}`, help: '--account ID [--type key.rotated]' },
+  'advance-clock': {
+    method: 'POST',
+    path: () => '/console/v1/test_clock/advance',
+    body: (f) => ({ seconds: num(need(f, 'seconds')) }),
+    help: '--seconds N (only with SWITCHBOARD_TEST_CLOCK=1)',
+  },
+};
+
+export class UsageError extends Error {}
+
+function parseFlags(args: string[]): Flags {
+  const flags: Flags = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    if (eq > 0) flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+    else flags[arg.slice(2)] = args[++i];
+  }
+  return flags;
+}
+
+export function consoleUsage(): string {
+  return ['Usage: switchboard console <action> [flags]', '', ...Object.entries(ACTIONS).map(([name, a]) => `  ${name.padEnd(18)} ${a.help}`)].join('\n');
+}
+
+/** Runs one console action; returns the process exit code. */
+export async function runConsole(argv: string[], env: NodeJS.ProcessEnv = process.env, out = process.stdout, err = process.stderr): Promise<number> {
+  const [name, ...rest] = argv;
+  const action = name ? ACTIONS[name] : undefined;
+  if (!action) {
+    err.write(`${name ? `unknown console action "${name}"\n\n` : ''}${consoleUsage()}\n`);
+    return 2;
+  }
+  let path: string;
+  let body: Record<string, unknown> | undefined;
+  try {
+    const flags = parseFlags(rest);
+    path = action.path(flags);
+    body = action.body?.(flags);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    err.write(`${e.message}\n  switchboard console ${name} ${action.help}\n`);
+    return 2;
+  }
+  const token = env.SWITCHBOARD_CONSOLE_TOKEN;
+  if (!token) {
+    err.write('SWITCHBOARD_CONSOLE_TOKEN is not set: use the token `switchboard start` printed at its first start.\n');
+    return 2;
+  }
+  const base = (env.SWITCHBOARD_URL || `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, '');
+  let response: Response;
+  try {
+    response = await fetch(base + path, {
+      method: action.method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (e) {
+    err.write(`cannot reach the service at ${base}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const text = await response.text();
+  let printed = text;
+  try {
+    printed = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    /* not JSON: print as is */
+  }
+  (response.ok ? out : err).write(`${printed}\n`);
+  return response.ok ? 0 : 1;
+}

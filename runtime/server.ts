@@ -1,0 +1,127 @@
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { systemClock, TestClock, type Clock } from './clock.ts';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded-db.ts';
+import { ActorSystem } from './actor-system.ts';
+import { ChangeFeed } from './change-feed.ts';
+import type { Services } from './services.ts';
+import { createPool, type Pool } from '../db/pool.ts';
+import { migrate } from '../db/migrate.ts';
+import { createSettingsRepository } from '../db/settings.ts';
+import { hashToken, mintToken } from './tokens.ts';
+import { accountBehaviour } from '../actors/account/account-actor.ts';
+import { customerBehaviour } from '../actors/customer/customer-actor.ts';
+import type { AccountMessage, AccountReplies } from '../actors/account/messages.ts';
+import type { CustomerMessage, CustomerReplies } from '../actors/customer/messages.ts';
+import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
+import { buildApp } from '../http/app.ts';
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Mint a fresh console token even if one is stored. */
+  newConsoleToken?: boolean;
+  /** Embedded database tuned for tests (no fsync). */
+  fastEmbeddedDb?: boolean;
+  /** Where the one-time console token is written for a person to read (stdout by default). */
+  announce?: (line: string) => void;
+}
+
+export interface RunningService {
+  /** Base URL the HTTP server listens on. */
+  url: string;
+  port: number;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+const CONSOLE_TOKEN_SETTING = 'console_token_sha256';
+
+/**
+ * Resolves the operator token: SWITCHBOARD_CONSOLE_TOKEN when set; otherwise the stored hash of
+ * the token printed at the first start; otherwise (or when asked) a new token, printed once.
+ */
+async function consoleToken(pool: Pool, config: Config, opts: StartOptions, log: Logger): Promise<Buffer> {
+  if (config.consoleToken) return hashToken(config.consoleToken);
+  const settings = createSettingsRepository(pool);
+  const stored = await settings.get(CONSOLE_TOKEN_SETTING);
+  if (stored && !opts.newConsoleToken) {
+    log.info('console token: the one printed at first start (set SWITCHBOARD_CONSOLE_TOKEN, or start with --new-console-token)');
+    return Buffer.from(stored, 'hex');
+  }
+  const token = mintToken('sbc_');
+  await settings.set(CONSOLE_TOKEN_SETTING, hashToken(token).toString('hex'));
+  (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(
+    `Console token (shown once; export it as SWITCHBOARD_CONSOLE_TOKEN to use the console): ${token}`,
+  );
+  log.info('a new console token was generated and printed once');
+  return hashToken(token);
+}
+
+/** Starts every role in this process: database, migrations, actors, HTTP. */
+export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
+  const log = opts.logger ?? createLogger(config.logLevel);
+  const clock: Clock = config.testClock ? new TestClock() : systemClock;
+  let embedded: EmbeddedDatabase | undefined;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  try {
+    let url = config.databaseUrl;
+    if (!url) {
+      embedded = await startEmbeddedDatabase(config.dataDir, log, { fast: opts.fastEmbeddedDb });
+      url = embedded.url;
+    }
+    const pool = createPool(url);
+    cleanups.push(() => pool.end());
+    const applied = await migrate(pool);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+
+    const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
+    cleanups.push(() => actors.stop());
+    const deps = { pool, clock, log, config };
+    const accounts = actors.register<AccountMessage, AccountReplies, any>(accountBehaviour(deps));
+    const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
+    const keys = new KeyAuthenticator(pool, clock);
+
+    const feed = new ChangeFeed(url, log);
+    feed.on('account', (id) => {
+      keys.forgetAccount(id);
+      accounts.reload(id);
+    });
+    await feed.start();
+    cleanups.push(() => feed.stop());
+
+    const tokenHash = await consoleToken(pool, config, opts, log);
+    const services: Services = {
+      ...deps,
+      accounts,
+      customers,
+      keys,
+      consoleTokenHash: () => tokenHash,
+      testClock: clock instanceof TestClock ? clock : null,
+    };
+    const app = await buildApp(services);
+    await app.listen({ port: config.port, host: config.host });
+    cleanups.push(() => app.close());
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    log.info({ port, publicUrl: config.publicUrl, embeddedDatabase: Boolean(embedded) }, 'switchboard started');
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      services,
+      stop: () =>
+        (stopping ??= (async () => {
+          // Reverse order: stop taking requests, then actors, then connections, then the database.
+          for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch((err) => log.warn({ err }, 'shutdown step failed'));
+          await embedded?.stop();
+          log.info('switchboard stopped');
+        })()),
+    };
+  } catch (err) {
+    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+    await embedded?.stop();
+    throw err;
+  }
+}
+

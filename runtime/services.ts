@@ -1,0 +1,19 @@
+import type { EntityRegistry } from './actor-system.ts';
+import type { Deps } from './deps.ts';
+import type { TestClock } from './clock.ts';
+import type { AccountMessage, AccountReplies } from '../actors/account/messages.ts';
+import type { AccountState } from '../actors/account/account-actor.ts';
+import type { CustomerMessage, CustomerReplies } from '../actors/customer/messages.ts';
+import type { CustomerState } from '../actors/customer/customer-actor.ts';
+import type { KeyAuthenticator } from '../http/plugins/authenticate.ts';
+
+/** Everything the HTTP layer can reach: the actors and the process-wide helpers. */
+export interface Services extends Deps {
+  accounts: EntityRegistry<AccountMessage, AccountReplies, AccountState>;
+  customers: EntityRegistry<CustomerMessage, CustomerReplies, CustomerState>;
+  keys: KeyAuthenticator;
+  /** SHA-256 of the operator token of /console/v1. */
+  consoleTokenHash: () => Buffer | null;
+  /** Set only when SWITCHBOARD_TEST_CLOCK=1. */
+  testClock: TestClock | null;
+}

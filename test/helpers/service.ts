@@ -1,0 +1,48 @@
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../runtime/config.ts';
+import { createLogger } from '../../runtime/logger.ts';
+import { startService, type RunningService } from '../../runtime/server.ts';
+import { freshDatabase } from './db.ts';
+
+export const CONSOLE_TOKEN = 'sbc_test_console_token_for_tests_only';
+
+/** Every log line the service wrote, parsed, for tests that assert on logs. */
+export class LogCapture extends Writable {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly raw: string[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      this.raw.push(line);
+      try {
+        this.lines.push(JSON.parse(line));
+      } catch {
+        /* not JSON */
+      }
+    }
+    done();
+  }
+}
+
+export interface TestService extends RunningService {
+  logs: LogCapture;
+  databaseUrl: string;
+}
+
+/** The whole service in this process, on a database of its own, with a test clock. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const databaseUrl = env.DATABASE_URL ?? (await freshDatabase());
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN,
+    SWITCHBOARD_TEST_CLOCK: '1',
+    SWITCHBOARD_PUBLIC_URL: 'http://localhost:0',
+    ...env,
+  });
+  const logs = new LogCapture();
+  const service = await startService(config, { logger: createLogger('info', logs) });
+  // Hand out URLs that reach this server.
+  config.publicUrl = service.url;
+  return { ...service, logs, databaseUrl };
+}
