@@ -82,6 +82,7 @@ export function createCustomerRepository(db: Queryable) {
 
     async update(id: string, fields: Partial<CustomerRow>): Promise<CustomerRow> {
       const entries = Object.entries(fields);
+      if (entries.length === 0) return (await this.get(id))!;
       const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
       const { rows } = await db.query(`UPDATE customers SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
       return rows[0];

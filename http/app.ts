@@ -32,14 +32,15 @@ export async function buildApp(services: Services): Promise<App> {
     trustProxy: services.config.trustProxy,
     bodyLimit: services.config.bodyLimitBytes,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // external_ref (up to 255 characters, percent-encoded) travels as a path parameter.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   installValidators(app);
   // JSON bodies: an empty body is no body (clients often send the header anyway); the parser
   // itself is fastify's own, which refuses __proto__ poisoning.
   const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     json(request, body as string, done);

@@ -42,7 +42,6 @@ export const ERRORS = {
   idempotency_key_reused: e(409, 'conflict_error', 'This Idempotency-Key was used with a different request.'),
   rate_limit_exceeded: e(429, 'invalid_request_error', 'Too many requests; retry after the number of seconds in Retry-After.'),
   route_not_found: e(404, 'not_found_error', 'No such endpoint.'),
-  method_not_allowed: e(405, 'invalid_request_error', 'This endpoint does not take that method.'),
   // customers
   name_required: e(400, 'invalid_request_error', 'A customer needs a non-blank name.'),
   country_not_supported: e(400, 'invalid_request_error', 'That country is not an opened market.'),
@@ -69,7 +68,6 @@ export const ERRORS = {
   test_clock_disabled: e(404, 'not_found_error', 'The test clock is only available when SWITCHBOARD_TEST_CLOCK=1.'),
   // anything else
   api_error: e(500, 'api_error', 'Something went wrong on our side. Retry; nothing was changed if the request did not succeed.'),
-  service_unavailable: e(503, 'api_error', 'The service is starting or stopping; retry shortly.'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;

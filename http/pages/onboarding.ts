@@ -70,7 +70,7 @@ export async function registerOnboardingPages(app: App, services: Services): Pro
       return send(reply, 500, brandedPage(NEUTRAL, 'Something went wrong', `<h2>Something went wrong</h2><p class="notice">Nothing was changed. Try again in a moment.</p>`));
     });
     const typed = scope as unknown as App;
-    const params = Type.Object({ token: Type.String({ maxLength: 200 }) });
+    const params = Type.Object({ token: Type.String() });
 
     typed.get('/onboarding/:token', { config: { auth: 'none' }, schema: { hide: true, params } }, async (request, reply) => {
       const opened = await openOnboardingLink(services.pool, request.params.token, services.clock.now());

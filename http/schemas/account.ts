@@ -42,13 +42,15 @@ export const BrandSchema = Type.Object({
 });
 
 const BrandText = (maxLength: number) => Type.Optional(withCode(Nullable(Type.String({ maxLength })), 'invalid_brand_field'));
+/** A colour longer than #RRGGBB is still "not hex", not "too long". */
+const BrandColour = Type.Optional(withCode(Nullable(Type.String({ maxLength: 7 })), { default: 'invalid_brand_field', maxLength: 'invalid_brand_field' }));
 
 export const BrandBody = Type.Object(
   {
     display_name: BrandText(200),
     logo_url: BrandText(2048),
-    primary_color: BrandText(7),
-    accent_color: BrandText(7),
+    primary_color: BrandColour,
+    accent_color: BrandColour,
     email_from_name: BrandText(200),
     support_email: BrandText(254),
     domain: BrandText(253),

@@ -1,0 +1,266 @@
+/**
+ * End-to-end helpers: run the real `switchboard` command as a child process, each instance on an
+ * embedded PostgreSQL of its own (SWITCHBOARD_DATA_DIR in a temp directory), and make sure
+ * nothing it started outlives the test file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const BIN = path.join(ROOT, 'bin', 'switchboard.mjs');
+export const TOKEN_LINE = /^Console token \(shown once; [^)]*\): (sbc_\S+)$/m;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A port nobody listens on right now (a server on port 0, closed again). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const tempRoots = new Set<string>();
+
+/** A fresh temp directory (0755 so a postgres running as another user can traverse it). */
+export async function makeTempRoot(prefix = 'switchboard-e2e-'): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  await fs.chmod(dir, 0o755);
+  tempRoots.add(dir);
+  return dir;
+}
+
+/** The environment of a child: ours without any Switchboard setting, plus `extra`. */
+export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('SWITCHBOARD_') || ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(k)) continue;
+    env[k] = v;
+  }
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+/** Pids and command lines of every live process whose command line mentions postgres and `dir`. */
+export function postgresProcessesFor(dir: string): { pid: number; args: string }[] {
+  const found: { pid: number; args: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string;
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (args.includes('postgres') && args.includes(dir)) found.push({ pid: Number(entry), args });
+  }
+  return found;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface Instance {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  url: string;
+  dataDir: string;
+  /** Everything written to stdout / stderr so far. */
+  stdout(): string;
+  stderr(): string;
+  /** stdout lines that parsed as JSON (pino log lines). */
+  logs(): Record<string, any>[];
+  /** The console token printed at this start, if one was. */
+  consoleToken: string | undefined;
+  /** spawn → first answered HTTP request, ms. */
+  coldStartMs: number;
+  exited: Promise<Exit>;
+  isRunning(): boolean;
+  /** Sends `signal` and waits for the exit (rejects after `timeoutMs`). */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit & { ms: number }>;
+}
+
+const instances = new Set<Instance>();
+
+export interface StartOptions {
+  dataDir: string;
+  port?: number;
+  env?: Record<string, string | undefined>;
+  args?: string[];
+  timeoutMs?: number;
+}
+
+/** `node bin/switchboard.mjs start`; resolves when it logged "switchboard started" and answered GET /healthz. */
+export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
+  const port = opts.port ?? (await freePort());
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [BIN, 'start', ...(opts.args ?? [])], {
+    cwd: ROOT,
+    env: childEnv({ SWITCHBOARD_DATA_DIR: opts.dataDir, PORT: String(port), HOST: '127.0.0.1', ...opts.env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let exit: Exit | undefined;
+  void exited.then((e) => (exit = e));
+
+  const logs = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as Record<string, any>];
+        } catch {
+          return [];
+        }
+      });
+  const url = `http://127.0.0.1:${port}`;
+  const instance: Instance = {
+    child,
+    pid: child.pid!,
+    port,
+    url,
+    dataDir: opts.dataDir,
+    stdout: () => out,
+    stderr: () => err,
+    logs,
+    consoleToken: undefined,
+    coldStartMs: NaN,
+    exited,
+    isRunning: () => exit === undefined,
+    async stop(signal = 'SIGTERM', ms = 10_000) {
+      const s = performance.now();
+      if (exit === undefined) child.kill(signal);
+      let timer: NodeJS.Timeout | undefined;
+      const result = await Promise.race([
+        exited,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`switchboard (pid ${child.pid}) did not exit within ${ms} ms of ${signal}`)), ms);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      return { ...result, ms: performance.now() - s };
+    },
+  };
+  instances.add(instance);
+
+  const describe = () => `\n--- stdout ---\n${out}\n--- stderr ---\n${err}`;
+  let answered = false;
+  while (!answered) {
+    if (exit) throw new Error(`switchboard exited during start-up (code ${exit.code}, signal ${exit.signal})${describe()}`);
+    if (performance.now() - t0 > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`switchboard did not answer GET /healthz within ${timeoutMs} ms${describe()}`);
+    }
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      await res.text();
+      answered = res.status === 200;
+    } catch {
+      /* not listening yet */
+    }
+    if (!answered) await sleep(20);
+  }
+  instance.coldStartMs = performance.now() - t0;
+  // The log line is written right after listen(); give the pipe a moment to deliver it.
+  for (let i = 0; i < 100 && !logs().some((l) => l.msg === 'switchboard started'); i++) await sleep(20);
+  if (!logs().some((l) => l.msg === 'switchboard started')) throw new Error(`no "switchboard started" log line${describe()}`);
+  instance.consoleToken = TOKEN_LINE.exec(out)?.[1];
+  return instance;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node bin/switchboard.mjs <args>` to completion. */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 30_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`switchboard ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A request to a running instance; the body parsed as JSON when it is JSON. */
+export async function request(
+  base: string,
+  method: string,
+  urlPath: string,
+  opts: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any; text: string; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + urlPath, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+/**
+ * Kills every instance still running and every postgres left for their data directories, then
+ * removes the temp directories. For `test.after.always`, so a failed test leaves the machine clean.
+ */
+export async function cleanUpEverything(): Promise<void> {
+  const dirs = new Set<string>();
+  for (const instance of instances) {
+    dirs.add(instance.dataDir);
+    if (instance.isRunning()) {
+      instance.child.kill('SIGKILL');
+      await Promise.race([instance.exited, sleep(5_000)]);
+    }
+  }
+  for (const root of tempRoots) dirs.add(root);
+  for (const dir of dirs) {
+    for (const { pid } of postgresProcessesFor(dir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+  instances.clear();
+  for (const root of tempRoots) await fs.rm(root, { recursive: true, force: true }).catch(() => {});
+  tempRoots.clear();
+}

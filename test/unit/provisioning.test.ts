@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import test from 'ava';
+import fc from 'fast-check';
+import { assessProvisioning, DEFAULT_STEPS, PROVISIONING_STEPS, type ProvisioningView } from '../../actors/customer/provisioning.ts';
+import { assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
+
+/** A live customer with every readiness fact in place; each test changes what it is about. */
+function readinessFacts(overrides: Partial<ReadinessFacts> = {}): ReadinessFacts {
+  return {
+    mode: 'live',
+    accountMode: 'live',
+    kybStatus: 'verified',
+    agreementSigned: true,
+    availableCents: 10_000,
+    callReserveCents: 400,
+    countryOpened: true,
+    speechCertified: true,
+    hasNumberInCountry: true,
+    scriptCertified: true,
+    termsAccepted: true,
+    ...overrides,
+  };
+}
+
+function provisioning(
+  overrides: Partial<ReadinessFacts> = {},
+  opts: { calendarConnected?: boolean; requestedSteps?: string[] } = {},
+): ProvisioningView {
+  return assessProvisioning({
+    readiness: assessReadiness(readinessFacts(overrides)),
+    calendarConnected: opts.calendarConnected ?? false,
+    requestedSteps: opts.requestedSteps ?? [...DEFAULT_STEPS],
+  });
+}
+
+const summary = (v: ProvisioningView) => ({ state: v.state, ready: v.ready, waiting_on: v.waiting_on, blockers: v.blockers });
+
+test('step names and the default request', (t) => {
+  t.deepEqual([...PROVISIONING_STEPS], ['number', 'script', 'agent', 'calendar']);
+  t.deepEqual([...DEFAULT_STEPS], ['number', 'script', 'agent']);
+});
+
+test('everything in place and no calendar requested: ready, waiting on nobody', (t) => {
+  const v = provisioning();
+  t.deepEqual(summary(v), { state: 'ready', ready: true, waiting_on: 'nobody', blockers: [] });
+  t.deepEqual(v.steps, [
+    { step: 'number', done: true, waiting_on: 'service', blocker: null },
+    { step: 'script', done: true, waiting_on: 'service', blocker: null },
+    { step: 'agent', done: true, waiting_on: 'service', blocker: null },
+  ]);
+});
+
+test('no number: awaiting_number, waiting on the service', (t) => {
+  const v = provisioning({ hasNumberInCountry: false });
+  t.deepEqual(summary(v), { state: 'awaiting_number', ready: false, waiting_on: 'service', blockers: ['no_number_in_country'] });
+  t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: 'no_number_in_country' });
+});
+
+test('no certified script: awaiting_script', (t) => {
+  const v = provisioning({ scriptCertified: false });
+  t.deepEqual(summary(v), { state: 'awaiting_script', ready: false, waiting_on: 'service', blockers: ['script_uncertified'] });
+  t.deepEqual(v.steps[1], { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified' });
+});
+
+test('speech gate closed: awaiting_agent', (t) => {
+  const v = provisioning({ speechCertified: false });
+  t.deepEqual(summary(v), { state: 'awaiting_agent', ready: false, waiting_on: 'service', blockers: ['human_speech_gate_closed'] });
+  t.deepEqual(v.steps[2], { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed' });
+});
+
+test('the state names the first missing step in step order', (t) => {
+  t.is(provisioning({ hasNumberInCountry: false, scriptCertified: false, speechCertified: false }).state, 'awaiting_number');
+  t.is(provisioning({ scriptCertified: false, speechCertified: false }).state, 'awaiting_script');
+  // A country not opened fails both the number and the agent step.
+  const closed = provisioning({ countryOpened: false });
+  t.is(closed.state, 'awaiting_number');
+  t.deepEqual(closed.steps.filter((s) => !s.done).map((s) => s.step), ['number', 'agent']);
+});
+
+test('terms not accepted: awaiting_customer', (t) => {
+  const v = provisioning({ termsAccepted: false });
+  t.deepEqual(summary(v), { state: 'awaiting_customer', ready: false, waiting_on: 'customer', blockers: ['customer_not_attested'] });
+  t.true(v.steps.every((s) => s.done));
+});
+
+test('a reseller-side blocker of a live customer: awaiting_reseller', (t) => {
+  for (const [overrides, code] of [
+    [{ accountMode: 'test' }, 'reseller_not_live'],
+    [{ kybStatus: 'pending' }, 'kyb_incomplete'],
+    [{ agreementSigned: false }, 'agreement_unsigned'],
+    [{ availableCents: 0 }, 'insufficient_balance'],
+  ] as const) {
+    const v = provisioning(overrides);
+    t.deepEqual(summary(v), { state: 'awaiting_reseller', ready: false, waiting_on: 'reseller', blockers: [code] }, code);
+  }
+});
+
+test('service work outranks the customer, and the customer outranks the reseller', (t) => {
+  const all = provisioning({ hasNumberInCountry: false, termsAccepted: false, accountMode: 'test' });
+  t.is(all.state, 'awaiting_number');
+  t.deepEqual(all.blockers, ['reseller_not_live', 'no_number_in_country', 'customer_not_attested']);
+  const customerAndReseller = provisioning({ termsAccepted: false, accountMode: 'test' });
+  t.is(customerAndReseller.state, 'awaiting_customer');
+  t.is(customerAndReseller.waiting_on, 'customer');
+});
+
+test('a test customer is not held back by reseller-side facts', (t) => {
+  const v = provisioning({ mode: 'test', accountMode: 'test', kybStatus: 'pending', agreementSigned: false, availableCents: 0 });
+  t.deepEqual(summary(v), { state: 'ready', ready: true, waiting_on: 'nobody', blockers: [] });
+});
+
+// --- calendar ---
+
+test('the calendar step appears only once requested', (t) => {
+  t.false(provisioning({}, { requestedSteps: ['number'] }).steps.some((s) => s.step === 'calendar'));
+  t.false(provisioning({}, { requestedSteps: [], calendarConnected: true }).steps.some((s) => s.step === 'calendar'));
+  const steps = provisioning({}, { requestedSteps: ['calendar'] }).steps.map((s) => s.step);
+  t.deepEqual(steps, ['number', 'script', 'agent', 'calendar']);
+});
+
+test('a requested, unconnected calendar: awaiting_calendar, waiting on the customer, no_calendar_connected', (t) => {
+  const v = provisioning({}, { requestedSteps: ['number', 'calendar'], calendarConnected: false });
+  t.deepEqual(summary(v), { state: 'awaiting_calendar', ready: false, waiting_on: 'customer', blockers: ['no_calendar_connected'] });
+  t.deepEqual(v.steps[3], { step: 'calendar', done: false, waiting_on: 'customer', blocker: 'no_calendar_connected' });
+});
+
+test('a requested, connected calendar is done and blocks nothing', (t) => {
+  const v = provisioning({}, { requestedSteps: ['calendar'], calendarConnected: true });
+  t.deepEqual(summary(v), { state: 'ready', ready: true, waiting_on: 'nobody', blockers: [] });
+  t.deepEqual(v.steps[3], { step: 'calendar', done: true, waiting_on: 'customer', blocker: null });
+});
+
+test('service steps come before the calendar; the calendar blocker comes after the readiness blockers', (t) => {
+  const v = provisioning({ scriptCertified: false, termsAccepted: false }, { requestedSteps: ['calendar'] });
+  t.is(v.state, 'awaiting_script');
+  t.is(v.waiting_on, 'service');
+  t.deepEqual(v.blockers, ['script_uncertified', 'customer_not_attested', 'no_calendar_connected']);
+});
+
+test('a missing calendar outranks the customer and reseller blockers', (t) => {
+  const v = provisioning({ termsAccepted: false, agreementSigned: false }, { requestedSteps: ['calendar'] });
+  t.is(v.state, 'awaiting_calendar');
+  t.is(v.waiting_on, 'customer');
+});
+
+test('the calendar blocks test customers too', (t) => {
+  const v = provisioning({ mode: 'test' }, { requestedSteps: ['calendar'] });
+  t.deepEqual(summary(v), { state: 'awaiting_calendar', ready: false, waiting_on: 'customer', blockers: ['no_calendar_connected'] });
+});
+
+// --- every combination ---
+
+const factsArb: fc.Arbitrary<ReadinessFacts> = fc.record({
+  mode: fc.constantFrom('test' as const, 'live' as const),
+  accountMode: fc.constantFrom('test' as const, 'live' as const),
+  kybStatus: fc.constantFrom('pending', 'verified', 'rejected'),
+  agreementSigned: fc.boolean(),
+  availableCents: fc.integer({ min: 0, max: 800 }),
+  callReserveCents: fc.constant(400),
+  countryOpened: fc.boolean(),
+  speechCertified: fc.boolean(),
+  hasNumberInCountry: fc.boolean(),
+  scriptCertified: fc.boolean(),
+  termsAccepted: fc.boolean(),
+});
+const requestedArb = fc.subarray(['number', 'script', 'agent', 'calendar']);
+const STATES = ['awaiting_number', 'awaiting_script', 'awaiting_agent', 'awaiting_calendar', 'awaiting_customer', 'awaiting_reseller', 'ready'];
+
+test('property: without a calendar request, provisioning agrees with readiness', (t) => {
+  t.notThrows(() =>
+    fc.assert(
+      fc.property(factsArb, requestedArb, fc.boolean(), (facts, requested, calendarConnected) => {
+        const requestedSteps = requested.filter((s) => s !== 'calendar');
+        const readiness = assessReadiness(facts);
+        const v = assessProvisioning({ readiness, calendarConnected, requestedSteps });
+        assert.equal(v.ready, readiness.ready);
+        assert.deepEqual(v.blockers, readiness.blockers.map((b) => b.code));
+        assert.equal(v.steps.length, 3);
+      }),
+      { numRuns: 1_000 },
+    ),
+  );
+});
+
+test('property: ready, state and waiting_on are consistent for every combination', (t) => {
+  t.notThrows(() =>
+    fc.assert(
+      fc.property(factsArb, requestedArb, fc.boolean(), (facts, requestedSteps, calendarConnected) => {
+        const readiness = assessReadiness(facts);
+        const v = assessProvisioning({ readiness, calendarConnected, requestedSteps });
+        const calendarMissing = requestedSteps.includes('calendar') && !calendarConnected;
+        assert.ok(STATES.includes(v.state), v.state);
+        assert.equal(v.ready, readiness.ready && !calendarMissing);
+        assert.equal(v.ready, v.blockers.length === 0);
+        assert.equal(v.state === 'ready', v.ready);
+        assert.equal(v.waiting_on === 'nobody', v.ready);
+        assert.equal(v.blockers.includes('no_calendar_connected'), calendarMissing);
+        for (const s of v.steps) assert.equal(s.blocker === null, s.done);
+        // The state's step is the first one not done.
+        const firstOpen = v.steps.find((s) => !s.done);
+        if (firstOpen) {
+          assert.equal(v.state, `awaiting_${firstOpen.step}`);
+          assert.equal(v.waiting_on, firstOpen.waiting_on);
+        }
+      }),
+      { numRuns: 2_000 },
+    ),
+  );
+});
