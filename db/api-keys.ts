@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import { prepared, type Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
 import type { AccountRow } from './accounts.ts';
 
@@ -24,6 +24,13 @@ export interface SecretLookup {
   account: AccountRow;
   grace_until: Date | null;
 }
+
+const FIND_SECRET = prepared(
+  'find_api_key_secret',
+  `SELECT to_jsonb(k) AS key, to_jsonb(a) AS account, s.grace_until
+     FROM api_key_secrets s JOIN api_keys k ON k.id = s.key_id JOIN accounts a ON a.id = k.account_id
+    WHERE s.secret_hash = $1`,
+);
 
 export function createApiKeyRepository(db: Queryable) {
   return {
@@ -59,12 +66,7 @@ export function createApiKeyRepository(db: Queryable) {
     },
 
     async findBySecretHash(hash: Buffer): Promise<SecretLookup | null> {
-      const { rows } = await db.query(
-        `SELECT to_jsonb(k) AS key, to_jsonb(a) AS account, s.grace_until
-           FROM api_key_secrets s JOIN api_keys k ON k.id = s.key_id JOIN accounts a ON a.id = k.account_id
-          WHERE s.secret_hash = $1`,
-        [hash],
-      );
+      const { rows } = await db.query(FIND_SECRET([hash]));
       if (!rows[0]) return null;
       return { key: reviveDates(rows[0].key), account: reviveDates(rows[0].account), grace_until: rows[0].grace_until };
     },

@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import { prepared, type Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
 
 export interface CustomerRow {
@@ -30,6 +30,13 @@ export type CustomerLimitField = (typeof CUSTOMER_LIMIT_FIELDS)[number];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
 
+const FIND_BY_ID_OR_REF = prepared(
+  'customer_by_id_or_ref',
+  `SELECT * FROM customers WHERE account_id = $1 AND mode = $2 AND (external_ref = $3 OR ($4::uuid IS NOT NULL AND id = $4::uuid))
+   ORDER BY CASE WHEN id = $4::uuid THEN 0 ELSE 1 END LIMIT 1`,
+);
+const GET = prepared('customer_by_id', `SELECT * FROM customers WHERE id = $1`);
+
 export function createCustomerRepository(db: Queryable) {
   return {
     async insert(c: {
@@ -53,16 +60,12 @@ export function createCustomerRepository(db: Queryable) {
 
     /** The customer an `{id}` path segment names: its service id or its external_ref, in one mode. */
     async findByIdOrRef(accountId: string, mode: Mode, idOrRef: string): Promise<CustomerRow | null> {
-      const { rows } = await db.query(
-        `SELECT * FROM customers WHERE account_id = $1 AND mode = $2 AND (external_ref = $3 OR ($4::uuid IS NOT NULL AND id = $4::uuid))
-         ORDER BY CASE WHEN id = $4::uuid THEN 0 ELSE 1 END LIMIT 1`,
-        [accountId, mode, idOrRef, isUuid(idOrRef) ? idOrRef : null],
-      );
+      const { rows } = await db.query(FIND_BY_ID_OR_REF([accountId, mode, idOrRef, isUuid(idOrRef) ? idOrRef : null]));
       return rows[0] ?? null;
     },
 
     async get(id: string): Promise<CustomerRow | null> {
-      const { rows } = await db.query(`SELECT * FROM customers WHERE id = $1`, [id]);
+      const { rows } = await db.query(GET([id]));
       return rows[0] ?? null;
     },
 

@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import { prepared, type Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
 
 /**
@@ -28,9 +28,9 @@ export interface ReadinessRow {
   requested_steps: string[] | null;
 }
 
-export async function loadReadinessFacts(db: Queryable, customerId: string): Promise<ReadinessRow | null> {
-  const { rows } = await db.query(
-    `SELECT c.id AS customer_id, c.external_ref, c.mode, c.country, c.status AS customer_status,
+const READINESS = prepared(
+  'readiness_facts',
+  `SELECT c.id AS customer_id, c.external_ref, c.mode, c.country, c.status AS customer_status,
             c.script_certified_at IS NOT NULL AS script_certified,
             c.terms_accepted_at IS NOT NULL AS terms_accepted,
             c.calendar_connected_at IS NOT NULL AS calendar_connected,
@@ -48,7 +48,9 @@ export async function loadReadinessFacts(db: Queryable, customerId: string): Pro
        JOIN accounts a ON a.id = c.account_id
        LEFT JOIN countries co ON co.country = c.country
       WHERE c.id = $1`,
-    [customerId],
-  );
+);
+
+export async function loadReadinessFacts(db: Queryable, customerId: string): Promise<ReadinessRow | null> {
+  const { rows } = await db.query(READINESS([customerId]));
   return rows[0] ?? null;
 }

@@ -149,7 +149,8 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
 
 /** One structured line per crash and restart, for operators. */
 function logCrash(log: Logger, actor: string, messageType: string, error: unknown, decision: 'reset' | 'resume') {
-  const err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { message: String(error) };
+  // pino's err serializer records the class (type), message and stack of a real Error.
+  const err = error instanceof Error ? error : new Error(String(error));
   log.error({ event: 'actor_crashed', actor, message_type: messageType, err, decision }, 'actor crashed; restarted from the database');
 }
 
@@ -163,7 +164,8 @@ export class ActorSystem {
     private readonly log: Logger,
     private readonly idleMs: number,
   ) {
-    this.root = nact.start({ name: `switchboard-${process.pid}-${Date.now()}` } as any);
+    // nact names each system; left unnamed it draws a random one, so systems never collide.
+    this.root = nact.start();
     this.sweeper = setInterval(() => this.registries.forEach((r) => r.stopIdle(this.idleMs)), Math.max(1000, idleMs / 2));
     this.sweeper.unref();
   }

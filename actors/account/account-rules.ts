@@ -10,8 +10,8 @@ export function slugify(name: string, n = 1): string {
       .replace(/[\u0300-\u036f]/g, '')
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 40) || 'account';
+      .slice(0, 40)
+      .replace(/^-+|-+$/g, '') || 'account';
   return n > 1 ? `${base}-${n}` : base;
 }
 
@@ -34,9 +34,13 @@ export function parseAllowlist(entries: string[] | null | undefined): string[] |
 
 export function parseFutureTimestamp(value: string | null | undefined, now: Date): Date | null {
   if (value === undefined || value === null) return null;
+  // A zone is required (no server-local guesses) and the date must exist (no 30 February).
+  const match = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.exec(value);
   const d = new Date(value);
-  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
-    throw new ApiError('invalid_expires_at', 'expires_at must be an ISO 8601 timestamp such as 2027-01-31T00:00:00.000Z.');
+  const [y, m, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
+  const calendar = new Date(Date.UTC(y, m - 1, day));
+  if (!match || Number.isNaN(d.getTime()) || calendar.getUTCMonth() !== m - 1 || calendar.getUTCDate() !== day) {
+    throw new ApiError('invalid_expires_at', 'expires_at must be an ISO 8601 timestamp with a zone, such as 2027-01-31T00:00:00.000Z.');
   }
   if (d <= now) throw new ApiError('invalid_expires_at', 'expires_at must be in the future.');
   return d;

@@ -70,6 +70,11 @@ export function checkKey(
  */
 export function normaliseAllowlistEntry(entry: string): string | null {
   const text = entry.trim();
+  const [address] = text.split('/');
+  // ipaddr.js also reads legacy IPv4 forms (octal "010.0.0.1", "1.2.3", hex): refuse them, or a
+  // zero-padded entry would silently open another network. IPv6 zone ids are refused too.
+  const plainIpv4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!plainIpv4 && !(address.includes(':') && !address.includes('%') && ipaddr.IPv6.isValid(address))) return null;
   try {
     if (text.includes('/')) {
       const [addr, bits] = ipaddr.parseCIDR(text);

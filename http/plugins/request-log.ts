@@ -1,6 +1,6 @@
 import type { AnyApp } from '../routes/app-type.ts';
 import type { FastifyInstance } from 'fastify';
-import { randomHex } from '../../runtime/tokens.ts';
+import crypto from 'node:crypto';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
@@ -32,4 +32,5 @@ export function installRequestLog(app: AnyApp): void {
   });
 }
 
-export const genRequestId = () => `req_${randomHex(12)}`;
+/** `req_` + 24 hex characters. randomUUID draws from a cached entropy pool: far cheaper per request than randomBytes. */
+export const genRequestId = () => `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;

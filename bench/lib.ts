@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, ROOT } from '../test/e2e/process-helpers.ts';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon against `url` for `seconds` after a short warm-up. */
+export async function load(url: string, opts: { seconds?: number; connections?: number; headers?: Record<string, string> } = {}): Promise<LoadResult> {
+  const run = (duration: number) =>
+    autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers });
+  await run(2);
+  const r = await run(opts.seconds ?? 10);
+  return {
+    requestsPerSecond: Math.round(r.requests.average),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+/** The bare fastify baseline as its own process; returns its URL and a stop function. */
+export async function startHelloWorld(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'hello-server.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d) => String(d).includes('ready') && resolve());
+    child.on('exit', (code) => reject(new Error(`hello server exited ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function ratio(a: number, b: number): string {
+  return `${((a / b) * 100).toFixed(1)} %`;
+}

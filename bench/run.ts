@@ -1,0 +1,20 @@
+/**
+ * `npm run bench`: every benchmark, each as a ratio against a baseline measured in this same run
+ * on this machine. BENCH_SECONDS sets the measuring time of load tests (default 10).
+ */
+import { coldStartBench, readinessBench } from './readiness.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const only = process.argv[2];
+
+const benches: Record<string, () => Promise<{ name: string; summary: string }>> = {
+  'cold-start': coldStartBench,
+  readiness: () => readinessBench(seconds),
+};
+
+for (const [key, run] of Object.entries(benches)) {
+  if (only && key !== only) continue;
+  const result = await run();
+  process.stdout.write(`${result.summary}\n`);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
