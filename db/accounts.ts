@@ -18,8 +18,6 @@ export interface AccountRow {
   max_customers: number | null;
   daily_spend_cap_cents: number | null;
   monthly_spend_cap_cents: number | null;
-  balance_cents: number;
-  reserved_cents: number;
   display_name: string | null;
   logo_url: string | null;
   primary_color: string | null;

@@ -18,6 +18,9 @@ export interface CustomerRow {
   terms_accepted_by: string | null;
   calendar_connected_at: Date | null;
   ready_at: Date | null;
+  first_ready_at: Date | null;
+  reserved_cents: number;
+  open_calls: number;
   daily_spend_cap_cents: number | null;
   monthly_spend_cap_cents: number | null;
   max_concurrent_calls: number | null;

@@ -9,7 +9,8 @@ export type Client = pg.PoolClient;
 export type Queryable = pg.Pool | pg.PoolClient;
 
 export function createPool(url: string, max = 20): Pool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // Sessions in UTC: day and month keys (date casts) are UTC days, as the spec's periods are.
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options: '-c TimeZone=UTC' });
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on('error', () => {});
   return pool;

@@ -15,12 +15,15 @@ export interface ReadinessRow {
   terms_accepted: boolean;
   calendar_connected: boolean;
   ready_at: Date | null;
+  first_ready_at: Date | null;
   account_id: string;
   account_mode: Mode;
   account_status: string;
   kyb_status: string;
   agreement_signed: boolean;
   available_cents: number;
+  minutes_month: string | null;
+  minutes_used: number;
   calling_language: string | null;
   country_opened: boolean;
   speech_certified: boolean;
@@ -34,10 +37,10 @@ const READINESS = prepared(
             c.script_certified_at IS NOT NULL AS script_certified,
             c.terms_accepted_at IS NOT NULL AS terms_accepted,
             c.calendar_connected_at IS NOT NULL AS calendar_connected,
-            c.ready_at,
+            c.ready_at, c.first_ready_at,
             a.id AS account_id, a.mode AS account_mode, a.status AS account_status, a.kyb_status,
             a.agreement_signed_at IS NOT NULL AS agreement_signed,
-            a.balance_cents - a.reserved_cents AS available_cents,
+            m.balance_cents - m.reserved_cents AS available_cents, m.minutes_month::text AS minutes_month, m.minutes_used,
             co.calling_language, COALESCE(co.opened, false) AS country_opened,
             EXISTS (SELECT 1 FROM speech_certifications s WHERE s.locale = co.calling_language) AS speech_certified,
             EXISTS (SELECT 1 FROM phone_numbers n WHERE n.customer_id = c.id AND n.status = 'active' AND n.country = c.country)
@@ -46,6 +49,7 @@ const READINESS = prepared(
               AS requested_steps
        FROM customers c
        JOIN accounts a ON a.id = c.account_id
+       JOIN account_money m ON m.account_id = a.id AND m.mode = 'live'
        LEFT JOIN countries co ON co.country = c.country
       WHERE c.id = $1`,
 );

@@ -18,6 +18,8 @@ import { registerCoverageRoutes } from './routes/coverage.ts';
 import { registerConsoleAccountRoutes } from './routes/console-accounts.ts';
 import { registerConsolePlatformRoutes } from './routes/console-platform.ts';
 import { registerOnboardingPages } from './pages/onboarding.ts';
+import { registerBalanceRoutes } from './routes/balance.ts';
+import { registerConsoleMoneyRoutes } from './routes/console-money.ts';
 import type { App } from './routes/app-type.ts';
 import './types.ts';
 
@@ -63,8 +65,10 @@ export async function buildApp(services: Services): Promise<App> {
   registerLimitRoutes(app, services);
   registerBrandRoutes(app, services);
   registerCoverageRoutes(app, services);
+  registerBalanceRoutes(app, services);
   registerConsoleAccountRoutes(app, services);
   registerConsolePlatformRoutes(app, services);
+  registerConsoleMoneyRoutes(app, services);
   await registerOnboardingPages(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

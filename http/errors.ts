@@ -64,6 +64,9 @@ export const ERRORS = {
   kyb_incomplete: e(409, 'conflict_error', 'Business verification is not complete; live keys and go-live need it.'),
   go_live_blocked: e(409, 'conflict_error', 'The account cannot go live yet.'),
   key_already_revoked: e(409, 'conflict_error', 'This API key is already revoked.'),
+  top_up_too_small: e(400, 'invalid_request_error', 'A top-up is at least 2,500 cents.'),
+  hold_not_found: e(404, 'not_found_error', 'No hold with that reference on this account.'),
+  unknown_job: e(404, 'not_found_error', 'No such job; jobs are release_holds, expire_bonuses and close_month.'),
   invalid_locale: e(400, 'invalid_request_error', 'locale must be a language-REGION tag such as en-GB.'),
   test_clock_disabled: e(404, 'not_found_error', 'The test clock is only available when SWITCHBOARD_TEST_CLOCK=1.'),
   // anything else

@@ -12,26 +12,34 @@ const USAGE = `Usage: switchboard <command>
   console <action> [flags]      operator actions against a running service (see: switchboard console)
 `;
 
-/** Stops the service on SIGINT/SIGTERM: HTTP first, the embedded database last, then exits. */
+/**
+ * Stops the service on SIGINT/SIGTERM: HTTP first, the embedded database last, then exits. The
+ * handlers are installed before start-up begins, so a signal that arrives while the database is
+ * already up but HTTP is not yet listening still stops the database (it waits for start-up).
+ */
 async function start(args: string[]): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const service = await startService(config, { logger: log, newConsoleToken: args.includes('--new-console-token') });
-  let signalled = false;
-  const shutdown = (signal: string) => {
-    if (signalled) return;
-    signalled = true;
-    log.info({ signal }, 'stopping');
-    service.stop().then(
+  let signalled: string | undefined;
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  const stop = () =>
+    (service ? service.stop() : Promise.resolve()).then(
       () => process.exit(0),
       (err) => {
         log.error({ err }, 'shutdown failed');
         process.exit(1);
       },
     );
+  const onSignal = (signal: string) => {
+    if (signalled) return;
+    signalled = signal;
+    log.info({ signal }, service ? 'stopping' : 'stopping once start-up has finished');
+    if (service) void stop();
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  service = await startService(config, { logger: log, newConsoleToken: args.includes('--new-console-token') });
+  if (signalled) await stop();
 }
 
 export async function main(argv: string[]): Promise<void> {

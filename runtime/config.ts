@@ -22,6 +22,8 @@ export interface Config {
   testClock: boolean;
   /** Idle time after which an entity actor is stopped, ms. */
   actorIdleMs: number;
+  /** How often the periodic jobs (hold release, bonus expiry, month close) run, ms. */
+  jobIntervalMs: number;
   /** Largest accepted request body, bytes. */
   bodyLimitBytes: number;
 }
@@ -53,6 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.SWITCHBOARD_TRUST_PROXY === '1',
     testClock: env.SWITCHBOARD_TEST_CLOCK === '1',
     actorIdleMs: int(env.SWITCHBOARD_ACTOR_IDLE_MS, 60_000, 'SWITCHBOARD_ACTOR_IDLE_MS'),
+    jobIntervalMs: int(env.SWITCHBOARD_JOB_INTERVAL_MS, 30_000, 'SWITCHBOARD_JOB_INTERVAL_MS'),
     bodyLimitBytes: 1024 * 1024,
   };
 }

@@ -15,6 +15,7 @@ import type { AccountMessage, AccountReplies } from '../actors/account/messages.
 import type { CustomerMessage, CustomerReplies } from '../actors/customer/messages.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
+import { scheduleJobs } from './jobs.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -98,6 +99,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       consoleTokenHash: () => tokenHash,
       testClock: clock instanceof TestClock ? clock : null,
     };
+    const stopJobs = scheduleJobs(services, config.jobIntervalMs);
+    cleanups.push(stopJobs);
     const app = await buildApp(services);
     await app.listen({ port: config.port, host: config.host });
     cleanups.push(() => app.close());

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import { withTransaction, isUniqueViolation, type Queryable } from '../../db/pool.ts';
@@ -16,7 +17,12 @@ import { customerView } from '../customer/views.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
 import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, slugify } from './account-rules.ts';
-import { accountView, apiKeyView, brandView, consoleAccountView } from './views.ts';
+import { accountView, apiKeyView, brandView, consoleAccountView, usageView } from './views.ts';
+import { createMoneyRepository } from '../../db/money.ts';
+import { buildBalance } from './balance-view.ts';
+import { postLine, topUp } from './ledger.ts';
+import { endCall, startCall } from './call-money.ts';
+import { iso } from '../../runtime/types.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { BrandField } from '../../db/accounts.ts';
@@ -32,7 +38,17 @@ export interface AccountState {
   customerIds: Map<string, string>;
 }
 
-const READS = new Set<AccountMessage['type']>(['get_account', 'get_me', 'list_customers', 'resolve_customer', 'get_brand', 'list_keys']);
+const READS = new Set<AccountMessage['type']>([
+  'get_account',
+  'get_me',
+  'list_customers',
+  'resolve_customer',
+  'get_brand',
+  'list_keys',
+  'get_balance',
+  'list_usage',
+  'get_activity',
+]);
 
 export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountState> {
   const { pool, clock } = deps;
@@ -68,6 +84,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
             `INSERT INTO accounts (id, name, slug, country, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
             [id, name, slugify(name, n), country, now],
           );
+          await createMoneyRepository(client).createRows(id);
           return rows[0] as AccountRow;
         });
         return consoleAccountView(row);
@@ -215,6 +232,26 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
     });
   }
 
+  /** A console money action: one transaction on an account that must exist. */
+  async function moneyChange<T>(id: string, work: (client: import('../../db/pool.ts').Client, now: Date) => Promise<T>): Promise<T> {
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      await mustGet(client, id);
+      return work(client, now);
+    });
+  }
+
+  async function listUsage(id: string, mode: Mode, page: Page, customerId: string | null) {
+    const money = createMoneyRepository(pool);
+    let before: number | null = null;
+    if (page.startingAfter) {
+      before = await money.lineSeq(id, page.startingAfter);
+      if (before === null) throw new ApiError('invalid_cursor');
+    }
+    const rows = await money.listLines(id, mode, page.limit + 1, before, customerId);
+    return toList(rows, page.limit, usageView);
+  }
+
   async function receive(state: AccountState, msg: AccountMessage): Promise<{ state: AccountState; reply: unknown }> {
     const id = state.id;
     const done = (reply: unknown) => ({ state, reply });
@@ -277,6 +314,57 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
         return done(await changeAccount(id, async () => ({ status: msg.status })));
       case 'update_limits':
         return done(await changeAccount(id, async () => msg.patch as Partial<AccountRow>));
+      case 'get_balance':
+        await mustGet(pool, id);
+        return done(await buildBalance(pool, id, msg.mode, clock.now()));
+      case 'list_usage':
+        return done(await listUsage(id, msg.mode, msg.page, msg.customerId));
+      case 'top_up':
+        return done(await moneyChange(id, async (client, now) => {
+          const lines = await topUp(client, {
+            accountId: id,
+            amountCents: msg.amountCents,
+            paymentReference: msg.paymentReference ?? `card_${crypto.randomUUID()}`,
+            description: 'Top-up (card)',
+            now,
+          });
+          return { object: 'top_up' as const, lines: lines.map(usageView), balance: await buildBalance(client, id, 'live', now) };
+        }));
+      case 'set_auto_top_up':
+        return done(await moneyChange(id, async (client, now) => {
+          await createMoneyRepository(client).update(id, 'live', {
+            auto_top_up_threshold_cents: msg.thresholdCents,
+            auto_top_up_amount_cents: msg.amountCents,
+          });
+          return buildBalance(client, id, 'live', now);
+        }));
+      case 'refund':
+        return done(await moneyChange(id, async (client, now) => {
+          if (msg.customerId && (await createCustomerRepository(client).get(msg.customerId))?.account_id !== id) {
+            throw new ApiError('customer_not_found');
+          }
+          const line = await postLine(client, {
+            accountId: id,
+            mode: 'live',
+            customerId: msg.customerId,
+            type: 'refund',
+            cause: 'refund',
+            amountCents: msg.amountCents,
+            reference: msg.reference,
+            description: msg.description ?? 'Refund',
+            now,
+          });
+          return { object: 'refund' as const, line: usageView(line), balance: await buildBalance(client, id, 'live', now) };
+        }));
+      case 'start_call':
+        return done(await startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));
+      case 'end_call':
+        return done(await endCall(pool, { accountId: id, reference: msg.reference, durationSeconds: msg.durationSeconds, now: clock.now() }));
+      case 'get_activity': {
+        await mustGet(pool, id);
+        const rows = await createMoneyRepository(pool).listActivity(id, msg.limit);
+        return done(toList(rows, msg.limit, (r) => ({ object: 'activity' as const, ...r, created_at: iso(r.created_at) })));
+      }
       default: {
         const unhandled: never = msg;
         throw new Error(`unhandled account message ${(unhandled as { type: string }).type}`);

@@ -6,6 +6,12 @@ import type { BrandField, AccountLimitField } from '../../db/accounts.ts';
 import type { accountView, apiKeyView, brandView, consoleAccountView } from './views.ts';
 import type { customerView } from '../customer/views.ts';
 import type { Coverage } from '../coverage/coverage.ts';
+import type { buildBalance } from './balance-view.ts';
+import type { usageView } from './views.ts';
+import type { StartCallResult, EndCallResult } from './call-money.ts';
+
+type Balance = Awaited<ReturnType<typeof buildBalance>>;
+type UsageEntry = ReturnType<typeof usageView>;
 
 export interface CreateCustomerInput {
   name: string;
@@ -42,7 +48,15 @@ export type AccountMessage =
   | { type: 'sign_agreement'; version: string }
   | { type: 'go_live' }
   | { type: 'set_status'; status: 'active' | 'suspended' }
-  | { type: 'update_limits'; patch: Partial<Record<AccountLimitField, number | null>> };
+  | { type: 'update_limits'; patch: Partial<Record<AccountLimitField, number | null>> }
+  | { type: 'get_balance'; mode: Mode }
+  | { type: 'list_usage'; mode: Mode; page: Page; customerId: string | null }
+  | { type: 'top_up'; amountCents: number; paymentReference: string | null }
+  | { type: 'set_auto_top_up'; thresholdCents: number | null; amountCents: number | null }
+  | { type: 'refund'; amountCents: number; customerId: string | null; reference: string | null; description: string | null }
+  | { type: 'start_call'; mode: Mode; customerId: string; reference: string }
+  | { type: 'end_call'; reference: string; durationSeconds: number }
+  | { type: 'get_activity'; limit: number };
 
 type CustomerWithCoverage = ReturnType<typeof customerView> & { coverage: Coverage };
 
@@ -65,4 +79,12 @@ export interface AccountReplies {
   go_live: ReturnType<typeof consoleAccountView>;
   set_status: ReturnType<typeof consoleAccountView>;
   update_limits: ReturnType<typeof consoleAccountView>;
+  get_balance: Balance;
+  list_usage: List<UsageEntry>;
+  top_up: { object: 'top_up'; lines: UsageEntry[]; balance: Balance };
+  set_auto_top_up: Balance;
+  refund: { object: 'refund'; line: UsageEntry; balance: Balance };
+  start_call: StartCallResult;
+  end_call: EndCallResult;
+  get_activity: List<{ object: 'activity'; id: string; mode: string; customer_id: string | null; kind: string; reason: string | null; reference: string | null; detail: unknown; created_at: string | null }>;
 }

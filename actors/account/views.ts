@@ -108,3 +108,23 @@ export function pageBrand(a: AccountRow) {
     supportEmail: a.support_email,
   };
 }
+
+/** A ledger line as the reseller sees it (`usage_entry`). */
+export function usageView(l: import('../../db/money.ts').LedgerRow) {
+  return {
+    object: 'usage_entry' as const,
+    id: l.id,
+    type: l.type,
+    cause: l.cause,
+    amount_cents: l.amount_cents,
+    currency: 'usd' as const,
+    balance_after_cents: l.balance_after_cents,
+    applied: l.applied,
+    customer_id: l.customer_id,
+    reference: l.reference,
+    description: l.description,
+    minutes: l.minutes,
+    mode: l.mode,
+    created_at: iso(l.created_at),
+  };
+}

@@ -46,7 +46,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
   }
 
   async function readiness(db: Queryable, id: string) {
-    const result = await checkReadiness(db, id);
+    const result = await checkReadiness(db, id, clock.now());
     if (!result) throw new ApiError('customer_not_found');
     return result;
   }

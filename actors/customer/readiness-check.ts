@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/pool.ts';
 import { loadReadinessFacts, type ReadinessRow } from '../../db/readiness.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { recordEvent } from '../../db/events.ts';
-import { callReserveCents } from '../account/pricing.ts';
+import { callReserveCents, minutesUsedNow } from '../account/pricing.ts';
 import { assessReadiness, type ReadinessAssessment } from './readiness.ts';
 import { readinessView } from './views.ts';
 
@@ -13,6 +13,7 @@ import { readinessView } from './views.ts';
 export async function checkReadiness(
   db: Queryable,
   customerId: string,
+  now: Date,
 ): Promise<{ facts: ReadinessRow; assessment: ReadinessAssessment } | null> {
   const facts = await loadReadinessFacts(db, customerId);
   if (!facts) return null;
@@ -22,7 +23,7 @@ export async function checkReadiness(
     kybStatus: facts.kyb_status,
     agreementSigned: facts.agreement_signed,
     availableCents: facts.available_cents,
-    callReserveCents: callReserveCents(0),
+    callReserveCents: callReserveCents(minutesUsedNow({ minutesMonth: facts.minutes_month, minutesUsed: facts.minutes_used }, now)),
     countryOpened: facts.country_opened,
     speechCertified: facts.speech_certified,
     hasNumberInCountry: facts.has_number_in_country,
@@ -51,13 +52,14 @@ export async function refreshReadiness(db: Queryable, scope: ReadinessScope, now
   );
   const customers = createCustomerRepository(db);
   for (const { id } of rows) {
-    const result = await checkReadiness(db, id);
+    const result = await checkReadiness(db, id, now);
     if (!result) continue;
     const { facts, assessment } = result;
     if (assessment.ready && !facts.ready_at) {
       await customers.update(id, {
         ready_at: now,
         ...(facts.customer_status === 'prospect' ? { status: 'active' as const } : {}),
+        ...(facts.first_ready_at ? {} : { first_ready_at: now }),
       });
       await recordEvent(db, {
         accountId: facts.account_id,

@@ -24,9 +24,6 @@ CREATE TABLE accounts (
   max_customers           integer CHECK (max_customers >= 0),
   daily_spend_cap_cents   bigint CHECK (daily_spend_cap_cents >= 0),
   monthly_spend_cap_cents bigint CHECK (monthly_spend_cap_cents >= 0),
-  -- money: the running balance and the sum of open holds, changed only with a ledger line
-  balance_cents           bigint NOT NULL DEFAULT 0,
-  reserved_cents          bigint NOT NULL DEFAULT 0 CHECK (reserved_cents >= 0),
   -- brand, as the reseller's customers see it
   display_name            text,
   logo_url                text,

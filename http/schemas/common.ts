@@ -43,13 +43,16 @@ export function ListOf<T extends TSchema>(item: T) {
 }
 
 /** Query of every list: `limit` (1..200, default 100) and the `starting_after` cursor. */
-export const PageQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
-    starting_after: Type.Optional(Type.String({ maxLength: 255, description: 'id of the last object of the previous page' })),
-  },
-  { additionalProperties: false },
-);
+const PAGE_PROPERTIES = {
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
+  starting_after: Type.Optional(Type.String({ maxLength: 255, description: 'id of the last object of the previous page' })),
+};
+export const PageQuery = Type.Object(PAGE_PROPERTIES, { additionalProperties: false });
+
+/** The paging query plus a list's own filters. */
+export function pageQueryWith<P extends Record<string, TSchema>>(filters: P) {
+  return Type.Object({ ...PAGE_PROPERTIES, ...filters }, { additionalProperties: false });
+}
 
 /** Codes every authenticated /v1 route can answer with. */
 export const AUTH_CODES: ErrorCode[] = [

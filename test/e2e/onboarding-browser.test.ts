@@ -31,8 +31,9 @@ test.before(async () => {
   }
   const port = await freePort();
   const dataDir = path.join(await makeTempRoot('switchboard-e2e-browser-'), 'data');
-  // Start the service and the browser at once (2 cores: both are mostly waiting on I/O and exec).
-  [service, browser] = await Promise.all([
+  // Start the service and the browser at once; keep whichever started even if the other failed,
+  // so the after hook can close it (a leaked chromium keeps the worker alive).
+  const [started, launched] = await Promise.allSettled([
     startSwitchboard({
       dataDir,
       port,
@@ -43,6 +44,10 @@ test.before(async () => {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     }),
   ]);
+  if (launched.status === 'fulfilled') browser = launched.value;
+  if (started.status === 'fulfilled') service = started.value;
+  if (started.status === 'rejected') throw started.reason;
+  if (launched.status === 'rejected') throw new Error(`chromium did not launch from ${CHROMIUM}: ${launched.reason}`);
 
   const account = await request(service.url, 'POST', '/console/v1/accounts', { token: CONSOLE_TOKEN, body: { name: 'Northwind Reselling LLC', country: 'US' } });
   if (account.status !== 201) throw new Error(`create account: ${account.status} ${account.text}`);
@@ -93,6 +98,9 @@ test.serial('a customer accepts the calling terms on the page in the reseller br
   t.teardown(() => page.context().close());
   const opened = await page.goto(url);
   t.is(opened?.status(), 200);
+  const headers = await opened!.allHeaders();
+  t.notRegex(JSON.stringify(headers), HIDDEN_NAMES, 'no response header names the service');
+  t.is(headers['cache-control'], 'no-store', 'a page reached with a secret link is not cached');
 
   // The reseller's brand, and only theirs.
   t.regex(await page.title(), /Northwind Calls/);
@@ -169,15 +177,28 @@ test.serial('a link replaced by a newer one says so with HTTP 410; the newer one
     ['active', 'replaced'],
     'newest first: B active, A replaced',
   );
+
+  // B's form is open in the browser when the reseller mints C: submitting B is refused, nothing accepted.
+  await mintLink(customer);
+  await page.locator('#accepted_by').fill('Late Larry');
+  await page.locator('input[name=agree]').check();
+  const [late] = await Promise.all([page.waitForNavigation(), page.locator('button[type=submit]').click()]);
+  t.is(late?.status(), 410);
+  t.regex(await visibleText(page), /This link has been replaced/);
+  const readiness = await request(service.url, 'GET', `/v1/customers/${customer}/readiness`, { token: key });
+  t.true(readiness.body.blockers.some((x: { code: string }) => x.code === 'customer_not_attested'), 'a replaced link accepts nothing');
+  const after = await request(service.url, 'GET', `/v1/customers/${customer}/onboarding_link`, { token: key });
+  t.deepEqual(after.body.data.map((l: { status: string }) => l.status), ['active', 'replaced', 'replaced']);
+  t.false(after.body.data.some((l: { accepted_by: string | null }) => l.accepted_by !== null));
 });
 
 test.serial('an unknown or garbage token gets the neutral "not valid" page, 404, without a stack trace', async (t) => {
   const page = await newPage();
   t.teardown(() => page.context().close());
-  // A garbage token, and one that is well formed (checksum and all) but was never issued.
-  for (const token of ['ob_nonsense', mintToken('ob_')]) {
+  // A garbage token, an overlong one, and one that is well formed (checksum and all) but was never issued.
+  for (const token of ['ob_nonsense', `ob_${'x'.repeat(300)}`, mintToken('ob_')]) {
     const res = await page.goto(`${service.url}/onboarding/${token}`);
-    t.is(res?.status(), 404, token);
+    t.is(res?.status(), 404, token.slice(0, 40));
     t.regex(res?.headers()['content-type'] ?? '', /^text\/html/);
     const text = await visibleText(page);
     t.regex(text, /This link is not valid/);

@@ -102,11 +102,10 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
-/** `node bin/switchboard.mjs start`; resolves when it logged "switchboard started" and answered GET /healthz. */
-export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
+/** `node bin/switchboard.mjs start` without waiting for it to be ready. */
+export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & { startedAt: number }> {
   const port = opts.port ?? (await freePort());
-  const timeoutMs = opts.timeoutMs ?? 30_000;
-  const t0 = performance.now();
+  const startedAt = performance.now();
   const child = spawn(process.execPath, [BIN, 'start', ...(opts.args ?? [])], {
     cwd: ROOT,
     env: childEnv({ SWITCHBOARD_DATA_DIR: opts.dataDir, PORT: String(port), HOST: '127.0.0.1', ...opts.env }),
@@ -120,27 +119,26 @@ export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
   let exit: Exit | undefined;
   void exited.then((e) => (exit = e));
 
-  const logs = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .flatMap((l) => {
-        try {
-          return [JSON.parse(l) as Record<string, any>];
-        } catch {
-          return [];
-        }
-      });
-  const url = `http://127.0.0.1:${port}`;
-  const instance: Instance = {
+  const instance: Instance & { startedAt: number } = {
     child,
     pid: child.pid!,
     port,
-    url,
+    url: `http://127.0.0.1:${port}`,
     dataDir: opts.dataDir,
+    startedAt,
     stdout: () => out,
     stderr: () => err,
-    logs,
+    logs: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as Record<string, any>];
+          } catch {
+            return [];
+          }
+        }),
     consoleToken: undefined,
     coldStartMs: NaN,
     exited,
@@ -159,17 +157,27 @@ export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
     },
   };
   instances.add(instance);
+  return instance;
+}
 
-  const describe = () => `\n--- stdout ---\n${out}\n--- stderr ---\n${err}`;
+/** `node bin/switchboard.mjs start`; resolves when it logged "switchboard started" and answered GET /healthz. */
+export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const instance = await spawnSwitchboard(opts);
+  const t0 = instance.startedAt;
+  const describe = () => `\n--- stdout ---\n${instance.stdout()}\n--- stderr ---\n${instance.stderr()}`;
   let answered = false;
   while (!answered) {
-    if (exit) throw new Error(`switchboard exited during start-up (code ${exit.code}, signal ${exit.signal})${describe()}`);
+    if (!instance.isRunning()) {
+      const exit = await instance.exited;
+      throw new Error(`switchboard exited during start-up (code ${exit.code}, signal ${exit.signal})${describe()}`);
+    }
     if (performance.now() - t0 > timeoutMs) {
-      child.kill('SIGKILL');
+      instance.child.kill('SIGKILL');
       throw new Error(`switchboard did not answer GET /healthz within ${timeoutMs} ms${describe()}`);
     }
     try {
-      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      const res = await fetch(`${instance.url}/healthz`, { signal: AbortSignal.timeout(2_000) });
       await res.text();
       answered = res.status === 200;
     } catch {
@@ -179,9 +187,10 @@ export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
   }
   instance.coldStartMs = performance.now() - t0;
   // The log line is written right after listen(); give the pipe a moment to deliver it.
-  for (let i = 0; i < 100 && !logs().some((l) => l.msg === 'switchboard started'); i++) await sleep(20);
-  if (!logs().some((l) => l.msg === 'switchboard started')) throw new Error(`no "switchboard started" log line${describe()}`);
-  instance.consoleToken = TOKEN_LINE.exec(out)?.[1];
+  const started = () => instance.logs().some((l) => l.msg === 'switchboard started');
+  for (let i = 0; i < 100 && !started(); i++) await sleep(20);
+  if (!started()) throw new Error(`no "switchboard started" log line${describe()}`);
+  instance.consoleToken = TOKEN_LINE.exec(instance.stdout())?.[1];
   return instance;
 }
 

@@ -12,6 +12,7 @@ import {
   postgresProcessesFor,
   request,
   runCli,
+  spawnSwitchboard,
   startSwitchboard,
   TOKEN_LINE,
   type Instance,
@@ -260,4 +261,25 @@ test.serial('after a SIGKILL of node its postgres is stale; the next start stops
 
   await stopsCleanly(t, revived, 'SIGTERM');
   t.log(`cold starts: ${Object.entries(coldStarts).map(([k, v]) => `${k} ${Math.round(v)} ms`).join('; ')}`);
+});
+
+test.serial('SIGTERM during start-up (database up, HTTP not yet) still stops the embedded postgres', async (t) => {
+  const dir = path.join(await makeTempRoot(), 'data');
+  const starting = await spawnSwitchboard({ dataDir: dir });
+  killOnFailure(t, starting);
+  const dbUp = () => starting.logs().some((l) => l.msg === 'embedded PostgreSQL started');
+  for (let i = 0; i < 1_500 && !dbUp() && starting.isRunning(); i++) await new Promise((r) => setTimeout(r, 10));
+  t.true(dbUp(), `the embedded database started:\n${starting.stdout()}${starting.stderr()}`);
+  const alreadyStarted = starting.logs().some((l) => l.msg === 'switchboard started');
+  t.log(alreadyStarted ? 'start-up had already finished when the signal was sent' : 'signal sent between "embedded PostgreSQL started" and "switchboard started"');
+
+  const exit = await starting.stop('SIGTERM', 10_000);
+  t.log(`exit after SIGTERM during start-up: code ${exit.code}, signal ${exit.signal}, ${Math.round(exit.ms)} ms`);
+  let left = postgresProcessesFor(dir);
+  for (let i = 0; i < 20 && left.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = postgresProcessesFor(dir);
+  }
+  t.deepEqual(left, [], 'SIGTERM leaves no postgres behind, even while starting');
+  t.is(exit.signal, null, 'the signal is handled during start-up, not fatal to node');
 });

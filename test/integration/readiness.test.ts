@@ -1,5 +1,4 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { makeAccount, makeCustomer, consoleClient } from '../helpers/factories.ts';
@@ -24,13 +23,6 @@ async function acceptTerms(api: any, customerId: string, name = 'Jane Doe') {
   if (res.status !== 200) throw new Error(`accept failed ${res.status}`);
 }
 
-/** Puts money on the account the way the ledger will: a line and the balance in one statement. */
-async function fund(accountId: string, cents: number) {
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  await db.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [accountId, cents]);
-  await db.end();
-}
 
 test('a new test customer: all eight checks reported, only the four test-mode gates block', async (t) => {
   const a = await makeAccount(svc.url);
@@ -64,9 +56,9 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
     'script_uncertified',
     'customer_not_attested',
   ]);
-  await fund(a.id, 399);
-  t.true(codes(await live.get('/v1/customers/nl-1/readiness')).includes('insufficient_balance'), '399 < one call reserve');
-  await fund(a.id, 1);
+  const topUp = await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 2500 });
+  t.is(topUp.status, 201, topUp.text);
+  t.false(codes(await live.get('/v1/customers/nl-1/readiness')).includes('insufficient_balance'));
 
   const con = consoleClient(svc.url);
   await con.post('/console/v1/languages/nl-NL/certify');
@@ -105,11 +97,11 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
   events = await con.get(`/console/v1/accounts/${a.id}/events?type=customer.ready`);
   t.is(events.body.data.length, 1);
 
-  // Suspension does not touch readiness, but going below the reserve does.
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  await db.query('UPDATE accounts SET balance_cents = 0 WHERE id = $1', [a.id]);
-  await db.end();
+  // Running calls hold money: six holds of 400 leave 100 available, under one call's reserve.
+  for (let i = 0; i < 6; i++) {
+    const hold = await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: `call-${i}` });
+    t.true(hold.body.ok, hold.text);
+  }
   t.deepEqual(codes(await live.get('/v1/customers/nl-1/readiness')), ['insufficient_balance']);
   t.false((await live.get('/v1/customers/nl-1/provisioning')).body.ready);
 

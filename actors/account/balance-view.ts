@@ -1,0 +1,61 @@
+import type { Queryable } from '../../db/pool.ts';
+import { createMoneyRepository } from '../../db/money.ts';
+import { createAccountRepository } from '../../db/accounts.ts';
+import type { Mode } from '../../runtime/types.ts';
+import { iso } from '../../runtime/types.ts';
+import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, dayKey, estimatedCallMinutes, minutesUsedNow, monthKey, rateAt } from './pricing.ts';
+import { lowBalanceStage } from './low-balance.ts';
+
+/**
+ * The `balance` object (spec: Balance) of one account in one mode. Test mode has no money: its
+ * balance and available amount are 0 and its reserved and spend are priced, never charged.
+ */
+export async function buildBalance(db: Queryable, accountId: string, mode: Mode, now: Date) {
+  const money = createMoneyRepository(db);
+  const [row, account, bonusExpiresAt] = await Promise.all([
+    money.get(accountId, mode),
+    createAccountRepository(db).get(accountId),
+    mode === 'live' ? money.earliestBonusExpiry(accountId, now) : Promise.resolve(null),
+  ]);
+  if (!row || !account) throw new Error(`no money row for account ${accountId}`);
+  const live = mode === 'live';
+  const available = live ? row.balance_cents - row.reserved_cents : 0;
+  const minutesUsed = minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, now);
+  const day = row.spend_day === dayKey(now) ? row.spend_day_cents : 0;
+  const month = row.spend_month === monthKey(now) ? row.spend_month_cents : 0;
+  return {
+    object: 'balance' as const,
+    currency: 'usd' as const,
+    mode,
+    available_cents: available,
+    balance_cents: row.balance_cents,
+    paid_cents: row.paid_cents,
+    bonus_cents: row.bonus_cents,
+    bonus_expires_at: iso(bonusExpiresAt),
+    reserved_cents: row.reserved_cents,
+    minimum_top_up_cents: MINIMUM_TOP_UP_CENTS,
+    low_balance: live ? lowBalanceStage(available, row.last_top_up_cents) : 'ok',
+    rates: {
+      call_cents_per_minute: rateAt(minutesUsed),
+      minutes_used_this_month: minutesUsed,
+      estimated_call_minutes_remaining: estimatedCallMinutes(available, minutesUsed),
+      number_cents_per_month: ITEM_PRICES.number_cents_per_month,
+      caller_id_cents_per_month: ITEM_PRICES.caller_id_cents_per_month,
+      chat_message_cents: ITEM_PRICES.chat_message_cents,
+      prospect_cents: ITEM_PRICES.prospect_cents,
+      website_build_cents: ITEM_PRICES.website_build_cents,
+      website_hosting_cents_per_month: ITEM_PRICES.website_hosting_cents_per_month,
+      call_tiers: CALL_TIERS.map((t) => ({ ...t })),
+    },
+    spend: {
+      today_cents: day + row.reserved_cents,
+      month_cents: month + row.reserved_cents,
+      daily_cap_cents: account.daily_spend_cap_cents,
+      monthly_cap_cents: account.monthly_spend_cap_cents,
+    },
+    auto_top_up:
+      live && row.auto_top_up_threshold_cents !== null
+        ? { threshold_cents: row.auto_top_up_threshold_cents, amount_cents: row.auto_top_up_amount_cents }
+        : null,
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * Low-balance warnings (spec: balance.low). The reference is the last top-up: spendable balance
+ * (available_cents) crossing 25 %, 10 % of it, and zero, are the three warnings. Pure.
+ */
+
+export const LOW_BALANCE_STAGES = ['ok', 'below_25_percent', 'below_10_percent', 'zero'] as const;
+export type LowBalanceStage = (typeof LOW_BALANCE_STAGES)[number];
+
+/** The stage of `availableCents` against the last top-up (`referenceCents`, null before any). */
+export function lowBalanceStage(availableCents: number, referenceCents: number | null): LowBalanceStage {
+  if (availableCents <= 0) return 'zero';
+  if (!referenceCents || referenceCents <= 0) return 'ok';
+  // Integer comparisons: available < 10 % of reference ⇔ 10 · available < reference.
+  if (availableCents * 10 < referenceCents) return 'below_10_percent';
+  if (availableCents * 4 < referenceCents) return 'below_25_percent';
+  return 'ok';
+}
+
+/**
+ * The warnings a move from stage `from` to stage `to` crosses, in order: one per threshold
+ * passed downwards, none when the balance rose or stayed.
+ */
+export function crossedStages(from: LowBalanceStage, to: LowBalanceStage): LowBalanceStage[] {
+  const a = LOW_BALANCE_STAGES.indexOf(from);
+  const b = LOW_BALANCE_STAGES.indexOf(to);
+  return b > a ? LOW_BALANCE_STAGES.slice(a + 1, b + 1) : [];
+}

@@ -1,0 +1,343 @@
+import type { Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+/** The money state of one account in one mode (see 002_money.sql). */
+export interface MoneyRow {
+  account_id: string;
+  mode: Mode;
+  balance_cents: number;
+  paid_cents: number;
+  bonus_cents: number;
+  reserved_cents: number;
+  open_calls: number;
+  spend_day: string | null;
+  spend_day_cents: number;
+  spend_month: string | null;
+  spend_month_cents: number;
+  minutes_month: string | null;
+  minutes_used: number;
+  last_top_up_cents: number | null;
+  low_balance_stage: string;
+  auto_top_up_threshold_cents: number | null;
+  auto_top_up_amount_cents: number | null;
+}
+
+export interface HoldRow {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  customer_id: string;
+  reference: string;
+  amount_cents: number;
+  status: 'open' | 'settled' | 'released';
+  charged_cents: number | null;
+  created_at: Date;
+  expires_at: Date;
+  resolved_at: Date | null;
+}
+
+export interface LedgerRow {
+  id: string;
+  seq: number;
+  account_id: string;
+  mode: Mode;
+  customer_id: string | null;
+  type: string;
+  cause: string;
+  amount_cents: number;
+  cash_cents: number;
+  bonus_cents: number;
+  balance_after_cents: number;
+  applied: boolean;
+  minutes: number | null;
+  reference: string | null;
+  payment_reference: string | null;
+  description: string;
+  created_at: Date;
+}
+
+export type NewLedgerLine = Omit<LedgerRow, 'id' | 'seq'>;
+
+/** Dates as YYYY-MM-DD text, so period keys compare as the strings the rules use. */
+const MONEY_COLUMNS = `account_id, mode, balance_cents, paid_cents, bonus_cents, reserved_cents, open_calls,
+  spend_day::text AS spend_day, spend_day_cents, spend_month::text AS spend_month, spend_month_cents,
+  minutes_month::text AS minutes_month, minutes_used, last_top_up_cents, low_balance_stage,
+  auto_top_up_threshold_cents, auto_top_up_amount_cents`;
+
+export function createMoneyRepository(db: Queryable) {
+  return {
+    /** Both modes' money rows of a new account. */
+    async createRows(accountId: string): Promise<void> {
+      await db.query(`INSERT INTO account_money (account_id, mode) VALUES ($1, 'test'), ($1, 'live') ON CONFLICT DO NOTHING`, [accountId]);
+    },
+
+    async get(accountId: string, mode: Mode): Promise<MoneyRow | null> {
+      const { rows } = await db.query(`SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2`, [accountId, mode]);
+      return rows[0] ?? null;
+    },
+
+    /** Locks the row for the rest of the transaction: every balance change of the account waits here. */
+    async lock(accountId: string, mode: Mode): Promise<MoneyRow | null> {
+      const { rows } = await db.query(`SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE`, [accountId, mode]);
+      return rows[0] ?? null;
+    },
+
+    async update(accountId: string, mode: Mode, fields: Partial<MoneyRow>): Promise<void> {
+      const entries = Object.entries(fields);
+      if (entries.length === 0) return;
+      const sets = entries.map(([k], i) => `${k} = $${i + 3}`).join(', ');
+      await db.query(`UPDATE account_money SET ${sets} WHERE account_id = $1 AND mode = $2`, [accountId, mode, ...entries.map(([, v]) => v)]);
+    },
+
+    /**
+     * Takes a hold if, and only if, every condition holds at this instant: one statement, so
+     * any number of processes starting calls on one account stay exact. The customer row is
+     * locked first, then the money row is changed only where balance, caps and concurrency
+     * allow; the customer's counters and the hold follow only if it was.
+     */
+    async openHold(h: {
+      accountId: string;
+      mode: Mode;
+      customerId: string;
+      reference: string;
+      amountCents: number;
+      day: string;
+      month: string;
+      now: Date;
+      expiresAt: Date;
+    }): Promise<{ hold: HoldRow; money: MoneyRow } | null> {
+      const { rows } = await db.query(
+        `WITH cust AS (
+           SELECT reserved_cents, open_calls, daily_spend_cap_cents, monthly_spend_cap_cents, max_concurrent_calls,
+                  CASE WHEN spend_day = $6::date THEN spend_day_cents ELSE 0 END AS day_cents,
+                  CASE WHEN spend_month = $7::date THEN spend_month_cents ELSE 0 END AS month_cents
+             FROM customers WHERE id = $3 AND account_id = $1 FOR UPDATE
+         ), money AS (
+           UPDATE account_money m SET reserved_cents = m.reserved_cents + $5, open_calls = m.open_calls + 1
+             FROM accounts a, cust c
+            WHERE m.account_id = $1 AND m.mode = $2 AND a.id = m.account_id
+              AND ($2 = 'test' OR m.balance_cents - m.reserved_cents >= $5)
+              AND (a.daily_spend_cap_cents IS NULL
+                   OR (CASE WHEN m.spend_day = $6::date THEN m.spend_day_cents ELSE 0 END) + m.reserved_cents + $5 <= a.daily_spend_cap_cents)
+              AND (a.monthly_spend_cap_cents IS NULL
+                   OR (CASE WHEN m.spend_month = $7::date THEN m.spend_month_cents ELSE 0 END) + m.reserved_cents + $5 <= a.monthly_spend_cap_cents)
+              AND (c.daily_spend_cap_cents IS NULL OR c.day_cents + c.reserved_cents + $5 <= c.daily_spend_cap_cents)
+              AND (c.monthly_spend_cap_cents IS NULL OR c.month_cents + c.reserved_cents + $5 <= c.monthly_spend_cap_cents)
+              AND m.open_calls < a.concurrent_calls
+              AND (c.max_concurrent_calls IS NULL OR c.open_calls < c.max_concurrent_calls)
+           RETURNING m.*
+         ), cust_update AS (
+           UPDATE customers SET reserved_cents = reserved_cents + $5, open_calls = open_calls + 1
+            WHERE id = $3 AND EXISTS (SELECT 1 FROM money)
+         ), hold AS (
+           INSERT INTO holds (account_id, mode, customer_id, reference, amount_cents, created_at, expires_at)
+           SELECT $1, $2, $3, $4, $5, $8, $9 FROM money
+           RETURNING *
+         )
+         SELECT to_jsonb(hold) AS hold,
+                (SELECT jsonb_build_object('balance_cents', balance_cents, 'reserved_cents', reserved_cents,
+                        'low_balance_stage', low_balance_stage, 'last_top_up_cents', last_top_up_cents) FROM money) AS money
+           FROM hold`,
+        [h.accountId, h.mode, h.customerId, h.reference, h.amountCents, h.day, h.month, h.now, h.expiresAt],
+      );
+      if (!rows[0]) return null;
+      const hold = rows[0].hold;
+      return {
+        hold: { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null },
+        money: rows[0].money,
+      };
+    },
+
+    /** Resolves an open hold as settled (its call ended); null if it was not open. */
+    async settleHold(accountId: string, reference: string, chargedCents: number, now: Date): Promise<HoldRow | null> {
+      const { rows } = await db.query(
+        `UPDATE holds SET status = 'settled', charged_cents = $3, resolved_at = $4
+          WHERE account_id = $1 AND reference = $2 AND status = 'open' RETURNING *`,
+        [accountId, reference, chargedCents, now],
+      );
+      return rows[0] ?? null;
+    },
+
+    /** Records the late charge of a released hold, once; false if another end report did it first. */
+    async claimLateCharge(holdId: string, chargedCents: number): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `UPDATE holds SET charged_cents = $2 WHERE id = $1 AND status = 'released' AND charged_cents IS NULL`,
+        [holdId, chargedCents],
+      );
+      return rowCount === 1;
+    },
+
+    /** The open hold of a reference, locked, or null. */
+    async lockOpenHold(accountId: string, reference: string): Promise<HoldRow | null> {
+      const { rows } = await db.query(`SELECT * FROM holds WHERE account_id = $1 AND reference = $2 AND status = 'open' FOR UPDATE`, [
+        accountId,
+        reference,
+      ]);
+      return rows[0] ?? null;
+    },
+
+    async findHold(accountId: string, reference: string): Promise<HoldRow | null> {
+      const { rows } = await db.query(`SELECT * FROM holds WHERE account_id = $1 AND reference = $2`, [accountId, reference]);
+      return rows[0] ?? null;
+    },
+
+    /** Claims up to `limit` holds past their expiry as released; other sweepers skip these rows. */
+    async releaseExpired(now: Date, limit: number): Promise<HoldRow[]> {
+      const { rows } = await db.query(
+        `UPDATE holds SET status = 'released', resolved_at = $1
+          WHERE id IN (SELECT id FROM holds WHERE status = 'open' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [now, limit],
+      );
+      return rows;
+    },
+
+    /** Gives a resolved hold's money and call slot back, on the account and on the customer. */
+    async returnHold(hold: HoldRow): Promise<void> {
+      await db.query(
+        `UPDATE account_money SET reserved_cents = reserved_cents - $3, open_calls = open_calls - 1 WHERE account_id = $1 AND mode = $2`,
+        [hold.account_id, hold.mode, hold.amount_cents],
+      );
+      await db.query(`UPDATE customers SET reserved_cents = reserved_cents - $2, open_calls = open_calls - 1 WHERE id = $1`, [
+        hold.customer_id,
+        hold.amount_cents,
+      ]);
+    },
+
+    async insertLine(l: NewLedgerLine): Promise<LedgerRow> {
+      const { rows } = await db.query(
+        `INSERT INTO ledger_entries (account_id, mode, customer_id, type, cause, amount_cents, cash_cents, bonus_cents,
+                                     balance_after_cents, applied, minutes, reference, payment_reference, description, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+        [
+          l.account_id, l.mode, l.customer_id, l.type, l.cause, l.amount_cents, l.cash_cents, l.bonus_cents,
+          l.balance_after_cents, l.applied, l.minutes, l.reference, l.payment_reference, l.description, l.created_at,
+        ],
+      );
+      return rows[0];
+    },
+
+    /** Adds a settled charge to a customer's spend of the day and month (rolling the periods over). */
+    async addCustomerSpend(customerId: string, cents: number, day: string, month: string): Promise<void> {
+      await db.query(
+        `UPDATE customers SET
+           spend_day_cents = CASE WHEN spend_day = $3::date THEN spend_day_cents ELSE 0 END + $2, spend_day = $3::date,
+           spend_month_cents = CASE WHEN spend_month = $4::date THEN spend_month_cents ELSE 0 END + $2, spend_month = $4::date
+         WHERE id = $1`,
+        [customerId, cents, day, month],
+      );
+    },
+
+    async listLines(accountId: string, mode: Mode, limit: number, beforeSeq: number | null, customerId: string | null): Promise<LedgerRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM ledger_entries WHERE account_id = $1 AND mode = $2 AND ($4::bigint IS NULL OR seq < $4)
+            AND ($5::uuid IS NULL OR customer_id = $5) ORDER BY seq DESC LIMIT $3`,
+        [accountId, mode, limit, beforeSeq, customerId],
+      );
+      return rows;
+    },
+
+    async lineSeq(accountId: string, id: string): Promise<number | null> {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+      const { rows } = await db.query(`SELECT seq FROM ledger_entries WHERE account_id = $1 AND id = $2`, [accountId, id]);
+      return rows[0]?.seq ?? null;
+    },
+
+    // — bonus credit —
+    async insertGrant(accountId: string, cents: number, now: Date, expiresAt: Date): Promise<void> {
+      await db.query(`INSERT INTO bonus_grants (account_id, granted_cents, remaining_cents, granted_at, expires_at) VALUES ($1, $2, $2, $3, $4)`, [
+        accountId,
+        cents,
+        now,
+        expiresAt,
+      ]);
+    },
+
+    /** Unexpired grants with credit left, earliest expiry first, locked. */
+    async lockSpendableGrants(accountId: string, now: Date): Promise<{ id: string; remaining_cents: number; expires_at: Date }[]> {
+      const { rows } = await db.query(
+        `SELECT id, remaining_cents, expires_at FROM bonus_grants
+          WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $2 ORDER BY expires_at, id FOR UPDATE`,
+        [accountId, now],
+      );
+      return rows;
+    },
+
+    async setGrantRemaining(id: string, remaining: number): Promise<void> {
+      await db.query(`UPDATE bonus_grants SET remaining_cents = $2 WHERE id = $1`, [id, remaining]);
+    },
+
+    /** Grants past expiry with credit left, locked (other processes skip them). */
+    async lockExpiredGrants(now: Date, limit: number): Promise<{ id: string; account_id: string; remaining_cents: number }[]> {
+      const { rows } = await db.query(
+        `SELECT id, account_id, remaining_cents FROM bonus_grants WHERE remaining_cents > 0 AND expires_at <= $1
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now, limit],
+      );
+      return rows;
+    },
+
+    async earliestBonusExpiry(accountId: string, now: Date): Promise<Date | null> {
+      const { rows } = await db.query(
+        `SELECT min(expires_at) AS at FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $2`,
+        [accountId, now],
+      );
+      return rows[0]?.at ?? null;
+    },
+
+    /** Everything `holdRefusal` decides on, read in one statement (to name why a hold was refused). */
+    async holdFacts(accountId: string, mode: Mode, customerId: string, day: string, month: string) {
+      const { rows } = await db.query(
+        `SELECT m.balance_cents - m.reserved_cents AS available_cents, m.reserved_cents, m.open_calls,
+                CASE WHEN m.spend_day = $4::date THEN m.spend_day_cents ELSE 0 END AS day_cents,
+                CASE WHEN m.spend_month = $5::date THEN m.spend_month_cents ELSE 0 END AS month_cents,
+                a.concurrent_calls, a.daily_spend_cap_cents, a.monthly_spend_cap_cents,
+                c.reserved_cents AS c_reserved_cents, c.open_calls AS c_open_calls, c.max_concurrent_calls,
+                CASE WHEN c.spend_day = $4::date THEN c.spend_day_cents ELSE 0 END AS c_day_cents,
+                CASE WHEN c.spend_month = $5::date THEN c.spend_month_cents ELSE 0 END AS c_month_cents,
+                c.daily_spend_cap_cents AS c_daily_cap, c.monthly_spend_cap_cents AS c_monthly_cap
+           FROM account_money m JOIN accounts a ON a.id = m.account_id JOIN customers c ON c.id = $3 AND c.account_id = a.id
+          WHERE m.account_id = $1 AND m.mode = $2`,
+        [accountId, mode, customerId, day, month],
+      );
+      return rows[0] ?? null;
+    },
+
+    // — activity log —
+    async logActivity(a: { accountId: string; mode: Mode; customerId: string | null; kind: string; reason: string | null; reference: string | null; detail?: unknown; now: Date }) {
+      await db.query(
+        `INSERT INTO activity_log (account_id, mode, customer_id, kind, reason, reference, detail, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [a.accountId, a.mode, a.customerId, a.kind, a.reason, a.reference, a.detail === undefined ? null : JSON.stringify(a.detail), a.now],
+      );
+    },
+
+    async listActivity(accountId: string, limit: number) {
+      const { rows } = await db.query(`SELECT * FROM activity_log WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, [accountId, limit]);
+      return rows as { id: string; mode: Mode; customer_id: string | null; kind: string; reason: string | null; reference: string | null; detail: unknown; created_at: Date }[];
+    },
+
+    // — monthly minimum —
+    /** Live customers taken live before `monthStart` and what each spent in [monthStart, nextMonthStart). */
+    async minimumCandidates(monthStart: Date, nextMonthStart: Date) {
+      const { rows } = await db.query(
+        `SELECT c.id, c.account_id,
+                COALESCE((SELECT sum(-l.amount_cents) FROM ledger_entries l
+                           WHERE l.customer_id = c.id AND l.type = 'usage' AND l.created_at >= $1 AND l.created_at < $2), 0)::bigint AS spent_cents
+           FROM customers c
+          WHERE c.mode = 'live' AND c.first_ready_at IS NOT NULL AND c.first_ready_at < $1
+            AND NOT EXISTS (SELECT 1 FROM monthly_minimums mm WHERE mm.customer_id = c.id AND mm.month = $1::date)`,
+        [monthStart, nextMonthStart],
+      );
+      return rows as { id: string; account_id: string; spent_cents: number }[];
+    },
+
+    /** Records the month's minimum for a customer; false if it was already recorded (by any process). */
+    async claimMinimum(customerId: string, monthStart: Date, cents: number): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `INSERT INTO monthly_minimums (customer_id, month, charged_cents) VALUES ($1, $2::date, $3) ON CONFLICT DO NOTHING`,
+        [customerId, monthStart, cents],
+      );
+      return rowCount === 1;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
+import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
+import { caller, customerIdOf, pageOf } from './helpers.ts';
+
+export function registerBalanceRoutes(app: App, services: Services): void {
+  app.get(
+    '/v1/balance',
+    {
+      config: { scope: 'billing:read' },
+      schema: { summary: 'The prepaid balance, holds, rates and spend', tags: ['billing'], response: responses({ 200: BalanceSchema }, ['scope_missing']) },
+    },
+    async (request) => {
+      const auth = caller(request);
+      return services.accounts.ask(auth.accountId, { type: 'get_balance', mode: auth.mode });
+    },
+  );
+
+  app.get(
+    '/v1/usage',
+    {
+      config: { scope: 'billing:read' },
+      schema: {
+        summary: 'The itemised ledger, newest first; customer_id narrows it to one customer',
+        tags: ['billing'],
+        querystring: pageQueryWith({ customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'service id or external_ref' })) }),
+        response: responses({ 200: ListOf(UsageEntrySchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+      },
+    },
+    async (request) => {
+      const auth = caller(request);
+      const customerId = request.query.customer_id ? await customerIdOf(services, request, request.query.customer_id) : null;
+      return services.accounts.ask(auth.accountId, { type: 'list_usage', mode: auth.mode, page: pageOf(request.query), customerId });
+    },
+  );
+}

@@ -1,0 +1,159 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
+import { ListOf, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
+import { ApiError } from '../errors.ts';
+import { MINIMUM_TOP_UP_CENTS } from '../../actors/account/pricing.ts';
+import { runJob, JOB_NAMES } from '../../runtime/jobs.ts';
+
+const CONSOLE = { auth: 'console' as const };
+const hide = { hide: true, tags: ['console'] };
+const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const Cents = (min: number, code: 'invalid_parameter' | 'top_up_too_small' = 'invalid_parameter') => withCode(Type.Integer({ minimum: min }), code);
+
+/** Operator money actions: card top-ups, automatic top-up, refunds, the activity log, jobs. */
+export function registerConsoleMoneyRoutes(app: App, services: Services): void {
+  const ask = services.accounts.ask.bind(services.accounts);
+
+  app.get(
+    '/console/v1/accounts/:id/balance',
+    {
+      config: CONSOLE,
+      schema: { ...hide, params: AccountParams, querystring: Type.Object({ mode: Type.Optional(ModeSchema) }), response: responses({ 200: BalanceSchema }, ['account_not_found'], { auth: 'console' }) },
+    },
+    async (request) => ask(request.params.id, { type: 'get_balance', mode: request.query.mode ?? 'live' }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/top_ups',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object(
+          { amount_cents: Cents(MINIMUM_TOP_UP_CENTS, 'top_up_too_small'), payment_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) },
+          { additionalProperties: false },
+        ),
+        response: responses(
+          { 201: Type.Object({ object: Type.Literal('top_up'), lines: Type.Array(UsageEntrySchema), balance: BalanceSchema }) },
+          ['account_not_found', 'top_up_too_small'],
+          { auth: 'console' },
+        ),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await ask(request.params.id, { type: 'top_up', amountCents: request.body.amount_cents, paymentReference: request.body.payment_reference ?? null })),
+  );
+
+  app.put(
+    '/console/v1/accounts/:id/auto_top_up',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object({ threshold_cents: Cents(0), amount_cents: Cents(MINIMUM_TOP_UP_CENTS, 'top_up_too_small') }, { additionalProperties: false }),
+        response: responses({ 200: BalanceSchema }, ['account_not_found', 'top_up_too_small'], { auth: 'console' }),
+      },
+    },
+    async (request) => ask(request.params.id, { type: 'set_auto_top_up', thresholdCents: request.body.threshold_cents, amountCents: request.body.amount_cents }),
+  );
+
+  app.delete(
+    '/console/v1/accounts/:id/auto_top_up',
+    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: BalanceSchema }, ['account_not_found'], { auth: 'console' }) } },
+    async (request) => ask(request.params.id, { type: 'set_auto_top_up', thresholdCents: null, amountCents: null }),
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/refunds',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object(
+          {
+            amount_cents: Cents(1),
+            customer_id: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
+            reference: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+            description: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 500 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: responses(
+          { 201: Type.Object({ object: Type.Literal('refund'), line: UsageEntrySchema, balance: BalanceSchema }) },
+          ['account_not_found', 'customer_not_found', 'invalid_parameter'],
+          { auth: 'console' },
+        ),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(
+        await ask(request.params.id, {
+          type: 'refund',
+          amountCents: request.body.amount_cents,
+          customerId: request.body.customer_id ?? null,
+          reference: request.body.reference ?? null,
+          description: request.body.description ?? null,
+        }),
+      ),
+  );
+
+  app.get(
+    '/console/v1/accounts/:id/activity',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request) => ask(request.params.id, { type: 'get_activity', limit: request.query.limit }),
+  );
+
+  app.post(
+    '/console/v1/jobs/:name/run',
+    { config: CONSOLE, schema: { ...hide, params: Type.Object({ name: Type.String() }) } },
+    async (request) => {
+      if (!(JOB_NAMES as readonly string[]).includes(request.params.name)) throw new ApiError('unknown_job');
+      const done = await runJob(services, request.params.name as (typeof JOB_NAMES)[number]);
+      return { object: 'job_run', job: request.params.name, processed: done };
+    },
+  );
+
+  // Test facilities (SWITCHBOARD_TEST_CLOCK=1 only): start and end a call's money without a call.
+  app.post(
+    '/console/v1/accounts/:id/holds',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: AccountParams,
+        body: Type.Object({ mode: ModeSchema, customer_id: Type.String({ format: 'uuid' }), reference: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      if (!services.testClock) throw new ApiError('test_clock_disabled');
+      return ask(request.params.id, { type: 'start_call', mode: request.body.mode, customerId: request.body.customer_id, reference: request.body.reference });
+    },
+  );
+
+  app.post(
+    '/console/v1/accounts/:id/holds/:reference/end',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: Type.Object({ id: Type.String({ format: 'uuid' }), reference: Type.String({ minLength: 1, maxLength: 255 }) }),
+        body: Type.Object({ duration_seconds: Type.Integer({ minimum: 0, maximum: 86_400 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      if (!services.testClock) throw new ApiError('test_clock_disabled');
+      return ask(request.params.id, { type: 'end_call', reference: request.params.reference, durationSeconds: request.body.duration_seconds });
+    },
+  );
+}

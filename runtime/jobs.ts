@@ -1,0 +1,42 @@
+import type { Services } from './services.ts';
+import { closeMonth, expireBonuses, releaseExpiredHolds } from '../actors/account/money-jobs.ts';
+
+/** The periodic jobs of the service; each is safe to run on many processes at once. */
+export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month'] as const;
+export type JobName = (typeof JOB_NAMES)[number];
+
+/** Runs one job now, on the service's clock (a test clock moves it without waiting). */
+export async function runJob(services: Pick<Services, 'pool' | 'clock'>, name: JobName): Promise<number> {
+  const now = services.clock.now();
+  switch (name) {
+    case 'release_holds':
+      return releaseExpiredHolds(services.pool, now);
+    case 'expire_bonuses':
+      return expireBonuses(services.pool, now);
+    case 'close_month':
+      return closeMonth(services.pool, now);
+  }
+}
+
+/** Runs every job every `intervalMs`, one round at a time; failures are logged and retried next round. */
+export function scheduleJobs(services: Pick<Services, 'pool' | 'clock' | 'log'>, intervalMs: number): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const round = async () => {
+    for (const name of JOB_NAMES) {
+      try {
+        const processed = await runJob(services, name);
+        if (processed > 0) services.log.info({ job: name, processed }, 'job ran');
+      } catch (err) {
+        services.log.error({ err, job: name }, 'job failed; it runs again next round');
+      }
+    }
+  };
+  const timer = setInterval(() => {
+    if (!running) running = round().finally(() => (running = undefined));
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
