@@ -3,6 +3,7 @@
  * on this machine. BENCH_SECONDS sets the measuring time of load tests (default 10).
  */
 import { coldStartBench, readinessBench } from './readiness.ts';
+import { moneyBench } from './money.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -10,6 +11,7 @@ const only = process.argv[2];
 const benches: Record<string, () => Promise<{ name: string; summary: string }>> = {
   'cold-start': coldStartBench,
   readiness: () => readinessBench(seconds),
+  money: () => moneyBench(seconds),
 };
 
 for (const [key, run] of Object.entries(benches)) {

@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import { prepared, type Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
 
 /** The money state of one account in one mode (see 002_money.sql). */
@@ -64,6 +64,63 @@ const MONEY_COLUMNS = `account_id, mode, balance_cents, paid_cents, bonus_cents,
   minutes_month::text AS minutes_month, minutes_used, last_top_up_cents, low_balance_stage,
   auto_top_up_threshold_cents, auto_top_up_amount_cents`;
 
+/** A whole money change: the money row's new values, the customer's deltas, the hold's charge and the line. */
+export interface MoneyChange {
+  next: MoneyRow;
+  customer: { id: string; reservedReleasedCents: number; callsEnded: number; spendCents: number } | null;
+  holdCharge: { holdId: string; chargedCents: number } | null;
+  line: NewLedgerLine | null;
+}
+
+const APPLY_CHANGE = prepared(
+  'apply_money_change',
+  `WITH m AS (
+     UPDATE account_money SET balance_cents = $3, paid_cents = $4, bonus_cents = $5, reserved_cents = $6, open_calls = $7,
+            spend_day = $8::date, spend_day_cents = $9, spend_month = $10::date, spend_month_cents = $11,
+            minutes_month = $12::date, minutes_used = $13, low_balance_stage = $14
+      WHERE account_id = $1 AND mode = $2
+   ), c AS (
+     UPDATE customers SET reserved_cents = reserved_cents - $16, open_calls = open_calls - $17,
+            spend_day_cents = CASE WHEN $18::bigint = 0 THEN spend_day_cents
+                                   ELSE CASE WHEN spend_day = $8::date THEN spend_day_cents ELSE 0 END + $18 END,
+            spend_day = CASE WHEN $18::bigint = 0 THEN spend_day ELSE $8::date END,
+            spend_month_cents = CASE WHEN $18::bigint = 0 THEN spend_month_cents
+                                     ELSE CASE WHEN spend_month = $10::date THEN spend_month_cents ELSE 0 END + $18 END,
+            spend_month = CASE WHEN $18::bigint = 0 THEN spend_month ELSE $10::date END
+      WHERE id = $15::uuid
+   ), h AS (
+     UPDATE holds SET charged_cents = $20 WHERE id = $19::uuid
+   ), l AS (
+     INSERT INTO ledger_entries (account_id, mode, customer_id, type, cause, amount_cents, cash_cents, bonus_cents,
+                                 balance_after_cents, applied, minutes, reference, payment_reference, description, created_at)
+     SELECT $1, $2, $21::uuid, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33 WHERE $22::text IS NOT NULL
+     RETURNING *
+   )
+   SELECT (SELECT to_jsonb(l) FROM l) AS line`,
+);
+
+const SETTLE_HOLD = prepared(
+  'settle_hold',
+  `UPDATE holds SET status = 'settled', resolved_at = $3 WHERE account_id = $1 AND reference = $2 AND status = 'open' RETURNING *`,
+);
+const GET_MONEY = prepared('get_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2`);
+
+const SPEND_BONUS = prepared(
+  'spend_bonus',
+  `WITH running AS (
+     SELECT id, remaining_cents, sum(remaining_cents) OVER (ORDER BY expires_at, id) - remaining_cents AS before
+       FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $2
+   ), took AS (
+     UPDATE bonus_grants b SET remaining_cents = b.remaining_cents - t.take
+       FROM (SELECT id, LEAST(remaining_cents, GREATEST(0, $3 - before)) AS take FROM running) t
+      WHERE b.id = t.id AND t.take > 0
+     RETURNING t.take
+   )
+   SELECT COALESCE(sum(take), 0) AS taken FROM took`,
+);
+
+const LOCK_MONEY = prepared('lock_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE`);
+
 export function createMoneyRepository(db: Queryable) {
   return {
     /** Both modes' money rows of a new account. */
@@ -72,14 +129,34 @@ export function createMoneyRepository(db: Queryable) {
     },
 
     async get(accountId: string, mode: Mode): Promise<MoneyRow | null> {
-      const { rows } = await db.query(`SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2`, [accountId, mode]);
+      const { rows } = await db.query(GET_MONEY([accountId, mode]));
       return rows[0] ?? null;
     },
 
     /** Locks the row for the rest of the transaction: every balance change of the account waits here. */
     async lock(accountId: string, mode: Mode): Promise<MoneyRow | null> {
-      const { rows } = await db.query(`SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE`, [accountId, mode]);
+      const { rows } = await db.query(LOCK_MONEY([accountId, mode]));
       return rows[0] ?? null;
+    },
+
+    /** Writes a whole money change in one statement; returns the ledger line when there is one. */
+    async apply(change: MoneyChange): Promise<LedgerRow | null> {
+      const n = change.next;
+      const c = change.customer;
+      const l = change.line;
+      const { rows } = await db.query(
+        APPLY_CHANGE([
+          n.account_id, n.mode, n.balance_cents, n.paid_cents, n.bonus_cents, n.reserved_cents, n.open_calls,
+          n.spend_day, n.spend_day_cents, n.spend_month, n.spend_month_cents, n.minutes_month, n.minutes_used, n.low_balance_stage,
+          c?.id ?? null, c?.reservedReleasedCents ?? 0, c?.callsEnded ?? 0, c?.spendCents ?? 0,
+          change.holdCharge?.holdId ?? null, change.holdCharge?.chargedCents ?? null,
+          l?.customer_id ?? null, l?.type ?? null, l?.cause ?? null, l?.amount_cents ?? null, l?.cash_cents ?? null, l?.bonus_cents ?? null,
+          l?.balance_after_cents ?? null, l?.applied ?? null, l?.minutes ?? null, l?.reference ?? null, l?.payment_reference ?? null,
+          l?.description ?? null, l?.created_at ?? null,
+        ]),
+      );
+      const line = rows[0].line;
+      return line ? { ...line, created_at: new Date(line.created_at) } : null;
     },
 
     async update(accountId: string, mode: Mode, fields: Partial<MoneyRow>): Promise<void> {
@@ -91,9 +168,9 @@ export function createMoneyRepository(db: Queryable) {
 
     /**
      * Takes a hold if, and only if, every condition holds at this instant: one statement, so
-     * any number of processes starting calls on one account stay exact. The customer row is
-     * locked first, then the money row is changed only where balance, caps and concurrency
-     * allow; the customer's counters and the hold follow only if it was.
+     * any number of processes starting calls on one account stay exact. The caller has locked
+     * the money row; the customer row is locked next, then the money row is changed only where
+     * balance, caps and concurrency allow; the customer's counters and the hold follow only if it was.
      */
     async openHold(h: {
       accountId: string;
@@ -148,13 +225,9 @@ export function createMoneyRepository(db: Queryable) {
       };
     },
 
-    /** Resolves an open hold as settled (its call ended); null if it was not open. */
-    async settleHold(accountId: string, reference: string, chargedCents: number, now: Date): Promise<HoldRow | null> {
-      const { rows } = await db.query(
-        `UPDATE holds SET status = 'settled', charged_cents = $3, resolved_at = $4
-          WHERE account_id = $1 AND reference = $2 AND status = 'open' RETURNING *`,
-        [accountId, reference, chargedCents, now],
-      );
+    /** Resolves an open hold as settled (its call ended); null if it was not open. The charge is written with the money change. */
+    async settleHold(accountId: string, reference: string, now: Date): Promise<HoldRow | null> {
+      const { rows } = await db.query(SETTLE_HOLD([accountId, reference, now]));
       return rows[0] ?? null;
     },
 
@@ -165,15 +238,6 @@ export function createMoneyRepository(db: Queryable) {
         [holdId, chargedCents],
       );
       return rowCount === 1;
-    },
-
-    /** The open hold of a reference, locked, or null. */
-    async lockOpenHold(accountId: string, reference: string): Promise<HoldRow | null> {
-      const { rows } = await db.query(`SELECT * FROM holds WHERE account_id = $1 AND reference = $2 AND status = 'open' FOR UPDATE`, [
-        accountId,
-        reference,
-      ]);
-      return rows[0] ?? null;
     },
 
     async findHold(accountId: string, reference: string): Promise<HoldRow | null> {
@@ -253,18 +317,18 @@ export function createMoneyRepository(db: Queryable) {
       ]);
     },
 
-    /** Unexpired grants with credit left, earliest expiry first, locked. */
-    async lockSpendableGrants(accountId: string, now: Date): Promise<{ id: string; remaining_cents: number; expires_at: Date }[]> {
-      const { rows } = await db.query(
-        `SELECT id, remaining_cents, expires_at FROM bonus_grants
-          WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $2 ORDER BY expires_at, id FOR UPDATE`,
-        [accountId, now],
-      );
-      return rows;
+    /**
+     * Takes up to `cents` from unexpired grants, earliest expiry first, in one statement; returns
+     * what it took. Callers hold the account's money row lock, which serialises every spend.
+     */
+    async spendBonus(accountId: string, cents: number, now: Date): Promise<number> {
+      const { rows } = await db.query(SPEND_BONUS([accountId, now, cents]));
+      return Number(rows[0].taken);
     },
 
-    async setGrantRemaining(id: string, remaining: number): Promise<void> {
-      await db.query(`UPDATE bonus_grants SET remaining_cents = $2 WHERE id = $1`, [id, remaining]);
+    /** Writes a grant off (its expiry). */
+    async clearGrant(id: string): Promise<void> {
+      await db.query(`UPDATE bonus_grants SET remaining_cents = 0 WHERE id = $1`, [id]);
     },
 
     /** Grants past expiry with credit left, locked (other processes skip them). */

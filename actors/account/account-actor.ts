@@ -48,6 +48,10 @@ const READS = new Set<AccountMessage['type']>([
   'get_balance',
   'list_usage',
   'get_activity',
+  // Not reads, but their one money statement locks the account's money row in PostgreSQL, which
+  // serialises them across every process; queueing them here as well would only add latency.
+  'start_call',
+  'end_call',
 ]);
 
 export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountState> {
@@ -354,7 +358,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
             description: msg.description ?? 'Refund',
             now,
           });
-          return { object: 'refund' as const, line: usageView(line), balance: await buildBalance(client, id, 'live', now) };
+          return { object: 'refund' as const, line: usageView(line!), balance: await buildBalance(client, id, 'live', now) };
         }));
       case 'start_call':
         return done(await startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));

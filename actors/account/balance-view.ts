@@ -12,11 +12,10 @@ import { lowBalanceStage } from './low-balance.ts';
  */
 export async function buildBalance(db: Queryable, accountId: string, mode: Mode, now: Date) {
   const money = createMoneyRepository(db);
-  const [row, account, bonusExpiresAt] = await Promise.all([
-    money.get(accountId, mode),
-    createAccountRepository(db).get(accountId),
-    mode === 'live' ? money.earliestBonusExpiry(accountId, now) : Promise.resolve(null),
-  ]);
+  // One query at a time: `db` may be a transaction's client.
+  const row = await money.get(accountId, mode);
+  const account = await createAccountRepository(db).get(accountId);
+  const bonusExpiresAt = mode === 'live' ? await money.earliestBonusExpiry(accountId, now) : null;
   if (!row || !account) throw new Error(`no money row for account ${accountId}`);
   const live = mode === 'live';
   const available = live ? row.balance_cents - row.reserved_cents : 0;

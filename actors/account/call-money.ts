@@ -20,32 +20,28 @@ export async function startCall(
   pool: Pool,
   c: { accountId: string; mode: Mode; customerId: string; reference: string; now: Date },
 ): Promise<StartCallResult> {
-  const money = createMoneyRepository(pool);
-  const row = await money.get(c.accountId, c.mode);
-  if (!row) throw new Error(`no money row for account ${c.accountId}`);
-  // Tiers only get cheaper within a month, so a position read a moment ago never under-holds.
-  const amountCents = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, c.now));
   const day = dayKey(c.now);
   const month = monthKey(c.now);
+  let amountCents = 0;
   const opened = await withTransaction(pool, async (client) => {
+    const money = createMoneyRepository(client);
+    // Lock order everywhere: hold, then the money row, then the customer row (no deadlocks).
+    const row = await money.lock(c.accountId, c.mode);
+    if (!row) throw new Error(`no money row for account ${c.accountId}`);
+    amountCents = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, c.now));
     let result;
     try {
-      result = await createMoneyRepository(client).openHold({
-        ...c,
-        amountCents,
-        day,
-        month,
-        expiresAt: new Date(c.now.getTime() + HOLD_LIFETIME_MS),
-      });
+      result = await money.openHold({ ...c, amountCents, day, month, expiresAt: new Date(c.now.getTime() + HOLD_LIFETIME_MS) });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Error(`a hold for ${c.reference} already exists`);
       throw err;
     }
-    if (result && c.mode === 'live') await checkLowBalance(client, c.accountId, c.now);
+    if (result && c.mode === 'live') await checkLowBalance(client, c.accountId, c.now, result.money);
     return result;
   });
   if (opened) return { ok: true, hold: opened.hold };
 
+  const money = createMoneyRepository(pool);
   const f = await money.holdFacts(c.accountId, c.mode, c.customerId, day, month);
   if (!f) throw new Error(`customer ${c.customerId} is not a customer of account ${c.accountId}`);
   const reason =
@@ -105,29 +101,28 @@ export async function endCall(pool: Pool, e: { accountId: string; reference: str
   const minutes = billableMinutes(e.durationSeconds);
   return withTransaction(pool, async (client) => {
     const money = createMoneyRepository(client);
-    const hold = (await money.lockOpenHold(e.accountId, e.reference)) ?? (await money.findHold(e.accountId, e.reference));
+    // Claiming the hold first makes the end report and the sweeper race on one row: one wins.
+    const settled = await money.settleHold(e.accountId, e.reference, e.now);
+    const hold = settled ?? (await money.findHold(e.accountId, e.reference));
     if (!hold) throw new Error(`no hold for call ${e.reference}`);
-    const alreadySettled = (): EndCallResult => ({
+    const result = (outcome: EndCallResult['outcome'], charged: number): EndCallResult => ({
       object: 'call_charge',
       reference: e.reference,
-      outcome: 'already_settled',
+      outcome,
       minutes,
-      charged_cents: hold.charged_cents ?? 0,
+      charged_cents: charged,
     });
-    if (hold.status === 'settled') return alreadySettled();
+    if (!settled && hold.status !== 'released') return result('already_settled', hold.charged_cents ?? 0);
 
-    const row = (await money.lock(e.accountId, hold.mode))!;
+    const row = await money.lock(e.accountId, hold.mode);
+    if (!row) throw new Error(`no money row for account ${e.accountId}`);
     const price = priceMinutes(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, e.now), minutes);
     // The hold was the price of the longest call at the tier when it started; never charge more.
     const charge = Math.min(price, hold.amount_cents);
-    if (hold.status === 'open') {
-      await money.settleHold(e.accountId, e.reference, charge, e.now);
-      await money.returnHold(hold);
-    } else if (!(await money.claimLateCharge(hold.id, charge))) {
-      return alreadySettled();
-    }
-    if (charge > 0) {
-      await postLine(client, {
+    if (!settled && !(await money.claimLateCharge(hold.id, charge))) return result('already_settled', hold.charged_cents ?? 0);
+    await postLine(
+      client,
+      {
         accountId: e.accountId,
         mode: hold.mode,
         customerId: hold.customer_id,
@@ -136,12 +131,15 @@ export async function endCall(pool: Pool, e: { accountId: string; reference: str
         amountCents: -charge,
         minutes,
         reference: e.reference,
-        description: `Call, ${minutes} min${hold.status === 'released' ? ' (ended after its hold was released)' : ''}`,
+        description: `Call, ${minutes} min${settled ? '' : ' (ended after its hold was released)'}`,
         now: e.now,
-      });
-    } else if (hold.mode === 'live') {
-      await checkLowBalance(client, e.accountId, e.now);
-    }
-    return { object: 'call_charge', reference: e.reference, outcome: hold.status === 'open' ? 'settled' : 'late', minutes, charged_cents: charge };
+      },
+      {
+        row,
+        noLine: charge === 0,
+        hold: settled ? { holdId: hold.id, customerId: hold.customer_id, amountCents: hold.amount_cents, chargedCents: charge } : undefined,
+      },
+    );
+    return result(settled ? 'settled' : 'late', charge);
   });
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Client } from '../../db/pool.ts';
-import { createMoneyRepository, type LedgerRow, type MoneyRow } from '../../db/money.ts';
+import { createMoneyRepository, type LedgerRow, type MoneyRow, type NewLedgerLine } from '../../db/money.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { BONUS_LIFETIME_MONTHS, dayKey, monthKey, minutesUsedNow, topUpBonusCents } from './pricing.ts';
@@ -8,22 +8,21 @@ import { crossedStages, lowBalanceStage, type LowBalanceStage } from './low-bala
 import { buildBalance } from './balance-view.ts';
 
 /**
- * The ledger: the one place money moves. Every line goes through `postLine`, which locks the
- * account's money row, splits charges between bonus credit and cash, moves the balance, counts
- * spend and minutes, writes the immutable line, and raises low-balance warnings, all in the
- * caller's transaction.
+ * The ledger: the one place money moves. `postLine` locks the account's money row, works out the
+ * whole change with the pure `applyLine`, and writes it (money row, customer spend, line, and a
+ * settled hold's return) in one statement, in the caller's transaction. Low-balance warnings and
+ * automatic top-up follow from the new values.
  */
 
 export type LineType = 'usage' | 'top_up' | 'bonus' | 'refund' | 'minimum' | 'bonus_expired';
-/** What a line pays for or comes from (usage lines: call, chat_message, number, caller_id, prospect, website_build, website_hosting). */
-export type LineCause = string;
 
 export interface LineInput {
   accountId: string;
   mode: Mode;
   customerId: string | null;
   type: LineType;
-  cause: LineCause;
+  /** What the line pays for or comes from: call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry. */
+  cause: string;
   /** Signed: negative is money out. */
   amountCents: number;
   description: string;
@@ -36,95 +35,131 @@ export interface LineInput {
 
 const COUNTS_AS_SPEND = new Set<LineType>(['usage', 'minimum']);
 
-/** Applies one line. Test-mode lines are priced and recorded but never move the balance. */
-export async function postLine(client: Client, input: LineInput): Promise<LedgerRow> {
-  const money = createMoneyRepository(client);
-  const row = await money.lock(input.accountId, input.mode);
-  if (!row) throw new Error(`no money row for account ${input.accountId} (${input.mode})`);
-  const { now, amountCents } = input;
+/**
+ * Pure: the money row after `input`, the line to write and the customer spend it adds. Live lines
+ * move balance, cash and bonus (`bonusTakenCents` of a charge came from bonus credit); test lines
+ * are priced (spend, minutes) but leave the balance alone.
+ */
+export function applyLine(row: MoneyRow, input: LineInput, bonusTakenCents: number): { next: MoneyRow; line: NewLedgerLine; spendCents: number } {
   const live = input.mode === 'live';
-
+  const amount = input.amountCents;
   let bonusPart = 0;
-  if (live && amountCents < 0) {
-    bonusPart = input.type === 'bonus_expired' ? amountCents : -(await spendBonus(client, input.accountId, -amountCents, now));
-  } else if (live && input.type === 'bonus') {
-    bonusPart = amountCents;
-  }
-  const cashPart = live ? amountCents - bonusPart : amountCents;
-  const fields: Partial<MoneyRow> = {};
+  if (live && input.type === 'bonus_expired') bonusPart = amount;
+  else if (live && input.type === 'bonus') bonusPart = amount;
+  else if (live && amount < 0) bonusPart = -bonusTakenCents;
+  const cashPart = amount - bonusPart;
+  const next: MoneyRow = { ...row };
   if (live) {
-    fields.paid_cents = row.paid_cents + cashPart;
-    fields.bonus_cents = row.bonus_cents + bonusPart;
-    fields.balance_cents = row.balance_cents + amountCents;
+    next.paid_cents = row.paid_cents + cashPart;
+    next.bonus_cents = row.bonus_cents + bonusPart;
+    next.balance_cents = row.balance_cents + amount;
   }
-  const day = dayKey(now);
-  const month = monthKey(now);
-  if (COUNTS_AS_SPEND.has(input.type) && amountCents < 0) {
-    fields.spend_day_cents = (row.spend_day === day ? row.spend_day_cents : 0) - amountCents;
-    fields.spend_day = day;
-    fields.spend_month_cents = (row.spend_month === month ? row.spend_month_cents : 0) - amountCents;
-    fields.spend_month = month;
-    if (input.customerId) await money.addCustomerSpend(input.customerId, -amountCents, day, month);
+  const spendCents = COUNTS_AS_SPEND.has(input.type) && amount < 0 ? -amount : 0;
+  if (spendCents > 0) {
+    const day = dayKey(input.now);
+    const month = monthKey(input.now);
+    next.spend_day_cents = (row.spend_day === day ? row.spend_day_cents : 0) + spendCents;
+    next.spend_day = day;
+    next.spend_month_cents = (row.spend_month === month ? row.spend_month_cents : 0) + spendCents;
+    next.spend_month = month;
   }
   if (input.minutes) {
-    fields.minutes_used = minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, now) + input.minutes;
-    fields.minutes_month = month;
+    next.minutes_used = minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, input.now) + input.minutes;
+    next.minutes_month = monthKey(input.now);
   }
-  await money.update(input.accountId, input.mode, fields);
-  const line = await money.insertLine({
+  const line: NewLedgerLine = {
     account_id: input.accountId,
     mode: input.mode,
     customer_id: input.customerId,
     type: input.type,
     cause: input.cause,
-    amount_cents: amountCents,
-    cash_cents: cashPart,
+    amount_cents: amount,
+    cash_cents: live ? cashPart : amount,
     bonus_cents: live ? bonusPart : 0,
-    balance_after_cents: live ? row.balance_cents + amountCents : row.balance_cents,
+    balance_after_cents: next.balance_cents,
     applied: live,
     minutes: input.minutes ?? null,
     reference: input.reference ?? null,
     payment_reference: input.paymentReference ?? null,
     description: input.description,
-    created_at: now,
-  });
-  if (live) {
-    await checkLowBalance(client, input.accountId, now);
-    if (amountCents < 0) await maybeAutoTopUp(client, input.accountId, now);
-  }
-  return line;
+    created_at: input.now,
+  };
+  return { next, line, spendCents };
 }
 
-/** Takes up to `cents` from unexpired bonus grants, earliest expiry first; returns what it took. */
-async function spendBonus(client: Client, accountId: string, cents: number, now: Date): Promise<number> {
-  const money = createMoneyRepository(client);
-  let left = cents;
-  for (const grant of await money.lockSpendableGrants(accountId, now)) {
-    if (left === 0) break;
-    const take = Math.min(grant.remaining_cents, left);
-    await money.setGrantRemaining(grant.id, grant.remaining_cents - take);
-    left -= take;
-  }
-  return cents - left;
+/** A settled hold whose money and call slot go back in the same write as its charge. */
+export interface ReturnedHold {
+  holdId: string;
+  customerId: string;
+  amountCents: number;
+  chargedCents: number;
 }
 
 /**
- * Compares the spendable balance with the last top-up and records one `balance.low` per
- * threshold crossed downwards since the last look. A rise only moves the stage back.
+ * Applies one line (or, with `line` null, only a hold's return) on a row already locked by the
+ * caller or locked here. Returns the line written, if any.
  */
-export async function checkLowBalance(client: Client, accountId: string, now: Date): Promise<void> {
+export async function postLine(
+  client: Client,
+  input: LineInput,
+  opts: { row?: MoneyRow; hold?: ReturnedHold; noLine?: boolean } = {},
+): Promise<LedgerRow | null> {
   const money = createMoneyRepository(client);
-  const row = await money.lock(accountId, 'live');
+  const row = opts.row ?? (await money.lock(input.accountId, input.mode));
+  if (!row) throw new Error(`no money row for account ${input.accountId} (${input.mode})`);
+  const live = input.mode === 'live';
+  const charge = input.amountCents < 0 && input.type !== 'bonus_expired' ? -input.amountCents : 0;
+  const bonusTaken = live && charge > 0 && row.bonus_cents > 0 && !opts.noLine ? await money.spendBonus(input.accountId, charge, input.now) : 0;
+  const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input, bonusTaken);
+  if (opts.hold) {
+    next.reserved_cents -= opts.hold.amountCents;
+    next.open_calls -= 1;
+  }
+  const before = row.low_balance_stage as LowBalanceStage;
+  if (live) next.low_balance_stage = lowBalanceStage(next.balance_cents - next.reserved_cents, next.last_top_up_cents);
+  const customerId = opts.hold?.customerId ?? input.customerId;
+  const written = await money.apply({
+    next,
+    customer: customerId
+      ? { id: customerId, reservedReleasedCents: opts.hold?.amountCents ?? 0, callsEnded: opts.hold ? 1 : 0, spendCents }
+      : null,
+    holdCharge: opts.hold ? { holdId: opts.hold.holdId, chargedCents: opts.hold.chargedCents } : null,
+    line,
+  });
+  if (live) {
+    await recordLowBalance(client, input.accountId, before, next.low_balance_stage as LowBalanceStage, input.now);
+    const available = next.balance_cents - next.reserved_cents;
+    if (charge > 0 && next.auto_top_up_threshold_cents !== null && next.auto_top_up_amount_cents !== null && available < next.auto_top_up_threshold_cents) {
+      await topUp(client, {
+        accountId: input.accountId,
+        amountCents: next.auto_top_up_amount_cents,
+        paymentReference: `auto_${crypto.randomUUID()}`,
+        description: 'Automatic top-up (card)',
+        now: input.now,
+      });
+    }
+  }
+  return written;
+}
+
+/** One `balance.low` per threshold crossed downwards between two stages (the stage itself is already written). */
+async function recordLowBalance(client: Client, accountId: string, from: LowBalanceStage, to: LowBalanceStage, now: Date): Promise<void> {
+  const crossed = crossedStages(from, to);
+  if (crossed.length === 0) return;
+  const balance = await buildBalance(client, accountId, 'live', now);
+  for (const stage of crossed) {
+    await recordEvent(client, { accountId, mode: 'live', type: 'balance.low', data: { ...balance, low_balance: stage }, now });
+  }
+}
+
+/** Re-evaluates the low-balance stage after a change made outside postLine (a hold taken). */
+export async function checkLowBalance(client: Client, accountId: string, now: Date, known?: Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'last_top_up_cents' | 'low_balance_stage'>): Promise<void> {
+  const row = known ?? (await createMoneyRepository(client).lock(accountId, 'live'));
   if (!row) return;
   const stage = lowBalanceStage(row.balance_cents - row.reserved_cents, row.last_top_up_cents);
   if (stage === row.low_balance_stage) return;
-  await money.update(accountId, 'live', { low_balance_stage: stage });
-  const crossed = crossedStages(row.low_balance_stage as LowBalanceStage, stage);
-  if (crossed.length === 0) return;
-  const balance = await buildBalance(client, accountId, 'live', now);
-  for (const crossedStage of crossed) {
-    await recordEvent(client, { accountId, mode: 'live', type: 'balance.low', data: { ...balance, low_balance: crossedStage }, now });
-  }
+  await createMoneyRepository(client).update(accountId, 'live', { low_balance_stage: stage });
+  await recordLowBalance(client, accountId, row.low_balance_stage as LowBalanceStage, stage, now);
 }
 
 /** The console's card charge: a top-up line with a payment reference, and its bonus credit. */
@@ -134,54 +169,32 @@ export async function topUp(
 ): Promise<LedgerRow[]> {
   const money = createMoneyRepository(client);
   const bonus = topUpBonusCents(t.amountCents);
+  const row = await money.lock(t.accountId, 'live');
+  if (!row) throw new Error(`no money row for account ${t.accountId}`);
   // The last top-up (with its bonus) is the reference of the low-balance warnings.
-  await money.lock(t.accountId, 'live');
+  const top = await postLine(
+    client,
+    { accountId: t.accountId, mode: 'live', customerId: null, type: 'top_up', cause: 'top_up', amountCents: t.amountCents, paymentReference: t.paymentReference, description: t.description, now: t.now },
+    { row: { ...row, last_top_up_cents: t.amountCents + bonus } },
+  );
   await money.update(t.accountId, 'live', { last_top_up_cents: t.amountCents + bonus });
-  const lines = [
-    await postLine(client, {
-      accountId: t.accountId,
-      mode: 'live',
-      customerId: null,
-      type: 'top_up',
-      cause: 'top_up',
-      amountCents: t.amountCents,
-      paymentReference: t.paymentReference,
-      description: t.description,
-      now: t.now,
-    }),
-  ];
+  const lines = [top!];
   if (bonus > 0) {
     const expiresAt = new Date(t.now);
     expiresAt.setUTCMonth(expiresAt.getUTCMonth() + BONUS_LIFETIME_MONTHS);
     await money.insertGrant(t.accountId, bonus, t.now, expiresAt);
-    lines.push(
-      await postLine(client, {
-        accountId: t.accountId,
-        mode: 'live',
-        customerId: null,
-        type: 'bonus',
-        cause: 'bonus',
-        amountCents: bonus,
-        reference: lines[0].id,
-        description: `Bonus credit on a top-up of ${(t.amountCents / 100).toFixed(2)} USD (expires ${expiresAt.toISOString().slice(0, 10)}, not refundable)`,
-        now: t.now,
-      }),
-    );
+    const bonusLine = await postLine(client, {
+      accountId: t.accountId,
+      mode: 'live',
+      customerId: null,
+      type: 'bonus',
+      cause: 'bonus',
+      amountCents: bonus,
+      reference: top!.id,
+      description: `Bonus credit on a top-up of ${(t.amountCents / 100).toFixed(2)} USD (expires ${expiresAt.toISOString().slice(0, 10)}, not refundable)`,
+      now: t.now,
+    });
+    lines.push(bonusLine!);
   }
   return lines;
 }
-
-/** Automatic top-up: when a charge leaves the spendable balance under the threshold, charge the card. */
-async function maybeAutoTopUp(client: Client, accountId: string, now: Date): Promise<void> {
-  const row = await createMoneyRepository(client).lock(accountId, 'live');
-  if (!row || row.auto_top_up_threshold_cents === null || row.auto_top_up_amount_cents === null) return;
-  if (row.balance_cents - row.reserved_cents >= row.auto_top_up_threshold_cents) return;
-  await topUp(client, {
-    accountId,
-    amountCents: row.auto_top_up_amount_cents,
-    paymentReference: `auto_${crypto.randomUUID()}`,
-    description: 'Automatic top-up (card)',
-    now,
-  });
-}
-

@@ -1,7 +1,7 @@
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { MONTHLY_MINIMUM_CENTS } from './pricing.ts';
-import { postLine } from './ledger.ts';
+import { checkLowBalance, postLine } from './ledger.ts';
 
 /**
  * Periodic money jobs. Each is safe to run at any time, twice, or on several processes at once:
@@ -19,6 +19,8 @@ export async function releaseExpiredHolds(pool: Pool, now: Date): Promise<number
       const holds = await money.releaseExpired(now, BATCH);
       for (const hold of holds) {
         await money.returnHold(hold);
+        // Money came back: the stage may rise, so a later fall is warned about again.
+        if (hold.mode === 'live') await checkLowBalance(client, hold.account_id, now);
         await money.logActivity({
           accountId: hold.account_id,
           mode: hold.mode,
@@ -43,7 +45,7 @@ export async function expireBonuses(pool: Pool, now: Date): Promise<number> {
     const money = createMoneyRepository(client);
     const grants = await money.lockExpiredGrants(now, BATCH);
     for (const grant of grants) {
-      await money.setGrantRemaining(grant.id, 0);
+      await money.clearGrant(grant.id);
       await postLine(client, {
         accountId: grant.account_id,
         mode: 'live',

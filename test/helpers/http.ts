@@ -40,6 +40,7 @@ export function client(baseUrl: string, key?: string) {
     get: <T = any>(path: string, opts?: RequestOptions) => go<T>('GET', path, opts),
     post: <T = any>(path: string, body?: unknown, opts?: RequestOptions) => go<T>('POST', path, { body, ...opts }),
     patch: <T = any>(path: string, body?: unknown, opts?: RequestOptions) => go<T>('PATCH', path, { body, ...opts }),
+    put: <T = any>(path: string, body?: unknown, opts?: RequestOptions) => go<T>('PUT', path, { body, ...opts }),
     delete: <T = any>(path: string, opts?: RequestOptions) => go<T>('DELETE', path, opts),
   };
 }

@@ -1,0 +1,81 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../runtime/config.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { startService } from '../runtime/server.ts';
+import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
+import { ratio } from './lib.ts';
+
+/**
+ * Holds and settlements per second through the account actor (startCall → endCall), on one hot
+ * account and spread over 1,000 accounts, against the same number of bare
+ * `UPDATE … RETURNING` statements on the same PostgreSQL in the same run. Target ≥ 50 %.
+ */
+export async function moneyBench(seconds: number) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-money-'));
+  const log = createLogger('warn');
+  const db = await startEmbeddedDatabase(dir, log);
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: db.url, SWITCHBOARD_CONSOLE_TOKEN: 'sbc_bench', LOG_LEVEL: 'warn' });
+  const svc = await startService(config, { logger: log });
+  const { accounts, pool } = svc.services;
+  const workers = 32;
+  try {
+    // 1,000 live accounts, each with money and a customer.
+    const ids: { account: string; customer: string }[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const id = crypto.randomUUID();
+      await accounts.ask(id, { type: 'create_account', name: `Bench ${i}`, country: 'US' });
+      await accounts.ask(id, { type: 'update_limits', patch: { concurrent_calls: 10_000 } });
+      await accounts.ask(id, { type: 'top_up', amountCents: 100_000_000, paymentReference: null });
+      const { rows } = await pool.query(
+        `INSERT INTO customers (account_id, mode, name, country, timezone, created_at) VALUES ($1, 'live', 'c', 'US', 'America/New_York', now()) RETURNING id`,
+        [id],
+      );
+      ids.push({ account: id, customer: rows[0].id });
+    }
+
+    const run = async (op: (worker: number, i: number) => Promise<unknown>, opsPerIteration: number) => {
+      let count = 0;
+      const deadline = performance.now() + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: workers }, async (_, w) => {
+          for (let i = 0; performance.now() < deadline; i++) {
+            await op(w, i);
+            count += opsPerIteration;
+          }
+        }),
+      );
+      return Math.round(count / seconds);
+    };
+    const holdAndSettle = (pick: (w: number, i: number) => { account: string; customer: string }) => async (w: number, i: number) => {
+      const { account, customer } = pick(w, i);
+      const reference = `b-${w}-${i}-${Math.random()}`;
+      const started = await accounts.ask(account, { type: 'start_call', mode: 'live', customerId: customer, reference });
+      if (!started.ok) throw new Error(`refused: ${started.reason}`);
+      await accounts.ask(account, { type: 'end_call', reference, durationSeconds: 65 });
+    };
+    const bareUpdate = (pick: (w: number, i: number) => { account: string }) => async (w: number, i: number) => {
+      await pool.query(`UPDATE account_money SET reserved_cents = reserved_cents + 0 WHERE account_id = $1 AND mode = 'live' RETURNING *`, [pick(w, i).account]);
+    };
+    const hot = () => ids[0];
+    const spread = () => ids[Math.floor(Math.random() * ids.length)];
+
+    const baselineHot = await run(bareUpdate(hot), 1);
+    const hotOps = await run(holdAndSettle(hot), 2);
+    const baselineSpread = await run(bareUpdate(spread), 1);
+    const spreadOps = await run(holdAndSettle(spread), 2);
+    return {
+      name: 'holds and settlements vs bare UPDATE … RETURNING',
+      hot: { opsPerSecond: hotOps, baseline: baselineHot },
+      spread: { opsPerSecond: spreadOps, baseline: baselineSpread },
+      summary:
+        `holds+settlements, one hot account: ${hotOps} ops/s vs ${baselineHot} bare UPDATEs/s = ${ratio(hotOps, baselineHot)}; ` +
+        `over 1,000 accounts: ${spreadOps} ops/s vs ${baselineSpread} = ${ratio(spreadOps, baselineSpread)} (target ≥ 50 %)`,
+    };
+  } finally {
+    await svc.stop();
+    await db.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,374 @@
+import test from 'ava';
+import pg from 'pg';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import type { Client } from '../helpers/http.ts';
+
+let svc: TestService;
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
+
+type Live = TestAccount & { liveApi: Client };
+async function liveAccount(): Promise<Live> {
+  return (await makeAccount(svc.url, { live: true })) as Live;
+}
+const topUp = (a: TestAccount, amount_cents: number) => a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents });
+const hold = (a: TestAccount, customer_id: string, reference: string, mode = 'live') =>
+  a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode, customer_id, reference });
+const end = (a: TestAccount, reference: string, duration_seconds: number) =>
+  a.console.post(`/console/v1/accounts/${a.id}/holds/${encodeURIComponent(reference)}/end`, { duration_seconds });
+const events = async (a: TestAccount, type: string) => (await a.console.get(`/console/v1/accounts/${a.id}/events?type=${type}`)).body.data;
+
+test('a new live account: zero balance, stage zero, the rate card and tiers', async (t) => {
+  const a = await liveAccount();
+  const b = await a.liveApi.get('/v1/balance');
+  t.is(b.status, 200);
+  t.like(b.body, {
+    object: 'balance',
+    currency: 'usd',
+    available_cents: 0,
+    balance_cents: 0,
+    paid_cents: 0,
+    bonus_cents: 0,
+    bonus_expires_at: null,
+    reserved_cents: 0,
+    minimum_top_up_cents: 2500,
+    low_balance: 'zero',
+  });
+  t.like(b.body.rates, {
+    call_cents_per_minute: 20,
+    minutes_used_this_month: 0,
+    estimated_call_minutes_remaining: 0,
+    number_cents_per_month: 1500,
+    caller_id_cents_per_month: 1200,
+    chat_message_cents: 2,
+    prospect_cents: 4,
+  });
+  t.deepEqual(b.body.rates.call_tiers, [
+    { from_minutes: 0, cents_per_minute: 20 },
+    { from_minutes: 5000, cents_per_minute: 18 },
+    { from_minutes: 25000, cents_per_minute: 16 },
+    { from_minutes: 100000, cents_per_minute: 15 },
+  ]);
+  t.deepEqual(b.body.spend, { today_cents: 0, month_cents: 0, daily_cap_cents: null, monthly_cap_cents: null });
+  t.is((await a.api.get('/v1/balance')).body.mode, 'test', 'a test key sees the test-mode balance');
+});
+
+test('top-ups: minimum 2,500; bonus +3/+5/+8 % as its own line, spent first, expiring in twelve months', async (t) => {
+  const a = await liveAccount();
+  const small = await topUp(a, 2499);
+  t.is(small.status, 400);
+  t.is(small.body.error.code, 'top_up_too_small');
+  const r = await topUp(a, 50_000);
+  t.is(r.status, 201);
+  t.deepEqual(
+    r.body.lines.map((l: any) => [l.type, l.amount_cents, l.balance_after_cents, l.applied]),
+    [
+      ['top_up', 50_000, 50_000, true],
+      ['bonus', 1_500, 51_500, true],
+    ],
+  );
+  t.like(r.body.balance, { balance_cents: 51_500, paid_cents: 50_000, bonus_cents: 1_500, available_cents: 51_500, low_balance: 'ok' });
+  const expires = new Date(r.body.balance.bonus_expires_at);
+  const created = new Date(r.body.lines[1].created_at);
+  t.is(expires.getUTCFullYear() - created.getUTCFullYear(), 1);
+  t.is(expires.getUTCMonth(), created.getUTCMonth());
+  t.is((await topUp(a, 250_000)).body.lines[1].amount_cents, 12_500);
+  t.is((await topUp(a, 1_000_000)).body.lines[1].amount_cents, 80_000);
+  t.is((await topUp(a, 49_999)).body.lines.length, 1, 'no bonus under 50,000');
+
+  // A charge spends bonus first.
+  const c = await makeCustomer(a.liveApi);
+  t.true((await hold(a, c.id, 'bonus-call')).body.ok);
+  await end(a, 'bonus-call', 600);
+  const usage = await a.liveApi.get('/v1/usage?limit=1');
+  t.like(usage.body.data[0], { type: 'usage', cause: 'call', amount_cents: -200, customer_id: c.id, reference: 'bonus-call', applied: true, minutes: 10 });
+  const after = await a.liveApi.get('/v1/balance');
+  t.is(after.body.bonus_cents, 1_500 + 12_500 + 80_000 - 200);
+  t.is(after.body.paid_cents, 50_000 + 250_000 + 1_000_000 + 49_999);
+});
+
+test('a call: holds 20 minutes at the tier, charges whole minutes rounded up, releases the rest', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  const c = await makeCustomer(a.liveApi, { external_ref: 'cust-a' });
+  const h = await hold(a, c.id, 'call-1');
+  t.true(h.body.ok);
+  t.is(h.body.hold.amount_cents, 400);
+  let b = await a.liveApi.get('/v1/balance');
+  t.like(b.body, { balance_cents: 10_000, reserved_cents: 400, available_cents: 9_600 });
+  t.is(b.body.spend.today_cents, 400, 'a running hold counts as spend');
+  const e = await end(a, 'call-1', 121);
+  t.like(e.body, { outcome: 'settled', minutes: 3, charged_cents: 60 });
+  b = await a.liveApi.get('/v1/balance');
+  t.like(b.body, { balance_cents: 9_940, reserved_cents: 0, available_cents: 9_940 });
+  t.is(b.body.rates.minutes_used_this_month, 3);
+  t.is(b.body.spend.today_cents, 60);
+  t.is((await a.liveApi.get('/v1/customers/cust-a/limits')).body.spend.today_cents, 60);
+  const again = await end(a, 'call-1', 121);
+  t.is(again.body.outcome, 'already_settled');
+  t.is((await a.liveApi.get('/v1/usage')).body.data.filter((l: any) => l.reference === 'call-1').length, 1, 'charged once');
+  // An unanswered call costs nothing and writes no line.
+  await hold(a, c.id, 'call-2');
+  t.is((await end(a, 'call-2', 0)).body.charged_cents, 0);
+  t.is((await a.liveApi.get('/v1/usage')).body.data.filter((l: any) => l.reference === 'call-2').length, 0);
+});
+
+test('usage: attributed lines, newest first, paged, filtered by customer (id or external_ref)', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  const c1 = await makeCustomer(a.liveApi, { external_ref: 'u-1' });
+  const c2 = await makeCustomer(a.liveApi, { external_ref: 'u-2' });
+  for (const [c, ref] of [
+    [c1, 'x1'],
+    [c2, 'x2'],
+    [c1, 'x3'],
+  ] as const) {
+    await hold(a, c.id, ref);
+    await end(a, ref, 60);
+  }
+  const all = await a.liveApi.get('/v1/usage');
+  t.deepEqual(all.body.data.map((l: any) => l.reference), ['x3', 'x2', 'x1', null]);
+  t.is(all.body.data[3].type, 'top_up');
+  const page = await a.liveApi.get(`/v1/usage?limit=2&starting_after=${all.body.data[1].id}`);
+  t.deepEqual(page.body.data.map((l: any) => l.reference), ['x1', null]);
+  const one = await a.liveApi.get('/v1/usage?customer_id=u-1');
+  t.deepEqual(one.body.data.map((l: any) => l.reference), ['x3', 'x1']);
+  t.true(one.body.data.every((l: any) => l.customer_id === c1.id));
+  t.is((await a.liveApi.get(`/v1/usage?customer_id=${c2.id}`)).body.data.length, 1);
+  t.is((await a.liveApi.get('/v1/usage?customer_id=nobody')).body.error.code, 'customer_not_found');
+  t.is((await a.liveApi.get('/v1/usage?starting_after=zzz')).body.error.code, 'invalid_cursor');
+  t.deepEqual((await a.api.get('/v1/usage')).body.data, [], 'test mode has its own ledger');
+});
+
+test('test mode: calls are priced into the ledger with applied:false and never move a balance', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 5_000);
+  const c = await makeCustomer(a.api);
+  const h = await hold(a, c.id, 'test-call', 'test');
+  t.true(h.body.ok, 'no money needed in test mode');
+  await end(a, 'test-call', 300);
+  const usage = await a.api.get('/v1/usage');
+  t.is(usage.body.data.length, 1);
+  t.like(usage.body.data[0], { mode: 'test', applied: false, amount_cents: -100, balance_after_cents: 0, cause: 'call' });
+  t.like((await a.api.get('/v1/balance')).body, { balance_cents: 0, available_cents: 0, reserved_cents: 0 });
+  t.is((await a.api.get('/v1/balance')).body.spend.today_cents, 100, 'test spend is priced for caps');
+  t.is((await a.liveApi.get('/v1/balance')).body.balance_cents, 5_000, 'live money untouched');
+});
+
+test('200 concurrent call starts against money for exactly 7 holds: exactly 7 succeed, never below zero', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 2_800); // 7 × 400
+  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 500 });
+  const customers = [await makeCustomer(a.liveApi), await makeCustomer(a.liveApi)];
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => hold(a, customers[i % 2].id, `race-${i}`)),
+  );
+  const won = results.filter((r) => r.body.ok);
+  t.is(won.length, 7);
+  t.true(results.filter((r) => !r.body.ok).every((r) => r.body.reason === 'insufficient_balance'));
+  const b = await a.liveApi.get('/v1/balance');
+  t.like(b.body, { reserved_cents: 2_800, available_cents: 0, balance_cents: 2_800 });
+  await Promise.all(won.map((r, i) => end(a, r.body.hold.reference, 30 + i * 60)));
+  const after = await a.liveApi.get('/v1/balance');
+  const usage = await a.liveApi.get('/v1/usage');
+  const sum = usage.body.data.reduce((s: number, l: any) => s + l.amount_cents, 0);
+  t.is(after.body.balance_cents, sum, 'the ledger sums to the balance');
+  t.is(after.body.reserved_cents, 0);
+  t.is(sum, 2_800 - 20 * (1 + 2 + 3 + 4 + 5 + 6 + 7));
+  const activity = await a.console.get(`/console/v1/accounts/${a.id}/activity?limit=200`);
+  t.is(activity.body.data.filter((x: any) => x.kind === 'call_start_refused' && x.reason === 'insufficient_balance').length, 193);
+});
+
+test('concurrency: the account ceiling and the customer ceiling refuse with concurrency_limit', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 100_000);
+  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 3 });
+  const c1 = await makeCustomer(a.liveApi);
+  const c2 = await makeCustomer(a.liveApi);
+  await a.liveApi.patch(`/v1/customers/${c1.id}/limits`, { max_concurrent_calls: 1 });
+  t.true((await hold(a, c1.id, 'c1-a')).body.ok);
+  t.is((await hold(a, c1.id, 'c1-b')).body.reason, 'concurrency_limit');
+  t.true((await hold(a, c2.id, 'c2-a')).body.ok);
+  t.true((await hold(a, c2.id, 'c2-b')).body.ok);
+  t.is((await hold(a, c2.id, 'c2-c')).body.reason, 'concurrency_limit', 'account ceiling');
+  await a.liveApi.patch(`/v1/customers/${c2.id}/limits`, { max_concurrent_calls: 50 });
+  t.is((await hold(a, c2.id, 'c2-d')).body.reason, 'concurrency_limit', 'a customer ceiling never raises the account ceiling');
+  await end(a, 'c1-a', 10);
+  t.true((await hold(a, c1.id, 'c1-c')).body.ok, 'a freed slot is usable');
+});
+
+test('spend caps: account and customer, daily and monthly, counting running holds; they stop new calls only', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 100_000);
+  const c = await makeCustomer(a.liveApi);
+  await a.liveApi.patch(`/v1/customers/${c.id}/limits`, { daily_spend_cap_cents: 1_000 });
+  t.true((await hold(a, c.id, 'd1')).body.ok);
+  t.true((await hold(a, c.id, 'd2')).body.ok);
+  t.is((await hold(a, c.id, 'd3')).body.reason, 'customer_spend_cap_daily', '400 + 400 held + 400 > 1,000');
+  await end(a, 'd1', 600); // 200 charged
+  await end(a, 'd2', 60); // 20 charged
+  t.true((await hold(a, c.id, 'd4')).body.ok, '220 spent + 400 ≤ 1,000');
+  t.is((await hold(a, c.id, 'd5')).body.reason, 'customer_spend_cap_daily');
+  await end(a, 'd4', 60);
+
+  await a.liveApi.patch(`/v1/customers/${c.id}/limits`, { daily_spend_cap_cents: null, monthly_spend_cap_cents: 500 });
+  t.is((await hold(a, c.id, 'm1')).body.reason, 'customer_spend_cap_monthly', '240 + 400 > 500');
+  await a.liveApi.patch(`/v1/customers/${c.id}/limits`, { monthly_spend_cap_cents: null });
+
+  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { daily_spend_cap_cents: 600 });
+  t.is((await hold(a, c.id, 'a1')).body.reason, 'spend_cap_daily');
+  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { daily_spend_cap_cents: null, monthly_spend_cap_cents: 600 });
+  t.is((await hold(a, c.id, 'a2')).body.reason, 'spend_cap_monthly');
+  const b = await a.liveApi.get('/v1/balance');
+  t.like(b.body.spend, { today_cents: 240, month_cents: 240, daily_cap_cents: null, monthly_cap_cents: 600 });
+  const reasons = (await a.console.get(`/console/v1/accounts/${a.id}/activity`)).body.data.map((x: any) => x.reason);
+  for (const r of ['customer_spend_cap_daily', 'customer_spend_cap_monthly', 'spend_cap_daily', 'spend_cap_monthly']) t.true(reasons.includes(r), r);
+});
+
+test('low balance: 25 %, 10 % and zero of the last top-up each record balance.low once; a top-up resets', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 4_000);
+  const c = await makeCustomer(a.liveApi);
+  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+  const stages: string[] = [];
+  // Holds of 400 move the spendable balance: 4000 → 3600 … each crossing recorded once.
+  for (let i = 0; i < 10; i++) {
+    await hold(a, c.id, `lb-${i}`);
+    stages.push((await a.liveApi.get('/v1/balance')).body.low_balance);
+  }
+  // 3600 … 1200 are at least 25 % of 4000; 800 and 400 are under 25 % (400 is exactly 10 %, not under it); then 0.
+  t.deepEqual(stages, ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'below_25_percent', 'below_25_percent', 'zero']);
+  const low = await events(a, 'balance.low');
+  // From 400 straight to 0 crosses both the 10 % line and zero: one warning per threshold.
+  t.deepEqual(low.map((e: any) => e.data.low_balance).sort(), ['below_10_percent', 'below_25_percent', 'zero']);
+  t.true(low.every((e: any) => e.mode === 'live' && e.data.object === 'balance'));
+  t.is((await hold(a, c.id, 'lb-x')).body.reason, 'insufficient_balance', 'at zero no new call starts');
+  await topUp(a, 10_000);
+  t.is((await a.liveApi.get('/v1/balance')).body.low_balance, 'ok');
+  t.is((await events(a, 'balance.low')).length, 3, 'rising records nothing');
+});
+
+test('automatic top-up charges the card when a charge leaves less than the threshold', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 3_000);
+  const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 2_500, amount_cents: 5_000 });
+  t.is(set.status, 200, set.text);
+  t.deepEqual(set.body.auto_top_up, { threshold_cents: 2_500, amount_cents: 5_000 });
+  const c = await makeCustomer(a.liveApi);
+  await hold(a, c.id, 'auto-1');
+  await end(a, 'auto-1', 1_200); // 400 charged → 2,600 available: above the threshold
+  t.is((await a.liveApi.get('/v1/balance')).body.balance_cents, 2_600);
+  await hold(a, c.id, 'auto-2');
+  await end(a, 'auto-2', 600); // 200 → 2,400 < 2,500 → +5,000
+  const b = await a.liveApi.get('/v1/balance');
+  t.is(b.body.balance_cents, 7_400);
+  const auto = (await a.liveApi.get('/v1/usage')).body.data.find((l: any) => l.type === 'top_up' && l.description.includes('Automatic'));
+  t.truthy(auto);
+  t.is(auto.amount_cents, 5_000);
+  t.is((await a.console.delete(`/console/v1/accounts/${a.id}/auto_top_up`)).body.auto_top_up, null);
+});
+
+test('refunds are their own positive line, optionally attributed to a customer', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 2_500);
+  const c = await makeCustomer(a.liveApi);
+  const r = await a.console.post(`/console/v1/accounts/${a.id}/refunds`, { amount_cents: 35_000, customer_id: c.id, reference: 'site-123', description: 'Website build never delivered' });
+  t.is(r.status, 201, r.text);
+  t.like(r.body.line, { type: 'refund', amount_cents: 35_000, customer_id: c.id, reference: 'site-123', balance_after_cents: 37_500 });
+  const other = await makeCustomer((await liveAccount()).liveApi);
+  t.is((await a.console.post(`/console/v1/accounts/${a.id}/refunds`, { amount_cents: 1, customer_id: other.id })).body.error.code, 'customer_not_found');
+  t.is((await a.console.post(`/console/v1/accounts/${a.id}/refunds`, { amount_cents: 0 })).body.error.code, 'invalid_parameter');
+});
+
+test.serial('a hold never reported back is released after 30 minutes; a late end is billed once on its own line', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  const c = await makeCustomer(a.liveApi);
+  await hold(a, c.id, 'lost-call');
+  await a.console.post('/console/v1/jobs/release_holds/run');
+  t.is((await a.liveApi.get('/v1/balance')).body.reserved_cents, 400, 'not yet');
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 30 * 60 });
+  const run = await a.console.post('/console/v1/jobs/release_holds/run');
+  t.true(run.body.processed >= 1);
+  t.like((await a.liveApi.get('/v1/balance')).body, { reserved_cents: 0, balance_cents: 10_000 });
+  const act = (await a.console.get(`/console/v1/accounts/${a.id}/activity`)).body.data;
+  t.true(act.some((x: any) => x.kind === 'hold_released' && x.reference === 'lost-call'));
+  const late = await end(a, 'lost-call', 90);
+  t.like(late.body, { outcome: 'late', charged_cents: 40 });
+  t.is((await end(a, 'lost-call', 90)).body.outcome, 'already_settled');
+  const b = await a.liveApi.get('/v1/balance');
+  t.like(b.body, { balance_cents: 9_960, reserved_cents: 0 });
+  t.is((await a.liveApi.get('/v1/usage')).body.data.filter((l: any) => l.reference === 'lost-call').length, 1);
+});
+
+test.serial('an end report racing the release resolves the hold exactly once', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 100_000);
+  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+  const c = await makeCustomer(a.liveApi);
+  for (let i = 0; i < 30; i++) await hold(a, c.id, `race-end-${i}`);
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 30 * 60 });
+  const [, ...ends] = await Promise.all([
+    a.console.post('/console/v1/jobs/release_holds/run'),
+    ...Array.from({ length: 30 }, (_, i) => end(a, `race-end-${i}`, 60)),
+  ]);
+  t.true(ends.every((r) => r.body.outcome === 'settled' || r.body.outcome === 'late'));
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  const { rows } = await db.query(`SELECT status, count(*)::int AS n FROM holds WHERE account_id = $1 GROUP BY status`, [a.id]);
+  await db.end();
+  t.is(rows.reduce((s, r) => s + r.n, 0), 30);
+  const b = await a.liveApi.get('/v1/balance');
+  t.like(b.body, { reserved_cents: 0, balance_cents: 100_000 + 3_000 - 30 * 20 });
+  const callLines = (await a.liveApi.get('/v1/usage')).body.data.filter((l: any) => l.cause === 'call');
+  t.is(callLines.length, 30, 'each call billed exactly once, settled or late');
+});
+
+test.serial('monthly minimum: once per live customer taken live before the month, even if run twice', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  // A ready live customer (taken live) with a little spend, and one never taken live.
+  const con = a.console;
+  await con.post('/console/v1/languages/en-US/certify');
+  const ready = await makeCustomer(a.liveApi, { external_ref: 'min-ready' });
+  const idle = await makeCustomer(a.liveApi, { external_ref: 'min-idle' });
+  await con.post(`/console/v1/customers/${ready.id}/script/certify`);
+  await con.post(`/console/v1/customers/${ready.id}/numbers`, { phone_number: '+12025550111' });
+  const link = await a.liveApi.post(`/v1/customers/${ready.id}/onboarding_link`);
+  await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ accepted_by: 'Ann', agree: 'yes' }) });
+  t.true((await a.liveApi.get('/v1/customers/min-ready/readiness')).body.ready_for_live_calls);
+
+  // Its first month never counts: move into the next month, spend 60, then close that month.
+  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 12);
+  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((nextMonth - now.getTime()) / 1000) });
+  t.is((await con.post('/console/v1/jobs/close_month/run')).body.processed, 0, 'the month it went live does not count');
+  await hold(a, ready.id, 'min-call');
+  await end(a, 'min-call', 180); // 60 cents
+  const after = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1, 12));
+  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((after.getTime() - nextMonth) / 1000) });
+  const [first, second] = await Promise.all([con.post('/console/v1/jobs/close_month/run'), con.post('/console/v1/jobs/close_month/run')]);
+  t.is(first.body.processed + second.body.processed, 1);
+  t.is((await con.post('/console/v1/jobs/close_month/run')).body.processed, 0);
+  const lines = (await a.liveApi.get('/v1/usage?customer_id=min-ready')).body.data.filter((l: any) => l.type === 'minimum');
+  t.is(lines.length, 1);
+  t.like(lines[0], { amount_cents: -940, cause: 'monthly_minimum', customer_id: ready.id });
+  t.is((await a.liveApi.get('/v1/usage?customer_id=min-idle')).body.data.length, 0, 'never taken live: not counted');
+  t.truthy(idle);
+});
+
+test.serial('bonus credit left at expiry is written off by the job', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 50_000); // +1,500 bonus
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 366 * 86_400 });
+  await a.console.post('/console/v1/jobs/expire_bonuses/run');
+  const b = await a.liveApi.get('/v1/balance');
+  t.like(b.body, { bonus_cents: 0, paid_cents: 50_000, balance_cents: 50_000, bonus_expires_at: null });
+  const line = (await a.liveApi.get('/v1/usage')).body.data[0];
+  t.like(line, { type: 'bonus_expired', amount_cents: -1_500 });
+});
