@@ -24,11 +24,42 @@ export async function recordEvent(
     `INSERT INTO events (id, account_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
     [`evt_${randomHex(12)}`, e.accountId, e.mode, e.type, JSON.stringify(e.data), e.now],
   );
+  // Fan-out in the same transaction: one delivery per matching endpoint of the event's mode.
+  const fanned = await db.query(
+    `INSERT INTO webhook_deliveries (event_id, endpoint_id, account_id, next_attempt_at, created_at, updated_at)
+     SELECT $1, w.id, w.account_id, $5, $5, $5 FROM webhook_endpoints w
+      WHERE w.account_id = $2 AND w.mode = $3 AND w.enabled AND w.deleted_at IS NULL
+        AND (cardinality(w.event_types) = 0 OR $4 = ANY (w.event_types))`,
+    [rows[0].id, e.accountId, e.mode, e.type, e.now],
+  );
+  // Wakes the senders after commit (a notification is delivered only if the transaction commits).
+  if ((fanned.rowCount ?? 0) > 0) await db.query(`SELECT pg_notify('switchboard_changes', 'delivery:' || $1)`, [rows[0].id]);
   return rows[0];
 }
 
 export function createEventRepository(db: Queryable) {
   return {
+    async get(accountId: string, mode: Mode, id: string): Promise<EventRow | null> {
+      const { rows } = await db.query(`SELECT * FROM events WHERE id = $1 AND account_id = $2 AND mode = $3`, [id, accountId, mode]);
+      return rows[0] ?? null;
+    },
+
+    async seqOf(accountId: string, mode: Mode, id: string): Promise<number | null> {
+      const { rows } = await db.query(`SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND mode = $3`, [id, accountId, mode]);
+      return rows[0]?.seq ?? null;
+    },
+
+    /** A page of events: newest first (desc) or oldest first after a cursor (asc, for catching up). */
+    async list(f: { accountId: string; mode: Mode; type: string | null; order: 'asc' | 'desc'; afterSeq: number | null; limit: number }): Promise<EventRow[]> {
+      const cmp = f.order === 'asc' ? '>' : '<';
+      const { rows } = await db.query(
+        `SELECT * FROM events WHERE account_id = $1 AND mode = $2 AND ($3::text IS NULL OR type = $3)
+            AND ($4::bigint IS NULL OR seq ${cmp} $4) ORDER BY seq ${f.order === 'asc' ? 'ASC' : 'DESC'} LIMIT $5`,
+        [f.accountId, f.mode, f.type, f.afterSeq, f.limit],
+      );
+      return rows;
+    },
+
     async listForAccount(accountId: string, type?: string): Promise<EventRow[]> {
       const { rows } = await db.query(
         `SELECT * FROM events WHERE account_id = $1 AND ($2::text IS NULL OR type = $2) ORDER BY seq`,

@@ -188,7 +188,7 @@ export function createMoneyRepository(db: Queryable) {
            SELECT reserved_cents, open_calls, daily_spend_cap_cents, monthly_spend_cap_cents, max_concurrent_calls,
                   CASE WHEN spend_day = $6::date THEN spend_day_cents ELSE 0 END AS day_cents,
                   CASE WHEN spend_month = $7::date THEN spend_month_cents ELSE 0 END AS month_cents
-             FROM customers WHERE id = $3 AND account_id = $1 FOR UPDATE
+             FROM customers WHERE id = $3 AND account_id = $1 AND mode = $2 FOR UPDATE
          ), money AS (
            UPDATE account_money m SET reserved_cents = m.reserved_cents + $5, open_calls = m.open_calls + 1
              FROM accounts a, cust c

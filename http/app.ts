@@ -20,6 +20,12 @@ import { registerConsolePlatformRoutes } from './routes/console-platform.ts';
 import { registerOnboardingPages } from './pages/onboarding.ts';
 import { registerBalanceRoutes } from './routes/balance.ts';
 import { registerConsoleMoneyRoutes } from './routes/console-money.ts';
+import { registerCallRoutes } from './routes/calls.ts';
+import { registerAppointmentRoutes } from './routes/appointments.ts';
+import { registerDncRoutes } from './routes/dnc.ts';
+import { registerTelephonyRoutes } from './routes/telephony.ts';
+import { registerEventRoutes } from './routes/events.ts';
+import { registerConsoleWebhookRoutes } from './routes/console-webhooks.ts';
 import type { App } from './routes/app-type.ts';
 import './types.ts';
 
@@ -66,10 +72,16 @@ export async function buildApp(services: Services): Promise<App> {
   registerBrandRoutes(app, services);
   registerCoverageRoutes(app, services);
   registerBalanceRoutes(app, services);
+  registerCallRoutes(app, services);
+  registerAppointmentRoutes(app, services);
+  registerDncRoutes(app, services);
+  registerEventRoutes(app, services);
   registerConsoleAccountRoutes(app, services);
   registerConsolePlatformRoutes(app, services);
   registerConsoleMoneyRoutes(app, services);
+  registerConsoleWebhookRoutes(app, services);
   await registerOnboardingPages(app, services);
+  await registerTelephonyRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

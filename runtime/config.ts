@@ -26,6 +26,24 @@ export interface Config {
   jobIntervalMs: number;
   /** Largest accepted request body, bytes. */
   bodyLimitBytes: number;
+  /** Twilio credentials; without them live calls are simulated (and start-up says so). */
+  twilio: { accountSid: string; authToken: string; apiBaseUrl: string | undefined } | null;
+  /** OpenAI credentials; without them the scripted agent and the built-in coach answer. */
+  openai: { apiKey: string; baseUrl: string | undefined; realtimeUrl: string | undefined; realtimeModel: string; chatModel: string } | null;
+  /** Port of the carrier media WebSocket server (0: a free one). */
+  mediaPort: number;
+  /** The media server's URL as the carrier reaches it (ws[s]://host[:port]/media); derived when unset. */
+  mediaUrl: string | undefined;
+  /** Most calls one process runs at once. */
+  maxCallsPerProcess: number;
+  /** How often the dialler looks at the queue, ms. */
+  diallerPollMs: number;
+  /** How often the webhook sender looks for due deliveries, ms (it is also woken at once by new events). */
+  senderPollMs: number;
+  /** Lets webhooks reach loopback and private addresses (local development and tests only). */
+  allowPrivateWebhooks: boolean;
+  /** Key of the secrets stored encrypted (base64, 32 bytes); a key file in the data dir otherwise. */
+  encryptionKey: string | undefined;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -57,5 +75,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     actorIdleMs: int(env.SWITCHBOARD_ACTOR_IDLE_MS, 60_000, 'SWITCHBOARD_ACTOR_IDLE_MS'),
     jobIntervalMs: int(env.SWITCHBOARD_JOB_INTERVAL_MS, 30_000, 'SWITCHBOARD_JOB_INTERVAL_MS'),
     bodyLimitBytes: 1024 * 1024,
+    twilio:
+      env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
+        ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, apiBaseUrl: env.TWILIO_API_BASE_URL || undefined }
+        : null,
+    openai: env.OPENAI_API_KEY
+      ? {
+          apiKey: env.OPENAI_API_KEY,
+          baseUrl: env.OPENAI_BASE_URL || undefined,
+          realtimeUrl: env.OPENAI_REALTIME_URL || undefined,
+          realtimeModel: env.OPENAI_REALTIME_MODEL || 'gpt-realtime',
+          chatModel: env.OPENAI_CHAT_MODEL || 'gpt-4.1-mini',
+        }
+      : null,
+    mediaPort: int(env.SWITCHBOARD_MEDIA_PORT, 0, 'SWITCHBOARD_MEDIA_PORT'),
+    mediaUrl: env.SWITCHBOARD_MEDIA_URL || undefined,
+    maxCallsPerProcess: int(env.SWITCHBOARD_MAX_CALLS, 200, 'SWITCHBOARD_MAX_CALLS'),
+    diallerPollMs: int(env.SWITCHBOARD_DIALLER_POLL_MS, 1_000, 'SWITCHBOARD_DIALLER_POLL_MS'),
+    senderPollMs: int(env.SWITCHBOARD_SENDER_POLL_MS, 1_000, 'SWITCHBOARD_SENDER_POLL_MS'),
+    allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',
+    encryptionKey: env.SWITCHBOARD_ENCRYPTION_KEY || undefined,
   };
 }

@@ -1,12 +1,13 @@
 import type { Services } from './services.ts';
 import { closeMonth, expireBonuses, releaseExpiredHolds } from '../actors/account/money-jobs.ts';
+import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
-export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month'] as const;
+export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month', 'expire_requests', 'finish_stale_calls'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** Runs one job now, on the service's clock (a test clock moves it without waiting). */
-export async function runJob(services: Pick<Services, 'pool' | 'clock'>, name: JobName): Promise<number> {
+export async function runJob(services: Pick<Services, 'pool' | 'clock' | 'config'>, name: JobName): Promise<number> {
   const now = services.clock.now();
   switch (name) {
     case 'release_holds':
@@ -15,11 +16,15 @@ export async function runJob(services: Pick<Services, 'pool' | 'clock'>, name: J
       return expireBonuses(services.pool, now);
     case 'close_month':
       return closeMonth(services.pool, now);
+    case 'expire_requests':
+      return expireRequests(services.pool, now, services.config.publicUrl);
+    case 'finish_stale_calls':
+      return finishStaleCalls(services.pool, now, services.config.publicUrl);
   }
 }
 
 /** Runs every job every `intervalMs`, one round at a time; failures are logged and retried next round. */
-export function scheduleJobs(services: Pick<Services, 'pool' | 'clock' | 'log'>, intervalMs: number): () => Promise<void> {
+export function scheduleJobs(services: Pick<Services, 'pool' | 'clock' | 'log' | 'config'>, intervalMs: number): () => Promise<void> {
   let running: Promise<void> | undefined;
   const round = async () => {
     for (const name of JOB_NAMES) {

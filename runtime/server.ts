@@ -16,6 +16,20 @@ import type { CustomerMessage, CustomerReplies } from '../actors/customer/messag
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
 import { scheduleJobs } from './jobs.ts';
+import { callBehaviour, type CallState } from '../actors/call/call-actor.ts';
+import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
+import { createCallRequests } from '../actors/call/requests.ts';
+import { Dialler } from '../actors/scheduler/dialler.ts';
+import { startMediaServer } from '../telephony/media-server.ts';
+import { SimulatedCarrier } from '../telephony/simulated/simulated-carrier.ts';
+import { TwilioCarrier } from '../telephony/twilio/twilio-carrier.ts';
+import { ScriptedBridge } from '../telephony/scripted/scripted-bridge.ts';
+import { OpenAIRealtimeBridge } from '../telephony/openai-realtime/openai-realtime-bridge.ts';
+import type { EntityRegistry } from './actor-system.ts';
+import { SecretBox } from './secret-box.ts';
+import { WebhookSender } from '../actors/webhooks/sender.ts';
+import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
+import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -82,7 +96,59 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
     const keys = new KeyAuthenticator(pool, clock);
 
+    // Calls: carriers and agents per mode. Test mode never reaches a carrier; live mode uses
+    // Twilio and OpenAI when configured and otherwise plays calls the simulated way.
+    let calls: EntityRegistry<CallMessage, CallReplies, CallState> | undefined;
+    const callsRef = () => calls!;
+    const report = (ask: () => Promise<unknown>) => void ask().catch((err) => log.error({ err }, 'carrier report not delivered'));
+    const simulated = new SimulatedCarrier({
+      log,
+      onStatus: (r) => report(() => callsRef().ask(r.callId, { type: 'carrier_status_reported', report: r })),
+      onRecording: (r) => report(() => callsRef().ask(r.callId, { type: 'recording_reported', report: r })),
+    });
+    const scripted = new ScriptedBridge({ clock, log });
+    const liveCarrier = config.twilio ? new TwilioCarrier({ ...config.twilio, log }) : simulated;
+    const liveBridge = config.openai
+      ? new OpenAIRealtimeBridge({ apiKey: config.openai.apiKey, baseUrl: config.openai.realtimeUrl, model: config.openai.realtimeModel, log })
+      : scripted;
+    if (!config.twilio || !config.openai) {
+      log.warn(
+        { carrier: liveCarrier.name, agent: liveBridge.name },
+        'live-mode calls are simulated where credentials are missing (set TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN and OPENAI_API_KEY)',
+      );
+    }
+    const liveCalls = new Set<string>();
+    let mediaUrl = config.mediaUrl ?? '';
+    calls = actors.register<CallMessage, CallReplies, CallState>(
+      callBehaviour({
+        ...deps,
+        carriers: { test: simulated, live: liveCarrier },
+        bridges: { test: scripted, live: liveBridge },
+        mediaUrl: () => mediaUrl,
+        liveCalls,
+        calls: callsRef,
+      }),
+    );
+    const media = await startMediaServer({
+      host: config.host,
+      port: config.mediaPort,
+      log,
+      onSession: (session) => report(() => callsRef().ask(session.callId, { type: 'media_connected', session })),
+    });
+    cleanups.push(() => media.close());
+    if (!config.mediaUrl) {
+      const origin = new URL(config.publicUrl);
+      mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
+    }
+
+    const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
+    const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
+      webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
+    );
+    const sender = new WebhookSender({ ...deps, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
+
     const feed = new ChangeFeed(url, log);
+    feed.on('delivery', () => sender.poke());
     feed.on('account', (id) => {
       keys.forgetAccount(id);
       accounts.reload(id);
@@ -91,6 +157,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     cleanups.push(() => feed.stop());
 
     const tokenHash = await consoleToken(pool, config, opts, log);
+    const dialler = new Dialler({ ...deps, accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
     const services: Services = {
       ...deps,
       accounts,
@@ -98,15 +165,25 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keys,
       consoleTokenHash: () => tokenHash,
       testClock: clock instanceof TestClock ? clock : null,
+      calls,
+      callRequests: createCallRequests(deps),
+      carriers: { test: simulated, live: liveCarrier },
+      dialNow: () => dialler.tick(),
+      webhooks,
+      sendNow: () => sender.tick(),
     };
     const stopJobs = scheduleJobs(services, config.jobIntervalMs);
     cleanups.push(stopJobs);
+    dialler.start();
+    cleanups.push(() => dialler.stop());
+    sender.start();
+    cleanups.push(() => sender.stop());
     const app = await buildApp(services);
     await app.listen({ port: config.port, host: config.host });
     cleanups.push(() => app.close());
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    log.info({ port, publicUrl: config.publicUrl, embeddedDatabase: Boolean(embedded) }, 'switchboard started');
+    log.info({ port, publicUrl: config.publicUrl, mediaUrl, embeddedDatabase: Boolean(embedded) }, 'switchboard started');
 
     let stopping: Promise<void> | undefined;
     return {

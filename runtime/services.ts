@@ -6,6 +6,13 @@ import type { AccountState } from '../actors/account/account-actor.ts';
 import type { CustomerMessage, CustomerReplies } from '../actors/customer/messages.ts';
 import type { CustomerState } from '../actors/customer/customer-actor.ts';
 import type { KeyAuthenticator } from '../http/plugins/authenticate.ts';
+import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
+import type { CallState } from '../actors/call/call-actor.ts';
+import type { CallRequests } from '../actors/call/requests.ts';
+import type { Carrier } from '../telephony/carrier.ts';
+import type { Mode } from './types.ts';
+import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
+import type { WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
 
 /** Everything the HTTP layer can reach: the actors and the process-wide helpers. */
 export interface Services extends Deps {
@@ -16,4 +23,12 @@ export interface Services extends Deps {
   consoleTokenHash: () => Buffer | null;
   /** Set only when SWITCHBOARD_TEST_CLOCK=1. */
   testClock: TestClock | null;
+  calls: EntityRegistry<CallMessage, CallReplies, CallState>;
+  callRequests: CallRequests;
+  carriers: Record<Mode, Carrier>;
+  /** Runs one dialler round now (tests and the console). */
+  dialNow: () => Promise<number>;
+  webhooks: EntityRegistry<WebhooksMessage, WebhooksReplies, WebhooksState>;
+  /** Runs one webhook sender round now and waits for its attempts. */
+  sendNow: () => Promise<number>;
 }

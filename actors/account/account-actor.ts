@@ -23,6 +23,7 @@ import { buildBalance } from './balance-view.ts';
 import { postLine, topUp } from './ledger.ts';
 import { endCall, startCall } from './call-money.ts';
 import { iso } from '../../runtime/types.ts';
+import { createCallRequests } from '../call/requests.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { BrandField } from '../../db/accounts.ts';
@@ -48,6 +49,11 @@ const READS = new Set<AccountMessage['type']>([
   'get_balance',
   'list_usage',
   'get_activity',
+  'list_calls',
+  'get_call',
+  'list_appointments',
+  'get_appointment',
+  'list_dnc',
   // Not reads, but their one money statement locks the account's money row in PostgreSQL, which
   // serialises them across every process; queueing them here as well would only add latency.
   'start_call',
@@ -57,6 +63,7 @@ const READS = new Set<AccountMessage['type']>([
 export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountState> {
   const { pool, clock } = deps;
   const accounts = createAccountRepository(pool);
+  const callRequests = createCallRequests(deps);
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
     const repo = createAccountRepository(db);
@@ -364,6 +371,24 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
         return done(await startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));
       case 'end_call':
         return done(await endCall(pool, { accountId: id, reference: msg.reference, durationSeconds: msg.durationSeconds, now: clock.now() }));
+      case 'queue_call':
+        return done(await callRequests.queueCall(id, msg.mode, msg.input, msg.idempotency));
+      case 'list_calls':
+        return done(await callRequests.listCalls(id, msg.mode, msg));
+      case 'get_call':
+        return done(await callRequests.getCallView(id, msg.mode, msg.id));
+      case 'cancel_call':
+        return done(await callRequests.cancelCall(id, msg.mode, msg.id));
+      case 'list_appointments':
+        return done(await callRequests.listAppointments(id, msg.mode, msg));
+      case 'get_appointment':
+        return done(await callRequests.getAppointment(id, msg.mode, msg.id));
+      case 'add_dnc':
+        return done(await callRequests.addDnc(id, (await mustGet(pool, id)).country, msg));
+      case 'list_dnc':
+        return done(await callRequests.listDnc(id, msg.page));
+      case 'remove_dnc':
+        return done(await callRequests.removeDnc(id, (await mustGet(pool, id)).country, msg.phone));
       case 'get_activity': {
         await mustGet(pool, id);
         const rows = await createMoneyRepository(pool).listActivity(id, msg.limit);

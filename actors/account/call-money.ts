@@ -1,4 +1,4 @@
-import { withTransaction, isUniqueViolation, type Pool } from '../../db/pool.ts';
+import { withTransaction, isUniqueViolation, type Client, type Pool } from '../../db/pool.ts';
 import { createMoneyRepository, type HoldRow } from '../../db/money.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { billableMinutes, callReserveCents, dayKey, minutesUsedNow, monthKey, priceMinutes } from './pricing.ts';
@@ -97,49 +97,59 @@ export interface EndCallResult {
  * once: the end report and the sweeper race on `status = 'open'`, and one wins. An end report
  * after the release is billed as its own line, once.
  */
-export async function endCall(pool: Pool, e: { accountId: string; reference: string; durationSeconds: number; now: Date }): Promise<EndCallResult> {
-  const minutes = billableMinutes(e.durationSeconds);
-  return withTransaction(pool, async (client) => {
-    const money = createMoneyRepository(client);
-    // Claiming the hold first makes the end report and the sweeper race on one row: one wins.
-    const settled = await money.settleHold(e.accountId, e.reference, e.now);
-    const hold = settled ?? (await money.findHold(e.accountId, e.reference));
-    if (!hold) throw new Error(`no hold for call ${e.reference}`);
-    const result = (outcome: EndCallResult['outcome'], charged: number): EndCallResult => ({
-      object: 'call_charge',
-      reference: e.reference,
-      outcome,
-      minutes,
-      charged_cents: charged,
-    });
-    if (!settled && hold.status !== 'released') return result('already_settled', hold.charged_cents ?? 0);
+export async function endCall(pool: Pool, e: CallEnd): Promise<EndCallResult> {
+  return withTransaction(pool, (client) => settleCall(client, e));
+}
 
-    const row = await money.lock(e.accountId, hold.mode);
-    if (!row) throw new Error(`no money row for account ${e.accountId}`);
-    const price = priceMinutes(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, e.now), minutes);
-    // The hold was the price of the longest call at the tier when it started; never charge more.
-    const charge = Math.min(price, hold.amount_cents);
-    if (!settled && !(await money.claimLateCharge(hold.id, charge))) return result('already_settled', hold.charged_cents ?? 0);
-    await postLine(
-      client,
-      {
-        accountId: e.accountId,
-        mode: hold.mode,
-        customerId: hold.customer_id,
-        type: 'usage',
-        cause: 'call',
-        amountCents: -charge,
-        minutes,
-        reference: e.reference,
-        description: `Call, ${minutes} min${settled ? '' : ' (ended after its hold was released)'}`,
-        now: e.now,
-      },
-      {
-        row,
-        noLine: charge === 0,
-        hold: settled ? { holdId: hold.id, customerId: hold.customer_id, amountCents: hold.amount_cents, chargedCents: charge } : undefined,
-      },
-    );
-    return result(settled ? 'settled' : 'late', charge);
+export interface CallEnd {
+  accountId: string;
+  reference: string;
+  durationSeconds: number;
+  now: Date;
+}
+
+/** `endCall` inside the caller's transaction (the call's completion commits with its charge). */
+export async function settleCall(client: Client, e: CallEnd): Promise<EndCallResult> {
+  const minutes = billableMinutes(e.durationSeconds);
+  const money = createMoneyRepository(client);
+  // Claiming the hold first makes the end report and the sweeper race on one row: one wins.
+  const settled = await money.settleHold(e.accountId, e.reference, e.now);
+  const hold = settled ?? (await money.findHold(e.accountId, e.reference));
+  if (!hold) throw new Error(`no hold for call ${e.reference}`);
+  const result = (outcome: EndCallResult['outcome'], charged: number): EndCallResult => ({
+    object: 'call_charge',
+    reference: e.reference,
+    outcome,
+    minutes,
+    charged_cents: charged,
   });
+  if (!settled && hold.status !== 'released') return result('already_settled', hold.charged_cents ?? 0);
+
+  const row = await money.lock(e.accountId, hold.mode);
+  if (!row) throw new Error(`no money row for account ${e.accountId}`);
+  const price = priceMinutes(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, e.now), minutes);
+  // The hold was the price of the longest call at the tier when it started; never charge more.
+  const charge = Math.min(price, hold.amount_cents);
+  if (!settled && !(await money.claimLateCharge(hold.id, charge))) return result('already_settled', hold.charged_cents ?? 0);
+  await postLine(
+    client,
+    {
+      accountId: e.accountId,
+      mode: hold.mode,
+      customerId: hold.customer_id,
+      type: 'usage',
+      cause: 'call',
+      amountCents: -charge,
+      minutes,
+      reference: e.reference,
+      description: `Call, ${minutes} min${settled ? '' : ' (ended after its hold was released)'}`,
+      now: e.now,
+    },
+    {
+      row,
+      noLine: charge === 0,
+      hold: settled ? { holdId: hold.id, customerId: hold.customer_id, amountCents: hold.amount_cents, chargedCents: charge } : undefined,
+    },
+  );
+  return result(settled ? 'settled' : 'late', charge);
 }

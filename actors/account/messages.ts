@@ -9,6 +9,9 @@ import type { Coverage } from '../coverage/coverage.ts';
 import type { buildBalance } from './balance-view.ts';
 import type { usageView } from './views.ts';
 import type { StartCallResult, EndCallResult } from './call-money.ts';
+import type { CallRequests, QueueCallInput } from '../call/requests.ts';
+
+type R<K extends keyof CallRequests> = Awaited<ReturnType<CallRequests[K]>>;
 
 type Balance = Awaited<ReturnType<typeof buildBalance>>;
 type UsageEntry = ReturnType<typeof usageView>;
@@ -56,7 +59,16 @@ export type AccountMessage =
   | { type: 'refund'; amountCents: number; customerId: string | null; reference: string | null; description: string | null }
   | { type: 'start_call'; mode: Mode; customerId: string; reference: string }
   | { type: 'end_call'; reference: string; durationSeconds: number }
-  | { type: 'get_activity'; limit: number };
+  | { type: 'get_activity'; limit: number }
+  | { type: 'queue_call'; mode: Mode; input: QueueCallInput; idempotency?: IdempotencyClaim }
+  | { type: 'list_calls'; mode: Mode; customerId: string | null; view: 'calls' | 'requests'; status: string | null; page: Page }
+  | { type: 'get_call'; mode: Mode; id: string }
+  | { type: 'cancel_call'; mode: Mode; id: string }
+  | { type: 'list_appointments'; mode: Mode; customerId: string | null; status: string | null; from: Date | null; to: Date | null; page: Page }
+  | { type: 'get_appointment'; mode: Mode; id: string }
+  | { type: 'add_dnc'; phone: string; reason: string | null }
+  | { type: 'list_dnc'; page: Page }
+  | { type: 'remove_dnc'; phone: string };
 
 type CustomerWithCoverage = ReturnType<typeof customerView> & { coverage: Coverage };
 
@@ -86,5 +98,14 @@ export interface AccountReplies {
   refund: { object: 'refund'; line: UsageEntry; balance: Balance };
   start_call: StartCallResult;
   end_call: EndCallResult;
+  queue_call: R<'queueCall'>;
+  list_calls: R<'listCalls'>;
+  get_call: R<'getCallView'>;
+  cancel_call: R<'cancelCall'>;
+  list_appointments: R<'listAppointments'>;
+  get_appointment: R<'getAppointment'>;
+  add_dnc: R<'addDnc'>;
+  list_dnc: R<'listDnc'>;
+  remove_dnc: R<'removeDnc'>;
   get_activity: List<{ object: 'activity'; id: string; mode: string; customer_id: string | null; kind: string; reason: string | null; reference: string | null; detail: unknown; created_at: string | null }>;
 }

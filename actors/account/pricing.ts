@@ -95,7 +95,7 @@ export function estimatedCallMinutes(availableCents: number, minutesUsed: number
     const next = CALL_TIERS.find((t) => t.from_minutes > used);
     const span = next ? next.from_minutes - used : Infinity;
     const affordable = Math.floor(cents / rate);
-    if (affordable <= span) return minutes + affordable;
+    if (affordable < span) return minutes + affordable;
     minutes += span;
     used += span;
     cents -= span * rate;

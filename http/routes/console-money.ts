@@ -124,6 +124,12 @@ export function registerConsoleMoneyRoutes(app: App, services: Services): void {
     },
   );
 
+  app.post(
+    '/console/v1/dialler/run',
+    { config: CONSOLE, schema: { ...hide } },
+    async () => ({ object: 'dialler_run', dialled: await services.dialNow() }),
+  );
+
   // Test facilities (SWITCHBOARD_TEST_CLOCK=1 only): start and end a call's money without a call.
   app.post(
     '/console/v1/accounts/:id/holds',

@@ -31,6 +31,8 @@ export async function makeAccount(
 ): Promise<TestAccount & { liveKey?: string; liveApi?: Client }> {
   const con = consoleClient(baseUrl);
   const account = must(await con.post('/console/v1/accounts', { name: opts.name ?? `Agency ${crypto.randomBytes(3).toString('hex')}`, country: opts.country ?? 'US' }), 'create account');
+  // Tests poll; the request limits have tests of their own that set them back down.
+  must(await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 1_000_000, burst: 1_000_000 }), 'limits');
   const key = must(await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'tests', ...(opts.scopes ? { scopes: opts.scopes } : {}) }), 'create key');
   const result: TestAccount & { liveKey?: string; liveApi?: Client } = {
     id: account.id,

@@ -96,9 +96,11 @@ async function customerRows(db: pg.Client): Promise<string[]> {
 async function lines(db: pg.Client): Promise<string[]> {
   const { rows } = await db.query(`
     SELECT l.id, l.seq, l.account_id, l.mode, l.type, l.cause, l.description, l.customer_id, l.amount_cents::bigint AS amount,
-           l.cash_cents::bigint AS cash, l.bonus_cents::bigint AS bonus, l.reference, h.customer_id AS hold_customer_id
+           l.cash_cents::bigint AS cash, l.bonus_cents::bigint AS bonus, l.reference, h.customer_id AS hold_customer_id,
+           c.account_id AS customer_account_id, c.mode AS customer_mode
       FROM ledger_entries l
       LEFT JOIN holds h ON h.account_id = l.account_id AND h.reference = l.reference AND l.cause = 'call'
+      LEFT JOIN customers c ON c.id = l.customer_id
      ORDER BY l.seq`);
   const out: string[] = [];
   for (const l of rows) {
@@ -114,6 +116,10 @@ async function lines(db: pg.Client): Promise<string[]> {
     if (l.mode === 'test' && Number(l.bonus) !== 0) out.push(`${who}: a test line spends bonus credit`);
     // Attribution for rebilling: a call or a monthly minimum is always some customer's.
     if ((l.cause === 'call' || l.type === 'minimum') && !l.customer_id) out.push(`${who}: no customer_id`);
+    // A line is billed to a customer of its own account and mode (test and live are separate worlds).
+    if (l.customer_id && (l.customer_account_id !== l.account_id || l.customer_mode !== l.mode)) {
+      out.push(`${who}: billed to customer ${l.customer_id} of ${l.customer_account_id} (${l.customer_mode})`);
+    }
     if (l.cause === 'call') {
       if (!l.reference) out.push(`${who}: a call line without its call reference`);
       else if (!l.hold_customer_id) out.push(`${who}: no hold for call reference ${l.reference}`);
@@ -139,9 +145,11 @@ async function runningBalances(db: pg.Client): Promise<string[]> {
 /** A hold resolves once and is charged at most once, never more than it held. */
 async function holds(db: pg.Client): Promise<string[]> {
   const { rows } = await db.query(`
-    SELECT h.id, h.account_id, h.reference, h.status, h.amount_cents::bigint AS amount, h.charged_cents::bigint AS charged,
-           h.resolved_at, COALESCE(l.n, 0)::bigint AS call_lines, COALESCE(l.total, 0)::bigint AS call_total
+    SELECT h.id, h.account_id, h.mode, h.reference, h.status, h.amount_cents::bigint AS amount, h.charged_cents::bigint AS charged,
+           h.resolved_at, COALESCE(l.n, 0)::bigint AS call_lines, COALESCE(l.total, 0)::bigint AS call_total,
+           c.account_id AS customer_account_id, c.mode AS customer_mode
       FROM holds h
+      JOIN customers c ON c.id = h.customer_id
       LEFT JOIN (SELECT account_id, reference, count(*) AS n, sum(-amount_cents) AS total
                    FROM ledger_entries WHERE cause = 'call' GROUP BY account_id, reference) l
              ON l.account_id = h.account_id AND l.reference = h.reference`);
@@ -149,6 +157,7 @@ async function holds(db: pg.Client): Promise<string[]> {
   for (const h of rows) {
     const who = `hold ${h.reference} of account ${h.account_id} (${h.status})`;
     const charged = h.charged === null ? null : Number(h.charged);
+    if (h.customer_account_id !== h.account_id || h.customer_mode !== h.mode) out.push(`${who}: held for a customer of ${h.customer_account_id} (${h.customer_mode})`);
     if (h.status === 'open' && (charged !== null || h.resolved_at !== null)) out.push(`${who}: open but resolved or charged`);
     if (h.status !== 'open' && h.resolved_at === null) out.push(`${who}: resolved without resolved_at`);
     if (h.status === 'settled' && charged === null) out.push(`${who}: settled without charged_cents`);

@@ -37,7 +37,9 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     DATABASE_URL: databaseUrl,
     SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN,
     SWITCHBOARD_TEST_CLOCK: '1',
-    SWITCHBOARD_PUBLIC_URL: 'http://localhost:0',
+    SWITCHBOARD_PUBLIC_URL: 'http://127.0.0.1:0',
+    SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1',
     ...env,
   });
   const logs = new LogCapture();

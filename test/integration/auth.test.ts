@@ -37,7 +37,9 @@ test('GET /v1/me describes the account and the calling key', async (t) => {
   t.is(r.body.key.id, a.testKeyId);
   t.true(a.testKey.startsWith(r.body.key.prefix));
   t.true(a.testKey.endsWith(r.body.key.last_four));
-  t.is(r.body.limits.requests_per_minute, 120);
+  t.is(r.body.limits.requests_per_minute, 1_000_000, 'as the factory set it');
+  const fresh = await a.console.post('/console/v1/accounts', { name: 'Defaults', country: 'US' });
+  t.like(fresh.body.limits, { requests_per_minute: 120, burst: 30, concurrent_calls: 10, max_customers: null });
   t.deepEqual(r.body.customers, { count: 0 });
 });
 

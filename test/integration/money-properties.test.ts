@@ -18,18 +18,20 @@ import type { Mode } from '../../runtime/types.ts';
  */
 
 let svc: TestService;
-let db: pg.Client;
+let db: pg.Pool;
 test.before(async () => {
   // The periodic jobs stay out of the way: the sequences run them when they choose.
   svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: String(24 * 3_600_000) });
-  db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
+  db = new pg.Pool({ connectionString: svc.databaseUrl, max: 4 });
   await consoleClient(svc.url).post('/console/v1/languages/en-US/certify');
 });
 test.after.always(async () => {
   await db?.end();
   await svc?.stop();
 });
+
+/** Runs per property; raise it (MONEY_PROPERTY_RUNS=500) for a longer hunt. */
+const RUNS = Number(process.env.MONEY_PROPERTY_RUNS ?? 25);
 
 const REASONS: RefusalReason[] = [
   'insufficient_balance',
@@ -85,20 +87,30 @@ async function takeLive(account: Awaited<ReturnType<typeof makeAccount>>, custom
 
 // — property 1: random sequences keep the books balanced and the ledger unchanged —
 
+type JobName = 'release_holds' | 'expire_bonuses' | 'close_month';
 type Op =
   | { kind: 'top_up'; amount: number }
-  | { kind: 'start'; customer: number }
-  | { kind: 'end'; pick: number; seconds: number }
+  | { kind: 'start'; customer: number; test: boolean }
+  | { kind: 'end'; pick: number; open: boolean; seconds: number }
   | { kind: 'refund'; amount: number; customer: number | null }
   | { kind: 'advance'; seconds: number }
   | { kind: 'next_month'; minutes: number }
-  | { kind: 'job'; name: 'release_holds' | 'expire_bonuses' | 'close_month' }
-  | { kind: 'auto_top_up'; threshold: number | null; amount: number };
+  | { kind: 'job'; name: JobName }
+  | { kind: 'auto_top_up'; threshold: number | null; amount: number }
+  /** Several starts, ends and hold releases at once, as concurrent calls and the sweeper would. */
+  | { kind: 'burst'; ops: (Extract<Op, { kind: 'start' | 'end' }> | { kind: 'job'; name: 'release_holds' })[] };
 
+const startArb = fc.record({ kind: fc.constant('start' as const), customer: fc.nat(), test: fc.integer({ min: 0, max: 4 }).map((n) => n === 0) });
+const endArb = fc.record({
+  kind: fc.constant('end' as const),
+  pick: fc.nat(),
+  open: fc.boolean(),
+  seconds: fc.oneof(fc.integer({ min: 0, max: 1_500 }), fc.constantFrom(0, 1, 60, 61, 1_199, 1_200, 1_201)),
+});
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('top_up' as const), amount: fc.oneof(fc.integer({ min: 2_500, max: 300_000 }), fc.constantFrom(2_500, 49_999, 50_000, 250_000, 300_000)) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('start' as const), customer: fc.nat() }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('end' as const), pick: fc.nat(), seconds: fc.oneof(fc.integer({ min: 0, max: 1_500 }), fc.constantFrom(0, 1, 60, 61, 1_199, 1_200, 1_201)) }) },
+  { weight: 6, arbitrary: startArb },
+  { weight: 6, arbitrary: endArb },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('refund' as const), amount: fc.integer({ min: 1, max: 50_000 }), customer: fc.option(fc.nat(), { nil: null }) }) },
   {
     weight: 3,
@@ -108,34 +120,102 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('next_month' as const), minutes: fc.integer({ min: 0, max: 120 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('job' as const), name: fc.constantFrom('release_holds' as const, 'expire_bonuses' as const, 'close_month' as const) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('job' as const), name: fc.constantFrom<JobName>('release_holds', 'expire_bonuses', 'close_month') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('auto_top_up' as const), threshold: fc.option(fc.integer({ min: 0, max: 5_000 }), { nil: null, freq: 3 }), amount: fc.integer({ min: 2_500, max: 10_000 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('burst' as const),
+      ops: fc.array(fc.oneof(startArb, endArb, endArb, fc.constant({ kind: 'job' as const, name: 'release_holds' as const })), { minLength: 2, maxLength: 6 }),
+    }),
+  },
 );
+
+const END_OUTCOMES = ['settled', 'late', 'already_settled'];
 
 test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep every money invariant, and no line ever changes', async (t) => {
   const con = consoleClient(svc.url);
+  const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   const seen = new Map<string, number>();
   let runs = 0;
   await fc.assert(
-    fc.asyncProperty(fc.array(fc.boolean(), { minLength: 2, maxLength: 3 }), fc.array(opArb, { minLength: 5, maxLength: 40 }), async (liveFlags, ops) => {
+    fc.asyncProperty(fc.array(fc.boolean(), { minLength: 2, maxLength: 3 }), fc.array(opArb, { minLength: 5, maxLength: 80, size: 'max' }), async (liveFlags, ops) => {
       runs++;
       const account = await makeAccount(svc.url, { live: true });
       const accountId = account.id;
-      const ask = svc.services.accounts.ask.bind(svc.services.accounts);
       // A first top-up, so customers can pass readiness; some customers are taken live, some not.
       must(await account.console.post(`/console/v1/accounts/${accountId}/top_ups`, { amount_cents: 2_500 }), 'first top-up', 201);
       const customers: string[] = [];
       for (const takenLive of liveFlags) {
-        const c = must(await account.liveApi!.post('/v1/customers', { name: 'Bright Dental', country: 'US' }), 'customer', 201);
+        const c = await makeCustomer(account.liveApi!);
         if (takenLive) await takeLive(account, c.id);
         customers.push(c.id);
       }
-      /** Holds started by this sequence, with what we know of them. */
+      // Test-mode calls are priced on the same account and must never move its money.
+      const testCustomer = (await makeCustomer(account.api)).id;
+      /** Calls started by this sequence, with what we know of them. */
       const holds: { reference: string; amount: number; ended: boolean; charged: number | null }[] = [];
+
+      const start = async (op: Extract<Op, { kind: 'start' }>, what: string) => {
+        const reference = `call_${crypto.randomUUID()}`;
+        const mode: Mode = op.test ? 'test' : 'live';
+        const customerId = op.test ? testCustomer : customers[op.customer % customers.length];
+        const r = await ask(accountId, { type: 'start_call', mode, customerId, reference });
+        if (r.ok) {
+          assert.equal(r.hold.reference, reference);
+          assert.equal(r.hold.mode, mode);
+          holds.push({ reference, amount: Number(r.hold.amount_cents), ended: false, charged: null });
+        } else {
+          assert.ok(REASONS.includes(r.reason), `${what}: reason ${r.reason}`);
+        }
+      };
+      /** Ends a call; `alone` when nothing else runs, so the outcome is known from the hold beforehand. */
+      const end = async (op: Extract<Op, { kind: 'end' }>, what: string, alone: boolean) => {
+        // Mostly a running call; otherwise any call, ended or not.
+        const candidates = op.open && holds.some((h) => !h.ended) ? holds.filter((h) => !h.ended) : holds;
+        if (candidates.length === 0) return null;
+        const hold = candidates[op.pick % candidates.length];
+        const { rows } = await db.query(
+          `SELECT h.status, h.charged_cents, h.mode,
+                  (SELECT COALESCE(sum(remaining_cents), 0)::int FROM bonus_grants g
+                    WHERE g.account_id = h.account_id AND remaining_cents > 0 AND expires_at > $3) AS spendable_bonus
+             FROM holds h WHERE account_id = $1 AND reference = $2`,
+          [accountId, hold.reference, svc.services.clock.now()],
+        );
+        const r = await ask(accountId, { type: 'end_call', reference: hold.reference, durationSeconds: op.seconds });
+        assert.ok(END_OUTCOMES.includes(r.outcome), `${what}: outcome ${r.outcome}`);
+        assert.ok(r.charged_cents >= 0 && r.charged_cents <= hold.amount, `${what}: charged ${r.charged_cents} of a ${hold.amount} hold`);
+        if (alone) {
+          const status = rows[0].status as string;
+          const expected = status === 'open' ? 'settled' : status === 'released' && rows[0].charged_cents === null ? 'late' : 'already_settled';
+          assert.equal(r.outcome, expected, `${what}: the hold was ${status}`);
+          if (r.outcome !== 'already_settled' && r.charged_cents > 0) {
+            // Bonus credit is spent before cash (live only; test lines are priced, never paid).
+            const line = await db.query(`SELECT amount_cents, bonus_cents, cash_cents FROM ledger_entries WHERE account_id = $1 AND reference = $2 AND cause = 'call'`, [
+              accountId,
+              hold.reference,
+            ]);
+            assert.equal(line.rows.length, 1, `${what}: one call line`);
+            const fromBonus = rows[0].mode === 'live' ? Math.min(r.charged_cents, rows[0].spendable_bonus) : 0;
+            assert.deepEqual(line.rows[0], { amount_cents: 0 - r.charged_cents, bonus_cents: 0 - fromBonus, cash_cents: fromBonus - r.charged_cents }, `${what}: bonus first`);
+          }
+        }
+        if (r.outcome === 'already_settled') {
+          if (alone && hold.charged !== null) assert.equal(r.charged_cents, hold.charged, `${what}: a repeated end report answers the first charge`);
+        } else {
+          assert.equal(r.minutes, billableMinutes(op.seconds));
+          if (op.seconds === 0) assert.equal(r.charged_cents, 0);
+          hold.ended = true;
+          hold.charged = r.charged_cents;
+        }
+        return { reference: hold.reference, outcome: r.outcome };
+      };
+
       let before = await ledgerSnapshot();
       for (const [i, op] of ops.entries()) {
         const what = `op ${i} ${JSON.stringify(op)}`;
-        seen.set(op.kind === 'job' ? op.name : op.kind, (seen.get(op.kind === 'job' ? op.name : op.kind) ?? 0) + 1);
+        const label = op.kind === 'job' ? op.name : op.kind;
+        seen.set(label, (seen.get(label) ?? 0) + 1);
         switch (op.kind) {
           case 'top_up': {
             const r = await ask(accountId, { type: 'top_up', amountCents: op.amount, paymentReference: null });
@@ -143,36 +223,12 @@ test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep
             assert.equal(r.lines.length, topUpBonusCents(op.amount) > 0 ? 2 : 1, what);
             break;
           }
-          case 'start': {
-            const reference = `call_${crypto.randomUUID()}`;
-            const r = await ask(accountId, { type: 'start_call', mode: 'live', customerId: customers[op.customer % customers.length], reference });
-            if (r.ok) {
-              assert.equal(r.hold.reference, reference);
-              holds.push({ reference, amount: Number(r.hold.amount_cents), ended: false, charged: null });
-            } else {
-              assert.ok(REASONS.includes(r.reason), `${what}: reason ${r.reason}`);
-            }
+          case 'start':
+            await start(op, what);
             break;
-          }
-          case 'end': {
-            if (holds.length === 0) break;
-            const hold = holds[op.pick % holds.length];
-            const { rows } = await db.query(`SELECT status, charged_cents FROM holds WHERE account_id = $1 AND reference = $2`, [accountId, hold.reference]);
-            const status = rows[0].status as string;
-            const r = await ask(accountId, { type: 'end_call', reference: hold.reference, durationSeconds: op.seconds });
-            const expected = status === 'open' ? 'settled' : status === 'released' && rows[0].charged_cents === null ? 'late' : 'already_settled';
-            assert.equal(r.outcome, expected, `${what}: hold was ${status}`);
-            assert.ok(r.charged_cents >= 0 && r.charged_cents <= hold.amount, `${what}: charged ${r.charged_cents} of a ${hold.amount} hold`);
-            if (expected === 'already_settled') {
-              assert.equal(r.charged_cents, hold.charged ?? r.charged_cents, `${what}: a second end report reports the first charge`);
-            } else {
-              assert.equal(r.minutes, billableMinutes(op.seconds));
-              if (op.seconds === 0) assert.equal(r.charged_cents, 0);
-              hold.ended = true;
-              hold.charged = r.charged_cents;
-            }
+          case 'end':
+            await end(op, what, true);
             break;
-          }
           case 'refund': {
             const customerId = op.customer === null ? null : customers[op.customer % customers.length];
             const r = await ask(accountId, { type: 'refund', amountCents: op.amount, customerId, reference: null, description: null });
@@ -195,6 +251,21 @@ test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep
             if (op.threshold === null) must(await account.console.delete(`/console/v1/accounts/${accountId}/auto_top_up`), 'auto top-up off');
             else must(await account.console.put(`/console/v1/accounts/${accountId}/auto_top_up`, { threshold_cents: op.threshold, amount_cents: op.amount }), 'auto top-up');
             break;
+          case 'burst': {
+            const results = await Promise.all(
+              op.ops.map(async (sub) => {
+                if (sub.kind === 'start') await start(sub, what);
+                else if (sub.kind === 'end') return end(sub, what, false);
+                else must(await con.post('/console/v1/jobs/release_holds/run'), 'release_holds');
+                return null;
+              }),
+            );
+            // Of concurrent end reports for one call, at most one settles or bills it.
+            const winners = new Map<string, number>();
+            for (const r of results) if (r && r.outcome !== 'already_settled') winners.set(r.reference, (winners.get(r.reference) ?? 0) + 1);
+            for (const [reference, n] of winners) assert.ok(n <= 1, `${what}: ${reference} was settled or billed ${n} times`);
+            break;
+          }
         }
         const after = await ledgerSnapshot();
         assertUnchanged(before, after, what);
@@ -202,12 +273,12 @@ test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep
       }
       await assertInvariants(`${ops.length} operations on account ${accountId}`);
     }),
-    { numRuns: 25, includeErrorInReport: true },
+    { numRuns: RUNS, includeErrorInReport: true },
   );
-  t.is(runs >= 25, true);
+  t.true(runs >= RUNS);
   // What the runs reached, so a weak sequence generator shows in the log.
-  const { rows } = await db.query(`SELECT type, cause, count(*)::int AS n FROM ledger_entries GROUP BY type, cause ORDER BY type, cause`);
-  t.log('operations', Object.fromEntries(seen), 'lines', rows.map((r) => `${r.type}/${r.cause}: ${r.n}`).join(', '));
+  const { rows } = await db.query(`SELECT type, cause, mode, count(*)::int AS n FROM ledger_entries GROUP BY type, cause, mode ORDER BY type, cause, mode`);
+  t.log('operations', Object.fromEntries(seen), 'lines', rows.map((r) => `${r.type}/${r.cause}/${r.mode}: ${r.n}`).join(', '));
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
 
@@ -229,10 +300,15 @@ test.serial('the ledger refuses UPDATE and DELETE from any database client, and 
   for (const [sql, params] of attempts) {
     await t.throwsAsync(db.query(sql, params), { message: /immutable/ }, sql);
   }
-  // Inside a transaction too (the trigger is not a statement-level afterthought).
-  await db.query('BEGIN');
-  await t.throwsAsync(db.query('UPDATE ledger_entries SET amount_cents = 0 WHERE id = $1', [id]), { message: /immutable/ });
-  await db.query('ROLLBACK');
+  // Inside a transaction too.
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await t.throwsAsync(client.query('UPDATE ledger_entries SET amount_cents = 0 WHERE id = $1', [id]), { message: /immutable/ });
+    await client.query('ROLLBACK');
+  } finally {
+    client.release();
+  }
   const after = await ledgerSnapshot();
   t.deepEqual([...after.entries()].sort(), [...before.entries()].sort());
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
@@ -281,6 +357,16 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('end' as const), pick: fc.nat(), seconds: fc.integer({ min: 0, max: 1_500 }) }) },
 );
 
+/** Sequences that reach each refusal for sure (the random runs usually do too). */
+const REASON_EXAMPLES: Step[][] = [
+  [{ kind: 'start', customer: 0 }, { kind: 'start', customer: 2 }],
+  [{ kind: 'top_up', amount: 2_500 }, { kind: 'account_limits', concurrent: 10, daily: 799, monthly: null }, { kind: 'start', customer: 0 }, { kind: 'start', customer: 1 }],
+  [{ kind: 'top_up', amount: 2_500 }, { kind: 'account_limits', concurrent: 10, daily: null, monthly: 400 }, { kind: 'start', customer: 0 }, { kind: 'start', customer: 0 }],
+  [{ kind: 'top_up', amount: 2_500 }, { kind: 'customer_limits', customer: 1, daily: 400, monthly: null, max: null }, { kind: 'start', customer: 1 }, { kind: 'end', pick: 0, seconds: 61 }, { kind: 'start', customer: 1 }],
+  [{ kind: 'top_up', amount: 2_500 }, { kind: 'customer_limits', customer: 2, daily: null, monthly: 799, max: null }, { kind: 'start', customer: 2 }, { kind: 'start', customer: 2 }],
+  [{ kind: 'top_up', amount: 2_500 }, { kind: 'account_limits', concurrent: 1, daily: null, monthly: null }, { kind: 'customer_limits', customer: 0, daily: null, monthly: null, max: 5 }, { kind: 'start', customer: 0 }, { kind: 'start', customer: 0 }, { kind: 'start', customer: 2 }, { kind: 'start', customer: 2 }],
+];
+
 test.serial('property: start_call succeeds exactly when holdRefusal of the facts set says so, and refuses with its reason', async (t) => {
   // Spend counts by UTC day: start at the beginning of a fresh day so no run straddles midnight.
   const now = svc.services.clock.now();
@@ -290,7 +376,7 @@ test.serial('property: start_call succeeds exactly when holdRefusal of the facts
 
   const outcomes = new Map<string, number>();
   await fc.assert(
-    fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 30 }), async (steps) => {
+    fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 40, size: 'max' }), async (steps) => {
       const account = await makeAccount(svc.url, { live: true });
       const accountId = account.id;
       const ask = svc.services.accounts.ask.bind(svc.services.accounts);
@@ -416,10 +502,33 @@ test.serial('property: start_call succeeds exactly when holdRefusal of the facts
       assert.deepEqual(logged, refusals, 'activity log of refusals');
       await assertInvariants(`admission steps on account ${accountId}`);
     }),
-    { numRuns: 30, includeErrorInReport: true },
+    { numRuns: RUNS + 5, includeErrorInReport: true, examples: REASON_EXAMPLES.map((steps) => [steps] as [Step[]]) },
   );
   t.is(svc.services.clock.now().toISOString().slice(0, 10), day, 'the runs stayed inside one UTC day');
   t.log('start_call outcomes', Object.fromEntries(outcomes));
   // Every reason was reached at least once by some run, or the property proved little.
   for (const reason of ['ok', ...REASONS]) t.true((outcomes.get(reason) ?? 0) > 0, `no start ended ${reason}`);
+});
+
+// Last in the file: while the defect stands it leaves a live hold on a test customer behind.
+test.serial.failing('start_call takes a hold only for a customer of the call’s own mode (test and live are separate worlds)', async (t) => {
+  const account = await makeAccount(svc.url, { live: true });
+  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 5_000 }), 'top-up', 201);
+  const liveCustomer = (await makeCustomer(account.liveApi!)).id;
+  const testCustomer = (await makeCustomer(account.api)).id;
+  const ask = svc.services.accounts.ask.bind(svc.services.accounts);
+  const pairs: [Mode, string, boolean][] = [
+    ['live', liveCustomer, true],
+    ['test', testCustomer, true],
+    ['live', testCustomer, false],
+    ['test', liveCustomer, false],
+  ];
+  for (const [mode, customerId, allowed] of pairs) {
+    const reference = `${mode}-${customerId === liveCustomer ? 'live' : 'test'}-customer`;
+    // Refused either as a refusal or as an error; never a hold.
+    const r = await ask(account.id, { type: 'start_call', mode, customerId, reference }).catch(() => null);
+    t.is(r?.ok === true, allowed, `${mode} call for the ${customerId === liveCustomer ? 'live' : 'test'} customer`);
+  }
+  const { rows } = await db.query(`SELECT h.mode, c.mode AS customer_mode FROM holds h JOIN customers c ON c.id = h.customer_id WHERE h.account_id = $1`, [account.id]);
+  t.deepEqual(rows.filter((r) => r.mode !== r.customer_mode), [], 'no hold across modes');
 });

@@ -1,0 +1,58 @@
+import type { AgentSetup, ToolSpec } from '../../telephony/speech-bridge.ts';
+
+/** The agent's tools (DESIGN: book appointment, end call, opt out → do-not-call). */
+export const TOOLS: ToolSpec[] = [
+  {
+    name: 'book_appointment',
+    description: 'Book a meeting the prospect agreed to. Confirm the day and time aloud first.',
+    parameters: {
+      type: 'object',
+      properties: {
+        start_at: { type: 'string', description: 'Start, ISO 8601 with offset, in the time zone of the business you call for' },
+        duration_minutes: { type: 'integer', minimum: 10, maximum: 120 },
+        attendee_name: { type: 'string' },
+        notes: { type: 'string' },
+      },
+      required: ['start_at'],
+    },
+  },
+  {
+    name: 'end_call',
+    description: 'Hang up politely once the conversation is over.',
+    parameters: {
+      type: 'object',
+      properties: { reason: { type: 'string', enum: ['appointment_booked', 'not_interested', 'call_back_later', 'voicemail', 'other'] } },
+      required: ['reason'],
+    },
+  },
+  {
+    name: 'mark_do_not_call',
+    description: 'The person asked not to be called again: record it at once, apologise, and end the call.',
+    parameters: { type: 'object', properties: { reason: { type: 'string' } } },
+  },
+];
+
+/**
+ * What the agent is told for one call: whose behalf, the rules it may never break, and the
+ * customer's certified script. It never names the platform or any supplier.
+ */
+export function agentSetup(c: {
+  businessName: string;
+  website: string | null;
+  calledBusiness: string | null;
+  language: string;
+  timezone: string;
+  to: string;
+}): AgentSetup {
+  const instructions = [
+    `You are a friendly sales representative calling on behalf of ${c.businessName}${c.website ? ` (${c.website})` : ''}.`,
+    c.calledBusiness ? `You are calling ${c.calledBusiness}.` : 'You are calling a local business.',
+    `Speak ${c.language}. Introduce yourself and ${c.businessName} first, and say the call may be recorded.`,
+    'If asked whether you are an AI, say yes. Never claim to be human.',
+    `If the person asks not to be called again, call mark_do_not_call immediately, apologise, and end the call.`,
+    `Your goal is a short meeting. Times are in ${c.timezone}. Confirm the day and time before calling book_appointment.`,
+    'Never pressure, never invent facts, prices or consent, and never mention any technology or company behind this call other than ' +
+      `${c.businessName}. When the conversation is over, call end_call.`,
+  ].join(' ');
+  return { instructions, tools: TOOLS, language: c.language, to: c.to, timezone: c.timezone };
+}

@@ -1,0 +1,332 @@
+import type { Behaviour, EntityRegistry } from '../../runtime/actor-system.ts';
+import type { Deps } from '../../runtime/deps.ts';
+import type { Mode } from '../../runtime/types.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { createCallRepository, type CallRow } from '../../db/calls.ts';
+import { createAppointmentRepository } from '../../db/appointments.ts';
+import { createCustomerRepository } from '../../db/customers.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
+import { createDncRepository } from '../../db/dnc.ts';
+import { recordEvent } from '../../db/events.ts';
+import { ApiError } from '../../http/errors.ts';
+import { FINAL_CARRIER_STATUSES, type Carrier, type CarrierStatusReport } from '../../telephony/carrier.ts';
+import type { MediaSession } from '../../telephony/media.ts';
+import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
+import { settleCall } from '../account/call-money.ts';
+import { agentSetup } from './agent-setup.ts';
+import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
+import { appointmentView, callView, isFinished } from './views.ts';
+import type { CallMessage, CallReplies } from './messages.ts';
+
+/** What the call actor needs besides the database: the carriers, the agents, where media arrives. */
+export interface CallDeps extends Deps {
+  carriers: Record<Mode, Carrier>;
+  bridges: Record<Mode, SpeechBridge>;
+  /** ws(s):// URL of this process's media server (`…/media`). */
+  mediaUrl: () => string;
+  /** Calls this process is running now (for platform capacity). */
+  liveCalls: Set<string>;
+  /** The registry of call actors (tools and bridge events come back to the actor through it). */
+  calls: () => EntityRegistry<CallMessage, CallReplies, CallState>;
+}
+
+/**
+ * The call actor owns one call from dial to outcome: it dials through the carrier, bridges the
+ * carrier's media stream to the speech agent, carries out the agent's tools, enforces the
+ * 20-minute limit and writes the outcome, the charge and the events in one transaction.
+ * Its state is the call's live connections; every fact lives in the `calls` row.
+ */
+export interface CallState {
+  id: string;
+  accountId: string;
+  mode: Mode;
+  customerId: string;
+  media: MediaSession | null;
+  bridge: BridgeConnection | null;
+  limitTimer: NodeJS.Timeout | null;
+}
+
+const RING_TIMEOUT_SECONDS = 30;
+/** Margin after the carrier's own time limit before we hang up ourselves. */
+const LIMIT_MARGIN_MS = 15_000;
+
+export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState> {
+  const { pool, clock, log, config } = deps;
+  const repo = () => createCallRepository(pool);
+
+  async function mustGet(id: string): Promise<CallRow> {
+    const row = await repo().get(id);
+    if (!row) throw new ApiError('invalid_parameter', `no call ${id}`);
+    return row;
+  }
+
+  function release(state: CallState): CallState {
+    if (state.limitTimer) clearTimeout(state.limitTimer);
+    state.bridge?.close();
+    state.media?.close();
+    deps.liveCalls.delete(state.id);
+    return { ...state, media: null, bridge: null, limitTimer: null };
+  }
+
+  /**
+   * Writes the end of the call once: outcome, duration, summary, the charge of the used minutes
+   * (the hold's rest released), `call.completed` and `appointment.booked`, in one transaction.
+   */
+  async function finish(state: CallState, report: Pick<CarrierStatusReport, 'status' | 'durationSeconds' | 'answeredBy'>): Promise<CallRow | null> {
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      const calls = createCallRepository(client);
+      const call = await calls.lock(state.id);
+      if (!call || isFinished(call.status)) return null;
+      const answered = report.status === 'completed';
+      const duration = answered ? Math.min(report.durationSeconds ?? 0, TIME_LIMIT_SECONDS) : 0;
+      const outcome = decideOutcome({
+        carrierStatus: report.status,
+        answeredBy: report.answeredBy ?? call.answered_by,
+        durationSeconds: duration,
+        appointmentBooked: call.appointment_id !== null,
+        doNotCall: await calls.requestedDoNotCall(call.id),
+        endReason: call.end_reason,
+        hitTimeLimit: call.end_reason === 'time_limit',
+      });
+      if (call.dialed_at) await settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
+      const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
+      const updated = await calls.update(call.id, {
+        status: 'completed',
+        outcome,
+        duration_seconds: duration,
+        answered_by: report.answeredBy ?? call.answered_by,
+        ended_at: now,
+        updated_at: now,
+        summary: summarise(
+          outcome,
+          duration,
+          appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null,
+        ),
+      });
+      await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });
+      if (appointment && outcome === 'appointment_booked') {
+        await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'appointment.booked', data: appointmentView(appointment), now });
+      }
+      return updated;
+    });
+  }
+
+  async function dial(state: CallState, from: string): Promise<CallState> {
+    const call = await mustGet(state.id);
+    const carrier = deps.carriers[state.mode];
+    deps.liveCalls.add(state.id);
+    try {
+      const base = config.publicUrl;
+      const { carrierCallId } = await carrier.dial({
+        callId: call.id,
+        to: call.to_e164,
+        from,
+        mediaUrl: deps.mediaUrl(),
+        statusCallbackUrl: `${base}/telephony/twilio/status?call_id=${call.id}`,
+        recordingCallbackUrl: `${base}/telephony/twilio/recording?call_id=${call.id}`,
+        timeLimitSeconds: TIME_LIMIT_SECONDS,
+        ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
+      });
+      const now = clock.now();
+      await repo().update(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
+      // The carrier enforces the limit too (TimeLimit); this is the backstop if it does not.
+      const timer = setTimeout(() => void deps.calls().ask(state.id, { type: 'time_limit_reached' }).catch(() => {}), TIME_LIMIT_SECONDS * 1000 + LIMIT_MARGIN_MS);
+      timer.unref();
+      return { ...state, limitTimer: timer };
+    } catch (err) {
+      log.warn({ err, call_id: state.id }, 'the carrier refused the call');
+      // Mark it dialled so the hold is settled (at zero) with the outcome.
+      await repo().update(call.id, { dialed_at: clock.now() });
+      await finish(state, { status: 'failed' });
+      return release(state);
+    }
+  }
+
+  async function onStatus(state: CallState, report: CarrierStatusReport): Promise<{ state: CallState; finished: boolean }> {
+    const now = clock.now();
+    if (FINAL_CARRIER_STATUSES.includes(report.status)) {
+      await finish(state, report);
+      return { state: release(state), finished: true };
+    }
+    const call = await mustGet(state.id);
+    if (isFinished(call.status)) return { state, finished: true };
+    if (report.status === 'ringing' && call.status === 'dialing') await repo().update(call.id, { status: 'ringing', updated_at: now });
+    if (report.status === 'in-progress' && call.status !== 'in_progress') {
+      await repo().update(call.id, { status: 'in_progress', answered_at: now, answered_by: report.answeredBy ?? null, updated_at: now });
+    }
+    return { state, finished: false };
+  }
+
+  /** Starts the agent for a connected media stream; audio flows directly between the two. */
+  async function connectMedia(state: CallState, session: MediaSession): Promise<CallState> {
+    const call = await mustGet(state.id);
+    if (isFinished(call.status)) {
+      session.close();
+      return state;
+    }
+    const customer = await createCustomerRepository(pool).get(call.customer_id);
+    const country = customer ? await createCoverageRepository(pool).get(customer.country) : null;
+    const setup = agentSetup({
+      businessName: customer?.brand_name ?? customer?.name ?? 'our client',
+      website: customer?.website_url ?? null,
+      calledBusiness: call.business_name,
+      language: country?.calling_language ?? 'en-US',
+      timezone: customer?.timezone ?? 'UTC',
+      to: call.to_e164,
+    });
+    const self = () => deps.calls();
+    const bridgeFor = deps.bridges[state.mode];
+    // Connecting runs outside the mailbox: the agent may call a tool while it connects.
+    bridgeFor
+      .connect(setup, {
+        onAudio: (payload) => session.sendAudio(payload),
+        // Bridges that track playback ask for carrier marks (MarkingBridgeHandlers).
+        onMark: (name: string) => session.sendMark(name),
+        onInterrupted: () => session.clear(),
+        onToolCall: (name, args) => self().ask(state.id, { type: 'tool_called', name, args }),
+        onTranscript: (role, text) => void self().ask(state.id, { type: 'transcript_heard', role, text }).catch(() => {}),
+        onError: (error) => void self().ask(state.id, { type: 'bridge_failed', error }).catch(() => {}),
+      })
+      .then(
+        (connection) => self().ask(state.id, { type: 'bridge_connected', connection }),
+        (error: Error) => self().ask(state.id, { type: 'bridge_failed', error }),
+      )
+      .catch((err) => log.error({ err, call_id: state.id }, 'bridge hand-over failed'));
+    session.onStop(() => void self().ask(state.id, { type: 'media_stopped' }).catch(() => {}));
+    return { ...state, media: session };
+  }
+
+  async function hangUp(state: CallState, reason: string | null): Promise<void> {
+    const call = await mustGet(state.id);
+    if (reason && !call.end_reason) await repo().update(call.id, { end_reason: reason });
+    state.media?.close();
+    if (call.carrier_call_id) {
+      await deps.carriers[state.mode].hangup(call.carrier_call_id).catch((err) => log.warn({ err, call_id: state.id }, 'hangup failed'));
+    }
+  }
+
+  async function tool(state: CallState, name: string, args: Record<string, unknown>): Promise<unknown> {
+    const call = await mustGet(state.id);
+    const now = clock.now();
+    switch (name) {
+      case 'book_appointment': {
+        const start = new Date(String(args.start_at ?? ''));
+        const minutes = Number.isInteger(args.duration_minutes) ? Math.min(120, Math.max(10, Number(args.duration_minutes))) : 30;
+        if (Number.isNaN(start.getTime()) || start <= now) return { booked: false, error: 'start_at must be a future date and time with its offset' };
+        if (call.appointment_id) return { booked: true, appointment_id: call.appointment_id, note: 'already booked on this call' };
+        const customer = await createCustomerRepository(pool).get(call.customer_id);
+        const timezone = customer?.timezone ?? 'UTC';
+        const appointment = await withTransaction(pool, async (client) => {
+          const a = await createAppointmentRepository(client).insert({
+            account_id: call.account_id,
+            mode: call.mode,
+            customer_id: call.customer_id,
+            call_id: call.id,
+            start_at: start,
+            end_at: new Date(start.getTime() + minutes * 60_000),
+            timezone,
+            attendee_name: typeof args.attendee_name === 'string' ? args.attendee_name.slice(0, 200) : null,
+            notes: typeof args.notes === 'string' ? args.notes.slice(0, 2000) : null,
+            created_at: now,
+          });
+          await createCallRepository(client).update(call.id, { appointment_id: a.id, updated_at: now });
+          return a;
+        });
+        return { booked: true, appointment_id: appointment.id, starts: localTime(appointment.start_at, timezone), timezone };
+      }
+      case 'mark_do_not_call': {
+        await createDncRepository(pool).add({
+          accountId: call.account_id,
+          e164: call.to_e164,
+          source: 'callee_request',
+          reason: typeof args.reason === 'string' ? args.reason.slice(0, 500) : 'asked not to be called again',
+          callId: call.id,
+          now,
+        });
+        return { recorded: true };
+      }
+      case 'end_call': {
+        // Hang up after this message: the agent's goodbye has already been sent to the carrier.
+        const reason = typeof args.reason === 'string' ? args.reason : 'other';
+        setTimeout(() => void hangUp(state, reason).catch((err) => log.warn({ err }, 'hangup failed')), 50).unref();
+        return { ending: true };
+      }
+      default:
+        return { error: `unknown tool ${name}` };
+    }
+  }
+
+  async function receive(state: CallState, msg: CallMessage): Promise<{ state: CallState; reply: unknown }> {
+    switch (msg.type) {
+      case 'dial':
+        return { state: await dial(state, msg.from), reply: { dialed: true } };
+      case 'carrier_status_reported': {
+        const r = await onStatus(state, msg.report);
+        return { state: r.state, reply: { finished: r.finished } };
+      }
+      case 'recording_reported': {
+        await repo().update(state.id, { recording_id: msg.report.recordingId, recording_url: msg.report.recordingUrl, recording_seconds: msg.report.durationSeconds });
+        return { state, reply: { stored: true } };
+      }
+      case 'media_connected':
+        return { state: await connectMedia(state, msg.session), reply: { bridged: true } };
+      case 'bridge_connected': {
+        const media = state.media;
+        if (!media) {
+          msg.connection.close();
+          return { state, reply: { ok: true } };
+        }
+        media.onAudio((payload, timestampMs) => msg.connection.sendAudio(payload, timestampMs));
+        media.onMark((name) => msg.connection.markPlayed(name));
+        return { state: { ...state, bridge: msg.connection }, reply: { ok: true } };
+      }
+      case 'bridge_failed':
+        log.error({ err: msg.error, call_id: state.id }, 'the speech agent failed; hanging up');
+        await hangUp(state, 'other');
+        return { state, reply: { ok: true } };
+      case 'tool_called':
+        return { state, reply: await tool(state, msg.name, msg.args) };
+      case 'transcript_heard':
+        await repo().appendTranscript(state.id, { role: msg.role, text: msg.text, at: clock.now().toISOString() });
+        return { state, reply: { ok: true } };
+      case 'media_stopped':
+        state.bridge?.close();
+        return { state: { ...state, bridge: null, media: null }, reply: { ok: true } };
+      case 'time_limit_reached':
+        await hangUp(state, 'time_limit');
+        return { state, reply: { ok: true } };
+      case 'get_live':
+        return { state, reply: { media: state.media !== null, bridge: state.bridge !== null } };
+      default: {
+        const unhandled: never = msg;
+        throw new Error(`unhandled call message ${(unhandled as { type: string }).type}`);
+      }
+    }
+  }
+
+  return {
+    kind: 'call',
+    async load(id) {
+      const call = await mustGet(id);
+      return { id, accountId: call.account_id, mode: call.mode, customerId: call.customer_id, media: null, bridge: null, limitTimer: null };
+    },
+    isRead: (msg) => msg.type === 'get_live',
+    receive,
+  };
+}
+
+/** "2026-11-24 10:00" in `timezone`. */
+export function localTime(at: Date, timezone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}`;
+}

@@ -1,0 +1,31 @@
+import type { CarrierStatusReport, RecordingReport } from '../../telephony/carrier.ts';
+import type { MediaSession } from '../../telephony/media.ts';
+import type { BridgeConnection } from '../../telephony/speech-bridge.ts';
+
+/** Every message the call actor takes. The live audio itself never passes through the mailbox. */
+export type CallMessage =
+  | { type: 'dial'; from: string }
+  | { type: 'carrier_status_reported'; report: CarrierStatusReport }
+  | { type: 'recording_reported'; report: RecordingReport }
+  | { type: 'media_connected'; session: MediaSession }
+  | { type: 'bridge_connected'; connection: BridgeConnection }
+  | { type: 'bridge_failed'; error: Error }
+  | { type: 'tool_called'; name: string; args: Record<string, unknown> }
+  | { type: 'transcript_heard'; role: 'agent' | 'callee'; text: string }
+  | { type: 'media_stopped' }
+  | { type: 'time_limit_reached' }
+  | { type: 'get_live' };
+
+export interface CallReplies {
+  dial: { dialed: boolean };
+  carrier_status_reported: { finished: boolean };
+  recording_reported: { stored: boolean };
+  media_connected: { bridged: boolean };
+  bridge_connected: { ok: true };
+  bridge_failed: { ok: true };
+  tool_called: unknown;
+  transcript_heard: { ok: true };
+  media_stopped: { ok: true };
+  time_limit_reached: { ok: true };
+  get_live: { media: boolean; bridge: boolean };
+}

@@ -1,0 +1,83 @@
+import type { CallRow } from '../../db/calls.ts';
+import type { AppointmentRow } from '../../db/appointments.ts';
+import type { DncRow } from '../../db/dnc.ts';
+import { iso } from '../../runtime/types.ts';
+
+const FINISHED = new Set(['completed', 'cancelled', 'expired', 'blocked']);
+
+/** Read `finished`, not `status` (spec): anything not known to be final is not finished. */
+export const isFinished = (status: string) => FINISHED.has(status);
+
+/** The request as POST /v1/calls answers it. */
+export function callRequestView(c: CallRow) {
+  return {
+    object: 'call_request' as const,
+    id: c.id,
+    customer_id: c.customer_id,
+    phone: c.to_e164,
+    business_name: c.business_name,
+    external_ref: c.external_ref,
+    status: c.status,
+    finished: isFinished(c.status),
+    waiting_reason: c.status === 'queued' ? c.waiting_reason : null,
+    dial_before: iso(c.dial_before),
+    mode: c.mode,
+    created_at: iso(c.created_at),
+  };
+}
+
+/** The call with its outcome (GET /v1/calls/{id}, the call.completed event). */
+export function callView(c: CallRow, publicUrl: string) {
+  const finished = isFinished(c.status);
+  return {
+    object: 'call' as const,
+    id: c.id,
+    customer_id: c.customer_id,
+    external_ref: c.external_ref,
+    phone: c.to_e164,
+    business_name: c.business_name,
+    status: c.status,
+    finished,
+    outcome: c.outcome,
+    duration_seconds: c.duration_seconds ?? 0,
+    appointment_id: c.appointment_id,
+    summary: c.summary,
+    recording_url: c.recording_url ? `${publicUrl}/v1/calls/${c.id}/recording` : null,
+    transcript_url: finished && c.transcript.length > 0 ? `${publicUrl}/v1/calls/${c.id}/transcript` : null,
+    waiting_reason: c.status === 'queued' ? c.waiting_reason : null,
+    dial_before: iso(c.dial_before),
+    dialed_at: iso(c.dialed_at),
+    answered_at: iso(c.answered_at),
+    ended_at: iso(c.ended_at),
+    mode: c.mode,
+    created_at: iso(c.created_at),
+  };
+}
+
+export function appointmentView(a: AppointmentRow) {
+  return {
+    object: 'appointment' as const,
+    id: a.id,
+    call_id: a.call_id,
+    customer_id: a.customer_id,
+    start_at: iso(a.start_at),
+    end_at: iso(a.end_at),
+    timezone: a.timezone,
+    status: a.status,
+    attendee_name: a.attendee_name,
+    notes: a.notes,
+    mode: a.mode,
+    created_at: iso(a.created_at),
+  };
+}
+
+export function dncView(d: DncRow) {
+  return {
+    object: 'dnc_entry' as const,
+    phone: d.e164,
+    source: d.source,
+    reason: d.reason,
+    call_id: d.call_id,
+    created_at: iso(d.created_at),
+  };
+}

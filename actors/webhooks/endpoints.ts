@@ -1,0 +1,133 @@
+import type { Deps } from '../../runtime/deps.ts';
+import type { Mode } from '../../runtime/types.ts';
+import type { SecretBox } from '../../runtime/secret-box.ts';
+import { createWebhookRepository } from '../../db/webhooks.ts';
+import { createAccountRepository } from '../../db/accounts.ts';
+import { ApiError } from '../../http/errors.ts';
+import { toList } from '../shared/list.ts';
+import { newSigningSecret } from './signing.ts';
+import { checkEndpointUrl } from './address-guard.ts';
+import { deliveryView, endpointView } from './views.ts';
+
+/** Every event type the service emits (spec: Events → Types). */
+export const EVENT_TYPES = [
+  'call.completed',
+  'appointment.booked',
+  'customer.ready',
+  'balance.low',
+  'key.rotated',
+  'number.assigned',
+  'number.payment_due',
+  'number.released',
+  'website.ready',
+  'website.live',
+  'website.failed',
+  'website.hosting_due',
+  'website.suspended',
+] as const;
+
+/** Longest grace a rolled secret keeps signing (spec: up to one week). */
+export const MAX_ROLL_GRACE_SECONDS = 7 * 86_400;
+
+/** Webhook endpoints are console-only (spec: Authentication 7). */
+export function createWebhookEndpoints(deps: Deps & { secrets: SecretBox; allowPrivate: boolean }) {
+  const { pool, clock, secrets } = deps;
+  const repo = () => createWebhookRepository(pool);
+
+  async function mustAccount(accountId: string) {
+    if (!(await createAccountRepository(pool).get(accountId))) throw new ApiError('account_not_found');
+  }
+  async function mustEndpoint(accountId: string, id: string) {
+    const e = await repo().getEndpoint(accountId, id);
+    if (!e) throw new ApiError('webhook_endpoint_not_found');
+    return e;
+  }
+  async function checkUrl(url: string, mode: Mode) {
+    const verdict = await checkEndpointUrl(url, { mode, allowPrivate: deps.allowPrivate });
+    if (!verdict.ok) throw new ApiError('invalid_webhook_url', `The endpoint URL is refused: ${verdict.reason}.`);
+  }
+  function checkTypes(types: string[]) {
+    const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+    if (unknown.length) throw new ApiError('invalid_event_type', `Unknown event type(s): ${unknown.join(', ')}.`);
+  }
+
+  return {
+    async create(accountId: string, input: { url: string; mode: Mode; event_types?: string[]; description?: string | null; enabled?: boolean }) {
+      await mustAccount(accountId);
+      await checkUrl(input.url, input.mode);
+      checkTypes(input.event_types ?? []);
+      const secret = newSigningSecret();
+      const row = await repo().insertEndpoint({
+        accountId,
+        mode: input.mode,
+        url: input.url,
+        description: input.description ?? null,
+        eventTypes: [...new Set(input.event_types ?? [])],
+        secret: secrets.seal(secret),
+        now: clock.now(),
+      });
+      if (input.enabled === false) return endpointView(await repo().updateEndpoint(row.id, { enabled: false }), secret);
+      return endpointView(row, secret);
+    },
+
+    async list(accountId: string) {
+      await mustAccount(accountId);
+      const rows = await repo().listEndpoints(accountId);
+      return toList(rows, rows.length, (r) => endpointView(r));
+    },
+
+    async get(accountId: string, id: string) {
+      return endpointView(await mustEndpoint(accountId, id));
+    },
+
+    async update(accountId: string, id: string, patch: { url?: string; event_types?: string[]; description?: string | null; enabled?: boolean }) {
+      const e = await mustEndpoint(accountId, id);
+      if (patch.url !== undefined) await checkUrl(patch.url, e.mode);
+      if (patch.event_types) checkTypes(patch.event_types);
+      const fields: Record<string, unknown> = { updated_at: clock.now() };
+      if (patch.url !== undefined) fields.url = patch.url;
+      if (patch.event_types !== undefined) fields.event_types = [...new Set(patch.event_types)];
+      if (patch.description !== undefined) fields.description = patch.description;
+      if (patch.enabled !== undefined) fields.enabled = patch.enabled;
+      return endpointView(await repo().updateEndpoint(e.id, fields));
+    },
+
+    async remove(accountId: string, id: string) {
+      const e = await mustEndpoint(accountId, id);
+      const now = clock.now();
+      await repo().updateEndpoint(e.id, { deleted_at: now, enabled: false, updated_at: now });
+      return { object: 'webhook_endpoint' as const, id: e.id, deleted: true };
+    },
+
+    /** A new secret, shown once; the old one keeps signing (second signature) for `graceSeconds`. */
+    async rollSecret(accountId: string, id: string, graceSeconds: number) {
+      const e = await mustEndpoint(accountId, id);
+      const now = clock.now();
+      const secret = newSigningSecret();
+      const row = await repo().updateEndpoint(e.id, {
+        secret_ciphertext: secrets.seal(secret),
+        previous_secret_ciphertext: graceSeconds > 0 ? e.secret_ciphertext : null,
+        previous_secret_expires_at: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
+        updated_at: now,
+      });
+      return endpointView(row, secret);
+    },
+
+    async deliveries(accountId: string, id: string, limit: number) {
+      const e = await mustEndpoint(accountId, id);
+      const rows = await repo().listDeliveries(e.id, limit);
+      return toList(rows, limit, deliveryView);
+    },
+
+    async resend(accountId: string, id: string, deliveryId: string) {
+      const e = await mustEndpoint(accountId, id);
+      const existing = await repo().getDelivery(e.id, deliveryId);
+      if (!existing) throw new ApiError('webhook_delivery_not_found');
+      const row = await repo().resend(e.id, deliveryId, clock.now());
+      if (!row) throw new ApiError('webhook_delivery_in_progress');
+      return deliveryView(row);
+    },
+  };
+}
+
+export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>;

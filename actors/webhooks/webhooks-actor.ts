@@ -1,0 +1,67 @@
+import type { Behaviour } from '../../runtime/actor-system.ts';
+import type { Deps } from '../../runtime/deps.ts';
+import type { SecretBox } from '../../runtime/secret-box.ts';
+import { createEventRepository } from '../../db/events.ts';
+import { ApiError } from '../../http/errors.ts';
+import { toList } from '../shared/list.ts';
+import { createWebhookEndpoints } from './endpoints.ts';
+import { eventView } from './views.ts';
+import type { WebhooksMessage } from './messages.ts';
+
+/**
+ * One account's webhooks: the single writer of its endpoints in this process, and the reader of
+ * its events. Delivery itself is the sender's (actors/webhooks/sender.ts).
+ */
+export interface WebhooksState {
+  accountId: string;
+}
+
+const READS = new Set<WebhooksMessage['type']>(['list_events', 'get_event', 'list_endpoints', 'get_endpoint', 'list_deliveries']);
+
+export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivate: boolean }): Behaviour<WebhooksMessage, WebhooksState> {
+  const endpoints = createWebhookEndpoints(deps);
+  const events = () => createEventRepository(deps.pool);
+
+  async function receive(state: WebhooksState, msg: WebhooksMessage): Promise<{ state: WebhooksState; reply: unknown }> {
+    const id = state.accountId;
+    const done = (reply: unknown) => ({ state, reply });
+    switch (msg.type) {
+      case 'list_events': {
+        let afterSeq: number | null = null;
+        if (msg.page.startingAfter) {
+          afterSeq = await events().seqOf(id, msg.mode, msg.page.startingAfter);
+          if (afterSeq === null) throw new ApiError('invalid_cursor');
+        }
+        const rows = await events().list({ accountId: id, mode: msg.mode, type: msg.eventType, order: msg.order, afterSeq, limit: msg.page.limit + 1 });
+        return done(toList(rows, msg.page.limit, eventView));
+      }
+      case 'get_event': {
+        const row = await events().get(id, msg.mode, msg.id);
+        if (!row) throw new ApiError('event_not_found');
+        return done(eventView(row));
+      }
+      case 'create_endpoint':
+        return done(await endpoints.create(id, msg.input));
+      case 'list_endpoints':
+        return done(await endpoints.list(id));
+      case 'get_endpoint':
+        return done(await endpoints.get(id, msg.id));
+      case 'update_endpoint':
+        return done(await endpoints.update(id, msg.id, msg.patch));
+      case 'delete_endpoint':
+        return done(await endpoints.remove(id, msg.id));
+      case 'roll_secret':
+        return done(await endpoints.rollSecret(id, msg.id, msg.graceSeconds));
+      case 'list_deliveries':
+        return done(await endpoints.deliveries(id, msg.id, msg.limit));
+      case 'resend_delivery':
+        return done(await endpoints.resend(id, msg.id, msg.deliveryId));
+      default: {
+        const unhandled: never = msg;
+        throw new Error(`unhandled webhooks message ${(unhandled as { type: string }).type}`);
+      }
+    }
+  }
+
+  return { kind: 'webhooks', load: async (accountId) => ({ accountId }), isRead: (msg) => READS.has(msg.type), receive };
+}

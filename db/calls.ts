@@ -1,0 +1,214 @@
+import { prepared, type Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+export type CallStatus = 'queued' | 'dialing' | 'ringing' | 'in_progress' | 'completed' | 'cancelled' | 'expired' | 'blocked';
+export const OPEN_CALL_STATUSES: readonly CallStatus[] = ['queued', 'dialing', 'ringing', 'in_progress'];
+
+export interface TranscriptLine {
+  role: 'agent' | 'callee';
+  text: string;
+  at: string;
+}
+
+export interface CallRow {
+  id: string;
+  seq: number;
+  account_id: string;
+  mode: Mode;
+  customer_id: string;
+  to_e164: string;
+  to_country: string;
+  phone_input: string;
+  business_name: string | null;
+  external_ref: string | null;
+  status: CallStatus;
+  outcome: string | null;
+  dial_before: Date;
+  next_attempt_at: Date;
+  attempts: number;
+  waiting_reason: string | null;
+  claimed_at: Date | null;
+  claimed_by: string | null;
+  carrier: string | null;
+  carrier_call_id: string | null;
+  from_e164: string | null;
+  answered_by: string | null;
+  dialed_at: Date | null;
+  answered_at: Date | null;
+  ended_at: Date | null;
+  duration_seconds: number | null;
+  summary: string | null;
+  end_reason: string | null;
+  appointment_id: string | null;
+  transcript: TranscriptLine[];
+  recording_id: string | null;
+  recording_url: string | null;
+  recording_seconds: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const GET_CALL = prepared('call_by_id', `SELECT * FROM calls WHERE id = $1`);
+
+export function createCallRepository(db: Queryable) {
+  return {
+    /**
+     * Queues a request unless one is already open for this number and customer, or one carries
+     * the same external_ref: then that one is returned and nothing is queued.
+     */
+    async insertOrFindOpen(c: {
+      accountId: string;
+      mode: Mode;
+      customerId: string;
+      toE164: string;
+      toCountry: string;
+      phoneInput: string;
+      businessName: string | null;
+      externalRef: string | null;
+      dialBefore: Date;
+      now: Date;
+    }): Promise<{ row: CallRow; created: boolean }> {
+      if (c.externalRef) {
+        const { rows } = await db.query(`SELECT * FROM calls WHERE account_id = $1 AND mode = $2 AND external_ref = $3`, [c.accountId, c.mode, c.externalRef]);
+        if (rows[0]) return { row: rows[0], created: false };
+      }
+      const { rows } = await db.query(
+        `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, business_name, external_ref,
+                            dial_before, next_attempt_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10)
+         ON CONFLICT DO NOTHING RETURNING *`,
+        [c.accountId, c.mode, c.customerId, c.toE164, c.toCountry, c.phoneInput, c.businessName, c.externalRef, c.dialBefore, c.now],
+      );
+      if (rows[0]) return { row: rows[0], created: true };
+      const existing = await db.query(
+        `SELECT * FROM calls WHERE (customer_id = $1 AND to_e164 = $2 AND status IN ('queued', 'dialing', 'ringing', 'in_progress'))
+            OR (account_id = $3 AND mode = $4 AND external_ref = $5) LIMIT 1`,
+        [c.customerId, c.toE164, c.accountId, c.mode, c.externalRef],
+      );
+      if (!existing.rows[0]) throw new Error('call request conflicted but no open request was found');
+      return { row: existing.rows[0], created: false };
+    },
+
+    async get(id: string): Promise<CallRow | null> {
+      const { rows } = await db.query(GET_CALL([id]));
+      return rows[0] ?? null;
+    },
+
+    async lock(id: string): Promise<CallRow | null> {
+      const { rows } = await db.query(`SELECT * FROM calls WHERE id = $1 FOR UPDATE`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async findForAccount(accountId: string, mode: Mode, id: string): Promise<CallRow | null> {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+      const { rows } = await db.query(`SELECT * FROM calls WHERE id = $1 AND account_id = $2 AND mode = $3`, [id, accountId, mode]);
+      return rows[0] ?? null;
+    },
+
+    async findByCarrierCallId(carrierCallId: string): Promise<CallRow | null> {
+      const { rows } = await db.query(`SELECT * FROM calls WHERE carrier_call_id = $1`, [carrierCallId]);
+      return rows[0] ?? null;
+    },
+
+    async list(f: { accountId: string; mode: Mode; customerId: string | null; dialledOnly: boolean; status: string | null; limit: number; beforeSeq: number | null }): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM calls WHERE account_id = $1 AND mode = $2 AND ($3::uuid IS NULL OR customer_id = $3)
+            AND (NOT $4 OR dialed_at IS NOT NULL) AND ($5::text IS NULL OR status = $5) AND ($7::bigint IS NULL OR seq < $7)
+          ORDER BY seq DESC LIMIT $6`,
+        [f.accountId, f.mode, f.customerId, f.dialledOnly, f.status, f.limit, f.beforeSeq],
+      );
+      return rows;
+    },
+
+    async seqOf(accountId: string, id: string): Promise<number | null> {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+      const { rows } = await db.query(`SELECT seq FROM calls WHERE account_id = $1 AND id = $2`, [accountId, id]);
+      return rows[0]?.seq ?? null;
+    },
+
+    /** Cancels a request only while it is still queued; null if the dialler has it (or it ended). */
+    async cancelIfQueued(id: string, now: Date): Promise<CallRow | null> {
+      const { rows } = await db.query(
+        `UPDATE calls SET status = 'cancelled', outcome = 'cancelled', ended_at = $2, updated_at = $2 WHERE id = $1 AND status = 'queued' RETURNING *`,
+        [id, now],
+      );
+      return rows[0] ?? null;
+    },
+
+    /**
+     * Claims up to `limit` due requests for this process. Other diallers skip rows a claim holds
+     * (SKIP LOCKED) and the status moves off `queued` in the same statement, so no request is
+     * ever handed to two diallers.
+     */
+    async claimDue(now: Date, limit: number, claimer: string): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `UPDATE calls SET status = 'dialing', claimed_at = $1, claimed_by = $3, attempts = attempts + 1, updated_at = $1
+          WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [now, limit, claimer],
+      );
+      return rows;
+    },
+
+    /** Puts a claimed request back in the queue until `at`, saying why it waits. */
+    async requeue(id: string, at: Date, reason: string, now: Date): Promise<void> {
+      await db.query(
+        `UPDATE calls SET status = 'queued', next_attempt_at = $2, waiting_reason = $3, claimed_at = NULL, claimed_by = NULL, updated_at = $4
+          WHERE id = $1 AND status = 'dialing' AND dialed_at IS NULL`,
+        [id, at, reason, now],
+      );
+    },
+
+    async update(id: string, fields: Partial<CallRow>): Promise<CallRow> {
+      const entries = Object.entries(fields).map(([k, v]) => [k, k === 'transcript' ? JSON.stringify(v) : v] as const);
+      const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
+      const { rows } = await db.query(`UPDATE calls SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
+      return rows[0];
+    },
+
+    async appendTranscript(id: string, line: TranscriptLine): Promise<void> {
+      await db.query(`UPDATE calls SET transcript = transcript || $2::jsonb WHERE id = $1`, [id, JSON.stringify([line])]);
+    },
+
+    /** Requests never dialled before their deadline become `expired` (they stay in the list). */
+    async expireOverdue(now: Date): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `UPDATE calls SET status = 'expired', outcome = 'expired', ended_at = $1, updated_at = $1
+          WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND dial_before <= $1 FOR UPDATE SKIP LOCKED) RETURNING *`,
+        [now],
+      );
+      return rows;
+    },
+
+    /** Calls a process claimed or started but never finished (the process died), older than `before`. */
+    async staleRunning(before: Date, limit: number): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM calls WHERE status IN ('dialing', 'ringing', 'in_progress') AND claimed_at <= $1 ORDER BY claimed_at LIMIT $2`,
+        [before, limit],
+      );
+      return rows;
+    },
+
+    /** The do-not-call entry this call created (the callee asked), if any. */
+    async requestedDoNotCall(callId: string): Promise<boolean> {
+      const { rowCount } = await db.query(`SELECT 1 FROM dnc_numbers WHERE call_id = $1`, [callId]);
+      return (rowCount ?? 0) > 0;
+    },
+
+    /** The caller ID of a customer: its active number in its country. */
+    async callerIdOf(customerId: string): Promise<string | null> {
+      const { rows } = await db.query(
+        `SELECT n.e164 FROM phone_numbers n JOIN customers c ON c.id = n.customer_id
+          WHERE n.customer_id = $1 AND n.status = 'active' AND n.country = c.country ORDER BY n.seq LIMIT 1`,
+        [customerId],
+      );
+      return rows[0]?.e164 ?? null;
+    },
+
+    /** Calls of one customer in a period, for the assistant's facts. */
+    async forCustomerSince(customerId: string, since: Date): Promise<CallRow[]> {
+      const { rows } = await db.query(`SELECT * FROM calls WHERE customer_id = $1 AND created_at >= $2 ORDER BY seq`, [customerId, since]);
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+export interface EndpointRow {
+  id: string;
+  seq: number;
+  account_id: string;
+  mode: Mode;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  enabled: boolean;
+  secret_ciphertext: Buffer;
+  previous_secret_ciphertext: Buffer | null;
+  previous_secret_expires_at: Date | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  seq: number;
+  event_id: string;
+  endpoint_id: string;
+  account_id: string;
+  status: 'pending' | 'sending' | 'succeeded' | 'failed' | 'dead';
+  attempts: number;
+  next_attempt_at: Date;
+  locked_until: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export function createWebhookRepository(db: Queryable) {
+  return {
+    async insertEndpoint(e: { accountId: string; mode: Mode; url: string; description: string | null; eventTypes: string[]; secret: Buffer; now: Date }) {
+      const { rows } = await db.query(
+        `INSERT INTO webhook_endpoints (account_id, mode, url, description, event_types, secret_ciphertext, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
+        [e.accountId, e.mode, e.url, e.description, e.eventTypes, e.secret, e.now],
+      );
+      return rows[0] as EndpointRow;
+    },
+
+    async getEndpoint(accountId: string, id: string): Promise<EndpointRow | null> {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+      const { rows } = await db.query(`SELECT * FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, [id, accountId]);
+      return rows[0] ?? null;
+    },
+
+    async endpointById(id: string): Promise<EndpointRow | null> {
+      const { rows } = await db.query(`SELECT * FROM webhook_endpoints WHERE id = $1`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async listEndpoints(accountId: string): Promise<EndpointRow[]> {
+      const { rows } = await db.query(`SELECT * FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY seq DESC`, [accountId]);
+      return rows;
+    },
+
+    async updateEndpoint(id: string, fields: Partial<EndpointRow>): Promise<EndpointRow> {
+      const entries = Object.entries(fields);
+      const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
+      const { rows } = await db.query(`UPDATE webhook_endpoints SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
+      return rows[0];
+    },
+
+    /**
+     * Claims due deliveries for one sender: pending or failed ones whose time has come, and ones
+     * a dead sender left `sending` past their lock. SKIP LOCKED keeps senders off each other's rows.
+     */
+    async claimDue(now: Date, lockUntil: Date, limit: number): Promise<DeliveryRow[]> {
+      const { rows } = await db.query(
+        `UPDATE webhook_deliveries SET status = 'sending', locked_until = $2, updated_at = $1
+          WHERE id IN (SELECT id FROM webhook_deliveries
+                        WHERE (status IN ('pending', 'failed') AND next_attempt_at <= $1) OR (status = 'sending' AND locked_until <= $1)
+                        ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [now, lockUntil, limit],
+      );
+      return rows;
+    },
+
+    async recordAttempt(a: Omit<AttemptRow, 'id'>): Promise<void> {
+      await db.query(
+        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms, error) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [a.delivery_id, a.attempt, a.attempted_at, a.status_code, a.duration_ms, a.error],
+      );
+    },
+
+    /** Writes the result of an attempt, only if this sender still holds the delivery. */
+    async finishAttempt(id: string, f: { status: DeliveryRow['status']; attempts: number; nextAttemptAt: Date; statusCode: number | null; error: string | null; now: Date }) {
+      await db.query(
+        `UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, last_status_code = $5, last_error = $6,
+                locked_until = NULL, updated_at = $7
+          WHERE id = $1 AND status = 'sending'`,
+        [id, f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, f.now],
+      );
+    },
+
+    async listDeliveries(endpointId: string, limit: number) {
+      const { rows } = await db.query(
+        `SELECT d.*, e.type AS event_type,
+                COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.seq) FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]') AS attempt_log
+           FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+          WHERE d.endpoint_id = $1 ORDER BY d.seq DESC LIMIT $2`,
+        [endpointId, limit],
+      );
+      return rows as (DeliveryRow & { event_type: string; attempt_log: AttemptRow[] })[];
+    },
+
+    /** Queues a failed or dead delivery for a fresh series of attempts. */
+    async resend(endpointId: string, deliveryId: string, now: Date): Promise<DeliveryRow | null> {
+      if (!/^[0-9a-f-]{36}$/i.test(deliveryId)) return null;
+      const { rows } = await db.query(
+        `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3, locked_until = NULL, updated_at = $3
+          WHERE id = $2 AND endpoint_id = $1 AND status IN ('failed', 'dead', 'succeeded') RETURNING *`,
+        [endpointId, deliveryId, now],
+      );
+      return rows[0] ?? null;
+    },
+
+    async getDelivery(endpointId: string, deliveryId: string): Promise<DeliveryRow | null> {
+      if (!/^[0-9a-f-]{36}$/i.test(deliveryId)) return null;
+      const { rows } = await db.query(`SELECT * FROM webhook_deliveries WHERE id = $2 AND endpoint_id = $1`, [endpointId, deliveryId]);
+      return rows[0] ?? null;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { AppointmentSchema } from '../schemas/calls.ts';
+import { ListOf, pageQueryWith, responses, Timestamp, Type } from '../schemas/common.ts';
+import { caller, customerIdOf, pageOf } from './helpers.ts';
+
+export function registerAppointmentRoutes(app: App, services: Services): void {
+  app.get(
+    '/v1/appointments',
+    {
+      config: { scope: 'calls:read' },
+      schema: {
+        summary: 'Appointments booked on calls, newest first; from/to bound the meeting start (a billing period)',
+        tags: ['calls'],
+        querystring: pageQueryWith({
+          customer_id: Type.Optional(Type.String({ maxLength: 255 })),
+          status: Type.Optional(Type.Union([Type.Literal('booked'), Type.Literal('cancelled')])),
+          from: Type.Optional(Timestamp),
+          to: Type.Optional(Timestamp),
+        }),
+        response: responses({ 200: ListOf(AppointmentSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+      },
+    },
+    async (request) => {
+      const auth = caller(request);
+      const q = request.query;
+      const customerId = q.customer_id ? await customerIdOf(services, request, q.customer_id) : null;
+      return services.accounts.ask(auth.accountId, {
+        type: 'list_appointments',
+        mode: auth.mode,
+        customerId,
+        status: q.status ?? null,
+        from: q.from ? new Date(q.from) : null,
+        to: q.to ? new Date(q.to) : null,
+        page: pageOf(q),
+      });
+    },
+  );
+
+  app.get(
+    '/v1/appointments/:id',
+    {
+      config: { scope: 'calls:read' },
+      schema: {
+        summary: 'One appointment: exact instants and the zone it was agreed in',
+        tags: ['calls'],
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        response: responses({ 200: AppointmentSchema }, ['appointment_not_found', 'scope_missing']),
+      },
+    },
+    async (request) => {
+      const auth = caller(request);
+      return services.accounts.ask(auth.accountId, { type: 'get_appointment', mode: auth.mode, id: request.params.id });
+    },
+  );
+}

@@ -1,0 +1,52 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { DncEntrySchema } from '../schemas/calls.ts';
+import { ListOf, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
+import { caller, pageOf, sendOutcome } from './helpers.ts';
+
+/** The reseller's do-not-call list (numbers in E.164; national numbers read in the account's country). */
+export function registerDncRoutes(app: App, services: Services): void {
+  app.post(
+    '/v1/dnc',
+    {
+      config: { scope: 'calls:write', idempotent: true },
+      schema: {
+        summary: 'Add a number to the do-not-call list (200 if it is already listed)',
+        tags: ['calls'],
+        body: Type.Object(
+          { phone: withCode(Type.String({ minLength: 1, maxLength: 64 }), 'invalid_phone_number'), reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) },
+          { additionalProperties: false },
+        ),
+        response: responses({ 201: DncEntrySchema, 200: DncEntrySchema }, ['invalid_phone_number', 'unknown_parameter', 'invalid_json', 'scope_missing']),
+      },
+    },
+    async (request, reply) =>
+      sendOutcome(reply, await services.accounts.ask(caller(request).accountId, { type: 'add_dnc', phone: request.body.phone, reason: request.body.reason ?? null })),
+  );
+
+  app.get(
+    '/v1/dnc',
+    {
+      config: { scope: 'calls:read' },
+      schema: { summary: 'The do-not-call list, newest first (starting_after takes an E.164 number)', tags: ['calls'], querystring: PageQuery, response: responses({ 200: ListOf(DncEntrySchema) }, ['invalid_cursor', 'scope_missing']) },
+    },
+    async (request) => services.accounts.ask(caller(request).accountId, { type: 'list_dnc', page: pageOf(request.query) }),
+  );
+
+  app.delete(
+    '/v1/dnc/:phone',
+    {
+      config: { scope: 'calls:write' },
+      schema: {
+        summary: 'Take a number you added off the list; a callee’s own request cannot be removed',
+        tags: ['calls'],
+        params: Type.Object({ phone: Type.String({ maxLength: 64 }) }),
+        response: responses(
+          { 200: Type.Object({ object: Type.Literal('dnc_entry'), phone: Type.String(), deleted: Type.Boolean() }) },
+          ['invalid_phone_number', 'dnc_entry_not_found', 'dnc_entry_protected', 'scope_missing'],
+        ),
+      },
+    },
+    async (request) => services.accounts.ask(caller(request).accountId, { type: 'remove_dnc', phone: request.params.phone }),
+  );
+}

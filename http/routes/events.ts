@@ -1,0 +1,52 @@
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { Timestamp, ModeSchema, pageQueryWith, responses, Type } from '../schemas/common.ts';
+import { caller, pageOf } from './helpers.ts';
+
+const EventSchema = Type.Object({
+  id: Type.String({ description: 'evt_ + hex' }),
+  object: Type.Literal('event'),
+  type: Type.String(),
+  mode: ModeSchema,
+  created_at: Timestamp,
+  data: Type.Unknown({ description: 'the same object the matching GET returns' }),
+});
+
+/** Events by read: the same envelopes the webhooks carry. */
+export function registerEventRoutes(app: App, services: Services): void {
+  app.get(
+    '/v1/events',
+    {
+      config: { scope: 'events:read' },
+      schema: {
+        summary: 'Events, newest first; order=asc with starting_after=<last handled id> reads forward to catch up',
+        tags: ['events'],
+        querystring: pageQueryWith({
+          type: Type.Optional(Type.String({ maxLength: 64 })),
+          order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+        }),
+        response: responses(
+          { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(EventSchema), has_more: Type.Boolean() }) },
+          ['invalid_parameter', 'invalid_cursor', 'scope_missing'],
+        ),
+      },
+    },
+    async (request) => {
+      const auth = caller(request);
+      const q = request.query;
+      return services.webhooks.ask(auth.accountId, { type: 'list_events', mode: auth.mode, eventType: q.type ?? null, order: q.order ?? 'desc', page: pageOf(q) });
+    },
+  );
+
+  app.get(
+    '/v1/events/:id',
+    {
+      config: { scope: 'events:read' },
+      schema: { summary: 'One event', tags: ['events'], params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: responses({ 200: EventSchema }, ['event_not_found', 'scope_missing']) },
+    },
+    async (request) => {
+      const auth = caller(request);
+      return services.webhooks.ask(auth.accountId, { type: 'get_event', mode: auth.mode, id: request.params.id });
+    },
+  );
+}

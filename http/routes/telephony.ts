@@ -1,0 +1,55 @@
+import formbody from '@fastify/formbody';
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { Type } from '../schemas/common.ts';
+import { ApiError } from '../errors.ts';
+import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
+
+/**
+ * The carrier's callbacks (Twilio: form-encoded POSTs signed with X-Twilio-Signature over our
+ * public URL and the form). Nothing is acted on before the signature is checked.
+ */
+export async function registerTelephonyRoutes(app: App, services: Services): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 64 * 1024 });
+    const typed = scope as unknown as App;
+    const query = Type.Object({ call_id: Type.String({ format: 'uuid' }) });
+
+    const verified = (request: { url: string; headers: Record<string, unknown>; body: unknown }): TwilioForm => {
+      const twilio = services.config.twilio;
+      if (!twilio) throw new ApiError('route_not_found');
+      const form = (request.body ?? {}) as TwilioForm;
+      const signature = request.headers['x-twilio-signature'] as string | undefined;
+      if (!verifyTwilioSignature(twilio.authToken, `${services.config.publicUrl}${request.url}`, form, signature)) {
+        throw new ApiError('invalid_twilio_signature');
+      }
+      return form;
+    };
+
+    typed.post('/telephony/twilio/status', { config: { auth: 'none' }, schema: { hide: true, querystring: query } }, async (request, reply) => {
+      const form = verified(request);
+      let report;
+      try {
+        report = parseStatusCallback(request.query.call_id, form);
+      } catch {
+        throw new ApiError('invalid_parameter', 'The status callback is malformed.');
+      }
+      await services.calls.ask(request.query.call_id, { type: 'carrier_status_reported', report });
+      return reply.code(204).send();
+    });
+
+    typed.post('/telephony/twilio/recording', { config: { auth: 'none' }, schema: { hide: true, querystring: query } }, async (request, reply) => {
+      const form = verified(request);
+      let report;
+      try {
+        report = parseRecordingCallback(request.query.call_id, form);
+      } catch (err) {
+        // A recording Twilio reports as absent or failed has no audio: acknowledged, nothing stored.
+        if (err instanceof CarrierCallbackError && err.reason === 'not_completed') return reply.code(204).send();
+        throw new ApiError('invalid_parameter', 'The recording callback is malformed.');
+      }
+      await services.calls.ask(request.query.call_id, { type: 'recording_reported', report });
+      return reply.code(204).send();
+    });
+  });
+}

@@ -1,0 +1,79 @@
+import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode } from './common.ts';
+
+const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
+const OUTCOME_DOC =
+  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed';
+
+export const CallRequestSchema = Type.Object({
+  object: Type.Literal('call_request'),
+  id: Type.String(),
+  customer_id: Type.String(),
+  phone: Type.String({ description: 'E.164' }),
+  business_name: NullableString,
+  external_ref: NullableString,
+  status: Type.String({ description: STATUS_DOC }),
+  finished: Type.Boolean(),
+  waiting_reason: Nullable(Type.String({ description: 'why a queued request has not been dialled yet' })),
+  dial_before: Timestamp,
+  mode: ModeSchema,
+  created_at: Timestamp,
+});
+
+export const CallSchema = Type.Object({
+  object: Type.Literal('call'),
+  id: Type.String(),
+  customer_id: Type.String(),
+  external_ref: NullableString,
+  phone: Type.String(),
+  business_name: NullableString,
+  status: Type.String({ description: STATUS_DOC }),
+  finished: Type.Boolean(),
+  outcome: Nullable(Type.String({ description: OUTCOME_DOC })),
+  duration_seconds: Type.Integer(),
+  appointment_id: NullableString,
+  summary: NullableString,
+  recording_url: NullableString,
+  transcript_url: NullableString,
+  waiting_reason: NullableString,
+  dial_before: Timestamp,
+  dialed_at: NullableTimestamp,
+  answered_at: NullableTimestamp,
+  ended_at: NullableTimestamp,
+  mode: ModeSchema,
+  created_at: Timestamp,
+});
+
+export const QueueCallBody = Type.Object(
+  {
+    customer_id: Type.String({ minLength: 1, maxLength: 255, description: 'service id or external_ref of the customer' }),
+    phone: withCode(Type.String({ minLength: 1, maxLength: 64 }), { default: 'invalid_phone_number', required: 'parameter_missing' }),
+    business_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    external_ref: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
+    dial_before: Type.Optional(withCode(Nullable(Type.String({ maxLength: 40 })), 'invalid_dial_before')),
+  },
+  { additionalProperties: false },
+);
+
+export const AppointmentSchema = Type.Object({
+  object: Type.Literal('appointment'),
+  id: Type.String(),
+  call_id: Type.String(),
+  customer_id: Type.String(),
+  start_at: Timestamp,
+  end_at: Timestamp,
+  timezone: Type.String({ description: 'IANA zone the meeting was agreed in' }),
+  status: Type.String({ description: 'booked, cancelled' }),
+  attendee_name: NullableString,
+  notes: NullableString,
+  mode: ModeSchema,
+  created_at: Timestamp,
+});
+
+export const DncEntrySchema = Type.Object({
+  object: Type.Literal('dnc_entry'),
+  phone: Type.String(),
+  source: Type.String({ description: 'api, callee_request, console' }),
+  reason: NullableString,
+  call_id: NullableString,
+  created_at: Timestamp,
+});

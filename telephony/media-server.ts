@@ -1,0 +1,312 @@
+/**
+ * The media server: the WebSocket endpoint the carrier streams call audio to, speaking the
+ * Twilio Media Streams protocol (`connected`, `start`, `media`, `mark`, `stop` in; `media`,
+ * `mark`, `clear` out). Each stream becomes a `MediaSession` once its `start` names our call.
+ * uWebSockets.js, because every live call sends 50 small messages a second each way.
+ */
+import uWS, { type WebSocket as UwsSocket, type us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+import type { Logger } from '../runtime/logger.ts';
+import type { MediaSession } from './media.ts';
+
+export interface MediaServerOptions {
+  host: string;
+  /** 0 picks a free port; the chosen one is returned. */
+  port: number;
+  /** WebSocket path, default `/media`. */
+  path?: string;
+  log: Logger;
+  /** A stream has started (after its `start` message); called once per stream. */
+  onSession: (session: MediaSession) => void;
+}
+
+export interface MediaServer {
+  port: number;
+  /** Stops listening and closes every open stream (their stop handlers run). */
+  close(): Promise<void>;
+}
+
+/** Largest message we accept, bytes; a `start` with custom parameters is well under 4 KiB. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+/**
+ * uWS drops sends once a socket has this much queued. Audio must not be dropped silently, so the
+ * limit is far above anything a healthy carrier connection reaches (a minute of audio is ~1 MB).
+ */
+const MAX_BACKPRESSURE_BYTES = 16 * 1024 * 1024;
+/** Queued bytes at which a stream logs (once) that the carrier is reading slowly: ~10 s of audio. */
+const BACKPRESSURE_WARN_BYTES = 256 * 1024;
+
+/** Carrier → us messages we act on, validated. */
+type TwilioInbound =
+  | { event: 'connected' }
+  | { event: 'start'; streamSid: string; callSid: string; callId: string }
+  | { event: 'media'; payload: string; timestampMs: number }
+  | { event: 'mark'; name: string }
+  | { event: 'dtmf'; digit: string }
+  | { event: 'stop' };
+
+type Parsed = { ok: true; message: TwilioInbound } | { ok: false; reason: string };
+
+interface SocketData {
+  stream?: StreamConnection;
+}
+
+export function startMediaServer(opts: MediaServerOptions): Promise<MediaServer> {
+  const path = opts.path ?? '/media';
+  const log = opts.log.child({ component: 'media-server' });
+  const open = new Set<UwsSocket<SocketData>>();
+  const app = uWS.App();
+
+  app.ws<SocketData>(path, {
+    maxPayloadLength: MAX_MESSAGE_BYTES,
+    maxBackpressure: MAX_BACKPRESSURE_BYTES,
+    idleTimeout: 60,
+    open(ws) {
+      open.add(ws);
+      ws.getUserData().stream = new StreamConnection(ws, log, opts.onSession);
+    },
+    message(ws, message, isBinary) {
+      // The ArrayBuffer is only valid during this callback: decode it now.
+      const text = Buffer.from(message).toString('utf8');
+      ws.getUserData().stream?.receive(text, isBinary);
+    },
+    close(ws) {
+      open.delete(ws);
+      ws.getUserData().stream?.socketClosed();
+    },
+  });
+  app.any('/*', (res) => {
+    res.writeStatus('404 Not Found').end('not found');
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (listenSocket: us_listen_socket | false) => {
+      if (!listenSocket) {
+        reject(new Error(`media server could not listen on ${opts.host}:${opts.port}`));
+        return;
+      }
+      const port = uWS.us_socket_local_port(listenSocket);
+      log.info({ host: opts.host, port, path }, 'media server listening');
+      let closed = false;
+      resolve({
+        port,
+        async close() {
+          if (closed) return;
+          closed = true;
+          uWS.us_listen_socket_close(listenSocket);
+          // end() runs each socket's close handler synchronously, which removes it from `open`.
+          for (const ws of [...open]) ws.end(1001, 'server closing');
+        },
+      });
+    });
+  });
+}
+
+/** One carrier WebSocket: parses its messages and, after `start`, drives its MediaSession. */
+class StreamConnection {
+  private session: TwilioMediaSession | null = null;
+  private log: Logger;
+
+  constructor(
+    private readonly ws: UwsSocket<SocketData>,
+    log: Logger,
+    private readonly onSession: (session: MediaSession) => void,
+  ) {
+    this.log = log;
+  }
+
+  receive(text: string, isBinary: boolean): void {
+    const parsed = isBinary ? { ok: false as const, reason: 'binary frame' } : parseTwilioMessage(text);
+    if (!parsed.ok) {
+      this.log.warn({ reason: parsed.reason, sample: text.slice(0, 120) }, 'ignored malformed media message');
+      return;
+    }
+    const msg = parsed.message;
+    switch (msg.event) {
+      case 'connected':
+        this.log.debug('media stream connected');
+        return;
+      case 'start':
+        return this.start(msg);
+      case 'media':
+        this.session?.emitAudio(msg.payload, msg.timestampMs);
+        return;
+      case 'mark':
+        this.session?.emitMark(msg.name);
+        return;
+      case 'dtmf':
+        this.log.debug({ digit: msg.digit }, 'dtmf ignored');
+        return;
+      case 'stop':
+        this.session?.emitStop();
+        return;
+      default: {
+        const never: never = msg;
+        throw new Error(`unhandled media message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  socketClosed(): void {
+    this.session?.socketClosed();
+  }
+
+  private start(msg: Extract<TwilioInbound, { event: 'start' }>): void {
+    if (this.session) {
+      this.log.warn({ streamSid: msg.streamSid }, 'ignored second start on one stream');
+      return;
+    }
+    this.log = this.log.child({ callId: msg.callId, streamSid: msg.streamSid });
+    this.session = new TwilioMediaSession(this.ws, msg.streamSid, msg.callId, this.log);
+    this.log.info({ callSid: msg.callSid }, 'media stream started');
+    try {
+      this.onSession(this.session);
+    } catch (err) {
+      this.log.error({ err }, 'media session handler failed; closing the stream');
+      this.session.close();
+    }
+  }
+}
+
+/** The MediaSession of one started stream. */
+class TwilioMediaSession implements MediaSession {
+  private readonly audioHandlers: ((payloadBase64: string, timestampMs: number) => void)[] = [];
+  private readonly markHandlers: ((name: string) => void)[] = [];
+  private readonly stopHandlers: (() => void)[] = [];
+  private closed = false;
+  private stopped = false;
+  private warnedBackpressure = false;
+  private warnedDropped = false;
+
+  constructor(
+    private readonly ws: UwsSocket<SocketData>,
+    readonly streamSid: string,
+    readonly callId: string,
+    private readonly log: Logger,
+  ) {}
+
+  sendAudio(payloadBase64: string): void {
+    this.send({ event: 'media', streamSid: this.streamSid, media: { payload: payloadBase64 } });
+  }
+
+  sendMark(name: string): void {
+    this.send({ event: 'mark', streamSid: this.streamSid, mark: { name } });
+  }
+
+  clear(): void {
+    this.send({ event: 'clear', streamSid: this.streamSid });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true; // uWS throws on a second end()
+    this.ws.end(1000, 'call over');
+  }
+
+  onAudio(handler: (payloadBase64: string, timestampMs: number) => void): void {
+    this.audioHandlers.push(handler);
+  }
+
+  onMark(handler: (name: string) => void): void {
+    this.markHandlers.push(handler);
+  }
+
+  onStop(handler: () => void): void {
+    // A late subscriber still learns that the stream is over.
+    if (this.stopped) queueMicrotask(() => this.call('stop', handler));
+    else this.stopHandlers.push(handler);
+  }
+
+  emitAudio(payload: string, timestampMs: number): void {
+    if (this.stopped) return;
+    for (const h of this.audioHandlers) this.call('audio', () => h(payload, timestampMs));
+  }
+
+  emitMark(name: string): void {
+    if (this.stopped) return;
+    for (const h of this.markHandlers) this.call('mark', () => h(name));
+  }
+
+  /** The carrier's `stop` or the socket closing, whichever comes first; handlers run once. */
+  emitStop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.log.info('media stream stopped');
+    for (const h of this.stopHandlers.splice(0)) this.call('stop', h);
+  }
+
+  socketClosed(): void {
+    this.closed = true;
+    this.emitStop();
+  }
+
+  private send(message: object): void {
+    // uWS throws on any use of a closed socket; a call may still be sending as the carrier hangs up.
+    if (this.closed) return;
+    const status = this.ws.send(JSON.stringify(message), false);
+    if (status === 2 && !this.warnedDropped) {
+      this.warnedDropped = true;
+      this.log.error('media message dropped: carrier connection backpressure limit reached');
+    }
+    if (!this.warnedBackpressure && this.ws.getBufferedAmount() > BACKPRESSURE_WARN_BYTES) {
+      this.warnedBackpressure = true;
+      this.log.warn({ bufferedBytes: this.ws.getBufferedAmount() }, 'carrier is reading media slowly; buffering');
+    }
+  }
+
+  /** Handler errors are the caller's bugs; they must not take the server down with them. */
+  private call(kind: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log.error({ err, kind }, 'media session handler threw');
+    }
+  }
+}
+
+/** Validates one carrier message; anything we cannot use is reported, never thrown. */
+export function parseTwilioMessage(text: string): Parsed {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  if (!isRecord(raw) || typeof raw.event !== 'string') return { ok: false, reason: 'no event' };
+  switch (raw.event) {
+    case 'connected':
+      return { ok: true, message: { event: 'connected' } };
+    case 'start': {
+      const start = isRecord(raw.start) ? raw.start : {};
+      const params = isRecord(start.customParameters) ? start.customParameters : {};
+      const streamSid = typeof raw.streamSid === 'string' ? raw.streamSid : start.streamSid;
+      if (typeof streamSid !== 'string' || !streamSid) return { ok: false, reason: 'start without streamSid' };
+      if (typeof params.call_id !== 'string' || !params.call_id) return { ok: false, reason: 'start without call_id' };
+      const callSid = typeof start.callSid === 'string' ? start.callSid : '';
+      return { ok: true, message: { event: 'start', streamSid, callSid, callId: params.call_id } };
+    }
+    case 'media': {
+      const media = isRecord(raw.media) ? raw.media : {};
+      const timestampMs = Number(media.timestamp);
+      if (typeof media.payload !== 'string') return { ok: false, reason: 'media without payload' };
+      if (!Number.isFinite(timestampMs)) return { ok: false, reason: 'media without timestamp' };
+      return { ok: true, message: { event: 'media', payload: media.payload, timestampMs } };
+    }
+    case 'mark': {
+      const mark = isRecord(raw.mark) ? raw.mark : {};
+      if (typeof mark.name !== 'string') return { ok: false, reason: 'mark without name' };
+      return { ok: true, message: { event: 'mark', name: mark.name } };
+    }
+    case 'dtmf': {
+      const dtmf = isRecord(raw.dtmf) ? raw.dtmf : {};
+      return { ok: true, message: { event: 'dtmf', digit: String(dtmf.digit ?? '') } };
+    }
+    case 'stop':
+      return { ok: true, message: { event: 'stop' } };
+    default:
+      return { ok: false, reason: `unknown event ${raw.event.slice(0, 40)}` };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,192 @@
+/**
+ * SpeechBridge adapter that plays the agent's side of a simulated call (telephony/simulated/
+ * scenarios.ts) in a fraction of a second: a greeting, a few lines of transcript with tone
+ * audio, and the tool calls the scenario ends with. For test mode and machines without an
+ * OpenAI key; the simulated carrier plays the callee's side.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type Clock } from '../../runtime/clock.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { toneFrames } from '../mulaw.ts';
+import { scenarioFor, type Scenario } from '../simulated/scenarios.ts';
+import type { AgentSetup, BridgeConnection, BridgeHandlers, SpeechBridge } from '../speech-bridge.ts';
+
+export interface ScriptedBridgeOptions {
+  /** Source of "now" for the appointment it books. */
+  clock?: Clock;
+  /** Wall time between steps, ms (default 10), so the call sees events arrive one by one. */
+  stepDelayMs?: number;
+  log?: Logger;
+}
+
+/** The appointment the scripted agent books: next weekday at this local hour, this long. */
+const APPOINTMENT_HOUR = 10;
+const APPOINTMENT_MINUTES = 30;
+/** Agent "speech": 100 ms of a 440 Hz tone per utterance, computed once. */
+const UTTERANCE_FRAMES = toneFrames(100, 440);
+/** How often the never-ending scenario says something, wall ms. */
+const TALK_INTERVAL_MS = 100;
+
+export class ScriptedBridge implements SpeechBridge {
+  readonly name = 'scripted' as const;
+
+  constructor(private readonly opts: ScriptedBridgeOptions = {}) {}
+
+  async connect(setup: AgentSetup, handlers: BridgeHandlers): Promise<BridgeConnection> {
+    const controller = new AbortController();
+    const run = new ScriptedRun(setup, handlers, scenarioFor(setup.to), controller.signal, this.opts);
+    run.play().catch((err) => {
+      if (controller.signal.aborted) return; // close() interrupted a step: the expected way out
+      this.opts.log?.error({ err }, 'scripted bridge failed');
+      handlers.onError(err instanceof Error ? err : new Error(String(err)));
+    });
+    return {
+      sendAudio() {
+        /* the script does not listen */
+      },
+      markPlayed() {
+        /* nor track playback */
+      },
+      close() {
+        controller.abort();
+      },
+    };
+  }
+}
+
+class ScriptedRun {
+  private readonly stepDelayMs: number;
+  private readonly clock: Clock;
+  private readonly log: Logger | undefined;
+
+  constructor(
+    private readonly setup: AgentSetup,
+    private readonly handlers: BridgeHandlers,
+    private readonly scenario: Scenario,
+    private readonly signal: AbortSignal,
+    opts: ScriptedBridgeOptions,
+  ) {
+    this.stepDelayMs = opts.stepDelayMs ?? 10;
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.log;
+  }
+
+  async play(): Promise<void> {
+    const agent = this.scenario.agent;
+    if (agent === null) return;
+    if (agent === 'voicemail') {
+      await this.say('agent', 'Hello, this is an automated call. Sorry we missed you; we will try again another time. Goodbye.');
+      await this.tool('end_call', { reason: 'voicemail' });
+      return;
+    }
+    await this.say('agent', 'Hello, this is an automated assistant calling on behalf of our client. Do you have a moment?');
+    switch (agent) {
+      case 'not_interested':
+        await this.say('callee', "Sorry, I'm not interested.");
+        await this.say('agent', 'No problem, thank you for your time. Goodbye.');
+        await this.tool('end_call', { reason: 'not_interested' });
+        return;
+      case 'book_appointment': {
+        const startAt = nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR);
+        await this.say('callee', 'Yes, tell me more.');
+        await this.say('agent', `Could we book a ${APPOINTMENT_MINUTES}-minute call on the next weekday at ten?`);
+        await this.say('callee', 'Yes, that works. My name is Pat Example.');
+        await this.tool('book_appointment', {
+          start_at: startAt.toISOString(),
+          duration_minutes: APPOINTMENT_MINUTES,
+          attendee_name: 'Pat Example',
+          notes: 'Demo of the service',
+        });
+        await this.say('agent', 'You are booked in. Thank you, goodbye.');
+        await this.tool('end_call', { reason: 'appointment_booked' });
+        return;
+      }
+      case 'do_not_call':
+        await this.say('callee', 'Please do not call me again.');
+        await this.say('agent', 'Understood, we will not call you again. Goodbye.');
+        await this.tool('mark_do_not_call', { reason: 'asked not to be called again' });
+        await this.tool('end_call', { reason: 'do_not_call' });
+        return;
+      case 'call_back_later':
+        await this.say('callee', "I'm busy right now, call me back later.");
+        await this.say('agent', 'Of course, we will call back later. Goodbye.');
+        await this.tool('end_call', { reason: 'call_back_later' });
+        return;
+      case 'talk_until_limit':
+        await this.say('callee', 'Tell me more.');
+        // Ends only when the call closes the bridge (its time limit); the abort breaks the loop.
+        for (let turn = 1; ; turn++) {
+          await this.say('agent', `There is more to say, part ${turn}.`, TALK_INTERVAL_MS);
+        }
+      default: {
+        const never: never = agent;
+        throw new Error(`unhandled scenario ${String(never)}`);
+      }
+    }
+  }
+
+  /** One utterance: its transcript line and, for the agent, some audio. */
+  private async say(role: 'agent' | 'callee', text: string, delayMs = this.stepDelayMs): Promise<void> {
+    await this.pause(delayMs);
+    if (role === 'agent') for (const frame of UTTERANCE_FRAMES) this.handlers.onAudio(frame);
+    this.handlers.onTranscript(role, text);
+  }
+
+  private async tool(name: string, args: Record<string, unknown>): Promise<void> {
+    await this.pause(this.stepDelayMs);
+    try {
+      await this.handlers.onToolCall(name, args);
+    } catch (err) {
+      // A real agent would hear the error and carry on; the script does the same.
+      if (this.signal.aborted) throw err;
+      this.log?.warn({ err, tool: name }, 'scripted tool call failed; continuing');
+    }
+  }
+
+  /** Waits, and throws AbortError once close() was called, which ends the script. */
+  private async pause(ms: number): Promise<void> {
+    await sleep(ms, undefined, { signal: this.signal });
+  }
+}
+
+/**
+ * The instant of `hour`:00 local time in `timeZone` on the first Monday–Friday after `now`'s
+ * local date. Pure.
+ */
+export function nextWeekdayAt(now: Date, timeZone: string, hour: number): Date {
+  const today = localParts(now, timeZone);
+  let day = Date.UTC(today.year, today.month - 1, today.day);
+  do day += 86_400_000;
+  while ([0, 6].includes(new Date(day).getUTCDay()));
+  const d = new Date(day);
+  return zonedTimeToInstant(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), hour, timeZone);
+}
+
+function localParts(at: Date, timeZone: string) {
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  const parts = Object.fromEntries(fmt.formatToParts(at).map((p) => [p.type, Number(p.value)]));
+  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+}
+
+/** How far the zone's wall clock is ahead of UTC at `at`, ms. */
+function zoneOffsetMs(at: Date, timeZone: string): number {
+  const p = localParts(at, timeZone);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return wall - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+function zonedTimeToInstant(year: number, month: number, day: number, hour: number, timeZone: string): Date {
+  const wall = Date.UTC(year, month - 1, day, hour);
+  // The second pass corrects the offset when the first guess fell on the other side of a DST change.
+  const first = wall - zoneOffsetMs(new Date(wall), timeZone);
+  return new Date(wall - zoneOffsetMs(new Date(first), timeZone));
+}

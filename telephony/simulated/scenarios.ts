@@ -1,0 +1,34 @@
+/**
+ * What a simulated call does, chosen by the last digit of the called number (README). Shared
+ * by the simulated carrier (the callee's side) and the scripted bridge (the agent's side). Pure.
+ */
+export interface Scenario {
+  digit: number;
+  /** Final carrier status. */
+  status: 'completed' | 'no-answer' | 'busy' | 'failed';
+  answered: boolean;
+  /** Answering-machine detection. */
+  answeredBy: 'human' | 'machine_start' | null;
+  /** Length the carrier reports, seconds (wall time is much shorter). */
+  durationSeconds: number;
+  /** What the agent does before hanging up. */
+  agent: 'not_interested' | 'book_appointment' | 'voicemail' | 'do_not_call' | 'talk_until_limit' | 'call_back_later' | null;
+}
+
+const TABLE: Record<number, Omit<Scenario, 'digit'>> = {
+  0: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 60, agent: 'not_interested' },
+  1: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 180, agent: 'book_appointment' },
+  2: { status: 'no-answer', answered: false, answeredBy: null, durationSeconds: 0, agent: null },
+  3: { status: 'busy', answered: false, answeredBy: null, durationSeconds: 0, agent: null },
+  4: { status: 'completed', answered: true, answeredBy: 'machine_start', durationSeconds: 30, agent: 'voicemail' },
+  5: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 45, agent: 'do_not_call' },
+  6: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 1200, agent: 'talk_until_limit' },
+  7: { status: 'failed', answered: false, answeredBy: null, durationSeconds: 0, agent: null },
+  8: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 90, agent: 'call_back_later' },
+  9: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 90, agent: 'call_back_later' },
+};
+
+export function scenarioFor(e164: string): Scenario {
+  const digit = Number(e164.replace(/\D/g, '').slice(-1) || '0');
+  return { digit, ...TABLE[digit] };
+}

@@ -1,0 +1,225 @@
+/**
+ * The simulated carrier: plays the callee's side of the scenario the called number picks
+ * (`scenarios.ts`) in a few hundred milliseconds, through the same Twilio Media Streams protocol
+ * the real carrier uses, so everything above the carrier runs unchanged in test mode.
+ */
+import WebSocket from 'ws';
+import type { Logger } from '../../runtime/logger.ts';
+import { randomHex } from '../../runtime/tokens.ts';
+import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, RecordingReport } from '../carrier.ts';
+import { FRAME_MS, SILENCE_FRAME_BASE64, toneFrames, wavFromMulaw } from '../mulaw.ts';
+import { scenarioFor, type Scenario } from './scenarios.ts';
+
+/** Wall time between the progress steps (initiated, ringing, answer or give up). */
+const STEP_MS = 40;
+/** Wall time standing in for the 1,200 s limit in the talk-until-limit scenario. */
+const LIMIT_SCENARIO_MS = 1_000;
+/** A call nobody ends is cut off after this much wall time, as the carrier's TimeLimit would. */
+const SAFETY_LIMIT_MS = 60_000;
+/** The callee's "Hello?": a short tone, then silence. */
+const CALLEE_FRAMES = [...toneFrames(120, 440), ...Array<string>(4).fill(SILENCE_FRAME_BASE64)];
+const RECORDING_SCHEME = 'simulated://';
+const ACCOUNT_SID = `AC${'0'.repeat(32)}`;
+
+export interface SimulatedCarrierOptions {
+  log: Logger;
+  onStatus: (report: CarrierStatusReport) => void;
+  onRecording?: (report: RecordingReport) => void;
+  /** The WebSocket client class (tests may wrap `ws`). */
+  WebSocketImpl?: typeof WebSocket;
+}
+
+type EndReason = 'stream_closed' | 'hangup' | 'time_limit' | 'stream_failed';
+
+interface SimulatedCall {
+  request: DialRequest;
+  scenario: Scenario;
+  sid: string;
+  streamSid: string;
+  reported: Set<CarrierCallStatus>;
+  sequence: number;
+  /** Media Streams messages carry a sequenceNumber counting from 1 (after `connected`). */
+  messageSequence: number;
+  answered: boolean;
+  streamOpened: boolean;
+  ended: boolean;
+  ws?: WebSocket;
+  timers: Set<NodeJS.Timeout>;
+}
+
+export class SimulatedCarrier implements Carrier {
+  readonly name = 'simulated' as const;
+  private readonly calls = new Map<string, SimulatedCall>();
+  private readonly log: Logger;
+  private readonly WebSocketImpl: typeof WebSocket;
+
+  constructor(private readonly options: SimulatedCarrierOptions) {
+    this.log = options.log.child({ carrier: 'simulated' });
+    this.WebSocketImpl = options.WebSocketImpl ?? WebSocket;
+  }
+
+  async dial(request: DialRequest): Promise<DialResult> {
+    const call: SimulatedCall = {
+      request,
+      scenario: scenarioFor(request.to),
+      sid: `SIM${randomHex(16)}`,
+      streamSid: `MZ${randomHex(16)}`,
+      reported: new Set(),
+      sequence: 0,
+      messageSequence: 0,
+      answered: false,
+      streamOpened: false,
+      ended: false,
+      timers: new Set(),
+    };
+    this.calls.set(call.sid, call);
+    this.after(call, STEP_MS, () => this.report(call, 'initiated'));
+    this.after(call, 2 * STEP_MS, () => this.report(call, 'ringing'));
+    this.after(call, 4 * STEP_MS, () => (call.scenario.answered ? this.answer(call) : this.giveUp(call, call.scenario.status)));
+    this.log.debug({ callId: request.callId, carrierCallId: call.sid, scenario: call.scenario.digit }, 'simulated call dialled');
+    return { carrierCallId: call.sid };
+  }
+
+  async hangup(carrierCallId: string): Promise<void> {
+    const call = this.calls.get(carrierCallId);
+    if (!call || call.ended) return;
+    if (call.answered) this.end(call, 'hangup');
+    else this.giveUp(call, 'canceled');
+  }
+
+  async fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }> {
+    if (!recordingUrl.startsWith(RECORDING_SCHEME)) throw new Error('not a simulated recording');
+    const audio = Buffer.concat(CALLEE_FRAMES.map((frame) => Buffer.from(frame, 'base64')));
+    return { contentType: 'audio/wav', body: wavFromMulaw(audio) };
+  }
+
+  private answer(call: SimulatedCall): void {
+    call.answered = true;
+    this.report(call, 'in-progress', call.scenario.answeredBy ? { answeredBy: call.scenario.answeredBy } : {});
+    const ws = new this.WebSocketImpl(call.request.mediaUrl);
+    call.ws = ws;
+    ws.on('open', () => {
+      call.streamOpened = true;
+      this.startStream(call);
+    });
+    ws.on('message', (data) => this.receive(call, String(data)));
+    ws.on('error', (err) => this.log.warn({ carrierCallId: call.sid, err: err.message }, 'simulated media stream error'));
+    // As with Twilio, a stream that cannot connect ends the call (no TwiML follows <Connect>).
+    ws.on('close', () => this.end(call, call.streamOpened ? 'stream_closed' : 'stream_failed'));
+    const limitMs = call.scenario.agent === 'talk_until_limit' ? LIMIT_SCENARIO_MS : SAFETY_LIMIT_MS;
+    this.after(call, limitMs, () => this.end(call, 'time_limit'));
+  }
+
+  private startStream(call: SimulatedCall): void {
+    this.send(call, { event: 'connected', protocol: 'Call', version: '1.0.0' });
+    this.send(call, {
+      event: 'start',
+      sequenceNumber: String(++call.messageSequence),
+      start: {
+        accountSid: ACCOUNT_SID,
+        streamSid: call.streamSid,
+        callSid: call.sid,
+        tracks: ['inbound'],
+        customParameters: { call_id: call.request.callId },
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      },
+      streamSid: call.streamSid,
+    });
+    CALLEE_FRAMES.forEach((payload, i) => {
+      this.after(call, i * FRAME_MS, () =>
+        this.send(call, {
+          event: 'media',
+          sequenceNumber: String(++call.messageSequence),
+          media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * FRAME_MS), payload },
+          streamSid: call.streamSid,
+        }),
+      );
+    });
+  }
+
+  /** Agent audio is "played" at once (wall time is compressed), so a mark comes straight back. */
+  private receive(call: SimulatedCall, text: string): void {
+    let message: { event?: string; mark?: { name?: string } };
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.log.warn({ carrierCallId: call.sid }, 'simulated carrier got a message that is not JSON');
+      return;
+    }
+    if (message.event === 'mark' && typeof message.mark?.name === 'string') {
+      this.send(call, { event: 'mark', sequenceNumber: String(++call.messageSequence), streamSid: call.streamSid, mark: { name: message.mark.name } });
+    }
+    // `media` and `clear` need no answer: nothing is buffered to drop.
+  }
+
+  /** The call ends after it was answered: stop the stream, report completed, then the recording. */
+  private end(call: SimulatedCall, reason: EndReason): void {
+    if (call.ended) return;
+    call.ended = true;
+    this.clearTimers(call);
+    const ws = call.ws;
+    if (ws && ws.readyState === ws.OPEN) {
+      this.send(call, { event: 'stop', sequenceNumber: String(++call.messageSequence), streamSid: call.streamSid, stop: { accountSid: ACCOUNT_SID, callSid: call.sid } });
+      ws.close(1000);
+    } else if (ws && ws.readyState === ws.CONNECTING) {
+      ws.terminate();
+    }
+    // The scripted length, not wall time; a call that hit the safety limit ran to TimeLimit.
+    const durationSeconds =
+      reason === 'stream_failed' ? 0 : reason === 'time_limit' && call.scenario.agent !== 'talk_until_limit' ? call.request.timeLimitSeconds : call.scenario.durationSeconds;
+    this.log.debug({ carrierCallId: call.sid, reason, durationSeconds }, 'simulated call ended');
+    this.report(call, 'completed', { durationSeconds });
+    this.calls.delete(call.sid);
+    const recording: RecordingReport = {
+      callId: call.request.callId,
+      carrierCallId: call.sid,
+      recordingId: `RE${randomHex(16)}`,
+      recordingUrl: `${RECORDING_SCHEME}${call.sid}`,
+      durationSeconds,
+    };
+    // Like Twilio, the recording is reported a moment after the call's final status.
+    setTimeout(() => this.deliver('recording', () => this.options.onRecording?.(recording)), STEP_MS);
+  }
+
+  /** The call ends before it was answered (no-answer, busy, failed, or hung up while ringing). */
+  private giveUp(call: SimulatedCall, status: CarrierCallStatus): void {
+    if (call.ended) return;
+    call.ended = true;
+    this.clearTimers(call);
+    this.report(call, status, { durationSeconds: 0 });
+    this.calls.delete(call.sid);
+  }
+
+  private report(call: SimulatedCall, status: CarrierCallStatus, extra: Pick<CarrierStatusReport, 'durationSeconds' | 'answeredBy'> = {}): void {
+    if (call.reported.has(status)) return;
+    call.reported.add(status);
+    const report: CarrierStatusReport = { callId: call.request.callId, carrierCallId: call.sid, status, sequence: call.sequence++, ...extra };
+    this.deliver('status', () => this.options.onStatus(report));
+  }
+
+  /** A throwing handler must not break the call's timers. */
+  private deliver(kind: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log.error({ err }, `simulated carrier ${kind} handler threw`);
+    }
+  }
+
+  private send(call: SimulatedCall, message: object): void {
+    if (call.ws?.readyState === WebSocket.OPEN) call.ws.send(JSON.stringify(message));
+  }
+
+  private after(call: SimulatedCall, ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      call.timers.delete(timer);
+      fn();
+    }, ms);
+    call.timers.add(timer);
+  }
+
+  private clearTimers(call: SimulatedCall): void {
+    for (const timer of call.timers) clearTimeout(timer);
+    call.timers.clear();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The speech-to-speech agent a call is bridged to. Adapters: `openai-realtime/` (OpenAI Realtime
+ * over WebSocket, μ-law in and out without transcoding) and `scripted/` (plays a scripted
+ * conversation for test mode and machines without an OpenAI key).
+ */
+
+/** A function the agent may call. Parameters are a JSON Schema object. */
+export interface ToolSpec {
+  name: 'book_appointment' | 'end_call' | 'mark_do_not_call';
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface AgentSetup {
+  /** Everything the agent is told: who it calls for, how to behave, the certified script. */
+  instructions: string;
+  tools: ToolSpec[];
+  /** BCP 47 calling language, e.g. en-GB. */
+  language: string;
+  /** Called number, E.164 (the scripted bridge picks its scenario from it). */
+  to: string;
+  /** The customer's time zone (IANA), the zone appointments are agreed in. */
+  timezone: string;
+}
+
+/** What the bridge reports to the call while it runs. */
+export interface BridgeHandlers {
+  /** Agent audio, μ-law base64, to play to the callee. */
+  onAudio(payloadBase64: string): void;
+  /** The callee started speaking over the agent: drop buffered agent audio. */
+  onInterrupted(): void;
+  /** The agent calls a tool; the resolved value goes back to the model as the function output. */
+  onToolCall(name: string, args: Record<string, unknown>): Promise<unknown>;
+  /** A finished utterance, for the transcript. */
+  onTranscript(role: 'agent' | 'callee', text: string): void;
+  /** The bridge failed or its peer went away. */
+  onError(error: Error): void;
+  /**
+   * Asks the caller to place a carrier mark named `name` right after the audio just given; its
+   * echo comes back through `markPlayed`, so the bridge knows how much the callee heard.
+   */
+  onMark?(name: string): void;
+}
+
+export interface BridgeConnection {
+  /** Callee audio (μ-law base64) with the carrier's media timestamp, ms since the stream began. */
+  sendAudio(payloadBase64: string, timestampMs: number): void;
+  /** A mark we sent came back from the carrier (that much agent audio has been played). */
+  markPlayed(name: string): void;
+  close(): void;
+}
+
+export interface SpeechBridge {
+  readonly name: 'openai-realtime' | 'scripted';
+  /** Opens a session; the agent speaks first (outbound call). */
+  connect(setup: AgentSetup, handlers: BridgeHandlers): Promise<BridgeConnection>;
+}

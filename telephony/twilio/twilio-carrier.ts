@@ -1,0 +1,115 @@
+/**
+ * The Twilio carrier: places calls through the REST API (twilio SDK) with inline TwiML that
+ * connects the callee to our media server (`<Connect><Stream>`), and fetches recordings. Call
+ * progress comes back as signed status callbacks, parsed by `callbacks.ts`.
+ */
+import twilio from 'twilio';
+import type { Logger } from '../../runtime/logger.ts';
+import type { Carrier, DialRequest, DialResult } from '../carrier.ts';
+
+/** The host every REST call and every recording URL of the default region uses. */
+const TWILIO_API_ORIGIN = 'https://api.twilio.com';
+/** Recordings are fetched only from Twilio's hosts: the request carries our account credentials. */
+const TWILIO_HOST = /^(?:[a-z0-9-]+\.)*twilio\.com$/;
+const RECORDING_FETCH_TIMEOUT_MS = 30_000;
+/** Progress we ask for; Twilio reports `answered` with CallStatus `in-progress`. */
+const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
+
+export interface TwilioCarrierOptions {
+  accountSid: string;
+  authToken: string;
+  /** For tests: e.g. `http://127.0.0.1:1234`; every `https://api.twilio.com` URL is sent there. */
+  apiBaseUrl?: string;
+  log: Logger;
+}
+
+type RequestOptions = Parameters<InstanceType<typeof twilio.RequestClient>['request']>[0];
+
+/**
+ * twilio 6 has no option for the API's base URL, so tests hand the SDK an HTTP client that
+ * rewrites the host of every request it makes.
+ */
+class RewritingRequestClient extends twilio.RequestClient {
+  constructor(private readonly rewrite: (uri: string) => string) {
+    super({ autoRetry: true });
+  }
+
+  override request<TData>(opts: RequestOptions & { data?: TData }) {
+    return super.request<TData>({ ...opts, uri: this.rewrite(opts.uri) });
+  }
+}
+
+export class TwilioCarrier implements Carrier {
+  readonly name = 'twilio' as const;
+  private readonly client: twilio.Twilio;
+  private readonly authHeader: string;
+  private readonly apiBaseUrl: string | undefined;
+  private readonly log: Logger;
+
+  constructor(options: TwilioCarrierOptions) {
+    this.apiBaseUrl = options.apiBaseUrl?.replace(/\/+$/, '');
+    this.log = options.log.child({ carrier: 'twilio' });
+    this.authHeader = `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`;
+    // autoRetry: a 429 (concurrency limit) means the call was not created, so a retry is safe.
+    const httpClient = this.apiBaseUrl ? new RewritingRequestClient((uri) => this.rewrite(uri)) : new twilio.RequestClient({ autoRetry: true });
+    this.client = twilio(options.accountSid, options.authToken, { httpClient });
+  }
+
+  async dial(request: DialRequest): Promise<DialResult> {
+    const call = await this.client.calls.create({
+      to: request.to,
+      from: request.from,
+      twiml: streamTwiml(request.mediaUrl, request.callId),
+      statusCallback: request.statusCallbackUrl,
+      statusCallbackEvent: STATUS_EVENTS,
+      statusCallbackMethod: 'POST',
+      machineDetection: 'Enable',
+      record: true,
+      recordingStatusCallback: request.recordingCallbackUrl,
+      recordingStatusCallbackEvent: ['completed'],
+      timeout: request.ringTimeoutSeconds,
+      timeLimit: request.timeLimitSeconds,
+    });
+    this.log.info({ callId: request.callId, carrierCallId: call.sid }, 'twilio call created');
+    return { carrierCallId: call.sid };
+  }
+
+  /** `completed` hangs up whatever state the call is in (`canceled` would spare an answered call). */
+  async hangup(carrierCallId: string): Promise<void> {
+    await this.client.calls(carrierCallId).update({ status: 'completed' });
+    this.log.info({ carrierCallId }, 'twilio call hung up');
+  }
+
+  async fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }> {
+    const target = this.recordingAudioUrl(recordingUrl);
+    const res = await fetch(target, {
+      headers: { authorization: this.authHeader },
+      signal: AbortSignal.timeout(RECORDING_FETCH_TIMEOUT_MS),
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new Error(`Twilio recording fetch failed: HTTP ${res.status}`);
+    }
+    return { contentType: res.headers.get('content-type') ?? 'audio/x-wav', body: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  private rewrite(uri: string): string {
+    return this.apiBaseUrl && uri.startsWith(TWILIO_API_ORIGIN) ? this.apiBaseUrl + uri.slice(TWILIO_API_ORIGIN.length) : uri;
+  }
+
+  /** Twilio's RecordingUrl has no extension; `.wav` asks for the WAV rendition. */
+  private recordingAudioUrl(recordingUrl: string): string {
+    const url = new URL(this.rewrite(recordingUrl));
+    const allowed = this.apiBaseUrl ? url.origin === new URL(this.apiBaseUrl).origin : url.protocol === 'https:' && TWILIO_HOST.test(url.hostname);
+    if (!allowed) throw new Error(`refusing to send Twilio credentials to ${url.origin}`);
+    if (!url.pathname.endsWith('.wav')) url.pathname += '.wav';
+    return url.toString();
+  }
+}
+
+/** `<Response><Connect><Stream url><Parameter name="call_id"/></Stream></Connect></Response>` */
+export function streamTwiml(mediaUrl: string, callId: string): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.connect().stream({ url: mediaUrl }).parameter({ name: 'call_id', value: callId });
+  return response.toString();
+}

@@ -1,0 +1,518 @@
+/**
+ * A fake Twilio that speaks Twilio's public protocols, for end-to-end tests: the REST API
+ * (create, fetch and update a Call; fetch a Recording), signed status and recording callbacks,
+ * and Media Streams (it dials our media server as a WebSocket client, like Twilio does for
+ * `<Connect><Stream>`). Every request and callback is recorded for assertions; each call can be
+ * scripted (`nextCall`). Wall time is short: ringing takes ~150 ms unless scripted.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import twilio from 'twilio';
+import { randomHex } from '../../runtime/tokens.ts';
+import { mulawToLinear } from '../../telephony/mulaw.ts';
+import { openMediaStream, type MediaStreamHandle } from './twilio-media-stream.ts';
+
+export interface FakeTwilioOptions {
+  accountSid: string;
+  authToken: string;
+  /** How fast agent audio "plays" before a mark is echoed: 1 = real time (default), Infinity = at once. */
+  playbackSpeed?: number;
+}
+
+/** How the callee behaves on the next created call. */
+export interface FakeCallScript {
+  /** false: the call is never answered and ends with `status`. Default true. */
+  answer?: boolean;
+  /** Final status of an unanswered call. Default `no-answer`. */
+  status?: 'no-answer' | 'busy' | 'failed';
+  /** AnsweredBy when MachineDetection is on. Default `human`. */
+  answeredBy?: string;
+  /** Wall time from create to answer (or to giving up), ms. Default 150. */
+  ringMs?: number;
+  /** Reported CallDuration (and RecordingDuration) instead of the seconds since answer. */
+  durationSeconds?: number;
+  /** The callee hangs up this long after answering, ms. */
+  calleeHangupAfterMs?: number;
+  /** Wall time standing in for TimeLimit, ms (default TimeLimit seconds × 1000); CallDuration is then TimeLimit. */
+  timeLimitMs?: number;
+  /** μ-law frames (base64) the callee says first; silence follows. */
+  calleeAudio?: string[];
+}
+
+/** One created call, as the fake saw and played it. */
+export interface FakeCall {
+  sid: string;
+  to: string;
+  from: string;
+  /** The create request's form, every value as a list (StatusCallbackEvent repeats). */
+  form: Record<string, string[]>;
+  /** `<Stream url>` and its `<Parameter>`s parsed from the Twiml; null when there is none. */
+  stream: { url: string; parameters: Record<string, string>; bidirectional: boolean } | null;
+  status: string;
+  answeredBy: string | null;
+  durationSeconds: number | null;
+  endReason: 'stream_closed' | 'stream_failed' | 'api_hangup' | 'callee_hangup' | 'time_limit' | 'no_stream' | 'unanswered' | null;
+  recordingSid: string | null;
+  media: MediaStreamHandle['record'] | null;
+  /** Resolves once the last callback of the call was answered (or failed). */
+  done: Promise<void>;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  status: number;
+  form: Record<string, string[]>;
+}
+
+export interface FakeCallback {
+  callSid: string;
+  kind: 'status' | 'recording';
+  method: 'POST' | 'GET';
+  /** The exact URL requested (for GET, with the parameters in its query string). */
+  url: string;
+  params: Record<string, string>;
+  signature: string;
+  /** Our server's HTTP status, or null if the request failed (see `error`). */
+  status: number | null;
+  error?: string;
+}
+
+export interface FakeTwilio {
+  baseUrl: string;
+  calls: FakeCall[];
+  requests: FakeRequest[];
+  callbacksSent: FakeCallback[];
+  nextCall(script: FakeCallScript): void;
+  call(sid: string): FakeCall | undefined;
+  /** The callee hangs up now. */
+  calleeHangsUp(sid: string): void;
+  close(): Promise<void>;
+}
+
+const API_VERSION = '2010-04-01';
+const INITIATED_MS = 10;
+const RINGING_MS = 50;
+const DEFAULT_RING_MS = 150;
+const RECORDING_DELAY_MS = 30;
+const CALLBACK_TIMEOUT_MS = 15_000;
+const FINAL_SIP_CODES: Record<string, string> = { completed: '200', busy: '486', 'no-answer': '487', failed: '500', canceled: '487' };
+
+interface Runtime {
+  call: FakeCall;
+  script: FakeCallScript;
+  answeredAt: number | null;
+  ended: boolean;
+  sequence: number;
+  timers: Set<NodeJS.Timeout>;
+  stream: MediaStreamHandle | null;
+  chain: Promise<void>;
+  resolveDone: () => void;
+  agentAudio: Buffer[];
+}
+
+export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeTwilio> {
+  const { accountSid, authToken } = options;
+  const calls: FakeCall[] = [];
+  const requests: FakeRequest[] = [];
+  const callbacksSent: FakeCallback[] = [];
+  const scripts: FakeCallScript[] = [];
+  const runtimes = new Map<string, Runtime>();
+  let closed = false;
+  let baseUrl = '';
+
+  const apiError = (status: number, code: number, message: string) => ({ status, body: { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status } });
+  const notFound = (path: string) => apiError(404, 20404, `The requested resource ${path} was not found`);
+
+  function after(rt: Runtime, ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      rt.timers.delete(timer);
+      if (!closed) fn();
+    }, ms);
+    rt.timers.add(timer);
+  }
+
+  // ---- REST API ----
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0];
+      const form = formOf(Buffer.concat(chunks).toString('utf8'));
+      const { status, body, contentType } = route(req.method ?? 'GET', path, form, req.headers.authorization);
+      requests.push({ method: req.method ?? 'GET', path, status, form });
+      if (Buffer.isBuffer(body)) {
+        res.writeHead(status, { 'content-type': contentType ?? 'application/octet-stream', 'content-length': body.length });
+        res.end(body);
+      } else {
+        const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json' };
+        if (status === 401) headers['www-authenticate'] = 'Basic realm="Twilio API"';
+        res.writeHead(status, headers);
+        res.end(JSON.stringify(body));
+      }
+    });
+  });
+
+  function route(method: string, path: string, form: Record<string, string[]>, authorization: string | undefined): { status: number; body: unknown; contentType?: string } {
+    const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Calls|Recordings)(?:\/([^/.]+))?\.(json|wav)$/.exec(path);
+    if (!m) return notFound(path);
+    if (!authorized(authorization) || m[1] !== accountSid) return apiError(401, 20003, 'Authenticate');
+    const [, , collection, sid, ext] = m;
+    if (collection === 'Calls' && ext === 'json') {
+      if (!sid && method === 'POST') return createCall(form);
+      const rt = sid ? runtimes.get(sid) : undefined;
+      if (!rt) return notFound(path);
+      if (method === 'POST') updateCall(rt, one(form, 'Status'));
+      if (method === 'POST' || method === 'GET') return { status: 200, body: callResource(rt) };
+    }
+    if (collection === 'Recordings' && ext === 'wav' && method === 'GET' && sid) {
+      const rt = [...runtimes.values()].find((r) => r.call.recordingSid === sid);
+      return rt ? { status: 200, body: pcmWav(rt.agentAudio), contentType: 'audio/x-wav' } : notFound(path);
+    }
+    return apiError(405, 20004, 'Method not allowed');
+  }
+
+  // Twilio recordings may be public; this fake behaves like an account that requires auth for media.
+  function authorized(header: string | undefined): boolean {
+    if (!header?.startsWith('Basic ')) return false;
+    return Buffer.from(header.slice(6), 'base64').toString('utf8') === `${accountSid}:${authToken}`;
+  }
+
+  function createCall(form: Record<string, string[]>) {
+    const to = one(form, 'To');
+    const from = one(form, 'From');
+    if (!to) return apiError(400, 21201, "No 'To' number is specified");
+    if (!from) return apiError(400, 21213, "No 'From' number is specified");
+    const twiml = one(form, 'Twiml');
+    if (!twiml && !one(form, 'Url') && !one(form, 'ApplicationSid')) return apiError(400, 21205, 'Url parameter is required.');
+    let resolveDone = () => {};
+    const call: FakeCall = {
+      sid: `CA${randomHex(16)}`,
+      to,
+      from,
+      form,
+      stream: twiml ? parseStream(twiml) : null,
+      status: 'queued',
+      answeredBy: null,
+      durationSeconds: null,
+      endReason: null,
+      recordingSid: null,
+      media: null,
+      done: new Promise<void>((r) => (resolveDone = r)),
+    };
+    const rt: Runtime = { call, script: scripts.shift() ?? {}, answeredAt: null, ended: false, sequence: 0, timers: new Set(), stream: null, chain: Promise.resolve(), resolveDone, agentAudio: [] };
+    calls.push(call);
+    runtimes.set(call.sid, rt);
+    play(rt);
+    return { status: 201, body: callResource(rt) };
+  }
+
+  function updateCall(rt: Runtime, status: string | undefined): void {
+    if (rt.ended) return;
+    // `completed` hangs up in any state; `canceled` only touches a call not yet answered.
+    if (status === 'completed' && rt.answeredAt !== null) endAnswered(rt, 'api_hangup');
+    else if ((status === 'completed' || status === 'canceled') && rt.answeredAt === null) giveUp(rt, 'canceled');
+  }
+
+  function callResource(rt: Runtime) {
+    const { call } = rt;
+    const uri = `/${API_VERSION}/Accounts/${accountSid}/Calls/${call.sid}`;
+    return {
+      account_sid: accountSid,
+      annotation: null,
+      answered_by: call.answeredBy,
+      api_version: API_VERSION,
+      caller_name: null,
+      date_created: rfc2822(new Date()),
+      date_updated: rfc2822(new Date()),
+      direction: 'outbound-api',
+      duration: call.durationSeconds === null ? null : String(call.durationSeconds),
+      end_time: null,
+      forwarded_from: null,
+      from: call.from,
+      from_formatted: call.from,
+      group_sid: null,
+      parent_call_sid: null,
+      phone_number_sid: `PN${randomHex(16)}`,
+      price: null,
+      price_unit: 'USD',
+      queue_time: '0',
+      sid: call.sid,
+      start_time: rt.answeredAt === null ? null : rfc2822(new Date(rt.answeredAt)),
+      status: call.status,
+      subresource_uris: { recordings: `${uri}/Recordings.json`, events: `${uri}/Events.json` },
+      to: call.to,
+      to_formatted: call.to,
+      trunk_sid: null,
+      uri: `${uri}.json`,
+    };
+  }
+
+  // ---- the call's life ----
+
+  function play(rt: Runtime): void {
+    const { script } = rt;
+    after(rt, INITIATED_MS, () => progress(rt, 'initiated'));
+    if (script.answer === false && script.status !== 'no-answer' && script.status !== undefined) {
+      after(rt, script.ringMs ?? DEFAULT_RING_MS, () => giveUp(rt, script.status ?? 'no-answer'));
+      return;
+    }
+    after(rt, RINGING_MS, () => progress(rt, 'ringing'));
+    after(rt, Math.max(script.ringMs ?? DEFAULT_RING_MS, RINGING_MS + 1), () => (script.answer === false ? giveUp(rt, 'no-answer') : answer(rt)));
+  }
+
+  function progress(rt: Runtime, status: 'initiated' | 'ringing'): void {
+    if (rt.ended) return;
+    rt.call.status = status === 'initiated' ? 'queued' : 'ringing';
+    if (subscribed(rt, status)) statusCallback(rt, status);
+  }
+
+  function answer(rt: Runtime): void {
+    if (rt.ended) return;
+    const { call, script } = rt;
+    rt.answeredAt = Date.now();
+    call.status = 'in-progress';
+    const amd = one(call.form, 'MachineDetection');
+    if (amd === 'Enable' || amd === 'DetectMessageEnd') call.answeredBy = script.answeredBy ?? 'human';
+    if (subscribed(rt, 'answered')) statusCallback(rt, 'in-progress');
+    const timeLimitSeconds = Number(one(call.form, 'TimeLimit') ?? 14_400);
+    after(rt, script.timeLimitMs ?? timeLimitSeconds * 1000, () => endAnswered(rt, 'time_limit'));
+    if (script.calleeHangupAfterMs !== undefined) after(rt, script.calleeHangupAfterMs, () => endAnswered(rt, 'callee_hangup'));
+    if (!call.stream) return endAnswered(rt, 'no_stream');
+    rt.stream = openMediaStream({
+      url: call.stream.url,
+      accountSid,
+      callSid: call.sid,
+      customParameters: call.stream.parameters,
+      bidirectional: call.stream.bidirectional,
+      playbackSpeed: options.playbackSpeed ?? 1,
+      calleeAudio: script.calleeAudio ?? [],
+      onAgentAudio: (bytes) => rt.agentAudio.push(bytes),
+      onEnd: (opened) => endAnswered(rt, opened ? 'stream_closed' : 'stream_failed'),
+    });
+    call.media = rt.stream.record;
+  }
+
+  /** Ends an answered call: stop the stream, then the final status and the recording callbacks. */
+  function endAnswered(rt: Runtime, reason: NonNullable<FakeCall['endReason']>): void {
+    if (rt.ended) return;
+    finish(rt, reason);
+    const { call, script } = rt;
+    rt.stream?.stop();
+    const timeLimitSeconds = Number(one(call.form, 'TimeLimit') ?? 14_400);
+    const seconds = reason === 'time_limit' ? timeLimitSeconds : Math.ceil((Date.now() - (rt.answeredAt ?? Date.now())) / 1000);
+    call.durationSeconds = script.durationSeconds ?? seconds;
+    call.status = 'completed';
+    statusCallback(rt, 'completed');
+    if (one(call.form, 'Record') === 'true') {
+      call.recordingSid = `RE${randomHex(16)}`;
+      const url = one(call.form, 'RecordingStatusCallback');
+      if (url) after(rt, RECORDING_DELAY_MS, () => recordingCallback(rt, url));
+      else settle(rt);
+    } else settle(rt);
+  }
+
+  function giveUp(rt: Runtime, status: 'no-answer' | 'busy' | 'failed' | 'canceled'): void {
+    if (rt.ended) return;
+    finish(rt, 'unanswered');
+    rt.call.status = status;
+    rt.call.durationSeconds = 0;
+    statusCallback(rt, status);
+    settle(rt);
+  }
+
+  function finish(rt: Runtime, reason: NonNullable<FakeCall['endReason']>): void {
+    rt.ended = true;
+    rt.call.endReason = reason;
+    for (const timer of rt.timers) clearTimeout(timer);
+    rt.timers.clear();
+  }
+
+  function settle(rt: Runtime): void {
+    rt.chain = rt.chain.then(rt.resolveDone);
+  }
+
+  // ---- callbacks ----
+
+  function subscribed(rt: Runtime, event: string): boolean {
+    const events = (rt.call.form.StatusCallbackEvent ?? []).flatMap((v) => v.split(/\s+/));
+    return events.includes(event);
+  }
+
+  /** Final statuses are always reported to StatusCallback (`completed` is the default event). */
+  function statusCallback(rt: Runtime, status: string): void {
+    const { call } = rt;
+    const url = one(call.form, 'StatusCallback');
+    if (!url) return;
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      ApiVersion: API_VERSION,
+      CallSid: call.sid,
+      CallStatus: status,
+      Called: call.to,
+      Caller: call.from,
+      CallbackSource: 'call-progress-events',
+      Direction: 'outbound-api',
+      From: call.from,
+      To: call.to,
+      SequenceNumber: String(rt.sequence++),
+      Timestamp: rfc2822(new Date()),
+    };
+    if (call.answeredBy && rt.answeredAt !== null) params.AnsweredBy = call.answeredBy;
+    if (status in FINAL_SIP_CODES) {
+      params.CallDuration = String(call.durationSeconds ?? 0);
+      params.Duration = String(Math.ceil((call.durationSeconds ?? 0) / 60));
+      params.SipResponseCode = FINAL_SIP_CODES[status];
+    }
+    const method = one(call.form, 'StatusCallbackMethod') === 'GET' ? 'GET' : 'POST';
+    rt.chain = rt.chain.then(() => sendCallback(call.sid, 'status', method, url, params));
+  }
+
+  function recordingCallback(rt: Runtime, url: string): void {
+    const { call } = rt;
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      CallSid: call.sid,
+      ErrorCode: '0',
+      RecordingChannels: '1',
+      RecordingDuration: String(call.durationSeconds ?? 0),
+      RecordingSid: call.recordingSid ?? '',
+      RecordingSource: 'OutboundAPI',
+      RecordingStartTime: rfc2822(new Date(rt.answeredAt ?? Date.now())),
+      RecordingStatus: 'completed',
+      RecordingTrack: 'both',
+      RecordingUrl: `${baseUrl}/${API_VERSION}/Accounts/${accountSid}/Recordings/${call.recordingSid}`,
+    };
+    const method = one(call.form, 'RecordingStatusCallbackMethod') === 'GET' ? 'GET' : 'POST';
+    rt.chain = rt.chain.then(() => sendCallback(call.sid, 'recording', method, url, params));
+    settle(rt);
+  }
+
+  /** Signs as Twilio does: HMAC-SHA1 of the URL plus the sorted POST parameters (none for GET). */
+  async function sendCallback(callSid: string, kind: FakeCallback['kind'], method: 'POST' | 'GET', url: string, params: Record<string, string>): Promise<void> {
+    if (closed) return;
+    let target = url;
+    let body: string | undefined;
+    if (method === 'GET') {
+      const u = new URL(url);
+      for (const [k, v] of Object.entries(params)) u.searchParams.append(k, v);
+      target = u.toString();
+    } else {
+      body = new URLSearchParams(params).toString();
+    }
+    const signature = twilio.getExpectedTwilioSignature(authToken, target, method === 'POST' ? params : {});
+    const record: FakeCallback = { callSid, kind, method, url: target, params, signature, status: null };
+    callbacksSent.push(record);
+    try {
+      const res = await fetch(target, {
+        method,
+        body,
+        headers: {
+          ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          'x-twilio-signature': signature,
+          'i-twilio-idempotency-token': randomHex(16),
+          'user-agent': 'TwilioProxy/1.1',
+        },
+        signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+      });
+      record.status = res.status;
+      await res.arrayBuffer();
+    } catch (err) {
+      record.error = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    baseUrl,
+    calls,
+    requests,
+    callbacksSent,
+    nextCall: (script) => void scripts.push(script),
+    call: (sid) => runtimes.get(sid)?.call,
+    calleeHangsUp(sid) {
+      const rt = runtimes.get(sid);
+      if (rt && rt.answeredAt !== null) endAnswered(rt, 'callee_hangup');
+      else if (rt) giveUp(rt, 'canceled');
+    },
+    async close() {
+      closed = true;
+      for (const rt of runtimes.values()) {
+        for (const timer of rt.timers) clearTimeout(timer);
+        rt.stream?.terminate();
+        rt.resolveDone();
+      }
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function formOf(body: string): Record<string, string[]> {
+  const form: Record<string, string[]> = {};
+  for (const [k, v] of new URLSearchParams(body)) (form[k] ??= []).push(v);
+  return form;
+}
+
+function one(form: Record<string, string[]>, name: string): string | undefined {
+  return form[name]?.[0];
+}
+
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function attributes(tag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of tag.matchAll(/([A-Za-z_:][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
+    out[m[1]] = (m[2] ?? m[3]).replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => XML_ENTITIES[e]);
+  }
+  return out;
+}
+
+/** A tag's attribute text: `>` may appear inside a quoted value. */
+const ATTRS = `(?:[^>"']|"[^"]*"|'[^']*')*?`;
+
+/** The `<Stream>` of the TwiML with its `<Parameter>`s; only `<Connect><Stream>` is bidirectional. */
+function parseStream(twiml: string): FakeCall['stream'] {
+  const m = new RegExp(`<Stream\\b(${ATTRS})(\\/>|>([\\s\\S]*?)<\\/Stream>)`).exec(twiml);
+  if (!m) return null;
+  const url = attributes(m[1]).url;
+  if (!url) return null;
+  const parameters: Record<string, string> = {};
+  for (const p of (m[3] ?? '').matchAll(new RegExp(`<Parameter\\b(${ATTRS})\\/?>`, 'g'))) {
+    const { name, value } = attributes(p[1]);
+    if (name) parameters[name] = value ?? '';
+  }
+  const bidirectional = /<Connect\b[^>]*>\s*<Stream\b/.test(twiml);
+  return { url, parameters, bidirectional };
+}
+
+function rfc2822(date: Date): string {
+  return date.toUTCString().replace('GMT', '+0000');
+}
+
+/**
+ * The recording as Twilio renders `.wav`: 16-bit linear PCM, 8 kHz mono. It holds the agent
+ * audio the fake received (one second of silence when there was none).
+ */
+function pcmWav(mulawChunks: Buffer[]): Buffer {
+  const mulaw = mulawChunks.length ? Buffer.concat(mulawChunks) : Buffer.alloc(8000, 0xff);
+  const data = Buffer.alloc(mulaw.length * 2);
+  for (let i = 0; i < mulaw.length; i++) data.writeInt16LE(mulawToLinear(mulaw[i]), i * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(8000, 24);
+  header.writeUInt32LE(16000, 28); // bytes per second
+  header.writeUInt16LE(2, 32); // block align
+  header.writeUInt16LE(16, 34); // bits per sample
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}

@@ -1,0 +1,45 @@
+import { call, type Client } from './http.ts';
+import { consoleClient, makeCustomer, type TestAccount } from './factories.ts';
+
+/**
+ * A customer every gate lets through: calling language certified, number provisioned, script
+ * certified, terms accepted on the onboarding page. `api` decides the mode.
+ */
+export async function makeReadyCustomer(baseUrl: string, api: Client, fields: Record<string, unknown> = {}) {
+  const con = consoleClient(baseUrl);
+  const customer = await makeCustomer(api, { country: 'US', timezone: 'America/New_York', ...fields });
+  const language = (await api.get(`/v1/coverage?country=${customer.country}`)).body.calling_language;
+  await con.post(`/console/v1/languages/${language}/certify`);
+  if (customer.mode === 'test') await api.post(`/v1/customers/${customer.id}/provisioning`, { steps: ['number'] });
+  else await con.post(`/console/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
+  await con.post(`/console/v1/customers/${customer.id}/script/certify`);
+  const link = await api.post(`/v1/customers/${customer.id}/onboarding_link`);
+  await call(baseUrl, 'POST', new URL(link.body.url).pathname, {
+    rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  const readiness = await api.get(`/v1/customers/${customer.id}/readiness`);
+  if (!readiness.body.ready_for_live_calls) throw new Error(`customer not ready: ${JSON.stringify(readiness.body.blockers)}`);
+  return customer;
+}
+
+/** Moves the service's test clock forward to the next `weekday` (0 = Sunday) at `hourUtc`:00 UTC. */
+export async function advanceToNext(account: TestAccount, weekday: number, hourUtc: number): Promise<Date> {
+  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const target = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hourUtc));
+  while (target <= now || target.getUTCDay() !== weekday) target.setUTCDate(target.getUTCDate() + 1);
+  const res = await account.console.post('/console/v1/test_clock/advance', { seconds: Math.ceil((target.getTime() - now.getTime()) / 1000) });
+  return new Date(res.body.now);
+}
+
+/** Runs dialler rounds until the call is finished (or `timeoutMs` passes); returns the call. */
+export async function dialUntilFinished(account: TestAccount, api: Client, callId: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await account.console.post('/console/v1/dialler/run');
+    const c = await api.get(`/v1/calls/${callId}`);
+    if (c.body.finished) return c.body;
+    if (Date.now() > deadline) throw new Error(`call ${callId} did not finish: ${JSON.stringify(c.body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,178 @@
+import test from 'ava';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
+
+let svc: TestService;
+let account: TestAccount;
+let ready: any;
+
+test.before(async () => {
+  // The dialler only runs when asked (console), so tests decide when requests are dialled.
+  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
+  account = await makeAccount(svc.url);
+  ready = await makeReadyCustomer(svc.url, account.api, { external_ref: 'ready-1' });
+  // A Tuesday, 15:00 UTC: 10:00 in New York, inside every US window.
+  await advanceToNext(account, 2, 15);
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
+
+const queue = (body: Record<string, unknown>, headers?: Record<string, string>) =>
+  account.api.post('/v1/calls', { customer_id: ready.id, business_name: 'Acme Plumbing', ...body }, headers ? { headers } : undefined);
+
+test.serial('a test call that books an appointment: outcome, appointment, priced ledger line, events', async (t) => {
+  const r = await queue({ phone: '(202) 555-0101', external_ref: 'lead-1' });
+  t.is(r.status, 201);
+  t.like(r.body, { object: 'call_request', customer_id: ready.id, phone: '+12025550101', status: 'queued', finished: false, mode: 'test' });
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.like(done, { object: 'call', id: r.body.id, status: 'completed', finished: true, outcome: 'appointment_booked', duration_seconds: 180 });
+  t.truthy(done.appointment_id);
+  t.regex(done.summary, /meeting was booked/);
+  t.notRegex(JSON.stringify(done), /score|objection|research/i);
+  t.is(done.transcript_url, `${svc.url}/v1/calls/${r.body.id}/transcript`);
+
+  const appt = await account.api.get(`/v1/appointments/${done.appointment_id}`);
+  t.like(appt.body, { object: 'appointment', call_id: r.body.id, customer_id: ready.id, timezone: 'America/New_York', status: 'booked' });
+  t.is(new Date(appt.body.end_at).getTime() - new Date(appt.body.start_at).getTime(), 30 * 60_000);
+  const list = await account.api.get(`/v1/appointments?customer_id=ready-1`);
+  t.is(list.body.data[0].id, done.appointment_id);
+
+  const usage = await account.api.get('/v1/usage');
+  const line = usage.body.data.find((l: any) => l.reference === r.body.id);
+  t.like(line, { type: 'usage', cause: 'call', amount_cents: -60, minutes: 3, applied: false, customer_id: ready.id });
+
+  const events = (await account.console.get(`/console/v1/accounts/${account.id}/events`)).body.data;
+  const completed = events.filter((e: any) => e.type === 'call.completed' && e.data.id === r.body.id);
+  t.is(completed.length, 1);
+  t.like(completed[0].data, { object: 'call', outcome: 'appointment_booked', finished: true, appointment_id: done.appointment_id });
+  t.is(events.filter((e: any) => e.type === 'appointment.booked' && e.data.id === done.appointment_id).length, 1);
+
+  const transcript = await account.api.get(`/v1/calls/${r.body.id}/transcript`);
+  t.true(transcript.body.lines.length > 0);
+  t.true(transcript.body.lines.every((l: any) => ['agent', 'callee'].includes(l.role)));
+  t.notRegex(JSON.stringify(transcript.body), /switchboard|twilio|openai/i);
+  t.like((await account.api.get('/v1/balance')).body, { reserved_cents: 0 });
+});
+
+const cases: [string, string, number][] = [
+  ['0', 'not_interested', 60],
+  ['2', 'no_answer', 0],
+  ['3', 'busy', 0],
+  ['4', 'voicemail', 30],
+  ['6', 'time_limit', 1200],
+  ['7', 'failed', 0],
+  ['8', 'call_back_later', 90],
+];
+for (const [digit, outcome, seconds] of cases) {
+  test.serial(`a number ending in ${digit} ends ${outcome} after ${seconds} s`, async (t) => {
+    const r = await queue({ phone: `+1202555012${digit}` });
+    const done = await dialUntilFinished(account, account.api, r.body.id);
+    t.like(done, { status: 'completed', finished: true, outcome, duration_seconds: seconds });
+  });
+}
+
+test.serial('a callee who asks not to be called again goes on the do-not-call list; the number is never dialled again', async (t) => {
+  const r = await queue({ phone: '+12025550135' });
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.is(done.outcome, 'do_not_call');
+  const dnc = await account.api.get('/v1/dnc');
+  const entry = dnc.body.data.find((d: any) => d.phone === '+12025550135');
+  t.like(entry, { source: 'callee_request', call_id: r.body.id });
+  t.is((await account.api.delete('/v1/dnc/+12025550135')).body.error.code, 'dnc_entry_protected');
+  const again = await queue({ phone: '+1 202 555 0135' });
+  t.is(again.status, 201);
+  const blocked = await dialUntilFinished(account, account.api, again.body.id);
+  t.like(blocked, { status: 'blocked', finished: true, outcome: 'do_not_call_listed', duration_seconds: 0 });
+  t.is(blocked.dialed_at, null, 'never dialled');
+});
+
+test.serial('the reseller do-not-call list: add, list, remove; listed numbers end blocked', async (t) => {
+  const add = await account.api.post('/v1/dnc', { phone: '202-555-0149', reason: 'asked by email' });
+  t.is(add.status, 201);
+  t.like(add.body, { object: 'dnc_entry', phone: '+12025550149', source: 'api' });
+  t.is((await account.api.post('/v1/dnc', { phone: '+12025550149' })).status, 200, 'already listed');
+  t.is((await account.api.post('/v1/dnc', { phone: 'nope' })).body.error.code, 'invalid_phone_number');
+  const r = await queue({ phone: '+12025550149' });
+  t.is((await dialUntilFinished(account, account.api, r.body.id)).status, 'blocked');
+  t.like((await account.api.delete('/v1/dnc/+12025550149')).body, { deleted: true });
+  t.is((await account.api.delete('/v1/dnc/+12025550149')).body.error.code, 'dnc_entry_not_found');
+});
+
+test.serial('duplicates: an open request for the same number returns the first with 200; external_ref across retries too', async (t) => {
+  const first = await queue({ phone: '+12025550140', external_ref: 'dup-ref' });
+  t.is(first.status, 201);
+  const same = await queue({ phone: '202.555.0140' });
+  t.is(same.status, 200);
+  t.is(same.body.id, first.body.id);
+  const byRef = await queue({ phone: '+12025550141', external_ref: 'dup-ref' });
+  t.is(byRef.status, 200);
+  t.is(byRef.body.id, first.body.id);
+  const cancelled = await account.api.delete(`/v1/calls/${first.body.id}`);
+  t.like(cancelled.body, { status: 'cancelled', finished: true });
+  t.is((await account.api.delete(`/v1/calls/${first.body.id}`)).status, 200, 'cancelling again is a no-op');
+  const fresh = await queue({ phone: '+12025550140' });
+  t.is(fresh.status, 201, 'a closed request does not block a new one');
+  t.not(fresh.body.id, first.body.id);
+  await account.api.delete(`/v1/calls/${fresh.body.id}`);
+});
+
+test.serial('a claimed or finished request cannot be cancelled: 409, never a silent success', async (t) => {
+  const r = await queue({ phone: '+12025550100' });
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.true(done.finished);
+  const late = await account.api.delete(`/v1/calls/${r.body.id}`);
+  t.is(late.status, 409);
+  t.is(late.body.error.code, 'call_already_finished');
+});
+
+test.serial('bad requests: unparseable number, another country, unknown customer, unknown fields', async (t) => {
+  t.is((await queue({ phone: 'call me maybe' })).body.error.code, 'invalid_phone_number');
+  t.is((await queue({ phone: '+44 20 7946 0958' })).body.error.code, 'phone_country_mismatch');
+  t.is((await queue({ phone: '+12025550150', customer_id: 'nobody' })).body.error.code, 'customer_not_found');
+  t.is((await queue({ phone: '+12025550150', urgent: true })).body.error.code, 'unknown_parameter');
+  t.is((await account.api.post('/v1/calls', { customer_id: ready.id })).body.error.code, 'parameter_missing');
+  t.is((await queue({ phone: '+12025550150', dial_before: '2001-01-01T00:00:00Z' })).body.error.code, 'invalid_dial_before');
+  t.is((await account.api.get('/v1/calls/00000000-0000-4000-8000-000000000000')).body.error.code, 'call_not_found');
+});
+
+test.serial('every gate holds a request back with its reason, and nothing skips them', async (t) => {
+  const notReady = await makeCustomer(account.api, { country: 'US' });
+  const r = await account.api.post('/v1/calls', { customer_id: notReady.id, phone: '+12025550160' });
+  await account.console.post('/console/v1/dialler/run');
+  const waiting = await account.api.get(`/v1/calls/${r.body.id}`);
+  t.like(waiting.body, { status: 'queued', finished: false, waiting_reason: 'no_number_in_country' });
+  const requests = await account.api.get(`/v1/calls?view=requests&customer_id=${notReady.id}`);
+  t.is(requests.body.data[0].object, 'call_request');
+  t.is((await account.api.get(`/v1/calls?customer_id=${notReady.id}`)).body.data.length, 0, 'not a call until dialled');
+  await account.api.delete(`/v1/calls/${r.body.id}`);
+});
+
+test.serial('outside the calling window a request waits for the next opening, computed', async (t) => {
+  // Saturday 03:00 UTC is Friday 22:00 in New York: after 21:00.
+  await advanceToNext(account, 6, 3);
+  const r = await queue({ phone: '+12025550170' });
+  await account.console.post('/console/v1/dialler/run');
+  const waiting = await account.api.get(`/v1/calls/${r.body.id}`);
+  t.like(waiting.body, { status: 'queued', waiting_reason: 'outside_calling_window' });
+  // Federal rules open at 08:00 local; DC (202) has no stricter state rule.
+  await advanceToNext(account, 6, 13);
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.is(done.outcome, 'not_interested');
+  await advanceToNext(account, 2, 15);
+});
+
+test.serial('a request never dialled before its deadline expires and stays in the list', async (t) => {
+  const r = await queue({ phone: '+12025550180', dial_before: new Date(Date.now() + 400 * 86_400_000).toISOString() }).catch(() => null);
+  t.is(r?.body.error.code, 'invalid_dial_before', 'more than 30 days ahead is refused');
+  const notReady = await makeCustomer(account.api, { country: 'US' });
+  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const q = await account.api.post('/v1/calls', { customer_id: notReady.id, phone: '+12025550181', dial_before: new Date(now.getTime() + 3600_000).toISOString() });
+  await account.console.post('/console/v1/test_clock/advance', { seconds: 3601 });
+  await account.console.post('/console/v1/jobs/expire_requests/run');
+  const expired = await account.api.get(`/v1/calls/${q.body.id}`);
+  t.like(expired.body, { status: 'expired', finished: true, outcome: 'expired' });
+  const listed = await account.api.get(`/v1/calls?view=requests&customer_id=${notReady.id}`);
+  t.is(listed.body.data[0].status, 'expired');
+});

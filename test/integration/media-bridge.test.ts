@@ -1,0 +1,574 @@
+/**
+ * The media layer end to end in one process: the uWS media server driven by a `ws` client
+ * speaking Twilio Media Streams, the OpenAI Realtime bridge against the fake Realtime server,
+ * the scripted bridge, and the μ-law helpers.
+ */
+import test from 'ava';
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import { createLogger } from '../../runtime/logger.ts';
+import type { MediaSession } from '../../telephony/media.ts';
+import { startMediaServer } from '../../telephony/media-server.ts';
+import { FRAME_BYTES, SILENCE_FRAME_BASE64, linearToMulaw, mulawToLinear, toneFrames, wavFromMulaw } from '../../telephony/mulaw.ts';
+import { OpenAIRealtimeBridge, type MarkingBridgeHandlers } from '../../telephony/openai-realtime/openai-realtime-bridge.ts';
+import { ScriptedBridge, nextWeekdayAt } from '../../telephony/scripted/scripted-bridge.ts';
+import type { AgentSetup, BridgeHandlers, ToolSpec } from '../../telephony/speech-bridge.ts';
+import { BOOKING_ARGS, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, startFakeRealtime, type ClientEvent } from '../fakes/openai-realtime.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** A `ws` client playing Twilio's side of a media stream. */
+async function twilioClient(port: number, path = '/media') {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`);
+  const inbox: Record<string, any>[] = [];
+  const waiters: { match: (m: Record<string, any>) => boolean; resolve: (m: Record<string, any>) => void }[] = [];
+  ws.on('message', (data) => {
+    const msg = JSON.parse(data.toString());
+    inbox.push(msg);
+    for (const w of waiters.filter((w) => w.match(msg))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(msg);
+    }
+  });
+  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  return {
+    ws,
+    inbox,
+    closed,
+    send: (msg: unknown) => ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg)),
+    next(match: (m: Record<string, any>) => boolean, timeoutMs = 3000): Promise<Record<string, any>> {
+      const found = inbox.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('expected carrier message never came')), timeoutMs);
+        waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+      });
+    },
+  };
+}
+
+const startMessage = (callId = 'call_123') => ({
+  event: 'start',
+  sequenceNumber: '1',
+  streamSid: 'MZ00000000000000000000000000000001',
+  start: {
+    accountSid: 'AC00000000000000000000000000000001',
+    streamSid: 'MZ00000000000000000000000000000001',
+    callSid: 'CA00000000000000000000000000000001',
+    tracks: ['inbound'],
+    mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+    customParameters: { call_id: callId },
+  },
+});
+
+const mediaMessage = (payload: string, timestampMs: number, chunk = 1) => ({
+  event: 'media',
+  sequenceNumber: String(chunk + 1),
+  streamSid: 'MZ00000000000000000000000000000001',
+  media: { track: 'inbound', chunk: String(chunk), timestamp: String(timestampMs), payload },
+});
+
+async function mediaServer(t: { teardown(fn: () => unknown): void }, onSession: (s: MediaSession) => void) {
+  // Parsed log lines. (test/helpers/service.ts has a LogCapture, but importing it loads the whole service.)
+  const logs = { lines: [] as Record<string, unknown>[], write: (line: string) => void logs.lines.push(JSON.parse(line)) };
+  const server = await startMediaServer({ host: '127.0.0.1', port: 0, log: createLogger('debug', logs), onSession });
+  t.teardown(() => server.close());
+  return { server, logs };
+}
+
+/** Resolves with the next session the server hands out. */
+function sessionPromise() {
+  let resolve!: (s: MediaSession) => void;
+  const promise = new Promise<MediaSession>((r) => (resolve = r));
+  return { promise, onSession: (s: MediaSession) => resolve(s) };
+}
+
+const TOOLS: ToolSpec[] = [
+  { name: 'book_appointment', description: 'Books an appointment', parameters: { type: 'object', properties: { start_at: { type: 'string' } }, required: ['start_at'] } },
+  { name: 'end_call', description: 'Hangs up', parameters: { type: 'object', properties: { reason: { type: 'string' } } } },
+];
+
+const setup = (overrides: Partial<AgentSetup> = {}): AgentSetup => ({
+  instructions: 'You call on behalf of Example Dental.',
+  tools: TOOLS,
+  language: 'en-GB',
+  to: '+447700900001',
+  timezone: 'Europe/London',
+  ...overrides,
+});
+
+/** Handlers that record everything; tool results come from `toolResult`. */
+function recorder(toolResult: (name: string, args: Record<string, unknown>) => Promise<unknown> = async () => ({ ok: true })) {
+  const rec = {
+    audio: [] as string[],
+    marks: [] as string[],
+    interrupted: 0,
+    tools: [] as { name: string; args: Record<string, unknown> }[],
+    transcripts: [] as { role: string; text: string }[],
+    errors: [] as Error[],
+  };
+  const listeners: (() => void)[] = [];
+  const changed = () => listeners.splice(0).forEach((l) => l());
+  const handlers: MarkingBridgeHandlers = {
+    onAudio: (p) => (rec.audio.push(p), changed()),
+    onMark: (n) => (rec.marks.push(n), changed()),
+    onInterrupted: () => (rec.interrupted++, changed()),
+    onToolCall: async (name, args) => {
+      rec.tools.push({ name, args });
+      changed();
+      return toolResult(name, args);
+    },
+    onTranscript: (role, text) => (rec.transcripts.push({ role, text }), changed()),
+    onError: (e) => (rec.errors.push(e), changed()),
+  };
+  /** Resolves once `cond()` holds, re-checked on every handler call. */
+  async function until(cond: () => boolean, timeoutMs = 3000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!cond()) {
+      if (Date.now() > deadline) throw new Error('condition not reached in time');
+      await Promise.race([new Promise<void>((r) => listeners.push(r)), sleep(50)]);
+    }
+  }
+  return { rec, handlers, until };
+}
+
+const quiet = createLogger('silent');
+
+/** Polls `cond` until it holds (for effects with no handler to hook). */
+async function eventually(cond: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(5);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Media server (Twilio Media Streams)
+
+test('media server: a stream becomes a session only after start, and audio, marks and clear flow both ways', async (t) => {
+  const { promise, onSession } = sessionPromise();
+  let sessions = 0;
+  const { server } = await mediaServer(t, (s) => (sessions++, onSession(s)));
+  const twilio = await twilioClient(server.port);
+
+  twilio.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
+  twilio.send(mediaMessage(SILENCE_FRAME_BASE64, 0)); // before start: no session to give it to
+  await sleep(30);
+  t.is(sessions, 0, 'no session before start');
+
+  twilio.send(startMessage('call_abc'));
+  const session = await promise;
+  t.is(session.callId, 'call_abc');
+  t.is(session.streamSid, 'MZ00000000000000000000000000000001');
+
+  const audio: [string, number][] = [];
+  const marks: string[] = [];
+  session.onAudio((p, ts) => audio.push([p, ts]));
+  session.onMark((n) => marks.push(n));
+  const payload = toneFrames(20, 300)[0];
+  twilio.send(mediaMessage(payload, 40, 2));
+  twilio.send(mediaMessage(SILENCE_FRAME_BASE64, 60, 3));
+
+  session.sendAudio(payload);
+  session.sendMark('agent-1');
+  session.clear();
+  const media = await twilio.next((m) => m.event === 'media');
+  t.deepEqual(media, { event: 'media', streamSid: session.streamSid, media: { payload } });
+  const mark = await twilio.next((m) => m.event === 'mark');
+  t.deepEqual(mark, { event: 'mark', streamSid: session.streamSid, mark: { name: 'agent-1' } });
+  t.deepEqual(await twilio.next((m) => m.event === 'clear'), { event: 'clear', streamSid: session.streamSid });
+  t.deepEqual(twilio.inbox.map((m) => m.event), ['media', 'mark', 'clear'], 'sent in order, nothing else');
+
+  twilio.send({ event: 'mark', sequenceNumber: '5', streamSid: session.streamSid, mark: { name: 'agent-1' } });
+  await eventually(() => marks.length === 1); // sent after the media, so the media is in too
+  t.deepEqual(audio, [
+    [payload, 40],
+    [SILENCE_FRAME_BASE64, 60],
+  ]);
+  t.deepEqual(marks, ['agent-1']);
+  t.is(sessions, 1);
+});
+
+test('media server: malformed messages are logged and ignored, and the stream carries on', async (t) => {
+  const { promise, onSession } = sessionPromise();
+  const { server, logs } = await mediaServer(t, onSession);
+  const twilio = await twilioClient(server.port);
+
+  twilio.send('this is not json');
+  twilio.send('[1,2,3]');
+  twilio.send({ event: 'start', streamSid: 'MZ9', start: { customParameters: {} } }); // no call_id
+  twilio.ws.send(Buffer.from([1, 2, 3]), { binary: true });
+  twilio.send(startMessage('call_ok'));
+  const session = await promise;
+  t.is(session.callId, 'call_ok', 'the start without call_id did not open a session');
+
+  const audio: number[] = [];
+  const marks: string[] = [];
+  session.onAudio((_p, ts) => audio.push(ts));
+  session.onMark((n) => marks.push(n));
+  twilio.send({ event: 'media', media: { timestamp: '20' } }); // no payload
+  twilio.send({ event: 'media', media: { payload: SILENCE_FRAME_BASE64, timestamp: 'soon' } });
+  twilio.send({ event: 'mark', mark: {} });
+  twilio.send({ event: 'something_new' });
+  twilio.send(mediaMessage(SILENCE_FRAME_BASE64, 80));
+  twilio.send({ event: 'mark', mark: { name: 'still-alive' } });
+  await eventually(() => marks.length === 1);
+
+  t.deepEqual(audio, [80]);
+  t.deepEqual(marks, ['still-alive']);
+  t.is(twilio.ws.readyState, WebSocket.OPEN);
+  const warnings = logs.lines.filter((l) => l.msg === 'ignored malformed media message').map((l) => l.reason);
+  t.deepEqual(warnings, [
+    'not JSON',
+    'no event',
+    'start without call_id',
+    'binary frame',
+    'media without payload',
+    'media without timestamp',
+    'mark without name',
+    'unknown event something_new',
+  ]);
+});
+
+test('media server: stop handlers run once, whether the carrier sends stop, closes, or both', async (t) => {
+  const { server } = await mediaServer(t, (s) => sessions.push(s));
+  const sessions: MediaSession[] = [];
+  const counts = [0, 0, 0];
+
+  // 1: stop, then the socket closes.
+  const a = await twilioClient(server.port);
+  a.send(startMessage('call_a'));
+  // 2: the socket closes without a stop.
+  const b = await twilioClient(server.port);
+  b.send(startMessage('call_b'));
+  // 3: we close the session (call over).
+  const c = await twilioClient(server.port);
+  c.send(startMessage('call_c'));
+  await eventually(() => sessions.length === 3);
+  const byId = (id: string) => sessions.find((s) => s.callId === id)!;
+  byId('call_a').onStop(() => counts[0]++);
+  byId('call_b').onStop(() => counts[1]++);
+  byId('call_c').onStop(() => counts[2]++);
+
+  a.send({ event: 'stop', sequenceNumber: '9', streamSid: 'MZ', stop: { callSid: 'CA' } });
+  await eventually(() => counts[0] === 1);
+  t.is(b.ws.readyState, WebSocket.OPEN, 'a stop ends only its own stream');
+  a.ws.close();
+  b.ws.close();
+  byId('call_c').close();
+  t.is(await c.closed, 1000, 'session.close() closes the carrier socket normally');
+  await Promise.all([a.closed, b.closed]);
+  await sleep(30);
+  t.deepEqual(counts, [1, 1, 1]);
+
+  // Sending on a closed session is a no-op, not a crash; a late onStop still hears of the end.
+  byId('call_c').sendAudio(SILENCE_FRAME_BASE64);
+  let late = 0;
+  byId('call_b').onStop(() => late++);
+  await eventually(() => late === 1);
+  await sleep(10);
+  t.is(late, 1);
+});
+
+test('media server: a carrier that reads slowly gets every frame, with one warning logged', async (t) => {
+  const { promise, onSession } = sessionPromise();
+  const { server, logs } = await mediaServer(t, onSession);
+  const twilio = await twilioClient(server.port);
+  twilio.send(startMessage('call_slow'));
+  const session = await promise;
+  (twilio.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+  const FRAMES = 30_000; // ~8 MB of JSON: more than the kernel's socket buffers hold
+  for (let i = 0; i < FRAMES; i++) session.sendAudio(SILENCE_FRAME_BASE64);
+  const slow = () => logs.lines.filter((l) => l.msg === 'carrier is reading media slowly; buffering');
+  t.is(slow().length, 1);
+  (twilio.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+  await eventually(() => twilio.inbox.length === FRAMES, 10_000);
+  t.true(twilio.inbox.every((m) => m.event === 'media' && m.media.payload === SILENCE_FRAME_BASE64));
+  t.is(slow().length, 1, 'logged once');
+  t.false(logs.lines.some((l) => l.level === 50), 'nothing dropped');
+});
+
+test('media server: listens on a free port, refuses other paths, and close() ends open streams', async (t) => {
+  const server = await startMediaServer({ host: '127.0.0.1', port: 0, path: '/twilio/media', log: quiet, onSession: () => {} });
+  t.true(server.port > 0);
+  await t.throwsAsync(twilioClient(server.port, '/media'), { message: /404/ });
+  const twilio = await twilioClient(server.port, '/twilio/media');
+  await server.close();
+  t.is(await twilio.closed, 1001);
+  await t.throwsAsync(twilioClient(server.port, '/twilio/media'));
+});
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI Realtime bridge (against the fake)
+
+test('realtime bridge: configures μ-law both ways with the tools, the agent speaks first, audio passes through unchanged', async (t) => {
+  const fake = await startFakeRealtime({ script: 'greet', greetingFrames: 6 });
+  t.teardown(() => fake.close());
+  const { rec, handlers, until } = recorder();
+  const bridge = new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet });
+  t.is(bridge.name, 'openai-realtime');
+  const conn = await bridge.connect(setup(), handlers);
+  t.teardown(() => conn.close());
+
+  await until(() => rec.transcripts.length === 1);
+  const update = fake.received[0];
+  t.is(update.type, 'session.update');
+  t.like(update.session, {
+    type: 'realtime',
+    model: 'gpt-realtime',
+    instructions: 'You call on behalf of Example Dental.',
+    tool_choice: 'auto',
+    audio: {
+      input: { format: { type: 'audio/pcmu' }, turn_detection: { type: 'server_vad' }, transcription: { model: 'gpt-4o-mini-transcribe' } },
+      output: { format: { type: 'audio/pcmu' } },
+    },
+  });
+  t.deepEqual(
+    update.session.tools,
+    TOOLS.map((tool) => ({ type: 'function', ...tool })),
+  );
+  t.deepEqual(
+    fake.received.map((e) => e.type),
+    ['session.update', 'response.create'],
+    'response.create (agent speaks first) only after the session is configured',
+  );
+
+  t.deepEqual(rec.audio, fake.greetingAudio, 'μ-law deltas reach onAudio byte for byte, in order');
+  t.deepEqual(rec.transcripts, [{ role: 'agent', text: GREETING_TRANSCRIPT }]);
+  t.is(rec.marks.length, rec.audio.length, 'one mark per delta');
+  t.is(new Set(rec.marks).size, rec.marks.length, 'mark names are unique');
+
+  // Callee audio goes up untouched.
+  const calleeFrame = toneFrames(20, 200)[0];
+  conn.sendAudio(calleeFrame, 20);
+  const append = await fake.waitFor((e) => e.type === 'input_audio_buffer.append');
+  t.is(append.audio, calleeFrame);
+  t.deepEqual(fake.violations, []);
+  t.deepEqual(rec.errors, []);
+});
+
+test('realtime bridge: a wrong API key fails connect()', async (t) => {
+  const fake = await startFakeRealtime();
+  t.teardown(() => fake.close());
+  const { handlers } = recorder();
+  const bridge = new OpenAIRealtimeBridge({ apiKey: 'sk-wrong', baseUrl: fake.url, log: quiet });
+  await t.throwsAsync(bridge.connect(setup(), handlers), { message: /401/ });
+  t.is(fake.refused, 1);
+});
+
+/** Sends `count` callee frames with carrier timestamps from `fromMs`, 20 ms apart. */
+function streamCallee(conn: { sendAudio(p: string, ts: number): void }, fromMs: number, count: number) {
+  for (let i = 0; i < count; i++) conn.sendAudio(SILENCE_FRAME_BASE64, fromMs + i * 20);
+}
+
+test('realtime bridge: barge-in while the agent is talking truncates at what the callee heard and interrupts', async (t) => {
+  // 50 frames = 1,000 ms of greeting; the callee talks over it after 200 ms of carrier time.
+  const fake = await startFakeRealtime({ script: 'barge_in', greetingFrames: 50, speechAfterAppends: 10 });
+  t.teardown(() => fake.close());
+  const { rec, handlers, until } = recorder();
+  const conn = await new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet }).connect(setup(), handlers);
+  t.teardown(() => conn.close());
+  await until(() => rec.audio.length === 50);
+
+  streamCallee(conn, 20, 10); // timestamps 20 … 200
+  await until(() => rec.interrupted === 1);
+  const truncate = await fake.waitFor((e) => e.type === 'conversation.item.truncate');
+  t.regex(String(truncate.item_id), /^item_/);
+  t.like(truncate, { content_index: 0, audio_end_ms: 200 });
+  await until(() => rec.transcripts.some((x) => x.role === 'callee'));
+  t.deepEqual(rec.transcripts.at(-1), { role: 'callee', text: CALLEE_TRANSCRIPT });
+  t.is(rec.audio.length, 50, 'a delta of the cut item that arrives late is not played');
+  t.deepEqual(fake.violations, []);
+});
+
+test('realtime bridge: returned marks count as played audio when they are ahead of the media clock', async (t) => {
+  const fake = await startFakeRealtime({ script: 'barge_in', greetingFrames: 50, speechAfterAppends: 3 });
+  t.teardown(() => fake.close());
+  const { rec, handlers, until } = recorder();
+  const conn = await new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet }).connect(setup(), handlers);
+  t.teardown(() => conn.close());
+  await until(() => rec.marks.length === 50);
+  for (const name of rec.marks.slice(0, 30)) conn.markPlayed(name); // 600 ms played
+  conn.markPlayed('not-one-of-ours');
+  streamCallee(conn, 20, 3); // clock says 60 ms
+  const truncate = await fake.waitFor((e) => e.type === 'conversation.item.truncate');
+  t.is(truncate.audio_end_ms, 600);
+  await until(() => rec.interrupted === 1);
+});
+
+test('realtime bridge: speech after the agent finished playing is not a barge-in', async (t) => {
+  const fake = await startFakeRealtime({ script: 'barge_in', greetingFrames: 5, speechAfterAppends: 10 }); // 100 ms
+  t.teardown(() => fake.close());
+  const { rec, handlers, until } = recorder();
+  const conn = await new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet }).connect(setup(), handlers);
+  t.teardown(() => conn.close());
+  await until(() => rec.audio.length === 5);
+  streamCallee(conn, 20, 10); // 200 ms of carrier time: the greeting has played
+  await until(() => rec.transcripts.some((x) => x.role === 'callee'));
+  // Anything the bridge sent in reaction to speech_started is on the wire before this marker.
+  conn.sendAudio('bWFya2Vy', 999);
+  await fake.waitFor((e) => e.type === 'input_audio_buffer.append' && e.audio === 'bWFya2Vy');
+  t.false(fake.received.some((e) => e.type === 'conversation.item.truncate'));
+  t.is(rec.interrupted, 0);
+});
+
+test('realtime bridge: tool calls round-trip (output with the call_id, then response.create after the response is done)', async (t) => {
+  const fake = await startFakeRealtime({ script: 'book', speechAfterAppends: 5, responseDoneDelayMs: 40 });
+  t.teardown(() => fake.close());
+  const { rec, handlers, until } = recorder(async (name) => (name === 'book_appointment' ? { appointment_id: 'appt_1' } : { ended: true }));
+  const conn = await new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet }).connect(setup(), handlers);
+  t.teardown(() => conn.close());
+  await until(() => rec.audio.length === 5);
+  streamCallee(conn, 20, 5);
+
+  await until(() => rec.tools.length === 2);
+  t.deepEqual(rec.tools, [
+    { name: 'book_appointment', args: BOOKING_ARGS },
+    { name: 'end_call', args: { reason: 'appointment_booked' } },
+  ]);
+  const output = await fake.waitFor((e) => e.type === 'conversation.item.create' && e.item?.call_id === 'call_book_1');
+  t.deepEqual(output.item, { type: 'function_call_output', call_id: 'call_book_1', output: JSON.stringify({ appointment_id: 'appt_1' }) });
+  const types = fake.received.map((e: ClientEvent) => e.type).filter((x) => x !== 'input_audio_buffer.append');
+  t.deepEqual(types.slice(0, 4), ['session.update', 'response.create', 'conversation.item.create', 'response.create']);
+  await fake.waitFor((e) => e.type === 'conversation.item.create' && e.item?.call_id === 'call_end_1');
+  t.deepEqual(fake.violations, [], 'never asked for a response while one was still running');
+  t.deepEqual(rec.transcripts, [
+    { role: 'agent', text: GREETING_TRANSCRIPT },
+    { role: 'callee', text: CALLEE_TRANSCRIPT },
+  ]);
+  t.is(rec.interrupted, 0, 'the greeting had finished playing when the callee spoke');
+});
+
+test('realtime bridge: a failing tool is reported to the model as the function output', async (t) => {
+  const fake = await startFakeRealtime({ script: 'book', speechAfterAppends: 1, responseDoneDelayMs: 5 });
+  t.teardown(() => fake.close());
+  const { handlers } = recorder(async () => {
+    throw new Error('slot taken');
+  });
+  const conn = await new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet }).connect(setup(), handlers);
+  t.teardown(() => conn.close());
+  await fake.waitFor((e) => e.type === 'response.create');
+  streamCallee(conn, 20, 2);
+  const output = await fake.waitFor((e) => e.type === 'conversation.item.create' && e.item?.call_id === 'call_book_1');
+  t.deepEqual(JSON.parse(output.item.output), { error: 'slot taken' });
+});
+
+test('realtime bridge: the peer going away reports onError; our own close() does not', async (t) => {
+  const fake = await startFakeRealtime();
+  t.teardown(() => fake.close());
+  const dropped = recorder();
+  const closed = recorder();
+  const bridge = new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet });
+  await bridge.connect(setup(), dropped.handlers);
+  const ours = await bridge.connect(setup(), closed.handlers);
+  await dropped.until(() => dropped.rec.audio.length > 0);
+  await closed.until(() => closed.rec.audio.length > 0);
+
+  ours.close();
+  await sleep(30);
+  fake.dropConnections();
+  await dropped.until(() => dropped.rec.errors.length === 1);
+  await sleep(30);
+  t.is(dropped.rec.errors.length, 1, 'reported once');
+  t.deepEqual(closed.rec.errors, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Scripted bridge
+
+/** Fri 28 Mar 2025, 12:00 UTC: the next weekday is Mon 31 Mar, after the UK went to summer time. */
+const FRIDAY = { now: () => new Date('2025-03-28T12:00:00Z') };
+
+async function runScripted(to: string, timezone = 'Europe/London') {
+  const { rec, handlers, until } = recorder();
+  const started = Date.now();
+  const conn = await new ScriptedBridge({ clock: FRIDAY }).connect(setup({ to, timezone }), handlers);
+  await until(() => rec.tools.some((x) => x.name === 'end_call'), 2000);
+  const wallMs = Date.now() - started;
+  conn.close();
+  return { rec, wallMs };
+}
+
+test('scripted bridge: digit 1 books the next weekday at 10:00 local time, then ends the call', async (t) => {
+  const { rec, wallMs } = await runScripted('+447700900001');
+  t.deepEqual(rec.tools, [
+    {
+      name: 'book_appointment',
+      args: { start_at: '2025-03-31T09:00:00.000Z', duration_minutes: 30, attendee_name: 'Pat Example', notes: 'Demo of the service' },
+    },
+    { name: 'end_call', args: { reason: 'appointment_booked' } },
+  ]);
+  t.true(wallMs < 1000, `took ${wallMs} ms`);
+  t.true(rec.audio.length > 0 && rec.audio.every((p) => Buffer.from(p, 'base64').length === FRAME_BYTES));
+  t.is(rec.transcripts[0].role, 'agent');
+  t.true(rec.transcripts.some((x) => x.role === 'callee'));
+});
+
+test('scripted bridge: digit 0 is not interested, digit 5 asks not to be called again', async (t) => {
+  const zero = await runScripted('+15550100000');
+  t.deepEqual(zero.rec.tools, [{ name: 'end_call', args: { reason: 'not_interested' } }]);
+  const five = await runScripted('+15550100005');
+  t.deepEqual(five.rec.tools, [
+    { name: 'mark_do_not_call', args: { reason: 'asked not to be called again' } },
+    { name: 'end_call', args: { reason: 'do_not_call' } },
+  ]);
+});
+
+test('scripted bridge: digit 6 talks until closed; digit 2 does nothing', async (t) => {
+  const { rec, handlers, until } = recorder();
+  const conn = await new ScriptedBridge({ clock: FRIDAY }).connect(setup({ to: '+15550100006' }), handlers);
+  await until(() => rec.transcripts.filter((x) => x.role === 'agent').length >= 3, 2000);
+  conn.close();
+  const frames = rec.audio.length;
+  await sleep(250);
+  t.is(rec.audio.length, frames, 'nothing after close()');
+  t.deepEqual(rec.tools, []);
+  t.deepEqual(rec.errors, []);
+
+  const silent = recorder();
+  const idle = await new ScriptedBridge().connect(setup({ to: '+15550100002' }), silent.handlers);
+  await sleep(100);
+  idle.close();
+  t.deepEqual([silent.rec.audio.length, silent.rec.transcripts.length, silent.rec.tools.length], [0, 0, 0]);
+});
+
+test('nextWeekdayAt: skips weekends and applies the zone offset of that day', (t) => {
+  // Saturday evening in New York (already Sunday in UTC) → Monday 10:00 EST.
+  t.is(nextWeekdayAt(new Date('2025-01-12T01:00:00Z'), 'America/New_York', 10).toISOString(), '2025-01-13T15:00:00.000Z');
+  // Wednesday in Tokyo → Thursday 10:00 JST.
+  t.is(nextWeekdayAt(new Date('2025-06-04T03:00:00Z'), 'Asia/Tokyo', 10).toISOString(), '2025-06-05T01:00:00.000Z');
+});
+
+// ---------------------------------------------------------------------------------------------
+// μ-law
+
+test('mulaw: silence, round trips within G.711 error, tones and the WAV header', (t) => {
+  t.deepEqual(Buffer.from(SILENCE_FRAME_BASE64, 'base64'), Buffer.alloc(160, 0xff));
+  t.is(mulawToLinear(0xff), 0);
+  for (const sample of [0, 1, -1, 100, -100, 1000, -1000, 8000, -8000, 32000, -32000]) {
+    const back = mulawToLinear(linearToMulaw(sample));
+    t.true(Math.abs(back - sample) <= Math.max(4, Math.abs(sample) / 16), `${sample} → ${back}`);
+  }
+  for (let b = 0; b < 256; b++) if (b !== 0x7f) t.is(linearToMulaw(mulawToLinear(b)), b); // 0x7f is −0
+  const tone = toneFrames(50, 440);
+  t.is(tone.length, 3);
+  t.true(tone.every((f) => Buffer.from(f, 'base64').length === FRAME_BYTES));
+  t.notDeepEqual(tone[0], SILENCE_FRAME_BASE64);
+
+  const data = Buffer.from([1, 2, 3]);
+  const wav = wavFromMulaw(data);
+  t.is(wav.toString('ascii', 0, 4), 'RIFF');
+  t.is(wav.readUInt32LE(4), wav.length - 8);
+  t.is(wav.toString('ascii', 8, 16), 'WAVEfmt ');
+  t.is(wav.readUInt16LE(20), 7, 'μ-law format tag');
+  t.is(wav.readUInt16LE(22), 1, 'mono');
+  t.is(wav.readUInt32LE(24), 8000);
+  t.is(wav.toString('ascii', 38, 42), 'fact');
+  t.is(wav.toString('ascii', 50, 54), 'data');
+  t.is(wav.readUInt32LE(54), 3);
+  t.deepEqual(wav.subarray(58, 61), data);
+  t.is(wav.length % 2, 0, 'padded to a word');
+});
