@@ -1,3 +1,6 @@
+/** Where a test clock's position (ms ahead of real time) is kept. */
+export const TEST_CLOCK_SETTING = 'test_clock_offset_ms';
+
 import type { Queryable } from './pool.ts';
 
 export function createSettingsRepository(db: Queryable) {
@@ -5,6 +8,14 @@ export function createSettingsRepository(db: Queryable) {
     async get(key: string): Promise<string | null> {
       const { rows } = await db.query(`SELECT value FROM settings WHERE key = $1`, [key]);
       return rows[0]?.value ?? null;
+    },
+    /** Stores a test clock's position and tells the other processes (they catch up on the notification). */
+    async publishTestClock(key: string, offsetMs: number): Promise<void> {
+      await db.query(
+        `WITH s AS (INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value)
+         SELECT pg_notify('switchboard_changes', 'clock:' || $2)`,
+        [key, String(offsetMs)],
+      );
     },
     async set(key: string, value: string): Promise<void> {
       await db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]);

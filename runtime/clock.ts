@@ -10,7 +10,18 @@ export const systemClock: Clock = { now: () => new Date() };
  * then only moves when told; real time passing does not move it.
  */
 export class TestClock implements Clock {
-  private offsetMs = 0;
+  constructor(private offsetMs = 0) {}
+
+  /** How far ahead of real time this clock is, ms (shared with other processes through the database). */
+  get offset(): number {
+    return this.offsetMs;
+  }
+
+  /** Adopts another process's (later) position. */
+  catchUp(offsetMs: number): void {
+    if (offsetMs > this.offsetMs) this.offsetMs = offsetMs;
+  }
+
   now(): Date {
     return new Date(Date.now() + this.offsetMs);
   }

@@ -7,7 +7,7 @@ import { ChangeFeed } from './change-feed.ts';
 import type { Services } from './services.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { migrate } from '../db/migrate.ts';
-import { createSettingsRepository } from '../db/settings.ts';
+import { createSettingsRepository, TEST_CLOCK_SETTING } from '../db/settings.ts';
 import { hashToken, mintToken } from './tokens.ts';
 import { accountBehaviour } from '../actors/account/account-actor.ts';
 import { customerBehaviour } from '../actors/customer/customer-actor.ts';
@@ -75,7 +75,7 @@ async function consoleToken(pool: Pool, config: Config, opts: StartOptions, log:
 /** Starts every role in this process: database, migrations, actors, HTTP. */
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
   const log = opts.logger ?? createLogger(config.logLevel);
-  const clock: Clock = config.testClock ? new TestClock() : systemClock;
+  let clock: Clock = systemClock;
   let embedded: EmbeddedDatabase | undefined;
   const cleanups: (() => Promise<void> | void)[] = [];
   try {
@@ -88,6 +88,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     cleanups.push(() => pool.end());
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
+    // A test clock is shared by every process on the database, like a Stripe test clock.
+    if (config.testClock) clock = new TestClock(Number((await createSettingsRepository(pool).get(TEST_CLOCK_SETTING)) ?? 0));
 
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
     cleanups.push(() => actors.stop());
@@ -149,6 +151,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const feed = new ChangeFeed(url, log);
     feed.on('delivery', () => sender.poke());
+    feed.on('clock', (offset) => (clock instanceof TestClock ? clock.catchUp(Number(offset)) : undefined));
     feed.on('account', (id) => {
       keys.forgetAccount(id);
       accounts.reload(id);

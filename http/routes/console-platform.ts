@@ -5,6 +5,7 @@ import { responses, Type, withCode } from '../schemas/common.ts';
 import { certifyLanguage } from '../../actors/coverage/coverage-service.ts';
 import { ApiError } from '../errors.ts';
 import { createEventRepository } from '../../db/events.ts';
+import { createSettingsRepository, TEST_CLOCK_SETTING } from '../../db/settings.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
@@ -92,6 +93,7 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
     async (request) => {
       if (!services.testClock) throw new ApiError('test_clock_disabled');
       const now = services.testClock.advance(request.body.seconds * 1000);
+      await createSettingsRepository(services.pool).publishTestClock(TEST_CLOCK_SETTING, services.testClock.offset);
       return { object: 'test_clock', now: now.toISOString() };
     },
   );

@@ -1,0 +1,187 @@
+import test from 'ava';
+import { cleanUpEverything, freePort, makeTempRoot, startSwitchboard, type Instance } from './process-helpers.ts';
+import { freshDatabase } from '../helpers/db.ts';
+import { call, client } from '../helpers/http.ts';
+import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
+import { startFakeRealtime, BOOKING_ARGS, type FakeRealtime } from '../fakes/openai-realtime.ts';
+
+/**
+ * A live call end to end: the program runs as a process with its Twilio and OpenAI adapters
+ * pointed at fakes that speak the public protocols (REST + signed callbacks + Media Streams;
+ * Realtime events). Nothing in the program knows it is talking to fakes.
+ */
+const TOKEN = 'sbc_e2e_live_call_console_token';
+const SID = 'AC' + '0'.repeat(32);
+const AUTH = 'twilio-auth-token-for-tests';
+
+let twilio: FakeTwilio;
+let realtime: FakeRealtime;
+test.before(async () => {
+  twilio = await startFakeTwilio({ accountSid: SID, authToken: AUTH, playbackSpeed: Infinity });
+  realtime = await startFakeRealtime({ script: 'book', speechAfterAppends: 3 });
+});
+test.after.always(async () => {
+  await twilio?.close();
+  await realtime?.close();
+  await cleanUpEverything();
+});
+
+async function start(databaseUrl: string): Promise<Instance> {
+  const port = await freePort();
+  return startSwitchboard({
+    dataDir: await makeTempRoot('switchboard-live-'),
+    port,
+    env: {
+      DATABASE_URL: databaseUrl,
+      SWITCHBOARD_CONSOLE_TOKEN: TOKEN,
+      SWITCHBOARD_TEST_CLOCK: '1',
+      SWITCHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      SWITCHBOARD_DIALLER_POLL_MS: '100',
+      SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+      TWILIO_ACCOUNT_SID: SID,
+      TWILIO_AUTH_TOKEN: AUTH,
+      TWILIO_API_BASE_URL: twilio.baseUrl,
+      OPENAI_API_KEY: 'sk-test-fake',
+      OPENAI_REALTIME_URL: realtime.url,
+    },
+  });
+}
+
+/** A live, funded account with a customer every gate lets through, on a Tuesday morning in New York. */
+async function liveSetup(url: string) {
+  const con = client(url, TOKEN);
+  const account = (await con.post('/console/v1/accounts', { name: 'Live Agency', country: 'US' })).body;
+  await con.post(`/console/v1/accounts/${account.id}/kyb`, { status: 'verified' });
+  await con.post(`/console/v1/accounts/${account.id}/agreement`, { version: 'v1' });
+  await con.post(`/console/v1/accounts/${account.id}/go_live`);
+  await con.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 });
+  const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'live', label: 'e2e' })).body;
+  const api = client(url, key.secret);
+  const customer = (await api.post('/v1/customers', { name: 'Bright Dental', country: 'US', timezone: 'America/New_York' })).body;
+  await con.post('/console/v1/languages/en-US/certify');
+  await con.post(`/console/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
+  await con.post(`/console/v1/customers/${customer.id}/script/certify`);
+  const link = await api.post(`/v1/customers/${customer.id}/onboarding_link`);
+  await call(url, 'POST', new URL(link.body.url).pathname, {
+    rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  const ready = await api.get(`/v1/customers/${customer.id}/readiness`);
+  if (!ready.body.ready_for_live_calls) throw new Error(JSON.stringify(ready.body.blockers));
+  // Tuesday 15:00 UTC: inside every US calling window.
+  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const target = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 15));
+  while (target <= now || target.getUTCDay() !== 2) target.setUTCDate(target.getUTCDate() + 1);
+  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((target.getTime() - now.getTime()) / 1000) });
+  return { con, account, api, customer, key: key.secret as string };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test.serial('a live call through Twilio and OpenAI Realtime books an appointment; outcome, ledger and events follow', async (t) => {
+  const sb = await start(await freshDatabase());
+  const { con, account, api, customer, key } = await liveSetup(sb.url);
+  twilio.nextCall({ durationSeconds: 125, calleeAudio: [] });
+  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '(202) 555-0101', business_name: 'Acme Plumbing' });
+  t.is(queued.status, 201);
+
+  const done = await until('the call to finish', async () => {
+    const c = await api.get(`/v1/calls/${queued.body.id}`);
+    return c.body.finished ? c.body : null;
+  });
+  t.like(done, { status: 'completed', outcome: 'appointment_booked', duration_seconds: 125 });
+
+  // The carrier saw exactly what Twilio documents.
+  t.is(twilio.calls.length, 1);
+  const created = twilio.calls[0];
+  t.is(created.to, '+12025550101');
+  t.is(created.from, '+12025550188');
+  t.deepEqual(created.stream?.parameters, { call_id: queued.body.id });
+  t.regex(created.stream!.url, /^ws:\/\/127\.0\.0\.1:\d+\/media$/);
+  t.deepEqual(created.form.TimeLimit, ['1200']);
+  t.deepEqual(created.form.MachineDetection, ['Enable']);
+  t.deepEqual(created.form.StatusCallbackEvent?.sort(), ['answered', 'completed', 'initiated', 'ringing']);
+  t.true(twilio.callbacksSent.length >= 4);
+  t.true(twilio.callbacksSent.every((cb) => cb.status === 204), JSON.stringify(twilio.callbacksSent.map((c) => c.status)));
+
+  // The agent was set up as the Realtime GA protocol expects, and spoke first.
+  const update = realtime.received.find((e) => e.type === 'session.update');
+  t.is(update?.session?.audio?.input?.format?.type, 'audio/pcmu');
+  t.is(update?.session?.audio?.output?.format?.type, 'audio/pcmu');
+  t.deepEqual(update?.session?.tools?.map((x: any) => x.name).sort(), ['book_appointment', 'end_call', 'mark_do_not_call']);
+  t.notRegex(JSON.stringify(update), /switchboard|twilio|openai/i, 'the agent is never told who supplies it');
+  t.true(realtime.received.some((e) => e.type === 'conversation.item.create' && e.item?.type === 'function_call_output'));
+  t.deepEqual(realtime.violations, []);
+
+  const appointment = (await api.get(`/v1/appointments/${done.appointment_id}`)).body;
+  t.like(appointment, { call_id: done.id, start_at: BOOKING_ARGS.start_at, timezone: 'America/New_York', status: 'booked' });
+
+  const usage = (await api.get('/v1/usage')).body.data;
+  t.like(usage.find((l: any) => l.reference === done.id), { cause: 'call', amount_cents: -60, minutes: 3, applied: true, customer_id: customer.id });
+  const balance = (await api.get('/v1/balance')).body;
+  t.like(balance, { reserved_cents: 0, balance_cents: 10_000 - 60 });
+
+  const events = (await con.get(`/console/v1/accounts/${account.id}/events`)).body.data;
+  t.is(events.filter((e: any) => e.type === 'call.completed' && e.data.id === done.id).length, 1);
+  t.is(events.filter((e: any) => e.type === 'appointment.booked' && e.data.id === done.appointment_id).length, 1);
+
+  const withRecording = await until('the recording', async () => {
+    const c = await api.get(`/v1/calls/${done.id}`);
+    return c.body.recording_url ? c.body : null;
+  });
+  t.is((await fetch(withRecording.recording_url)).status, 401, 'a recording is served only with the API key');
+  const audio = await fetch(withRecording.recording_url, { headers: { authorization: `Bearer ${key}` } });
+  t.is(audio.status, 200);
+  t.regex(audio.headers.get('content-type') ?? '', /wav/);
+  t.is(Buffer.from(await audio.arrayBuffer()).subarray(0, 4).toString(), 'RIFF');
+  await sb.stop('SIGTERM');
+});
+
+test.serial('a forged or altered carrier callback is refused and changes nothing', async (t) => {
+  const sb = await start(await freshDatabase());
+  const form = new URLSearchParams({ CallSid: 'CA1', CallStatus: 'completed', CallDuration: '600' }).toString();
+  const r = await call(sb.url, 'POST', '/telephony/twilio/status?call_id=00000000-0000-4000-8000-000000000000', {
+    rawBody: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'forged' },
+  });
+  t.is(r.status, 403);
+  t.is(r.body.error.code, 'invalid_twilio_signature');
+  await sb.stop('SIGTERM');
+});
+
+test.serial('a process killed mid-call: on restart the call is not dialled again, the hold is released, nothing is charged', async (t) => {
+  const databaseUrl = await freshDatabase();
+  const first = await start(databaseUrl);
+  const { api, customer, key } = await liveSetup(first.url);
+  twilio.nextCall({ calleeAudio: [], calleeHangupAfterMs: 600_000 });
+  const before = twilio.calls.length;
+  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550109' });
+  await until('the call to be answered', async () => (await api.get(`/v1/calls/${queued.body.id}`)).body.status === 'in_progress');
+  t.is((await api.get('/v1/balance')).body.reserved_cents, 400);
+  await first.stop('SIGKILL');
+
+  const second = await start(databaseUrl);
+  const con = client(second.url, TOKEN);
+  const api2 = client(second.url, key);
+  // Dialler rounds run; nothing is dialled twice.
+  await con.post('/console/v1/dialler/run');
+  await new Promise((r) => setTimeout(r, 500));
+  t.is(twilio.calls.length, before + 1, 'exactly one carrier call for the request');
+  await con.post('/console/v1/test_clock/advance', { seconds: 30 * 60 });
+  await con.post('/console/v1/jobs/release_holds/run');
+  t.like((await api2.get('/v1/balance')).body, { reserved_cents: 0, balance_cents: 10_000 });
+  await con.post('/console/v1/test_clock/advance', { seconds: 6 * 60 });
+  await con.post('/console/v1/jobs/finish_stale_calls/run');
+  const lost = (await api2.get(`/v1/calls/${queued.body.id}`)).body;
+  t.like(lost, { status: 'completed', finished: true, outcome: 'failed' });
+  t.like((await api2.get('/v1/balance')).body, { reserved_cents: 0, balance_cents: 10_000 });
+  await second.stop('SIGTERM');
+});
