@@ -4,6 +4,9 @@
  */
 import { coldStartBench, readinessBench } from './readiness.ts';
 import { moneyBench } from './money.ts';
+import { mediaRelayBench } from './media-relay.ts';
+import { diallerBench } from './dialler.ts';
+import { webhooksBench } from './webhooks.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -12,6 +15,9 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   'cold-start': coldStartBench,
   readiness: () => readinessBench(seconds),
   money: () => moneyBench(seconds),
+  'media-relay': () => mediaRelayBench(seconds),
+  dialler: () => diallerBench(),
+  webhooks: () => webhooksBench(seconds),
 };
 
 for (const [key, run] of Object.entries(benches)) {

@@ -331,6 +331,15 @@ export function createMoneyRepository(db: Queryable) {
       await db.query(`UPDATE bonus_grants SET remaining_cents = 0 WHERE id = $1`, [id]);
     },
 
+    /** One account's grants past expiry with credit left, locked (the caller holds its money row). */
+    async lockExpiredGrantsOf(accountId: string, now: Date): Promise<{ id: string; account_id: string; remaining_cents: number }[]> {
+      const { rows } = await db.query(
+        `SELECT id, account_id, remaining_cents FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $2 FOR UPDATE`,
+        [accountId, now],
+      );
+      return rows;
+    },
+
     /** Grants past expiry with credit left, locked (other processes skip them). */
     async lockExpiredGrants(now: Date, limit: number): Promise<{ id: string; account_id: string; remaining_cents: number }[]> {
       const { rows } = await db.query(

@@ -8,9 +8,12 @@ export type Client = pg.PoolClient;
 /** Anything that runs a query: the pool or a client inside a transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
 
-export function createPool(url: string, max = 20): Pool {
+export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean } = {}): Pool {
   // Sessions in UTC: day and month keys (date casts) are UTC days, as the spec's periods are.
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options: '-c TimeZone=UTC' });
+  // asyncCommit: commits return before the WAL reaches disk; a crash may lose the last few, so
+  // only for bookkeeping whose loss is a retry (webhook attempts: delivery is at-least-once).
+  const options = `-c TimeZone=UTC${opts.asyncCommit ? ' -c synchronous_commit=off' : ''}`;
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options });
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on('error', () => {});
   return pool;

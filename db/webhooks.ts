@@ -1,4 +1,5 @@
-import type { Queryable } from './pool.ts';
+import { prepared, type Queryable } from './pool.ts';
+import type { EventRow } from './events.ts';
 import type { Mode } from '../runtime/types.ts';
 
 export interface EndpointRow {
@@ -44,6 +45,24 @@ export interface AttemptRow {
   error: string | null;
 }
 
+/** A claimed delivery with its event and endpoint (one statement claims all three). */
+export type ClaimedDelivery = DeliveryRow & { event: EventRow; endpoint: EndpointRow };
+
+/** to_jsonb renders bytea as "\\x…" hex. */
+function hexBytes(text: string): Buffer {
+  return Buffer.from(text.replace(/^\\x/, ''), 'hex');
+}
+
+const FINISH_ATTEMPT = prepared(
+  'finish_webhook_attempt',
+  `WITH attempt AS (
+     INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms, error) VALUES ($1, $2, $3, $4, $5, $6)
+   )
+   UPDATE webhook_deliveries SET status = $7, attempts = $2, next_attempt_at = $8, last_status_code = $4, last_error = $6,
+          locked_until = NULL, updated_at = $9
+    WHERE id = $1 AND status = 'sending'`,
+);
+
 export function createWebhookRepository(db: Queryable) {
   return {
     async insertEndpoint(e: { accountId: string; mode: Mode; url: string; description: string | null; eventTypes: string[]; secret: Buffer; now: Date }) {
@@ -82,33 +101,36 @@ export function createWebhookRepository(db: Queryable) {
      * Claims due deliveries for one sender: pending or failed ones whose time has come, and ones
      * a dead sender left `sending` past their lock. SKIP LOCKED keeps senders off each other's rows.
      */
-    async claimDue(now: Date, lockUntil: Date, limit: number): Promise<DeliveryRow[]> {
+    async claimDue(now: Date, lockUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
       const { rows } = await db.query(
-        `UPDATE webhook_deliveries SET status = 'sending', locked_until = $2, updated_at = $1
-          WHERE id IN (SELECT id FROM webhook_deliveries
-                        WHERE (status IN ('pending', 'failed') AND next_attempt_at <= $1) OR (status = 'sending' AND locked_until <= $1)
-                        ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
+        `WITH claimed AS (
+           UPDATE webhook_deliveries SET status = 'sending', locked_until = $2, updated_at = $1
+            WHERE id IN (SELECT id FROM webhook_deliveries
+                          WHERE (status IN ('pending', 'failed') AND next_attempt_at <= $1) OR (status = 'sending' AND locked_until <= $1)
+                          ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+            RETURNING *)
+         SELECT c.*, to_jsonb(e) AS event, to_jsonb(w) AS endpoint
+           FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
         [now, lockUntil, limit],
       );
-      return rows;
+      return rows.map((r) => ({
+        ...r,
+        event: { ...r.event, created_at: new Date(r.event.created_at) },
+        endpoint: {
+          ...r.endpoint,
+          secret_ciphertext: hexBytes(r.endpoint.secret_ciphertext),
+          previous_secret_ciphertext: r.endpoint.previous_secret_ciphertext ? hexBytes(r.endpoint.previous_secret_ciphertext) : null,
+          previous_secret_expires_at: r.endpoint.previous_secret_expires_at ? new Date(r.endpoint.previous_secret_expires_at) : null,
+        },
+      }));
     },
 
-    async recordAttempt(a: Omit<AttemptRow, 'id'>): Promise<void> {
-      await db.query(
-        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms, error) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [a.delivery_id, a.attempt, a.attempted_at, a.status_code, a.duration_ms, a.error],
-      );
-    },
-
-    /** Writes the result of an attempt, only if this sender still holds the delivery. */
-    async finishAttempt(id: string, f: { status: DeliveryRow['status']; attempts: number; nextAttemptAt: Date; statusCode: number | null; error: string | null; now: Date }) {
-      await db.query(
-        `UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, last_status_code = $5, last_error = $6,
-                locked_until = NULL, updated_at = $7
-          WHERE id = $1 AND status = 'sending'`,
-        [id, f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, f.now],
-      );
+    /** Records an attempt and its result in one statement, only if this sender still holds the delivery. */
+    async finishAttempt(
+      d: { id: string; attempt: number; attemptedAt: Date; durationMs: number },
+      f: { status: DeliveryRow['status']; nextAttemptAt: Date; statusCode: number | null; error: string | null; now: Date },
+    ): Promise<void> {
+      await db.query(FINISH_ATTEMPT([d.id, d.attempt, d.attemptedAt, f.statusCode, d.durationMs, f.error, f.status, f.nextAttemptAt, f.now]));
     },
 
     async listDeliveries(endpointId: string, limit: number) {

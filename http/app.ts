@@ -26,6 +26,9 @@ import { registerDncRoutes } from './routes/dnc.ts';
 import { registerTelephonyRoutes } from './routes/telephony.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { registerConsoleWebhookRoutes } from './routes/console-webhooks.ts';
+import { registerSessionRoutes } from './routes/sessions.ts';
+import { registerChatRoutes } from './routes/chat.ts';
+import { registerChatPage } from './pages/chat.ts';
 import type { App } from './routes/app-type.ts';
 import './types.ts';
 
@@ -82,6 +85,9 @@ export async function buildApp(services: Services): Promise<App> {
   registerConsoleWebhookRoutes(app, services);
   await registerOnboardingPages(app, services);
   await registerTelephonyRoutes(app, services);
+  registerSessionRoutes(app, services);
+  await registerChatRoutes(app, services);
+  registerChatPage(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * `switchboard console <action> [--flag value]`: the console's HTTP API from a terminal. Each
  * action is one request to a running service (SWITCHBOARD_URL, default http://localhost:$PORT)
@@ -6,7 +7,7 @@
 
 type Flags = Record<string, string | undefined>;
 interface Action {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: (f: Flags) => string;
   body?: (f: Flags) => Record<string, unknown>;
   help: string;
@@ -81,6 +82,56 @@ export const ACTIONS: Record<string, Action> = {
     path: (f) => `${customer(f)}/numbers`,
     body: (f) => compact({ phone_number: need(f, 'phone-number'), kind: f.kind }),
     help: '--customer ID --phone-number +15551234567 [--kind rented|caller_id]',
+  },
+  'import-dnc': {
+    method: 'POST',
+    path: () => '/console/v1/dnc/registry',
+    body: (f) => ({ country: need(f, 'country'), source: f.source ?? need(f, 'file'), text: readFileSync(need(f, 'file'), 'utf8') }),
+    help: '--country US --file registry.csv [--source "FTC DNC 2026-11"]',
+  },
+  'top-up': {
+    method: 'POST',
+    path: (f) => `${account(f)}/top_ups`,
+    body: (f) => compact({ amount_cents: num(need(f, 'amount-cents')), payment_reference: f['payment-reference'] }),
+    help: '--account ID --amount-cents 50000 [--payment-reference REF]',
+  },
+  'auto-top-up': {
+    method: 'PUT',
+    path: (f) => `${account(f)}/auto_top_up`,
+    body: (f) => ({ threshold_cents: num(need(f, 'threshold-cents')), amount_cents: num(need(f, 'amount-cents')) }),
+    help: '--account ID --threshold-cents 5000 --amount-cents 25000',
+  },
+  refund: {
+    method: 'POST',
+    path: (f) => `${account(f)}/refunds`,
+    body: (f) => compact({ amount_cents: num(need(f, 'amount-cents')), customer_id: f.customer, reference: f.reference, description: f.description }),
+    help: '--account ID --amount-cents N [--customer ID] [--reference REF] [--description TEXT]',
+  },
+  balance: { method: 'GET', path: (f) => `${account(f)}/balance${f.mode ? `?mode=${f.mode}` : ''}`, help: '--account ID [--mode live|test]' },
+  activity: { method: 'GET', path: (f) => `${account(f)}/activity`, help: '--account ID' },
+  'run-job': {
+    method: 'POST',
+    path: (f) => `/console/v1/jobs/${encodeURIComponent(need(f, 'name'))}/run`,
+    help: '--name release_holds|expire_bonuses|close_month|expire_requests|finish_stale_calls',
+  },
+  'create-webhook': {
+    method: 'POST',
+    path: (f) => `${account(f)}/webhook_endpoints`,
+    body: (f) => compact({ url: need(f, 'url'), mode: f.mode ?? 'test', event_types: list(f['event-types']), description: f.description }),
+    help: '--account ID --url https://… [--mode test|live] [--event-types call.completed,balance.low]',
+  },
+  'list-webhooks': { method: 'GET', path: (f) => `${account(f)}/webhook_endpoints`, help: '--account ID' },
+  'roll-webhook-secret': {
+    method: 'POST',
+    path: (f) => `${account(f)}/webhook_endpoints/${need(f, 'endpoint')}/roll_secret`,
+    body: (f) => compact({ grace_seconds: num(f['grace-seconds']) }),
+    help: '--account ID --endpoint EID [--grace-seconds 86400]',
+  },
+  deliveries: { method: 'GET', path: (f) => `${account(f)}/webhook_endpoints/${need(f, 'endpoint')}/deliveries`, help: '--account ID --endpoint EID' },
+  'resend-delivery': {
+    method: 'POST',
+    path: (f) => `${account(f)}/webhook_endpoints/${need(f, 'endpoint')}/deliveries/${need(f, 'delivery')}/resend`,
+    help: '--account ID --endpoint EID --delivery DID',
   },
   events: { method: 'GET', path: (f) => `${account(f)}/events${f.type ? `?type=${encodeURIComponent(f.type)}` : ''}`, help: '--account ID [--type key.rotated]' },
   'advance-clock': {

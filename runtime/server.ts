@@ -30,6 +30,8 @@ import { SecretBox } from './secret-box.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
 import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
 import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
+import { chatSessionBehaviour, type ChatSessionState } from '../actors/chat/chat-session-actor.ts';
+import type { ChatSessionMessage, ChatSessionReplies } from '../actors/chat/messages.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -147,7 +149,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
     );
-    const sender = new WebhookSender({ ...deps, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
+    const chatSessions = actors.register<ChatSessionMessage, ChatSessionReplies, ChatSessionState>(chatSessionBehaviour(deps));
+    // The sender's bookkeeping commits asynchronously: losing a claim or an attempt record in a
+    // crash only means a delivery is sent again, which at-least-once delivery allows.
+    const senderPool = createPool(url, 10, { asyncCommit: true });
+    cleanups.push(() => senderPool.end());
+    const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
 
     const feed = new ChangeFeed(url, log);
     feed.on('delivery', () => sender.poke());
@@ -173,7 +180,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       carriers: { test: simulated, live: liveCarrier },
       dialNow: () => dialler.tick(),
       webhooks,
-      sendNow: () => sender.tick(),
+      sendNow: () => sender.drain(),
+      chatSessions,
     };
     const stopJobs = scheduleJobs(services, config.jobIntervalMs);
     cleanups.push(stopJobs);

@@ -13,6 +13,7 @@ import type { Carrier } from '../telephony/carrier.ts';
 import type { Mode } from './types.ts';
 import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
 import type { WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
+import type { ChatSessionRegistry } from '../actors/chat/sessions.ts';
 
 /** Everything the HTTP layer can reach: the actors and the process-wide helpers. */
 export interface Services extends Deps {
@@ -31,4 +32,6 @@ export interface Services extends Deps {
   webhooks: EntityRegistry<WebhooksMessage, WebhooksReplies, WebhooksState>;
   /** Runs one webhook sender round now and waits for its attempts. */
   sendNow: () => Promise<number>;
+  /** One actor per chat session (the sales-coach assistant). */
+  chatSessions: ChatSessionRegistry;
 }

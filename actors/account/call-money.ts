@@ -3,7 +3,7 @@ import { createMoneyRepository, type HoldRow } from '../../db/money.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { billableMinutes, callReserveCents, dayKey, minutesUsedNow, monthKey, priceMinutes } from './pricing.ts';
 import { holdRefusal, type RefusalReason } from './hold-rules.ts';
-import { checkLowBalance, postLine } from './ledger.ts';
+import { balanceMoved, checkLowBalance, postLine } from './ledger.ts';
 
 /** A hold not ended within this long is released by the sweeper (spec: within thirty minutes). */
 export const HOLD_LIFETIME_MS = 30 * 60 * 1000;
@@ -36,7 +36,10 @@ export async function startCall(
       if (isUniqueViolation(err)) throw new Error(`a hold for ${c.reference} already exists`);
       throw err;
     }
-    if (result && c.mode === 'live') await checkLowBalance(client, c.accountId, c.now, result.money);
+    if (result && c.mode === 'live') {
+      await checkLowBalance(client, c.accountId, c.now, result.money);
+      await balanceMoved(client, c.accountId, row.balance_cents - row.reserved_cents, { ...row, ...result.money }, c.now);
+    }
     return result;
   });
   if (opened) return { ok: true, hold: opened.hold };

@@ -3,7 +3,8 @@ import type { Client } from '../../db/pool.ts';
 import { createMoneyRepository, type LedgerRow, type MoneyRow, type NewLedgerLine } from '../../db/money.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { BONUS_LIFETIME_MONTHS, dayKey, monthKey, minutesUsedNow, topUpBonusCents } from './pricing.ts';
+import { BONUS_LIFETIME_MONTHS, callReserveCents, dayKey, monthKey, minutesUsedNow, topUpBonusCents } from './pricing.ts';
+import { refreshReadiness } from '../customer/readiness-check.ts';
 import { crossedStages, lowBalanceStage, type LowBalanceStage } from './low-balance.ts';
 import { buildBalance } from './balance-view.ts';
 
@@ -105,10 +106,14 @@ export async function postLine(
   opts: { row?: MoneyRow; hold?: ReturnedHold; noLine?: boolean } = {},
 ): Promise<LedgerRow | null> {
   const money = createMoneyRepository(client);
-  const row = opts.row ?? (await money.lock(input.accountId, input.mode));
+  let row = opts.row ?? (await money.lock(input.accountId, input.mode));
   if (!row) throw new Error(`no money row for account ${input.accountId} (${input.mode})`);
   const live = input.mode === 'live';
   const charge = input.amountCents < 0 && input.type !== 'bonus_expired' ? -input.amountCents : 0;
+  // Bonus past its expiry is written off before a charge, so expired credit is never counted as spendable.
+  if (live && charge > 0 && row.bonus_cents > 0 && (await writeOffExpiredBonus(client, input.accountId, input.now)) > 0) {
+    row = { ...(await money.lock(input.accountId, input.mode))!, last_top_up_cents: row.last_top_up_cents };
+  }
   const bonusTaken = live && charge > 0 && row.bonus_cents > 0 && !opts.noLine ? await money.spendBonus(input.accountId, charge, input.now) : 0;
   const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input, bonusTaken);
   if (opts.hold) {
@@ -128,6 +133,7 @@ export async function postLine(
   });
   if (live) {
     await recordLowBalance(client, input.accountId, before, next.low_balance_stage as LowBalanceStage, input.now);
+    await balanceMoved(client, input.accountId, row.balance_cents - row.reserved_cents, next, input.now);
     const available = next.balance_cents - next.reserved_cents;
     if (charge > 0 && next.auto_top_up_threshold_cents !== null && next.auto_top_up_amount_cents !== null && available < next.auto_top_up_threshold_cents) {
       await topUp(client, {
@@ -140,6 +146,43 @@ export async function postLine(
     }
   }
   return written;
+}
+
+/**
+ * Readiness's `balance_loaded` flips where the spendable balance crosses one call's reserve:
+ * then the account's customers are re-assessed (a top-up can make them ready: customer.ready).
+ */
+export async function balanceMoved(
+  client: Client,
+  accountId: string,
+  availableBefore: number,
+  after: Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'minutes_month' | 'minutes_used'>,
+  now: Date,
+): Promise<void> {
+  const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, now));
+  const availableAfter = after.balance_cents - after.reserved_cents;
+  if (availableBefore >= reserve !== availableAfter >= reserve) await refreshReadiness(client, { accountId }, now);
+}
+
+/** Writes off an account's expired bonus grants (one `bonus_expired` line each); returns how many. */
+export async function writeOffExpiredBonus(client: Client, accountId: string, now: Date): Promise<number> {
+  const money = createMoneyRepository(client);
+  const grants = await money.lockExpiredGrantsOf(accountId, now);
+  for (const grant of grants) {
+    await money.clearGrant(grant.id);
+    await postLine(client, {
+      accountId,
+      mode: 'live',
+      customerId: null,
+      type: 'bonus_expired',
+      cause: 'bonus_expiry',
+      amountCents: -grant.remaining_cents,
+      reference: grant.id,
+      description: 'Bonus credit expired (twelve months after grant)',
+      now,
+    });
+  }
+  return grants.length;
 }
 
 /** One `balance.low` per threshold crossed downwards between two stages (the stage itself is already written). */

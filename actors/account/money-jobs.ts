@@ -1,7 +1,7 @@
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { MONTHLY_MINIMUM_CENTS } from './pricing.ts';
-import { checkLowBalance, postLine } from './ledger.ts';
+import { balanceMoved, checkLowBalance, postLine } from './ledger.ts';
 
 /**
  * Periodic money jobs. Each is safe to run at any time, twice, or on several processes at once:
@@ -19,8 +19,12 @@ export async function releaseExpiredHolds(pool: Pool, now: Date): Promise<number
       const holds = await money.releaseExpired(now, BATCH);
       for (const hold of holds) {
         await money.returnHold(hold);
-        // Money came back: the stage may rise, so a later fall is warned about again.
-        if (hold.mode === 'live') await checkLowBalance(client, hold.account_id, now);
+        // Money came back: the stage may rise, so a later fall is warned about again; readiness may return.
+        if (hold.mode === 'live') {
+          await checkLowBalance(client, hold.account_id, now);
+          const row = await money.get(hold.account_id, 'live');
+          if (row) await balanceMoved(client, hold.account_id, row.balance_cents - row.reserved_cents - hold.amount_cents, row, now);
+        }
         await money.logActivity({
           accountId: hold.account_id,
           mode: hold.mode,

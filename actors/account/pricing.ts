@@ -108,5 +108,5 @@ export function estimatedCallMinutes(availableCents: number, minutesUsed: number
  */
 export function splitCharge(cents: number, bonusAvailable: number): { bonusCents: number; cashCents: number } {
   const fromBonus = Math.min(Math.max(0, bonusAvailable), cents);
-  return { bonusCents: -fromBonus, cashCents: -(cents - fromBonus) };
+  return { bonusCents: fromBonus ? -fromBonus : 0, cashCents: cents - fromBonus ? -(cents - fromBonus) : 0 };
 }

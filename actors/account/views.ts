@@ -99,7 +99,7 @@ export function brandView(a: AccountRow) {
 }
 
 /** What customer-facing pages show: the reseller's name, never the service's. */
-export function pageBrand(a: AccountRow) {
+export function pageBrand(a: Pick<AccountRow, 'name' | 'display_name' | 'logo_url' | 'primary_color' | 'accent_color' | 'support_email'>) {
   return {
     name: a.display_name ?? a.name,
     logoUrl: a.logo_url,

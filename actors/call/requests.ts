@@ -162,3 +162,21 @@ export function createCallRequests(deps: Deps) {
 }
 
 export type CallRequests = ReturnType<typeof createCallRequests>;
+
+/**
+ * Imports a national do-not-call registry file: one number per line (CSV: the first column),
+ * national or E.164, read in `country`. Returns how many were new and which lines were not numbers.
+ */
+export async function importRegistry(deps: Deps, r: { country: string; source: string; text: string }) {
+  const numbers: string[] = [];
+  const invalid: number[] = [];
+  r.text.split(/\r?\n/).forEach((line, i) => {
+    const cell = line.split(',')[0].trim().replace(/^"|"$/g, '');
+    if (!cell || /^[a-z_ ]+$/i.test(cell)) return; // blank lines and a header
+    const parsed = parsePhone(cell, r.country);
+    if (parsed.ok) numbers.push(parsed.e164);
+    else invalid.push(i + 1);
+  });
+  const imported = await createDncRepository(deps.pool).importRegistry([...new Set(numbers)], r.country, r.source, deps.clock.now());
+  return { object: 'dnc_registry_import' as const, country: r.country, source: r.source, numbers: numbers.length, imported, invalid_lines: invalid.slice(0, 100) };
+}

@@ -16,7 +16,8 @@ export type WebhooksMessage =
   | { type: 'delete_endpoint'; id: string }
   | { type: 'roll_secret'; id: string; graceSeconds: number }
   | { type: 'list_deliveries'; id: string; limit: number }
-  | { type: 'resend_delivery'; id: string; deliveryId: string };
+  | { type: 'resend_delivery'; id: string; deliveryId: string }
+  | { type: 'send_test_event'; mode: Mode };
 
 export interface WebhooksReplies {
   list_events: List<ReturnType<typeof eventView>>;
@@ -29,4 +30,5 @@ export interface WebhooksReplies {
   roll_secret: R<'rollSecret'>;
   list_deliveries: R<'deliveries'>;
   resend_delivery: R<'resend'>;
+  send_test_event: ReturnType<typeof eventView>;
 }

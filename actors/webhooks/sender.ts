@@ -1,7 +1,6 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
-import { createWebhookRepository, type DeliveryRow } from '../../db/webhooks.ts';
-import { createEventRepository } from '../../db/events.ts';
+import { createWebhookRepository, type ClaimedDelivery } from '../../db/webhooks.ts';
 import { webhookHeaders } from './signing.ts';
 import { DELIVERY_TIMEOUT_MS, deliverOnce, nextAttempt } from './deliver.ts';
 import { eventView } from './views.ts';
@@ -26,7 +25,9 @@ export class WebhookSender {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
-  private round: Promise<number> | undefined;
+  /** Claims run one at a time in a process; the attempts they start run side by side. */
+  private claiming: Promise<unknown> = Promise.resolve();
+  private poked = false;
 
   constructor(
     private readonly deps: Deps & { secrets: SecretBox },
@@ -47,45 +48,61 @@ export class WebhookSender {
 
   /** Wakes the sender now (an event was just recorded). */
   poke(): void {
-    if (!this.stopped) void this.tick().catch(() => {});
+    // Many events commit at once: one claim serves them all.
+    if (this.stopped || this.poked) return;
+    this.poked = true;
+    setImmediate(() => {
+      this.poked = false;
+      void this.tick().catch((err) => this.deps.log.error({ err }, 'webhook round failed; next round retries'));
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.round;
+    await this.claiming.catch(() => {});
     await Promise.all(this.inFlight);
   }
 
-  /** Claims what is due (up to free capacity) and starts sending it; resolves when those attempts are done. */
-  tick(): Promise<number> {
-    this.round ??= this.claimAndSend().finally(() => (this.round = undefined));
-    return this.round;
-  }
-
-  private async claimAndSend(): Promise<number> {
-    const free = this.options.concurrency - this.inFlight.size;
-    if (free <= 0) return 0;
-    const now = this.deps.clock.now();
-    const claimed = await createWebhookRepository(this.deps.pool).claimDue(now, new Date(now.getTime() + CLAIM_MS), free);
-    const sends = claimed.map((d) => {
+  /** Claims what is due (up to free capacity), starts sending it, and resolves when those attempts are done. */
+  async tick(): Promise<number> {
+    const claimed = this.claiming.catch(() => {}).then(() => this.claim());
+    this.claiming = claimed;
+    const deliveries = await claimed;
+    const sends = deliveries.map((d) => {
       const p = this.send(d).catch((err) => this.deps.log.error({ err, delivery_id: d.id }, 'webhook attempt failed to record'));
       this.inFlight.add(p);
       void p.finally(() => this.inFlight.delete(p));
       return p;
     });
     await Promise.all(sends);
-    return claimed.length;
+    return deliveries.length;
   }
 
-  private async send(d: DeliveryRow): Promise<void> {
+  /** One round now, then every attempt still in flight (tests and the console wait for the outcome). */
+  async drain(): Promise<number> {
+    const claimed = await this.tick();
+    await Promise.all(this.inFlight);
+    return claimed;
+  }
+
+  private async claim(): Promise<ClaimedDelivery[]> {
+    const free = this.options.concurrency - this.inFlight.size;
+    if (free <= 0 || this.stopped) return [];
+    const now = this.deps.clock.now();
+    return createWebhookRepository(this.deps.pool).claimDue(now, new Date(now.getTime() + CLAIM_MS), free);
+  }
+
+  private async send(d: ClaimedDelivery): Promise<void> {
     const { pool, clock, log } = this.deps;
     const repo = createWebhookRepository(pool);
-    const endpoint = await repo.endpointById(d.endpoint_id);
-    const event = endpoint ? await createEventRepository(pool).get(endpoint.account_id, endpoint.mode, d.event_id) : null;
+    const { endpoint, event } = d;
     const attemptAt = clock.now();
-    if (!endpoint || !event || endpoint.deleted_at || !endpoint.enabled) {
-      await repo.finishAttempt(d.id, { status: 'dead', attempts: d.attempts, nextAttemptAt: attemptAt, statusCode: null, error: 'endpoint disabled or deleted', now: attemptAt });
+    if (endpoint.deleted_at || !endpoint.enabled) {
+      await repo.finishAttempt(
+        { id: d.id, attempt: d.attempts, attemptedAt: attemptAt, durationMs: 0 },
+        { status: 'dead', nextAttemptAt: attemptAt, statusCode: null, error: 'endpoint disabled or deleted', now: attemptAt },
+      );
       return;
     }
     const secrets = [this.deps.secrets.open(endpoint.secret_ciphertext)];
@@ -102,17 +119,18 @@ export class WebhookSender {
       mode: event.mode,
     });
     const result = await deliverOnce({ url: endpoint.url, body, headers, timeoutMs: DELIVERY_TIMEOUT_MS, allowPrivate: this.options.allowPrivate, log });
-    const attempts = d.attempts + 1;
+    const attempt = d.attempts + 1;
     const now = clock.now();
-    await repo.recordAttempt({ delivery_id: d.id, attempt: attempts, attempted_at: attemptAt, status_code: result.statusCode, duration_ms: Math.round(result.durationMs), error: result.error });
-    const next = nextAttempt(attempts, result.statusCode, now);
-    await repo.finishAttempt(d.id, {
-      status: next.state === 'succeeded' ? 'succeeded' : next.state === 'dead' ? 'dead' : 'failed',
-      attempts,
-      nextAttemptAt: next.state === 'retry' ? next.at : now,
-      statusCode: result.statusCode,
-      error: result.error ?? (next.state === 'dead' && next.reason === 'gone' ? 'endpoint answered 410: retries stopped' : null),
-      now,
-    });
+    const next = nextAttempt(attempt, result.statusCode, now);
+    await repo.finishAttempt(
+      { id: d.id, attempt, attemptedAt: attemptAt, durationMs: Math.round(result.durationMs) },
+      {
+        status: next.state === 'succeeded' ? 'succeeded' : next.state === 'dead' ? 'dead' : 'failed',
+        nextAttemptAt: next.state === 'retry' ? next.at : now,
+        statusCode: result.statusCode,
+        error: result.error ?? (next.state === 'dead' && next.reason === 'gone' ? 'endpoint answered 410: retries stopped' : null),
+        now,
+      },
+    );
   }
 }

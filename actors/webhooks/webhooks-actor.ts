@@ -1,7 +1,8 @@
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
-import { createEventRepository } from '../../db/events.ts';
+import { createEventRepository, recordEvent } from '../../db/events.ts';
+import { withTransaction } from '../../db/pool.ts';
 import { ApiError } from '../../http/errors.ts';
 import { toList } from '../shared/list.ts';
 import { createWebhookEndpoints } from './endpoints.ts';
@@ -16,7 +17,15 @@ export interface WebhooksState {
   accountId: string;
 }
 
-const READS = new Set<WebhooksMessage['type']>(['list_events', 'get_event', 'list_endpoints', 'get_endpoint', 'list_deliveries']);
+const READS = new Set<WebhooksMessage['type']>([
+  'list_events',
+  'get_event',
+  'list_endpoints',
+  'get_endpoint',
+  'list_deliveries',
+  // Independent inserts: nothing to serialise.
+  'send_test_event',
+]);
 
 export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivate: boolean }): Behaviour<WebhooksMessage, WebhooksState> {
   const endpoints = createWebhookEndpoints(deps);
@@ -56,6 +65,14 @@ export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivat
         return done(await endpoints.deliveries(id, msg.id, msg.limit));
       case 'resend_delivery':
         return done(await endpoints.resend(id, msg.id, msg.deliveryId));
+      case 'send_test_event': {
+        // A `test.ping` goes to every endpoint of the mode that takes all types (receivers ignore types they do not know).
+        const now = deps.clock.now();
+        const row = await withTransaction(deps.pool, (client) =>
+          recordEvent(client, { accountId: id, mode: msg.mode, type: 'test.ping', data: { object: 'ping', sent_at: now.toISOString() }, now }),
+        );
+        return done(eventView(row));
+      }
       default: {
         const unhandled: never = msg;
         throw new Error(`unhandled webhooks message ${(unhandled as { type: string }).type}`);

@@ -71,6 +71,9 @@ BEGIN
 END $$;
 CREATE TRIGGER ledger_entries_no_change BEFORE UPDATE OR DELETE ON ledger_entries
   FOR EACH ROW EXECUTE FUNCTION ledger_entries_immutable();
+-- Row triggers do not fire on TRUNCATE.
+CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON ledger_entries
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_entries_immutable();
 
 -- Bonus credit, spent before cash, earliest expiry first; what is left at expiry is written off.
 CREATE TABLE bonus_grants (

@@ -6,6 +6,7 @@ import { certifyLanguage } from '../../actors/coverage/coverage-service.ts';
 import { ApiError } from '../errors.ts';
 import { createEventRepository } from '../../db/events.ts';
 import { createSettingsRepository, TEST_CLOCK_SETTING } from '../../db/settings.ts';
+import { importRegistry } from '../../actors/call/requests.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
@@ -63,6 +64,25 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
         e164: request.body.phone_number,
         kind: (request.body.kind ?? 'rented') as 'rented' | 'caller_id',
       }),
+  );
+
+  app.post(
+    '/console/v1/dnc/registry',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        body: Type.Object(
+          {
+            country: withCode(Type.String({ pattern: '^[A-Z]{2}$' }), 'invalid_parameter'),
+            source: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. the registry and file date' }),
+            text: Type.String({ minLength: 1, maxLength: 900_000, description: 'the file: one number per line, or CSV with the number first' }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => importRegistry(services, request.body),
   );
 
   app.get(

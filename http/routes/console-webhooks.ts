@@ -99,5 +99,14 @@ export function registerConsoleWebhookRoutes(app: App, services: Services): void
     async (request) => ask(request.params.id, { type: 'resend_delivery', id: request.params.eid, deliveryId: request.params.did }),
   );
 
+  app.post(
+    '/console/v1/accounts/:id/test_events',
+    {
+      config: CONSOLE,
+      schema: { ...hide, params: AccountParams, body: Type.Object({ mode: withCode(ModeSchema, 'invalid_parameter') }, { additionalProperties: false }) },
+    },
+    async (request, reply) => reply.code(201).send(await ask(request.params.id, { type: 'send_test_event', mode: request.body.mode })),
+  );
+
   app.post('/console/v1/webhooks/run', { config: CONSOLE, schema: { ...hide } }, async () => ({ object: 'sender_run', claimed: await services.sendNow() }));
 }

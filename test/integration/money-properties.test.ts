@@ -531,3 +531,28 @@ test.serial('start_call takes a hold only for a customer of the call’s own mod
   const { rows } = await db.query(`SELECT h.mode, c.mode AS customer_mode FROM holds h JOIN customers c ON c.id = h.customer_id WHERE h.account_id = $1`, [account.id]);
   t.deepEqual(rows.filter((r) => r.mode !== r.customer_mode), [], 'no hold across modes');
 });
+
+test.serial('a top-up that clears the last readiness gate records customer.ready and makes the customer active', async (t) => {
+  // docs/api.md: customer.ready is recorded each time a customer goes from not ready to ready,
+  // and the monthly minimum counts customers from that moment ("taken live").
+  const account = await makeAccount(svc.url, { live: true });
+  const live = account.liveApi!;
+  const c = await makeCustomer(live);
+  must(await account.console.post(`/console/v1/customers/${c.id}/script/certify`), 'certify script');
+  must(await live.post(`/v1/customers/${c.id}/provisioning`, { steps: ['number'] }), 'provisioning', 202);
+  must(await account.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: `+1202${crypto.randomInt(1_000_000, 9_999_999)}` }), 'assign number');
+  const link = must(await live.post(`/v1/customers/${c.id}/onboarding_link`), 'onboarding link', 201);
+  const accepted = await call(svc.url, 'POST', new URL(link.url).pathname, {
+    rawBody: new URLSearchParams({ accepted_by: 'Jane Doe', agree: 'yes' }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  t.is(accepted.status, 200);
+  const blockers = must(await live.get(`/v1/customers/${c.id}/readiness`), 'readiness').blockers.map((b: { code: string }) => b.code);
+  t.deepEqual(blockers, ['insufficient_balance'], 'money is the only gate left');
+
+  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 2_500 }), 'top-up', 201);
+  t.true(must(await live.get(`/v1/customers/${c.id}/readiness`), 'readiness').ready_for_live_calls);
+  const events = must(await account.console.get(`/console/v1/accounts/${account.id}/events?type=customer.ready`), 'events');
+  t.is(events.data.length, 1, 'customer.ready recorded by the top-up');
+  t.is(must(await live.get(`/v1/customers/${c.id}`), 'customer').status, 'active');
+});

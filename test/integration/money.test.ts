@@ -372,3 +372,20 @@ test.serial('bonus credit left at expiry is written off by the job', async (t) =
   const line = (await a.liveApi.get('/v1/usage')).body.data[0];
   t.like(line, { type: 'bonus_expired', amount_cents: -1_500 });
 });
+
+test('a top-up that covers a call makes a waiting live customer ready: customer.ready is recorded', async (t) => {
+  const a = await liveAccount();
+  const { makeReadyCustomer } = await import('../helpers/calls.ts');
+  // Ready in every way but money: readiness says insufficient_balance until the top-up.
+  await topUp(a, 2_500);
+  const c = await makeReadyCustomer(svc.url, a.liveApi);
+  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+  for (let i = 0; i < 6; i++) await hold(a, c.id, `drain-${i}`); // 2,500 − 6 × 400 = 100 available
+  t.deepEqual((await a.liveApi.get(`/v1/customers/${c.id}/readiness`)).body.blockers.map((b: any) => b.code), ['insufficient_balance']);
+  const before = (await events(a, 'customer.ready')).length;
+  await topUp(a, 2_500);
+  t.true((await a.liveApi.get(`/v1/customers/${c.id}/readiness`)).body.ready_for_live_calls);
+  const ready = await events(a, 'customer.ready');
+  t.is(ready.length, before + 1, 'going ready again is recorded again');
+  t.is(ready.at(-1).data.customer_id, c.id);
+});

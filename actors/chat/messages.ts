@@ -1,0 +1,37 @@
+import type { IdempotencyClaim } from '../../db/idempotency.ts';
+import type { Mode } from '../../runtime/types.ts';
+import type { Outcome } from '../shared/transaction.ts';
+import type { ChatTurn } from './assistant.ts';
+import type { chatContextView, chatMessageView, chatSessionView } from './views.ts';
+
+export type ChatSessionView = ReturnType<typeof chatSessionView>;
+/** The mint response: the session with its token, shown this once. */
+export type MintedSession = ChatSessionView & { token?: string };
+
+/** Which customer's session a reseller's request is about (its key's account and mode). */
+export interface SessionOwner {
+  accountId: string;
+  mode: Mode;
+  customerId: string;
+}
+
+/** Every message the chat session actor takes (STYLE 4). */
+export type ChatSessionMessage =
+  | {
+      type: 'open_session';
+      owner: SessionOwner;
+      endUserRef: string;
+      displayName: string | null;
+      ttlSeconds: number;
+      idempotency?: IdempotencyClaim;
+    }
+  | { type: 'send_message'; message: string; history: ChatTurn[] }
+  | { type: 'get_context' }
+  | { type: 'revoke_session'; owner: SessionOwner };
+
+export interface ChatSessionReplies {
+  open_session: Outcome<MintedSession>;
+  send_message: ReturnType<typeof chatMessageView>;
+  get_context: ReturnType<typeof chatContextView>;
+  revoke_session: { revoked: 0 | 1 };
+}

@@ -1,0 +1,99 @@
+import crypto from 'node:crypto';
+import type { EntityRegistry } from '../../runtime/actor-system.ts';
+import type { Deps } from '../../runtime/deps.ts';
+import type { IdempotencyClaim } from '../../db/idempotency.ts';
+import { createChatSessionRepository } from '../../db/chat-sessions.ts';
+import { isUuid } from '../../db/customers.ts';
+import { ApiError } from '../../http/errors.ts';
+import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
+import { toList, type Page } from '../shared/list.ts';
+import type { ChatTurn } from './assistant.ts';
+import type { ChatSessionState } from './chat-session-actor.ts';
+import type { ChatSessionMessage, ChatSessionReplies, SessionOwner } from './messages.ts';
+import { SESSION_TOKEN_PREFIX } from './session-rules.ts';
+import { chatSessionView } from './views.ts';
+
+export type ChatSessionRegistry = EntityRegistry<ChatSessionMessage, ChatSessionReplies, ChatSessionState>;
+
+/** A message waits for the model (up to two attempts): longer than the registry's default wait. */
+const SEND_TIMEOUT_MS = 60_000;
+
+/**
+ * What the routes ask of chat sessions, each turned into the one message of the session actor
+ * that owns it. Reads of a customer's list go straight to PostgreSQL, like every read here.
+ */
+export function createChatSessions(deps: Pick<Deps, 'pool' | 'clock'>, registry: ChatSessionRegistry) {
+  const { pool, clock } = deps;
+  const repo = createChatSessionRepository(pool);
+
+  return {
+    /** A new session under a fresh id: its actor creates it. Minting never ends earlier sessions. */
+    mint(owner: SessionOwner, input: { end_user_ref: string; display_name?: string | null; ttl_seconds: number }, idempotency?: IdempotencyClaim) {
+      return registry.ask(crypto.randomUUID(), {
+        type: 'open_session',
+        owner,
+        endUserRef: input.end_user_ref,
+        displayName: input.display_name ?? null,
+        ttlSeconds: input.ttl_seconds,
+        idempotency,
+      });
+    },
+
+    async list(customerId: string, page: Page) {
+      let before: number | null = null;
+      if (page.startingAfter) {
+        before = await repo.seqOf(customerId, page.startingAfter);
+        if (before === null) throw new ApiError('invalid_cursor');
+      }
+      const now = clock.now();
+      const rows = await repo.listForCustomer(customerId, page.limit + 1, before);
+      return toList(rows, page.limit, (s) => chatSessionView(s, now));
+    },
+
+    /**
+     * Ends one session, or every open session of one person, each through its own actor. A
+     * session that had already ended counts 0 and is still a success (spec).
+     */
+    async revoke(owner: SessionOwner, selector: { session_id?: string; end_user_ref?: string }) {
+      const { session_id: sessionId, end_user_ref: endUserRef } = selector;
+      if (sessionId !== undefined && endUserRef !== undefined) {
+        throw new ApiError('invalid_parameter', 'Give session_id or end_user_ref, not both.');
+      }
+      let ids: string[];
+      if (sessionId !== undefined) {
+        if (!isUuid(sessionId)) throw new ApiError('session_not_found');
+        ids = [sessionId];
+      } else if (endUserRef !== undefined) {
+        ids = await repo.openIdsOfPerson(owner.customerId, endUserRef, clock.now());
+      } else {
+        throw new ApiError('session_selector_required');
+      }
+      const results = await Promise.all(ids.map((id) => registry.ask(id, { type: 'revoke_session', owner })));
+      return { object: 'chat_session_revocation' as const, revoked: results.reduce((n, r) => n + r.revoked, 0) };
+    },
+
+    /**
+     * The session an `Authorization: Bearer <session token>` names. An API key, a malformed
+     * token (refused by its checksum without a lookup) and an unknown one are all the same
+     * `invalid_session_token`.
+     */
+    async sessionOf(authorization: string | undefined): Promise<string> {
+      const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
+      const prefix = Object.values(SESSION_TOKEN_PREFIX).find((p) => token.startsWith(p));
+      if (!prefix || !isWellFormed(token, prefix)) throw new ApiError('invalid_session_token');
+      const id = await repo.idByTokenHash(hashToken(token));
+      if (!id) throw new ApiError('invalid_session_token');
+      return id;
+    },
+
+    send(sessionId: string, message: string, history: ChatTurn[]) {
+      return registry.ask(sessionId, { type: 'send_message', message, history }, SEND_TIMEOUT_MS);
+    },
+
+    context(sessionId: string) {
+      return registry.ask(sessionId, { type: 'get_context' });
+    },
+  };
+}
+
+export type ChatSessions = ReturnType<typeof createChatSessions>;

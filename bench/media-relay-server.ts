@@ -1,0 +1,47 @@
+/**
+ * The server side of the media relay benchmark, run as its own process (one core):
+ * `switchboard` — our uWebSockets.js media server, each stream relayed through a speech bridge
+ *   connection back to the carrier, the same path a live call's audio takes;
+ * `ws` — a plain `ws` server echoing media frames, the baseline.
+ * Prints `ready <port>` once listening.
+ */
+import { WebSocketServer } from 'ws';
+import { startMediaServer } from '../telephony/media-server.ts';
+import { createLogger } from '../runtime/logger.ts';
+import type { BridgeConnection, BridgeHandlers } from '../telephony/speech-bridge.ts';
+
+const kind = process.argv[2];
+
+/** A bridge whose "agent" answers every callee frame with the same frame at once. */
+function echoBridge(handlers: Pick<BridgeHandlers, 'onAudio'>): BridgeConnection {
+  return {
+    sendAudio: (payload) => handlers.onAudio(payload),
+    markPlayed: () => {},
+    close: () => {},
+  };
+}
+
+if (kind === 'switchboard') {
+  const server = await startMediaServer({
+    host: '127.0.0.1',
+    port: 0,
+    log: createLogger('error'),
+    onSession: (session) => {
+      const bridge = echoBridge({ onAudio: (p) => session.sendAudio(p) });
+      session.onAudio((payload, ts) => bridge.sendAudio(payload, ts));
+    },
+  });
+  process.stdout.write(`ready ${server.port}\n`);
+} else {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, path: '/media' });
+  wss.on('connection', (ws) => {
+    let streamSid = '';
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data));
+      if (m.event === 'start') streamSid = m.streamSid;
+      if (m.event === 'media') ws.send(JSON.stringify({ event: 'media', streamSid, media: { payload: m.media.payload } }));
+    });
+  });
+  await new Promise((r) => wss.on('listening', r));
+  process.stdout.write(`ready ${(wss.address() as { port: number }).port}\n`);
+}

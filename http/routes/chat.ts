@@ -1,0 +1,101 @@
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyRequest } from 'fastify';
+import type { App } from './app-type.ts';
+import type { Services } from '../../runtime/services.ts';
+import { createChatSessions } from '../../actors/chat/sessions.ts';
+import { ApiError } from '../errors.ts';
+import { ChatBody, ChatContextSchema, ChatMessageSchema } from '../schemas/chat.ts';
+import { responses } from '../schemas/common.ts';
+
+const CHAT_PATH = '/v1/chat';
+const CONTEXT_PATH = '/v1/chat/session';
+
+/**
+ * CORS for the chat endpoints only: any origin may call them from a browser, without cookies
+ * (the session token travels in the Authorization header). @fastify/cors answers preflights
+ * through a catch-all OPTIONS route; for any other path the delegator turns CORS off, so that
+ * route answers 404 and no other endpoint is opened to other origins.
+ */
+const CHAT_CORS: FastifyCorsOptions = {
+  origin: '*',
+  methods: ['GET', 'POST'],
+  allowedHeaders: ['authorization', 'content-type'],
+  exposedHeaders: ['request-id'],
+  credentials: false,
+  maxAge: 600,
+};
+
+/** Codes every session-token route can answer with. */
+const SESSION_CODES = ['invalid_session_token', 'session_expired', 'session_revoked', 'api_error'] as const;
+
+/** The browser's side of the assistant: POST /v1/chat and the chat page's session read. */
+export async function registerChatRoutes(app: App, services: Services): Promise<void> {
+  const chat = createChatSessions(services, services.chatSessions);
+  // The session a request's token named, found before its body is read (like an API key).
+  const sessionOf = new WeakMap<FastifyRequest, string>();
+  const authenticate = async (request: FastifyRequest) => {
+    sessionOf.set(request, await chat.sessionOf(request.headers.authorization));
+  };
+  const session = (request: FastifyRequest) => {
+    const id = sessionOf.get(request);
+    if (!id) throw new Error('chat route reached without a session');
+    return id;
+  };
+
+  await app.register(async (scope) => {
+    await scope.register(cors, {
+      delegator: (request, done) => done(null, [CHAT_PATH, CONTEXT_PATH].includes(request.routeOptions.url ?? '') ? CHAT_CORS : { origin: false }),
+    });
+    const typed = scope as unknown as App;
+    // Preflights are answered by the CORS hook before any handler; these routes only exist so a
+    // preflight is not mistaken for an API-key request.
+    for (const url of [CHAT_PATH, CONTEXT_PATH]) {
+      typed.options(url, { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
+    }
+
+    typed.post(
+      CHAT_PATH,
+      {
+        config: { auth: 'none' },
+        onRequest: authenticate,
+        // The spec declares `history` a string: a string holding the JSON array is accepted too.
+        preValidation: async (request) => {
+          const body = request.body as { history?: unknown } | undefined;
+          if (typeof body?.history !== 'string') return;
+          try {
+            body.history = JSON.parse(body.history);
+          } catch {
+            throw new ApiError('invalid_parameter', 'history must be an array of {role, content}, or a string holding that array as JSON.');
+          }
+        },
+        schema: {
+          summary: 'Ask the sales-coach assistant (Authorization: Bearer <session token>, never an API key)',
+          description: 'Cross-origin allowed, no cookies. The browser keeps the thread and sends it as `history`; nothing is stored.',
+          tags: ['chat'],
+          security: [],
+          body: ChatBody,
+          response: responses({ 200: ChatMessageSchema }, [
+            ...SESSION_CODES, 'message_required', 'message_too_long', 'insufficient_balance', 'session_exhausted', 'chat_unavailable',
+            'invalid_parameter', 'unknown_parameter', 'field_too_long', 'invalid_json', 'unsupported_content_type',
+          ], { auth: 'none' }),
+        },
+      },
+      async (request) => chat.send(session(request), request.body.message, request.body.history ?? []),
+    );
+
+    typed.get(
+      CONTEXT_PATH,
+      {
+        config: { auth: 'none' },
+        onRequest: authenticate,
+        schema: {
+          summary: "The chat page's start: the reseller's brand and the session's expiry (counts nothing)",
+          tags: ['chat'],
+          security: [],
+          response: responses({ 200: ChatContextSchema }, [...SESSION_CODES], { auth: 'none' }),
+        },
+      },
+      async (request) => chat.context(session(request)),
+    );
+  });
+}

@@ -1,0 +1,93 @@
+import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode } from './common.ts';
+import { DISPLAY_NAME_MAX, END_USER_REF_MAX, HISTORY_MAX_ENTRIES, MESSAGE_MAX, TTL_SECONDS } from '../../actors/chat/session-rules.ts';
+
+export const ChatSessionSchema = Type.Object({
+  object: Type.Literal('chat_session'),
+  id: Type.String(),
+  customer_id: Type.String(),
+  prefix: Type.String({ description: 'first characters of the token (mode prefix + 4), for telling sessions apart' }),
+  end_user_ref: Type.String(),
+  display_name: NullableString,
+  status: Type.String({ description: 'active, revoked, expired, exhausted' }),
+  expires_at: Timestamp,
+  revoked_at: NullableTimestamp,
+  last_used_at: NullableTimestamp,
+  messages_sent: Type.Integer(),
+  message_limit: Type.Integer(),
+  mode: ModeSchema,
+  created_at: Timestamp,
+  token: Type.Optional(Type.String({ description: 'svc_sess_test_… or svc_sess_live_…; only on the mint response, shown once' })),
+  expires_in_seconds: Type.Optional(Type.Integer({ description: 'only on the mint response' })),
+});
+
+export const MintSessionBody = Type.Object(
+  {
+    end_user_ref: withCode(Type.String({ minLength: 1, maxLength: END_USER_REF_MAX, pattern: '\\S', description: "the reseller's identifier of the person" }), 'end_user_ref_required'),
+    display_name: Type.Optional(Nullable(Type.String({ maxLength: DISPLAY_NAME_MAX }))),
+    ttl_seconds: Type.Optional(
+      withCode(Type.Integer({ minimum: TTL_SECONDS.min, maximum: TTL_SECONDS.max, default: TTL_SECONDS.default, description: 'out of range is refused, never clamped' }), 'ttl_out_of_range'),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RevokeSessionsQuery = Type.Object(
+  {
+    session_id: Type.Optional(Type.String({ maxLength: 64 })),
+    end_user_ref: Type.Optional(withCode(Type.String({ minLength: 1, maxLength: END_USER_REF_MAX }), 'session_selector_required')),
+  },
+  { additionalProperties: false },
+);
+
+export const RevocationSchema = Type.Object({ object: Type.Literal('chat_session_revocation'), revoked: Type.Integer() });
+
+const Turn = Type.Object(
+  {
+    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+    content: Type.String({ maxLength: MESSAGE_MAX }),
+  },
+  { additionalProperties: false },
+);
+
+export const ChatBody = Type.Object(
+  {
+    message: withCode(Type.String({ minLength: 1, maxLength: MESSAGE_MAX, pattern: '\\S' }), {
+      required: 'message_required',
+      minLength: 'message_required',
+      pattern: 'message_required',
+      maxLength: 'message_too_long',
+    }),
+    history: Type.Optional(
+      Type.Array(Turn, {
+        maxItems: HISTORY_MAX_ENTRIES,
+        description: `the thread so far, oldest first (the browser keeps it; nothing is stored). Only the last 12 entries are used. Also accepted: a string holding this array as JSON.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ChatMessageSchema = Type.Object({
+  object: Type.Literal('chat_message'),
+  reply: Type.String(),
+  messages_sent: Type.Integer(),
+  message_limit: Type.Integer(),
+  session_expires_at: Timestamp,
+  charged_cents: Type.Integer({ description: '2 per answered message (priced with applied: false in test mode)' }),
+});
+
+export const ChatContextSchema = Type.Object({
+  object: Type.Literal('chat_context'),
+  brand: Type.Object({
+    display_name: Type.String(),
+    logo_url: NullableString,
+    primary_color: Type.String(),
+    accent_color: Type.String(),
+    support_email: NullableString,
+  }),
+  business: Type.String(),
+  display_name: NullableString,
+  session_expires_at: Timestamp,
+  messages_sent: Type.Integer(),
+  message_limit: Type.Integer(),
+});
