@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { cleanUpEverything, makeTempRoot, startSwitchboard, type Instance } from '../test/e2e/process-helpers.ts';
 import { client } from '../test/helpers/http.ts';
+import { CONSOLE_TOKEN } from '../test/helpers/service.ts';
 import { advanceToNext, makeReadyCustomer } from '../test/helpers/calls.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -11,11 +12,13 @@ import path from 'node:path';
 /**
  * The dialler across 4 processes on one PostgreSQL: queued requests claimed and started per
  * second (simulated calls, the full gate path), and a check that no request was dialled twice.
+ * The numbers end in 2 (simulated: no answer), so the figure measures dialling, not talking.
  */
 export async function diallerBench(requests = 1000) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-dialler-'));
   const db = await startEmbeddedDatabase(dir, createLogger('warn'));
-  const token = 'sbc_bench_dialler';
+  // makeReadyCustomer drives the console with the test helpers' token.
+  const token = CONSOLE_TOKEN;
   const env = {
     DATABASE_URL: db.url,
     SWITCHBOARD_CONSOLE_TOKEN: token,
@@ -38,7 +41,7 @@ export async function diallerBench(requests = 1000) {
     await advanceToNext({ id: account.id, testKey: key.secret, testKeyId: key.id, api, console: con }, 2, 15);
     for (let i = 0; i < requests; i += 50) {
       await Promise.all(
-        Array.from({ length: Math.min(50, requests - i) }, (_, j) => api.post('/v1/calls', { customer_id: customer.id, phone: `+1202555${String(1000 + i + j)}` })),
+        Array.from({ length: Math.min(50, requests - i) }, (_, j) => api.post('/v1/calls', { customer_id: customer.id, phone: `+1202555${String(i + j).padStart(3, "0")}2` })),
       );
     }
     const pool = new pg.Pool({ connectionString: db.url, max: 2 });

@@ -90,16 +90,20 @@ export class Dialler {
     const { pool, clock } = this.deps;
     const free = Math.max(0, this.options.maxCalls - this.deps.liveCalls.size);
     const claimed = await createCallRepository(pool).claimDue(clock.now(), Math.max(1, Math.min(this.options.batch, free || 1)), this.id);
-    let dialled = 0;
-    for (const call of claimed) {
-      try {
-        if (await this.admit(call)) dialled++;
-      } catch (err) {
-        this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
-        await this.wait(call, 'not_ready', new Date(clock.now().getTime() + 60_000));
-      }
-    }
-    return dialled;
+    // Requests are admitted side by side; what must be serial (an account's money) is serialised
+    // by its row lock in PostgreSQL.
+    const results = await Promise.all(
+      claimed.map(async (call) => {
+        try {
+          return await this.admit(call);
+        } catch (err) {
+          this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
+          await this.wait(call, 'not_ready', new Date(clock.now().getTime() + 60_000));
+          return false;
+        }
+      }),
+    );
+    return results.filter(Boolean).length;
   }
 
   private async admit(call: CallRow): Promise<boolean> {

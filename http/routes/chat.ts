@@ -23,6 +23,8 @@ const CHAT_CORS: FastifyCorsOptions = {
   exposedHeaders: ['request-id'],
   credentials: false,
   maxAge: 600,
+  // An OPTIONS without Origin is answered the same way rather than with a plain-text 400.
+  strictPreflight: false,
 };
 
 /** Codes every session-token route can answer with. */
@@ -32,12 +34,12 @@ const SESSION_CODES = ['invalid_session_token', 'session_expired', 'session_revo
 export async function registerChatRoutes(app: App, services: Services): Promise<void> {
   const chat = createChatSessions(services, services.chatSessions);
   // The session a request's token named, found before its body is read (like an API key).
-  const sessionOf = new WeakMap<FastifyRequest, string>();
+  const sessionIds = new WeakMap<FastifyRequest, string>();
   const authenticate = async (request: FastifyRequest) => {
-    sessionOf.set(request, await chat.sessionOf(request.headers.authorization));
+    sessionIds.set(request, await chat.sessionOf(request.headers.authorization));
   };
   const session = (request: FastifyRequest) => {
-    const id = sessionOf.get(request);
+    const id = sessionIds.get(request);
     if (!id) throw new Error('chat route reached without a session');
     return id;
   };
@@ -47,8 +49,8 @@ export async function registerChatRoutes(app: App, services: Services): Promise<
       delegator: (request, done) => done(null, [CHAT_PATH, CONTEXT_PATH].includes(request.routeOptions.url ?? '') ? CHAT_CORS : { origin: false }),
     });
     const typed = scope as unknown as App;
-    // Preflights are answered by the CORS hook before any handler; these routes only exist so a
-    // preflight is not mistaken for an API-key request.
+    // Preflights are answered by the CORS hook before any handler; these routes exist so that a
+    // preflight of these paths is not taken for an API-key request by the auth hook.
     for (const url of [CHAT_PATH, CONTEXT_PATH]) {
       typed.options(url, { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
     }

@@ -83,13 +83,15 @@ async function insertCalls(
   const now = await serviceNow(a);
   for (const c of calls) {
     const created = new Date(now.getTime() - (c.daysAgo ?? 1) * 86_400_000);
+    // A queued request is due days from now, so the service's own dialler leaves it queued.
+    const due = c.status === 'queued' ? new Date(now.getTime() + 10 * 86_400_000) : created;
     await pool.query(
       `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, status, outcome, dial_before, next_attempt_at,
                           dialed_at, duration_seconds, appointment_id, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'US', $4, $5, $6, $7, $7, $8, $9, $10, $7, $7)`,
+       VALUES ($1, $2, $3, $4, 'US', $4, $5, $6, $7, $7, $8, $9, $10, $11, $11)`,
       [
-        a.id, mode, customerId, `+1202555${String(crypto.randomInt(0, 10_000)).padStart(4, '0')}`, c.status, c.outcome ?? null, created,
-        c.dialled ? created : null, c.seconds ?? null, c.appointment ? crypto.randomUUID() : null,
+        a.id, mode, customerId, `+1202555${String(crypto.randomInt(0, 10_000)).padStart(4, '0')}`, c.status, c.outcome ?? null, due,
+        c.dialled ? created : null, c.seconds ?? null, c.appointment ? crypto.randomUUID() : null, created,
       ],
     );
   }
