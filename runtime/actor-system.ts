@@ -36,6 +36,8 @@ interface Entry {
   ref: nact.Ref<unknown>;
   inflight: number;
   lastUsedMs: number;
+  /** The actor's state as of its last handled message, while it is loaded (reads use it directly). */
+  loaded: { state: unknown } | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -55,6 +57,9 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
     const entry = this.entryFor(id);
     entry.inflight++;
     try {
+      // A read never waits for the mailbox (it runs concurrently with writes anyway), so once the
+      // actor is loaded it is answered from its current state without the round trip through nact.
+      if (entry.loaded && this.behaviour.isRead(msg)) return (await this.read(id, entry.loaded.state as State, msg)) as Replies[T];
       const outcome = (await nact.query(entry.ref as nact.Ref<any>, (sender: unknown) => ({ msg, sender }), timeoutMs)) as Outcome;
       if (!outcome.ok) throw outcome.error;
       return outcome.value as Replies[T];
@@ -64,9 +69,19 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
     }
   }
 
+  private async read(id: string, state: State, msg: Msg): Promise<unknown> {
+    try {
+      return (await this.behaviour.receive(state, msg)).reply;
+    } catch (error) {
+      if (!isApiError(error)) logCrash(this.log, `/switchboard/${this.behaviour.kind}/${id}`, msg.type, error, 'resume');
+      throw error;
+    }
+  }
+
   /** Drops the cached state of `id` (another process changed the entity); the next message reloads. */
   reload(id: string): void {
     const entry = this.entries.get(id);
+    if (entry) entry.loaded = null;
     if (entry) nact.dispatch(entry.ref as nact.Ref<any>, { msg: { type: '__reload' } });
   }
 
@@ -91,18 +106,26 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
   private entryFor(id: string): Entry {
     let entry = this.entries.get(id);
     if (!entry) {
-      entry = { ref: this.spawn(id), inflight: 0, lastUsedMs: Date.now() };
+      const created: Entry = { ref: undefined as unknown as nact.Ref<unknown>, inflight: 0, lastUsedMs: Date.now(), loaded: null };
+      created.ref = this.spawn(id, created);
+      entry = created;
       this.entries.set(id, entry);
     }
     return entry;
   }
 
-  private spawn(id: string): nact.Ref<unknown> {
+  private spawn(id: string, entry: Entry): nact.Ref<unknown> {
     const { behaviour, log } = this;
     const path = `/switchboard/${behaviour.kind}/${id}`;
     const reply = (sender: unknown, outcome: Outcome) => nact.dispatch(sender as nact.Ref<any>, outcome);
 
     const handle = async (slot: Slot<State>, envelope: Envelope<Msg>): Promise<Slot<State>> => {
+      const next = await step(slot, envelope);
+      entry.loaded = next.loaded ? { state: next.state } : null;
+      return next;
+    };
+
+    const step = async (slot: Slot<State>, envelope: Envelope<Msg>): Promise<Slot<State>> => {
       if (envelope.msg.type === '__reload') return { loaded: false };
       const { msg, sender } = envelope as { msg: Msg; sender: unknown };
       let state: State;
@@ -139,6 +162,7 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
     return nact.spawn(this.parent as nact.Ref<any>, handle as any, id, {
       initialState: { loaded: false },
       onCrash: (msg: any, error: any, ctx: any) => {
+        entry.loaded = null;
         logCrash(log, path, msg?.msg?.type ?? 'load', error, 'reset');
         // reset: state returns to "not loaded", so the next message reloads from PostgreSQL.
         return ctx.reset;
