@@ -176,19 +176,8 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
       if (input.mode === 'live' && account.kyb_status !== 'verified') {
         throw new ApiError('kyb_incomplete', 'Live keys can be created once business verification is complete.');
       }
-      const secret = mintToken(KEY_PREFIX[input.mode]);
-      const key = await createApiKeyRepository(client).insert({
-        accountId: id,
-        mode: input.mode,
-        label: input.label,
-        prefix: secret.slice(0, KEY_PREFIX[input.mode].length + 4),
-        lastFour: secret.slice(-4),
-        scopes,
-        ipAllowlist,
-        expiresAt,
-        secretHash: hashToken(secret),
-        now,
-      });
+      const { secret, ...stored } = newKeySecret(input.mode);
+      const key = await createApiKeyRepository(client).insert({ accountId: id, mode: input.mode, label: input.label, scopes, ipAllowlist, expiresAt, ...stored, now });
       return apiKeyView(key, secret);
     });
   }
@@ -200,15 +189,9 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
       const key = await keys.get(id, keyId);
       if (!key) throw new ApiError('key_not_found');
       if (key.revoked_at) throw new ApiError('key_already_revoked');
-      const secret = mintToken(KEY_PREFIX[key.mode]);
+      const { secret, ...stored } = newKeySecret(key.mode);
       const graceUntil = new Date(now.getTime() + ROTATION_GRACE_MS);
-      const rotated = await keys.rotate(keyId, {
-        secretHash: hashToken(secret),
-        prefix: secret.slice(0, KEY_PREFIX[key.mode].length + 4),
-        lastFour: secret.slice(-4),
-        graceUntil,
-        now,
-      });
+      const rotated = await keys.rotate(keyId, { ...stored, graceUntil, now });
       await recordEvent(client, {
         accountId: id,
         mode: key.mode,
@@ -407,6 +390,12 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
     isRead: (msg) => READS.has(msg.type),
     receive,
   };
+}
+
+/** A new key secret and what is stored of it: its hash, its prefix (mode + 4) and its last four characters. */
+function newKeySecret(mode: Mode) {
+  const secret = mintToken(KEY_PREFIX[mode]);
+  return { secret, secretHash: hashToken(secret), prefix: secret.slice(0, KEY_PREFIX[mode].length + 4), lastFour: secret.slice(-4) };
 }
 
 function isTimeZone(tz: string): boolean {

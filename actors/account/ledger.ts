@@ -164,24 +164,26 @@ export async function balanceMoved(
   if (availableBefore >= reserve !== availableAfter >= reserve) await refreshReadiness(client, { accountId }, now);
 }
 
-/** Writes off an account's expired bonus grants (one `bonus_expired` line each); returns how many. */
+/** Writes off what is left of an expired grant: the grant emptied and a `bonus_expired` line. */
+export async function writeOffGrant(client: Client, grant: { id: string; account_id: string; remaining_cents: number }, now: Date): Promise<void> {
+  await createMoneyRepository(client).clearGrant(grant.id);
+  await postLine(client, {
+    accountId: grant.account_id,
+    mode: 'live',
+    customerId: null,
+    type: 'bonus_expired',
+    cause: 'bonus_expiry',
+    amountCents: -grant.remaining_cents,
+    reference: grant.id,
+    description: 'Bonus credit expired (twelve months after grant)',
+    now,
+  });
+}
+
+/** Writes off an account's expired bonus grants; returns how many. */
 export async function writeOffExpiredBonus(client: Client, accountId: string, now: Date): Promise<number> {
-  const money = createMoneyRepository(client);
-  const grants = await money.lockExpiredGrantsOf(accountId, now);
-  for (const grant of grants) {
-    await money.clearGrant(grant.id);
-    await postLine(client, {
-      accountId,
-      mode: 'live',
-      customerId: null,
-      type: 'bonus_expired',
-      cause: 'bonus_expiry',
-      amountCents: -grant.remaining_cents,
-      reference: grant.id,
-      description: 'Bonus credit expired (twelve months after grant)',
-      now,
-    });
-  }
+  const grants = await createMoneyRepository(client).lockExpiredGrantsOf(accountId, now);
+  for (const grant of grants) await writeOffGrant(client, grant, now);
   return grants.length;
 }
 

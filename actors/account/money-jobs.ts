@@ -1,7 +1,7 @@
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { MONTHLY_MINIMUM_CENTS } from './pricing.ts';
-import { balanceMoved, checkLowBalance, postLine } from './ledger.ts';
+import { balanceMoved, checkLowBalance, postLine, writeOffGrant } from './ledger.ts';
 
 /**
  * Periodic money jobs. Each is safe to run at any time, twice, or on several processes at once:
@@ -48,20 +48,7 @@ export async function expireBonuses(pool: Pool, now: Date): Promise<number> {
   return withTransaction(pool, async (client) => {
     const money = createMoneyRepository(client);
     const grants = await money.lockExpiredGrants(now, BATCH);
-    for (const grant of grants) {
-      await money.clearGrant(grant.id);
-      await postLine(client, {
-        accountId: grant.account_id,
-        mode: 'live',
-        customerId: null,
-        type: 'bonus_expired',
-        cause: 'bonus_expiry',
-        amountCents: -grant.remaining_cents,
-        reference: grant.id,
-        description: 'Bonus credit expired (twelve months after grant)',
-        now,
-      });
-    }
+    for (const grant of grants) await writeOffGrant(client, grant, now);
     return grants.length;
   });
 }

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { Deps } from '../../runtime/deps.ts';
 import type { EntityRegistry } from '../../runtime/actor-system.ts';
 import { withTransaction } from '../../db/pool.ts';
+import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { createMoneyRepository } from '../../db/money.ts';
@@ -49,9 +50,8 @@ export interface DiallerOptions {
 
 export class Dialler {
   readonly id = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
-  private timer: NodeJS.Timeout | undefined;
+  private stopLoop: (() => void) | undefined;
   private running: Promise<number> | undefined;
-  private stopped = false;
 
   constructor(
     private readonly deps: Deps & {
@@ -63,20 +63,11 @@ export class Dialler {
   ) {}
 
   start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(async () => {
-        await this.tick().catch((err) => this.deps.log.error({ err }, 'dialler round failed; next round retries'));
-        loop();
-      }, this.options.pollMs);
-      this.timer.unref();
-    };
-    loop();
+    this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'dialler');
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.stopLoop?.();
     await this.running;
   }
 

@@ -1,5 +1,6 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
+import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createWebhookRepository, type ClaimedDelivery } from '../../db/webhooks.ts';
 import { webhookHeaders } from './signing.ts';
 import { DELIVERY_TIMEOUT_MS, deliverOnce, nextAttempt } from './deliver.ts';
@@ -22,7 +23,7 @@ export interface SenderOptions {
 const CLAIM_MS = 60_000;
 
 export class WebhookSender {
-  private timer: NodeJS.Timeout | undefined;
+  private stopLoop: (() => void) | undefined;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** Claims run one at a time in a process; the attempts they start run side by side. */
@@ -35,15 +36,7 @@ export class WebhookSender {
   ) {}
 
   start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(async () => {
-        await this.tick().catch((err) => this.deps.log.error({ err }, 'webhook round failed; next round retries'));
-        loop();
-      }, this.options.pollMs);
-      this.timer.unref();
-    };
-    loop();
+    this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'webhook sender');
   }
 
   /** Wakes the sender now (an event was just recorded). */
@@ -59,7 +52,7 @@ export class WebhookSender {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.stopLoop?.();
     await this.claiming.catch(() => {});
     await Promise.all(this.inFlight);
   }

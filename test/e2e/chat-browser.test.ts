@@ -5,13 +5,12 @@
  * messages and sees the replies, in the reseller's brand, with no supplier named anywhere.
  */
 import test from 'ava';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 import { cleanUpEverything, freePort, makeTempRoot, request, startSwitchboard, type Instance } from './process-helpers.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const CONSOLE_TOKEN = 'sbc_e2e_chat_browser_console_token';
 const BRAND = { display_name: 'Northwind Calls', primary_color: '#123456', accent_color: '#0f766e', logo_url: 'https://example.com/logo.png' };
 /** Names the white-label page must never show. */
@@ -25,9 +24,6 @@ let key = '';
 let customer = '';
 
 test.before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this in CI).`);
-  }
   fake = await startFakeOpenAIChat();
   const port = await freePort();
   const dataDir = path.join(await makeTempRoot('switchboard-e2e-chat-'), 'data');
@@ -43,15 +39,12 @@ test.before(async () => {
         OPENAI_CHAT_MODEL: 'fake-chat-1',
       },
     }),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    }),
+    launchChromium(),
   ]);
   if (launched.status === 'fulfilled') browser = launched.value;
   if (started.status === 'fulfilled') service = started.value;
   if (started.status === 'rejected') throw started.reason;
-  if (launched.status === 'rejected') throw new Error(`chromium did not launch from ${CHROMIUM}: ${launched.reason}`);
+  if (launched.status === 'rejected') throw launched.reason;
 
   const account = await request(service.url, 'POST', '/console/v1/accounts', { token: CONSOLE_TOKEN, body: { name: 'Northwind Reselling LLC', country: 'US' } });
   if (account.status !== 201) throw new Error(`create account: ${account.status} ${account.text}`);

@@ -4,13 +4,12 @@
  * accepting the calling terms, and the pages for completed, replaced and unknown links.
  */
 import test from 'ava';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 import { mintToken } from '../../runtime/tokens.ts';
 import { cleanUpEverything, freePort, makeTempRoot, request, startSwitchboard, type Instance } from './process-helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const CONSOLE_TOKEN = 'sbc_e2e_browser_console_token';
 const BRAND = { display_name: 'Northwind Calls', primary_color: '#123456', logo_url: 'https://example.com/logo.png' };
 /** Names the white-label pages must never show. */
@@ -23,12 +22,6 @@ let browser: Browser;
 let key = '';
 
 test.before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}; the browser tests need it. Install it with ` +
-        '`apt-get update && apt-get install -y chromium` (.ci/run does this in CI).',
-    );
-  }
   const port = await freePort();
   const dataDir = path.join(await makeTempRoot('switchboard-e2e-browser-'), 'data');
   // Start the service and the browser at once; keep whichever started even if the other failed,
@@ -39,15 +32,12 @@ test.before(async () => {
       port,
       env: { SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN, SWITCHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}` },
     }),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    }),
+    launchChromium(),
   ]);
   if (launched.status === 'fulfilled') browser = launched.value;
   if (started.status === 'fulfilled') service = started.value;
   if (started.status === 'rejected') throw started.reason;
-  if (launched.status === 'rejected') throw new Error(`chromium did not launch from ${CHROMIUM}: ${launched.reason}`);
+  if (launched.status === 'rejected') throw launched.reason;
 
   const account = await request(service.url, 'POST', '/console/v1/accounts', { token: CONSOLE_TOKEN, body: { name: 'Northwind Reselling LLC', country: 'US' } });
   if (account.status !== 201) throw new Error(`create account: ${account.status} ${account.text}`);
