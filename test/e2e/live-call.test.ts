@@ -2,6 +2,7 @@ import test from 'ava';
 import { cleanUpEverything, freePort, makeTempRoot, startSwitchboard, type Instance } from './process-helpers.ts';
 import { freshDatabase } from '../helpers/db.ts';
 import { call, client } from '../helpers/http.ts';
+import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
 import { startFakeRealtime, BOOKING_ARGS, type FakeRealtime } from '../fakes/openai-realtime.ts';
 
@@ -87,7 +88,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 test.serial('a live call through Twilio and OpenAI Realtime books an appointment; outcome, ledger and events follow', async (t) => {
-  const sb = await start(await freshDatabase());
+  const databaseUrl = await freshDatabase();
+  const sb = await start(databaseUrl);
   const { con, account, api, customer, key } = await liveSetup(sb.url);
   twilio.nextCall({ durationSeconds: 125, calleeAudio: [] });
   const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '(202) 555-0101', business_name: 'Acme Plumbing' });
@@ -142,6 +144,7 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   t.is(audio.status, 200);
   t.regex(audio.headers.get('content-type') ?? '', /wav/);
   t.is(Buffer.from(await audio.arrayBuffer()).subarray(0, 4).toString(), 'RIFF');
+  t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
   await sb.stop('SIGTERM');
 });
 
@@ -183,5 +186,6 @@ test.serial('a process killed mid-call: on restart the call is not dialled again
   const lost = (await api2.get(`/v1/calls/${queued.body.id}`)).body;
   t.like(lost, { status: 'completed', finished: true, outcome: 'failed' });
   t.like((await api2.get('/v1/balance')).body, { reserved_cents: 0, balance_cents: 10_000 });
+  t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
   await second.stop('SIGTERM');
 });

@@ -2,6 +2,7 @@ import test from 'ava';
 import { cleanUpEverything, makeTempRoot, startSwitchboard, type Instance } from './process-helpers.ts';
 import { freshDatabase } from '../helpers/db.ts';
 import { client, type Client } from '../helpers/http.ts';
+import { checkMoneyInvariants } from '../helpers/invariants.ts';
 
 /**
  * Money across real processes sharing one PostgreSQL: correctness rests on the database, not on
@@ -52,6 +53,7 @@ test.serial('two processes, one PostgreSQL: 200 concurrent call starts against m
   t.is(after.balance_cents, lines.reduce((s: number, l: any) => s + l.amount_cents, 0), 'ledger sums to the balance');
   t.is(after.balance_cents, 3_600 - 9 * 40);
   t.is(after.reserved_cents, 0);
+  t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
   await p1.stop('SIGTERM');
   await p2.stop('SIGTERM');
 });
@@ -80,5 +82,6 @@ test.serial('a process killed mid-call: after restart the hold is released withi
   t.is(late.body.outcome, 'late');
   t.is((await c2.post(`/console/v1/accounts/${account.id}/holds/crash-call/end`, { duration_seconds: 125 })).body.outcome, 'already_settled');
   t.like(await balance(), { reserved_cents: 0, balance_cents: 5_000 - 60 });
+  t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
   await p2.stop('SIGTERM');
 });

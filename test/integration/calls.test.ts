@@ -1,5 +1,6 @@
 import test from 'ava';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
 
@@ -17,6 +18,10 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await svc?.stop();
+});
+// After every test: balances equal their ledgers, holds their reservations, every line its cause.
+test.afterEach(async (t) => {
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
 
 const queue = (body: Record<string, unknown>, headers?: Record<string, string>) =>

@@ -1,6 +1,7 @@
 import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import type { Client } from '../helpers/http.ts';
 
@@ -10,6 +11,10 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await svc?.stop();
+});
+// After every test: balances equal their ledgers, holds their reservations, every line its cause.
+test.afterEach(async (t) => {
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
 
 type Live = TestAccount & { liveApi: Client };
