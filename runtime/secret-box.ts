@@ -28,6 +28,12 @@ export class SecretBox {
     return SecretBox.fromKey(fs.readFileSync(file, 'utf8').trim());
   }
 
+  /** HMAC-SHA256 of `text` under a key derived from this box's key (base64url). */
+  mac(purpose: string, text: string): string {
+    const key = crypto.createHmac('sha256', this.key).update(`mac:${purpose}`).digest();
+    return crypto.createHmac('sha256', key).update(text).digest('base64url');
+  }
+
   /** nonce (12) ‖ tag (16) ‖ ciphertext. */
   seal(plain: string): Buffer {
     const nonce = crypto.randomBytes(12);

@@ -99,6 +99,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const accounts = actors.register<AccountMessage, AccountReplies, any>(accountBehaviour(deps));
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
     const keys = new KeyAuthenticator(pool, clock);
+    // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
+    const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
 
     // Calls: carriers and agents per mode. Test mode never reaches a carrier; live mode uses
     // Twilio and OpenAI when configured and otherwise plays calls the simulated way.
@@ -131,6 +133,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         mediaUrl: () => mediaUrl,
         liveCalls,
         calls: callsRef,
+        streamToken: (callId) => secrets.mac('media-stream', callId),
       }),
     );
     const media = await startMediaServer({
@@ -145,7 +148,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
     }
 
-    const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
     );

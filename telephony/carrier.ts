@@ -21,6 +21,11 @@ export const FINAL_CARRIER_STATUSES: readonly CarrierCallStatus[] = ['completed'
 export interface DialRequest {
   /** Our call id; travels to the media stream as the `<Parameter name="call_id">` of `<Stream>`. */
   callId: string;
+  /**
+   * A per-call secret that travels as `<Parameter name="stream_token">`: the media server's URL is
+   * public, so a stream is bound to its call only when it brings this back.
+   */
+  streamToken?: string;
   /** Called number, E.164. */
   to: string;
   /** Caller ID, E.164. */

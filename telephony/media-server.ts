@@ -38,7 +38,7 @@ const BACKPRESSURE_WARN_BYTES = 256 * 1024;
 /** Carrier → us messages we act on, validated. */
 type TwilioInbound =
   | { event: 'connected' }
-  | { event: 'start'; streamSid: string; callSid: string; callId: string }
+  | { event: 'start'; streamSid: string; callSid: string; callId: string; streamToken: string | null }
   | { event: 'media'; payload: string; timestampMs: number }
   | { event: 'mark'; name: string }
   | { event: 'dtmf'; digit: string }
@@ -156,7 +156,7 @@ class StreamConnection {
       return;
     }
     this.log = this.log.child({ callId: msg.callId, streamSid: msg.streamSid });
-    this.session = new TwilioMediaSession(this.ws, msg.streamSid, msg.callId, this.log);
+    this.session = new TwilioMediaSession(this.ws, msg.streamSid, msg.callId, msg.streamToken, this.log);
     this.log.info({ callSid: msg.callSid }, 'media stream started');
     try {
       this.onSession(this.session);
@@ -181,6 +181,7 @@ class TwilioMediaSession implements MediaSession {
     private readonly ws: UwsSocket<SocketData>,
     readonly streamSid: string,
     readonly callId: string,
+    readonly streamToken: string | null,
     private readonly log: Logger,
   ) {}
 
@@ -282,7 +283,8 @@ export function parseTwilioMessage(text: string): Parsed {
       if (typeof streamSid !== 'string' || !streamSid) return { ok: false, reason: 'start without streamSid' };
       if (typeof params.call_id !== 'string' || !params.call_id) return { ok: false, reason: 'start without call_id' };
       const callSid = typeof start.callSid === 'string' ? start.callSid : '';
-      return { ok: true, message: { event: 'start', streamSid, callSid, callId: params.call_id } };
+      const streamToken = typeof params.stream_token === 'string' ? params.stream_token : null;
+      return { ok: true, message: { event: 'start', streamSid, callSid, callId: params.call_id, streamToken } };
     }
     case 'media': {
       const media = isRecord(raw.media) ? raw.media : {};

@@ -7,6 +7,8 @@ export interface MediaSession {
   readonly streamSid: string;
   /** Our call id, from `start.customParameters.call_id`. */
   readonly callId: string;
+  /** The per-call secret from `start.customParameters.stream_token`, proving the stream is the one we asked for. */
+  readonly streamToken: string | null;
   /** Plays agent audio to the callee. */
   sendAudio(payloadBase64: string): void;
   /** Asks the carrier to echo `name` once everything sent before it has played. */

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Behaviour, EntityRegistry } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
@@ -28,6 +29,8 @@ export interface CallDeps extends Deps {
   liveCalls: Set<string>;
   /** The registry of call actors (tools and bridge events come back to the actor through it). */
   calls: () => EntityRegistry<CallMessage, CallReplies, CallState>;
+  /** The per-call secret a media stream must bring back (the same in every process). */
+  streamToken: (callId: string) => string;
 }
 
 /**
@@ -120,6 +123,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       const base = config.publicUrl;
       const { carrierCallId } = await carrier.dial({
         callId: call.id,
+        streamToken: deps.streamToken(call.id),
         to: call.to_e164,
         from,
         mediaUrl: deps.mediaUrl(),
@@ -160,6 +164,11 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
 
   /** Starts the agent for a connected media stream; audio flows directly between the two. */
   async function connectMedia(state: CallState, session: MediaSession): Promise<CallState> {
+    if (!sameSecret(session.streamToken, deps.streamToken(state.id))) {
+      log.warn({ call_id: state.id }, 'a media stream without this call’s stream token was refused');
+      session.close();
+      return state;
+    }
     const call = await mustGet(state.id);
     if (isFinished(call.status)) {
       session.close();
@@ -314,6 +323,12 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     isRead: (msg) => msg.type === 'get_live',
     receive,
   };
+}
+
+function sameSecret(given: string | null, expected: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(expected);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
 /** "2026-11-24 10:00" in `timezone`. */

@@ -120,7 +120,7 @@ export class SimulatedCarrier implements Carrier {
         streamSid: call.streamSid,
         callSid: call.sid,
         tracks: ['inbound'],
-        customParameters: { call_id: call.request.callId },
+        customParameters: { call_id: call.request.callId, ...(call.request.streamToken ? { stream_token: call.request.streamToken } : {}) },
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       },
       streamSid: call.streamSid,

@@ -59,7 +59,7 @@ export class TwilioCarrier implements Carrier {
     const call = await this.client.calls.create({
       to: request.to,
       from: request.from,
-      twiml: streamTwiml(request.mediaUrl, request.callId),
+      twiml: streamTwiml(request.mediaUrl, request.callId, request.streamToken),
       statusCallback: request.statusCallbackUrl,
       statusCallbackEvent: STATUS_EVENTS,
       statusCallbackMethod: 'POST',
@@ -108,8 +108,10 @@ export class TwilioCarrier implements Carrier {
 }
 
 /** `<Response><Connect><Stream url><Parameter name="call_id"/></Stream></Connect></Response>` */
-export function streamTwiml(mediaUrl: string, callId: string): string {
+export function streamTwiml(mediaUrl: string, callId: string, streamToken?: string): string {
   const response = new twilio.twiml.VoiceResponse();
-  response.connect().stream({ url: mediaUrl }).parameter({ name: 'call_id', value: callId });
+  const stream = response.connect().stream({ url: mediaUrl });
+  stream.parameter({ name: 'call_id', value: callId });
+  if (streamToken) stream.parameter({ name: 'stream_token', value: streamToken });
   return response.toString();
 }

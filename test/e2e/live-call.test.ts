@@ -106,7 +106,8 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   const created = twilio.calls[0];
   t.is(created.to, '+12025550101');
   t.is(created.from, '+12025550188');
-  t.deepEqual(created.stream?.parameters, { call_id: queued.body.id });
+  t.is(created.stream?.parameters.call_id, queued.body.id);
+  t.regex(created.stream?.parameters.stream_token ?? '', /^[A-Za-z0-9_-]{40,}$/);
   t.regex(created.stream!.url, /^ws:\/\/127\.0\.0\.1:\d+\/media$/);
   t.deepEqual(created.form.TimeLimit, ['1200']);
   t.deepEqual(created.form.MachineDetection, ['Enable']);
@@ -145,6 +146,28 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   t.regex(audio.headers.get('content-type') ?? '', /wav/);
   t.is(Buffer.from(await audio.arrayBuffer()).subarray(0, 4).toString(), 'RIFF');
   t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
+  await sb.stop('SIGTERM');
+});
+
+test.serial('a media stream that does not bring its call’s stream token is closed at once', async (t) => {
+  const databaseUrl = await freshDatabase();
+  const sb = await start(databaseUrl);
+  const { api, customer } = await liveSetup(sb.url);
+  twilio.nextCall({ calleeAudio: [], calleeHangupAfterMs: 2_000 });
+  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550108' });
+  await until('the call to be answered', async () => (await api.get(`/v1/calls/${queued.body.id}`)).body.status === 'in_progress');
+  const stream = twilio.calls.at(-1)!.stream!;
+  const { default: WebSocket } = await import('ws');
+  const forged = new WebSocket(stream.url);
+  await new Promise((r) => forged.on('open', r));
+  forged.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+  forged.send(JSON.stringify({ event: 'start', streamSid: 'MZforged', start: { streamSid: 'MZforged', callSid: 'CAforged', customParameters: { call_id: queued.body.id, stream_token: 'forged' } } }));
+  const closed = await new Promise<boolean>((resolve) => {
+    forged.on('close', () => resolve(true));
+    setTimeout(() => resolve(false), 3_000).unref();
+  });
+  t.true(closed, 'the forged stream was closed');
+  await until('the real call to finish', async () => (await api.get(`/v1/calls/${queued.body.id}`)).body.finished);
   await sb.stop('SIGTERM');
 });
 
