@@ -1,22 +1,38 @@
-// pm2: the roles as separate apps against one shared PostgreSQL (DATABASE_URL must be set; the
-// embedded database serves a single `switchboard start` only). Run: pm2 start ecosystem.config.cjs
-const env = {
+// pm2: the service's roles as separate apps against one shared PostgreSQL. DATABASE_URL and
+// SWITCHBOARD_ENCRYPTION_KEY must be set (the embedded database and a key file in a data
+// directory serve a single `switchboard start` only). Run: pm2 start ecosystem.config.cjs
+//
+// Every process claims work with FOR UPDATE SKIP LOCKED, so instances can be added freely.
+// Diallers hold live calls and each runs a media server the carrier streams to: give each one a
+// reachable SWITCHBOARD_MEDIA_URL (and SWITCHBOARD_MEDIA_PORT) in production.
+const shared = {
   DATABASE_URL: process.env.DATABASE_URL,
   SWITCHBOARD_PUBLIC_URL: process.env.SWITCHBOARD_PUBLIC_URL,
   SWITCHBOARD_CONSOLE_TOKEN: process.env.SWITCHBOARD_CONSOLE_TOKEN,
+  SWITCHBOARD_ENCRYPTION_KEY: process.env.SWITCHBOARD_ENCRYPTION_KEY,
+  TWILIO_ACCOUNT_SID: process.env.TWILIO_ACCOUNT_SID,
+  TWILIO_AUTH_TOKEN: process.env.TWILIO_AUTH_TOKEN,
+  OPENAI_API_KEY: process.env.OPENAI_API_KEY,
   LOG_LEVEL: process.env.LOG_LEVEL || 'info',
 };
 
+const app = (name, roles, extra) => ({
+  name,
+  script: 'bin/switchboard.mjs',
+  args: 'start',
+  kill_timeout: 10000,
+  env: { ...shared, SWITCHBOARD_ROLES: roles },
+  ...extra,
+});
+
 module.exports = {
   apps: [
-    {
-      name: 'switchboard-api',
-      script: 'bin/switchboard.mjs',
-      args: 'start',
+    app('switchboard-api', 'api', {
       exec_mode: 'cluster',
-      instances: process.env.SWITCHBOARD_API_INSTANCES || 2,
-      env: { ...env, PORT: process.env.PORT || 8080 },
-      kill_timeout: 10000,
-    },
+      instances: Number(process.env.SWITCHBOARD_API_INSTANCES || 2),
+      env: { ...shared, SWITCHBOARD_ROLES: 'api', PORT: process.env.PORT || 8080 },
+    }),
+    app('switchboard-dialler', 'dialler', { exec_mode: 'fork', instances: Number(process.env.SWITCHBOARD_DIALLER_INSTANCES || 2) }),
+    app('switchboard-sender', 'sender', { exec_mode: 'fork', instances: Number(process.env.SWITCHBOARD_SENDER_INSTANCES || 2) }),
   ],
 };

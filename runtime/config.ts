@@ -44,6 +44,19 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** Key of the secrets stored encrypted (base64, 32 bytes); a key file in the data dir otherwise. */
   encryptionKey: string | undefined;
+  /** What this process does: `api` (HTTP), `dialler` (queue, calls, media server, jobs), `sender` (webhooks). */
+  roles: ReadonlySet<Role>;
+}
+
+export type Role = 'api' | 'dialler' | 'sender';
+const ROLES: readonly Role[] = ['api', 'dialler', 'sender'];
+
+function roles(value: string | undefined): ReadonlySet<Role> {
+  if (!value) return new Set(ROLES);
+  const list = value.split(',').map((r) => r.trim()).filter(Boolean);
+  const unknown = list.filter((r) => !(ROLES as readonly string[]).includes(r));
+  if (unknown.length || list.length === 0) throw new Error(`SWITCHBOARD_ROLES takes api, dialler and sender, got "${value}"`);
+  return new Set(list as Role[]);
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -95,5 +108,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     senderPollMs: int(env.SWITCHBOARD_SENDER_POLL_MS, 1_000, 'SWITCHBOARD_SENDER_POLL_MS'),
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',
     encryptionKey: env.SWITCHBOARD_ENCRYPTION_KEY || undefined,
+    roles: roles(env.SWITCHBOARD_ROLES),
   };
 }

@@ -136,16 +136,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         streamToken: (callId) => secrets.mac('media-stream', callId),
       }),
     );
-    const media = await startMediaServer({
-      host: config.host,
-      port: config.mediaPort,
-      log,
-      onSession: (session) => report(() => callsRef().ask(session.callId, { type: 'media_connected', session })),
-    });
-    cleanups.push(() => media.close());
-    if (!config.mediaUrl) {
-      const origin = new URL(config.publicUrl);
-      mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
+    // The media server lives where calls are dialled: the carrier streams to the process that holds the call.
+    if (config.roles.has('dialler')) {
+      const media = await startMediaServer({
+        host: config.host,
+        port: config.mediaPort,
+        log,
+        onSession: (session) => report(() => callsRef().ask(session.callId, { type: 'media_connected', session })),
+      });
+      cleanups.push(() => media.close());
+      if (!config.mediaUrl) {
+        const origin = new URL(config.publicUrl);
+        mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
+      }
     }
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
@@ -185,18 +188,27 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       sendNow: () => sender.drain(),
       chatSessions,
     };
-    const stopJobs = scheduleJobs(services, config.jobIntervalMs);
-    cleanups.push(stopJobs);
-    dialler.start();
-    cleanups.push(() => dialler.stop());
-    sender.start();
-    cleanups.push(() => sender.stop());
-    const app = await buildApp(services);
-    await app.listen({ port: config.port, host: config.host });
-    cleanups.push(() => app.close());
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    log.info({ port, publicUrl: config.publicUrl, mediaUrl, embeddedDatabase: Boolean(embedded) }, 'switchboard started');
+    if (config.roles.has('dialler')) {
+      cleanups.push(scheduleJobs(services, config.jobIntervalMs));
+      dialler.start();
+      cleanups.push(() => dialler.stop());
+    }
+    if (config.roles.has('sender')) {
+      sender.start();
+      cleanups.push(() => sender.stop());
+    }
+    let port = 0;
+    if (config.roles.has('api')) {
+      const app = await buildApp(services);
+      await app.listen({ port: config.port, host: config.host });
+      cleanups.push(() => app.close());
+      const address = app.server.address();
+      port = typeof address === 'object' && address ? address.port : config.port;
+    }
+    log.info(
+      { roles: [...config.roles], port, publicUrl: config.publicUrl, mediaUrl, embeddedDatabase: Boolean(embedded) },
+      'switchboard started',
+    );
 
     let stopping: Promise<void> | undefined;
     return {
