@@ -14,6 +14,8 @@ export interface CustomerRow {
   timezone: string;
   status: 'prospect' | 'active' | 'paused';
   script_certified_at: Date | null;
+  script: string | null;
+  research_notes: string | null;
   terms_accepted_at: Date | null;
   terms_accepted_by: string | null;
   calendar_connected_at: Date | null;

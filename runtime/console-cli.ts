@@ -75,7 +75,18 @@ export const ACTIONS: Record<string, Action> = {
     help: '--account ID [--requests-per-minute N] [--burst N] [--concurrent-calls N] [--max-customers N|null] [--daily-spend-cap-cents N|null] [--monthly-spend-cap-cents N|null]',
   },
   'certify-language': { method: 'POST', path: (f) => `/console/v1/languages/${encodeURIComponent(need(f, 'locale'))}/certify`, help: '--locale en-US' },
-  'certify-script': { method: 'POST', path: (f) => `${customer(f)}/script/certify`, help: '--customer ID' },
+  'certify-script': {
+    method: 'POST',
+    path: (f) => `${customer(f)}/script/certify`,
+    body: (f) => compact({ script: f['script-file'] ? readFileSync(f['script-file'], 'utf8') : undefined }),
+    help: '--customer ID [--script-file script.txt]',
+  },
+  research: {
+    method: 'POST',
+    path: (f) => `${customer(f)}/research`,
+    body: (f) => ({ notes: f['notes-file'] ? readFileSync(f['notes-file'], 'utf8') : need(f, 'notes') }),
+    help: '--customer ID (--notes TEXT | --notes-file FILE)',
+  },
   'connect-calendar': { method: 'POST', path: (f) => `${customer(f)}/calendar/connect`, help: '--customer ID' },
   'assign-number': {
     method: 'POST',

@@ -43,6 +43,10 @@ export function agentSetup(c: {
   language: string;
   timezone: string;
   to: string;
+  /** The customer's certified call script. */
+  script?: string | null;
+  /** What research found about the customer's own business (website, offer). */
+  researchNotes?: string | null;
 }): AgentSetup {
   const instructions = [
     `You are a friendly sales representative calling on behalf of ${c.businessName}${c.website ? ` (${c.website})` : ''}.`,
@@ -53,6 +57,10 @@ export function agentSetup(c: {
     `Your goal is a short meeting. Times are in ${c.timezone}. Confirm the day and time before calling book_appointment.`,
     'Never pressure, never invent facts, prices or consent, and never mention any technology or company behind this call other than ' +
       `${c.businessName}. When the conversation is over, call end_call.`,
-  ].join(' ');
+    c.researchNotes ? `What you know about ${c.businessName}: ${c.researchNotes}` : '',
+    c.script ? `Follow this certified call script, in your own natural words:\n${c.script}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return { instructions, tools: TOOLS, language: c.language, to: c.to, timezone: c.timezone };
 }

@@ -183,6 +183,8 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       language: country?.calling_language ?? 'en-US',
       timezone: customer?.timezone ?? 'UTC',
       to: call.to_e164,
+      script: customer?.script ?? null,
+      researchNotes: customer?.research_notes ?? null,
     });
     const self = () => deps.calls();
     const bridgeFor = deps.bridges[state.mode];

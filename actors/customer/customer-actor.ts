@@ -177,7 +177,11 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
           }),
         );
       case 'certify_script':
-        return done(await changeAndAssess(state, { script_certified_at: now }));
+        // The certification date stands from the first time; the script text is the latest certified.
+        return done(await changeAndAssess(state, { script_certified_at: now }, msg.script === null ? {} : { script: msg.script }));
+      case 'record_research':
+        await createCustomerRepository(pool).update(state.id, { research_notes: msg.notes });
+        return done({ object: 'research_notes' as const, customer_id: state.id, recorded: true as const });
       case 'connect_calendar':
         return done(await changeAndAssess(state, { calendar_connected_at: now }));
       case 'assign_number': {
@@ -205,12 +209,12 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
   }
 
   /** A console change to the customer row, with readiness re-assessed in the same transaction. */
-  async function changeAndAssess(state: CustomerState, fields: Partial<CustomerRow>) {
+  async function changeAndAssess(state: CustomerState, fields: Partial<CustomerRow>, always: Partial<CustomerRow> = {}) {
     const now = clock.now();
     await withTransaction(pool, async (client) => {
       const current = await mustGet(client, state.id, true);
       // Certification and connection are facts with a date: the first one stands.
-      const fresh = Object.fromEntries(Object.entries(fields).filter(([k]) => current[k as keyof CustomerRow] === null));
+      const fresh = { ...Object.fromEntries(Object.entries(fields).filter(([k]) => current[k as keyof CustomerRow] === null)), ...always };
       if (Object.keys(fresh).length) await createCustomerRepository(client).update(state.id, fresh);
       await refreshReadiness(client, { customerId: state.id }, now);
     });

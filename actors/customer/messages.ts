@@ -23,7 +23,8 @@ export type CustomerMessage =
   | { type: 'complete_onboarding'; linkId: string; acceptedBy: string }
   | { type: 'get_limits' }
   | { type: 'update_limits'; patch: Partial<Record<CustomerLimitField, number | null>>; idempotency?: IdempotencyClaim }
-  | { type: 'certify_script' }
+  | { type: 'certify_script'; script: string | null }
+  | { type: 'record_research'; notes: string }
   | { type: 'connect_calendar' }
   | { type: 'assign_number'; e164: string; kind: 'rented' | 'caller_id' };
 
@@ -38,6 +39,7 @@ export interface CustomerReplies {
   get_limits: ReturnType<typeof limitsView>;
   update_limits: Outcome<ReturnType<typeof limitsView>>;
   certify_script: ReturnType<typeof readinessView>;
+  record_research: { object: 'research_notes'; customer_id: string; recorded: true };
   connect_calendar: ReturnType<typeof readinessView>;
   assign_number: ReturnType<typeof readinessView>;
 }

@@ -31,8 +31,29 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
 
   app.post(
     '/console/v1/customers/:id/script/certify',
-    { config: CONSOLE, schema: { ...hide, params: CustomerParams, response: responses({ 200: ReadinessSchema }, ['customer_not_found'], { auth: 'console' }) } },
-    async (request) => services.customers.ask(request.params.id, { type: 'certify_script' }),
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: CustomerParams,
+        body: Type.Object({ script: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })) }, { additionalProperties: false }),
+        response: responses({ 200: ReadinessSchema }, ['customer_not_found'], { auth: 'console' }),
+      },
+    },
+    async (request) => services.customers.ask(request.params.id, { type: 'certify_script', script: request.body.script ?? null }),
+  );
+
+  app.post(
+    '/console/v1/customers/:id/research',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: CustomerParams,
+        body: Type.Object({ notes: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request) => services.customers.ask(request.params.id, { type: 'record_research', notes: request.body.notes }),
   );
 
   app.post(

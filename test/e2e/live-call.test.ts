@@ -61,7 +61,8 @@ async function liveSetup(url: string) {
   const customer = (await api.post('/v1/customers', { name: 'Bright Dental', country: 'US', timezone: 'America/New_York' })).body;
   await con.post('/console/v1/languages/en-US/certify');
   await con.post(`/console/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
-  await con.post(`/console/v1/customers/${customer.id}/script/certify`);
+  await con.post(`/console/v1/customers/${customer.id}/script/certify`, { script: 'SCRIPT-MARKER: ask about their front-desk workload.' });
+  await con.post(`/console/v1/customers/${customer.id}/research`, { notes: 'RESEARCH-MARKER: family practice, two chairs.' });
   const link = await api.post(`/v1/customers/${customer.id}/onboarding_link`);
   await call(url, 'POST', new URL(link.body.url).pathname, {
     rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
@@ -121,6 +122,9 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   t.is(update?.session?.audio?.output?.format?.type, 'audio/pcmu');
   t.deepEqual(update?.session?.tools?.map((x: any) => x.name).sort(), ['book_appointment', 'end_call', 'mark_do_not_call']);
   t.notRegex(JSON.stringify(update), /switchboard|twilio|openai/i, 'the agent is never told who supplies it');
+  t.regex(update?.session?.instructions ?? '', /SCRIPT-MARKER/, 'briefed with the certified script');
+  t.regex(update?.session?.instructions ?? '', /RESEARCH-MARKER/, 'briefed with the research notes');
+  t.notRegex(JSON.stringify([done, (await api.get(`/v1/customers/${customer.id}`)).body]), /MARKER/, 'research and script never come back out');
   t.true(realtime.received.some((e) => e.type === 'conversation.item.create' && e.item?.type === 'function_call_output'));
   t.deepEqual(realtime.violations, []);
 

@@ -3,6 +3,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
+import { isOpen } from '../../actors/scheduler/calling-windows.ts';
+import pg from 'pg';
 
 let svc: TestService;
 let account: TestAccount;
@@ -180,4 +182,40 @@ test.serial('a request never dialled before its deadline expires and stays in th
   t.like(expired.body, { status: 'expired', finished: true, outcome: 'expired' });
   const listed = await account.api.get(`/v1/calls?view=requests&customer_id=${notReady.id}`);
   t.is(listed.body.data[0].status, 'expired');
+});
+
+test.serial('a simulated week of requests across four countries: the dialler never dials outside a window', async (t) => {
+  const customers = {
+    US: ready,
+    GB: await makeReadyCustomer(svc.url, account.api, { country: 'GB', timezone: 'Europe/London' }),
+    AU: await makeReadyCustomer(svc.url, account.api, { country: 'AU', timezone: 'Australia/Sydney' }),
+    FR: await makeReadyCustomer(svc.url, account.api, { country: 'FR', timezone: 'Europe/Paris' }),
+  };
+  // Numbers in several zones and rule sets; ending in 2 (no answer) keeps each call short.
+  const numbers: [keyof typeof customers, string][] = [
+    ['US', '+1212555%2'], ['US', '+1305555%2'], ['US', '+1502555%2'], ['US', '+1702555%2'], ['US', '+1907555%2'],
+    ['GB', '+44207946%2'], ['AU', '+6141231%2'], ['AU', '+6129876%2'], ['FR', '+3314567%2'],
+  ];
+  let n = 100;
+  const ids: string[] = [];
+  for (let hour = 0; hour < 7 * 24; hour += 5) {
+    for (const [country, pattern] of numbers.filter((_, i) => (hour + i) % 3 === 0)) {
+      const phone = pattern.replace('%', String(n++).padStart(3, '0').slice(-3));
+      const r = await account.api.post('/v1/calls', { customer_id: customers[country].id, phone });
+      if (r.status === 201) ids.push(r.body.id);
+    }
+    await account.console.post('/console/v1/dialler/run');
+    await account.console.post('/console/v1/test_clock/advance', { seconds: 5 * 3600 });
+  }
+  for (let i = 0; i < 10; i++) await account.console.post('/console/v1/dialler/run');
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  const { rows } = await db.query(`SELECT id, to_e164, to_country, dialed_at FROM calls WHERE id = ANY($1::uuid[]) AND dialed_at IS NOT NULL`, [ids]);
+  await db.end();
+  t.true(ids.length > 80, `queued ${ids.length}`);
+  t.true(rows.length > ids.length / 2, `dialled ${rows.length} of ${ids.length}`);
+  const outside = rows.filter((r) => !isOpen(r.to_e164, r.to_country, r.dialed_at));
+  t.deepEqual(outside, [], 'every dial time is inside the window of the called number');
+  // Leave nothing queued for the tests after this one.
+  for (const id of ids) await account.api.delete(`/v1/calls/${id}`);
 });
