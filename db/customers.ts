@@ -23,6 +23,10 @@ export interface CustomerRow {
   first_ready_at: Date | null;
   reserved_cents: number;
   open_calls: number;
+  spend_day: string | null;
+  spend_day_cents: number;
+  spend_month: string | null;
+  spend_month_cents: number;
   daily_spend_cap_cents: number | null;
   monthly_spend_cap_cents: number | null;
   max_concurrent_calls: number | null;

@@ -2,6 +2,8 @@ import pg from 'pg';
 
 // bigint columns hold cents and counters that stay far inside Number.MAX_SAFE_INTEGER.
 pg.types.setTypeParser(20, (v) => Number(v));
+// date columns are period keys ('2026-11-22'), compared as text: never shifted into a local Date.
+pg.types.setTypeParser(1082, (v) => v);
 
 export type Pool = pg.Pool;
 export type Client = pg.PoolClient;

@@ -52,6 +52,8 @@ export interface RunningService {
 }
 
 const CONSOLE_TOKEN_SETTING = 'console_token_sha256';
+/** Longest a single shutdown step may take. */
+const STEP_TIMEOUT_MS = 4_000;
 
 /**
  * Resolves the operator token: SWITCHBOARD_CONSOLE_TOKEN when set; otherwise the stored hash of
@@ -79,7 +81,21 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const log = opts.logger ?? createLogger(config.logLevel);
   let clock: Clock = systemClock;
   let embedded: EmbeddedDatabase | undefined;
-  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  /**
+   * A shutdown step, bounded: one that hangs (a connection that never drains) is logged and left
+   * behind, so stopping always finishes and the database is always stopped last.
+   */
+  const step = (name: string, fn: () => Promise<unknown> | unknown) => async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), STEP_TIMEOUT_MS)));
+    const outcome = await Promise.race([Promise.resolve().then(fn).then(() => 'done' as const), timedOut]).catch((err) => {
+      log.warn({ err, step: name }, 'shutdown step failed');
+      return 'failed' as const;
+    });
+    clearTimeout(timer);
+    if (outcome === 'timeout') log.warn({ step: name, timeout_ms: STEP_TIMEOUT_MS }, 'shutdown step did not finish in time; going on');
+  };
   try {
     let url = config.databaseUrl;
     if (!url) {
@@ -87,14 +103,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       url = embedded.url;
     }
     const pool = createPool(url);
-    cleanups.push(() => pool.end());
+    cleanups.push(step('database pool', () => pool.end()));
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
     // A test clock is shared by every process on the database, like a Stripe test clock.
     if (config.testClock) clock = new TestClock(Number((await createSettingsRepository(pool).get(TEST_CLOCK_SETTING)) ?? 0));
 
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
-    cleanups.push(() => actors.stop());
+    cleanups.push(step('actors', () => actors.stop()));
     const deps = { pool, clock, log, config };
     const accounts = actors.register<AccountMessage, AccountReplies, any>(accountBehaviour(deps));
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
@@ -144,7 +160,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         log,
         onSession: (session) => report(() => callsRef().ask(session.callId, { type: 'media_connected', session })),
       });
-      cleanups.push(() => media.close());
+      cleanups.push(step('media server', () => media.close()));
       if (!config.mediaUrl) {
         const origin = new URL(config.publicUrl);
         mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
@@ -158,7 +174,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // The sender's bookkeeping commits asynchronously: losing a claim or an attempt record in a
     // crash only means a delivery is sent again, which at-least-once delivery allows.
     const senderPool = createPool(url, 10, { asyncCommit: true });
-    cleanups.push(() => senderPool.end());
+    cleanups.push(step('sender pool', () => senderPool.end()));
     const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
 
     const feed = new ChangeFeed(url, log);
@@ -169,7 +185,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       accounts.reload(id);
     });
     await feed.start();
-    cleanups.push(() => feed.stop());
+    cleanups.push(step('change feed', () => feed.stop()));
 
     const tokenHash = await consoleToken(pool, config, opts, log);
     const dialler = new Dialler({ ...deps, accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
@@ -189,19 +205,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       chatSessions,
     };
     if (config.roles.has('dialler')) {
-      cleanups.push(scheduleJobs(services, config.jobIntervalMs));
+      cleanups.push(step('jobs', scheduleJobs(services, config.jobIntervalMs)));
       dialler.start();
-      cleanups.push(() => dialler.stop());
+      cleanups.push(step('dialler', () => dialler.stop()));
     }
     if (config.roles.has('sender')) {
       sender.start();
-      cleanups.push(() => sender.stop());
+      cleanups.push(step('webhook sender', () => sender.stop()));
     }
     let port = 0;
     if (config.roles.has('api')) {
       const app = await buildApp(services);
       await app.listen({ port: config.port, host: config.host });
-      cleanups.push(() => app.close());
+      cleanups.push(step('http server', () => app.close()));
       const address = app.server.address();
       port = typeof address === 'object' && address ? address.port : config.port;
     }
@@ -218,13 +234,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       stop: () =>
         (stopping ??= (async () => {
           // Reverse order: stop taking requests, then actors, then connections, then the database.
-          for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch((err) => log.warn({ err }, 'shutdown step failed'));
+          for (const cleanup of cleanups.reverse()) await cleanup();
           await embedded?.stop();
           log.info('switchboard stopped');
         })()),
     };
   } catch (err) {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+    for (const cleanup of cleanups.reverse()) await cleanup();
     await embedded?.stop();
     throw err;
   }

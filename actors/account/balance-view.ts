@@ -3,7 +3,7 @@ import { createMoneyRepository } from '../../db/money.ts';
 import { createAccountRepository } from '../../db/accounts.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { iso } from '../../runtime/types.ts';
-import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, dayKey, estimatedCallMinutes, minutesUsedNow, monthKey, rateAt } from './pricing.ts';
+import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, estimatedCallMinutes, minutesUsedNow, rateAt, settledSpend } from './pricing.ts';
 import { lowBalanceStage } from './low-balance.ts';
 
 /**
@@ -20,8 +20,7 @@ export async function buildBalance(db: Queryable, accountId: string, mode: Mode,
   const live = mode === 'live';
   const available = live ? row.balance_cents - row.reserved_cents : 0;
   const minutesUsed = minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, now);
-  const day = row.spend_day === dayKey(now) ? row.spend_day_cents : 0;
-  const month = row.spend_month === monthKey(now) ? row.spend_month_cents : 0;
+  const settled = settledSpend({ day: row.spend_day, dayCents: row.spend_day_cents, month: row.spend_month, monthCents: row.spend_month_cents }, now);
   return {
     object: 'balance' as const,
     currency: 'usd' as const,
@@ -47,8 +46,8 @@ export async function buildBalance(db: Queryable, accountId: string, mode: Mode,
       call_tiers: CALL_TIERS.map((t) => ({ ...t })),
     },
     spend: {
-      today_cents: day + row.reserved_cents,
-      month_cents: month + row.reserved_cents,
+      today_cents: settled.todayCents + row.reserved_cents,
+      month_cents: settled.monthCents + row.reserved_cents,
       daily_cap_cents: account.daily_spend_cap_cents,
       monthly_cap_cents: account.monthly_spend_cap_cents,
     },

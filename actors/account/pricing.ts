@@ -80,6 +80,11 @@ export function dayKey(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
+/** Settled spend of the current UTC day and month, from counters kept per period (a past period counts 0). */
+export function settledSpend(c: { day: string | null; dayCents: number; month: string | null; monthCents: number }, now: Date) {
+  return { todayCents: c.day === dayKey(now) ? c.dayCents : 0, monthCents: c.month === monthKey(now) ? c.monthCents : 0 };
+}
+
 /** Minutes used this month: the stored counter if it belongs to this month, else 0 (reset at the month's start). */
 export function minutesUsedNow(counter: { minutesMonth: string | null; minutesUsed: number }, now: Date): number {
   return counter.minutesMonth === monthKey(now) ? counter.minutesUsed : 0;

@@ -5,7 +5,7 @@ import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
-import { customerSpend } from '../../db/spend.ts';
+import { settledSpend } from '../account/pricing.ts';
 import { cursorSeq } from '../../db/pagination.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { ApiError, isApiError, type ErrorCode } from '../../http/errors.ts';
@@ -166,7 +166,12 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
       }
       case 'get_limits': {
         const customer = await mustGet(pool, state.id);
-        return done(limitsView(customer, await customerSpend(pool, state.id, now)));
+        // The counters the caps are checked against, plus the holds of running calls.
+        const settled = settledSpend(
+          { day: customer.spend_day, dayCents: customer.spend_day_cents, month: customer.spend_month, monthCents: customer.spend_month_cents },
+          now,
+        );
+        return done(limitsView(customer, { today_cents: settled.todayCents + customer.reserved_cents, month_cents: settled.monthCents + customer.reserved_cents }));
       }
       case 'update_limits':
         return done(
