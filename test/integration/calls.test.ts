@@ -219,3 +219,14 @@ test.serial('a simulated week of requests across four countries: the dialler nev
   // Leave nothing queued for the tests after this one.
   for (const id of ids) await account.api.delete(`/v1/calls/${id}`);
 });
+
+test.serial('a national do-not-call registry file imported in the console blocks its numbers for every account', async (t) => {
+  const file = ['phone_number', '(202) 555-0177', '+1 202 555 0178', '12345', ''].join('\n');
+  const imported = await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'test registry 2026-11', text: file });
+  t.like(imported.body, { object: 'dnc_registry_import', numbers: 2, imported: 2 });
+  t.deepEqual(imported.body.invalid_lines, [4]);
+  const r = await queue({ phone: '+12025550177' });
+  const blocked = await dialUntilFinished(account, account.api, r.body.id);
+  t.like(blocked, { status: 'blocked', outcome: 'do_not_call_listed' });
+  t.is((await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'again', text: file })).body.imported, 0, 'importing again adds nothing');
+});

@@ -208,3 +208,19 @@ test.serial('a receiver that was down catches up through GET /v1/events: every e
   const other = await makeAccount(svc.url);
   t.is((await other.api.get(`/v1/events/${seen[0]}`)).body.error.code, 'event_not_found', 'another account never sees them');
 });
+
+test.serial('a test endpoint never receives live events (and a live event only reaches live endpoints)', async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const rx = await startReceiver();
+  await a.console.post(endpoints(a), { url: rx.url, mode: 'test' });
+  const liveKey = (await a.console.get(`/console/v1/accounts/${a.id}/keys`)).body.data.find((k: any) => k.mode === 'live');
+  await a.console.post(`/console/v1/accounts/${a.id}/keys/${liveKey.id}/rotate`);
+  await send(a);
+  t.is(rx.received.length, 0, 'the live key.rotated did not reach the test endpoint');
+  t.is((await a.liveApi!.get('/v1/events?type=key.rotated')).body.data.length, 1, 'it is a live event');
+  await anEvent(a);
+  await send(a);
+  t.is(rx.received.length, 1);
+  t.is(JSON.parse(rx.received[0].body).mode, 'test');
+  await rx.close();
+});
