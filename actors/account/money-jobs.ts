@@ -53,14 +53,26 @@ export async function expireBonuses(pool: Pool, now: Date): Promise<number> {
   });
 }
 
+/** How many closed months the job looks back at (a service down at a month's turn still charges it). */
+const MONTHS_BACK = 3;
+
 /**
  * After a month closes: each live customer taken live before that month whose call spend in it
  * was under the minimum is charged the difference, once (monthly_minimums records each
- * customer-month, whatever the outcome, so a second run or a second process does nothing).
+ * customer-month, whatever the outcome, so a second run or a second process does nothing). The
+ * last few closed months are looked at, so a month the job did not run at the turn of is not lost.
  */
 export async function closeMonth(pool: Pool, now: Date): Promise<number> {
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
-  const nextMonthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  let charged = 0;
+  for (let back = MONTHS_BACK; back >= 1; back--) {
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+    const nextMonthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
+    charged += await closeOneMonth(pool, monthStart, nextMonthStart, now);
+  }
+  return charged;
+}
+
+async function closeOneMonth(pool: Pool, monthStart: Date, nextMonthStart: Date, now: Date): Promise<number> {
   const label = monthStart.toISOString().slice(0, 7);
   let charged = 0;
   for (const candidate of await createMoneyRepository(pool).minimumCandidates(monthStart, nextMonthStart)) {
