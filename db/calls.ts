@@ -206,8 +206,12 @@ export function createCallRepository(db: Queryable) {
     },
 
     /** Calls of one customer in a period, for the assistant's facts. */
-    async forCustomerSince(customerId: string, since: Date): Promise<CallRow[]> {
-      const { rows } = await db.query(`SELECT * FROM calls WHERE customer_id = $1 AND created_at >= $2 ORDER BY seq`, [customerId, since]);
+    async forCustomerSince(customerId: string, since: Date): Promise<Pick<CallRow, 'status' | 'outcome' | 'dialed_at' | 'duration_seconds' | 'appointment_id'>[]> {
+      // Only what the figures need: never transcripts or anything a call said.
+      const { rows } = await db.query(
+        `SELECT status, outcome, dialed_at, duration_seconds, appointment_id FROM calls WHERE customer_id = $1 AND created_at >= $2 ORDER BY seq`,
+        [customerId, since],
+      );
       return rows;
     },
   };

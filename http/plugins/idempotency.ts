@@ -24,10 +24,10 @@ export function installIdempotency(app: AnyApp, opts: { pool: Pool; clock: Clock
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
     if (key.length < 1 || key.length > MAX.idempotencyKey) throw new ApiError('idempotency_key_too_long');
-    const path = request.url.split('?')[0];
+    // The whole request: method, path with its query string, and the body in a canonical form.
     const requestHash = crypto
       .createHash('sha256')
-      .update(`${request.method} ${path}\n${stringify(request.body ?? null)}`)
+      .update(`${request.method} ${request.url}\n${stringify(request.body ?? null)}`)
       .digest();
     const claim = { accountId: request.auth.accountId, mode: request.auth.mode, key, requestHash };
     const existing = await findIdempotencyRecord(opts.pool, claim, opts.clock.now());
