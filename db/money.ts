@@ -99,9 +99,56 @@ const APPLY_CHANGE = prepared(
    SELECT (SELECT to_jsonb(l) FROM l) AS line`,
 );
 
+const OPEN_HOLD = prepared(
+  'open_hold',
+  `WITH locked AS (
+     SELECT 1 FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE
+   ), cust AS (
+     SELECT reserved_cents, open_calls, daily_spend_cap_cents, monthly_spend_cap_cents, max_concurrent_calls,
+            CASE WHEN spend_day = $6::date THEN spend_day_cents ELSE 0 END AS day_cents,
+            CASE WHEN spend_month = $7::date THEN spend_month_cents ELSE 0 END AS month_cents
+       FROM customers WHERE id = $3 AND account_id = $1 AND mode = $2 AND EXISTS (SELECT 1 FROM locked) FOR UPDATE
+   ), money AS (
+     UPDATE account_money m SET reserved_cents = m.reserved_cents + $5, open_calls = m.open_calls + 1
+       FROM accounts a, cust c
+      WHERE m.account_id = $1 AND m.mode = $2 AND a.id = m.account_id
+        AND (CASE WHEN m.minutes_month = $7::date THEN m.minutes_used ELSE 0 END) >= $10
+        AND ($2 = 'test' OR m.balance_cents - m.reserved_cents >= $5)
+        AND (a.daily_spend_cap_cents IS NULL
+             OR (CASE WHEN m.spend_day = $6::date THEN m.spend_day_cents ELSE 0 END) + m.reserved_cents + $5 <= a.daily_spend_cap_cents)
+        AND (a.monthly_spend_cap_cents IS NULL
+             OR (CASE WHEN m.spend_month = $7::date THEN m.spend_month_cents ELSE 0 END) + m.reserved_cents + $5 <= a.monthly_spend_cap_cents)
+        AND (c.daily_spend_cap_cents IS NULL OR c.day_cents + c.reserved_cents + $5 <= c.daily_spend_cap_cents)
+        AND (c.monthly_spend_cap_cents IS NULL OR c.month_cents + c.reserved_cents + $5 <= c.monthly_spend_cap_cents)
+        AND m.open_calls < a.concurrent_calls
+        AND (c.max_concurrent_calls IS NULL OR c.open_calls < c.max_concurrent_calls)
+     RETURNING m.*
+   ), cust_update AS (
+     UPDATE customers SET reserved_cents = reserved_cents + $5, open_calls = open_calls + 1
+      WHERE id = $3 AND EXISTS (SELECT 1 FROM money)
+   ), hold AS (
+     INSERT INTO holds (account_id, mode, customer_id, reference, amount_cents, created_at, expires_at)
+     SELECT $1, $2, $3, $4, $5, $8, $9 FROM money
+     RETURNING *
+   )
+   SELECT to_jsonb(hold) AS hold,
+          (SELECT jsonb_build_object('balance_cents', balance_cents, 'reserved_cents', reserved_cents,
+                  'low_balance_stage', low_balance_stage, 'last_top_up_cents', last_top_up_cents,
+                  'minutes_month', minutes_month::text, 'minutes_used', minutes_used) FROM money) AS money
+     FROM hold`,
+);
+
+/** MONEY_COLUMNS qualified with `m.`. */
+const MONEY_COLUMNS_OF_M = MONEY_COLUMNS.replace(/(^|,\s*)([a-z_]+)/g, (_all, sep, col) => `${sep}m.${col}`);
+
 const SETTLE_HOLD = prepared(
   'settle_hold',
-  `UPDATE holds SET status = 'settled', resolved_at = $3 WHERE account_id = $1 AND reference = $2 AND status = 'open' RETURNING *`,
+  `WITH h AS (
+     UPDATE holds SET status = 'settled', resolved_at = $3 WHERE account_id = $1 AND reference = $2 AND status = 'open' RETURNING *
+   )
+   SELECT to_jsonb(h) AS hold, ${MONEY_COLUMNS_OF_M}
+     FROM account_money m JOIN h ON m.account_id = h.account_id AND m.mode = h.mode
+      FOR UPDATE OF m`,
 );
 const GET_MONEY = prepared('get_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2`);
 
@@ -116,7 +163,8 @@ const SPEND_BONUS = prepared(
       WHERE b.id = t.id AND t.take > 0
      RETURNING t.take
    )
-   SELECT COALESCE(sum(take), 0) AS taken FROM took`,
+   SELECT COALESCE((SELECT sum(take) FROM took), 0) AS taken,
+          EXISTS (SELECT 1 FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $2) AS expired_left`,
 );
 
 const LOCK_MONEY = prepared('lock_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE`);
@@ -167,10 +215,12 @@ export function createMoneyRepository(db: Queryable) {
     },
 
     /**
-     * Takes a hold if, and only if, every condition holds at this instant: one statement, so
-     * any number of processes starting calls on one account stay exact. The caller has locked
-     * the money row; the customer row is locked next, then the money row is changed only where
-     * balance, caps and concurrency allow; the customer's counters and the hold follow only if it was.
+     * Takes a hold if, and only if, every condition holds at this instant: one statement, so any
+     * number of processes starting calls on one account stay exact. It locks the money row, then
+     * the customer row (the lock order of every money path), then changes the money row only where
+     * balance, caps and concurrency allow, and where the month's minute position is still at least
+     * `minutesSeen` (the position the hold was priced at: rates only fall within a month, so the
+     * hold is never too small); the customer's counters and the hold follow only if it did.
      */
     async openHold(h: {
       accountId: string;
@@ -178,44 +228,14 @@ export function createMoneyRepository(db: Queryable) {
       customerId: string;
       reference: string;
       amountCents: number;
+      minutesSeen: number;
       day: string;
       month: string;
       now: Date;
       expiresAt: Date;
-    }): Promise<{ hold: HoldRow; money: MoneyRow } | null> {
+    }): Promise<{ hold: HoldRow; money: Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'low_balance_stage' | 'last_top_up_cents' | 'minutes_month' | 'minutes_used'> } | null> {
       const { rows } = await db.query(
-        `WITH cust AS (
-           SELECT reserved_cents, open_calls, daily_spend_cap_cents, monthly_spend_cap_cents, max_concurrent_calls,
-                  CASE WHEN spend_day = $6::date THEN spend_day_cents ELSE 0 END AS day_cents,
-                  CASE WHEN spend_month = $7::date THEN spend_month_cents ELSE 0 END AS month_cents
-             FROM customers WHERE id = $3 AND account_id = $1 AND mode = $2 FOR UPDATE
-         ), money AS (
-           UPDATE account_money m SET reserved_cents = m.reserved_cents + $5, open_calls = m.open_calls + 1
-             FROM accounts a, cust c
-            WHERE m.account_id = $1 AND m.mode = $2 AND a.id = m.account_id
-              AND ($2 = 'test' OR m.balance_cents - m.reserved_cents >= $5)
-              AND (a.daily_spend_cap_cents IS NULL
-                   OR (CASE WHEN m.spend_day = $6::date THEN m.spend_day_cents ELSE 0 END) + m.reserved_cents + $5 <= a.daily_spend_cap_cents)
-              AND (a.monthly_spend_cap_cents IS NULL
-                   OR (CASE WHEN m.spend_month = $7::date THEN m.spend_month_cents ELSE 0 END) + m.reserved_cents + $5 <= a.monthly_spend_cap_cents)
-              AND (c.daily_spend_cap_cents IS NULL OR c.day_cents + c.reserved_cents + $5 <= c.daily_spend_cap_cents)
-              AND (c.monthly_spend_cap_cents IS NULL OR c.month_cents + c.reserved_cents + $5 <= c.monthly_spend_cap_cents)
-              AND m.open_calls < a.concurrent_calls
-              AND (c.max_concurrent_calls IS NULL OR c.open_calls < c.max_concurrent_calls)
-           RETURNING m.*
-         ), cust_update AS (
-           UPDATE customers SET reserved_cents = reserved_cents + $5, open_calls = open_calls + 1
-            WHERE id = $3 AND EXISTS (SELECT 1 FROM money)
-         ), hold AS (
-           INSERT INTO holds (account_id, mode, customer_id, reference, amount_cents, created_at, expires_at)
-           SELECT $1, $2, $3, $4, $5, $8, $9 FROM money
-           RETURNING *
-         )
-         SELECT to_jsonb(hold) AS hold,
-                (SELECT jsonb_build_object('balance_cents', balance_cents, 'reserved_cents', reserved_cents,
-                        'low_balance_stage', low_balance_stage, 'last_top_up_cents', last_top_up_cents) FROM money) AS money
-           FROM hold`,
-        [h.accountId, h.mode, h.customerId, h.reference, h.amountCents, h.day, h.month, h.now, h.expiresAt],
+        OPEN_HOLD([h.accountId, h.mode, h.customerId, h.reference, h.amountCents, h.day, h.month, h.now, h.expiresAt, h.minutesSeen]),
       );
       if (!rows[0]) return null;
       const hold = rows[0].hold;
@@ -225,10 +245,16 @@ export function createMoneyRepository(db: Queryable) {
       };
     },
 
-    /** Resolves an open hold as settled (its call ended); null if it was not open. The charge is written with the money change. */
-    async settleHold(accountId: string, reference: string, now: Date): Promise<HoldRow | null> {
+    /**
+     * Resolves an open hold as settled (its call ended) and locks its money row, in one statement
+     * (lock order: hold, then money). Null if the hold was not open. The charge is written with
+     * the money change.
+     */
+    async settleHold(accountId: string, reference: string, now: Date): Promise<{ hold: HoldRow; money: MoneyRow } | null> {
       const { rows } = await db.query(SETTLE_HOLD([accountId, reference, now]));
-      return rows[0] ?? null;
+      if (!rows[0]) return null;
+      const { hold, ...money } = rows[0];
+      return { hold: { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: now }, money };
     },
 
     /** Records the late charge of a released hold, once; false if another end report did it first. */
@@ -319,11 +345,12 @@ export function createMoneyRepository(db: Queryable) {
 
     /**
      * Takes up to `cents` from unexpired grants, earliest expiry first, in one statement; returns
-     * what it took. Callers hold the account's money row lock, which serialises every spend.
+     * what it took and whether expired credit is still waiting to be written off. Callers hold the
+     * account's money row lock, which serialises every spend.
      */
-    async spendBonus(accountId: string, cents: number, now: Date): Promise<number> {
+    async spendBonus(accountId: string, cents: number, now: Date): Promise<{ taken: number; expiredLeft: boolean }> {
       const { rows } = await db.query(SPEND_BONUS([accountId, now, cents]));
-      return Number(rows[0].taken);
+      return { taken: Number(rows[0].taken), expiredLeft: rows[0].expired_left };
     },
 
     /** Writes a grant off (its expiry). */

@@ -2,6 +2,7 @@ import { withTransaction, isUniqueViolation, type Client, type Pool } from '../.
 import { createMoneyRepository, type HoldRow } from '../../db/money.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { billableMinutes, callReserveCents, dayKey, minutesUsedNow, monthKey, priceMinutes } from './pricing.ts';
+import { lowBalanceStage } from './low-balance.ts';
 import { holdRefusal, type RefusalReason } from './hold-rules.ts';
 import { balanceMoved, checkLowBalance, postLine } from './ledger.ts';
 
@@ -22,29 +23,39 @@ export async function startCall(
 ): Promise<StartCallResult> {
   const day = dayKey(c.now);
   const month = monthKey(c.now);
+  const money = createMoneyRepository(pool);
   let amountCents = 0;
-  const opened = await withTransaction(pool, async (client) => {
-    const money = createMoneyRepository(client);
-    // Lock order everywhere: hold, then the money row, then the customer row (no deadlocks).
-    const row = await money.lock(c.accountId, c.mode);
+  let opened = null;
+  // Priced at the position read a moment ago; the statement refuses if the month turned since,
+  // and then the price is read again once.
+  for (let attempt = 0; attempt < 2 && !opened; attempt++) {
+    const row = await money.get(c.accountId, c.mode);
     if (!row) throw new Error(`no money row for account ${c.accountId}`);
-    amountCents = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, c.now));
-    let result;
+    const minutesSeen = minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, c.now);
+    amountCents = callReserveCents(minutesSeen);
     try {
-      result = await money.openHold({ ...c, amountCents, day, month, expiresAt: new Date(c.now.getTime() + HOLD_LIFETIME_MS) });
+      opened = await money.openHold({ ...c, amountCents, minutesSeen, day, month, expiresAt: new Date(c.now.getTime() + HOLD_LIFETIME_MS) });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Error(`a hold for ${c.reference} already exists`);
       throw err;
     }
-    if (result && c.mode === 'live') {
-      await checkLowBalance(client, c.accountId, c.now, result.money);
-      await balanceMoved(client, c.accountId, row.balance_cents - row.reserved_cents, { ...row, ...result.money }, c.now);
+    if (!opened && (row.minutes_month ?? month) === month) break;
+  }
+  if (opened && c.mode === 'live') {
+    // The hold lowered the spendable balance: a low-balance stage or readiness may have moved.
+    const after = opened.money;
+    const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents);
+    const before = after.balance_cents - after.reserved_cents + amountCents;
+    const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, c.now));
+    if (stage !== after.low_balance_stage || before >= reserve !== before - amountCents >= reserve) {
+      await withTransaction(pool, async (client) => {
+        await checkLowBalance(client, c.accountId, c.now);
+        await balanceMoved(client, c.accountId, before, after, c.now);
+      });
     }
-    return result;
-  });
+  }
   if (opened) return { ok: true, hold: opened.hold };
 
-  const money = createMoneyRepository(pool);
   const f = await money.holdFacts(c.accountId, c.mode, c.customerId, day, month);
   if (!f) throw new Error(`customer ${c.customerId} is not a customer of account ${c.accountId}`);
   const reason =
@@ -117,7 +128,7 @@ export async function settleCall(client: Client, e: CallEnd): Promise<EndCallRes
   const money = createMoneyRepository(client);
   // Claiming the hold first makes the end report and the sweeper race on one row: one wins.
   const settled = await money.settleHold(e.accountId, e.reference, e.now);
-  const hold = settled ?? (await money.findHold(e.accountId, e.reference));
+  const hold = settled?.hold ?? (await money.findHold(e.accountId, e.reference));
   if (!hold) throw new Error(`no hold for call ${e.reference}`);
   const result = (outcome: EndCallResult['outcome'], charged: number): EndCallResult => ({
     object: 'call_charge',
@@ -128,7 +139,7 @@ export async function settleCall(client: Client, e: CallEnd): Promise<EndCallRes
   });
   if (!settled && hold.status !== 'released') return result('already_settled', hold.charged_cents ?? 0);
 
-  const row = await money.lock(e.accountId, hold.mode);
+  const row = settled?.money ?? (await money.lock(e.accountId, hold.mode));
   if (!row) throw new Error(`no money row for account ${e.accountId}`);
   const price = priceMinutes(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, e.now), minutes);
   // The hold was the price of the longest call at the tier when it started; never charge more.

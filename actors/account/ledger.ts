@@ -106,15 +106,13 @@ export async function postLine(
   opts: { row?: MoneyRow; hold?: ReturnedHold; noLine?: boolean } = {},
 ): Promise<LedgerRow | null> {
   const money = createMoneyRepository(client);
-  let row = opts.row ?? (await money.lock(input.accountId, input.mode));
+  const row = opts.row ?? (await money.lock(input.accountId, input.mode));
   if (!row) throw new Error(`no money row for account ${input.accountId} (${input.mode})`);
   const live = input.mode === 'live';
   const charge = input.amountCents < 0 && input.type !== 'bonus_expired' ? -input.amountCents : 0;
-  // Bonus past its expiry is written off before a charge, so expired credit is never counted as spendable.
-  if (live && charge > 0 && row.bonus_cents > 0 && (await writeOffExpiredBonus(client, input.accountId, input.now)) > 0) {
-    row = { ...(await money.lock(input.accountId, input.mode))!, last_top_up_cents: row.last_top_up_cents };
-  }
-  const bonusTaken = live && charge > 0 && row.bonus_cents > 0 && !opts.noLine ? await money.spendBonus(input.accountId, charge, input.now) : 0;
+  // Only unexpired bonus pays; expired credit found on the way is written off right after this line.
+  const bonus = live && charge > 0 && row.bonus_cents > 0 && !opts.noLine ? await money.spendBonus(input.accountId, charge, input.now) : null;
+  const bonusTaken = bonus?.taken ?? 0;
   const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input, bonusTaken);
   if (opts.hold) {
     next.reserved_cents -= opts.hold.amountCents;
@@ -131,6 +129,7 @@ export async function postLine(
     holdCharge: opts.hold ? { holdId: opts.hold.holdId, chargedCents: opts.hold.chargedCents } : null,
     line,
   });
+  if (bonus?.expiredLeft) await writeOffExpiredBonus(client, input.accountId, input.now);
   if (live) {
     await recordLowBalance(client, input.accountId, before, next.low_balance_stage as LowBalanceStage, input.now);
     await balanceMoved(client, input.accountId, row.balance_cents - row.reserved_cents, next, input.now);
