@@ -182,13 +182,19 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
     });
   }
 
+  /** A key of the account that still works (rotation and revocation start here). */
+  async function usableKey(keys: ReturnType<typeof createApiKeyRepository>, id: string, keyId: string) {
+    const key = await keys.get(id, keyId);
+    if (!key) throw new ApiError('key_not_found');
+    if (key.revoked_at) throw new ApiError('key_already_revoked');
+    return key;
+  }
+
   async function rotateKey(id: string, keyId: string) {
     const now = clock.now();
     return withTransaction(pool, async (client) => {
       const keys = createApiKeyRepository(client);
-      const key = await keys.get(id, keyId);
-      if (!key) throw new ApiError('key_not_found');
-      if (key.revoked_at) throw new ApiError('key_already_revoked');
+      const key = await usableKey(keys, id, keyId);
       const { secret, ...stored } = newKeySecret(key.mode);
       const graceUntil = new Date(now.getTime() + ROTATION_GRACE_MS);
       const rotated = await keys.rotate(keyId, { ...stored, graceUntil, now });
@@ -208,9 +214,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
     const now = clock.now();
     return withTransaction(pool, async (client) => {
       const keys = createApiKeyRepository(client);
-      const key = await keys.get(id, keyId);
-      if (!key) throw new ApiError('key_not_found');
-      if (key.revoked_at) throw new ApiError('key_already_revoked');
+      await usableKey(keys, id, keyId);
       const revoked = await keys.revoke(keyId, now);
       await notifyAccountChanged(client, id);
       return apiKeyView(revoked);
