@@ -93,9 +93,25 @@ test('GET /v1/openapi.json is OpenAPI 3.1 generated from the routes, with their 
     '/v1/customers/{id}/limits',
     '/v1/brand',
     '/v1/coverage',
+    '/v1/balance',
+    '/v1/usage',
+    '/v1/calls',
+    '/v1/calls/{id}',
+    '/v1/calls/{id}/transcript',
+    '/v1/calls/{id}/recording',
+    '/v1/appointments',
+    '/v1/appointments/{id}',
+    '/v1/dnc',
+    '/v1/dnc/{phone}',
+    '/v1/events',
+    '/v1/events/{id}',
+    '/v1/customers/{id}/sessions',
+    '/v1/chat',
   ]) {
     t.true(paths.includes(p), p);
   }
+  t.regex(r.body.paths['/v1/calls'].post.responses['400'].description, /invalid_phone_number/);
+  t.regex(r.body.paths['/v1/calls/{id}'].delete.responses['409'].description, /call_already_claimed/);
   t.false(paths.some((p) => p.startsWith('/console')), 'the console is not part of the public contract');
   const create = r.body.paths['/v1/customers'].post;
   t.truthy(create.requestBody);
