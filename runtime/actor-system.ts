@@ -26,6 +26,12 @@ export interface Behaviour<Msg extends Message, State> {
   isRead(msg: Msg): boolean;
   /** Handles one message; the returned state replaces the old one. Replies only after commit. */
   receive(state: State, msg: Msg): Promise<{ state: State; reply: unknown }>;
+  /**
+   * True while the actor holds something live that only it can release (a call's media stream,
+   * agent connection and timers): such an actor is never stopped for being idle, however long
+   * its audio flows without a message.
+   */
+  holdsLiveResources?(state: State): boolean;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -89,7 +95,8 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
   stopIdle(idleMs: number, nowMs = Date.now()): number {
     let stopped = 0;
     for (const [id, entry] of this.entries) {
-      if (entry.inflight === 0 && nowMs - entry.lastUsedMs >= idleMs) {
+      const live = entry.loaded && this.behaviour.holdsLiveResources?.(entry.loaded.state as State);
+      if (entry.inflight === 0 && nowMs - entry.lastUsedMs >= idleMs && !live) {
         // Removed from the map before stop(): no later ask can reach a stopped actor.
         this.entries.delete(id);
         nact.stop(entry.ref);

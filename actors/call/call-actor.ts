@@ -323,6 +323,8 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       return { id, accountId: call.account_id, mode: call.mode, customerId: call.customer_id, media: null, bridge: null, limitTimer: null };
     },
     isRead: (msg) => msg.type === 'get_live',
+    // A call's audio flows without messages for minutes: the actor must outlive the quiet.
+    holdsLiveResources: (state) => state.media !== null || state.bridge !== null || state.limitTimer !== null,
     receive,
   };
 }

@@ -257,3 +257,17 @@ test('two systems created in the same millisecond are independent', async (t) =>
   second.stop();
   t.is(await a.ask('x', { type: 'get_count' }, 1_000), 1);
 });
+
+test('an actor holding live resources is never stopped for being idle; once released it is', async (t) => {
+  const logs = new LogCapture();
+  const system = newSystem(logs);
+  const { behaviour } = counterBehaviour();
+  // "Live" while the count is odd: the stand-in for a call holding its media stream.
+  const counters = system.register<CounterMsg, CounterReplies, Counter>({ ...behaviour, holdsLiveResources: (s) => s.count % 2 === 1 });
+  await counters.ask('call', { type: 'increment' });
+  t.is(counters.stopIdle(0, Date.now() + 10 * 60_000), 0, 'a live actor outlives any quiet');
+  t.is(counters.size, 1);
+  await counters.ask('call', { type: 'increment' });
+  t.is(counters.stopIdle(0, Date.now() + 1), 1, 'released: stopped when idle');
+  system.stop();
+});
