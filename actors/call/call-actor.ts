@@ -301,12 +301,16 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       case 'transcript_heard':
         await repo().appendTranscript(state.id, { role: msg.role, text: msg.text, at: clock.now().toISOString() });
         return { state, reply: { ok: true } };
-      case 'media_stopped':
+      case 'media_stopped': {
         state.bridge?.close();
-        return { state: { ...state, bridge: null, media: null }, reply: { ok: true } };
+        // Another process may have written the end (the carrier's report reached its API):
+        // then nothing is left to wait for here.
+        const ended = isFinished((await mustGet(state.id)).status);
+        return { state: ended ? release(state) : { ...state, bridge: null, media: null }, reply: { ok: true } };
+      }
       case 'time_limit_reached':
         await hangUp(state, 'time_limit');
-        return { state, reply: { ok: true } };
+        return { state: { ...state, limitTimer: null }, reply: { ok: true } };
       case 'get_live':
         return { state, reply: { media: state.media !== null, bridge: state.bridge !== null } };
       default: {
