@@ -55,6 +55,11 @@ const LIMIT_MARGIN_MS = 15_000;
 
 export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState> {
   const { pool, clock, log, config } = deps;
+  /**
+   * The live handles of this process's calls, kept beside the actors: an actor that crashes and
+   * is reset reloads its call from the database and picks its handles up again from here.
+   */
+  const liveHandles = new Map<string, Pick<CallState, 'media' | 'bridge' | 'limitTimer'>>();
   const repo = () => createCallRepository(pool);
 
   async function mustGet(id: string): Promise<CallRow> {
@@ -324,12 +329,27 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     kind: 'call',
     async load(id) {
       const call = await mustGet(id);
-      return { id, accountId: call.account_id, mode: call.mode, customerId: call.customer_id, media: null, bridge: null, limitTimer: null };
+      const live = liveHandles.get(id);
+      return {
+        id,
+        accountId: call.account_id,
+        mode: call.mode,
+        customerId: call.customer_id,
+        media: live?.media ?? null,
+        bridge: live?.bridge ?? null,
+        limitTimer: live?.limitTimer ?? null,
+      };
     },
     isRead: (msg) => msg.type === 'get_live',
     // A call's audio flows without messages for minutes: the actor must outlive the quiet.
     holdsLiveResources: (state) => state.media !== null || state.bridge !== null || state.limitTimer !== null,
-    receive,
+    async receive(state, msg) {
+      const result = await receive(state, msg);
+      const { media, bridge, limitTimer } = result.state;
+      if (media || bridge || limitTimer) liveHandles.set(state.id, { media, bridge, limitTimer });
+      else liveHandles.delete(state.id);
+      return result;
+    },
   };
 }
 
