@@ -230,3 +230,22 @@ test.serial('a national do-not-call registry file imported in the console blocks
   t.like(blocked, { status: 'blocked', outcome: 'do_not_call_listed' });
   t.is((await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'again', text: file })).body.imported, 0, 'importing again adds nothing');
 });
+
+test.serial('a call actor that crashes mid-call is restarted with its live media and agent handles', async (t) => {
+  const r = await queue({ phone: '+12025550146' }); // 6: talks until the limit (about a second of wall time)
+  await account.console.post('/console/v1/dialler/run');
+  const calls = svc.services.calls;
+  const deadline = Date.now() + 5_000;
+  while (!(await calls.ask(r.body.id, { type: 'get_live' })).bridge && Date.now() < deadline) await new Promise((res) => setTimeout(res, 10));
+  t.like(await calls.ask(r.body.id, { type: 'get_live' }), { media: true, bridge: true });
+  // A report the database refuses crashes the actor; it is reset and reloads.
+  const crash = calls.ask(r.body.id, {
+    type: 'recording_reported',
+    report: { callId: r.body.id, carrierCallId: 'x', recordingId: 'x', recordingUrl: 'x', durationSeconds: 'not a number' as unknown as number },
+  });
+  await t.throwsAsync(crash);
+  t.true(svc.logs.lines.some((l) => l.event === 'actor_crashed' && String(l.actor).includes(r.body.id)));
+  t.like(await calls.ask(r.body.id, { type: 'get_live' }), { media: true, bridge: true }, 'the handles survived the reset');
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.is(done.outcome, 'time_limit');
+});
