@@ -105,11 +105,6 @@ export function createCallRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    async findByCarrierCallId(carrierCallId: string): Promise<CallRow | null> {
-      const { rows } = await db.query(`SELECT * FROM calls WHERE carrier_call_id = $1`, [carrierCallId]);
-      return rows[0] ?? null;
-    },
-
     async list(f: { accountId: string; mode: Mode; customerId: string | null; dialledOnly: boolean; status: string | null; limit: number; beforeSeq: number | null }): Promise<CallRow[]> {
       const { rows } = await db.query(
         `SELECT * FROM calls WHERE account_id = $1 AND mode = $2 AND ($3::uuid IS NULL OR customer_id = $3)

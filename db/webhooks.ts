@@ -80,11 +80,6 @@ export function createWebhookRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    async endpointById(id: string): Promise<EndpointRow | null> {
-      const { rows } = await db.query(`SELECT * FROM webhook_endpoints WHERE id = $1`, [id]);
-      return rows[0] ?? null;
-    },
-
     async listEndpoints(accountId: string): Promise<EndpointRow[]> {
       const { rows } = await db.query(`SELECT * FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY seq DESC`, [accountId]);
       return rows;

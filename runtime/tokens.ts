@@ -58,11 +58,6 @@ export function hashToken(token: string): Buffer {
   return crypto.createHash('sha256').update(token).digest();
 }
 
-/** Constant-time equality of two secrets of any length. */
-export function secretsEqual(a: string, b: string): boolean {
-  return crypto.timingSafeEqual(hashToken(a), hashToken(b));
-}
-
 /** Random URL-safe identifier material (event ids, request ids). */
 export function randomHex(bytes: number): string {
   return crypto.randomBytes(bytes).toString('hex');

@@ -1,6 +1,5 @@
 /** Shared vocabulary of the whole service. */
 export type Mode = 'test' | 'live';
-export const MODES: readonly Mode[] = ['test', 'live'];
 
 /** ISO 8601 in UTC with milliseconds (spec: Conventions), or null. */
 export function iso(d: Date | null | undefined): string | null {
