@@ -1,5 +1,6 @@
 import { prepared, type Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
+import { MAX_CALL_MINUTES, priceMinutesSql } from '../actors/account/pricing.ts';
 
 /** The money state of one account in one mode (see 002_money.sql). */
 export interface MoneyRow {
@@ -99,36 +100,39 @@ const APPLY_CHANGE = prepared(
    SELECT (SELECT to_jsonb(l) FROM l) AS line`,
 );
 
+/** The month's call-minute position of money row `m` (0 once the month in `month` has begun). */
+const POSITION_OF_M = (month: string) => `(CASE WHEN m.minutes_month = ${month}::date THEN m.minutes_used ELSE 0 END)`;
+
 const OPEN_HOLD = prepared(
   'open_hold',
   `WITH locked AS (
-     SELECT 1 FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE
+     SELECT ${priceMinutesSql(POSITION_OF_M('$6'), String(MAX_CALL_MINUTES))}::bigint AS amount
+       FROM account_money m WHERE account_id = $1 AND mode = $2 FOR UPDATE
    ), cust AS (
      SELECT reserved_cents, open_calls, daily_spend_cap_cents, monthly_spend_cap_cents, max_concurrent_calls,
-            CASE WHEN spend_day = $6::date THEN spend_day_cents ELSE 0 END AS day_cents,
-            CASE WHEN spend_month = $7::date THEN spend_month_cents ELSE 0 END AS month_cents
+            CASE WHEN spend_day = $5::date THEN spend_day_cents ELSE 0 END AS day_cents,
+            CASE WHEN spend_month = $6::date THEN spend_month_cents ELSE 0 END AS month_cents
        FROM customers WHERE id = $3 AND account_id = $1 AND mode = $2 AND EXISTS (SELECT 1 FROM locked) FOR UPDATE
    ), money AS (
-     UPDATE account_money m SET reserved_cents = m.reserved_cents + $5, open_calls = m.open_calls + 1
-       FROM accounts a, cust c
+     UPDATE account_money m SET reserved_cents = m.reserved_cents + l.amount, open_calls = m.open_calls + 1
+       FROM accounts a, cust c, locked l
       WHERE m.account_id = $1 AND m.mode = $2 AND a.id = m.account_id
-        AND (CASE WHEN m.minutes_month = $7::date THEN m.minutes_used ELSE 0 END) >= $10
-        AND ($2 = 'test' OR m.balance_cents - m.reserved_cents >= $5)
+        AND ($2 = 'test' OR m.balance_cents - m.reserved_cents >= l.amount)
         AND (a.daily_spend_cap_cents IS NULL
-             OR (CASE WHEN m.spend_day = $6::date THEN m.spend_day_cents ELSE 0 END) + m.reserved_cents + $5 <= a.daily_spend_cap_cents)
+             OR (CASE WHEN m.spend_day = $5::date THEN m.spend_day_cents ELSE 0 END) + m.reserved_cents + l.amount <= a.daily_spend_cap_cents)
         AND (a.monthly_spend_cap_cents IS NULL
-             OR (CASE WHEN m.spend_month = $7::date THEN m.spend_month_cents ELSE 0 END) + m.reserved_cents + $5 <= a.monthly_spend_cap_cents)
-        AND (c.daily_spend_cap_cents IS NULL OR c.day_cents + c.reserved_cents + $5 <= c.daily_spend_cap_cents)
-        AND (c.monthly_spend_cap_cents IS NULL OR c.month_cents + c.reserved_cents + $5 <= c.monthly_spend_cap_cents)
+             OR (CASE WHEN m.spend_month = $6::date THEN m.spend_month_cents ELSE 0 END) + m.reserved_cents + l.amount <= a.monthly_spend_cap_cents)
+        AND (c.daily_spend_cap_cents IS NULL OR c.day_cents + c.reserved_cents + l.amount <= c.daily_spend_cap_cents)
+        AND (c.monthly_spend_cap_cents IS NULL OR c.month_cents + c.reserved_cents + l.amount <= c.monthly_spend_cap_cents)
         AND m.open_calls < a.concurrent_calls
         AND (c.max_concurrent_calls IS NULL OR c.open_calls < c.max_concurrent_calls)
      RETURNING m.*
    ), cust_update AS (
-     UPDATE customers SET reserved_cents = reserved_cents + $5, open_calls = open_calls + 1
+     UPDATE customers SET reserved_cents = reserved_cents + (SELECT amount FROM locked), open_calls = open_calls + 1
       WHERE id = $3 AND EXISTS (SELECT 1 FROM money)
    ), hold AS (
      INSERT INTO holds (account_id, mode, customer_id, reference, amount_cents, created_at, expires_at)
-     SELECT $1, $2, $3, $4, $5, $8, $9 FROM money
+     SELECT $1, $2, $3, $4, l.amount, $7, $8 FROM money, locked l
      RETURNING *
    )
    SELECT to_jsonb(hold) AS hold,
@@ -217,26 +221,22 @@ export function createMoneyRepository(db: Queryable) {
     /**
      * Takes a hold if, and only if, every condition holds at this instant: one statement, so any
      * number of processes starting calls on one account stay exact. It locks the money row, then
-     * the customer row (the lock order of every money path), then changes the money row only where
-     * balance, caps and concurrency allow, and where the month's minute position is still at least
-     * `minutesSeen` (the position the hold was priced at: rates only fall within a month, so the
-     * hold is never too small); the customer's counters and the hold follow only if it did.
+     * the customer row (the lock order of every money path), prices the hold at the locked row's
+     * minute position (the longest call at the month's tier), then changes the money row only
+     * where balance, caps and concurrency allow; the customer's counters and the hold follow only
+     * if it did.
      */
     async openHold(h: {
       accountId: string;
       mode: Mode;
       customerId: string;
       reference: string;
-      amountCents: number;
-      minutesSeen: number;
       day: string;
       month: string;
       now: Date;
       expiresAt: Date;
     }): Promise<{ hold: HoldRow; money: Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'low_balance_stage' | 'last_top_up_cents' | 'minutes_month' | 'minutes_used'> } | null> {
-      const { rows } = await db.query(
-        OPEN_HOLD([h.accountId, h.mode, h.customerId, h.reference, h.amountCents, h.day, h.month, h.now, h.expiresAt, h.minutesSeen]),
-      );
+      const { rows } = await db.query(OPEN_HOLD([h.accountId, h.mode, h.customerId, h.reference, h.day, h.month, h.now, h.expiresAt]));
       if (!rows[0]) return null;
       const hold = rows[0].hold;
       return {

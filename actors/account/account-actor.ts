@@ -100,7 +100,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
         });
         return consoleAccountView(row);
       } catch (err) {
-        if (!isUniqueViolation(err, 'accounts_slug_key') || n > 50) throw err;
+        if (!isUniqueViolation(err, 'accounts_slug_key') || n >= 10) throw err;
       }
     }
   }

@@ -1,8 +1,12 @@
+import crypto from 'node:crypto';
 import { ApiError } from '../../http/errors.ts';
 import { SCOPES, normaliseAllowlistEntry, type Scope } from './api-key-rules.ts';
 import type { BrandField } from '../../db/accounts.ts';
 
-/** A URL-safe account slug from its name; `n` > 1 adds a suffix to step past a taken one. */
+/**
+ * A URL-safe account slug from its name; `n` > 1 adds a suffix to step past a taken one: `-2`
+ * and `-3`, then a random one (many agencies share a name; counting up would take a query each).
+ */
 export function slugify(name: string, n = 1): string {
   const base =
     name
@@ -12,7 +16,9 @@ export function slugify(name: string, n = 1): string {
       .replace(/[^a-z0-9]+/g, '-')
       .slice(0, 40)
       .replace(/^-+|-+$/g, '') || 'account';
-  return n > 1 ? `${base}-${n}` : base;
+  if (n <= 1) return base;
+  if (n <= 3) return `${base}-${n}`;
+  return `${base}-${crypto.randomBytes(4).readUInt32BE(0).toString(36)}`;
 }
 
 /** Scopes of a new key: every scope when none are given; an unknown one is refused. */

@@ -24,26 +24,17 @@ export async function startCall(
   const day = dayKey(c.now);
   const month = monthKey(c.now);
   const money = createMoneyRepository(pool);
-  let amountCents = 0;
-  let opened = null;
-  // Priced at the position read a moment ago; the statement refuses if the month turned since,
-  // and then the price is read again once.
-  for (let attempt = 0; attempt < 2 && !opened; attempt++) {
-    const row = await money.get(c.accountId, c.mode);
-    if (!row) throw new Error(`no money row for account ${c.accountId}`);
-    const minutesSeen = minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, c.now);
-    amountCents = callReserveCents(minutesSeen);
-    try {
-      opened = await money.openHold({ ...c, amountCents, minutesSeen, day, month, expiresAt: new Date(c.now.getTime() + HOLD_LIFETIME_MS) });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new Error(`a hold for ${c.reference} already exists`);
-      throw err;
-    }
-    if (!opened && (row.minutes_month ?? month) === month) break;
+  let opened;
+  try {
+    opened = await money.openHold({ ...c, day, month, expiresAt: new Date(c.now.getTime() + HOLD_LIFETIME_MS) });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new Error(`a hold for ${c.reference} already exists`);
+    throw err;
   }
   if (opened && c.mode === 'live') {
     // The hold lowered the spendable balance: a low-balance stage or readiness may have moved.
     const after = opened.money;
+    const amountCents = opened.hold.amount_cents;
     const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents);
     const before = after.balance_cents - after.reserved_cents + amountCents;
     const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, c.now));
@@ -56,6 +47,10 @@ export async function startCall(
   }
   if (opened) return { ok: true, hold: opened.hold };
 
+  // Refused: name the reason from the facts as they are now, with the hold priced as it was.
+  const row = await money.get(c.accountId, c.mode);
+  if (!row) throw new Error(`no money row for account ${c.accountId}`);
+  const amountCents = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, c.now));
   const f = await money.holdFacts(c.accountId, c.mode, c.customerId, day, month);
   if (!f) throw new Error(`customer ${c.customerId} is not a customer of account ${c.accountId}`);
   const reason =

@@ -30,6 +30,21 @@ export function priceMinutes(minutesUsed: number, minutes: number): number {
   return cents;
 }
 
+/**
+ * `priceMinutes` as a SQL expression over two integer SQL expressions, built from CALL_TIERS (one
+ * table of rates): the minutes of [used, used + minutes) inside each tier, times its rate. The
+ * money statements price inside PostgreSQL with it, at the position of the row they lock.
+ */
+export function priceMinutesSql(used: string, minutes: string): string {
+  const end = `(${used}) + (${minutes})`;
+  const parts = CALL_TIERS.map((tier, i) => {
+    const next = CALL_TIERS[i + 1];
+    const upTo = next ? `LEAST(${end}, ${next.from_minutes})` : end;
+    return `${tier.cents_per_minute} * GREATEST(0, ${upTo} - GREATEST((${used}), ${tier.from_minutes}))`;
+  });
+  return `(${parts.join(' + ')})`;
+}
+
 /** What a call start holds: the price of the longest call at the month's position. */
 export function callReserveCents(minutesUsed: number): number {
   return priceMinutes(minutesUsed, MAX_CALL_MINUTES);

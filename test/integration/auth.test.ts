@@ -43,6 +43,18 @@ test('GET /v1/me describes the account and the calling key', async (t) => {
   t.deepEqual(r.body.customers, { count: 0 });
 });
 
+test('sixty agencies of the same name are all created, each with its own slug', async (t) => {
+  const con = (await makeAccount(svc.url)).console;
+  const slugs = new Set<string>();
+  for (let i = 0; i < 60; i++) {
+    const r = await con.post('/console/v1/accounts', { name: 'Same Name Agency', country: 'US' });
+    t.is(r.status, 201, r.text);
+    slugs.add(r.body.slug);
+  }
+  t.is(slugs.size, 60);
+  t.true(slugs.has('same-name-agency') && slugs.has('same-name-agency-2') && slugs.has('same-name-agency-3'));
+});
+
 test('a revoked key answers key_revoked', async (t) => {
   const a = await makeAccount(svc.url);
   t.is((await a.console.delete(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}`)).status, 200);

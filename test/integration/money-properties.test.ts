@@ -556,3 +556,43 @@ test.serial('a top-up that clears the last readiness gate records customer.ready
   t.is(events.data.length, 1, 'customer.ready recorded by the top-up');
   t.is(must(await live.get(`/v1/customers/${c.id}`), 'customer').status, 'active');
 });
+
+test.serial('a call end that takes the spendable balance back over one call makes the waiting customer ready again', async (t) => {
+  // Top-up 3,000: under 25 % is below 750, under 10 % below 300. The end moves the spendable
+  // balance from 350 to 730, inside one stage, so only readiness moves (over one call's 400).
+  const account = await makeAccount(svc.url, { live: true });
+  const accountId = account.id;
+  const ask = svc.services.accounts.ask.bind(svc.services.accounts);
+  const c = await makeCustomer(account.liveApi!);
+  await takeLiveAfterTopUp(account, c.id, 3_000);
+  const readyEvents = async () => must(await account.console.get(`/console/v1/accounts/${accountId}/events?type=customer.ready`), 'events').data.length;
+  const isReady = async () => must(await account.liveApi!.get(`/v1/customers/${c.id}/readiness`), 'readiness').ready_for_live_calls;
+  const available = async () => (await db.query(`SELECT balance_cents - reserved_cents AS a FROM account_money WHERE account_id = $1 AND mode = 'live'`, [accountId])).rows[0].a;
+  t.true(await isReady());
+  t.is(await readyEvents(), 1);
+
+  const start = async (ref: string) => t.true((await ask(accountId, { type: 'start_call', mode: 'live', customerId: c.id, reference: ref })).ok, ref);
+  const end = (ref: string, seconds: number) => ask(accountId, { type: 'end_call', reference: ref, durationSeconds: seconds });
+  for (let i = 1; i <= 6; i++) await start(`c${i}`);
+  // Twenty-minute calls cost their whole hold: the spendable balance stays at 600.
+  for (let i = 1; i <= 5; i++) await end(`c${i}`, 1_200);
+  t.is(await available(), 600);
+  await start('c7');
+  t.is(await available(), 200);
+  t.false(await isReady(), 'under one call: not ready');
+  must(await account.console.post(`/console/v1/accounts/${accountId}/refunds`, { amount_cents: 150 }), 'refund', 201);
+  t.is(await available(), 350);
+  t.false(await isReady());
+
+  const ended = await end('c6', 30);
+  t.like(ended, { outcome: 'settled', charged_cents: 20 });
+  t.is(await available(), 730);
+  t.true(await isReady(), 'over one call again');
+  t.is(await readyEvents(), 2, 'customer.ready recorded again by the call end');
+  await assertInvariants('readiness through a call end');
+});
+
+async function takeLiveAfterTopUp(account: Awaited<ReturnType<typeof makeAccount>>, customerId: string, cents: number) {
+  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: cents }), 'top-up', 201);
+  await takeLive(account, customerId);
+}

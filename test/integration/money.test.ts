@@ -394,3 +394,26 @@ test('a top-up that covers a call makes a waiting live customer ready: customer.
   t.is(ready.length, before + 1, 'going ready again is recorded again');
   t.is(ready.at(-1).data.customer_id, c.id);
 });
+
+test('a hold is priced at the month’s position when it is taken: across a tier boundary, past it, and after the month turned', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  const c = await makeCustomer(a.liveApi);
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  try {
+    const position = async (minutes: number, month: string) =>
+      db.query(`UPDATE account_money SET minutes_used = $2, minutes_month = $3::date WHERE account_id = $1 AND mode = 'live'`, [a.id, minutes, month]);
+    const thisMonth = `${svc.services.clock.now().toISOString().slice(0, 7)}-01`;
+    await position(4_990, thisMonth);
+    t.is((await hold(a, c.id, 'across')).body.hold.amount_cents, 10 * 20 + 10 * 18, 'ten minutes at 20 cents, ten at 18');
+    await position(5_000, thisMonth);
+    t.is((await hold(a, c.id, 'past')).body.hold.amount_cents, 20 * 18);
+    // 90,000 minutes counted in an earlier month: this month starts again at the first tier.
+    await position(90_000, '2000-01-01');
+    t.is((await hold(a, c.id, 'new-month')).body.hold.amount_cents, 20 * 20);
+    for (const ref of ['across', 'past', 'new-month']) await end(a, ref, 0);
+  } finally {
+    await db.end();
+  }
+});

@@ -45,13 +45,23 @@ test('slugify adds a suffix only for n > 1', (t) => {
   t.is(slugify('Acme'), 'acme');
   t.is(slugify('Acme', 1), 'acme');
   t.is(slugify('Acme', 2), 'acme-2');
-  t.is(slugify('Acme', 17), 'acme-17');
+  t.is(slugify('Acme', 3), 'acme-3');
+});
+
+test('slugify steps past -3 with a random suffix, different each time', (t) => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 50; i++) {
+    const slug = slugify('Acme', 4);
+    t.regex(slug, /^acme-[a-z0-9]{1,7}$/);
+    seen.add(slug);
+  }
+  t.true(seen.size > 45, `${seen.size} distinct of 50`);
 });
 
 test('slugify caps the base at 40 characters before any suffix', (t) => {
   t.is(slugify('a'.repeat(60)), 'a'.repeat(40));
   t.is(slugify('b'.repeat(40)), 'b'.repeat(40));
-  t.is(slugify('a'.repeat(60), 12), `${'a'.repeat(40)}-12`);
+  t.is(slugify('a'.repeat(60), 2), `${'a'.repeat(40)}-2`);
 });
 
 test('slugify output is always URL-safe', (t) => {
