@@ -56,17 +56,12 @@ export async function notifyAccountChanged(db: Queryable, accountId: string): Pr
 
 export function createAccountRepository(db: Queryable) {
   return {
-    async insert(a: { name: string; slug: string; country: string; now: Date }): Promise<AccountRow> {
+    async insert(a: { id: string; name: string; slug: string; country: string; now: Date }): Promise<AccountRow> {
       const { rows } = await db.query(
-        `INSERT INTO accounts (name, slug, country, created_at) VALUES ($1, $2, $3, $4) RETURNING *`,
-        [a.name, a.slug, a.country, a.now],
+        `INSERT INTO accounts (id, name, slug, country, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [a.id, a.name, a.slug, a.country, a.now],
       );
       return rows[0];
-    },
-
-    async slugTaken(slug: string): Promise<boolean> {
-      const { rowCount } = await db.query(`SELECT 1 FROM accounts WHERE slug = $1`, [slug]);
-      return (rowCount ?? 0) > 0;
     },
 
     async get(id: string): Promise<AccountRow | null> {

@@ -73,6 +73,21 @@ export function createCustomerRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
+    /** Ids of an account's customers, in both modes. */
+    async idsOfAccount(accountId: string): Promise<string[]> {
+      const { rows } = await db.query(`SELECT id FROM customers WHERE account_id = $1`, [accountId]);
+      return rows.map((r) => r.id);
+    },
+
+    /** Ids of the customers in countries whose calls are in `locale`. */
+    async idsCallingIn(locale: string): Promise<string[]> {
+      const { rows } = await db.query(
+        `SELECT cu.id FROM customers cu JOIN countries co ON co.country = cu.country WHERE co.calling_language = $1`,
+        [locale],
+      );
+      return rows.map((r) => r.id);
+    },
+
     async get(id: string): Promise<CustomerRow | null> {
       const { rows } = await db.query(GET([id]));
       return rows[0] ?? null;

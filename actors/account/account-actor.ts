@@ -91,12 +91,9 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
     for (let n = 1; ; n++) {
       try {
         const row = await withTransaction(pool, async (client) => {
-          const { rows } = await client.query(
-            `INSERT INTO accounts (id, name, slug, country, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-            [id, name, slugify(name, n), country, now],
-          );
+          const account = await createAccountRepository(client).insert({ id, name, slug: slugify(name, n), country, now });
           await createMoneyRepository(client).createRows(id);
-          return rows[0] as AccountRow;
+          return account;
         });
         return consoleAccountView(row);
       } catch (err) {

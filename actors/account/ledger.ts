@@ -235,7 +235,7 @@ export async function topUp(
       cause: 'bonus',
       amountCents: bonus,
       reference: top!.id,
-      description: `Bonus credit on a top-up of ${(t.amountCents / 100).toFixed(2)} USD (expires ${expiresAt.toISOString().slice(0, 10)}, not refundable)`,
+      description: `Bonus credit on a top-up of ${(t.amountCents / 100).toFixed(2)} USD (expires ${dayKey(expiresAt)}, not refundable)`,
       now: t.now,
     });
     lines.push(bonusLine!);

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { isFinished } from '../call/views.ts';
+import { dayKey } from '../account/pricing.ts';
 
 /**
  * The facts block: everything the assistant knows, measured from one customer's calls of the
@@ -67,9 +68,8 @@ export function minutesAndSeconds(total: number): string {
 
 /** The block as the model reads it: every figure it may state, and nothing else. */
 export function formatFacts(f: ChatFacts): string {
-  const day = (d: Date) => d.toISOString().slice(0, 10);
   const lines = [
-    `FACTS for ${f.business}: calls requested from ${day(f.from)} to ${day(f.to)} (the last ${FACTS_DAYS} days). These are the only figures measured.`,
+    `FACTS for ${f.business}: calls requested from ${dayKey(f.from)} to ${dayKey(f.to)} (the last ${FACTS_DAYS} days). These are the only figures measured.`,
     `- Calls requested: ${f.requested}`,
     `- Calls finished: ${f.finished}`,
     `- Calls dialled: ${f.dialled}`,

@@ -42,16 +42,15 @@ export type ReadinessScope = { customerId: string } | { accountId: string } | { 
  * transaction; one that stopped being ready loses `ready_at`, so becoming ready again emits again.
  */
 export async function refreshReadiness(db: Queryable, scope: ReadinessScope, now: Date): Promise<void> {
-  const { rows } = await db.query(
-    'customerId' in scope
-      ? `SELECT id FROM customers WHERE id = $1`
-      : 'accountId' in scope
-        ? `SELECT id FROM customers WHERE account_id = $1`
-        : `SELECT cu.id FROM customers cu JOIN countries co ON co.country = cu.country WHERE co.calling_language = $1`,
-    ['customerId' in scope ? scope.customerId : 'accountId' in scope ? scope.accountId : scope.locale],
-  );
   const customers = createCustomerRepository(db);
-  for (const { id } of rows) {
+  // One customer needs no lookup: checkReadiness answers null for an unknown id.
+  const ids =
+    'customerId' in scope
+      ? [scope.customerId]
+      : 'accountId' in scope
+        ? await customers.idsOfAccount(scope.accountId)
+        : await customers.idsCallingIn(scope.locale);
+  for (const id of ids) {
     const result = await checkReadiness(db, id, now);
     if (!result) continue;
     const { facts, assessment } = result;

@@ -7,6 +7,7 @@ import { ApiError } from '../errors.ts';
 import { createEventRepository } from '../../db/events.ts';
 import { createSettingsRepository, TEST_CLOCK_SETTING } from '../../db/settings.ts';
 import { importRegistry } from '../../actors/call/requests.ts';
+import { eventView } from '../../actors/webhooks/views.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
@@ -116,7 +117,7 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
       const rows = await createEventRepository(services.pool).listForAccount(request.params.id, request.query.type);
       return {
         object: 'list',
-        data: rows.map((e) => ({ object: 'event', id: e.id, type: e.type, mode: e.mode, created_at: e.created_at.toISOString(), data: e.data })),
+        data: rows.map(eventView),
         has_more: false,
       };
     },
