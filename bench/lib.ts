@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, ROOT } from '../test/e2e/process-helpers.ts';
@@ -50,4 +51,45 @@ export async function startHelloWorld(): Promise<{ url: string; stop: () => Prom
 
 export function ratio(a: number, b: number): string {
   return `${((a / b) * 100).toFixed(1)} %`;
+}
+
+/** CPU seconds (user + system) used so far by every PostgreSQL process on this machine (Linux /proc). */
+function postgresCpuMicros(): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  return (ticks * 1e6) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+export interface CpuPerOp {
+  postgresMicros: number;
+  nodeMicros: number;
+}
+
+/**
+ * Starts measuring CPU: PostgreSQL's (all its processes) and this process's. `perOp(n)` divides
+ * what was used since by n operations. Where the work is CPU-bound, these explain a ratio.
+ */
+export function cpuMeter(): { perOp(ops: number): CpuPerOp } {
+  const pg0 = postgresCpuMicros();
+  const node0 = process.cpuUsage();
+  return {
+    perOp(ops) {
+      const node = process.cpuUsage(node0);
+      return {
+        postgresMicros: Math.round((postgresCpuMicros() - pg0) / Math.max(ops, 1)),
+        nodeMicros: Math.round((node.user + node.system) / Math.max(ops, 1)),
+      };
+    },
+  };
 }

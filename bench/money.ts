@@ -5,7 +5,7 @@ import { loadConfig } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { startService } from '../runtime/server.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
-import { ratio } from './lib.ts';
+import { cpuMeter, ratio, type CpuPerOp } from './lib.ts';
 
 /**
  * Holds and settlements per second through the account actor (startCall → endCall), on one hot
@@ -37,6 +37,7 @@ export async function moneyBench(seconds: number) {
 
     const run = async (op: (worker: number, i: number) => Promise<unknown>, opsPerIteration: number) => {
       let count = 0;
+      const meter = cpuMeter();
       const deadline = performance.now() + seconds * 1000;
       await Promise.all(
         Array.from({ length: workers }, async (_, w) => {
@@ -46,7 +47,7 @@ export async function moneyBench(seconds: number) {
           }
         }),
       );
-      return Math.round(count / seconds);
+      return { opsPerSecond: Math.round(count / seconds), cpu: meter.perOp(count) };
     };
     const holdAndSettle = (pick: (w: number, i: number) => { account: string; customer: string }) => async (w: number, i: number) => {
       const { account, customer } = pick(w, i);
@@ -65,13 +66,17 @@ export async function moneyBench(seconds: number) {
     const hotOps = await run(holdAndSettle(hot), 2);
     const baselineSpread = await run(bareUpdate(spread), 1);
     const spreadOps = await run(holdAndSettle(spread), 2);
+    const cpu = (c: CpuPerOp) => `${c.postgresMicros} µs PostgreSQL + ${c.nodeMicros} µs Node`;
     return {
       name: 'holds and settlements vs bare UPDATE … RETURNING',
-      hot: { opsPerSecond: hotOps, baseline: baselineHot },
-      spread: { opsPerSecond: spreadOps, baseline: baselineSpread },
+      hot: { subject: hotOps, baseline: baselineHot },
+      spread: { subject: spreadOps, baseline: baselineSpread },
       summary:
-        `holds+settlements, one hot account: ${hotOps} ops/s vs ${baselineHot} bare UPDATEs/s = ${ratio(hotOps, baselineHot)}; ` +
-        `over 1,000 accounts: ${spreadOps} ops/s vs ${baselineSpread} = ${ratio(spreadOps, baselineSpread)} (target ≥ 50 %)`,
+        `holds+settlements, one hot account: ${hotOps.opsPerSecond} ops/s vs ${baselineHot.opsPerSecond} bare UPDATEs/s = ` +
+        `${ratio(hotOps.opsPerSecond, baselineHot.opsPerSecond)}; over 1,000 accounts: ${spreadOps.opsPerSecond} ops/s vs ` +
+        `${baselineSpread.opsPerSecond} = ${ratio(spreadOps.opsPerSecond, baselineSpread.opsPerSecond)} (target ≥ 50 %). ` +
+        `CPU per operation, 1,000 accounts: ${cpu(spreadOps.cpu)} vs ${cpu(baselineSpread.cpu)} bare; ` +
+        `hot: ${cpu(hotOps.cpu)} vs ${cpu(baselineHot.cpu)} bare`,
     };
   } finally {
     await svc.stop();

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { cleanUpEverything, makeTempRoot, startSwitchboard } from '../test/e2e/process-helpers.ts';
 import { client } from '../test/helpers/http.ts';
 import { load, ratio, startHelloWorld } from './lib.ts';
@@ -13,8 +14,11 @@ export async function readinessBench(seconds: number) {
   await hello.stop();
 
   const dataDir = await makeTempRoot('switchboard-bench-');
-  const sb = await startSwitchboard({ dataDir, env: { SWITCHBOARD_CONSOLE_TOKEN: 'sbc_bench_token' } });
+  // Its log (one line per request) goes to a file, as under pm2 or systemd, not through a pipe
+  // into this process, which also runs autocannon.
+  let sb: Awaited<ReturnType<typeof startSwitchboard>> | undefined;
   try {
+    sb = await startSwitchboard({ dataDir, env: { SWITCHBOARD_CONSOLE_TOKEN: 'sbc_bench_token' }, stdoutFile: path.join(dataDir, 'switchboard.log') });
     const con = client(sb.url, 'sbc_bench_token');
     const account = (await con.post('/console/v1/accounts', { name: 'Bench', country: 'US' })).body;
     // Limits high enough that the benchmark measures the work, not the 429 path.
@@ -36,7 +40,8 @@ export async function readinessBench(seconds: number) {
         `${subject.non2xx || subject.errors ? `; ${subject.non2xx} non-2xx, ${subject.errors} errors` : ''}`,
     };
   } finally {
-    await sb.stop('SIGTERM').catch(() => {});
+    // Also when start-up failed: nothing the benchmark started may outlive it.
+    await sb?.stop('SIGTERM').catch(() => {});
     await cleanUpEverything();
   }
 }
@@ -44,9 +49,13 @@ export async function readinessBench(seconds: number) {
 /** `switchboard start` on an empty data directory until the first answered request. Target < 5 s. */
 export async function coldStartBench() {
   const dataDir = await makeTempRoot('switchboard-bench-');
-  const sb = await startSwitchboard({ dataDir });
-  const ms = sb.coldStartMs;
-  await sb.stop('SIGTERM').catch(() => {});
-  await cleanUpEverything();
+  let ms: number;
+  try {
+    const sb = await startSwitchboard({ dataDir });
+    ms = sb.coldStartMs;
+    await sb.stop('SIGTERM').catch(() => {});
+  } finally {
+    await cleanUpEverything();
+  }
   return { name: 'cold start', coldStartMs: ms, summary: `cold start on an empty data directory: ${Math.round(ms)} ms to the first answered request (target < 5000 ms)` };
 }

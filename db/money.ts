@@ -69,9 +69,24 @@ const MONEY_COLUMNS = `account_id, mode, balance_cents, paid_cents, bonus_cents,
 export interface MoneyChange {
   next: MoneyRow;
   customer: { id: string; reservedReleasedCents: number; callsEnded: number; spendCents: number } | null;
+  /** A hold resolved by this change: settled with its charge (the same single write of the hold). */
   holdCharge: { holdId: string; chargedCents: number } | null;
   line: NewLedgerLine | null;
+  /** Bonus credit this change spends from unexpired grants, earliest expiry first. */
+  bonusTakenCents: number;
+  now: Date;
 }
+
+/** The unexpired bonus credit that can pay, and whether expired credit waits to be written off. */
+export interface BonusFacts {
+  spendableCents: number;
+  expiredLeft: boolean;
+}
+
+const BONUS_FACTS_OF = (account: string, now: string) => `
+  (SELECT COALESCE(sum(remaining_cents), 0) FROM bonus_grants WHERE account_id = ${account} AND remaining_cents > 0 AND expires_at > ${now})::bigint
+    AS bonus_spendable_cents,
+  EXISTS (SELECT 1 FROM bonus_grants WHERE account_id = ${account} AND remaining_cents > 0 AND expires_at <= ${now}) AS bonus_expired_left`;
 
 const APPLY_CHANGE = prepared(
   'apply_money_change',
@@ -90,7 +105,13 @@ const APPLY_CHANGE = prepared(
             spend_month = CASE WHEN $18::bigint = 0 THEN spend_month ELSE $10::date END
       WHERE id = $15::uuid
    ), h AS (
-     UPDATE holds SET charged_cents = $20 WHERE id = $19::uuid
+     UPDATE holds SET status = 'settled', resolved_at = $34, charged_cents = $20 WHERE id = $19::uuid AND status = 'open'
+   ), g AS (
+     UPDATE bonus_grants b SET remaining_cents = b.remaining_cents - t.take
+       FROM (SELECT id, LEAST(remaining_cents, GREATEST(0, $35::bigint - before)) AS take
+               FROM (SELECT id, remaining_cents, sum(remaining_cents) OVER (ORDER BY expires_at, id) - remaining_cents AS before
+                       FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $34 AND $35::bigint > 0) r) t
+      WHERE b.id = t.id AND t.take > 0
    ), l AS (
      INSERT INTO ledger_entries (account_id, mode, customer_id, type, cause, amount_cents, cash_cents, bonus_cents,
                                  balance_after_cents, applied, minutes, reference, payment_reference, description, created_at)
@@ -147,29 +168,13 @@ const MONEY_COLUMNS_OF_M = MONEY_COLUMNS.replace(/(^|,\s*)([a-z_]+)/g, (_all, se
 
 const SETTLE_HOLD = prepared(
   'settle_hold',
-  `WITH h AS (
-     UPDATE holds SET status = 'settled', resolved_at = $3 WHERE account_id = $1 AND reference = $2 AND status = 'open' RETURNING *
-   )
-   SELECT to_jsonb(h) AS hold, ${MONEY_COLUMNS_OF_M}
-     FROM account_money m JOIN h ON m.account_id = h.account_id AND m.mode = h.mode
-      FOR UPDATE OF m`,
+  `SELECT to_jsonb(h) AS hold, ${MONEY_COLUMNS_OF_M}, ${BONUS_FACTS_OF('$1', '$3')}
+     FROM holds h JOIN account_money m ON m.account_id = h.account_id AND m.mode = h.mode
+    WHERE h.account_id = $1 AND h.reference = $2 AND h.status = 'open'
+      FOR UPDATE OF h, m`,
 );
+const BONUS_FACTS = prepared('bonus_facts', `SELECT ${BONUS_FACTS_OF('$1', '$2')}`);
 const GET_MONEY = prepared('get_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2`);
-
-const SPEND_BONUS = prepared(
-  'spend_bonus',
-  `WITH running AS (
-     SELECT id, remaining_cents, sum(remaining_cents) OVER (ORDER BY expires_at, id) - remaining_cents AS before
-       FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $2
-   ), took AS (
-     UPDATE bonus_grants b SET remaining_cents = b.remaining_cents - t.take
-       FROM (SELECT id, LEAST(remaining_cents, GREATEST(0, $3 - before)) AS take FROM running) t
-      WHERE b.id = t.id AND t.take > 0
-     RETURNING t.take
-   )
-   SELECT COALESCE((SELECT sum(take) FROM took), 0) AS taken,
-          EXISTS (SELECT 1 FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $2) AS expired_left`,
-);
 
 const LOCK_MONEY = prepared('lock_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE`);
 
@@ -204,7 +209,7 @@ export function createMoneyRepository(db: Queryable) {
           change.holdCharge?.holdId ?? null, change.holdCharge?.chargedCents ?? null,
           l?.customer_id ?? null, l?.type ?? null, l?.cause ?? null, l?.amount_cents ?? null, l?.cash_cents ?? null, l?.bonus_cents ?? null,
           l?.balance_after_cents ?? null, l?.applied ?? null, l?.minutes ?? null, l?.reference ?? null, l?.payment_reference ?? null,
-          l?.description ?? null, l?.created_at ?? null,
+          l?.description ?? null, l?.created_at ?? null, change.now, change.bonusTakenCents,
         ]),
       );
       const line = rows[0].line;
@@ -246,15 +251,20 @@ export function createMoneyRepository(db: Queryable) {
     },
 
     /**
-     * Resolves an open hold as settled (its call ended) and locks its money row, in one statement
-     * (lock order: hold, then money). Null if the hold was not open. The charge is written with
-     * the money change.
+     * Claims an open hold for settlement: locks it and then its money row (the lock order of every
+     * money path), so the sweeper skips it and a second end report waits and then finds it
+     * settled. Null if the hold was not open. Brings the account's bonus facts, read under the
+     * lock, so the settlement needs no further read; the money change resolves the hold.
      */
-    async settleHold(accountId: string, reference: string, now: Date): Promise<{ hold: HoldRow; money: MoneyRow } | null> {
+    async settleHold(accountId: string, reference: string, now: Date): Promise<{ hold: HoldRow; money: MoneyRow; bonus: BonusFacts } | null> {
       const { rows } = await db.query(SETTLE_HOLD([accountId, reference, now]));
       if (!rows[0]) return null;
-      const { hold, ...money } = rows[0];
-      return { hold: { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: now }, money };
+      const { hold, bonus_spendable_cents, bonus_expired_left, ...money } = rows[0];
+      return {
+        hold: { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null },
+        money,
+        bonus: { spendableCents: Number(bonus_spendable_cents), expiredLeft: bonus_expired_left },
+      };
     },
 
     /** Records the late charge of a released hold, once; false if another end report did it first. */
@@ -343,14 +353,10 @@ export function createMoneyRepository(db: Queryable) {
       ]);
     },
 
-    /**
-     * Takes up to `cents` from unexpired grants, earliest expiry first, in one statement; returns
-     * what it took and whether expired credit is still waiting to be written off. Callers hold the
-     * account's money row lock, which serialises every spend.
-     */
-    async spendBonus(accountId: string, cents: number, now: Date): Promise<{ taken: number; expiredLeft: boolean }> {
-      const { rows } = await db.query(SPEND_BONUS([accountId, now, cents]));
-      return { taken: Number(rows[0].taken), expiredLeft: rows[0].expired_left };
+    /** The bonus facts of an account at `now` (callers hold its money row lock, which serialises every spend). */
+    async bonusFacts(accountId: string, now: Date): Promise<BonusFacts> {
+      const { rows } = await db.query(BONUS_FACTS([accountId, now]));
+      return { spendableCents: Number(rows[0].bonus_spendable_cents), expiredLeft: rows[0].bonus_expired_left };
     },
 
     /** Writes a grant off (its expiry). */

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startService } from './server.ts';
@@ -19,7 +20,7 @@ const USAGE = `Usage: switchboard <command>
  */
 async function start(args: string[]): Promise<void> {
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
   let signalled: string | undefined;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   const stop = () =>

@@ -54,10 +54,6 @@ const READS = new Set<AccountMessage['type']>([
   'list_appointments',
   'get_appointment',
   'list_dnc',
-  // Not reads, but their one money statement locks the account's money row in PostgreSQL, which
-  // serialises them across every process; queueing them here as well would only add latency.
-  'start_call',
-  'end_call',
 ]);
 
 export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountState> {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Client } from '../../db/pool.ts';
-import { createMoneyRepository, type LedgerRow, type MoneyRow, type NewLedgerLine } from '../../db/money.ts';
+import { createMoneyRepository, type BonusFacts, type LedgerRow, type MoneyRow, type NewLedgerLine } from '../../db/money.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { BONUS_LIFETIME_MONTHS, callReserveCents, dayKey, monthKey, minutesUsedNow, topUpBonusCents } from './pricing.ts';
@@ -103,16 +103,17 @@ export interface ReturnedHold {
 export async function postLine(
   client: Client,
   input: LineInput,
-  opts: { row?: MoneyRow; hold?: ReturnedHold; noLine?: boolean } = {},
+  opts: { row?: MoneyRow; hold?: ReturnedHold; noLine?: boolean; bonus?: BonusFacts } = {},
 ): Promise<LedgerRow | null> {
   const money = createMoneyRepository(client);
   const row = opts.row ?? (await money.lock(input.accountId, input.mode));
   if (!row) throw new Error(`no money row for account ${input.accountId} (${input.mode})`);
   const live = input.mode === 'live';
   const charge = input.amountCents < 0 && input.type !== 'bonus_expired' ? -input.amountCents : 0;
-  // Only unexpired bonus pays; expired credit found on the way is written off right after this line.
-  const bonus = live && charge > 0 && row.bonus_cents > 0 && !opts.noLine ? await money.spendBonus(input.accountId, charge, input.now) : null;
-  const bonusTaken = bonus?.taken ?? 0;
+  // Only unexpired bonus pays, earliest expiry first (the money change takes it from the grants);
+  // expired credit found on the way is written off right after this line.
+  const bonus = live && charge > 0 && row.bonus_cents > 0 && !opts.noLine ? (opts.bonus ?? (await money.bonusFacts(input.accountId, input.now))) : null;
+  const bonusTaken = bonus ? Math.min(charge, bonus.spendableCents) : 0;
   const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input, bonusTaken);
   if (opts.hold) {
     next.reserved_cents -= opts.hold.amountCents;
@@ -128,6 +129,8 @@ export async function postLine(
       : null,
     holdCharge: opts.hold ? { holdId: opts.hold.holdId, chargedCents: opts.hold.chargedCents } : null,
     line,
+    bonusTakenCents: bonusTaken,
+    now: input.now,
   });
   if (bonus?.expiredLeft) await writeOffExpiredBonus(client, input.accountId, input.now);
   if (live) {

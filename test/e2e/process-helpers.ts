@@ -4,7 +4,7 @@
  * nothing it started outlives the test file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -100,20 +100,29 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   args?: string[];
   timeoutMs?: number;
+  /**
+   * Write the child's stdout (its pino log) straight into this file instead of a pipe to us, as
+   * pm2 or systemd would. Benchmarks use it so that the process generating load is not also the
+   * one reading every log line.
+   */
+  stdoutFile?: string;
 }
 
 /** `node bin/switchboard.mjs start` without waiting for it to be ready. */
 export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & { startedAt: number }> {
   const port = opts.port ?? (await freePort());
   const startedAt = performance.now();
+  const logFd = opts.stdoutFile === undefined ? undefined : openSync(opts.stdoutFile, 'a');
   const child = spawn(process.execPath, [BIN, 'start', ...(opts.args ?? [])], {
     cwd: ROOT,
     env: childEnv({ SWITCHBOARD_DATA_DIR: opts.dataDir, PORT: String(port), HOST: '127.0.0.1', ...opts.env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
   });
-  let out = '';
+  if (logFd !== undefined) closeSync(logFd);
+  let piped = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const out = () => (opts.stdoutFile === undefined ? piped : readFileSync(opts.stdoutFile, 'utf8'));
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (piped += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   let exit: Exit | undefined;
@@ -126,10 +135,10 @@ export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & {
     url: `http://127.0.0.1:${port}`,
     dataDir: opts.dataDir,
     startedAt,
-    stdout: () => out,
+    stdout: out,
     stderr: () => err,
     logs: () =>
-      out
+      out()
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .flatMap((l) => {
