@@ -93,6 +93,16 @@ export const WINDOW_RULES = {
   // Texas: Tex. Bus. & Com. Code § 301.051 (recodified former § 37.02; the brief cited § 304.151;
   // verify): 9 a.m.–9 p.m. Monday–Saturday, noon–9 p.m. Sunday.
   'US-TX': rule('US-TX', weekly({ weekdays: [period(hm(9), hm(21))], saturday: [period(hm(9), hm(21))], sunday: [period(hm(12), hm(21))] }), null, 'law', 'Tex. Bus. & Com. Code § 301.051 (verify)'),
+  // Rhode Island: R.I. Gen. Laws § 5-61-3.5 (verify): unsolicited telephonic sales calls only
+  // 9 a.m.–6 p.m. Monday–Friday and 10 a.m.–5 p.m. Saturday; never on Sunday or a legal holiday.
+  'US-RI': rule('US-RI', weekly({ weekdays: [period(hm(9), hm(18))], saturday: [period(hm(10), hm(17))], sunday: [] }), { country: 'US', state: 'RI' }, 'law', 'R.I. Gen. Laws § 5-61-3.5 (verify)'),
+  // Utah: Utah Code § 13-25a-103 (verify): 8 a.m.–9 p.m., never on a legal holiday.
+  'US-UT': rule('US-UT', daily(hm(8), hm(21)), { country: 'US', state: 'UT' }, 'law', 'Utah Code § 13-25a-103 (verify)'),
+  // Pennsylvania Telemarketer Registration Act, 73 P.S. § 2245.2 (verify): 8 a.m.–9 p.m.; restricted-
+  // date lists name Pennsylvania's legal holidays, so they close the day here too.
+  'US-PA': rule('US-PA', daily(hm(8), hm(21)), { country: 'US', state: 'PA' }, 'law', '73 P.S. § 2245.2 (verify)'),
+  // Washington: RCW 80.36.390 (verify): 8 a.m.–8 p.m.
+  'US-WA': rule('US-WA', daily(hm(8), hm(20)), null, 'law', 'RCW 80.36.390 (verify)'),
   // CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules), s. 7 (verify section):
   // weekdays 9 a.m.–9:30 p.m., weekends 10 a.m.–6 p.m., callee's local time; holidays not mentioned.
   CA: rule('CA', weekly({ weekdays: [period(hm(9), hm(21, 30))], saturday: [period(hm(10), hm(18))], sunday: [period(hm(10), hm(18))] }), null, 'law', 'CRTC Unsolicited Telecommunications Rules, Part III s. 7 (verify section)'),

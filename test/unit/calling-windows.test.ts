@@ -36,6 +36,10 @@ const N = {
   NV: '+17025550123',
   CT: '+12035550123',
   TX: '+12145550123',
+  RI: '+14015550123',
+  UT: '+18015550123',
+  PA: '+12155550123',
+  WA: '+12065550123',
   FL_PANHANDLE: '+18505550123',
   US_UNKNOWN: '+19995550123',
   TORONTO: '+14165550123',
@@ -238,10 +242,34 @@ const STATE_EDGES: [keyof typeof N, string, string][] = [
   ['NV', '2027-06-16T09:00:00-07:00', '2027-06-16T20:00:00-07:00'],
   ['CT', '2027-06-16T09:00:00-04:00', '2027-06-16T20:00:00-04:00'],
   ['TX', '2027-06-16T09:00:00-05:00', '2027-06-16T21:00:00-05:00'],
+  ['RI', '2027-06-16T09:00:00-04:00', '2027-06-16T18:00:00-04:00'],
+  ['UT', '2027-06-16T08:00:00-06:00', '2027-06-16T21:00:00-06:00'],
+  ['PA', '2027-06-16T08:00:00-04:00', '2027-06-16T21:00:00-04:00'],
+  ['WA', '2027-06-16T08:00:00-07:00', '2027-06-16T20:00:00-07:00'],
 ];
 for (const [state, open, close] of STATE_EDGES) {
   test(`US-${state}: ${open.slice(11, 16)}–${close.slice(11, 16)} local`, (t) => assertEdges(t, N[state], 'US', open, close));
 }
+
+test('US-RI: Saturday 10:00–17:00, never on Sunday', (t) => {
+  assertEdges(t, N.RI, 'US', '2027-06-26T10:00:00-04:00', '2027-06-26T17:00:00-04:00');
+  t.false(isOpen(N.RI, 'US', at('2027-06-27T12:00:00-04:00')));
+  t.is(nextOpening(N.RI, 'US', at('2027-06-26T17:00:00-04:00')).toISOString(), '2027-06-28T13:00:00.000Z', 'Monday 09:00 EDT');
+  t.false(isOpen(N.RI, 'US', at('2027-06-19T12:00:00-04:00')), 'Juneteenth, a Saturday, is a Rhode Island holiday');
+});
+
+test('state holidays: Victory Day closes Rhode Island, Pioneer Day Utah, Flag Day Pennsylvania, each only there', (t) => {
+  const victoryDay = at('2027-08-09T12:00:00-04:00');
+  t.false(isOpen(N.RI, 'US', victoryDay));
+  t.true(isOpen(N.NY, 'US', victoryDay));
+  const pioneerDay = at('2027-07-24T12:00:00-06:00'); // a Saturday
+  t.false(isOpen(N.UT, 'US', pioneerDay));
+  t.true(isOpen('+13035550123', 'US', pioneerDay), 'Colorado, same zone');
+  const flagDay = at('2027-06-14T12:00:00-04:00');
+  t.false(isOpen(N.PA, 'US', flagDay));
+  t.true(isOpen(N.NY, 'US', flagDay));
+  t.true(isOpen(N.WA, 'US', at('2027-08-09T12:00:00-07:00')), 'Washington closes on no state holiday of these');
+});
 
 test('US-TX: Saturday 09:00–21:00, Sunday noon–21:00', (t) => {
   assertEdges(t, N.TX, 'US', '2027-06-19T09:00:00-05:00', '2027-06-19T21:00:00-05:00');
@@ -458,13 +486,15 @@ test('850 (Florida panhandle, Central and Eastern) is open only while both are',
 });
 
 test('an unknown US area code is held to every state and every US zone', (t) => {
-  // Latest opening: 10:00 (Kentucky's rule) in Honolulu = 20:00Z; earliest close: 20:00 Eastern = 00:00Z.
+  // Latest opening: 10:00 (Kentucky's rule) in Honolulu = 20:00Z; earliest close: 18:00 (Rhode
+  // Island's rule) Eastern = 22:00Z.
   t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T19:59:00Z')));
   t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T20:00:00Z')));
-  t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T23:59:00Z')));
-  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-17T00:00:00Z')));
+  t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T21:59:00Z')));
+  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T22:00:00Z')), "18:00 in Rhode Island");
   t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-20T21:00:00Z')), 'Sunday (Alabama, Louisiana, Mississippi)');
-  t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-07-03T22:00:00Z')), 'Saturday July 3 is an ordinary Saturday');
+  t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-07-03T20:30:00Z')), 'Saturday July 3 is an ordinary Saturday (Rhode Island: until 17:00 EDT)');
+  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-07-03T21:00:00Z')));
   t.is(nextOpening(N.US_UNKNOWN, 'US', at('2027-07-04T12:00:00Z')).toISOString(), '2027-07-06T20:00:00.000Z', 'Sunday July 4, then the observed Monday');
 });
 
