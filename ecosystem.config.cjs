@@ -2,7 +2,9 @@
 // SWITCHBOARD_ENCRYPTION_KEY must be set (the embedded database and a key file in a data
 // directory serve a single `switchboard start` only). Run: pm2 start ecosystem.config.cjs
 //
-// Every process claims work with FOR UPDATE SKIP LOCKED, so instances can be added freely.
+// Every process claims work with FOR UPDATE SKIP LOCKED, so instances can be added freely, as
+// long as the database has the connections: each process opens at most 1.5 × its
+// SWITCHBOARD_DB_POOL_SIZE + 1. Six processes at 10 need 96, inside PostgreSQL's default 100.
 // Diallers hold live calls and each runs a media server the carrier streams to: give each one a
 // reachable SWITCHBOARD_MEDIA_URL (and SWITCHBOARD_MEDIA_PORT) in production.
 const shared = {
@@ -14,6 +16,7 @@ const shared = {
   TWILIO_AUTH_TOKEN: process.env.TWILIO_AUTH_TOKEN,
   OPENAI_API_KEY: process.env.OPENAI_API_KEY,
   LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+  SWITCHBOARD_DB_POOL_SIZE: process.env.SWITCHBOARD_DB_POOL_SIZE || '10',
 };
 
 const app = (name, roles, extra) => ({

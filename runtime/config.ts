@@ -36,6 +36,11 @@ export interface Config {
   mediaUrl: string | undefined;
   /** Most calls one process runs at once. */
   maxCallsPerProcess: number;
+  /**
+   * Most PostgreSQL connections of this process's main pool; the webhook sender's pool takes half
+   * as many more and the change feed one. Every process on a database shares its max_connections.
+   */
+  dbPoolSize: number;
   /** How often the dialler looks at the queue, ms. */
   diallerPollMs: number;
   /** How often the webhook sender looks for due deliveries, ms (it is also woken at once by new events). */
@@ -63,6 +68,11 @@ function int(value: string | undefined, fallback: number, name: string): number 
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+function atLeastOne(n: number, name: string): number {
+  if (n < 1) throw new Error(`${name} must be at least 1, got ${n}`);
   return n;
 }
 
@@ -104,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaPort: int(env.SWITCHBOARD_MEDIA_PORT, 0, 'SWITCHBOARD_MEDIA_PORT'),
     mediaUrl: env.SWITCHBOARD_MEDIA_URL || undefined,
     maxCallsPerProcess: int(env.SWITCHBOARD_MAX_CALLS, 200, 'SWITCHBOARD_MAX_CALLS'),
+    dbPoolSize: atLeastOne(int(env.SWITCHBOARD_DB_POOL_SIZE, 20, 'SWITCHBOARD_DB_POOL_SIZE'), 'SWITCHBOARD_DB_POOL_SIZE'),
     diallerPollMs: int(env.SWITCHBOARD_DIALLER_POLL_MS, 1_000, 'SWITCHBOARD_DIALLER_POLL_MS'),
     senderPollMs: int(env.SWITCHBOARD_SENDER_POLL_MS, 1_000, 'SWITCHBOARD_SENDER_POLL_MS'),
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',

@@ -102,7 +102,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       embedded = await startEmbeddedDatabase(config.dataDir, log, { fast: opts.fastEmbeddedDb });
       url = embedded.url;
     }
-    const pool = createPool(url);
+    const pool = createPool(url, config.dbPoolSize);
     cleanups.push(step('database pool', () => pool.end()));
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -173,7 +173,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const chatSessions = actors.register<ChatSessionMessage, ChatSessionReplies, ChatSessionState>(chatSessionBehaviour(deps));
     // The sender's bookkeeping commits asynchronously: losing a claim or an attempt record in a
     // crash only means a delivery is sent again, which at-least-once delivery allows.
-    const senderPool = createPool(url, 10, { asyncCommit: true });
+    const senderPool = createPool(url, Math.max(1, Math.ceil(config.dbPoolSize / 2)), { asyncCommit: true });
     cleanups.push(step('sender pool', () => senderPool.end()));
     const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
 

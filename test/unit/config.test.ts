@@ -33,4 +33,11 @@ test('malformed settings are refused at start-up, never guessed', (t) => {
   t.throws(() => loadConfig({ SWITCHBOARD_ROLES: 'api,web' }), { message: /SWITCHBOARD_ROLES/ });
   t.throws(() => loadConfig({ SWITCHBOARD_PUBLIC_URL: 'not a url' }), { message: /SWITCHBOARD_PUBLIC_URL/ });
   t.throws(() => loadConfig({ SWITCHBOARD_MAX_CALLS: '-1' }), { message: /SWITCHBOARD_MAX_CALLS/ });
+  t.throws(() => loadConfig({ SWITCHBOARD_DB_POOL_SIZE: '0' }), { message: /SWITCHBOARD_DB_POOL_SIZE must be at least 1/ });
+  t.throws(() => loadConfig({ SWITCHBOARD_DB_POOL_SIZE: 'many' }), { message: /SWITCHBOARD_DB_POOL_SIZE/ });
+});
+
+test('the database pool size: 20 by default, or what SWITCHBOARD_DB_POOL_SIZE says', (t) => {
+  t.is(loadConfig({}).dbPoolSize, 20);
+  t.is(loadConfig({ SWITCHBOARD_DB_POOL_SIZE: '10' }).dbPoolSize, 10);
 });
