@@ -17,6 +17,8 @@ const shared = {
   OPENAI_API_KEY: process.env.OPENAI_API_KEY,
   LOG_LEVEL: process.env.LOG_LEVEL || 'info',
   SWITCHBOARD_DB_POOL_SIZE: process.env.SWITCHBOARD_DB_POOL_SIZE || '10',
+  // Several API processes: request limits are counted in PostgreSQL so they hold across all.
+  SWITCHBOARD_RATE_LIMIT_STORE: 'postgres',
 };
 
 const app = (name, roles, extra) => ({

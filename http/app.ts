@@ -63,7 +63,7 @@ export async function buildApp(services: Services): Promise<App> {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
   });
   installAuth(app, { keys: services.keys, consoleTokenHash: services.consoleTokenHash });
-  await installRateLimit(app);
+  await installRateLimit(app, { store: services.config.rateLimitStore, pool: services.pool });
   installIdempotency(app, { pool: services.pool, clock: services.clock });
   await installOpenApi(app, services.config.publicUrl);
 

@@ -41,6 +41,8 @@ export interface Config {
    * as many more and the change feed one. Every process on a database shares its max_connections.
    */
   dbPoolSize: number;
+  /** Where request counters live: `memory` (each process its own) or `postgres` (shared by every process). */
+  rateLimitStore: 'memory' | 'postgres';
   /** How often the dialler looks at the queue, ms. */
   diallerPollMs: number;
   /** How often the webhook sender looks for due deliveries, ms (it is also woken at once by new events). */
@@ -69,6 +71,12 @@ function int(value: string | undefined, fallback: number, name: string): number 
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T, name: string): T {
+  if (value === undefined || value === '') return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} takes ${allowed.join(' or ')}, got "${value}"`);
+  return value as T;
 }
 
 function atLeastOne(n: number, name: string): number {
@@ -114,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaPort: int(env.SWITCHBOARD_MEDIA_PORT, 0, 'SWITCHBOARD_MEDIA_PORT'),
     mediaUrl: env.SWITCHBOARD_MEDIA_URL || undefined,
     maxCallsPerProcess: int(env.SWITCHBOARD_MAX_CALLS, 200, 'SWITCHBOARD_MAX_CALLS'),
+    rateLimitStore: oneOf(env.SWITCHBOARD_RATE_LIMIT_STORE, ['memory', 'postgres'] as const, 'memory', 'SWITCHBOARD_RATE_LIMIT_STORE'),
     dbPoolSize: atLeastOne(int(env.SWITCHBOARD_DB_POOL_SIZE, 20, 'SWITCHBOARD_DB_POOL_SIZE'), 'SWITCHBOARD_DB_POOL_SIZE'),
     diallerPollMs: int(env.SWITCHBOARD_DIALLER_POLL_MS, 1_000, 'SWITCHBOARD_DIALLER_POLL_MS'),
     senderPollMs: int(env.SWITCHBOARD_SENDER_POLL_MS, 1_000, 'SWITCHBOARD_SENDER_POLL_MS'),

@@ -1,9 +1,13 @@
 import type { Services } from './services.ts';
 import { closeMonth, expireBonuses, releaseExpiredHolds } from '../actors/account/money-jobs.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
+import { createRateLimitRepository } from '../db/rate-limits.ts';
+
+/** Request-counter windows are at most a minute long; older ones are only clutter. */
+const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
-export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month', 'expire_requests', 'finish_stale_calls'] as const;
+export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month', 'expire_requests', 'finish_stale_calls', 'purge_rate_limit_windows'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** Runs one job now, on the service's clock (a test clock moves it without waiting). */
@@ -20,6 +24,9 @@ export async function runJob(services: Pick<Services, 'pool' | 'clock' | 'config
       return expireRequests(services.pool, now, services.config.publicUrl);
     case 'finish_stale_calls':
       return finishStaleCalls(services.pool, now, services.config.publicUrl);
+    case 'purge_rate_limit_windows':
+      // Request windows run on real time, not on a test clock (as the in-process counters do).
+      return createRateLimitRepository(services.pool).purgeBefore(new Date(Date.now() - RATE_WINDOW_KEEP_MS));
   }
 }
 

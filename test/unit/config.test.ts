@@ -35,6 +35,12 @@ test('malformed settings are refused at start-up, never guessed', (t) => {
   t.throws(() => loadConfig({ SWITCHBOARD_MAX_CALLS: '-1' }), { message: /SWITCHBOARD_MAX_CALLS/ });
   t.throws(() => loadConfig({ SWITCHBOARD_DB_POOL_SIZE: '0' }), { message: /SWITCHBOARD_DB_POOL_SIZE must be at least 1/ });
   t.throws(() => loadConfig({ SWITCHBOARD_DB_POOL_SIZE: 'many' }), { message: /SWITCHBOARD_DB_POOL_SIZE/ });
+  t.throws(() => loadConfig({ SWITCHBOARD_RATE_LIMIT_STORE: 'redis' }), { message: /SWITCHBOARD_RATE_LIMIT_STORE takes memory or postgres/ });
+});
+
+test('request counters: in-process by default, shared in PostgreSQL on request', (t) => {
+  t.is(loadConfig({}).rateLimitStore, 'memory');
+  t.is(loadConfig({ SWITCHBOARD_RATE_LIMIT_STORE: 'postgres' }).rateLimitStore, 'postgres');
 });
 
 test('the database pool size: 20 by default, or what SWITCHBOARD_DB_POOL_SIZE says', (t) => {
