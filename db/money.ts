@@ -437,6 +437,12 @@ export function createMoneyRepository(db: Queryable) {
       return rows as { id: string; account_id: string; spent_cents: number }[];
     },
 
+    /** When the first live customer was taken live (null while none has been). */
+    async earliestTakenLive(): Promise<Date | null> {
+      const { rows } = await db.query(`SELECT min(first_ready_at) AS at FROM customers WHERE mode = 'live'`);
+      return rows[0]?.at ?? null;
+    },
+
     /** Records the month's minimum for a customer; false if it was already recorded (by any process). */
     async claimMinimum(customerId: string, monthStart: Date, cents: number): Promise<boolean> {
       const { rowCount } = await db.query(

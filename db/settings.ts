@@ -17,6 +17,13 @@ export function createSettingsRepository(db: Queryable) {
         [key, String(offsetMs)],
       );
     },
+    /** Sets `key` to `value` unless it already holds a later one (values compare as text: ISO dates). */
+    async raise(key: string, value: string): Promise<void> {
+      await db.query(
+        `INSERT INTO settings AS s (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = GREATEST(s.value, EXCLUDED.value)`,
+        [key, value],
+      );
+    },
     async set(key: string, value: string): Promise<void> {
       await db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]);
     },

@@ -1,6 +1,7 @@
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createMoneyRepository } from '../../db/money.ts';
-import { MONTHLY_MINIMUM_CENTS } from './pricing.ts';
+import { MONTHLY_MINIMUM_CENTS, monthKey } from './pricing.ts';
+import { createSettingsRepository } from '../../db/settings.ts';
 import { balanceMoved, checkLowBalance, postLine, writeOffGrant } from './ledger.ts';
 
 /**
@@ -53,22 +54,37 @@ export async function expireBonuses(pool: Pool, now: Date): Promise<number> {
   });
 }
 
-/** How many closed months the job looks back at (a service down at a month's turn still charges it). */
-const MONTHS_BACK = 3;
+/** The last month whose minimums are all recorded, as its month key (settings). */
+export const MINIMUMS_CLOSED_THROUGH = 'minimums_closed_through';
+
+const monthAfter = (month: Date) => new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
+const monthOf = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 
 /**
  * After a month closes: each live customer taken live before that month whose call spend in it
  * was under the minimum is charged the difference, once (monthly_minimums records each
- * customer-month, whatever the outcome, so a second run or a second process does nothing). The
- * last few closed months are looked at, so a month the job did not run at the turn of is not lost.
+ * customer-month, whatever the outcome, so a second run or a second process does nothing).
+ * Every closed month since the last one fully done is looked at, however long the service was
+ * down at a month's turn; a mark in settings records how far that is, so a run looks only at
+ * months not done yet. A customer can only join a month's candidates before that month starts
+ * (taken live before it), so a month once done stays done.
  */
 export async function closeMonth(pool: Pool, now: Date): Promise<number> {
-  let charged = 0;
-  for (let back = MONTHS_BACK; back >= 1; back--) {
-    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
-    const nextMonthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
-    charged += await closeOneMonth(pool, monthStart, nextMonthStart, now);
+  const current = monthOf(now);
+  const settings = createSettingsRepository(pool);
+  const doneThrough = await settings.get(MINIMUMS_CLOSED_THROUGH);
+  let from: Date;
+  if (doneThrough) {
+    from = monthAfter(new Date(`${doneThrough}T00:00:00Z`));
+  } else {
+    // Never run: from the month after the first customer was taken live (its first month is free).
+    const earliest = await createMoneyRepository(pool).earliestTakenLive();
+    from = earliest ? monthAfter(monthOf(earliest)) : current;
   }
+  let charged = 0;
+  for (let month = from; month < current; month = monthAfter(month)) charged += await closeOneMonth(pool, month, monthAfter(month), now);
+  const lastClosed = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - 1, 1));
+  await settings.raise(MINIMUMS_CLOSED_THROUGH, monthKey(lastClosed));
   return charged;
 }
 

@@ -367,6 +367,36 @@ test.serial('monthly minimum: once per live customer taken live before the month
   t.truthy(idle);
 });
 
+test.serial('monthly minimum: a service that did not run the job for months charges every month it missed, once', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  const con = a.console;
+  await con.post('/console/v1/languages/en-US/certify');
+  const c = await makeCustomer(a.liveApi, { external_ref: 'min-away' });
+  await con.post(`/console/v1/customers/${c.id}/script/certify`);
+  await con.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: '+12025550112' });
+  const link = await a.liveApi.post(`/v1/customers/${c.id}/onboarding_link`);
+  await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ accepted_by: 'Ann', agree: 'yes' }) });
+  t.true((await a.liveApi.get('/v1/customers/min-away/readiness')).body.ready_for_live_calls);
+  // Five month turns pass with no run of the job (the service was down): four months are owed,
+  // the fifth (the month it went live) is free.
+  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const later = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 5, 2, 12);
+  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((later - now.getTime()) / 1000) });
+  await con.post('/console/v1/jobs/close_month/run');
+  await con.post('/console/v1/jobs/close_month/run');
+  const minimums = async () => (await a.liveApi.get('/v1/usage?customer_id=min-away')).body.data.filter((l: any) => l.type === 'minimum');
+  const lines = await minimums();
+  const ref = (i: number) => `minimum:${new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + i, 1)).toISOString().slice(0, 7)}`;
+  t.deepEqual(lines.map((l: any) => l.reference).sort(), [ref(1), ref(2), ref(3), ref(4)]);
+  t.true(lines.every((l: any) => l.amount_cents === -1_000));
+  // The next month turn adds exactly that month.
+  const oneMore = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 6, 2, 12);
+  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((oneMore - later) / 1000) });
+  await con.post('/console/v1/jobs/close_month/run');
+  t.deepEqual((await minimums()).map((l: any) => l.reference).sort(), [ref(1), ref(2), ref(3), ref(4), ref(5)]);
+});
+
 test.serial('bonus credit left at expiry is written off by the job', async (t) => {
   const a = await liveAccount();
   await topUp(a, 50_000); // +1,500 bonus
