@@ -334,18 +334,24 @@ test.serial('an end report racing the release resolves the hold exactly once', a
   t.is(callLines.length, 30, 'each call billed exactly once, settled or late');
 });
 
+/** A live customer made ready the way a reseller and its customer would: certified, numbered, terms accepted. */
+async function takenLive(a: Live, externalRef: string, phone: string) {
+  await a.console.post('/console/v1/languages/en-US/certify');
+  const c = await makeCustomer(a.liveApi, { external_ref: externalRef });
+  await a.console.post(`/console/v1/customers/${c.id}/script/certify`);
+  await a.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: phone });
+  const link = await a.liveApi.post(`/v1/customers/${c.id}/onboarding_link`);
+  await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ accepted_by: 'Ann', agree: 'yes' }) });
+  return c;
+}
+
 test.serial('monthly minimum: once per live customer taken live before the month, even if run twice', async (t) => {
   const a = await liveAccount();
   await topUp(a, 10_000);
   // A ready live customer (taken live) with a little spend, and one never taken live.
   const con = a.console;
-  await con.post('/console/v1/languages/en-US/certify');
-  const ready = await makeCustomer(a.liveApi, { external_ref: 'min-ready' });
+  const ready = await takenLive(a, 'min-ready', '+12025550111');
   const idle = await makeCustomer(a.liveApi, { external_ref: 'min-idle' });
-  await con.post(`/console/v1/customers/${ready.id}/script/certify`);
-  await con.post(`/console/v1/customers/${ready.id}/numbers`, { phone_number: '+12025550111' });
-  const link = await a.liveApi.post(`/v1/customers/${ready.id}/onboarding_link`);
-  await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ accepted_by: 'Ann', agree: 'yes' }) });
   t.true((await a.liveApi.get('/v1/customers/min-ready/readiness')).body.ready_for_live_calls);
 
   // Its first month never counts: move into the next month, spend 60, then close that month.
@@ -371,12 +377,7 @@ test.serial('monthly minimum: a service that did not run the job for months char
   const a = await liveAccount();
   await topUp(a, 10_000);
   const con = a.console;
-  await con.post('/console/v1/languages/en-US/certify');
-  const c = await makeCustomer(a.liveApi, { external_ref: 'min-away' });
-  await con.post(`/console/v1/customers/${c.id}/script/certify`);
-  await con.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: '+12025550112' });
-  const link = await a.liveApi.post(`/v1/customers/${c.id}/onboarding_link`);
-  await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ accepted_by: 'Ann', agree: 'yes' }) });
+  await takenLive(a, 'min-away', '+12025550112');
   t.true((await a.liveApi.get('/v1/customers/min-away/readiness')).body.ready_for_live_calls);
   // Five month turns pass with no run of the job (the service was down): four months are owed,
   // the fifth (the month it went live) is free.
