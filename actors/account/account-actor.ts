@@ -16,7 +16,7 @@ import { assessCoverage } from '../coverage/coverage.ts';
 import { customerView } from '../customer/views.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
-import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, slugify } from './account-rules.ts';
+import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
 import { accountView, apiKeyView, brandView, consoleAccountView, usageView } from './views.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { buildBalance } from './balance-view.ts';
@@ -87,7 +87,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
     for (let n = 1; ; n++) {
       try {
         const row = await withTransaction(pool, async (client) => {
-          const account = await createAccountRepository(client).insert({ id, name, slug: slugify(name, n), country, now });
+          const account = await createAccountRepository(client).insert({ id, name, slug: slugify(name, n, randomSlugWord()), country, now });
           await createMoneyRepository(client).createRows(id);
           return account;
         });

@@ -5,9 +5,10 @@ import type { BrandField } from '../../db/accounts.ts';
 
 /**
  * A URL-safe account slug from its name; `n` > 1 adds a suffix to step past a taken one: `-2`
- * and `-3`, then a random one (many agencies share a name; counting up would take a query each).
+ * and `-3`, then `randomWord` (many agencies share a name; counting up would take a query each).
+ * Pure: the caller draws the random word (`randomSlugWord`).
  */
-export function slugify(name: string, n = 1): string {
+export function slugify(name: string, n = 1, randomWord?: string): string {
   const base =
     name
       .normalize('NFKD')
@@ -18,7 +19,13 @@ export function slugify(name: string, n = 1): string {
       .replace(/^-+|-+$/g, '') || 'account';
   if (n <= 1) return base;
   if (n <= 3) return `${base}-${n}`;
-  return `${base}-${crypto.randomBytes(4).readUInt32BE(0).toString(36)}`;
+  if (!randomWord || !/^[a-z0-9]+$/.test(randomWord)) throw new RangeError('slugify needs a random word of a-z0-9 past the third attempt');
+  return `${base}-${randomWord}`;
+}
+
+/** A random suffix for `slugify`: up to 7 base-36 characters. */
+export function randomSlugWord(): string {
+  return crypto.randomBytes(4).readUInt32BE(0).toString(36);
 }
 
 /** Scopes of a new key: every scope when none are given; an unknown one is refused. */

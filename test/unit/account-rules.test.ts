@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, slugify } from '../../actors/account/account-rules.ts';
+import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from '../../actors/account/account-rules.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { BRAND_FIELDS } from '../../db/accounts.ts';
 import { ApiError, type ErrorCode } from '../../http/errors.ts';
@@ -48,12 +48,19 @@ test('slugify adds a suffix only for n > 1', (t) => {
   t.is(slugify('Acme', 3), 'acme-3');
 });
 
-test('slugify steps past -3 with a random suffix, different each time', (t) => {
+test('slugify steps past -3 with the random word it is given, and refuses to go on without one', (t) => {
+  t.is(slugify('Acme', 4, 'k3x9q'), 'acme-k3x9q');
+  t.is(slugify('Acme', 10, 'zz'), 'acme-zz');
+  t.throws(() => slugify('Acme', 4), { instanceOf: RangeError });
+  t.throws(() => slugify('Acme', 4, 'Not-Safe'), { instanceOf: RangeError });
+});
+
+test('randomSlugWord: short base-36 words, different each time', (t) => {
   const seen = new Set<string>();
   for (let i = 0; i < 50; i++) {
-    const slug = slugify('Acme', 4);
-    t.regex(slug, /^acme-[a-z0-9]{1,7}$/);
-    seen.add(slug);
+    const word = randomSlugWord();
+    t.regex(word, /^[a-z0-9]{1,7}$/);
+    seen.add(word);
   }
   t.true(seen.size > 45, `${seen.size} distinct of 50`);
 });
