@@ -373,14 +373,13 @@ export function createMoneyRepository(db: Queryable) {
       return rows;
     },
 
-    /** Grants past expiry with credit left, locked (other processes skip them). */
-    async lockExpiredGrants(now: Date, limit: number): Promise<{ id: string; account_id: string; remaining_cents: number }[]> {
+    /** Accounts with grants past expiry and credit left (not locked: the write-off locks in money-row order). */
+    async accountsWithExpiredBonus(now: Date, limit: number): Promise<string[]> {
       const { rows } = await db.query(
-        `SELECT id, account_id, remaining_cents FROM bonus_grants WHERE remaining_cents > 0 AND expires_at <= $1
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        `SELECT DISTINCT account_id FROM bonus_grants WHERE remaining_cents > 0 AND expires_at <= $1 LIMIT $2`,
         [now, limit],
       );
-      return rows;
+      return rows.map((r) => r.account_id);
     },
 
     async earliestBonusExpiry(accountId: string, now: Date): Promise<Date | null> {

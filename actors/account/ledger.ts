@@ -167,7 +167,7 @@ export async function balanceMoved(
 }
 
 /** Writes off what is left of an expired grant: the grant emptied and a `bonus_expired` line. */
-export async function writeOffGrant(client: Client, grant: { id: string; account_id: string; remaining_cents: number }, now: Date): Promise<void> {
+async function writeOffGrant(client: Client, grant: { id: string; account_id: string; remaining_cents: number }, now: Date): Promise<void> {
   await createMoneyRepository(client).clearGrant(grant.id);
   await postLine(client, {
     accountId: grant.account_id,
@@ -182,7 +182,7 @@ export async function writeOffGrant(client: Client, grant: { id: string; account
   });
 }
 
-/** Writes off an account's expired bonus grants; returns how many. */
+/** Writes off an account's expired bonus grants; returns how many. The caller holds the account's money row lock. */
 export async function writeOffExpiredBonus(client: Client, accountId: string, now: Date): Promise<number> {
   const grants = await createMoneyRepository(client).lockExpiredGrantsOf(accountId, now);
   for (const grant of grants) await writeOffGrant(client, grant, now);

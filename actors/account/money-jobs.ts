@@ -2,7 +2,7 @@ import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { MONTHLY_MINIMUM_CENTS, monthKey } from './pricing.ts';
 import { createSettingsRepository } from '../../db/settings.ts';
-import { balanceMoved, checkLowBalance, postLine, writeOffGrant } from './ledger.ts';
+import { balanceMoved, checkLowBalance, postLine, writeOffExpiredBonus } from './ledger.ts';
 
 /**
  * Periodic money jobs. Each is safe to run at any time, twice, or on several processes at once:
@@ -44,14 +44,21 @@ export async function releaseExpiredHolds(pool: Pool, now: Date): Promise<number
   }
 }
 
-/** Writes off bonus credit left at its expiry, one ledger line per grant. */
+/**
+ * Writes off bonus credit left at its expiry, one ledger line per grant. Each account in its own
+ * transaction that locks the account's money row before its grants: the lock order of every money
+ * path. (Locking the grants first, as this job once did, deadlocked against a call end on the same
+ * account, which holds the money row and then writes off the expired grants it finds.)
+ */
 export async function expireBonuses(pool: Pool, now: Date): Promise<number> {
-  return withTransaction(pool, async (client) => {
-    const money = createMoneyRepository(client);
-    const grants = await money.lockExpiredGrants(now, BATCH);
-    for (const grant of grants) await writeOffGrant(client, grant, now);
-    return grants.length;
-  });
+  let total = 0;
+  for (const accountId of await createMoneyRepository(pool).accountsWithExpiredBonus(now, BATCH)) {
+    total += await withTransaction(pool, async (client) => {
+      await createMoneyRepository(client).lock(accountId, 'live');
+      return writeOffExpiredBonus(client, accountId, now);
+    });
+  }
+  return total;
 }
 
 /** The last month whose minimums are all recorded, as its month key (settings). */

@@ -409,6 +409,35 @@ test.serial('bonus credit left at expiry is written off by the job', async (t) =
   t.like(line, { type: 'bonus_expired', amount_cents: -1_500 });
 });
 
+test.serial('bonus expiry racing call ends: every end and every job run succeeds, each grant written off once', async (t) => {
+  // Five accounts, each with two grants and ten running calls; past both grants' expiry every call
+  // end finds expired credit to write off, as does every run of the job (which takes several
+  // accounts at once): the two must not lock each other out.
+  const accounts = await Promise.all(
+    Array.from({ length: 5 }, async () => {
+      const a = await liveAccount();
+      await topUp(a, 50_000); // +1,500 bonus
+      await topUp(a, 60_000); // +1,800 bonus, a second grant
+      await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+      const c = await makeCustomer(a.liveApi);
+      for (let i = 0; i < 10; i++) t.true((await hold(a, c.id, `race-${i}`)).body.ok);
+      return a;
+    }),
+  );
+  await accounts[0].console.post('/console/v1/test_clock/advance', { seconds: 366 * 86_400 });
+  const replies = await Promise.all([
+    ...accounts.flatMap((a) => Array.from({ length: 10 }, (_, i) => end(a, `race-${i}`, 30))),
+    ...Array.from({ length: 6 }, () => accounts[0].console.post('/console/v1/jobs/expire_bonuses/run')),
+  ]);
+  t.deepEqual([...new Set(replies.map((r) => r.status))], [200], JSON.stringify(replies.filter((r) => r.status !== 200).map((r) => r.body)));
+  for (const a of accounts) {
+    const lines = (await a.liveApi.get('/v1/usage?limit=200')).body.data;
+    t.deepEqual(lines.filter((l: any) => l.type === 'bonus_expired').map((l: any) => l.amount_cents).sort((x: number, y: number) => x - y), [-1_800, -1_500]);
+    t.is(lines.filter((l: any) => l.cause === 'call').length, 10);
+    t.like((await a.liveApi.get('/v1/balance')).body, { bonus_cents: 0, reserved_cents: 0 });
+  }
+});
+
 test('a top-up that covers a call makes a waiting live customer ready: customer.ready is recorded', async (t) => {
   const a = await liveAccount();
   const { makeReadyCustomer } = await import('../helpers/calls.ts');
