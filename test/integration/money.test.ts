@@ -438,6 +438,59 @@ test.serial('bonus expiry racing call ends: every end and every job run succeeds
   }
 });
 
+test.serial('everything at once: starts, ends, top-ups, refunds, automatic top-ups, every job and time passing, on three accounts', async (t) => {
+  // Concurrent bursts of every money operation; bonus credit expires and holds pass 30 minutes
+  // while calls end. Nothing may fail, no call is billed twice, and the invariant checker (after
+  // each test) must still find every balance equal to its ledger.
+  const seed = Date.now() % 2 ** 31;
+  t.log(`seed ${seed}`);
+  let x = seed;
+  const random = () => ((x = (x * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
+  const accounts = await Promise.all(
+    Array.from({ length: 3 }, async () => {
+      const a = await liveAccount();
+      await topUp(a, 60_000);
+      await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+      await a.console.post(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 20_000, amount_cents: 10_000 });
+      return { a, customers: [await makeCustomer(a.liveApi), await makeCustomer(a.liveApi)], started: [] as string[] };
+    }),
+  );
+  const con = accounts[0].a.console;
+  // Just before the bonus credit of the first top-ups expires.
+  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  await con.post('/console/v1/test_clock/advance', { seconds: 365 * 86_400 - 600 });
+  t.log(`clock moved from ${now.toISOString()}`);
+  let n = 0;
+  const op = async () => {
+    const acc = pick(accounts);
+    const r = random();
+    if (r < 0.35) {
+      const reference = `chaos-${n++}`;
+      const reply = await hold(acc.a, pick(acc.customers).id, reference);
+      if (reply.body.ok) acc.started.push(reference);
+      return reply;
+    }
+    if (r < 0.7 && acc.started.length) return end(acc.a, pick(acc.started), Math.floor(random() * 1_300));
+    if (r < 0.78) return topUp(acc.a, 2_500 + Math.floor(random() * 60_000));
+    if (r < 0.84) return acc.a.console.post(`/console/v1/accounts/${acc.a.id}/refunds`, { amount_cents: 1 + Math.floor(random() * 500), customer_id: pick(acc.customers).id });
+    if (r < 0.96) return con.post(`/console/v1/jobs/${pick(['release_holds', 'expire_bonuses', 'close_month'])}/run`);
+    return con.post('/console/v1/test_clock/advance', { seconds: pick([60, 300, 31 * 60]) });
+  };
+  const failures: unknown[] = [];
+  for (let burst = 0; burst < 6; burst++) {
+    const replies = await Promise.all(Array.from({ length: 40 }, op));
+    failures.push(...replies.filter((reply) => reply.status >= 300).map((reply) => reply.body));
+  }
+  t.deepEqual(failures, []);
+  for (const { a, started } of accounts) {
+    const calls = (await a.liveApi.get('/v1/usage?limit=200')).body.data.filter((l: any) => l.cause === 'call');
+    const refs = calls.map((l: any) => l.reference);
+    t.is(new Set(refs).size, refs.length, 'no call billed twice');
+    t.true(refs.every((ref: string) => started.includes(ref)));
+  }
+});
+
 test('a top-up that covers a call makes a waiting live customer ready: customer.ready is recorded', async (t) => {
   const a = await liveAccount();
   const { makeReadyCustomer } = await import('../helpers/calls.ts');
