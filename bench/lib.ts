@@ -10,13 +10,22 @@ export interface LoadResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** CPU per request of the server process (`serverPid`) and of PostgreSQL, when asked for. */
+  cpu?: CpuPerOp;
 }
 
-/** autocannon against `url` for `seconds` after a short warm-up. */
-export async function load(url: string, opts: { seconds?: number; connections?: number; headers?: Record<string, string> } = {}): Promise<LoadResult> {
+/**
+ * autocannon against `url` for `seconds` after a short warm-up. With `serverPid`, also the CPU
+ * that process and PostgreSQL spent per request during the measured run.
+ */
+export async function load(
+  url: string,
+  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number } = {},
+): Promise<LoadResult> {
   const run = (duration: number) =>
     autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers });
   await run(2);
+  const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid });
   const r = await run(opts.seconds ?? 10);
   return {
     requestsPerSecond: Math.round(r.requests.average),
@@ -24,6 +33,7 @@ export async function load(url: string, opts: { seconds?: number; connections?: 
     p99Ms: r.latency.p99,
     non2xx: r.non2xx,
     errors: r.errors,
+    ...(meter ? { cpu: meter.perOp(r.requests.total) } : {}),
   };
 }
 
@@ -53,21 +63,29 @@ export function ratio(a: number, b: number): string {
   return `${((a / b) * 100).toFixed(1)} %`;
 }
 
-/** CPU seconds (user + system) used so far by every PostgreSQL process on this machine (Linux /proc). */
+/** CPU (user + system, µs) a process has used so far, from /proc; 0 once it is gone. */
+function processCpuMicros(pid: number | string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU (µs) used so far by every PostgreSQL process on this machine (Linux /proc). */
 function postgresCpuMicros(): number {
-  let ticks = 0;
+  let micros = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') micros += processCpuMicros(entry);
     } catch {
       /* the process ended meanwhile */
     }
   }
-  return (ticks * 1e6) / CLOCK_TICKS;
+  return micros;
 }
 const CLOCK_TICKS = 100;
 
@@ -77,18 +95,19 @@ export interface CpuPerOp {
 }
 
 /**
- * Starts measuring CPU: PostgreSQL's (all its processes) and this process's. `perOp(n)` divides
- * what was used since by n operations. Where the work is CPU-bound, these explain a ratio.
+ * Starts measuring CPU: PostgreSQL's (all its processes) and this process's, or process `pid`'s.
+ * `perOp(n)` divides what was used since by n operations. Where the work is CPU-bound, these
+ * explain a ratio.
  */
-export function cpuMeter(): { perOp(ops: number): CpuPerOp } {
+export function cpuMeter(opts: { pid?: number } = {}): { perOp(ops: number): CpuPerOp } {
+  const nodeNow = () => (opts.pid === undefined ? (({ user, system }) => user + system)(process.cpuUsage()) : processCpuMicros(opts.pid));
   const pg0 = postgresCpuMicros();
-  const node0 = process.cpuUsage();
+  const node0 = nodeNow();
   return {
     perOp(ops) {
-      const node = process.cpuUsage(node0);
       return {
         postgresMicros: Math.round((postgresCpuMicros() - pg0) / Math.max(ops, 1)),
-        nodeMicros: Math.round((node.user + node.system) / Math.max(ops, 1)),
+        nodeMicros: Math.round((nodeNow() - node0) / Math.max(ops, 1)),
       };
     },
   };

@@ -25,9 +25,9 @@ export async function readinessBench(seconds: number) {
     await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000_000, burst: 100_000_000 });
     const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'bench' })).body;
     const customer = (await client(sb.url, key.secret).post('/v1/customers', { name: 'Bench Customer' })).body;
-    const subject = await load(`${sb.url}/v1/customers/${customer.id}/readiness`, { seconds, headers: { authorization: `Bearer ${key.secret}` } });
+    const subject = await load(`${sb.url}/v1/customers/${customer.id}/readiness`, { seconds, headers: { authorization: `Bearer ${key.secret}` }, serverPid: sb.pid });
     // The service's own floor: every hook, no key, no database.
-    const health = await load(`${sb.url}/healthz`, { seconds });
+    const health = await load(`${sb.url}/healthz`, { seconds, serverPid: sb.pid });
     return {
       name: 'readiness GET vs bare fastify',
       baseline,
@@ -36,7 +36,8 @@ export async function readinessBench(seconds: number) {
       summary:
         `readiness ${subject.requestsPerSecond} req/s (p99 ${subject.p99Ms} ms) vs hello world ${baseline.requestsPerSecond} req/s (p99 ${baseline.p99Ms} ms): ` +
         `${ratio(subject.requestsPerSecond, baseline.requestsPerSecond)} of baseline (target ≥ 40 %); the service's /healthz (no key, no database) ` +
-        `${health.requestsPerSecond} req/s = ${ratio(health.requestsPerSecond, baseline.requestsPerSecond)}` +
+        `${health.requestsPerSecond} req/s = ${ratio(health.requestsPerSecond, baseline.requestsPerSecond)}; CPU per request: readiness ` +
+        `${subject.cpu?.nodeMicros} µs server + ${subject.cpu?.postgresMicros} µs PostgreSQL, /healthz ${health.cpu?.nodeMicros} µs server` +
         `${subject.non2xx || subject.errors ? `; ${subject.non2xx} non-2xx, ${subject.errors} errors` : ''}`,
     };
   } finally {
