@@ -106,6 +106,7 @@ const APPLY_CHANGE = prepared(
       WHERE id = $15::uuid
    ), h AS (
      UPDATE holds SET status = 'settled', resolved_at = $34, charged_cents = $20 WHERE id = $19::uuid AND status = 'open'
+     RETURNING id
    ), g AS (
      UPDATE bonus_grants b SET remaining_cents = b.remaining_cents - t.take
        FROM (SELECT id, LEAST(remaining_cents, GREATEST(0, $35::bigint - before)) AS take
@@ -118,7 +119,7 @@ const APPLY_CHANGE = prepared(
      SELECT $1, $2, $21::uuid, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33 WHERE $22::text IS NOT NULL
      RETURNING *
    )
-   SELECT (SELECT to_jsonb(l) FROM l) AS line`,
+   SELECT (SELECT to_jsonb(l) FROM l) AS line, (SELECT count(*) FROM h)::int AS settled`,
 );
 
 /** The month's call-minute position of money row `m` (0 once the month in `month` has begun). */
@@ -212,6 +213,8 @@ export function createMoneyRepository(db: Queryable) {
           l?.description ?? null, l?.created_at ?? null, change.now, change.bonusTakenCents,
         ]),
       );
+      // The caller locked the open hold, so it settles here; if it did not, nothing may be written.
+      if (change.holdCharge && rows[0].settled !== 1) throw new Error(`hold ${change.holdCharge.holdId} was not open when its charge was written`);
       const line = rows[0].line;
       return line ? { ...line, created_at: new Date(line.created_at) } : null;
     },

@@ -491,6 +491,39 @@ test.serial('everything at once: starts, ends, top-ups, refunds, automatic top-u
   }
 });
 
+test('a money change that settles a hold which is not open writes nothing', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  const c = await makeCustomer(a.liveApi);
+  t.true((await hold(a, c.id, 'guarded')).body.ok);
+  t.is((await end(a, 'guarded', 60)).status, 200); // settled: no longer open
+  const { withTransaction } = await import('../../db/pool.ts');
+  const { createMoneyRepository } = await import('../../db/money.ts');
+  const before = (await a.liveApi.get('/v1/balance')).body;
+  const db = new pg.Pool({ connectionString: svc.databaseUrl });
+  try {
+    const settledHold = (await db.query(`SELECT id FROM holds WHERE account_id = $1 AND reference = 'guarded'`, [a.id])).rows[0];
+    await t.throwsAsync(
+      withTransaction(db, async (client) => {
+        const money = createMoneyRepository(client);
+        const row = (await money.lock(a.id, 'live'))!;
+        await money.apply({
+          next: { ...row, balance_cents: row.balance_cents - 1, paid_cents: row.paid_cents - 1 },
+          customer: { id: c.id, reservedReleasedCents: 0, callsEnded: 0, spendCents: 0 },
+          holdCharge: { holdId: settledHold.id, chargedCents: 1 },
+          line: null,
+          bonusTakenCents: 0,
+          now: new Date(),
+        });
+      }),
+      { message: /was not open/ },
+    );
+  } finally {
+    await db.end();
+  }
+  t.deepEqual((await a.liveApi.get('/v1/balance')).body, before);
+});
+
 test('a top-up that covers a call makes a waiting live customer ready: customer.ready is recorded', async (t) => {
   const a = await liveAccount();
   const { makeReadyCustomer } = await import('../helpers/calls.ts');
