@@ -307,30 +307,6 @@ export function createMoneyRepository(db: Queryable) {
       ]);
     },
 
-    async insertLine(l: NewLedgerLine): Promise<LedgerRow> {
-      const { rows } = await db.query(
-        `INSERT INTO ledger_entries (account_id, mode, customer_id, type, cause, amount_cents, cash_cents, bonus_cents,
-                                     balance_after_cents, applied, minutes, reference, payment_reference, description, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
-        [
-          l.account_id, l.mode, l.customer_id, l.type, l.cause, l.amount_cents, l.cash_cents, l.bonus_cents,
-          l.balance_after_cents, l.applied, l.minutes, l.reference, l.payment_reference, l.description, l.created_at,
-        ],
-      );
-      return rows[0];
-    },
-
-    /** Adds a settled charge to a customer's spend of the day and month (rolling the periods over). */
-    async addCustomerSpend(customerId: string, cents: number, day: string, month: string): Promise<void> {
-      await db.query(
-        `UPDATE customers SET
-           spend_day_cents = CASE WHEN spend_day = $3::date THEN spend_day_cents ELSE 0 END + $2, spend_day = $3::date,
-           spend_month_cents = CASE WHEN spend_month = $4::date THEN spend_month_cents ELSE 0 END + $2, spend_month = $4::date
-         WHERE id = $1`,
-        [customerId, cents, day, month],
-      );
-    },
-
     async listLines(accountId: string, mode: Mode, limit: number, beforeSeq: number | null, customerId: string | null): Promise<LedgerRow[]> {
       const { rows } = await db.query(
         `SELECT * FROM ledger_entries WHERE account_id = $1 AND mode = $2 AND ($4::bigint IS NULL OR seq < $4)
