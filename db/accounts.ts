@@ -71,7 +71,7 @@ export function createAccountRepository(db: Queryable) {
 
     /** Locks the account row for the rest of the transaction (serialises changes across processes). */
     async lock(id: string): Promise<AccountRow | null> {
-      const { rows } = await db.query(`SELECT * FROM accounts WHERE id = $1 FOR UPDATE`, [id]);
+      const { rows } = await db.query(`SELECT * FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, [id]);
       return rows[0] ?? null;
     },
 

@@ -95,7 +95,7 @@ export function createCallRepository(db: Queryable) {
     },
 
     async lock(id: string): Promise<CallRow | null> {
-      const { rows } = await db.query(`SELECT * FROM calls WHERE id = $1 FOR UPDATE`, [id]);
+      const { rows } = await db.query(`SELECT * FROM calls WHERE id = $1 FOR NO KEY UPDATE`, [id]);
       return rows[0] ?? null;
     },
 

@@ -94,7 +94,7 @@ export function createCustomerRepository(db: Queryable) {
     },
 
     async lock(id: string): Promise<CustomerRow | null> {
-      const { rows } = await db.query(`SELECT * FROM customers WHERE id = $1 FOR UPDATE`, [id]);
+      const { rows } = await db.query(`SELECT * FROM customers WHERE id = $1 FOR NO KEY UPDATE`, [id]);
       return rows[0] ?? null;
     },
 

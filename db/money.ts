@@ -129,12 +129,12 @@ const OPEN_HOLD = prepared(
   'open_hold',
   `WITH locked AS (
      SELECT ${priceMinutesSql(POSITION_OF_M('$6'), String(MAX_CALL_MINUTES))}::bigint AS amount
-       FROM account_money m WHERE account_id = $1 AND mode = $2 FOR UPDATE
+       FROM account_money m WHERE account_id = $1 AND mode = $2 FOR NO KEY UPDATE
    ), cust AS (
      SELECT reserved_cents, open_calls, daily_spend_cap_cents, monthly_spend_cap_cents, max_concurrent_calls,
             CASE WHEN spend_day = $5::date THEN spend_day_cents ELSE 0 END AS day_cents,
             CASE WHEN spend_month = $6::date THEN spend_month_cents ELSE 0 END AS month_cents
-       FROM customers WHERE id = $3 AND account_id = $1 AND mode = $2 AND EXISTS (SELECT 1 FROM locked) FOR UPDATE
+       FROM customers WHERE id = $3 AND account_id = $1 AND mode = $2 AND EXISTS (SELECT 1 FROM locked) FOR NO KEY UPDATE
    ), money AS (
      UPDATE account_money m SET reserved_cents = m.reserved_cents + l.amount, open_calls = m.open_calls + 1
        FROM accounts a, cust c, locked l
@@ -172,12 +172,12 @@ const SETTLE_HOLD = prepared(
   `SELECT to_jsonb(h) AS hold, ${MONEY_COLUMNS_OF_M}, ${BONUS_FACTS_OF('$1', '$3')}
      FROM holds h JOIN account_money m ON m.account_id = h.account_id AND m.mode = h.mode
     WHERE h.account_id = $1 AND h.reference = $2 AND h.status = 'open'
-      FOR UPDATE OF h, m`,
+      FOR NO KEY UPDATE OF h, m`,
 );
 const BONUS_FACTS = prepared('bonus_facts', `SELECT ${BONUS_FACTS_OF('$1', '$2')}`);
 const GET_MONEY = prepared('get_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2`);
 
-const LOCK_MONEY = prepared('lock_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR UPDATE`);
+const LOCK_MONEY = prepared('lock_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR NO KEY UPDATE`);
 
 export function createMoneyRepository(db: Queryable) {
   return {
@@ -346,7 +346,7 @@ export function createMoneyRepository(db: Queryable) {
     /** One account's grants past expiry with credit left, locked (the caller holds its money row). */
     async lockExpiredGrantsOf(accountId: string, now: Date): Promise<{ id: string; account_id: string; remaining_cents: number }[]> {
       const { rows } = await db.query(
-        `SELECT id, account_id, remaining_cents FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $2 FOR UPDATE`,
+        `SELECT id, account_id, remaining_cents FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $2 FOR NO KEY UPDATE`,
         [accountId, now],
       );
       return rows;
