@@ -249,3 +249,42 @@ test.serial('a call actor that crashes mid-call is restarted with its live media
   const done = await dialUntilFinished(account, account.api, r.body.id);
   t.is(done.outcome, 'time_limit');
 });
+
+test.serial('everything at once: dialler rounds, cancels, jobs and time passing over 32 requests', async (t) => {
+  // Numbers 0160–0199 (not ending in 5 or 9): each last digit picks a simulated outcome.
+  const phones = Array.from({ length: 40 }, (_, i) => 160 + i).filter((n) => n % 10 !== 5 && n % 10 !== 9).map((n) => `+120255501${n - 100}`);
+  const queued = await Promise.all(phones.map((phone) => queue({ phone })));
+  t.deepEqual([...new Set(queued.map((r) => r.status))], [201]);
+  const ids = queued.map((r) => r.body.id as string);
+  const unexpected: unknown[] = [];
+  for (let round = 0; round < 6; round++) {
+    const replies = await Promise.all([
+      ...Array.from({ length: 3 }, () => account.console.post('/console/v1/dialler/run')),
+      ...[ids[(round * 5) % ids.length], ids[(round * 5 + 3) % ids.length]].map((id) => account.api.delete(`/v1/calls/${id}`)),
+      ...['finish_stale_calls', 'release_holds', 'expire_requests'].map((job) => account.console.post(`/console/v1/jobs/${job}/run`)),
+      account.console.post('/console/v1/test_clock/advance', { seconds: 60 }),
+    ]);
+    // A cancel may lose to the dialler (409: claimed, or already finished); nothing else may fail.
+    const lostCancel = (r: { status: number; body: any }) => r.status === 409 && ['call_already_claimed', 'call_already_finished'].includes(r.body.error?.code);
+    unexpected.push(...replies.filter((r) => r.status >= 300 && !lostCancel(r)).map((r) => r.body));
+  }
+  t.deepEqual(unexpected, []);
+  // Then let them all run out: requests held back by the account's call concurrency come round
+  // again as the clock moves.
+  let finished: any[] = [];
+  for (const deadline = Date.now() + 60_000; ; ) {
+    finished = await Promise.all(ids.map(async (id) => (await account.api.get(`/v1/calls/${id}`)).body));
+    if (finished.every((c) => c.finished) || Date.now() > deadline) break;
+    await account.console.post('/console/v1/dialler/run');
+    await account.console.post('/console/v1/test_clock/advance', { seconds: 20 });
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.deepEqual(finished.filter((c) => !c.finished), []);
+  const lines = (await account.api.get('/v1/usage?limit=200')).body.data.filter((l: any) => l.cause === 'call' && ids.includes(l.reference));
+  t.is(new Set(lines.map((l: any) => l.reference)).size, lines.length, 'no call billed twice');
+  for (const c of finished) {
+    const billed = lines.filter((l: any) => l.reference === c.id);
+    if (c.status === 'cancelled') t.is(billed.length, 0, `${c.id} was cancelled`);
+  }
+  t.like((await account.api.get('/v1/balance')).body, { reserved_cents: 0 });
+});
