@@ -66,10 +66,12 @@ function roles(value: string | undefined): ReadonlySet<Role> {
   return new Set(list as Role[]);
 }
 
-function int(value: string | undefined, fallback: number, name: string): number {
+function int(value: string | undefined, fallback: number, name: string, min = 0): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < min) {
+    throw new Error(min === 0 ? `${name} must be a non-negative integer, got "${value}"` : `${name} must be at least ${min}, got "${value}"`);
+  }
   return n;
 }
 
@@ -77,11 +79,6 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
   if (value === undefined || value === '') return fallback;
   if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} takes ${allowed.join(' or ')}, got "${value}"`);
   return value as T;
-}
-
-function atLeastOne(n: number, name: string): number {
-  if (n < 1) throw new Error(`${name} must be at least 1, got ${n}`);
-  return n;
 }
 
 /** Reads the configuration from `env` (process.env by default). Throws on a malformed value. */
@@ -123,7 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaUrl: env.SWITCHBOARD_MEDIA_URL || undefined,
     maxCallsPerProcess: int(env.SWITCHBOARD_MAX_CALLS, 200, 'SWITCHBOARD_MAX_CALLS'),
     rateLimitStore: oneOf(env.SWITCHBOARD_RATE_LIMIT_STORE, ['memory', 'postgres'] as const, 'memory', 'SWITCHBOARD_RATE_LIMIT_STORE'),
-    dbPoolSize: atLeastOne(int(env.SWITCHBOARD_DB_POOL_SIZE, 20, 'SWITCHBOARD_DB_POOL_SIZE'), 'SWITCHBOARD_DB_POOL_SIZE'),
+    dbPoolSize: int(env.SWITCHBOARD_DB_POOL_SIZE, 20, 'SWITCHBOARD_DB_POOL_SIZE', 1),
     diallerPollMs: int(env.SWITCHBOARD_DIALLER_POLL_MS, 1_000, 'SWITCHBOARD_DIALLER_POLL_MS'),
     senderPollMs: int(env.SWITCHBOARD_SENDER_POLL_MS, 1_000, 'SWITCHBOARD_SENDER_POLL_MS'),
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',

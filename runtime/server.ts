@@ -173,7 +173,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const chatSessions = actors.register<ChatSessionMessage, ChatSessionReplies, ChatSessionState>(chatSessionBehaviour(deps));
     // The sender's bookkeeping commits asynchronously: losing a claim or an attempt record in a
     // crash only means a delivery is sent again, which at-least-once delivery allows.
-    const senderPool = createPool(url, Math.max(1, Math.ceil(config.dbPoolSize / 2)), { asyncCommit: true });
+    const senderPool = createPool(url, Math.ceil(config.dbPoolSize / 2), { asyncCommit: true });
     cleanups.push(step('sender pool', () => senderPool.end()));
     const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
 

@@ -61,37 +61,36 @@ export async function expireBonuses(pool: Pool, now: Date): Promise<number> {
   return total;
 }
 
-/** The last month whose minimums are all recorded, as its month key (settings). */
-export const MINIMUMS_CLOSED_THROUGH = 'minimums_closed_through';
+/** The first month whose minimums are not all recorded yet, as its month key (settings). */
+const MINIMUMS_OPEN_FROM = 'minimums_open_from';
 
+/** The instant a month key ('2027-03-01') starts, UTC. */
+const startOfMonth = (key: string) => new Date(`${key}T00:00:00Z`);
 const monthAfter = (month: Date) => new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
-const monthOf = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 
 /**
  * After a month closes: each live customer taken live before that month whose call spend in it
  * was under the minimum is charged the difference, once (monthly_minimums records each
  * customer-month, whatever the outcome, so a second run or a second process does nothing).
- * Every closed month since the last one fully done is looked at, however long the service was
- * down at a month's turn; a mark in settings records how far that is, so a run looks only at
- * months not done yet. A customer can only join a month's candidates before that month starts
- * (taken live before it), so a month once done stays done.
+ * Every closed month not done yet is looked at, however long the service was down at a month's
+ * turn; a mark in settings records the first one not done. A customer can only join a month's
+ * candidates before that month starts (taken live before it), so a month once done stays done.
  */
 export async function closeMonth(pool: Pool, now: Date): Promise<number> {
-  const current = monthOf(now);
+  const current = startOfMonth(monthKey(now));
   const settings = createSettingsRepository(pool);
-  const doneThrough = await settings.get(MINIMUMS_CLOSED_THROUGH);
-  let from: Date;
-  if (doneThrough) {
-    from = monthAfter(new Date(`${doneThrough}T00:00:00Z`));
+  const openFrom = await settings.get(MINIMUMS_OPEN_FROM);
+  let from = current;
+  if (openFrom) {
+    from = startOfMonth(openFrom);
   } else {
     // Never run: from the month after the first customer was taken live (its first month is free).
     const earliest = await createMoneyRepository(pool).earliestTakenLive();
-    from = earliest ? monthAfter(monthOf(earliest)) : current;
+    if (earliest) from = monthAfter(startOfMonth(monthKey(earliest)));
   }
   let charged = 0;
   for (let month = from; month < current; month = monthAfter(month)) charged += await closeOneMonth(pool, month, monthAfter(month), now);
-  const lastClosed = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - 1, 1));
-  await settings.raise(MINIMUMS_CLOSED_THROUGH, monthKey(lastClosed));
+  await settings.raise(MINIMUMS_OPEN_FROM, monthKey(current));
   return charged;
 }
 

@@ -17,7 +17,7 @@ type StoreCallback = (err: Error | null, result?: { current: number; ttl: number
  * database counts against one limit. Windows are fixed and aligned to the epoch (a minute window
  * runs from :00 to :00); one upsert per count.
  */
-export function postgresRateLimitStore(pool: Pool) {
+function postgresRateLimitStore(pool: Pool) {
   const repo = createRateLimitRepository(pool);
   return class PostgresRateLimitStore {
     incr(key: string, cb: StoreCallback, timeWindow: number): void {
