@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { loadConfig } from './config.ts';
+import { loadConfig, SettingError } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startService } from './server.ts';
 import { consoleUsage, runConsole } from './console-cli.ts';
@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<void> {
       return start(rest);
     case 'migrate': {
       const config = loadConfig();
-      if (!config.databaseUrl) throw new Error('migrate needs DATABASE_URL (start migrates the embedded database itself)');
+      if (!config.databaseUrl) throw new SettingError('migrate needs DATABASE_URL (start migrates the embedded database itself)');
       const pool = createPool(config.databaseUrl);
       const applied = await migrate(pool);
       await pool.end();

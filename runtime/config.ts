@@ -55,6 +55,11 @@ export interface Config {
   roles: ReadonlySet<Role>;
 }
 
+/** A setting the operator gave that cannot be used: said in one line, without a stack trace. */
+export class SettingError extends Error {
+  override name = 'SettingError';
+}
+
 export type Role = 'api' | 'dialler' | 'sender';
 const ROLES: readonly Role[] = ['api', 'dialler', 'sender'];
 
@@ -62,7 +67,7 @@ function roles(value: string | undefined): ReadonlySet<Role> {
   if (!value) return new Set(ROLES);
   const list = value.split(',').map((r) => r.trim()).filter(Boolean);
   const unknown = list.filter((r) => !(ROLES as readonly string[]).includes(r));
-  if (unknown.length || list.length === 0) throw new Error(`SWITCHBOARD_ROLES takes api, dialler and sender, got "${value}"`);
+  if (unknown.length || list.length === 0) throw new SettingError(`SWITCHBOARD_ROLES takes api, dialler and sender, got "${value}"`);
   return new Set(list as Role[]);
 }
 
@@ -70,14 +75,14 @@ function int(value: string | undefined, fallback: number, name: string, min = 0)
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) {
-    throw new Error(min === 0 ? `${name} must be a non-negative integer, got "${value}"` : `${name} must be at least ${min}, got "${value}"`);
+    throw new SettingError(min === 0 ? `${name} must be a non-negative integer, got "${value}"` : `${name} must be at least ${min}, got "${value}"`);
   }
   return n;
 }
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T, name: string): T {
   if (value === undefined || value === '') return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} takes ${allowed.join(' or ')}, got "${value}"`);
+  if (!(allowed as readonly string[]).includes(value)) throw new SettingError(`${name} takes ${allowed.join(' or ')}, got "${value}"`);
   return value as T;
 }
 
@@ -88,7 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   try {
     new URL(publicUrl);
   } catch {
-    throw new Error(`SWITCHBOARD_PUBLIC_URL is not a URL: "${publicUrl}"`);
+    throw new SettingError(`SWITCHBOARD_PUBLIC_URL is not a URL: "${publicUrl}"`);
   }
   return {
     port,

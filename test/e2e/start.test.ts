@@ -160,6 +160,14 @@ test.serial('switchboard console: a wrong token prints console_unauthorized and 
   t.deepEqual(good.json?.data?.map((a: { id: string }) => a.id), [accountId]);
 });
 
+test.serial('a bad setting stops start-up with one line naming it, exit 2, before any database starts', async (t) => {
+  const dataDir = await makeTempRoot();
+  const r = await runCli(['start'], { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_DB_POOL_SIZE: '0' });
+  t.is(r.code, 2);
+  t.is(r.stderr, 'switchboard: SWITCHBOARD_DB_POOL_SIZE must be at least 1, got "0"\n');
+  t.deepEqual(postgresProcessesFor(dataDir), []);
+});
+
 test.serial('SIGTERM: exits 0 within 10 s and leaves no postgres for its data dir', async (t) => {
   t.truthy(first?.isRunning(), 'needs the first start');
   await stopsCleanly(t, first!, 'SIGTERM');

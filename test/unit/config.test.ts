@@ -1,6 +1,6 @@
 import test from 'ava';
 import path from 'node:path';
-import { loadConfig } from '../../runtime/config.ts';
+import { loadConfig, SettingError } from '../../runtime/config.ts';
 
 test('defaults: port 8080, every role, public URL from the port, data under ./.switchboard', (t) => {
   const c = loadConfig({});
@@ -36,6 +36,7 @@ test('malformed settings are refused at start-up, never guessed', (t) => {
   t.throws(() => loadConfig({ SWITCHBOARD_DB_POOL_SIZE: '0' }), { message: /SWITCHBOARD_DB_POOL_SIZE must be at least 1/ });
   t.throws(() => loadConfig({ SWITCHBOARD_DB_POOL_SIZE: 'many' }), { message: /SWITCHBOARD_DB_POOL_SIZE/ });
   t.throws(() => loadConfig({ SWITCHBOARD_RATE_LIMIT_STORE: 'redis' }), { message: /SWITCHBOARD_RATE_LIMIT_STORE takes memory or postgres/ });
+  t.throws(() => loadConfig({ PORT: 'eighty' }), { instanceOf: SettingError }, 'a setting error, which the command prints without a stack');
 });
 
 test('request counters: in-process by default, shared in PostgreSQL on request', (t) => {
