@@ -65,35 +65,49 @@ const MONEY_COLUMNS = `account_id, mode, balance_cents, paid_cents, bonus_cents,
   minutes_month::text AS minutes_month, minutes_used, last_top_up_cents, low_balance_stage,
   auto_top_up_threshold_cents, auto_top_up_amount_cents`;
 
-/** A whole money change: the money row's new values, the customer's deltas, the hold's charge and the line. */
+/**
+ * A whole money change: the money row's new values, the customer's deltas, the hold's charge and
+ * the line. `next` and `line` are computed as if the whole charge came from cash; the statement
+ * itself then pays what it can of `bonusEligibleCents` from unexpired bonus grants (earliest
+ * expiry first) and moves that much from cash to bonus on the row and the line. The split is made
+ * there, and only there, because only that statement is sure to see the grants as they are under
+ * the money row lock: a read made before the lock was granted (the settlement's claim, whose
+ * snapshot predates its wait behind another settlement) can be stale, and a stale split spent
+ * bonus credit that was already gone (issue 10 §1).
+ */
 export interface MoneyChange {
   next: MoneyRow;
   customer: { id: string; reservedReleasedCents: number; callsEnded: number; spendCents: number } | null;
   /** A hold resolved by this change: settled with its charge (the same single write of the hold). */
   holdCharge: { holdId: string; chargedCents: number } | null;
   line: NewLedgerLine | null;
-  /** Bonus credit this change spends from unexpired grants, earliest expiry first. */
-  bonusTakenCents: number;
+  /** How much of this change's charge bonus credit may pay (0 for test lines and money in). */
+  bonusEligibleCents: number;
   now: Date;
 }
 
-/** The unexpired bonus credit that can pay, and whether expired credit waits to be written off. */
-export interface BonusFacts {
-  spendableCents: number;
-  expiredLeft: boolean;
+/** What the money change did beyond its inputs. */
+export interface AppliedChange {
+  line: LedgerRow | null;
+  /** Bonus credit the change spent (already moved from cash to bonus on the row and the line). */
+  bonusTakenCents: number;
+  /** Expired grants of the account still hold credit: they are written off next. */
+  expiredBonusLeft: boolean;
 }
-
-const BONUS_FACTS_OF = (account: string, now: string) => `
-  (SELECT COALESCE(sum(remaining_cents), 0) FROM bonus_grants WHERE account_id = ${account} AND remaining_cents > 0 AND expires_at > ${now})::bigint
-    AS bonus_spendable_cents,
-  EXISTS (SELECT 1 FROM bonus_grants WHERE account_id = ${account} AND remaining_cents > 0 AND expires_at <= ${now}) AS bonus_expired_left`;
 
 const APPLY_CHANGE = prepared(
   'apply_money_change',
-  `WITH m AS (
-     UPDATE account_money SET balance_cents = $3, paid_cents = $4, bonus_cents = $5, reserved_cents = $6, open_calls = $7,
+  `WITH t AS (
+     SELECT id, LEAST(remaining_cents, GREATEST(0, $35::bigint - before)) AS take
+       FROM (SELECT id, remaining_cents, sum(remaining_cents) OVER (ORDER BY expires_at, id) - remaining_cents AS before
+               FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $34 AND $35::bigint > 0) r
+   ), bt AS (
+     SELECT COALESCE(sum(take), 0)::bigint AS taken FROM t
+   ), m AS (
+     UPDATE account_money SET balance_cents = $3, paid_cents = $4 + bt.taken, bonus_cents = $5 - bt.taken, reserved_cents = $6, open_calls = $7,
             spend_day = $8::date, spend_day_cents = $9, spend_month = $10::date, spend_month_cents = $11,
             minutes_month = $12::date, minutes_used = $13, low_balance_stage = $14
+       FROM bt
       WHERE account_id = $1 AND mode = $2
    ), c AS (
      UPDATE customers SET reserved_cents = reserved_cents - $16, open_calls = open_calls - $17,
@@ -108,18 +122,15 @@ const APPLY_CHANGE = prepared(
      UPDATE holds SET status = 'settled', resolved_at = $34, charged_cents = $20 WHERE id = $19::uuid AND status = 'open'
      RETURNING id
    ), g AS (
-     UPDATE bonus_grants b SET remaining_cents = b.remaining_cents - t.take
-       FROM (SELECT id, LEAST(remaining_cents, GREATEST(0, $35::bigint - before)) AS take
-               FROM (SELECT id, remaining_cents, sum(remaining_cents) OVER (ORDER BY expires_at, id) - remaining_cents AS before
-                       FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $34 AND $35::bigint > 0) r) t
-      WHERE b.id = t.id AND t.take > 0
+     UPDATE bonus_grants b SET remaining_cents = b.remaining_cents - t.take FROM t WHERE b.id = t.id AND t.take > 0
    ), l AS (
      INSERT INTO ledger_entries (account_id, mode, customer_id, type, cause, amount_cents, cash_cents, bonus_cents,
                                  balance_after_cents, applied, minutes, reference, payment_reference, description, created_at)
-     SELECT $1, $2, $21::uuid, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33 WHERE $22::text IS NOT NULL
+     SELECT $1, $2, $21::uuid, $22, $23, $24, $25 + bt.taken, $26 - bt.taken, $27, $28, $29, $30, $31, $32, $33 FROM bt WHERE $22::text IS NOT NULL
      RETURNING *
    )
-   SELECT (SELECT to_jsonb(l) FROM l) AS line, (SELECT count(*) FROM h)::int AS settled`,
+   SELECT (SELECT to_jsonb(l) FROM l) AS line, (SELECT count(*) FROM h)::int AS settled, (SELECT taken FROM bt) AS bonus_taken,
+          $35::bigint > 0 AND EXISTS (SELECT 1 FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $34) AS expired_left`,
 );
 
 /** The month's call-minute position of money row `m` (0 once the month in `month` has begun). */
@@ -169,12 +180,11 @@ const MONEY_COLUMNS_OF_M = MONEY_COLUMNS.replace(/(^|,\s*)([a-z_]+)/g, (_all, se
 
 const SETTLE_HOLD = prepared(
   'settle_hold',
-  `SELECT to_jsonb(h) AS hold, ${MONEY_COLUMNS_OF_M}, ${BONUS_FACTS_OF('$1', '$3')}
+  `SELECT to_jsonb(h) AS hold, ${MONEY_COLUMNS_OF_M}
      FROM holds h JOIN account_money m ON m.account_id = h.account_id AND m.mode = h.mode
     WHERE h.account_id = $1 AND h.reference = $2 AND h.status = 'open'
       FOR NO KEY UPDATE OF h, m`,
 );
-const BONUS_FACTS = prepared('bonus_facts', `SELECT ${BONUS_FACTS_OF('$1', '$2')}`);
 const GET_MONEY = prepared('get_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2`);
 
 const LOCK_MONEY = prepared('lock_money', `SELECT ${MONEY_COLUMNS} FROM account_money WHERE account_id = $1 AND mode = $2 FOR NO KEY UPDATE`);
@@ -197,8 +207,8 @@ export function createMoneyRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    /** Writes a whole money change in one statement; returns the ledger line when there is one. */
-    async apply(change: MoneyChange): Promise<LedgerRow | null> {
+    /** Writes a whole money change in one statement (see MoneyChange for the bonus split). */
+    async apply(change: MoneyChange): Promise<AppliedChange> {
       const n = change.next;
       const c = change.customer;
       const l = change.line;
@@ -210,13 +220,17 @@ export function createMoneyRepository(db: Queryable) {
           change.holdCharge?.holdId ?? null, change.holdCharge?.chargedCents ?? null,
           l?.customer_id ?? null, l?.type ?? null, l?.cause ?? null, l?.amount_cents ?? null, l?.cash_cents ?? null, l?.bonus_cents ?? null,
           l?.balance_after_cents ?? null, l?.applied ?? null, l?.minutes ?? null, l?.reference ?? null, l?.payment_reference ?? null,
-          l?.description ?? null, l?.created_at ?? null, change.now, change.bonusTakenCents,
+          l?.description ?? null, l?.created_at ?? null, change.now, change.bonusEligibleCents,
         ]),
       );
       // The caller locked the open hold, so it settles here; if it did not, nothing may be written.
       if (change.holdCharge && rows[0].settled !== 1) throw new Error(`hold ${change.holdCharge.holdId} was not open when its charge was written`);
       const line = rows[0].line;
-      return line ? { ...line, created_at: new Date(line.created_at) } : null;
+      return {
+        line: line ? { ...line, created_at: new Date(line.created_at) } : null,
+        bonusTakenCents: Number(rows[0].bonus_taken),
+        expiredBonusLeft: rows[0].expired_left,
+      };
     },
 
     async update(accountId: string, mode: Mode, fields: Partial<MoneyRow>): Promise<void> {
@@ -256,17 +270,15 @@ export function createMoneyRepository(db: Queryable) {
     /**
      * Claims an open hold for settlement: locks it and then its money row (the lock order of every
      * money path), so the sweeper skips it and a second end report waits and then finds it
-     * settled. Null if the hold was not open. Brings the account's bonus facts, read under the
-     * lock, so the settlement needs no further read; the money change resolves the hold.
+     * settled. Null if the hold was not open. The money change resolves the hold.
      */
-    async settleHold(accountId: string, reference: string, now: Date): Promise<{ hold: HoldRow; money: MoneyRow; bonus: BonusFacts } | null> {
-      const { rows } = await db.query(SETTLE_HOLD([accountId, reference, now]));
+    async settleHold(accountId: string, reference: string): Promise<{ hold: HoldRow; money: MoneyRow } | null> {
+      const { rows } = await db.query(SETTLE_HOLD([accountId, reference]));
       if (!rows[0]) return null;
-      const { hold, bonus_spendable_cents, bonus_expired_left, ...money } = rows[0];
+      const { hold, ...money } = rows[0];
       return {
         hold: { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null },
         money,
-        bonus: { spendableCents: Number(bonus_spendable_cents), expiredLeft: bonus_expired_left },
       };
     },
 
@@ -330,12 +342,6 @@ export function createMoneyRepository(db: Queryable) {
         now,
         expiresAt,
       ]);
-    },
-
-    /** The bonus facts of an account at `now` (callers hold its money row lock, which serialises every spend). */
-    async bonusFacts(accountId: string, now: Date): Promise<BonusFacts> {
-      const { rows } = await db.query(BONUS_FACTS([accountId, now]));
-      return { spendableCents: Number(rows[0].bonus_spendable_cents), expiredLeft: rows[0].bonus_expired_left };
     },
 
     /** Writes a grant off (its expiry). */

@@ -122,7 +122,7 @@ export async function settleCall(client: Client, e: CallEnd): Promise<EndCallRes
   const minutes = billableMinutes(e.durationSeconds);
   const money = createMoneyRepository(client);
   // Claiming (locking) the hold first makes the end report and the sweeper race on one row: one wins.
-  const settled = await money.settleHold(e.accountId, e.reference, e.now);
+  const settled = await money.settleHold(e.accountId, e.reference);
   const hold = settled?.hold ?? (await money.findHold(e.accountId, e.reference));
   if (!hold) throw new Error(`no hold for call ${e.reference}`);
   const result = (outcome: EndCallResult['outcome'], charged: number): EndCallResult => ({
@@ -158,7 +158,6 @@ export async function settleCall(client: Client, e: CallEnd): Promise<EndCallRes
       row,
       noLine: charge === 0,
       hold: settled ? { holdId: hold.id, customerId: hold.customer_id, amountCents: hold.amount_cents, chargedCents: charge } : undefined,
-      bonus: settled?.bonus,
     },
   );
   return result(settled ? 'settled' : 'late', charge);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Client } from '../../db/pool.ts';
-import { createMoneyRepository, type BonusFacts, type LedgerRow, type MoneyRow, type NewLedgerLine } from '../../db/money.ts';
+import { createMoneyRepository, type LedgerRow, type MoneyRow, type NewLedgerLine } from '../../db/money.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { BONUS_LIFETIME_MONTHS, callReserveCents, dayKey, monthKey, minutesUsedNow, topUpBonusCents } from './pricing.ts';
@@ -103,18 +103,16 @@ export interface ReturnedHold {
 export async function postLine(
   client: Client,
   input: LineInput,
-  opts: { row?: MoneyRow; hold?: ReturnedHold; noLine?: boolean; bonus?: BonusFacts } = {},
+  opts: { row?: MoneyRow; hold?: ReturnedHold; noLine?: boolean } = {},
 ): Promise<LedgerRow | null> {
   const money = createMoneyRepository(client);
   const row = opts.row ?? (await money.lock(input.accountId, input.mode));
   if (!row) throw new Error(`no money row for account ${input.accountId} (${input.mode})`);
   const live = input.mode === 'live';
   const charge = input.amountCents < 0 && input.type !== 'bonus_expired' ? -input.amountCents : 0;
-  // Only unexpired bonus pays, earliest expiry first (the money change takes it from the grants);
-  // expired credit found on the way is written off right after this line.
-  const bonus = live && charge > 0 && row.bonus_cents > 0 && !opts.noLine ? (opts.bonus ?? (await money.bonusFacts(input.accountId, input.now))) : null;
-  const bonusTaken = bonus ? Math.min(charge, bonus.spendableCents) : 0;
-  const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input, bonusTaken);
+  // The line is worked out as if cash paid it all; the money change itself then pays what it can
+  // from unexpired bonus credit, earliest expiry first (bonus before cash: see MoneyChange).
+  const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input, 0);
   if (opts.hold) {
     next.reserved_cents -= opts.hold.amountCents;
     next.open_calls -= 1;
@@ -129,10 +127,11 @@ export async function postLine(
       : null,
     holdCharge: opts.hold ? { holdId: opts.hold.holdId, chargedCents: opts.hold.chargedCents } : null,
     line,
-    bonusTakenCents: bonusTaken,
+    bonusEligibleCents: live && line && row.bonus_cents > 0 ? charge : 0,
     now: input.now,
   });
-  if (bonus?.expiredLeft) await writeOffExpiredBonus(client, input.accountId, input.now);
+  // Expired credit found on the way is written off right after this line.
+  if (written.expiredBonusLeft) await writeOffExpiredBonus(client, input.accountId, input.now);
   if (live) {
     await recordLowBalance(client, input.accountId, before, next.low_balance_stage as LowBalanceStage, input.now);
     await balanceMoved(client, input.accountId, row.balance_cents - row.reserved_cents, next, input.now);
@@ -147,7 +146,7 @@ export async function postLine(
       });
     }
   }
-  return written;
+  return written.line;
 }
 
 /**

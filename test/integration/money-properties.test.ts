@@ -596,3 +596,115 @@ async function takeLiveAfterTopUp(account: Awaited<ReturnType<typeof makeAccount
   must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: cents }), 'top-up', 201);
   await takeLive(account, customerId);
 }
+
+// — property: settlements on the call path's own connections, concurrently (issue 10 §1) —
+
+type SettleOp =
+  | { kind: 'top_up'; amount: number }
+  | { kind: 'start'; n: number }
+  /** Ends of running calls at once, each in its own transaction on its own connection, as call actors in several processes do. */
+  | { kind: 'settle'; picks: number[]; seconds: number[]; withJobs: boolean }
+  | { kind: 'advance'; seconds: number }
+  | { kind: 'next_month' }
+  | { kind: 'expire_bonuses' };
+
+const settleOpArb: fc.Arbitrary<SettleOp> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('top_up' as const), amount: fc.oneof(fc.integer({ min: 2_500, max: 49_999 }), fc.integer({ min: 50_000, max: 300_000 }), fc.constantFrom(50_000, 250_000)) }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('start' as const), n: fc.integer({ min: 2, max: 8 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('settle' as const),
+      picks: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+      seconds: fc.array(fc.oneof(fc.integer({ min: 0, max: 1_300 }), fc.constantFrom(0, 59, 61, 600, 1_200, 1_200, 1_200)), { minLength: 8, maxLength: 8 }),
+      withJobs: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      seconds: fc.oneof(fc.integer({ min: 60, max: 86_400 }), fc.integer({ min: 30 * 86_400, max: 200 * 86_400 }), fc.constant(365 * 86_400)),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'next_month' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'expire_bonuses' as const }) },
+);
+
+test.serial('property: concurrent settlements on separate connections spend bonus before cash, exactly, whatever else runs', async (t) => {
+  const { endCall } = await import('../../actors/account/call-money.ts');
+  const { expireBonuses, releaseExpiredHolds } = await import('../../actors/account/money-jobs.ts');
+  const con = consoleClient(svc.url);
+  const ask = svc.services.accounts.ask.bind(svc.services.accounts);
+  // The call path's own pool shape: one connection per concurrent settlement.
+  const conns = new pg.Pool({ connectionString: svc.databaseUrl, max: 10 });
+  let settlements = 0;
+  let mixed = 0;
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(settleOpArb, { minLength: 8, maxLength: 30 }), async (ops) => {
+        const account = await makeAccount(svc.url, { live: true });
+        must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 50_000 }), 'first top-up', 201);
+        must(await account.console.patch(`/console/v1/accounts/${account.id}/limits`, { concurrent_calls: 40 }), 'limits');
+        const customer = (await makeCustomer(account.liveApi!)).id;
+        const open: string[] = [];
+        for (const [i, op] of ops.entries()) {
+          const what = `op ${i} ${JSON.stringify(op)}`;
+          switch (op.kind) {
+            case 'top_up':
+              must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: op.amount }), 'top-up', 201);
+              break;
+            case 'start':
+              for (let k = 0; k < op.n; k++) {
+                const reference = `call_${crypto.randomUUID()}`;
+                const r = await ask(account.id, { type: 'start_call', mode: 'live', customerId: customer, reference });
+                if (r.ok) open.push(reference);
+              }
+              break;
+            case 'settle': {
+              const chosen = [...new Set(op.picks.map((p) => p % Math.max(1, open.length)))].filter((p) => p < open.length).map((p) => open[p]);
+              if (chosen.length === 0) break;
+              const now = svc.services.clock.now();
+              const results = await Promise.all([
+                ...chosen.map((reference, k) => endCall(conns, { accountId: account.id, reference, durationSeconds: op.seconds[k], now })),
+                ...(op.withJobs ? [expireBonuses(conns, now), releaseExpiredHolds(conns, now)] : []),
+              ]);
+              for (const reference of chosen) open.splice(open.indexOf(reference), 1);
+              settlements += chosen.length;
+              // Bonus before cash: a settlement that paid any cash left no unexpired bonus behind.
+              const lines = (
+                await db.query(`SELECT bonus_cents, cash_cents FROM ledger_entries WHERE account_id = $1 AND cause = 'call' AND reference = ANY($2)`, [account.id, chosen])
+              ).rows;
+              const cashPaid = lines.some((l) => Number(l.cash_cents) < 0);
+              if (cashPaid && lines.some((l) => Number(l.bonus_cents) < 0)) mixed++;
+              if (cashPaid) {
+                const { rows } = await db.query(`SELECT COALESCE(sum(remaining_cents), 0)::int AS left FROM bonus_grants WHERE account_id = $1 AND expires_at > $2`, [account.id, now]);
+                assert.equal(rows[0].left, 0, `${what}: cash paid while unexpired bonus was left`);
+              }
+              assert.equal(results.length, chosen.length + (op.withJobs ? 2 : 0));
+              break;
+            }
+            case 'advance':
+              must(await con.post('/console/v1/test_clock/advance', { seconds: op.seconds }), 'advance');
+              break;
+            case 'next_month': {
+              const now = svc.services.clock.now();
+              const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+              must(await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((next - now.getTime()) / 1000) }), 'advance');
+              break;
+            }
+            case 'expire_bonuses':
+              must(await con.post('/console/v1/jobs/expire_bonuses/run'), 'expire_bonuses');
+              break;
+          }
+          await assertInvariants(what);
+        }
+      }),
+      { numRuns: Math.max(8, Math.round(RUNS / 2)), includeErrorInReport: true },
+    );
+  } finally {
+    await conns.end();
+  }
+  t.log(`settlements: ${settlements}; bursts that split bonus and cash: ${mixed}`);
+  t.true(settlements > 0);
+});

@@ -512,7 +512,7 @@ test('a money change that settles a hold which is not open writes nothing', asyn
           customer: { id: c.id, reservedReleasedCents: 0, callsEnded: 0, spendCents: 0 },
           holdCharge: { holdId: settledHold.id, chargedCents: 1 },
           line: null,
-          bonusTakenCents: 0,
+          bonusEligibleCents: 0,
           now: new Date(),
         });
       }),
@@ -559,6 +559,51 @@ test('a hold is priced at the month’s position when it is taken: across a tier
     await position(90_000, '2000-01-01');
     t.is((await hold(a, c.id, 'new-month')).body.hold.amount_cents, 20 * 20);
     for (const ref of ['across', 'past', 'new-month']) await end(a, ref, 0);
+  } finally {
+    await db.end();
+  }
+});
+
+test.serial('settlements racing on a nearly spent bonus take bonus only up to what is left, the rest from cash (issue 10 §1)', async (t) => {
+  // Live account, 50,000 top-up with a 1,500 bonus; three 20-minute calls spend 1,200 of it.
+  const a = await liveAccount();
+  await topUp(a, 50_000);
+  const c = await makeCustomer(a.liveApi);
+  for (const ref of ['spend-1', 'spend-2', 'spend-3']) {
+    t.true((await hold(a, c.id, ref)).body.ok);
+    await end(a, ref, 1_200);
+  }
+  t.is((await a.liveApi.get('/v1/balance')).body.bonus_cents, 300);
+  t.true((await hold(a, c.id, 'first')).body.ok);
+  t.true((await hold(a, c.id, 'second')).body.ok);
+
+  // The first settlement holds the money row while the second one's statement starts and waits
+  // for it: the second must read the bonus left after the first, not the bonus it saw before.
+  const { withTransaction } = await import('../../db/pool.ts');
+  const { settleCall, endCall } = await import('../../actors/account/call-money.ts');
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 4 });
+  try {
+    const now = svc.services.clock.now();
+    let second: Promise<unknown> | undefined;
+    await withTransaction(db, async (client) => {
+      await settleCall(client, { accountId: a.id, reference: 'first', durationSeconds: 600, now }); // 200 cents, all bonus
+      second = endCall(db, { accountId: a.id, reference: 'second', durationSeconds: 1_200, now }); // 400 cents
+      // Let the second statement reach the row lock before the first commits.
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype IN ('tuple', 'transactionid')`);
+        if (rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    const r = (await second) as { outcome: string; charged_cents: number };
+    t.like(r, { outcome: 'settled', charged_cents: 400 });
+    const lines = (await db.query(`SELECT reference, amount_cents, bonus_cents, cash_cents FROM ledger_entries WHERE account_id = $1 AND reference IN ('first', 'second') ORDER BY seq`, [a.id])).rows;
+    t.deepEqual(lines, [
+      { reference: 'first', amount_cents: -200, bonus_cents: -200, cash_cents: 0 },
+      { reference: 'second', amount_cents: -400, bonus_cents: -100, cash_cents: -300 },
+    ]);
+    const b = (await a.liveApi.get('/v1/balance')).body;
+    t.like(b, { bonus_cents: 0, reserved_cents: 0, paid_cents: 50_000 - 300 });
   } finally {
     await db.end();
   }
