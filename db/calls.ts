@@ -44,6 +44,10 @@ export interface CallRow {
   recording_id: string | null;
   recording_url: string | null;
   recording_seconds: number | null;
+  /** Until when the dialling process (claimed_by) holds the running call; real time. */
+  lease_expires_at: Date | null;
+  /** call.completed waits for the recording until then (real time); null when nothing waits. */
+  completion_event_due_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -135,12 +139,13 @@ export function createCallRepository(db: Queryable) {
      * (SKIP LOCKED) and the status moves off `queued` in the same statement, so no request is
      * ever handed to two diallers.
      */
-    async claimDue(now: Date, limit: number, claimer: string): Promise<CallRow[]> {
+    async claimDue(now: Date, limit: number, claimer: string, leaseSeconds: number): Promise<CallRow[]> {
       const { rows } = await db.query(
-        `UPDATE calls SET status = 'dialing', claimed_at = $1, claimed_by = $3, attempts = attempts + 1, updated_at = $1
+        `UPDATE calls SET status = 'dialing', claimed_at = $1, claimed_by = $3, attempts = attempts + 1, updated_at = $1,
+                lease_expires_at = now() + make_interval(secs => $4)
           WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
           RETURNING *`,
-        [now, limit, claimer],
+        [now, limit, claimer, leaseSeconds],
       );
       return rows;
     },
@@ -148,7 +153,8 @@ export function createCallRepository(db: Queryable) {
     /** Puts a claimed request back in the queue until `at`, saying why it waits. */
     async requeue(id: string, at: Date, reason: string, now: Date): Promise<void> {
       await db.query(
-        `UPDATE calls SET status = 'queued', next_attempt_at = $2, waiting_reason = $3, claimed_at = NULL, claimed_by = NULL, updated_at = $4
+        `UPDATE calls SET status = 'queued', next_attempt_at = $2, waiting_reason = $3, claimed_at = NULL, claimed_by = NULL,
+                lease_expires_at = NULL, updated_at = $4
           WHERE id = $1 AND status = 'dialing' AND dialed_at IS NULL`,
         [id, at, reason, now],
       );
@@ -175,11 +181,67 @@ export function createCallRepository(db: Queryable) {
       return rows;
     },
 
-    /** Calls a process claimed or started but never finished (the process died), older than `before`. */
+    /**
+     * Calls claimed or started long ago and never finished, older than `before`; a call with a
+     * carrier report still waiting in the inbox is not stale (its outcome is on its way).
+     */
     async staleRunning(before: Date, limit: number): Promise<CallRow[]> {
       const { rows } = await db.query(
-        `SELECT * FROM calls WHERE status IN ('dialing', 'ringing', 'in_progress') AND claimed_at <= $1 ORDER BY claimed_at LIMIT $2`,
+        `SELECT * FROM calls c WHERE status IN ('dialing', 'ringing', 'in_progress') AND claimed_at <= $1
+            AND NOT EXISTS (SELECT 1 FROM carrier_reports r WHERE r.call_id = c.id AND r.processed_at IS NULL)
+          ORDER BY claimed_at LIMIT $2`,
         [before, limit],
+      );
+      return rows;
+    },
+
+    // — leases (real time: the database's clock) —
+
+    /** Renews the leases of the running calls `owner` holds; returns their ids. */
+    async renewLeases(owner: string, leaseSeconds: number): Promise<string[]> {
+      const { rows } = await db.query(
+        `UPDATE calls SET lease_expires_at = now() + make_interval(secs => $2)
+          WHERE claimed_by = $1 AND status IN ('dialing', 'ringing', 'in_progress') RETURNING id`,
+        [owner, leaseSeconds],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /**
+     * Takes over running calls whose owner stopped renewing their lease: they become `owner`'s,
+     * leased for `leaseSeconds`, and no other process takes them meanwhile.
+     */
+    async takeOverOrphans(owner: string, leaseSeconds: number, limit: number): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `UPDATE calls SET claimed_by = $1, lease_expires_at = now() + make_interval(secs => $2)
+          WHERE id IN (SELECT id FROM calls WHERE status IN ('dialing', 'ringing', 'in_progress') AND lease_expires_at < now()
+                        ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [owner, leaseSeconds, limit],
+      );
+      return rows;
+    },
+
+    /** Running calls `owner` holds. */
+    async runningOf(owner: string): Promise<CallRow[]> {
+      const { rows } = await db.query(`SELECT * FROM calls WHERE claimed_by = $1 AND status IN ('dialing', 'ringing', 'in_progress')`, [owner]);
+      return rows;
+    },
+
+    // — call.completed waiting for a recording —
+
+    /** The finished call's `call.completed` waits for its recording, `seconds` at the most. */
+    async awaitRecording(id: string, seconds: number): Promise<void> {
+      await db.query(`UPDATE calls SET completion_event_due_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, seconds]);
+    },
+
+    /** Locks finished calls whose recording did not come in time and clears their wait (caller's transaction). */
+    async takeOverdueCompletions(limit: number): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `UPDATE calls SET completion_event_due_at = NULL
+          WHERE id IN (SELECT id FROM calls WHERE completion_event_due_at <= now() ORDER BY completion_event_due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [limit],
       );
       return rows;
     },

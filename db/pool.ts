@@ -49,6 +49,11 @@ export function prepared(name: string, text: string) {
   return (values: unknown[]): pg.QueryConfig => ({ name, text, values });
 }
 
+/** A row referenced something that does not exist (foreign key violation). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return (err as { code?: string })?.code === '23503';
+}
+
 /** Unique-violation check for ON CONFLICT-less inserts. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };

@@ -47,6 +47,10 @@ export interface Config {
   diallerPollMs: number;
   /** How often the webhook sender looks for due deliveries, ms (it is also woken at once by new events). */
   senderPollMs: number;
+  /** How often the call keeper runs (inbox retries, leases, recovery), ms. */
+  keeperPollMs: number;
+  /** Wall time of the simulated talk-until-limit call (digit 6), ms: lengthened by tests that need a call in progress. */
+  simulatedTalkMs: number;
   /** Lets webhooks reach loopback and private addresses (local development and tests only). */
   allowPrivateWebhooks: boolean;
   /** Key of the secrets stored encrypted (base64, 32 bytes); a key file in the data dir otherwise. */
@@ -128,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: int(env.SWITCHBOARD_DB_POOL_SIZE, 20, 'SWITCHBOARD_DB_POOL_SIZE', 1),
     diallerPollMs: int(env.SWITCHBOARD_DIALLER_POLL_MS, 1_000, 'SWITCHBOARD_DIALLER_POLL_MS'),
     senderPollMs: int(env.SWITCHBOARD_SENDER_POLL_MS, 1_000, 'SWITCHBOARD_SENDER_POLL_MS'),
+    keeperPollMs: int(env.SWITCHBOARD_KEEPER_POLL_MS, 2_000, 'SWITCHBOARD_KEEPER_POLL_MS', 1),
+    simulatedTalkMs: int(env.SWITCHBOARD_SIMULATED_TALK_MS, 1_000, 'SWITCHBOARD_SIMULATED_TALK_MS'),
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',
     encryptionKey: env.SWITCHBOARD_ENCRYPTION_KEY || undefined,
     roles: roles(env.SWITCHBOARD_ROLES),

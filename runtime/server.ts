@@ -20,6 +20,8 @@ import { callBehaviour, type CallState } from '../actors/call/call-actor.ts';
 import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
 import { createCallRequests } from '../actors/call/requests.ts';
 import { Dialler } from '../actors/scheduler/dialler.ts';
+import { createCarrierInbox } from '../actors/call/carrier-inbox.ts';
+import { CallKeeper } from '../actors/call/call-keeper.ts';
 import { startMediaServer } from '../telephony/media-server.ts';
 import { SimulatedCarrier } from '../telephony/simulated/simulated-carrier.ts';
 import { TwilioCarrier } from '../telephony/twilio/twilio-carrier.ts';
@@ -123,10 +125,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     let calls: EntityRegistry<CallMessage, CallReplies, CallState> | undefined;
     const callsRef = () => calls!;
     const report = (ask: () => Promise<unknown>) => void ask().catch((err) => log.error({ err }, 'carrier report not delivered'));
+    // What the carrier reports is stored first and processed after (the inbox); the simulated
+    // carrier reports in-process, so its reports wait in memory while the database is away.
+    const inbox = createCarrierInbox({ ...deps, calls: callsRef });
+    cleanups.push(step('carrier inbox', () => inbox.stop()));
     const simulated = new SimulatedCarrier({
       log,
-      onStatus: (r) => report(() => callsRef().ask(r.callId, { type: 'carrier_status_reported', report: r })),
-      onRecording: (r) => report(() => callsRef().ask(r.callId, { type: 'recording_reported', report: r })),
+      onStatus: (r) => inbox.receiveLocal({ kind: 'status', report: r }),
+      onRecording: (r) => inbox.receiveLocal({ kind: 'recording', report: r }),
+      talkUntilLimitMs: config.simulatedTalkMs,
     });
     const scripted = new ScriptedBridge({ clock, log });
     const liveCarrier = config.twilio ? new TwilioCarrier({ ...config.twilio, log }) : simulated;
@@ -141,6 +148,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     }
     const liveCalls = new Set<string>();
     let mediaUrl = config.mediaUrl ?? '';
+    let keeper: CallKeeper | undefined;
     calls = actors.register<CallMessage, CallReplies, CallState>(
       callBehaviour({
         ...deps,
@@ -150,6 +158,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         liveCalls,
         calls: callsRef,
         streamToken: (callId) => secrets.mac('media-stream', callId),
+        mediaStopped: (callId) => keeper?.mediaStopped(callId),
       }),
     );
     // The media server lives where calls are dialled: the carrier streams to the process that holds the call.
@@ -189,6 +198,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const tokenHash = await consoleToken(pool, config, opts, log);
     const dialler = new Dialler({ ...deps, accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
+    keeper = new CallKeeper({ ...deps, owner: dialler.id, carriers: { test: simulated, live: liveCarrier }, inbox }, { pollMs: config.keeperPollMs });
     const services: Services = {
       ...deps,
       accounts,
@@ -203,11 +213,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       webhooks,
       sendNow: () => sender.drain(),
       chatSessions,
+      carrierInbox: inbox,
+      keepNow: () => keeper!.tick(),
     };
     if (config.roles.has('dialler')) {
       cleanups.push(step('jobs', scheduleJobs(services, config.jobIntervalMs)));
       dialler.start();
       cleanups.push(step('dialler', () => dialler.stop()));
+      keeper.start();
+      cleanups.push(step('call keeper', () => keeper!.stop()));
     }
     if (config.roles.has('sender')) {
       sender.start();

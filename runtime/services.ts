@@ -14,6 +14,7 @@ import type { Mode } from './types.ts';
 import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
 import type { WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
 import type { ChatSessionRegistry } from '../actors/chat/sessions.ts';
+import type { CarrierInbox } from '../actors/call/carrier-inbox.ts';
 
 /** Everything the HTTP layer can reach: the actors and the process-wide helpers. */
 export interface Services extends Deps {
@@ -34,4 +35,8 @@ export interface Services extends Deps {
   sendNow: () => Promise<number>;
   /** One actor per chat session (the sales-coach assistant). */
   chatSessions: ChatSessionRegistry;
+  /** Where the carrier's reports land first (stored, then processed, retried until they are). */
+  carrierInbox: CarrierInbox;
+  /** Runs one call keeper round now (inbox retries, leases, recovery, overdue events): tests and the console. */
+  keepNow: () => Promise<unknown>;
 }

@@ -73,6 +73,12 @@ export interface Carrier {
   readonly name: 'twilio' | 'simulated';
   dial(request: DialRequest): Promise<DialResult>;
   hangup(carrierCallId: string): Promise<void>;
+  /**
+   * What the carrier knows of a call now, as a status report (final once the call ended), or null
+   * if it does not know the call. Throws when the carrier cannot be asked. Used to recover a call
+   * whose reports were lost or whose process died.
+   */
+  fetchStatus(callId: string, carrierCallId: string): Promise<CarrierStatusReport | null>;
   /** The recording's audio (WAV), fetched with the carrier's credentials. */
   fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }>;
 }

@@ -10,7 +10,8 @@ import { createCoverageRepository } from '../../db/coverage.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { recordEvent } from '../../db/events.ts';
 import { ApiError } from '../../http/errors.ts';
-import { FINAL_CARRIER_STATUSES, type Carrier, type CarrierStatusReport } from '../../telephony/carrier.ts';
+import { FINAL_CARRIER_STATUSES, type Carrier, type CarrierStatusReport, type RecordingReport } from '../../telephony/carrier.ts';
+import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
 import { settleCall } from '../account/call-money.ts';
@@ -31,6 +32,8 @@ export interface CallDeps extends Deps {
   calls: () => EntityRegistry<CallMessage, CallReplies, CallState>;
   /** The per-call secret a media stream must bring back (the same in every process). */
   streamToken: (callId: string) => string;
+  /** Told when a call's media stream stops, before anything else (the database may be away): its end is then watched for. */
+  mediaStopped?: (callId: string) => void;
 }
 
 /**
@@ -50,6 +53,8 @@ export interface CallState {
 }
 
 const RING_TIMEOUT_SECONDS = 30;
+/** How long an answered call's `call.completed` waits for its recording (real time). */
+export const RECORDING_WAIT_SECONDS = 45;
 /** Margin after the carrier's own time limit before we hang up ourselves. */
 const LIMIT_MARGIN_MS = 15_000;
 
@@ -78,14 +83,25 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
 
   /**
    * Writes the end of the call once: outcome, duration, summary, the charge of the used minutes
-   * (the hold's rest released), `call.completed` and `appointment.booked`, in one transaction.
+   * (the hold's rest released), `call.completed` and `appointment.booked`, in one transaction,
+   * with the inbox report that brought the end marked processed in it. An answered call's
+   * `call.completed` waits for its recording (so the event carries what GET returns), until
+   * RECORDING_WAIT_SECONDS at the latest (`emitOverdueCompletions`).
    */
-  async function finish(state: CallState, report: Pick<CarrierStatusReport, 'status' | 'durationSeconds' | 'answeredBy'>): Promise<CallRow | null> {
+  async function finish(
+    state: CallState,
+    report: Pick<CarrierStatusReport, 'status' | 'durationSeconds' | 'answeredBy'>,
+    reportId?: string,
+  ): Promise<CallRow | null> {
     const now = clock.now();
     return withTransaction(pool, async (client) => {
+      if (reportId && !(await createCarrierReportRepository(client).lockUnprocessed(reportId))) return null;
       const calls = createCallRepository(client);
       const call = await calls.lock(state.id);
-      if (!call || isFinished(call.status)) return null;
+      if (!call || isFinished(call.status)) {
+        if (reportId) await createCarrierReportRepository(client).markProcessed(reportId);
+        return null;
+      }
       const answered = report.status === 'completed';
       const duration = answered ? Math.min(report.durationSeconds ?? 0, TIME_LIMIT_SECONDS) : 0;
       const outcome = decideOutcome({
@@ -106,17 +122,42 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         answered_by: report.answeredBy ?? call.answered_by,
         ended_at: now,
         updated_at: now,
+        lease_expires_at: null,
         summary: summarise(
           outcome,
           duration,
           appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null,
         ),
       });
-      await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });
+      if (duration > 0 && !updated.recording_url) await calls.awaitRecording(call.id, RECORDING_WAIT_SECONDS);
+      else await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });
       if (appointment && outcome === 'appointment_booked') {
         await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'appointment.booked', data: appointmentView(appointment), now });
       }
+      if (reportId) await createCarrierReportRepository(client).markProcessed(reportId);
       return updated;
+    });
+  }
+
+  /** Stores the recording; a finished call whose `call.completed` waited for it is announced now. */
+  async function onRecording(state: CallState, report: RecordingReport, reportId: string): Promise<boolean> {
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      const inbox = createCarrierReportRepository(client);
+      if (!(await inbox.lockUnprocessed(reportId))) return false;
+      const calls = createCallRepository(client);
+      await calls.lock(state.id);
+      const updated = await calls.update(state.id, {
+        recording_id: report.recordingId,
+        recording_url: report.recordingUrl,
+        recording_seconds: report.durationSeconds,
+      });
+      if (isFinished(updated.status) && updated.completion_event_due_at) {
+        const announced = await calls.update(state.id, { completion_event_due_at: null });
+        await recordEvent(client, { accountId: updated.account_id, mode: updated.mode, type: 'call.completed', data: callView(announced, config.publicUrl), now });
+      }
+      await inbox.markProcessed(reportId);
+      return true;
     });
   }
 
@@ -152,19 +193,40 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
   }
 
-  async function onStatus(state: CallState, report: CarrierStatusReport): Promise<{ state: CallState; finished: boolean }> {
-    const now = clock.now();
+  async function onStatus(state: CallState, report: CarrierStatusReport, reportId: string): Promise<{ state: CallState; processed: boolean; finished: boolean }> {
     if (FINAL_CARRIER_STATUSES.includes(report.status)) {
-      await finish(state, report);
-      return { state: release(state), finished: true };
+      const ended = await finish(state, report, reportId);
+      return { state: release(state), processed: ended !== null, finished: true };
     }
-    const call = await mustGet(state.id);
-    if (isFinished(call.status)) return { state, finished: true };
-    if (report.status === 'ringing' && call.status === 'dialing') await repo().update(call.id, { status: 'ringing', updated_at: now });
-    if (report.status === 'in-progress' && call.status !== 'in_progress') {
-      await repo().update(call.id, { status: 'in_progress', answered_at: now, answered_by: report.answeredBy ?? null, updated_at: now });
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      const inbox = createCarrierReportRepository(client);
+      if (!(await inbox.lockUnprocessed(reportId))) return { state, processed: false, finished: false };
+      const calls = createCallRepository(client);
+      const call = await calls.lock(state.id);
+      if (!call) throw new Error(`no call ${state.id} for carrier report ${reportId}`);
+      const finished = isFinished(call.status);
+      // A progress report arriving after the end (reports may come out of order) changes nothing.
+      if (!finished && report.status === 'ringing' && call.status === 'dialing') await calls.update(call.id, { status: 'ringing', updated_at: now });
+      if (!finished && report.status === 'in-progress' && call.status !== 'in_progress') {
+        await calls.update(call.id, { status: 'in_progress', answered_at: now, answered_by: report.answeredBy ?? null, updated_at: now });
+      }
+      await inbox.markProcessed(reportId);
+      return { state, processed: true, finished };
+    });
+  }
+
+  /** Processes one inbox report of this call (status or recording), once. */
+  async function onReport(state: CallState, reportId: string): Promise<{ state: CallState; reply: CallReplies['carrier_report_received'] }> {
+    const row = await createCarrierReportRepository(pool).get(reportId);
+    if (!row || row.call_id !== state.id) throw new Error(`no carrier report ${reportId} for call ${state.id}`);
+    if (row.processed_at) return { state, reply: { processed: false, finished: isFinished((await mustGet(state.id)).status) } };
+    if (row.kind === 'recording') {
+      const processed = await onRecording(state, row.report as unknown as RecordingReport, row.id);
+      return { state, reply: { processed, finished: isFinished((await mustGet(state.id)).status) } };
     }
-    return { state, finished: false };
+    const r = await onStatus(state, row.report as unknown as CarrierStatusReport, row.id);
+    return { state: r.state, reply: { processed: r.processed, finished: r.finished } };
   }
 
   /** Starts the agent for a connected media stream; audio flows directly between the two. */
@@ -277,14 +339,8 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     switch (msg.type) {
       case 'dial':
         return { state: await dial(state, msg.from), reply: { dialed: true } };
-      case 'carrier_status_reported': {
-        const r = await onStatus(state, msg.report);
-        return { state: r.state, reply: { finished: r.finished } };
-      }
-      case 'recording_reported': {
-        await repo().update(state.id, { recording_id: msg.report.recordingId, recording_url: msg.report.recordingUrl, recording_seconds: msg.report.durationSeconds });
-        return { state, reply: { stored: true } };
-      }
+      case 'carrier_report_received':
+        return onReport(state, msg.reportId);
       case 'media_connected':
         return { state: await connectMedia(state, msg.session), reply: { bridged: true } };
       case 'bridge_connected': {
@@ -307,6 +363,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         await repo().appendTranscript(state.id, { role: msg.role, text: msg.text, at: clock.now().toISOString() });
         return { state, reply: { ok: true } };
       case 'media_stopped': {
+        deps.mediaStopped?.(state.id);
         state.bridge?.close();
         // Another process may have written the end (the carrier's report reached its API):
         // then nothing is left to wait for here.

@@ -2,6 +2,7 @@ import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { recordEvent } from '../../db/events.ts';
 import { settleCall } from '../account/call-money.ts';
+import { createMoneyRepository } from '../../db/money.ts';
 import { callView } from './views.ts';
 
 /** A call still running this long after its claim was lost with its process (limit 20 min + ringing). */
@@ -19,31 +20,70 @@ export async function expireRequests(pool: Pool, now: Date, publicUrl: string): 
 }
 
 /**
- * Calls whose process died: they never get a final report in this process's memory. Each is
- * closed as `failed` with nothing charged beyond its hold's fate (settled at zero if still open),
- * once: the row is locked and re-checked.
+ * Calls whose process died long ago and that nothing recovered (see call-keeper.ts for the
+ * recovery within a minute): each is closed as `failed` with nothing charged beyond its hold's
+ * fate, once. A call with a carrier report still waiting in the inbox is left alone.
  */
 export async function finishStaleCalls(pool: Pool, now: Date, publicUrl: string): Promise<number> {
   const stale = await createCallRepository(pool).staleRunning(new Date(now.getTime() - STALE_CALL_MS), 100);
   let finished = 0;
-  for (const candidate of stale) {
-    const done = await withTransaction(pool, async (client) => {
-      const calls = createCallRepository(client);
-      const call = await calls.lock(candidate.id);
-      if (!call || !['dialing', 'ringing', 'in_progress'].includes(call.status)) return false;
-      if (call.dialed_at) await settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
-      const row = await calls.update(call.id, {
-        status: 'completed',
-        outcome: 'failed',
-        summary: 'The call was lost before it reported an outcome; nothing was charged for it.',
-        duration_seconds: 0,
-        ended_at: now,
-        updated_at: now,
-      });
-      await recordEvent(client, { accountId: row.account_id, mode: row.mode, type: 'call.completed', data: callView(row, publicUrl), now });
-      return true;
-    });
-    if (done) finished++;
-  }
+  for (const candidate of stale) if (await finishLostCall(pool, candidate.id, now, publicUrl)) finished++;
   return finished;
+}
+
+/**
+ * Ends a running call whose outcome can no longer be learned (its process is gone and the carrier
+ * does not know it): `failed`, 0 seconds, its hold settled at zero, `call.completed`. Once: the
+ * row is locked and re-checked. False if the call had ended meanwhile.
+ */
+export async function finishLostCall(pool: Pool, callId: string, now: Date, publicUrl: string, settleUndialled = false): Promise<boolean> {
+  return withTransaction(pool, async (client) => {
+    const calls = createCallRepository(client);
+    const call = await calls.lock(callId);
+    if (!call || !['dialing', 'ringing', 'in_progress'].includes(call.status)) return false;
+    const held = call.dialed_at || (settleUndialled && (await createMoneyRepository(client).findHold(call.account_id, call.id)));
+    if (held) await settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
+    const row = await calls.update(call.id, {
+      status: 'completed',
+      outcome: 'failed',
+      summary: 'The call was lost before it reported an outcome; nothing was charged for it.',
+      duration_seconds: 0,
+      ended_at: now,
+      updated_at: now,
+      lease_expires_at: null,
+    });
+    await recordEvent(client, { accountId: row.account_id, mode: row.mode, type: 'call.completed', data: callView(row, publicUrl), now });
+    return true;
+  });
+}
+
+/**
+ * A request claimed by a process that died before it dialled. Before it took a hold it was still
+ * passing the gates: it goes back to the queue, due now (`platform_at_capacity`, the spec's word for
+ * "nothing lost; the call starts on a later attempt"). With a hold, the process was dialling and
+ * the carrier may have placed the call without our learning its id: the request is closed as
+ * lost (nothing charged) rather than risk calling the business twice. False if it had moved on.
+ */
+export async function recoverUndialled(pool: Pool, callId: string, now: Date, publicUrl: string): Promise<'requeued' | 'lost' | false> {
+  const requeued = await withTransaction(pool, async (client) => {
+    const calls = createCallRepository(client);
+    const call = await calls.lock(callId);
+    if (!call || call.status !== 'dialing' || call.dialed_at) return false;
+    if (await createMoneyRepository(client).findHold(call.account_id, call.id)) return null;
+    await calls.requeue(call.id, now, 'platform_at_capacity', now);
+    return true;
+  });
+  if (requeued !== null) return requeued && 'requeued';
+  return (await finishLostCall(pool, callId, now, publicUrl, true)) && 'lost';
+}
+
+/** Finished calls whose recording did not come in time: their `call.completed` goes out without it. */
+export async function emitOverdueCompletions(pool: Pool, now: Date, publicUrl: string): Promise<number> {
+  return withTransaction(pool, async (client) => {
+    const rows = await createCallRepository(client).takeOverdueCompletions(50);
+    for (const row of rows) {
+      await recordEvent(client, { accountId: row.account_id, mode: row.mode, type: 'call.completed', data: callView(row, publicUrl), now });
+    }
+    return rows.length;
+  });
 }

@@ -1,12 +1,11 @@
-import type { CarrierStatusReport, RecordingReport } from '../../telephony/carrier.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection } from '../../telephony/speech-bridge.ts';
 
 /** Every message the call actor takes. The live audio itself never passes through the mailbox. */
 export type CallMessage =
   | { type: 'dial'; from: string }
-  | { type: 'carrier_status_reported'; report: CarrierStatusReport }
-  | { type: 'recording_reported'; report: RecordingReport }
+  /** A report of the carrier inbox (actors/call/carrier-inbox.ts) to process, once. */
+  | { type: 'carrier_report_received'; reportId: string }
   | { type: 'media_connected'; session: MediaSession }
   | { type: 'bridge_connected'; connection: BridgeConnection }
   | { type: 'bridge_failed'; error: Error }
@@ -18,8 +17,8 @@ export type CallMessage =
 
 export interface CallReplies {
   dial: { dialed: boolean };
-  carrier_status_reported: { finished: boolean };
-  recording_reported: { stored: boolean };
+  /** processed: this message acted on the report (false: it had been processed before). */
+  carrier_report_received: { processed: boolean; finished: boolean };
   media_connected: { bridged: boolean };
   bridge_connected: { ok: true };
   bridge_failed: { ok: true };

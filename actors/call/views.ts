@@ -1,6 +1,7 @@
 import type { CallRow } from '../../db/calls.ts';
 import type { AppointmentRow } from '../../db/appointments.ts';
 import type { DncRow } from '../../db/dnc.ts';
+import type { CarrierReportRow } from '../../db/carrier-reports.ts';
 import { iso } from '../../runtime/types.ts';
 
 const FINISHED = new Set(['completed', 'cancelled', 'expired', 'blocked']);
@@ -79,5 +80,22 @@ export function dncView(d: DncRow) {
     reason: d.reason,
     call_id: d.call_id,
     created_at: iso(d.created_at),
+  };
+}
+
+/** A carrier report of the inbox as the operator's console lists it. */
+export function carrierReportView(r: CarrierReportRow) {
+  return {
+    object: 'carrier_report' as const,
+    id: r.id,
+    call_id: r.call_id,
+    kind: r.kind,
+    source: r.source,
+    report: r.report,
+    received_at: iso(r.received_at),
+    processed_at: iso(r.processed_at),
+    attempts: r.attempts,
+    next_attempt_at: iso(r.next_attempt_at),
+    last_error: r.last_error,
   };
 }

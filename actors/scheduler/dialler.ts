@@ -10,6 +10,7 @@ import { createMoneyRepository } from '../../db/money.ts';
 import { recordEvent } from '../../db/events.ts';
 import { checkReadiness } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
+import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { isOpen, nextOpening } from './calling-windows.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
@@ -80,7 +81,7 @@ export class Dialler {
   private async round(): Promise<number> {
     const { pool, clock } = this.deps;
     const free = Math.max(0, this.options.maxCalls - this.deps.liveCalls.size);
-    const claimed = await createCallRepository(pool).claimDue(clock.now(), Math.max(1, Math.min(this.options.batch, free || 1)), this.id);
+    const claimed = await createCallRepository(pool).claimDue(clock.now(), Math.max(1, Math.min(this.options.batch, free || 1)), this.id, LEASE_SECONDS);
     // Requests are admitted side by side; what must be serial (an account's money) is serialised
     // by its row lock in PostgreSQL.
     const results = await Promise.all(

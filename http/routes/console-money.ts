@@ -3,6 +3,7 @@ import type { Services } from '../../runtime/services.ts';
 import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
 import { ListOf, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
+import { carrierReportView } from '../../actors/call/views.ts';
 import { MINIMUM_TOP_UP_CENTS } from '../../actors/account/pricing.ts';
 import { runJob, JOB_NAMES } from '../../runtime/jobs.ts';
 
@@ -128,6 +129,26 @@ export function registerConsoleMoneyRoutes(app: App, services: Services): void {
     '/console/v1/dialler/run',
     { config: CONSOLE, schema: { ...hide } },
     async () => ({ object: 'dialler_run', dialled: await services.dialNow() }),
+  );
+
+  app.post('/console/v1/call_keeper/run', { config: CONSOLE, schema: { ...hide } }, async () => {
+    await services.keepNow();
+    return { object: 'call_keeper_run' };
+  });
+
+  // The carrier reports not processed yet, oldest first: one that keeps failing shows here with
+  // its attempts and last error until a retry succeeds.
+  app.get(
+    '/console/v1/carrier_reports',
+    {
+      config: CONSOLE,
+      schema: { ...hide, querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }) }, { additionalProperties: false }) },
+    },
+    async (request) => ({
+      object: 'list',
+      data: (await services.carrierInbox.listPending(request.query.limit)).map(carrierReportView),
+      has_more: false,
+    }),
   );
 
   // Test facilities (SWITCHBOARD_TEST_CLOCK=1 only): start and end a call's money without a call.

@@ -3,6 +3,8 @@ import type { App } from './app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
+import { isForeignKeyViolation } from '../../db/pool.ts';
+import type { CarrierReport } from '../../actors/call/carrier-inbox.ts';
 import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
 
 /**
@@ -26,6 +28,15 @@ export async function registerTelephonyRoutes(app: App, services: Services): Pro
       return form;
     };
 
+    const store = async (r: CarrierReport) => {
+      try {
+        await services.carrierInbox.receive(r);
+      } catch (err) {
+        if (isForeignKeyViolation(err)) throw new ApiError('invalid_parameter', 'The callback names a call that does not exist.');
+        throw err;
+      }
+    };
+
     typed.post('/telephony/twilio/status', { config: { auth: 'none' }, schema: { hide: true, querystring: query } }, async (request, reply) => {
       const form = verified(request);
       let report;
@@ -34,7 +45,8 @@ export async function registerTelephonyRoutes(app: App, services: Services): Pro
       } catch {
         throw new ApiError('invalid_parameter', 'The status callback is malformed.');
       }
-      await services.calls.ask(request.query.call_id, { type: 'carrier_status_reported', report });
+      // Stored before the answer; processed now if it can be, retried if not (the inbox).
+      await store({ kind: 'status', report });
       return reply.code(204).send();
     });
 
@@ -48,7 +60,7 @@ export async function registerTelephonyRoutes(app: App, services: Services): Pro
         if (err instanceof CarrierCallbackError && err.reason === 'not_completed') return reply.code(204).send();
         throw new ApiError('invalid_parameter', 'The recording callback is malformed.');
       }
-      await services.calls.ask(request.query.call_id, { type: 'recording_reported', report });
+      await store({ kind: 'recording', report });
       return reply.code(204).send();
     });
   });

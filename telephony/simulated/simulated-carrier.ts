@@ -27,7 +27,12 @@ export interface SimulatedCarrierOptions {
   onRecording?: (report: RecordingReport) => void;
   /** The WebSocket client class (tests may wrap `ws`). */
   WebSocketImpl?: typeof WebSocket;
+  /** Wall time of the talk-until-limit scenario (digit 6), ms; default 1,000. */
+  talkUntilLimitMs?: number;
 }
+
+/** How many ended calls the simulated carrier remembers for `fetchStatus`, as a carrier keeps its call records. */
+const REMEMBERED_CALLS = 10_000;
 
 type EndReason = 'stream_closed' | 'hangup' | 'time_limit' | 'stream_failed';
 
@@ -50,6 +55,8 @@ interface SimulatedCall {
 export class SimulatedCarrier implements Carrier {
   readonly name = 'simulated' as const;
   private readonly calls = new Map<string, SimulatedCall>();
+  /** The final report of each ended call, oldest first. */
+  private readonly ended = new Map<string, CarrierStatusReport>();
   private readonly log: Logger;
   private readonly WebSocketImpl: typeof WebSocket;
 
@@ -87,6 +94,13 @@ export class SimulatedCarrier implements Carrier {
     else this.giveUp(call, 'canceled');
   }
 
+  async fetchStatus(callId: string, carrierCallId: string): Promise<CarrierStatusReport | null> {
+    const running = this.calls.get(carrierCallId);
+    if (running) return { callId, carrierCallId, status: running.answered ? 'in-progress' : running.reported.has('ringing') ? 'ringing' : 'queued' };
+    const ended = this.ended.get(carrierCallId);
+    return ended ? { ...ended, callId } : null;
+  }
+
   async fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }> {
     if (!recordingUrl.startsWith(RECORDING_SCHEME)) throw new Error('not a simulated recording');
     const audio = Buffer.concat(CALLEE_FRAMES.map((frame) => Buffer.from(frame, 'base64')));
@@ -106,7 +120,7 @@ export class SimulatedCarrier implements Carrier {
     ws.on('error', (err) => this.log.warn({ carrierCallId: call.sid, err: err.message }, 'simulated media stream error'));
     // As with Twilio, a stream that cannot connect ends the call (no TwiML follows <Connect>).
     ws.on('close', () => this.end(call, call.streamOpened ? 'stream_closed' : 'stream_failed'));
-    const limitMs = call.scenario.agent === 'talk_until_limit' ? LIMIT_SCENARIO_MS : SAFETY_LIMIT_MS;
+    const limitMs = call.scenario.agent === 'talk_until_limit' ? (this.options.talkUntilLimitMs ?? LIMIT_SCENARIO_MS) : SAFETY_LIMIT_MS;
     this.after(call, limitMs, () => this.end(call, 'time_limit'));
   }
 
@@ -194,6 +208,10 @@ export class SimulatedCarrier implements Carrier {
     if (call.reported.has(status)) return;
     call.reported.add(status);
     const report: CarrierStatusReport = { callId: call.request.callId, carrierCallId: call.sid, status, sequence: call.sequence++, ...extra };
+    if (call.ended) {
+      this.ended.set(call.sid, report);
+      if (this.ended.size > REMEMBERED_CALLS) this.ended.delete(this.ended.keys().next().value!);
+    }
     this.deliver('status', () => this.options.onStatus(report));
   }
 

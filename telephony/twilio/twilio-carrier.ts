@@ -5,7 +5,7 @@
  */
 import twilio from 'twilio';
 import type { Logger } from '../../runtime/logger.ts';
-import type { Carrier, DialRequest, DialResult } from '../carrier.ts';
+import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult } from '../carrier.ts';
 
 /** The host every REST call and every recording URL of the default region uses. */
 const TWILIO_API_ORIGIN = 'https://api.twilio.com';
@@ -72,6 +72,19 @@ export class TwilioCarrier implements Carrier {
     });
     this.log.info({ callId: request.callId, carrierCallId: call.sid }, 'twilio call created');
     return { carrierCallId: call.sid };
+  }
+
+  async fetchStatus(callId: string, carrierCallId: string): Promise<CarrierStatusReport | null> {
+    try {
+      const call = await this.client.calls(carrierCallId).fetch();
+      const report: CarrierStatusReport = { callId, carrierCallId, status: call.status as CarrierCallStatus };
+      if (call.duration !== null && call.duration !== undefined && /^\d+$/.test(String(call.duration))) report.durationSeconds = Number(call.duration);
+      if (call.answeredBy) report.answeredBy = call.answeredBy;
+      return report;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return null;
+      throw err;
+    }
   }
 
   /** `completed` hangs up whatever state the call is in (`canceled` would spare an answered call). */

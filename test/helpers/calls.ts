@@ -32,13 +32,19 @@ export async function advanceToNext(account: TestAccount, weekday: number, hourU
   return new Date(res.body.now);
 }
 
-/** Runs dialler rounds until the call is finished (or `timeoutMs` passes); returns the call. */
+/**
+ * Runs dialler rounds until the call is finished and its `call.completed` is recorded (an
+ * answered call's event waits for the recording), or `timeoutMs` passes; returns the call.
+ */
 export async function dialUntilFinished(account: TestAccount, api: Client, callId: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await account.console.post('/console/v1/dialler/run');
     const c = await api.get(`/v1/calls/${callId}`);
-    if (c.body.finished) return c.body;
+    if (c.body.finished) {
+      const events = (await account.console.get(`/console/v1/accounts/${account.id}/events?type=call.completed`)).body.data;
+      if (events.some((e: { data: { id: string } }) => e.data.id === callId)) return (await api.get(`/v1/calls/${callId}`)).body;
+    }
     if (Date.now() > deadline) throw new Error(`call ${callId} did not finish: ${JSON.stringify(c.body)}`);
     await new Promise((r) => setTimeout(r, 50));
   }

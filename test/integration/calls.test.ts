@@ -238,11 +238,8 @@ test.serial('a call actor that crashes mid-call is restarted with its live media
   const deadline = Date.now() + 5_000;
   while (!(await calls.ask(r.body.id, { type: 'get_live' })).bridge && Date.now() < deadline) await new Promise((res) => setTimeout(res, 10));
   t.like(await calls.ask(r.body.id, { type: 'get_live' }), { media: true, bridge: true });
-  // A report the database refuses crashes the actor; it is reset and reloads.
-  const crash = calls.ask(r.body.id, {
-    type: 'recording_reported',
-    report: { callId: r.body.id, carrierCallId: 'x', recordingId: 'x', recordingUrl: 'x', durationSeconds: 'not a number' as unknown as number },
-  });
+  // A report that is not in the inbox breaks the actor's invariant: it crashes, is reset and reloads.
+  const crash = calls.ask(r.body.id, { type: 'carrier_report_received', reportId: '00000000-0000-4000-8000-000000000000' });
   await t.throwsAsync(crash);
   t.true(svc.logs.lines.some((l) => l.event === 'actor_crashed' && String(l.actor).includes(r.body.id)));
   t.like(await calls.ask(r.body.id, { type: 'get_live' }), { media: true, bridge: true }, 'the handles survived the reset');
@@ -287,4 +284,115 @@ test.serial('everything at once: dialler rounds, cancels, jobs and time passing 
     if (c.status === 'cancelled') t.is(billed.length, 0, `${c.id} was cancelled`);
   }
   t.like((await account.api.get('/v1/balance')).body, { reserved_cents: 0 });
+});
+
+test.serial('a settlement that fails once loses nothing: the report is kept, listed, retried, and the call ends with its true outcome (issue 10 §1)', async (t) => {
+  const r = await queue({ phone: '+12025550131' }); // 1: answered, appointment booked, 180 s
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 2 });
+  try {
+    // The database itself refuses the first settlement of this call's hold (a sequence is not
+    // rolled back with the transaction, so exactly one attempt fails).
+    await db.query(`CREATE SEQUENCE fail_once_${r.body.id.replaceAll('-', '')}`);
+    await db.query(`
+      CREATE OR REPLACE FUNCTION fail_settlement_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.reference = '${r.body.id}' AND OLD.status = 'open' AND NEW.status = 'settled'
+           AND nextval('fail_once_${r.body.id.replaceAll('-', '')}') = 1 THEN
+          RAISE EXCEPTION 'settlement refused on purpose by the test';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query(`CREATE TRIGGER fail_settlement_once BEFORE UPDATE ON holds FOR EACH ROW EXECUTE FUNCTION fail_settlement_once()`);
+
+    await account.console.post('/console/v1/dialler/run');
+    // The end report arrives and its processing fails: logged once, kept, listed for the operator.
+    let pending: any[] = [];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      pending = (await account.console.get('/console/v1/carrier_reports')).body.data.filter((p: any) => p.call_id === r.body.id && p.last_error);
+      if (pending.length > 0) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    t.is(pending.length, 1, 'the failing report is listed');
+    t.like(pending[0], { object: 'carrier_report', kind: 'status', source: 'callback', attempts: 1, processed_at: null });
+    t.regex(pending[0].last_error, /refused on purpose/);
+    t.is(pending[0].report.status, 'completed');
+    const failures = svc.logs.lines.filter((l) => l.msg === 'carrier report not processed; it is kept and retried' && l.call_id === r.body.id);
+    t.is(failures.length, 1, 'one error line for the one failed attempt');
+    t.like(failures[0], { level: 50, report_id: pending[0].id, attempt: 1, retry_in_seconds: 5 });
+    t.false((await account.api.get(`/v1/calls/${r.body.id}`)).body.finished);
+
+    // The stale-call job must not overwrite a call whose report waits.
+    await account.console.post('/console/v1/test_clock/advance', { seconds: 40 * 60 });
+    await account.console.post('/console/v1/jobs/finish_stale_calls/run');
+    // (The call keeper may meanwhile have retried it: then it is finished with its true outcome.)
+    const meanwhile = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
+    t.not(meanwhile.outcome, 'failed', 'not closed as lost while its report waits');
+
+    // The retry (due in 5 s; made due now) processes it: the true outcome, charged once.
+    await db.query(`UPDATE carrier_reports SET next_attempt_at = now() WHERE id = $1`, [pending[0].id]);
+    await account.console.post('/console/v1/call_keeper/run');
+    const done = await dialUntilFinished(account, account.api, r.body.id);
+    t.like(done, { status: 'completed', outcome: 'appointment_booked', duration_seconds: 180 });
+    t.truthy(done.appointment_id);
+    const lines = (await account.api.get('/v1/usage')).body.data.filter((l: any) => l.reference === r.body.id);
+    t.is(lines.length, 1);
+    t.like(lines[0], { amount_cents: -60, minutes: 3 });
+    t.deepEqual((await account.console.get('/console/v1/carrier_reports')).body.data.filter((p: any) => p.call_id === r.body.id), []);
+    // Sending the same report again changes nothing.
+    const stored = (await db.query(`SELECT report FROM carrier_reports WHERE id = $1`, [pending[0].id])).rows[0].report;
+    await svc.services.carrierInbox.receive({ kind: 'status', report: stored });
+    t.is((await account.api.get('/v1/usage')).body.data.filter((l: any) => l.reference === r.body.id).length, 1);
+    t.like((await account.api.get('/v1/balance')).body, { reserved_cents: 0 });
+  } finally {
+    await db.query(`DROP TRIGGER IF EXISTS fail_settlement_once ON holds`);
+    await db.end();
+  }
+});
+
+test.serial('every event a call records carries exactly what GET returns: call.completed with its recording, appointment.booked (issue 10 §2)', async (t) => {
+  for (const digit of ['1', '2', '8']) {
+    const r = await queue({ phone: `+120255501${40 + Number(digit)}` });
+    const done = await dialUntilFinished(account, account.api, r.body.id);
+    const events = (await account.console.get(`/console/v1/accounts/${account.id}/events`)).body.data;
+    const completed = events.filter((e: any) => e.type === 'call.completed' && e.data.id === r.body.id);
+    t.is(completed.length, 1, `one call.completed for ${digit}`);
+    t.deepEqual(completed[0].data, done, `call.completed is GET /v1/calls/{id} for ${digit}`);
+    if (done.duration_seconds > 0) t.truthy(done.recording_url, 'an answered call has its recording');
+    // Through the API too: GET /v1/events/{id} returns the same envelope.
+    t.deepEqual((await account.api.get(`/v1/events/${completed[0].id}`)).body.data, done);
+    if (done.appointment_id) {
+      const booked = events.filter((e: any) => e.type === 'appointment.booked' && e.data.id === done.appointment_id);
+      t.is(booked.length, 1);
+      t.deepEqual(booked[0].data, (await account.api.get(`/v1/appointments/${done.appointment_id}`)).body);
+    }
+  }
+});
+
+test.serial('a call.completed whose recording never comes goes out without it once the wait is over', async (t) => {
+  const r = await queue({ phone: '+12025550150' }); // 0: answered, 60 s
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
+  try {
+    // The recording report is lost on the way (the trigger drops it before it is stored).
+    await db.query(`
+      CREATE OR REPLACE FUNCTION drop_recording() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.kind = 'recording' AND NEW.call_id = '${r.body.id}' THEN RETURN NULL; END IF; RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER drop_recording BEFORE INSERT ON carrier_reports FOR EACH ROW EXECUTE FUNCTION drop_recording()`);
+    await account.console.post('/console/v1/dialler/run');
+    for (const deadline = Date.now() + 10_000; !(await account.api.get(`/v1/calls/${r.body.id}`)).body.finished && Date.now() < deadline; ) {
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    await new Promise((res) => setTimeout(res, 300));
+    const completed = async () =>
+      (await account.console.get(`/console/v1/accounts/${account.id}/events?type=call.completed`)).body.data.filter((e: any) => e.data.id === r.body.id);
+    t.is((await completed()).length, 0, 'waits for the recording');
+    await db.query(`UPDATE calls SET completion_event_due_at = now() WHERE id = $1`, [r.body.id]);
+    await account.console.post('/console/v1/call_keeper/run');
+    const events = await completed();
+    t.is(events.length, 1);
+    t.deepEqual(events[0].data, (await account.api.get(`/v1/calls/${r.body.id}`)).body);
+    t.is(events[0].data.recording_url, null);
+  } finally {
+    await db.query(`DROP TRIGGER IF EXISTS drop_recording ON carrier_reports`);
+    await db.end();
+  }
 });

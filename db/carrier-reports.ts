@@ -1,0 +1,86 @@
+import type { Queryable } from './pool.ts';
+
+/** A carrier report as stored in the inbox (see 009_carrier_inbox_and_leases.sql). */
+export interface CarrierReportRow {
+  id: string;
+  seq: number;
+  call_id: string;
+  kind: 'status' | 'recording';
+  dedupe_key: string;
+  report: Record<string, unknown>;
+  source: 'callback' | 'reconciled';
+  received_at: Date;
+  processed_at: Date | null;
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+}
+
+/** The inbox of carrier reports. Scheduling is on the database's clock (real time). */
+export function createCarrierReportRepository(db: Queryable) {
+  return {
+    /**
+     * Stores a report once (a repeat of the same report answers the stored row). Whoever stores it
+     * makes the first attempt at once, so the row counts that attempt and is not due for the retry
+     * loop until `leaseSeconds` later (or sooner, when that attempt records its failure).
+     */
+    async insert(r: { callId: string; kind: CarrierReportRow['kind']; dedupeKey: string; report: unknown; source: CarrierReportRow['source'] }, leaseSeconds: number): Promise<CarrierReportRow> {
+      const { rows } = await db.query(
+        `WITH ins AS (
+           INSERT INTO carrier_reports (call_id, kind, dedupe_key, report, source, attempts, next_attempt_at)
+           VALUES ($1, $2, $3, $4, $5, 1, now() + make_interval(secs => $6))
+           ON CONFLICT (call_id, dedupe_key) DO NOTHING RETURNING *
+         )
+         SELECT * FROM ins UNION ALL SELECT * FROM carrier_reports WHERE call_id = $1 AND dedupe_key = $3 AND NOT EXISTS (SELECT 1 FROM ins)`,
+        [r.callId, r.kind, r.dedupeKey, JSON.stringify(r.report), r.source, leaseSeconds],
+      );
+      return rows[0];
+    },
+
+    async get(id: string): Promise<CarrierReportRow | null> {
+      const { rows } = await db.query(`SELECT * FROM carrier_reports WHERE id = $1`, [id]);
+      return rows[0] ?? null;
+    },
+
+    /** Locks an unprocessed report for the rest of the transaction; null if it was processed meanwhile. */
+    async lockUnprocessed(id: string): Promise<CarrierReportRow | null> {
+      const { rows } = await db.query(`SELECT * FROM carrier_reports WHERE id = $1 AND processed_at IS NULL FOR UPDATE`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async markProcessed(id: string): Promise<void> {
+      await db.query(`UPDATE carrier_reports SET processed_at = now(), last_error = NULL WHERE id = $1`, [id]);
+    },
+
+    /**
+     * Claims due unprocessed reports for one processing attempt: each is pushed `leaseSeconds`
+     * ahead, so another process does not take it while this one works on it, and counted.
+     */
+    async claimDue(limit: number, leaseSeconds: number): Promise<CarrierReportRow[]> {
+      const { rows } = await db.query(
+        `UPDATE carrier_reports SET next_attempt_at = now() + make_interval(secs => $2), attempts = attempts + 1
+          WHERE id IN (SELECT id FROM carrier_reports WHERE processed_at IS NULL AND next_attempt_at <= now()
+                        ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [limit, leaseSeconds],
+      );
+      return rows.sort((a, b) => a.seq - b.seq);
+    },
+
+    /** Records a failed attempt: when to try again and why it failed. Returns the attempts so far. */
+    async recordFailure(id: string, retryInSeconds: number, error: string): Promise<number> {
+      const { rows } = await db.query(
+        `UPDATE carrier_reports SET next_attempt_at = now() + make_interval(secs => $2), last_error = $3
+          WHERE id = $1 AND processed_at IS NULL RETURNING attempts`,
+        [id, retryInSeconds, error.slice(0, 2000)],
+      );
+      return rows[0]?.attempts ?? 0;
+    },
+
+    /** Reports not processed yet, oldest first (the operator's list). */
+    async listPending(limit: number): Promise<CarrierReportRow[]> {
+      const { rows } = await db.query(`SELECT * FROM carrier_reports WHERE processed_at IS NULL ORDER BY seq LIMIT $1`, [limit]);
+      return rows;
+    },
+  };
+}
