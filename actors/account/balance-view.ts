@@ -3,7 +3,7 @@ import { createMoneyRepository } from '../../db/money.ts';
 import { createAccountRepository } from '../../db/accounts.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { iso } from '../../runtime/types.ts';
-import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, estimatedCallMinutes, minutesUsedNow, rateAt, settledSpend } from './pricing.ts';
+import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, callReserveCents, estimatedCallMinutes, minutesUsedNow, rateAt, settledSpend } from './pricing.ts';
 import { lowBalanceStage } from './low-balance.ts';
 
 /**
@@ -32,7 +32,7 @@ export async function buildBalance(db: Queryable, accountId: string, mode: Mode,
     bonus_expires_at: iso(bonusExpiresAt),
     reserved_cents: row.reserved_cents,
     minimum_top_up_cents: MINIMUM_TOP_UP_CENTS,
-    low_balance: live ? lowBalanceStage(available, row.last_top_up_cents) : 'ok',
+    low_balance: live ? lowBalanceStage(available, row.last_top_up_cents, callReserveCents(minutesUsed)) : 'ok',
     rates: {
       call_cents_per_minute: rateAt(minutesUsed),
       minutes_used_this_month: minutesUsed,

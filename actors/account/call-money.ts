@@ -35,9 +35,9 @@ export async function startCall(
     // The hold lowered the spendable balance: a low-balance stage or readiness may have moved.
     const after = opened.money;
     const amountCents = opened.hold.amount_cents;
-    const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents);
-    const before = after.balance_cents - after.reserved_cents + amountCents;
     const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, c.now));
+    const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents, reserve);
+    const before = after.balance_cents - after.reserved_cents + amountCents;
     if (stage !== after.low_balance_stage || before >= reserve !== before - amountCents >= reserve) {
       await withTransaction(pool, async (client) => {
         await checkLowBalance(client, c.accountId, c.now);

@@ -118,7 +118,7 @@ export async function postLine(
     next.open_calls -= 1;
   }
   const before = row.low_balance_stage as LowBalanceStage;
-  if (live) next.low_balance_stage = lowBalanceStage(next.balance_cents - next.reserved_cents, next.last_top_up_cents);
+  if (live) next.low_balance_stage = stageOf(next, input.now);
   const customerId = opts.hold?.customerId ?? input.customerId;
   const written = await money.apply({
     next,
@@ -147,6 +147,12 @@ export async function postLine(
     }
   }
   return written.line;
+}
+
+/** The low-balance stage of a money row at `now` (the call reserve at the month's tier position). */
+function stageOf(row: Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'last_top_up_cents' | 'minutes_month' | 'minutes_used'>, now: Date): LowBalanceStage {
+  const reserve = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, now));
+  return lowBalanceStage(row.balance_cents - row.reserved_cents, row.last_top_up_cents, reserve);
 }
 
 /**
@@ -199,10 +205,10 @@ async function recordLowBalance(client: Client, accountId: string, from: LowBala
 }
 
 /** Re-evaluates the low-balance stage after a change made outside postLine (a hold taken). */
-export async function checkLowBalance(client: Client, accountId: string, now: Date, known?: Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'last_top_up_cents' | 'low_balance_stage'>): Promise<void> {
-  const row = known ?? (await createMoneyRepository(client).lock(accountId, 'live'));
+export async function checkLowBalance(client: Client, accountId: string, now: Date): Promise<void> {
+  const row = await createMoneyRepository(client).lock(accountId, 'live');
   if (!row) return;
-  const stage = lowBalanceStage(row.balance_cents - row.reserved_cents, row.last_top_up_cents);
+  const stage = stageOf(row, now);
   if (stage === row.low_balance_stage) return;
   await createMoneyRepository(client).update(accountId, 'live', { low_balance_stage: stage });
   await recordLowBalance(client, accountId, row.low_balance_stage as LowBalanceStage, stage, now);

@@ -1,14 +1,20 @@
 /**
  * Low-balance warnings (spec: balance.low). The reference is the last top-up: spendable balance
- * (available_cents) crossing 25 %, 10 % of it, and zero, are the three warnings. Pure.
+ * (available_cents) crossing 25 %, 10 % of it, and zero, are the three warnings. "Zero" is the
+ * point where no new call can start: the spendable balance no longer covers one call's hold (the
+ * spec: "at zero no new call starts"). Calls stop there, so the balance itself seldom reaches 0;
+ * a stage at 0 cents would never fire (issue 10 §3). Pure.
  */
 
 export const LOW_BALANCE_STAGES = ['ok', 'below_25_percent', 'below_10_percent', 'zero'] as const;
 export type LowBalanceStage = (typeof LOW_BALANCE_STAGES)[number];
 
-/** The stage of `availableCents` against the last top-up (`referenceCents`, null before any). */
-export function lowBalanceStage(availableCents: number, referenceCents: number | null): LowBalanceStage {
-  if (availableCents <= 0) return 'zero';
+/**
+ * The stage of `availableCents` against the last top-up (`referenceCents`, null before any), where
+ * `callReserveCents` is what one call start holds now (pricing.callReserveCents).
+ */
+export function lowBalanceStage(availableCents: number, referenceCents: number | null, callReserveCents: number): LowBalanceStage {
+  if (availableCents <= 0 || availableCents < callReserveCents) return 'zero';
   if (!referenceCents || referenceCents <= 0) return 'ok';
   // Integer comparisons: available < 10 % of reference ⇔ 10 · available < reference.
   if (availableCents * 10 < referenceCents) return 'below_10_percent';

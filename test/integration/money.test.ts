@@ -608,3 +608,28 @@ test.serial('settlements racing on a nearly spent bonus take bonus only up to wh
     await db.end();
   }
 });
+
+test('balance.low zero fires when no call can start: the spendable balance below one call\'s hold (issue 10 §3)', async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 2_500); // 25 % is 625, 10 % is 250; one call holds 400
+  const c = await makeCustomer(a.liveApi);
+  for (let i = 0; i < 5; i++) {
+    t.true((await hold(a, c.id, `z${i}`)).body.ok);
+    await end(a, `z${i}`, 1_200);
+  }
+  t.like((await a.liveApi.get('/v1/balance')).body, { available_cents: 500, low_balance: 'below_25_percent' });
+  t.deepEqual((await events(a, 'balance.low')).map((e: any) => e.data.low_balance), ['below_25_percent']);
+  // One more call fits; while it runs, 100 cents are left: no further call can start.
+  t.true((await hold(a, c.id, 'z5')).body.ok);
+  t.like((await a.liveApi.get('/v1/balance')).body, { available_cents: 100, low_balance: 'zero' });
+  const refused = await hold(a, c.id, 'z6');
+  t.like(refused.body, { ok: false, reason: 'insufficient_balance' });
+  await end(a, 'z5', 1_200);
+  const after = (await a.liveApi.get('/v1/balance')).body;
+  t.like(after, { available_cents: 100, balance_cents: 100, low_balance: 'zero' });
+  const lows = await events(a, 'balance.low');
+  t.deepEqual(lows.map((e: any) => e.data.low_balance), ['below_25_percent', 'below_10_percent', 'zero'], 'each stage once, zero included');
+  // A top-up lifts it again.
+  await topUp(a, 2_500);
+  t.is((await a.liveApi.get('/v1/balance')).body.low_balance, 'ok');
+});

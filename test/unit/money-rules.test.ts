@@ -352,24 +352,38 @@ test('lowBalanceStage: exact 25 % and 10 % boundaries of the last top-up', (t) =
     [1, 10, 'below_25_percent'],
     [1, 11, 'below_10_percent'],
   ];
-  for (const [available, reference, stage] of cases) t.is(lowBalanceStage(available, reference), stage, `${available} of ${reference}`);
+  // A reserve of 1 cent: only the percentages decide above zero.
+  for (const [available, reference, stage] of cases) t.is(lowBalanceStage(available, reference, 1), stage, `${available} of ${reference}`);
 });
 
 test('lowBalanceStage: before any top-up (null reference) only zero is a stage; zero and negative are zero', (t) => {
-  t.is(lowBalanceStage(1, null), 'ok');
-  t.is(lowBalanceStage(1_000_000, null), 'ok');
-  t.is(lowBalanceStage(0, null), 'zero');
-  t.is(lowBalanceStage(-400, null), 'zero');
-  t.is(lowBalanceStage(5, 0), 'ok', 'a zero reference has no percentages');
-  t.is(lowBalanceStage(0, 0), 'zero');
-  t.is(lowBalanceStage(-1, 0), 'zero');
-  t.is(lowBalanceStage(0, 2_500), 'zero');
-  t.is(lowBalanceStage(-2_500, 2_500), 'zero');
+  t.is(lowBalanceStage(400, null, 400), 'ok');
+  t.is(lowBalanceStage(1_000_000, null, 400), 'ok');
+  t.is(lowBalanceStage(0, null, 400), 'zero');
+  t.is(lowBalanceStage(-400, null, 400), 'zero');
+  t.is(lowBalanceStage(405, 0, 400), 'ok', 'a zero reference has no percentages');
+  t.is(lowBalanceStage(0, 0, 400), 'zero');
+  t.is(lowBalanceStage(-1, 0, 400), 'zero');
+  t.is(lowBalanceStage(0, 2_500, 400), 'zero');
+  t.is(lowBalanceStage(-2_500, 2_500, 400), 'zero');
+});
+
+test('lowBalanceStage: zero is "no call can start": the spendable balance below one call\'s hold (issue 10 §3)', (t) => {
+  // Last top-up 50,000: 25 % is 12,500 and 10 % is 5,000; one call holds 400 at the first tier.
+  t.is(lowBalanceStage(401, 50_000, 400), 'below_10_percent');
+  t.is(lowBalanceStage(400, 50_000, 400), 'below_10_percent', 'exactly one hold still starts a call');
+  t.is(lowBalanceStage(399, 50_000, 400), 'zero');
+  t.is(lowBalanceStage(100, 50_000, 400), 'zero', 'the case of the report: 100 cents left, no call can start');
+  // At a later tier the hold is smaller (18 c × 20 min).
+  t.is(lowBalanceStage(370, 50_000, 360), 'below_10_percent');
+  t.is(lowBalanceStage(359, 50_000, 360), 'zero');
+  // A small top-up: below one hold is zero even above 10 % of it.
+  t.is(lowBalanceStage(399, 2_500, 400), 'zero');
 });
 
 test('property: lowBalanceStage matches exact rational comparisons and only deepens as the balance falls', (t) => {
-  const expected = (a: number, r: number | null): LowBalanceStage => {
-    if (a <= 0) return 'zero';
+  const expected = (a: number, r: number | null, reserve: number): LowBalanceStage => {
+    if (a <= 0 || a < reserve) return 'zero';
     if (r === null || r <= 0) return 'ok';
     const A = BigInt(a);
     const R = BigInt(r);
@@ -380,10 +394,10 @@ test('property: lowBalanceStage matches exact rational comparisons and only deep
   const reference = fc.option(fc.integer({ min: 1, max: 2_000_000_000 }), { nil: null });
   t.notThrows(() =>
     fc.assert(
-      fc.property(fc.integer({ min: -1_000_000, max: 2_000_000_000 }), fc.integer({ min: 0, max: 1_000_000 }), reference, (a, drop, r) => {
-        assert.equal(lowBalanceStage(a, r), expected(a, r), `${a} of ${r}`);
-        const lower = lowBalanceStage(a - drop, r);
-        assert.ok(LOW_BALANCE_STAGES.indexOf(lower) >= LOW_BALANCE_STAGES.indexOf(lowBalanceStage(a, r)), 'a lower balance is never a shallower stage');
+      fc.property(fc.integer({ min: -1_000_000, max: 2_000_000_000 }), fc.integer({ min: 0, max: 1_000_000 }), reference, fc.constantFrom(300, 320, 360, 400), (a, drop, r, reserve) => {
+        assert.equal(lowBalanceStage(a, r, reserve), expected(a, r, reserve), `${a} of ${r}`);
+        const lower = lowBalanceStage(a - drop, r, reserve);
+        assert.ok(LOW_BALANCE_STAGES.indexOf(lower) >= LOW_BALANCE_STAGES.indexOf(lowBalanceStage(a, r, reserve)), 'a lower balance is never a shallower stage');
       }),
       { numRuns: 3_000 },
     ),
