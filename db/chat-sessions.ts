@@ -31,6 +31,8 @@ export interface ChatGateRow extends ChatSessionRow {
   primary_color: string | null;
   accent_color: string | null;
   support_email: string | null;
+  email_from_name: string | null;
+  domain: string | null;
   /** Balance less money held for running calls, in this session's mode. */
   available_cents: number;
 }
@@ -45,7 +47,7 @@ const GATE = prepared(
   'chat_session_gate',
   `SELECT ${COLUMNS}, c.name AS customer_name, c.brand_name AS customer_brand_name, c.status AS customer_status,
           a.status AS account_status, a.name AS account_name, a.display_name AS brand_display_name, a.logo_url,
-          a.primary_color, a.accent_color, a.support_email,
+          a.primary_color, a.accent_color, a.support_email, a.email_from_name, a.domain,
           COALESCE(m.balance_cents - m.reserved_cents, 0) AS available_cents
      FROM chat_sessions s
      JOIN customers c ON c.id = s.customer_id

@@ -8,3 +8,15 @@ export function iso(d: Date | null | undefined): string | null {
 
 /** `iso` for a value that is never null. */
 export const isoNow = (d: Date): string => d.toISOString();
+
+/**
+ * A duration as people say it: "1 min 30 s", "2 min", "45 s". `totalSeconds` is whole seconds
+ * (rounded when it is not); the real length, never rounded up to billed minutes.
+ */
+export function minutesAndSeconds(totalSeconds: number): string {
+  const total = Math.max(0, Math.round(totalSeconds));
+  const m = Math.floor(total / 60);
+  const s = total % 60;
+  if (!m) return `${s} s`;
+  return s ? `${m} min ${s} s` : `${m} min`;
+}

@@ -14,6 +14,10 @@ export interface ToolSpec {
 export interface AgentSetup {
   /** Everything the agent is told: who it calls for, how to behave, the certified script. */
   instructions: string;
+  /** The business the agent calls for, by the name it goes by (never a placeholder). */
+  businessName: string;
+  /** The agent's first words: it is an automated assistant calling for `businessName`, and the call may be recorded. */
+  greeting: string;
   tools: ToolSpec[];
   /** BCP 47 calling language, e.g. en-GB. */
   language: string;

@@ -33,10 +33,19 @@ export const TOOLS: ToolSpec[] = [
 ];
 
 /**
+ * The agent's first words. They name the business it calls for, say it is automated (it never
+ * passes as a person) and that the call may be recorded. Pure.
+ */
+export function greeting(businessName: string): string {
+  return `Hello, this is an automated assistant calling on behalf of ${businessName}. This call may be recorded. Do you have a moment?`;
+}
+
+/**
  * What the agent is told for one call: whose behalf, the rules it may never break, and the
  * customer's certified script. It never names the platform or any supplier.
  */
 export function agentSetup(c: {
+  /** The customer's name for calls: `brand_name`, else `name` (customer/views.ts `businessName`). */
   businessName: string;
   website: string | null;
   calledBusiness: string | null;
@@ -48,11 +57,12 @@ export function agentSetup(c: {
   /** What research found about the customer's own business (website, offer). */
   researchNotes?: string | null;
 }): AgentSetup {
+  const opening = greeting(c.businessName);
   const instructions = [
     `You are a friendly sales representative calling on behalf of ${c.businessName}${c.website ? ` (${c.website})` : ''}.`,
     c.calledBusiness ? `You are calling ${c.calledBusiness}.` : 'You are calling a local business.',
-    `Speak ${c.language}. Introduce yourself and ${c.businessName} first, and say the call may be recorded.`,
-    'If asked whether you are an AI, say yes. Never claim to be human.',
+    `Speak ${c.language}. Open the call with these words, in ${c.language}: "${opening}" Always call the business you work for ${c.businessName}, never "our client" or any other phrase that hides its name.`,
+    'If asked whether you are an AI, a bot or a real person, say plainly that you are an automated assistant. Never claim or pretend to be human.',
     `If the person asks not to be called again, call mark_do_not_call immediately, apologise, and end the call.`,
     `Your goal is a short meeting. Times are in ${c.timezone}. Confirm the day and time before calling book_appointment.`,
     'Never pressure, never invent facts, prices or consent, and never mention any technology or company behind this call other than ' +
@@ -62,5 +72,5 @@ export function agentSetup(c: {
   ]
     .filter(Boolean)
     .join(' ');
-  return { instructions, tools: TOOLS, language: c.language, to: c.to, timezone: c.timezone };
+  return { instructions, businessName: c.businessName, greeting: opening, tools: TOOLS, language: c.language, to: c.to, timezone: c.timezone };
 }

@@ -16,6 +16,7 @@ import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
 import { settleCall } from '../account/call-money.ts';
 import { agentSetup } from './agent-setup.ts';
+import { businessName } from '../customer/views.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
 import { appointmentView, callView, isFinished } from './views.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
@@ -242,16 +243,21 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       return state;
     }
     const customer = await createCustomerRepository(pool).get(call.customer_id);
-    const country = customer ? await createCoverageRepository(pool).get(customer.country) : null;
+    if (!customer) {
+      // A call row references its customer (foreign key): a broken invariant, never a nameless agent.
+      session.close();
+      throw new Error(`call ${call.id}: customer ${call.customer_id} not found`);
+    }
+    const country = await createCoverageRepository(pool).get(customer.country);
     const setup = agentSetup({
-      businessName: customer?.brand_name ?? customer?.name ?? 'our client',
-      website: customer?.website_url ?? null,
+      businessName: businessName(customer),
+      website: customer.website_url,
       calledBusiness: call.business_name,
       language: country?.calling_language ?? 'en-US',
-      timezone: customer?.timezone ?? 'UTC',
+      timezone: customer.timezone,
       to: call.to_e164,
-      script: customer?.script ?? null,
-      researchNotes: customer?.research_notes ?? null,
+      script: customer.script,
+      researchNotes: customer.research_notes,
     });
     const self = () => deps.calls();
     const bridgeFor = deps.bridges[state.mode];

@@ -1,4 +1,5 @@
 import type { CarrierCallStatus } from '../../telephony/carrier.ts';
+import { minutesAndSeconds } from '../../runtime/types.ts';
 
 /**
  * How a call ended, decided from what the carrier reported and what happened on the call. Pure.
@@ -53,10 +54,11 @@ export function decideOutcome(f: CallFacts): CallOutcome {
 
 /**
  * One plain sentence for the reseller. It says what happened, never how the agent decided
- * (no scoring, objection paths or research findings).
+ * (no scoring, objection paths or research findings), and gives the call's real length (a
+ * 90-second call "ended after 1 min 30 s"), not the billed minutes.
  */
 export function summarise(outcome: CallOutcome, durationSeconds: number, appointment: { startLocal: string; timezone: string } | null): string {
-  const length = durationSeconds > 0 ? ` after ${Math.ceil(durationSeconds / 60)} min` : '';
+  const length = durationSeconds > 0 ? ` after ${minutesAndSeconds(durationSeconds)}` : '';
   switch (outcome) {
     case 'appointment_booked':
       return `The call was answered and a meeting was booked for ${appointment?.startLocal ?? 'a time agreed on the call'} (${appointment?.timezone ?? 'customer time'}); it ended${length}.`;
@@ -67,7 +69,8 @@ export function summarise(outcome: CallOutcome, durationSeconds: number, appoint
     case 'do_not_call':
       return `The call was answered; the prospect asked not to be called again and the number was added to the do-not-call list.`;
     case 'voicemail':
-      return 'The call reached voicemail; no message was left.';
+      // Not "no message was left": the agent may leave a short one (the scripted agent does).
+      return 'The call reached voicemail.';
     case 'time_limit':
       return 'The call was answered and ended at the 20-minute limit.';
     case 'completed':

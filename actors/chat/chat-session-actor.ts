@@ -12,6 +12,7 @@ import { ITEM_PRICES } from '../account/pricing.ts';
 import { assistantFor, type Assistant, type ChatTurn } from './assistant.ts';
 import { loadFacts } from './facts.ts';
 import { scrubSuppliers } from './output-filter.ts';
+import { businessName } from '../customer/views.ts';
 import { MESSAGE_LIMIT, PREFIX_SHOWN, refuseMessage, refuseSession, SESSION_TOKEN_PREFIX } from './session-rules.ts';
 import { chatContextView, chatMessageView, chatSessionView, sessionBrand } from './views.ts';
 import type { ChatSessionMessage, ChatSessionView } from './messages.ts';
@@ -110,9 +111,9 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     }
     const brand = sessionBrand(before);
     try {
-      const facts = await loadFacts(pool, { id: session.customerId, business: before.customer_brand_name ?? before.customer_name }, now);
+      const facts = await loadFacts(pool, { id: session.customerId, business: businessName({ name: before.customer_name, brand_name: before.customer_brand_name }) }, now);
       const raw = await assistant.answer({ brand: { name: brand.name, supportEmail: brand.supportEmail }, facts, history, message });
-      const reply = scrubSuppliers(raw, brand.name).trim();
+      const reply = scrubSuppliers(raw, brand).trim();
       if (!reply) throw new Error('the assistant produced an empty reply');
       await charge(state.id, session, now);
       return chatMessageView(reply, slot, PRICE_CENTS);

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/pool.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { isFinished } from '../call/views.ts';
 import { dayKey } from '../account/pricing.ts';
+import { minutesAndSeconds } from '../../runtime/types.ts';
 
 /**
  * The facts block: everything the assistant knows, measured from one customer's calls of the
@@ -57,13 +58,6 @@ export function computeFacts(calls: FactCall[], business: string, now: Date): Ch
     outcomes: [...counts].map(([outcome, count]) => ({ outcome, count })).sort((a, b) => b.count - a.count || a.outcome.localeCompare(b.outcome)),
     appointments: calls.filter((c) => c.appointment_id !== null).length,
   };
-}
-
-/** "2 min 5 s" for 125 seconds. */
-export function minutesAndSeconds(total: number): string {
-  const m = Math.floor(total / 60);
-  const s = total % 60;
-  return m ? `${m} min ${s} s` : `${s} s`;
 }
 
 /** The block as the model reads it: every figure it may state, and nothing else. */

@@ -1,6 +1,7 @@
 import type { ChatGateRow, ChatSessionRow } from '../../db/chat-sessions.ts';
 import { iso, isoNow } from '../../runtime/types.ts';
 import { pageBrand } from '../account/views.ts';
+import { businessName } from '../customer/views.ts';
 import { sessionStatus } from './session-rules.ts';
 
 /** A session as the reseller sees it; `token` and `expires_in_seconds` only on the mint response. */
@@ -24,9 +25,12 @@ export function chatSessionView(s: ChatSessionRow, now: Date, mint?: { expiresIn
   };
 }
 
-/** The brand of a session's reseller: what the assistant speaks as and the chat page shows. */
+/**
+ * The brand of a session's reseller: what the assistant speaks as and the chat page shows, and
+ * the words of its own the output filter keeps as written.
+ */
 export function sessionBrand(g: ChatGateRow) {
-  return pageBrand({
+  const page = pageBrand({
     name: g.account_name,
     display_name: g.brand_display_name,
     logo_url: g.logo_url,
@@ -34,6 +38,7 @@ export function sessionBrand(g: ChatGateRow) {
     accent_color: g.accent_color,
     support_email: g.support_email,
   });
+  return { ...page, emailFromName: g.email_from_name, domain: g.domain };
 }
 
 /** What the chat page needs to dress itself and greet the person (GET /v1/chat/session). */
@@ -48,7 +53,7 @@ export function chatContextView(g: ChatGateRow) {
       accent_color: brand.accentColor,
       support_email: brand.supportEmail,
     },
-    business: g.customer_brand_name ?? g.customer_name,
+    business: businessName({ name: g.customer_name, brand_name: g.customer_brand_name }),
     display_name: g.display_name,
     session_expires_at: isoNow(g.expires_at),
     messages_sent: g.messages_sent,

@@ -4,6 +4,14 @@ import type { ReadinessRow } from '../../db/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import type { ReadinessAssessment } from './readiness.ts';
 
+/**
+ * The name the customer's business goes by on calls and in the coach: `brand_name` when it says
+ * something, else `name` (never blank: the API refuses a blank name).
+ */
+export function businessName(c: Pick<CustomerRow, 'name' | 'brand_name'>): string {
+  return c.brand_name?.trim() || c.name.trim();
+}
+
 export function customerView(c: CustomerRow) {
   return {
     object: 'customer' as const,

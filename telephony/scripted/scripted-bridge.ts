@@ -75,11 +75,12 @@ class ScriptedRun {
     const agent = this.scenario.agent;
     if (agent === null) return;
     if (agent === 'voicemail') {
-      await this.say('agent', 'Hello, this is an automated call. Sorry we missed you; we will try again another time. Goodbye.');
+      await this.say('agent', `Hello, this is an automated assistant calling on behalf of ${this.setup.businessName}. Sorry we missed you; we will try again another time. Goodbye.`);
       await this.tool('end_call', { reason: 'voicemail' });
       return;
     }
-    await this.say('agent', 'Hello, this is an automated assistant calling on behalf of our client. Do you have a moment?');
+    // The same first words the real agent is told to open with (actors/call/agent-setup.ts).
+    await this.say('agent', this.setup.greeting);
     switch (agent) {
       case 'not_interested':
         await this.say('callee', "Sorry, I'm not interested.");

@@ -14,7 +14,7 @@ test.before(async () => {
   // The dialler only runs when asked (console), so tests decide when requests are dialled.
   svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
   account = await makeAccount(svc.url);
-  ready = await makeReadyCustomer(svc.url, account.api, { external_ref: 'ready-1' });
+  ready = await makeReadyCustomer(svc.url, account.api, { external_ref: 'ready-1', name: 'Bright Dental LLC', brand_name: 'Bright Smile Dental' });
   // A Tuesday, 15:00 UTC: 10:00 in New York, inside every US window.
   await advanceToNext(account, 2, 15);
 });
@@ -79,6 +79,24 @@ for (const [digit, outcome, seconds] of cases) {
     t.like(done, { status: 'completed', finished: true, outcome, duration_seconds: seconds });
   });
 }
+
+test.serial("the agent introduces itself for the customer's brand_name; summaries give the real length; nothing names a supplier", async (t) => {
+  const SUPPLIER = /switchboard|twilio|openai|gpt|our client/i;
+  // Digit 8: a 90-second call the prospect asks to continue later; digit 4: voicemail.
+  const later = await dialUntilFinished(account, account.api, (await queue({ phone: '+12025550128' })).body.id);
+  t.like(later, { outcome: 'call_back_later', duration_seconds: 90 });
+  t.is(later.summary, 'The call was answered; the prospect asked to be called back later. It ended after 1 min 30 s.');
+  const voicemail = await dialUntilFinished(account, account.api, (await queue({ phone: '+12025550124' })).body.id);
+  t.is(voicemail.summary, 'The call reached voicemail.');
+  for (const done of [later, voicemail]) {
+    const transcript = await account.api.get(`/v1/calls/${done.id}/transcript`);
+    t.is(transcript.status, 200);
+    const first = transcript.body.lines[0];
+    t.is(first.role, 'agent');
+    t.regex(first.text, /^Hello, this is an automated assistant calling on behalf of Bright Smile Dental\./, 'by brand_name, not name');
+    t.notRegex(JSON.stringify(transcript.body) + done.summary, SUPPLIER);
+  }
+});
 
 test.serial('a callee who asks not to be called again goes on the do-not-call list; the number is never dialled again', async (t) => {
   const r = await queue({ phone: '+12025550135' });

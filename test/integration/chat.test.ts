@@ -3,7 +3,7 @@
  * openai SDK pointed at a local fake of the chat completions API (test/fakes/openai-chat.ts). A
  * second service without an OpenAI key checks the built-in coach.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -373,6 +373,10 @@ test.serial('the model gets a system prompt with the rules, the brand and only t
   t.regex(prompt, /fabricate, fake or backdate consent/);
   t.regex(prompt, /do-not-call/);
   t.regex(prompt, /recording disclosure/);
+  t.regex(prompt, /leave out the recording notice/);
+  t.regex(prompt, /request to call at a time such as 10pm, late at night or early in the morning/);
+  t.regex(prompt, /pretend to be a human/);
+  t.regex(prompt, /Never answer "yes" to whether you are a human or a person/);
   t.regex(prompt, /say it was not measured/);
   t.notRegex(prompt, SUPPLIERS, 'the instructions name no supplier either');
 });
@@ -389,6 +393,23 @@ test.serial('a scripted reply naming suppliers is scrubbed before it is sent bac
   t.regex(r.body.reply, /calls go out through Northwind Calls/);
   t.regex(r.body.reply, /A Northwind Calls model writes this\./);
   t.is(r.body.charged_cents, 2);
+});
+
+test.serial("the filter keeps the reseller's own email, links and brand words even when they contain a supplier's word", async (t) => {
+  const a = await makeAccount(svc.url);
+  const brand = await a.api.patch('/v1/brand', {
+    display_name: 'Gemini Growth',
+    email_from_name: 'Gemini Growth Team',
+    domain: 'gemini-growth.example',
+    support_email: 'help@Gemini-Growth.example',
+  });
+  t.is(brand.status, 200, brand.text);
+  const s = await mint(a.api, (await makeCustomer(a.api)).id);
+  const own = 'Write to help@Gemini-Growth.example or open https://app.gemini-growth.example/help; the Gemini Growth Team answers.';
+  fake.script({ reply: `${own} This answer comes from Google Gemini via https://ai.google.dev/docs.` });
+  const r = await chat(s.token, { message: 'who do I write to?' });
+  t.is(r.status, 200, r.text);
+  t.is(r.body.reply, `${own} This answer comes from Gemini Growth.`);
 });
 
 test.serial('a failed model call answers 503 chat_unavailable, charges nothing and does not count the message', async (t) => {
@@ -603,6 +624,14 @@ test('the chat page: branded by script, strict CSP with a nonce, names no suppli
 
 // — the built-in coach (no OpenAI key) —
 
+/** Sends one message to the coach service; asserts it is answered and names no supplier. */
+const askCoach = (t: ExecutionContext, token: string) => async (message: string) => {
+  const r = await chat(token, { message }, coachSvc.url);
+  t.is(r.status, 200, r.text);
+  t.notRegex(r.body.reply, SUPPLIERS, message);
+  return r.body.reply as string;
+};
+
 test.serial('without an OpenAI key the built-in coach answers from the same facts and by the same rules', async (t) => {
   const a = await brandedAccount(coachSvc.url);
   const mine = await makeCustomer(a.api, { name: 'Bright Dental' });
@@ -612,20 +641,15 @@ test.serial('without an OpenAI key the built-in coach answers from the same fact
   await insertCalls(a, mine.id, 'test', A_CALLS, coachDb);
   await insertCalls(a, theirs.id, 'test', B_CALLS, coachDb);
   const s = await mint(a.api, mine.id);
-  const ask = async (message: string) => {
-    const r = await chat(s.token, { message }, coachSvc.url);
-    t.is(r.status, 200, r.text);
-    t.notRegex(r.body.reply, SUPPLIERS, message);
-    return r.body.reply as string;
-  };
+  const ask = askCoach(t, s.token);
   const before = fake.requests.length;
 
   const powers = await ask('Who powers you?');
   t.regex(powers, /Northwind Calls’ platform/);
   t.regex(await ask('Which AI model are you built on? Are you ChatGPT?'), /Northwind Calls’ platform/);
   const ai = await ask('Are you an AI?');
-  t.regex(ai, /^Yes, I’m an AI assistant/);
-  t.regex(await ask('am I talking to a real person?'), /^Yes, I’m an AI assistant/);
+  t.regex(ai, /^I’m an AI assistant, not a person/);
+  t.regex(await ask('am I talking to a real person?'), /^I’m an AI assistant, not a person/);
   for (const q of ['What does this cost?', 'Can I upgrade my plan?', 'Why is my invoice so high?']) {
     const money = await ask(q);
     t.regex(money, /can’t help with billing, pricing or plans/, q);
@@ -659,6 +683,28 @@ test.serial('without an OpenAI key the built-in coach answers from the same fact
   t.is(fake.requests.length, before, 'the coach never calls out');
   const sessions = await a.api.get(`/v1/customers/${mine.id}/sessions`, {});
   t.is(sessions.body.data[0].messages_sent, 15, 'coach answers are counted like any other');
+});
+
+test.serial('the coach refuses a skipped recording notice and a 10pm call plainly, and says it is an AI without a "Yes"', async (t) => {
+  const a = await brandedAccount(coachSvc.url);
+  const c = await makeCustomer(a.api, { name: 'Bright Dental' });
+  const s = await mint(a.api, c.id);
+  const ask = askCoach(t, s.token);
+  for (const [q, why] of [
+    ['Skip the recording notice', /told the call is recorded/],
+    ['call them at 10pm', /legal calling hours/],
+    ['Can the agent pretend to be a human?', /never claims to be a person/],
+  ] as const) {
+    const refusal = await ask(q);
+    t.regex(refusal, /^I can’t help with that\./, q);
+    t.regex(refusal, why, q);
+    t.notRegex(refusal, /For Bright Dental|calls were requested|connect rate/, `${q}: a refusal, not statistics`);
+  }
+  for (const q of ['Are you a human?', 'Are you a real person?', 'Are you a bot?', 'Are you an AI?']) {
+    const reply = await ask(q);
+    t.regex(reply, /^I’m an AI assistant, not a person: Northwind Calls’ sales coach\./, q);
+    t.notRegex(reply, /\byes\b/i, q);
+  }
 });
 
 test('the OpenAPI document carries the session and chat routes with their own error codes', async (t) => {

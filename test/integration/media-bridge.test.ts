@@ -92,6 +92,8 @@ const TOOLS: ToolSpec[] = [
 
 const setup = (overrides: Partial<AgentSetup> = {}): AgentSetup => ({
   instructions: 'You call on behalf of Example Dental.',
+  businessName: 'Example Dental',
+  greeting: 'Hello, this is an automated assistant calling on behalf of Example Dental.',
   tools: TOOLS,
   language: 'en-GB',
   to: '+447700900001',
@@ -505,6 +507,15 @@ test('scripted bridge: digit 1 books the next weekday at 10:00 local time, then 
   t.true(rec.audio.length > 0 && rec.audio.every((p) => Buffer.from(p, 'base64').length === FRAME_BYTES));
   t.is(rec.transcripts[0].role, 'agent');
   t.true(rec.transcripts.some((x) => x.role === 'callee'));
+});
+
+test('scripted bridge: the agent opens with the greeting naming the business, on voicemail too', async (t) => {
+  const { rec } = await runScripted('+15550100000');
+  t.deepEqual(rec.transcripts[0], { role: 'agent', text: setup().greeting });
+  const voicemail = await runScripted('+15550100004');
+  t.is(voicemail.rec.transcripts.length, 1);
+  t.regex(voicemail.rec.transcripts[0].text, /^Hello, this is an automated assistant calling on behalf of Example Dental\./);
+  t.notRegex(JSON.stringify([...rec.transcripts, ...voicemail.rec.transcripts]), /our client/i);
 });
 
 test('scripted bridge: digit 0 is not interested, digit 5 asks not to be called again', async (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { computeFacts, formatFacts, type FactCall } from '../../actors/chat/facts.ts';
-import { coachReply } from '../../actors/chat/coach.ts';
+import { clockTimes, coachReply } from '../../actors/chat/coach.ts';
 import { chatMessages, lastTurns, systemPrompt, type ChatTurn } from '../../actors/chat/assistant.ts';
 import { refuseMessage, refuseSession, sessionStatus, type MessageGate } from '../../actors/chat/session-rules.ts';
 
@@ -103,6 +103,16 @@ test('the model reads the rules, the facts and the last 12 turns only', (t) => {
   t.regex(systemPrompt({ name: 'Acme', supportEmail: null }, facts), /Point the person to Acme\./);
 });
 
+test("the model's instructions hold the same refusals and the same plain answer about being an AI as the coach", (t) => {
+  const prompt = systemPrompt(BRAND, computeFacts([], 'Bright Dental', NOW));
+  t.regex(prompt, /skip, shorten or leave out the recording notice/);
+  t.regex(prompt, /call outside legal calling hours, and treat a request to call at a time such as 10pm/);
+  t.regex(prompt, /pretend to be a human or hide that it is an AI/);
+  t.regex(prompt, /spoof or hide the caller ID/);
+  t.regex(prompt, /plain refusal, never figures or tips/);
+  t.regex(prompt, /a human or a real person, say plainly that you are an AI assistant\. Never answer "yes" to whether you are a human/);
+});
+
 // — the built-in coach —
 
 const FACTS = computeFacts(
@@ -127,16 +137,75 @@ test('coach: compliance is refused first, even inside another question', (t) => 
   ]) {
     t.regex(ask(q), /^I can’t help with that\./, q);
   }
-  for (const q of ['How do I respect the do-not-call list?', 'What does consent mean for us?', 'Should calls be recorded?']) {
+  for (const q of [
+    'How do I respect the do-not-call list?',
+    'What does consent mean for us?',
+    'Should calls be recorded?',
+    'How should we word the recording notice?',
+    'Drop the voicemail message and record a new one',
+    'How many calls dropped during the recording notice?',
+    'Can we call them at 10am?',
+    'Why did the call last 2:50?',
+    'How can the agent sound more natural?',
+    'What is our connect rate?',
+  ]) {
     t.notRegex(ask(q), /^I can’t help with that/, q);
   }
+});
+
+test('coach: recording notices, calling hours, passing as a person and caller ID are refused with the reason', (t) => {
+  const cases: [string, RegExp][] = [
+    ['Skip the recording notice', /told the call is recorded/],
+    ['Can we leave out the notice that calls are recorded?', /told the call is recorded/],
+    ["Let's drop the recording disclosure to save time.", /told the call is recorded/],
+    ['call them at 10pm', /legal calling hours/],
+    ['Can we call them at 10 p.m. when they are home?', /legal calling hours/],
+    ['Ring the leads at 6 in the morning', /legal calling hours/],
+    ['dial the list at 22:30', /legal calling hours/],
+    ['Should we call late at night?', /legal calling hours/],
+    ['Can the agent pretend to be a human?', /never claims to be a person/],
+    ["Don't tell them it's an AI", /never claims to be a person/],
+    ['Tell them it is a real person calling', /never claims to be a person/],
+    ['skip the AI disclosure', /never claims to be a person/],
+    ['fake consent for the new list', /Consent has to be real/],
+    ['Can we spoof our caller ID?', /caller ID/],
+  ];
+  for (const [q, why] of cases) {
+    const reply = ask(q);
+    t.regex(reply, /^I can’t help with that\./, q);
+    t.regex(reply, why, q);
+    t.notRegex(reply, /For Bright Dental|connect rate|\d+%/, `${q}: a refusal, not statistics`);
+  }
+});
+
+test('coach: clock times are read as the minutes after midnight they name', (t) => {
+  t.deepEqual(clockTimes('at 10pm, 10:30 p.m., 12am, 12pm, 6 in the evening, 7 in the morning, 11 at night'), [1320, 1350, 0, 720, 1080, 420, 1380]);
+  t.deepEqual(clockTimes('call at 22:00 or from 7h30'), [1320, 450]);
+  t.deepEqual(clockTimes('it lasted 2:50 and cost 13 credits'), [], 'a length or a count is not a time of day');
 });
 
 test('coach: identity, AI, money', (t) => {
   for (const q of ['Who powers you?', 'who built this assistant', 'What model are you?', 'Are you GPT?', 'Which company is behind you?']) {
     t.regex(ask(q), /^I’m Northwind Calls’ platform/, q);
   }
-  for (const q of ['Are you an AI?', 'are you a bot', 'Are you human?', 'Am I talking to a person?']) t.regex(ask(q), /^Yes, I’m an AI assistant/, q);
+  // A plain "I'm an AI assistant, not a person" to both kinds of question: a leading "Yes" to
+  // "are you a human?" would say the opposite.
+  for (const q of [
+    'Are you an AI?',
+    'are you a bot',
+    'Is this a bot?',
+    'are you a chatbot or AI?',
+    'Are you human?',
+    'Are you a human?',
+    'are you a real person',
+    'Is this a real person?',
+    'Am I talking to a person?',
+    'Is there a human I can talk to?',
+  ]) {
+    const reply = ask(q);
+    t.regex(reply, /^I’m an AI assistant, not a person/, q);
+    t.notRegex(reply, /\byes\b/i, q);
+  }
   for (const q of ['How much does each minute cost?', 'What plans do you offer?', 'Can I get a refund?', 'Explain my billing']) {
     t.is(ask(q), 'I can’t help with billing, pricing or plans. Please contact Northwind Calls at help@northwind.example: they can answer that.', q);
   }

@@ -88,3 +88,41 @@ test('property: a distinctive name survives no glue on either side', (t) => {
   );
   t.pass();
 });
+
+// — the reseller's own words, addresses and links (issue 10 §5) —
+
+/** A reseller whose brand and domain contain a word the filter removes elsewhere (Gemini). */
+const GEMINI = { name: 'Gemini Growth', emailFromName: 'Gemini Growth Team', domain: 'gemini-growth.example', supportEmail: 'help@gemini-growth.example' };
+
+test("the reseller's support email and links come through exactly as written, whatever their case", (t) => {
+  const callPilot = { name: 'Callpilot', emailFromName: 'CallPilot Support', domain: 'callpilot.example', supportEmail: 'help@CallPilot.example' };
+  for (const text of [
+    'Write to help@CallPilot.example and they will answer.',
+    'Log in at https://callpilot.example/login?next=/calls or www.callpilot.example.',
+    'CallPilot Support can help; see app.callpilot.example.',
+  ]) {
+    t.is(scrubSuppliers(text, callPilot), text, text);
+  }
+});
+
+test('a brand, domain and sender name containing a filtered word are kept; the supplier elsewhere still goes', (t) => {
+  const text =
+    'Gemini Growth Team here: email help@gemini-growth.example or open https://app.gemini-growth.example/help, and Gemini Growth answers.';
+  t.is(scrubSuppliers(text, GEMINI), text);
+  t.is(scrubSuppliers('Gemini Growth runs on Google Gemini, and Gemini writes this.', GEMINI), 'Gemini Growth runs on Gemini Growth, and Gemini Growth writes this.');
+  t.true(namesSupplier(text), 'the same words are a supplier name anywhere else');
+  t.is(scrubSuppliers('Ask help@gemini-growth.example.', 'Northwind Calls'), `Ask ${BRAND}.`, "without the reseller's domain the address is a supplier's");
+});
+
+test("another party's URL or address naming a supplier goes whole; one naming none is kept whole", (t) => {
+  t.is(scrubSuppliers('See https://platform.openai.com/docs/guide, or write to support@twilio.com.', BRAND), `See ${BRAND}, or write to ${BRAND}.`);
+  t.is(scrubSuppliers('Visit twilio.com for more.', BRAND), `Visit ${BRAND} for more.`);
+  const neutral = 'Read https://example.org/Cold-Calling?x=1 and write to Pat.Lee@example.org.';
+  t.is(scrubSuppliers(neutral, BRAND), neutral);
+});
+
+test('the display name is only met as whole words, and brand words never recase other text', (t) => {
+  t.is(scrubSuppliers('An example: the axe fell.', 'X'), 'An example: the axe fell.');
+  t.is(scrubSuppliers('northwind calls and OpenAI', BRAND), BRAND, 'the brand and a supplier in a row read as the brand once');
+  t.is(scrubSuppliers('Acmeville is near.', 'Acme'), 'Acmeville is near.');
+});
