@@ -29,6 +29,7 @@ export interface ReadinessRow {
   speech_certified: boolean;
   has_number_in_country: boolean;
   requested_steps: string[] | null;
+  onboarding_link_active: boolean;
 }
 
 const READINESS = prepared(
@@ -46,15 +47,19 @@ const READINESS = prepared(
             EXISTS (SELECT 1 FROM phone_numbers n WHERE n.customer_id = c.id AND n.status = 'active' AND n.country = c.country)
               AS has_number_in_country,
             (SELECT array_agg(DISTINCT s.step) FROM provisioning_requests p, unnest(p.steps) AS s(step) WHERE p.customer_id = c.id)
-              AS requested_steps
+              AS requested_steps,
+            EXISTS (SELECT 1 FROM onboarding_links l WHERE l.customer_id = c.id AND l.status = 'active' AND l.expires_at > $2)
+              AS onboarding_link_active
        FROM customers c
        JOIN accounts a ON a.id = c.account_id
-       JOIN account_money m ON m.account_id = a.id AND m.mode = 'live'
+       -- The money of the customer's own mode, as its mode's key sees it: test mode holds none.
+       JOIN account_money m ON m.account_id = a.id AND m.mode = c.mode
        LEFT JOIN countries co ON co.country = c.country
       WHERE c.id = $1`,
 );
 
-export async function loadReadinessFacts(db: Queryable, customerId: string): Promise<ReadinessRow | null> {
-  const { rows } = await db.query(READINESS([customerId]));
+/** `now` decides which onboarding links have expired. */
+export async function loadReadinessFacts(db: Queryable, customerId: string, now: Date): Promise<ReadinessRow | null> {
+  const { rows } = await db.query(READINESS([customerId, now]));
   return rows[0] ?? null;
 }

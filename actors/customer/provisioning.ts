@@ -15,15 +15,14 @@ export type ProvisioningBlocker = BlockerCode | 'no_calendar_connected';
 
 interface StepRule {
   step: ProvisioningStep;
-  waitingOn: Party;
   blocker: ProvisioningBlocker;
 }
 
 const STEP_RULES: readonly StepRule[] = [
-  { step: 'number', waitingOn: 'service', blocker: 'no_number_in_country' },
-  { step: 'script', waitingOn: 'service', blocker: 'script_uncertified' },
-  { step: 'agent', waitingOn: 'service', blocker: 'human_speech_gate_closed' },
-  { step: 'calendar', waitingOn: 'customer', blocker: 'no_calendar_connected' },
+  { step: 'number', blocker: 'no_number_in_country' },
+  { step: 'script', blocker: 'script_uncertified' },
+  { step: 'agent', blocker: 'human_speech_gate_closed' },
+  { step: 'calendar', blocker: 'no_calendar_connected' },
 ];
 
 export interface ProvisioningFacts {
@@ -41,46 +40,40 @@ export interface ProvisioningView {
   steps: { step: ProvisioningStep; done: boolean; waiting_on: Party; blocker: ProvisioningBlocker | null }[];
 }
 
+/**
+ * Decided on the blockers of the customer's own calls (`readiness.blockers`). A readiness step is
+ * done when its blocker is absent, and while open it waits on whoever readiness says its blocker
+ * waits on (the reseller until it asked for the step), so the two answers cannot disagree.
+ */
 export function assessProvisioning(f: ProvisioningFacts): ProvisioningView {
   const calendarRequested = f.requestedSteps.includes('calendar');
   const steps = STEP_RULES.filter((r) => r.step !== 'calendar' || calendarRequested).map((r) => {
-    const done = r.step === 'calendar' ? f.calendarConnected : stepPasses(r.step, f.readiness);
-    return { step: r.step, done, waiting_on: r.waitingOn, blocker: done ? null : r.blocker };
+    // The calendar is no readiness gate: once requested, connecting it is the customer's move.
+    if (r.step === 'calendar') {
+      return { step: r.step, done: f.calendarConnected, waiting_on: 'customer' as const, blocker: f.calendarConnected ? null : r.blocker };
+    }
+    const open = f.readiness.blockers.find((b) => b.code === r.blocker);
+    // A done step names who did its work: the service.
+    return { step: r.step, done: !open, waiting_on: open?.waitingOn ?? 'service', blocker: open?.code ?? null };
   });
 
   const blockers: ProvisioningBlocker[] = f.readiness.blockers.map((b) => b.code);
   const calendarStep = steps.find((s) => s.step === 'calendar');
   if (calendarStep && !calendarStep.done) blockers.push('no_calendar_connected');
 
-  // The state names the first thing still missing, service work first, then the customer, then the reseller.
+  // The state names the first thing still missing: steps first, then the customer's terms, then
+  // the account's gates.
   const firstStep = steps.find((s) => !s.done);
-  const customerBlocker = f.readiness.blockers.find((b) => b.owner === 'customer');
-  const resellerBlocker = f.readiness.blockers.find((b) => b.owner === 'reseller');
+  const beyondSteps = f.readiness.blockers.filter((b) => !STEP_RULES.some((r) => r.blocker === b.code));
+  const next = beyondSteps.find((b) => b.code === 'customer_not_attested') ?? beyondSteps[0];
   let state = 'ready';
   let waitingOn: Party | 'nobody' = 'nobody';
   if (firstStep) {
     state = `awaiting_${firstStep.step}`;
     waitingOn = firstStep.waiting_on;
-  } else if (customerBlocker) {
-    state = 'awaiting_customer';
-    waitingOn = 'customer';
-  } else if (resellerBlocker) {
-    state = 'awaiting_reseller';
-    waitingOn = 'reseller';
+  } else if (next) {
+    state = next.code === 'customer_not_attested' ? 'awaiting_customer' : 'awaiting_reseller';
+    waitingOn = next.waitingOn;
   }
   return { state, ready: blockers.length === 0, waiting_on: waitingOn, blockers, steps };
-}
-
-/** A step is done when the readiness check it provides passes. */
-function stepPasses(step: ProvisioningStep, r: ReadinessAssessment): boolean {
-  switch (step) {
-    case 'number':
-      return r.checks.number_in_country;
-    case 'script':
-      return r.checks.script_certified;
-    case 'agent':
-      return r.checks.speech_certified_for_language;
-    case 'calendar':
-      return false;
-  }
 }

@@ -15,7 +15,7 @@ export async function checkReadiness(
   customerId: string,
   now: Date,
 ): Promise<{ facts: ReadinessRow; assessment: ReadinessAssessment } | null> {
-  const facts = await loadReadinessFacts(db, customerId);
+  const facts = await loadReadinessFacts(db, customerId, now);
   if (!facts) return null;
   const assessment = assessReadiness({
     mode: facts.mode,
@@ -29,6 +29,8 @@ export async function checkReadiness(
     hasNumberInCountry: facts.has_number_in_country,
     scriptCertified: facts.script_certified,
     termsAccepted: facts.terms_accepted,
+    requestedSteps: facts.requested_steps ?? [],
+    onboardingLinkActive: facts.onboarding_link_active,
   });
   return { facts, assessment };
 }
@@ -37,9 +39,11 @@ export async function checkReadiness(
 export type ReadinessScope = { customerId: string } | { accountId: string } | { locale: string };
 
 /**
- * Re-assesses the customers a committed-in-this-transaction change touches. A customer that has
- * just become ready gets `ready_at`, leaves `prospect` and records `customer.ready` in the same
- * transaction; one that stopped being ready loses `ready_at`, so becoming ready again emits again.
+ * Re-assesses the customers a committed-in-this-transaction change touches. Ready means ready for
+ * the customer's own calls (`assessment.ready`: the test question for a test customer, the live
+ * one for a live customer). A customer that has just become ready gets `ready_at`, leaves
+ * `prospect` and records `customer.ready` in the same transaction; one that stopped being ready
+ * loses `ready_at`, so becoming ready again emits again.
  */
 export async function refreshReadiness(db: Queryable, scope: ReadinessScope, now: Date): Promise<void> {
   const customers = createCustomerRepository(db);

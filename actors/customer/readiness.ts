@@ -3,22 +3,33 @@ import type { Mode } from '../../runtime/types.ts';
 /**
  * Readiness: whether a customer can be called, and exactly what stands in the way. Pure; the
  * readiness endpoint, provisioning and the call path all decide through `assessReadiness`.
+ *
+ * It answers two questions. The live one, "would a live call be turned away?", is asked of every
+ * customer in every mode, so every failing check has its blocker. The test one, "would a test
+ * call be turned away?", leaves out the four gates about live money and live status, because a
+ * test call never reaches a carrier or money. A customer's own calls are decided on the question
+ * of its mode.
  */
 
 export interface ReadinessFacts {
-  /** The customer's mode. Test customers are not held back by the four live-money gates. */
+  /** The customer's mode: which question its own calls are decided on. */
   mode: Mode;
   accountMode: Mode;
   kybStatus: string;
   agreementSigned: boolean;
+  /** Spendable money of the customer's mode, cents. Test mode holds none (priced, never charged). */
   availableCents: number;
-  /** What a call start would hold now (pricing.callReserveCents). */
+  /** What a call start would hold now (pricing.callReserveCents), cents. */
   callReserveCents: number;
   countryOpened: boolean;
   speechCertified: boolean;
   hasNumberInCountry: boolean;
   scriptCertified: boolean;
   termsAccepted: boolean;
+  /** Provisioning steps the reseller has asked for: until asked, a step is the reseller's move. */
+  requestedSteps: readonly string[];
+  /** An onboarding link is out and unexpired: until then the terms wait on the reseller sending one. */
+  onboardingLinkActive: boolean;
 }
 
 export type BlockerCode =
@@ -41,88 +52,162 @@ export type CheckName =
   | 'script_certified'
   | 'customer_accepted_terms';
 
-/** Who owes the next move to clear a blocker. */
+/** Who owes the next move to clear a blocker (the spec's provisioning words). */
 export type Party = 'reseller' | 'service' | 'customer';
+
+/**
+ * What clears a blocker, for a program and for a person. `api`: a request to this API (`path`
+ * holds `{id}`, the customer's id, until the view fills it in; `body` is the JSON to send, if
+ * any). `console`: something a person does in the console; there is no API for it.
+ */
+export type BlockerAction =
+  | { type: 'api'; method: 'POST'; path: string; body?: Record<string, unknown>; description: string }
+  | { type: 'console'; description: string };
+
+export interface Blocker {
+  code: BlockerCode;
+  message: string;
+  waitingOn: Party;
+  /** Null when only the service can move. */
+  action: BlockerAction | null;
+}
+
+/** A blocker's wording, its owed move and its action as the facts stand. */
+type Explanation = Omit<Blocker, 'code'>;
 
 interface Gate {
   check: CheckName;
   blocker: BlockerCode;
-  /** Applies only to live customers (live money and live status). */
+  /** Asked only by the live question: live money and live status. */
   liveOnly: boolean;
-  owner: Party;
-  message: string;
   passes(f: ReadinessFacts): boolean;
+  explain(f: ReadinessFacts): Explanation;
+}
+
+const byService = (message: string): Explanation => ({ message, waitingOn: 'service', action: null });
+const inConsole = (message: string, description: string): Explanation => ({
+  message,
+  waitingOn: 'reseller',
+  action: { type: 'console', description },
+});
+
+/**
+ * A provisioning step: the reseller's move until asked for (the action asks), then the service's.
+ * A country not opened is the service's move whatever was asked.
+ */
+function provisioningStep(f: ReadinessFacts, step: 'number' | 'script', missing: string, ask: string): Explanation {
+  if (step === 'number' && !f.countryOpened) return byService("Calling in the customer's country has not opened yet.");
+  if (f.requestedSteps.includes(step)) return byService(`${missing} The service is working on it.`);
+  return {
+    message: `${missing} Ask for it through provisioning.`,
+    waitingOn: 'reseller',
+    action: { type: 'api', method: 'POST', path: '/v1/customers/{id}/provisioning', body: { steps: [step] }, description: ask },
+  };
 }
 
 /** The gates in the order they are reported. */
 const GATES: readonly Gate[] = [
   {
-    check: 'account_live', blocker: 'reseller_not_live', liveOnly: true, owner: 'reseller',
-    message: 'Your account is still in test mode; live calling starts once it is approved for live.',
+    check: 'account_live', blocker: 'reseller_not_live', liveOnly: true,
     passes: (f) => f.accountMode === 'live',
+    explain: () =>
+      inConsole(
+        'Your account is still in test mode; live calling starts once it is approved for live.',
+        'Go live in the console once business verification is complete and the agreement is signed.',
+      ),
   },
   {
-    check: 'business_verified', blocker: 'kyb_incomplete', liveOnly: true, owner: 'reseller',
-    message: 'Business verification of your account is not finished.',
+    check: 'business_verified', blocker: 'kyb_incomplete', liveOnly: true,
     passes: (f) => f.kybStatus === 'verified',
+    explain: () => inConsole('Business verification of your account is not finished.', 'Complete business verification in the console.'),
   },
   {
-    check: 'agreement_signed', blocker: 'agreement_unsigned', liveOnly: true, owner: 'reseller',
-    message: 'The reseller agreement has not been signed.',
+    check: 'agreement_signed', blocker: 'agreement_unsigned', liveOnly: true,
     passes: (f) => f.agreementSigned,
+    explain: () => inConsole('The reseller agreement has not been signed.', 'Sign the reseller agreement in the console.'),
   },
   {
-    check: 'balance_loaded', blocker: 'insufficient_balance', liveOnly: true, owner: 'reseller',
-    message: 'Your available balance does not cover the reserve of one call; top up to call.',
+    check: 'balance_loaded', blocker: 'insufficient_balance', liveOnly: true,
     passes: (f) => f.availableCents >= f.callReserveCents,
+    // A test customer reads the test balance, as a test key does: it never holds money.
+    explain: (f) =>
+      f.mode === 'test'
+        ? inConsole(
+            'This is a test customer: test calls are priced but never charged, so its test balance holds no money. ' +
+              'Live money is on the live balance (read it with a live key); live calls are for customers created with a live key.',
+            'Test money cannot be loaded. For live calls, create the customer with a live key; live money is on the live balance ' +
+              '(read it with a live key, GET /v1/balance; top it up in the console).',
+          )
+        : inConsole('Your available balance does not cover the reserve of one call; top up to call.', 'Top up your balance in the console.'),
   },
   {
-    check: 'speech_certified_for_language', blocker: 'human_speech_gate_closed', liveOnly: false, owner: 'service',
-    message: "Calling in this customer's language has not been certified yet.",
+    check: 'speech_certified_for_language', blocker: 'human_speech_gate_closed', liveOnly: false,
     passes: (f) => f.countryOpened && f.speechCertified,
+    explain: () => byService("Calling in this customer's language has not been certified yet."),
   },
   {
-    check: 'number_in_country', blocker: 'no_number_in_country', liveOnly: false, owner: 'service',
-    message: "There is no calling number in the customer's country yet.",
+    check: 'number_in_country', blocker: 'no_number_in_country', liveOnly: false,
     passes: (f) => f.countryOpened && f.hasNumberInCountry,
+    explain: (f) =>
+      provisioningStep(f, 'number', "There is no calling number in the customer's country yet.", "Ask for a number in the customer's country."),
   },
   {
-    check: 'script_certified', blocker: 'script_uncertified', liveOnly: false, owner: 'service',
-    message: "The customer's call script has not passed certification.",
+    check: 'script_certified', blocker: 'script_uncertified', liveOnly: false,
     passes: (f) => f.scriptCertified,
+    explain: (f) => provisioningStep(f, 'script', "The customer's call script has not passed certification.", 'Ask for the call script.'),
   },
   {
-    check: 'customer_accepted_terms', blocker: 'customer_not_attested', liveOnly: false, owner: 'customer',
-    message: 'The customer has not accepted the calling terms; send them their onboarding link.',
+    check: 'customer_accepted_terms', blocker: 'customer_not_attested', liveOnly: false,
     passes: (f) => f.termsAccepted,
+    // Only the customer can accept, but only once they hold a link: until then the reseller owes it.
+    explain: (f) => {
+      const path = '/v1/customers/{id}/onboarding_link';
+      return f.onboardingLinkActive
+        ? {
+            message: 'The customer has not yet accepted the calling terms on the onboarding link they were sent.',
+            waitingOn: 'customer',
+            action: { type: 'api', method: 'POST', path, description: 'If the customer lost their link, send a new one (it replaces the old one).' },
+          }
+        : {
+            message: 'The customer has not accepted the calling terms; send them their onboarding link.',
+            waitingOn: 'reseller',
+            action: { type: 'api', method: 'POST', path, description: 'Send the customer their onboarding link.' },
+          };
+    },
   },
 ];
 
-export interface Blocker {
-  code: BlockerCode;
-  message: string;
-  owner: Party;
-}
-
-export interface ReadinessAssessment {
+/** One question's answer: ready exactly when nothing blocks. */
+export interface ReadinessAnswer {
   ready: boolean;
-  checks: Record<CheckName, boolean>;
   blockers: Blocker[];
 }
 
 /**
- * Every check as it stands, and the blockers the call path of this customer's mode refuses on.
- * Never ready while any blocker holds: `ready` is defined as "no blockers".
+ * `ready` and `blockers` are what this customer's own calls are decided on (the call path):
+ * the test answer for a test customer, the live answer for a live one.
  */
+export interface ReadinessAssessment extends ReadinessAnswer {
+  checks: Record<CheckName, boolean>;
+  /** Would a live call be turned away? Every false check has its blocker here. */
+  live: ReadinessAnswer;
+  /** Would a test call be turned away? The four service/customer gates only. */
+  test: ReadinessAnswer;
+}
+
+/** Every check as it stands, and both questions' blockers. Never ready while a blocker holds. */
 export function assessReadiness(f: ReadinessFacts): ReadinessAssessment {
   const checks = {} as Record<CheckName, boolean>;
-  const blockers: Blocker[] = [];
+  const live: Blocker[] = [];
+  const test: Blocker[] = [];
   for (const gate of GATES) {
     const passes = gate.passes(f);
     checks[gate.check] = passes;
-    if (!passes && (f.mode === 'live' || !gate.liveOnly)) {
-      blockers.push({ code: gate.blocker, message: gate.message, owner: gate.owner });
-    }
+    if (passes) continue;
+    const blocker = { code: gate.blocker, ...gate.explain(f) };
+    live.push(blocker);
+    if (!gate.liveOnly) test.push(blocker);
   }
-  return { ready: blockers.length === 0, checks, blockers };
+  const answers = { live: { ready: live.length === 0, blockers: live }, test: { ready: test.length === 0, blockers: test } };
+  return { ...answers[f.mode], checks, ...answers };
 }

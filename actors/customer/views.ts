@@ -2,7 +2,7 @@ import type { CustomerRow } from '../../db/customers.ts';
 import type { OnboardingLinkRow } from '../../db/onboarding-links.ts';
 import type { ReadinessRow } from '../../db/readiness.ts';
 import { iso } from '../../runtime/types.ts';
-import type { ReadinessAssessment } from './readiness.ts';
+import type { Blocker, ReadinessAssessment } from './readiness.ts';
 
 /**
  * The name the customer's business goes by on calls and in the coach: `brand_name` when it says
@@ -28,16 +28,26 @@ export function customerView(c: CustomerRow) {
   };
 }
 
+/** Both questions: `blockers` answers the live one for every customer, `test_blockers` the test one. */
 export function readinessView(f: ReadinessRow, a: ReadinessAssessment) {
+  const blockerView = (b: Blocker) => ({
+    code: b.code,
+    message: b.message,
+    waiting_on: b.waitingOn,
+    // The action's path names this customer, so a program can send it as it is.
+    action: b.action?.type === 'api' ? { ...b.action, path: b.action.path.replace('{id}', f.customer_id) } : b.action,
+  });
   return {
     object: 'readiness' as const,
     customer_id: f.customer_id,
     external_ref: f.external_ref,
     country: f.country,
     calling_language: f.calling_language,
-    ready_for_live_calls: a.ready,
-    blockers: a.blockers.map((b) => ({ code: b.code, message: b.message })),
+    ready_for_live_calls: a.live.ready,
+    blockers: a.live.blockers.map(blockerView),
     checks: a.checks,
+    ready_for_test_calls: a.test.ready,
+    test_blockers: a.test.blockers.map(blockerView),
   };
 }
 

@@ -10,7 +10,7 @@ export function registerReadinessRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:read' },
       schema: {
-        summary: 'Whether live calling is possible, and exactly what the call path would refuse on',
+        summary: 'Whether a live call (and a test call) would be turned away, exactly why, who owes the next move and what clears it',
         tags: ['customers'],
         params: CustomerIdParams,
         response: responses({ 200: ReadinessSchema }, ['customer_not_found', 'scope_missing']),

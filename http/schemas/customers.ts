@@ -44,14 +44,35 @@ export const CreateCustomerBody = Type.Object(
 
 export const CustomerIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: MAX.externalRef }) });
 
+/** What clears a blocker: a request to this API, or a step in the console (docs/api.md). */
+const BlockerActionSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('api'), Type.Literal('console')], {
+      description: 'api: send the request below; console: a person acts in the console (no API for it)',
+    }),
+    method: Type.Optional(Type.String({ description: 'api only: the HTTP method' })),
+    path: Type.Optional(Type.String({ description: "api only: the path, with this customer's id filled in" })),
+    body: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'api only, when the request takes one: the JSON body to send' })),
+    description: Type.String({ description: 'what to do, for a person' }),
+  },
+  { description: 'what clears the blocker; null when only the service can move' },
+);
+
+const ReadinessBlockerSchema = Type.Object({
+  code: Type.String({ description: 'stable; branch on it' }),
+  message: Type.String({ description: 'for a person; show it' }),
+  waiting_on: Type.Union([Type.Literal('service'), Type.Literal('customer'), Type.Literal('reseller')], { description: 'who owes the next move' }),
+  action: Nullable(BlockerActionSchema),
+});
+
 export const ReadinessSchema = Type.Object({
   object: Type.Literal('readiness'),
   customer_id: Type.String(),
   external_ref: NullableString,
   country: Type.String(),
   calling_language: NullableString,
-  ready_for_live_calls: Type.Boolean(),
-  blockers: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+  ready_for_live_calls: Type.Boolean({ description: 'false whenever a live call would be turned away; then blockers says why' }),
+  blockers: Type.Array(ReadinessBlockerSchema, { description: 'why a live call would be turned away: one per false check' }),
   checks: Type.Object({
     account_live: Type.Boolean(),
     business_verified: Type.Boolean(),
@@ -62,6 +83,8 @@ export const ReadinessSchema = Type.Object({
     script_certified: Type.Boolean(),
     customer_accepted_terms: Type.Boolean(),
   }),
+  ready_for_test_calls: Type.Boolean({ description: 'false whenever a test call would be turned away; then test_blockers says why' }),
+  test_blockers: Type.Array(ReadinessBlockerSchema, { description: 'why a test call would be turned away: the service and customer gates only' }),
 });
 
 export const ProvisioningSchema = Type.Object({

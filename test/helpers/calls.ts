@@ -18,8 +18,10 @@ export async function makeReadyCustomer(baseUrl: string, api: Client, fields: Re
     rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
-  const readiness = await api.get(`/v1/customers/${customer.id}/readiness`);
-  if (!readiness.body.ready_for_live_calls) throw new Error(`customer not ready: ${JSON.stringify(readiness.body.blockers)}`);
+  // A customer's calls are decided on its own mode's question.
+  const { body } = await api.get(`/v1/customers/${customer.id}/readiness`);
+  const [ready, blockers] = customer.mode === 'test' ? [body.ready_for_test_calls, body.test_blockers] : [body.ready_for_live_calls, body.blockers];
+  if (!ready) throw new Error(`customer not ready: ${JSON.stringify(blockers)}`);
   return customer;
 }
 

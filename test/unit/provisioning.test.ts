@@ -18,18 +18,22 @@ function readinessFacts(overrides: Partial<ReadinessFacts> = {}): ReadinessFacts
     hasNumberInCountry: true,
     scriptCertified: true,
     termsAccepted: true,
+    requestedSteps: [...DEFAULT_STEPS],
+    onboardingLinkActive: true,
     ...overrides,
   };
 }
 
+/** By default the reseller has asked for the default steps and sent an onboarding link. */
 function provisioning(
   overrides: Partial<ReadinessFacts> = {},
   opts: { calendarConnected?: boolean; requestedSteps?: string[] } = {},
 ): ProvisioningView {
+  const requestedSteps = opts.requestedSteps ?? [...DEFAULT_STEPS];
   return assessProvisioning({
-    readiness: assessReadiness(readinessFacts(overrides)),
+    readiness: assessReadiness(readinessFacts({ requestedSteps, ...overrides })),
     calendarConnected: opts.calendarConnected ?? false,
-    requestedSteps: opts.requestedSteps ?? [...DEFAULT_STEPS],
+    requestedSteps,
   });
 }
 
@@ -54,6 +58,30 @@ test('no number: awaiting_number, waiting on the service', (t) => {
   const v = provisioning({ hasNumberInCountry: false });
   t.deepEqual(summary(v), { state: 'awaiting_number', ready: false, waiting_on: 'service', blockers: ['no_number_in_country'] });
   t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: 'no_number_in_country' });
+});
+
+test('nothing asked for yet: the number and the script wait on the reseller, the calling language on the service', (t) => {
+  const v = provisioning({ hasNumberInCountry: false, scriptCertified: false, speechCertified: false }, { requestedSteps: [] });
+  t.deepEqual(summary(v), {
+    state: 'awaiting_number', ready: false, waiting_on: 'reseller', blockers: ['human_speech_gate_closed', 'no_number_in_country', 'script_uncertified'],
+  });
+  t.deepEqual(v.steps, [
+    { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country' },
+    { step: 'script', done: false, waiting_on: 'reseller', blocker: 'script_uncertified' },
+    { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed' },
+  ]);
+});
+
+test('each step moves to the service once it is asked for, and only that step', (t) => {
+  const failing = { hasNumberInCountry: false, scriptCertified: false };
+  t.deepEqual(provisioning(failing, { requestedSteps: ['number'] }).steps.map((s) => s.waiting_on), ['service', 'reseller', 'service']);
+  t.deepEqual(provisioning(failing, { requestedSteps: ['script'] }).steps.map((s) => s.waiting_on), ['reseller', 'service', 'service']);
+  t.is(provisioning(failing, { requestedSteps: ['script'] }).waiting_on, 'reseller', 'the first open step is the unasked number');
+});
+
+test('a country not opened: the number waits on the service even before it is asked for', (t) => {
+  const v = provisioning({ countryOpened: false }, { requestedSteps: [] });
+  t.like(v, { state: 'awaiting_number', waiting_on: 'service' });
 });
 
 test('no certified script: awaiting_script', (t) => {
@@ -81,6 +109,11 @@ test('terms not accepted: awaiting_customer', (t) => {
   const v = provisioning({ termsAccepted: false });
   t.deepEqual(summary(v), { state: 'awaiting_customer', ready: false, waiting_on: 'customer', blockers: ['customer_not_attested'] });
   t.true(v.steps.every((s) => s.done));
+});
+
+test('terms not accepted and no onboarding link out: the reseller owes the link', (t) => {
+  const v = provisioning({ termsAccepted: false, onboardingLinkActive: false });
+  t.deepEqual(summary(v), { state: 'awaiting_customer', ready: false, waiting_on: 'reseller', blockers: ['customer_not_attested'] });
 });
 
 test('a reseller-side blocker of a live customer: awaiting_reseller', (t) => {
@@ -131,7 +164,7 @@ test('a requested, connected calendar is done and blocks nothing', (t) => {
 });
 
 test('service steps come before the calendar; the calendar blocker comes after the readiness blockers', (t) => {
-  const v = provisioning({ scriptCertified: false, termsAccepted: false }, { requestedSteps: ['calendar'] });
+  const v = provisioning({ scriptCertified: false, termsAccepted: false }, { requestedSteps: [...DEFAULT_STEPS, 'calendar'] });
   t.is(v.state, 'awaiting_script');
   t.is(v.waiting_on, 'service');
   t.deepEqual(v.blockers, ['script_uncertified', 'customer_not_attested', 'no_calendar_connected']);
@@ -162,6 +195,8 @@ const factsArb: fc.Arbitrary<ReadinessFacts> = fc.record({
   hasNumberInCountry: fc.boolean(),
   scriptCertified: fc.boolean(),
   termsAccepted: fc.boolean(),
+  requestedSteps: fc.constant([]),
+  onboardingLinkActive: fc.boolean(),
 });
 const requestedArb = fc.subarray(['number', 'script', 'agent', 'calendar']);
 const STATES = ['awaiting_number', 'awaiting_script', 'awaiting_agent', 'awaiting_calendar', 'awaiting_customer', 'awaiting_reseller', 'ready'];
@@ -171,7 +206,7 @@ test('property: without a calendar request, provisioning agrees with readiness',
     fc.assert(
       fc.property(factsArb, requestedArb, fc.boolean(), (facts, requested, calendarConnected) => {
         const requestedSteps = requested.filter((s) => s !== 'calendar');
-        const readiness = assessReadiness(facts);
+        const readiness = assessReadiness({ ...facts, requestedSteps });
         const v = assessProvisioning({ readiness, calendarConnected, requestedSteps });
         assert.equal(v.ready, readiness.ready);
         assert.deepEqual(v.blockers, readiness.blockers.map((b) => b.code));
@@ -186,7 +221,7 @@ test('property: ready, state and waiting_on are consistent for every combination
   t.notThrows(() =>
     fc.assert(
       fc.property(factsArb, requestedArb, fc.boolean(), (facts, requestedSteps, calendarConnected) => {
-        const readiness = assessReadiness(facts);
+        const readiness = assessReadiness({ ...facts, requestedSteps });
         const v = assessProvisioning({ readiness, calendarConnected, requestedSteps });
         const calendarMissing = requestedSteps.includes('calendar') && !calendarConnected;
         assert.ok(STATES.includes(v.state), v.state);
@@ -196,6 +231,15 @@ test('property: ready, state and waiting_on are consistent for every combination
         assert.equal(v.waiting_on === 'nobody', v.ready);
         assert.equal(v.blockers.includes('no_calendar_connected'), calendarMissing);
         for (const s of v.steps) assert.equal(s.blocker === null, s.done);
+        // An open step waits on whoever readiness says its blocker waits on.
+        for (const s of v.steps.filter((s) => !s.done && s.step !== 'calendar')) {
+          assert.equal(s.waiting_on, readiness.blockers.find((b) => b.code === s.blocker)?.waitingOn);
+        }
+        // Nothing asked for in an opened country: the step is the reseller's move.
+        for (const s of v.steps.filter((s) => !s.done && (s.step === 'number' || s.step === 'script'))) {
+          const reseller = !requestedSteps.includes(s.step) && (s.step === 'script' || facts.countryOpened);
+          assert.equal(s.waiting_on, reseller ? 'reseller' : 'service', s.step);
+        }
         // The state's step is the first one not done.
         const firstOpen = v.steps.find((s) => !s.done);
         if (firstOpen) {
