@@ -195,6 +195,20 @@ export function createCallRepository(db: Queryable) {
       return rows;
     },
 
+    /**
+     * Makes queued requests that wait for one of `reasons` due now (what they waited on changed);
+     * only an account's requests, of one mode and optionally one customer. Returns how many.
+     */
+    async wakeWaiting(w: { accountId: string; mode?: Mode; customerId?: string; reasons: readonly string[]; now: Date }): Promise<number> {
+      const { rowCount } = await db.query(
+        `UPDATE calls SET next_attempt_at = $5
+          WHERE account_id = $1 AND status = 'queued' AND waiting_reason = ANY($4::text[]) AND next_attempt_at > $5
+            AND ($2::text IS NULL OR mode = $2) AND ($3::uuid IS NULL OR customer_id = $3)`,
+        [w.accountId, w.mode ?? null, w.customerId ?? null, w.reasons, w.now],
+      );
+      return rowCount ?? 0;
+    },
+
     // — leases (real time: the database's clock) —
 
     /** Renews the leases of the running calls `owner` holds; returns their ids. */

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
+import { createCallRepository } from '../../db/calls.ts';
+import { CAP_WAITS } from './hold-rules.ts';
 import { withTransaction, isUniqueViolation, type Queryable } from '../../db/pool.ts';
 import { createAccountRepository, notifyAccountChanged, type AccountRow } from '../../db/accounts.ts';
 import { createApiKeyRepository } from '../../db/api-keys.ts';
@@ -304,7 +306,13 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
       case 'set_status':
         return done(await changeAccount(id, async () => ({ status: msg.status })));
       case 'update_limits':
-        return done(await changeAccount(id, async () => msg.patch as Partial<AccountRow>));
+        return done(
+          await changeAccount(id, async (_a, db, now) => {
+            // A cap or ceiling changed: requests held back by one try again at once.
+            await createCallRepository(db).wakeWaiting({ accountId: id, reasons: CAP_WAITS, now });
+            return msg.patch as Partial<AccountRow>;
+          }),
+        );
       case 'get_balance':
         await mustGet(pool, id);
         return done(await buildBalance(pool, id, msg.mode, clock.now()));

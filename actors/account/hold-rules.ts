@@ -14,6 +14,15 @@ export type RefusalReason =
   | 'customer_spend_cap_monthly'
   | 'concurrency_limit';
 
+/** The refusals a changed cap or concurrency ceiling may lift: their requests are woken when one changes. */
+export const CAP_WAITS: readonly RefusalReason[] = [
+  'spend_cap_daily',
+  'spend_cap_monthly',
+  'customer_spend_cap_daily',
+  'customer_spend_cap_monthly',
+  'concurrency_limit',
+];
+
 export interface HoldFacts {
   mode: Mode;
   /** The hold being asked for. */

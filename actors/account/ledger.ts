@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Client } from '../../db/pool.ts';
 import { createMoneyRepository, type LedgerRow, type MoneyRow, type NewLedgerLine } from '../../db/money.ts';
 import { recordEvent } from '../../db/events.ts';
+import { createCallRepository } from '../../db/calls.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { BONUS_LIFETIME_MONTHS, callReserveCents, dayKey, monthKey, minutesUsedNow, topUpBonusCents } from './pricing.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
@@ -230,6 +231,8 @@ export async function topUp(
     { row: { ...row, last_top_up_cents: t.amountCents + bonus } },
   );
   await money.update(t.accountId, 'live', { last_top_up_cents: t.amountCents + bonus });
+  // Requests held back for money try again at once rather than at their next retry.
+  await createCallRepository(client).wakeWaiting({ accountId: t.accountId, mode: 'live', reasons: ['insufficient_balance'], now: t.now });
   const lines = [top!];
   if (bonus > 0) {
     const expiresAt = new Date(t.now);

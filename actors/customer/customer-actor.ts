@@ -1,5 +1,7 @@
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
+import { createCallRepository } from '../../db/calls.ts';
+import { CAP_WAITS } from '../account/hold-rules.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
@@ -178,6 +180,8 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
           await writeTransaction(pool, msg.idempotency, now, async (client) => {
             await mustGet(client, state.id, true);
             const row = await createCustomerRepository(client).update(state.id, msg.patch);
+            // A cap changed: the customer's requests held back by one try again at once.
+            await createCallRepository(client).wakeWaiting({ accountId: row.account_id, customerId: state.id, reasons: CAP_WAITS, now });
             return { status: 200, body: limitsView(row) };
           }),
         );

@@ -5,6 +5,11 @@ import { recordEvent } from '../../db/events.ts';
 import { callReserveCents, minutesUsedNow } from '../account/pricing.ts';
 import { assessReadiness, type ReadinessAssessment } from './readiness.ts';
 import { readinessView } from './views.ts';
+import { createCallRepository } from '../../db/calls.ts';
+import { BLOCKER_CODES } from './readiness.ts';
+
+/** The waiting reasons readiness gives a request (its blockers, and the dialler's fallback). */
+const READINESS_WAITS: readonly string[] = [...BLOCKER_CODES, 'not_ready'];
 
 /**
  * The one place readiness is read: the readiness and provisioning endpoints and the call path
@@ -71,6 +76,8 @@ export async function refreshReadiness(db: Queryable, scope: ReadinessScope, now
         data: readinessView(facts, assessment),
         now,
       });
+      // Requests held back by readiness need not wait for their next retry.
+      await createCallRepository(db).wakeWaiting({ accountId: facts.account_id, customerId: id, reasons: READINESS_WAITS, now });
     } else if (!assessment.ready && facts.ready_at) {
       await customers.update(id, { ready_at: null });
     }

@@ -32,15 +32,18 @@ export interface ReadinessFacts {
   onboardingLinkActive: boolean;
 }
 
-export type BlockerCode =
-  | 'reseller_not_live'
-  | 'kyb_incomplete'
-  | 'agreement_unsigned'
-  | 'insufficient_balance'
-  | 'human_speech_gate_closed'
-  | 'no_number_in_country'
-  | 'script_uncertified'
-  | 'customer_not_attested';
+/** The spec's stable blocker codes, in the order they are reported. */
+export const BLOCKER_CODES = [
+  'reseller_not_live',
+  'kyb_incomplete',
+  'agreement_unsigned',
+  'insufficient_balance',
+  'human_speech_gate_closed',
+  'no_number_in_country',
+  'script_uncertified',
+  'customer_not_attested',
+] as const;
+export type BlockerCode = (typeof BLOCKER_CODES)[number];
 
 export type CheckName =
   | 'account_live'

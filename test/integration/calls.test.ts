@@ -414,3 +414,38 @@ test.serial('a call.completed whose recording never comes goes out without it on
     await db.end();
   }
 });
+
+test.serial('a waiting request says why and until when, and wakes when what it waits on changes: readiness, a cap raised (issue 10 §3)', async (t) => {
+  const customer = await makeCustomer(account.api, { country: 'US', timezone: 'America/New_York' });
+  await account.api.post(`/v1/customers/${customer.id}/provisioning`, { steps: ['number'] });
+  const link = await account.api.post(`/v1/customers/${customer.id}/onboarding_link`);
+  const { call: post } = await import('../helpers/http.ts');
+  await post(svc.url, 'POST', new URL(link.body.url).pathname, {
+    rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  // Everything but the script: the request waits on it, and says until when.
+  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550160' });
+  t.like(r.body, { waiting_reason: null, next_attempt_at: r.body.created_at });
+  await account.console.post('/console/v1/dialler/run');
+  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  let waiting = (await account.api.get(`/v1/calls/${r.body.id}?view=requests`)).body;
+  t.like(waiting, { status: 'queued', waiting_reason: 'script_uncertified' });
+  t.true(new Date(waiting.next_attempt_at).getTime() >= now.getTime() + 9 * 60_000, 'the next retry is minutes away');
+  // The script passes: the customer is ready, and the request is due at once.
+  await account.console.post(`/console/v1/customers/${customer.id}/script/certify`);
+  waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
+  t.true(new Date(waiting.next_attempt_at).getTime() < now.getTime() + 60_000, 'woken by readiness');
+
+  // A customer cap of 0 holds it back; raising the cap wakes it.
+  await account.api.patch(`/v1/customers/${customer.id}/limits`, { daily_spend_cap_cents: 0 });
+  await account.console.post('/console/v1/dialler/run');
+  waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
+  t.like(waiting, { status: 'queued', waiting_reason: 'customer_spend_cap_daily' });
+  t.true(new Date(waiting.next_attempt_at).getTime() > now.getTime() + 20 * 60_000, 'the cap retry is half an hour away');
+  await account.api.patch(`/v1/customers/${customer.id}/limits`, { daily_spend_cap_cents: null });
+  waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
+  t.true(new Date(waiting.next_attempt_at).getTime() < now.getTime() + 60_000, 'woken by the cap raised');
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.like(done, { finished: true, outcome: 'not_interested', next_attempt_at: null, waiting_reason: null });
+});
