@@ -1,9 +1,8 @@
 import test from 'ava';
-import { Writable } from 'node:stream';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 import { call, client } from '../helpers/http.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
-import { runConsole } from '../../runtime/console-cli.ts';
+import { consoleCli } from '../helpers/console-cli.ts';
 
 /**
  * The README's "From test to live" checklist, step by step and in its order, with the console
@@ -18,20 +17,10 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-class Sink extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _e: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-/** `npx switchboard console <args>`; its exit code and the JSON it printed. */
+/** `npx switchboard console <args>`; its exit code and the JSON it printed (stdout, or stderr on failure). */
 async function consoleCommand(args: string[]) {
-  const out = new Sink();
-  const err = new Sink();
-  const code = await runConsole(args, { SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN, SWITCHBOARD_URL: svc.url }, out as any, err as any);
-  return { code, body: JSON.parse(code === 0 ? out.text : err.text) };
+  const { code, out, err } = await consoleCli(svc.url, args);
+  return { code, body: code === 0 ? out : err };
 }
 
 const blockers = (r: { body: any }) => r.body.blockers.map((b: any) => b.code);
