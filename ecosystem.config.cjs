@@ -7,6 +7,19 @@
 // SWITCHBOARD_DB_POOL_SIZE + 1. Six processes at 10 need 96, inside PostgreSQL's default 100.
 // Diallers hold live calls and each runs a media server the carrier streams to: give each one a
 // reachable SWITCHBOARD_MEDIA_URL (and SWITCHBOARD_MEDIA_PORT) in production.
+//
+// Logs: each app writes to its own two files under SWITCHBOARD_LOG_DIR (default ./logs beside this
+// file): <app>.out.log (the JSON log lines) and <app>.err.log. merge_logs keeps every instance of
+// an app in those two files (each line carries its pid) instead of one pair per instance. In
+// cluster mode pm2 takes a worker's output only from process.stdout.write; `switchboard start`
+// logs through it there (runtime/logger.ts), or the lines would land in pm2's own daemon log.
+const path = require('node:path');
+const fs = require('node:fs');
+
+const LOG_DIR = path.resolve(__dirname, process.env.SWITCHBOARD_LOG_DIR || 'logs');
+// pm2 makes a missing log directory asynchronously and can lose an app's first lines meanwhile.
+fs.mkdirSync(LOG_DIR, { recursive: true });
+
 const shared = {
   DATABASE_URL: process.env.DATABASE_URL,
   SWITCHBOARD_PUBLIC_URL: process.env.SWITCHBOARD_PUBLIC_URL,
@@ -23,9 +36,13 @@ const shared = {
 
 const app = (name, roles, extra) => ({
   name,
+  cwd: __dirname,
   script: 'bin/switchboard.mjs',
   args: 'start',
   kill_timeout: 10000,
+  out_file: path.join(LOG_DIR, `${name}.out.log`),
+  error_file: path.join(LOG_DIR, `${name}.err.log`),
+  merge_logs: true,
   env: { ...shared, SWITCHBOARD_ROLES: roles },
   ...extra,
 });

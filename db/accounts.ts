@@ -28,6 +28,13 @@ export interface AccountRow {
   created_at: Date;
 }
 
+/** One signature of the reseller agreement (`agreement_signatures`). */
+export interface AgreementSignatureRow {
+  account_id: string;
+  version: string;
+  signed_at: Date;
+}
+
 export const BRAND_FIELDS = [
   'display_name',
   'logo_url',
@@ -89,6 +96,23 @@ export function createAccountRepository(db: Queryable) {
       const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
       const { rows } = await db.query(`UPDATE accounts SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
       return rows[0] ?? null;
+    },
+
+    /** Records a signature of the agreement; the caller updates the account row in the same transaction. */
+    async insertAgreementSignature(accountId: string, version: string, signedAt: Date): Promise<void> {
+      await db.query(`INSERT INTO agreement_signatures (account_id, version, signed_at) VALUES ($1, $2, $3)`, [accountId, version, signedAt]);
+    },
+
+    /** Each account's agreement signatures, newest first; one query for a whole page of accounts. */
+    async agreementHistory(accountIds: string[]): Promise<Map<string, AgreementSignatureRow[]>> {
+      const history = new Map<string, AgreementSignatureRow[]>(accountIds.map((id) => [id, []]));
+      if (accountIds.length === 0) return history;
+      const { rows } = await db.query<AgreementSignatureRow>(
+        `SELECT account_id, version, signed_at FROM agreement_signatures WHERE account_id = ANY($1::uuid[]) ORDER BY seq DESC`,
+        [accountIds],
+      );
+      for (const row of rows) history.get(row.account_id)!.push(row);
+      return history;
     },
 
     async customerCount(accountId: string, mode: Mode): Promise<number> {

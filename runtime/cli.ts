@@ -1,6 +1,5 @@
-import pino from 'pino';
 import { loadConfig, SettingError } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, logDestination } from './logger.ts';
 import { startService } from './server.ts';
 import { consoleUsage, runConsole } from './console-cli.ts';
 import { createPool } from '../db/pool.ts';
@@ -20,7 +19,7 @@ const USAGE = `Usage: switchboard <command>
  */
 async function start(args: string[]): Promise<void> {
   const config = loadConfig();
-  const log = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
+  const log = createLogger(config.logLevel, logDestination());
   let signalled: string | undefined;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   const stop = () =>
@@ -43,8 +42,25 @@ async function start(args: string[]): Promise<void> {
   if (signalled) await stop();
 }
 
+/**
+ * A reader that goes away (`switchboard console … | head`) is not a fault. Node reports the closed
+ * pipe as an 'error' event (EPIPE) on process.stdout or process.stderr, which without a listener
+ * is an uncaught exception and a stack trace. A one-shot command then exits quietly with the
+ * status it had; `start` keeps serving and drops what it would have printed (its pino destination
+ * drops log lines on EPIPE by itself).
+ */
+function whenReaderGoes(onGone: () => void): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      onGone();
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  whenReaderGoes(command === 'start' ? () => {} : () => process.exit(process.exitCode ?? 0));
   switch (command) {
     case 'start':
       return start(rest);

@@ -33,3 +33,19 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination,
   );
 }
+
+/**
+ * Where `switchboard start` writes its log lines. Normally straight to fd 1 through pino's
+ * asynchronous destination, which skips the stream machinery on every line. Not under pm2's
+ * cluster mode: there a worker's fd 1 is the pm2 daemon's own stdout (its pm2.log), and pm2 takes
+ * an app's output into the app's files only through `process.stdout.write`, which it replaces in
+ * each worker; so there the lines go through process.stdout.
+ */
+export function logDestination(env: NodeJS.ProcessEnv = process.env): pino.DestinationStream {
+  return underPm2Cluster(env) ? process.stdout : pino.destination({ dest: 1, sync: false });
+}
+
+/** pm2 copies each app's settings into its processes' environment; cluster mode is `cluster_mode`. */
+export function underPm2Cluster(env: NodeJS.ProcessEnv): boolean {
+  return env.exec_mode === 'cluster_mode';
+}

@@ -18,7 +18,7 @@ import { assessCoverage } from '../coverage/coverage.ts';
 import { customerView } from '../customer/views.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
-import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
+import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
 import { accountView, apiKeyView, brandView, consoleAccountView, usageView } from './views.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { buildBalance } from './balance-view.ts';
@@ -73,15 +73,21 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
   /** A console change of the account row: locked, applied, readiness refreshed, caches told. */
   async function changeAccount(id: string, change: (a: AccountRow, db: Queryable, now: Date) => Promise<Partial<AccountRow>>) {
     const now = clock.now();
-    const row = await withTransaction(pool, async (client) => {
+    return withTransaction(pool, async (client) => {
+      const repo = createAccountRepository(client);
       const current = await mustGet(client, id, true);
       const fields = await change(current, client, now);
-      const updated = (await createAccountRepository(client).update(id, fields))!;
+      const updated = (await repo.update(id, fields))!;
       await refreshReadiness(client, { accountId: id }, now);
       await notifyAccountChanged(client, id);
-      return updated;
+      return consoleAccountView(updated, (await repo.agreementHistory([id])).get(id)!);
     });
-    return consoleAccountView(row);
+  }
+
+  /** The account as the console shows it, with its agreement history. */
+  async function consoleAccount(id: string) {
+    const [row, history] = await Promise.all([mustGet(pool, id), accounts.agreementHistory([id])]);
+    return consoleAccountView(row, history.get(id)!);
   }
 
   async function createAccount(id: string, name: string, country: string) {
@@ -93,7 +99,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
           await createMoneyRepository(client).createRows(id);
           return account;
         });
-        return consoleAccountView(row);
+        return consoleAccountView(row, []);
       } catch (err) {
         if (!isUniqueViolation(err, 'accounts_slug_key') || n >= 10) throw err;
       }
@@ -252,7 +258,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
       case 'create_account':
         return done(await createAccount(id, msg.name, msg.country));
       case 'get_account':
-        return done(consoleAccountView(await mustGet(pool, id)));
+        return done(await consoleAccount(id));
       case 'get_me': {
         const [account, key, count] = await Promise.all([
           mustGet(pool, id),
@@ -287,10 +293,12 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
         return done(await changeAccount(id, async () => ({ kyb_status: msg.status })));
       case 'sign_agreement':
         return done(
-          await changeAccount(id, async (a, _db, now) => ({
-            agreement_version: msg.version,
-            agreement_signed_at: a.agreement_signed_at ?? now,
-          })),
+          await changeAccount(id, async (a, db, now) => {
+            const signature = agreementSignature(a, msg.version, now);
+            if (!signature) return {};
+            await createAccountRepository(db).insertAgreementSignature(id, signature.version, signature.signedAt);
+            return { agreement_version: signature.version, agreement_signed_at: signature.signedAt };
+          }),
         );
       case 'go_live':
         return done(

@@ -12,6 +12,8 @@ export async function listAccounts(pool: Pool, page: Page) {
     before = await cursorSeq(pool, 'accounts', page.startingAfter, null);
     if (before === null) throw new ApiError('invalid_cursor');
   }
-  const rows = await createAccountRepository(pool).list(page.limit + 1, before);
-  return toList(rows, page.limit, consoleAccountView);
+  const repo = createAccountRepository(pool);
+  const rows = await repo.list(page.limit + 1, before);
+  const history = await repo.agreementHistory(rows.slice(0, page.limit).map((r) => r.id));
+  return toList(rows, page.limit, (r) => consoleAccountView(r, history.get(r.id)!));
 }

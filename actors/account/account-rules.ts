@@ -96,3 +96,17 @@ export function checkBrandField(field: BrandField, value: string | null): void {
       return;
   }
 }
+
+/**
+ * Signing the reseller agreement: a version other than the one on file is a new signature, dated
+ * `now` (and kept in the history); the version already on file is no change at all, so a retried
+ * or repeated request neither moves `signed_at` nor adds to the history. Returns null then.
+ */
+export function agreementSignature(
+  onFile: { agreement_version: string | null; agreement_signed_at: Date | null },
+  version: string,
+  now: Date,
+): { version: string; signedAt: Date } | null {
+  if (onFile.agreement_signed_at !== null && onFile.agreement_version === version) return null;
+  return { version, signedAt: now };
+}

@@ -1,6 +1,6 @@
-import type { AccountRow } from '../../db/accounts.ts';
+import type { AccountRow, AgreementSignatureRow } from '../../db/accounts.ts';
 import type { ApiKeyRow } from '../../db/api-keys.ts';
-import { iso } from '../../runtime/types.ts';
+import { iso, isoNow } from '../../runtime/types.ts';
 
 /** The `account` object of GET /v1/me, seen through the key that asked. */
 export function accountView(a: AccountRow, key: ApiKeyRow, customerCount: number) {
@@ -19,6 +19,7 @@ export function accountView(a: AccountRow, key: ApiKeyRow, customerCount: number
     },
     key: {
       id: key.id,
+      mode: key.mode,
       label: key.label,
       prefix: key.prefix,
       last_four: key.last_four,
@@ -39,8 +40,8 @@ function limitsOf(a: AccountRow) {
   };
 }
 
-/** The account as the console shows it to operators. */
-export function consoleAccountView(a: AccountRow) {
+/** The account as the console shows it to operators; `agreementHistory` newest first. */
+export function consoleAccountView(a: AccountRow, agreementHistory: AgreementSignatureRow[]) {
   return {
     object: 'account' as const,
     id: a.id,
@@ -54,6 +55,7 @@ export function consoleAccountView(a: AccountRow) {
       agreement_signed: a.agreement_signed_at !== null,
       agreement_version: a.agreement_version,
       agreement_signed_at: iso(a.agreement_signed_at),
+      agreement_history: agreementHistory.map((s) => ({ version: s.version, signed_at: isoNow(s.signed_at) })),
     },
     went_live_at: iso(a.went_live_at),
     limits: {

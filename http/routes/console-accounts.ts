@@ -123,11 +123,15 @@ export function registerConsoleAccountRoutes(app: App, services: Services): void
       schema: {
         ...hide,
         params: AccountParams,
-        body: Type.Object({ version: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { version: withCode(Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' }), 'parameter_missing') },
+          { additionalProperties: false },
+        ),
         response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'parameter_missing'], { auth: 'console' }),
       },
     },
-    async (request) => ask(request.params.id, { type: 'sign_agreement', version: request.body.version }),
+    // Trimmed, so " v2" re-signs nothing when "v2" is on file.
+    async (request) => ask(request.params.id, { type: 'sign_agreement', version: request.body.version.trim() }),
   );
 
   app.post(

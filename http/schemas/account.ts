@@ -15,6 +15,7 @@ export const AccountSchema = Type.Object({
   }),
   key: Type.Object({
     id: Type.String(),
+    mode: { ...ModeSchema, description: "the calling key's mode (the account's own `mode` is whether it has gone live)" },
     label: Type.String(),
     prefix: Type.String(),
     last_four: Type.String(),
@@ -71,6 +72,10 @@ export const ConsoleAccountSchema = Type.Object({
     agreement_signed: Type.Boolean(),
     agreement_version: NullableString,
     agreement_signed_at: NullableTimestamp,
+    agreement_history: Type.Array(
+      Type.Object({ version: Type.String(), signed_at: Timestamp }),
+      { description: 'every signature of the agreement, newest first; re-signing the version on file adds none' },
+    ),
   }),
   went_live_at: NullableTimestamp,
   limits: Type.Object({

@@ -218,3 +218,19 @@ test('logs never contain a secret, a token or an Authorization header', async (t
     t.is(typeof l.duration_ms, 'number');
   }
 });
+
+test("GET /v1/me names the calling key's mode, which is not the account's", async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const viaTest = await a.api.get('/v1/me');
+  t.is(viaTest.status, 200);
+  t.is(viaTest.body.mode, 'live', 'the account has gone live');
+  t.is(viaTest.body.key.mode, 'test', 'the key asking is a test key');
+  const viaLive = await a.liveApi!.get('/v1/me');
+  t.like(viaLive.body, { mode: 'live', key: { mode: 'live' } });
+
+  // The OpenAPI document says so, and requires it.
+  const doc = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
+  const key = doc.paths['/v1/me'].get.responses['200'].content['application/json'].schema.properties.key;
+  t.true(key.required.includes('mode'));
+  t.deepEqual(key.properties.mode.anyOf.flatMap((s: any) => s.enum ?? [s.const]).sort(), ['live', 'test']);
+});

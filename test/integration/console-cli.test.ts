@@ -1,8 +1,7 @@
 import test from 'ava';
-import { Writable } from 'node:stream';
 import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
 import { client } from '../helpers/http.ts';
-import { runConsole } from '../../runtime/console-cli.ts';
+import { consoleCli } from '../helpers/console-cli.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -12,27 +11,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-class Sink extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _e: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-async function cli(args: string[], token = CONSOLE_TOKEN) {
-  const out = new Sink();
-  const err = new Sink();
-  const code = await runConsole(args, { SWITCHBOARD_CONSOLE_TOKEN: token, SWITCHBOARD_URL: svc.url }, out as any, err as any);
-  const parse = (s: string) => {
-    try {
-      return JSON.parse(s);
-    } catch {
-      return s;
-    }
-  };
-  return { code, out: parse(out.text), err: parse(err.text) };
-}
+const cli = (args: string[], token = CONSOLE_TOKEN) => consoleCli(svc.url, args, token);
 
 test('the command line drives the console: account, keys, onboarding, limits, certification', async (t) => {
   const account = await cli(['create-account', '--name', 'CLI Agency', '--country', 'gb']);

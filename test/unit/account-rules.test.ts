@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from '../../actors/account/account-rules.ts';
+import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from '../../actors/account/account-rules.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { BRAND_FIELDS } from '../../db/accounts.ts';
 import { ApiError, type ErrorCode } from '../../http/errors.ts';
@@ -223,4 +223,18 @@ test('a brand field error names the field', (t) => {
     t.true(err?.message.startsWith(`${field} `), err?.message);
     t.is(err?.status, 400);
   }
+});
+
+// --- agreementSignature ---
+
+test('agreementSignature: a first signature and a new version are dated now; the version on file is no change', (t) => {
+  const then = new Date('2026-01-05T10:00:00.000Z');
+  const now = new Date('2026-08-01T09:30:00.000Z');
+  t.deepEqual(agreementSignature({ agreement_version: null, agreement_signed_at: null }, 'v1', now), { version: 'v1', signedAt: now });
+  t.deepEqual(agreementSignature({ agreement_version: 'v1', agreement_signed_at: then }, 'v2', now), { version: 'v2', signedAt: now });
+  t.is(agreementSignature({ agreement_version: 'v1', agreement_signed_at: then }, 'v1', now), null);
+  // Versions are compared exactly: a different spelling is a different version.
+  t.deepEqual(agreementSignature({ agreement_version: 'v1', agreement_signed_at: then }, 'V1', now), { version: 'V1', signedAt: now });
+  // A version on file without a date was never signed (not a state the service writes): sign it.
+  t.deepEqual(agreementSignature({ agreement_version: 'v1', agreement_signed_at: null }, 'v1', now), { version: 'v1', signedAt: now });
 });

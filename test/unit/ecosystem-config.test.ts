@@ -1,0 +1,72 @@
+import test, { type ExecutionContext } from 'ava';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * ecosystem.config.cjs as pm2 loads it: every app logs to its own out and error files under
+ * SWITCHBOARD_LOG_DIR (pm2 itself is not needed to check that; test/e2e/pm2-cluster-logs.test.ts
+ * checks that the api's lines reach its out file under cluster mode).
+ */
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const CONFIG = path.join(ROOT, 'ecosystem.config.cjs');
+const require = createRequire(import.meta.url);
+
+interface Pm2App {
+  name: string;
+  exec_mode: string;
+  cwd: string;
+  out_file?: string;
+  error_file?: string;
+  merge_logs?: boolean;
+}
+
+/** Loads the config afresh with SWITCHBOARD_LOG_DIR set to `logDir` (unset when undefined). */
+function loadConfig(logDir: string | undefined): Pm2App[] {
+  const before = process.env.SWITCHBOARD_LOG_DIR;
+  if (logDir === undefined) delete process.env.SWITCHBOARD_LOG_DIR;
+  else process.env.SWITCHBOARD_LOG_DIR = logDir;
+  try {
+    delete require.cache[CONFIG];
+    return require(CONFIG).apps;
+  } finally {
+    if (before === undefined) delete process.env.SWITCHBOARD_LOG_DIR;
+    else process.env.SWITCHBOARD_LOG_DIR = before;
+  }
+}
+
+/** A temp directory removed after the test. */
+function tempDir(t: ExecutionContext): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchboard-ecosystem-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('every app has its own out and error files in the log directory, one pair for all its instances', (t) => {
+  const dir = path.join(tempDir(t), 'logs');
+  const apps = loadConfig(dir);
+  t.deepEqual(apps.map((a) => a.name), ['switchboard-api', 'switchboard-dialler', 'switchboard-sender']);
+  const files = apps.flatMap((a) => [a.out_file, a.error_file]);
+  t.is(new Set(files).size, apps.length * 2, 'no two apps, and no out and error, share a file');
+  for (const app of apps) {
+    t.is(app.out_file, path.join(dir, `${app.name}.out.log`));
+    t.is(app.error_file, path.join(dir, `${app.name}.err.log`));
+    t.true(app.merge_logs, `${app.name}: instances share the app's files`);
+    t.is(app.cwd, ROOT);
+  }
+  t.true(existsSync(dir), 'the log directory is made before pm2 starts the apps');
+  t.is(apps.find((a) => a.name === 'switchboard-api')?.exec_mode, 'cluster');
+});
+
+test('a relative SWITCHBOARD_LOG_DIR is taken from the project directory, not from where pm2 runs', (t) => {
+  const dir = tempDir(t);
+  const apps = loadConfig(path.relative(ROOT, dir));
+  t.is(apps[0].out_file, path.join(dir, 'switchboard-api.out.log'));
+});
+
+test('by default the logs go to ./logs of the project, which git ignores', (t) => {
+  t.is(loadConfig(undefined)[0].out_file, path.join(ROOT, 'logs', 'switchboard-api.out.log'));
+  const ignored = readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n').map((l) => l.trim());
+  t.true(ignored.includes('/logs/'));
+});
