@@ -708,3 +708,23 @@ test.serial('property: concurrent settlements on separate connections spend bonu
   t.log(`settlements: ${settlements}; bursts that split bonus and cash: ${mixed}`);
   t.true(settlements > 0);
 });
+
+test.serial('a top-up wakes the requests waiting on money at once, not at their next retry (issue 10 §3)', async (t) => {
+  const account = await makeAccount(svc.url, { live: true });
+  const live = account.liveApi!;
+  const c = await makeCustomer(live);
+  await takeLiveAfterTopUp(account, c.id, 2_500);
+  const ask = svc.services.accounts.ask.bind(svc.services.accounts);
+  // Six running calls hold 2,400 of the 2,500: no further call can start.
+  for (let i = 0; i < 6; i++) t.true((await ask(account.id, { type: 'start_call', mode: 'live', customerId: c.id, reference: `busy-${i}` })).ok);
+  const r = must(await live.post('/v1/calls', { customer_id: c.id, phone: '+12025550150' }), 'queue', 201);
+  await svc.services.dialNow();
+  const now = svc.services.clock.now().getTime();
+  let waiting = must(await live.get(`/v1/calls/${r.id}`), 'get');
+  t.like(waiting, { status: 'queued', waiting_reason: 'insufficient_balance' });
+  t.true(new Date(waiting.next_attempt_at).getTime() > now + 5 * 60_000, 'the money retry is minutes away');
+  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 2_500 }), 'top-up', 201);
+  waiting = must(await live.get(`/v1/calls/${r.id}`), 'get');
+  t.true(waiting.status !== 'queued' || new Date(waiting.next_attempt_at).getTime() < now + 60_000, 'woken by the top-up');
+  for (let i = 0; i < 6; i++) await ask(account.id, { type: 'end_call', reference: `busy-${i}`, durationSeconds: 0 });
+});
