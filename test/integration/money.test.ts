@@ -633,3 +633,34 @@ test('balance.low zero fires when no call can start: the spendable balance below
   await topUp(a, 2_500);
   t.is((await a.liveApi.get('/v1/balance')).body.low_balance, 'ok');
 });
+
+test('customer.ready and balance.low carry what the matching GET returns at that moment (issue 10 §2)', async (t) => {
+  const a = await liveAccount();
+  const { makeReadyCustomer } = await import('../helpers/calls.ts');
+  await topUp(a, 10_000); // 25 % is 2,500: one step below it crosses only that threshold
+  const c = await makeReadyCustomer(svc.url, a.liveApi);
+  const ready = (await events(a, 'customer.ready')).filter((e: any) => e.data.customer_id === c.id);
+  t.is(ready.length, 1);
+  t.deepEqual(ready[0].data, (await a.liveApi.get(`/v1/customers/${c.id}/readiness`)).body, 'customer.ready is GET readiness');
+  // Spend down to under a quarter and over a tenth; compare the event with GET right after the
+  // step that recorded it (a hold or an end).
+  let compared = 0;
+  const step = async (what: () => Promise<unknown>) => {
+    const before = (await events(a, 'balance.low')).length;
+    await what();
+    const lows = await events(a, 'balance.low');
+    if (lows.length > before) {
+      t.is(lows.length, before + 1, 'one threshold per step here');
+      t.deepEqual(lows.at(-1).data, (await a.liveApi.get('/v1/balance')).body, 'balance.low is GET /v1/balance');
+      compared++;
+    }
+  };
+  for (let i = 0; i < 19; i++) {
+    await step(() => hold(a, c.id, `eq-${i}`));
+    await step(() => end(a, `eq-${i}`, 1_200));
+  }
+  t.is(compared, 1);
+  const lows = await events(a, 'balance.low');
+  t.is(lows.length, 1);
+  t.is(lows[0].data.low_balance, 'below_25_percent');
+});
