@@ -45,8 +45,9 @@ export class WebhookSender {
 
   /** Wakes the sender now (an event was just recorded). */
   poke(): void {
-    // Many events commit at once: one claim serves them all.
-    if (this.stopped || this.poked) return;
+    // Many events commit at once: one claim serves them all. A process without the sender role
+    // (never started) hears of events too, and leaves them to the senders.
+    if (!this.stopLoop || this.stopped || this.poked) return;
     this.poked = true;
     setImmediate(() => {
       this.poked = false;

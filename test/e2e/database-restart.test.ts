@@ -202,12 +202,19 @@ test.serial('a sender killed with SIGKILL under load: a second sender carries on
   const delivered = [];
   for (let i = 0; i < 5; i++) delivered.push(await ping(`event ${i} after the kill`, 10_000));
   t.is(new Set(delivered).size, 5);
+  // And it is that sender: paused, nothing is delivered (the api process only records events).
+  second.child.kill('SIGSTOP');
+  const received = rx.received.length;
+  await t.throwsAsync(ping('an event while the last sender is paused', 1_500), { message: /timed out/ });
+  t.is(rx.received.length, received, 'nobody else delivers');
+  second.child.kill('SIGCONT');
+  await until('the paused event to be delivered once the sender resumes', () => rx.received.length > received, 10_000);
   assertNoServerErrors(t, await load.stop(), false);
   t.true(second.isRunning());
   t.true(api.isRunning());
   t.is((await second.stop('SIGTERM')).code, 0);
   t.is((await api.stop('SIGTERM')).code, 0);
-  t.true(rx.received.length >= 6);
+  t.true(rx.received.length >= 7);
   await rx.close();
   await db.destroy();
   t.log(`whole test: ${Date.now() - started} ms`);
