@@ -98,6 +98,7 @@ export class ChangeFeed {
       try {
         await this.connect();
       } catch (err) {
+        if (this.stopped) return;
         this.failures++;
         if (!this.health.failed(err, 'change feed')) this.log.warn({ err }, 'change feed reconnection failed; retrying');
         this.scheduleReconnect();
