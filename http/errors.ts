@@ -103,6 +103,8 @@ export const ERRORS = {
   unknown_job: e(404, 'not_found_error', 'No such job; see the README for the job names.'),
   invalid_locale: e(400, 'invalid_request_error', 'locale must be a language-REGION tag such as en-GB.'),
   test_clock_disabled: e(404, 'not_found_error', 'The test clock is only available when SWITCHBOARD_TEST_CLOCK=1.'),
+  // availability
+  service_unavailable: e(503, 'api_error', 'The service cannot reach its database right now; retry after the number of seconds in Retry-After. A write retried with the same Idempotency-Key is applied once.'),
   // anything else
   api_error: e(500, 'api_error', 'Something went wrong on our side. Retry; nothing was changed if the request did not succeed.'),
 } as const satisfies Record<string, CatalogueEntry>;

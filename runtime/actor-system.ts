@@ -1,6 +1,7 @@
 import nact from 'nact';
 import type { Logger } from './logger.ts';
 import { isApiError } from '../http/errors.ts';
+import { isDatabaseUnreachable } from '../db/pool.ts';
 
 /**
  * nact behind one small, typed surface: a root supervisor, per-kind supervisors that spawn one
@@ -89,6 +90,11 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
     const entry = this.entries.get(id);
     if (entry) entry.loaded = null;
     if (entry) nact.dispatch(entry.ref as nact.Ref<any>, { msg: { type: '__reload' } });
+  }
+
+  /** Drops the cached state of every loaded actor (changes may have been missed); each reloads on its next message. */
+  reloadAll(): void {
+    for (const id of this.entries.keys()) this.reload(id);
   }
 
   /** Stops actors that have had nothing to do for `idleMs`. */
@@ -180,6 +186,9 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
 
 /** One structured line per crash and restart, for operators. */
 function logCrash(log: Logger, actor: string, messageType: string, error: unknown, decision: 'reset' | 'resume') {
+  // Not a broken invariant but an outage, which the process logs once (runtime/database-health.ts);
+  // the request's own line has its 503, and the reset reloads the entity once the database is back.
+  if (isDatabaseUnreachable(error)) return;
   // pino's err serializer records the class (type), message and stack of a real Error.
   const err = error instanceof Error ? error : new Error(String(error));
   log.error({ event: 'actor_crashed', actor, message_type: messageType, err, decision }, 'actor crashed; restarted from the database');

@@ -39,6 +39,10 @@ async function start(args: string[]): Promise<void> {
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   service = await startService(config, { logger: log, newConsoleToken: args.includes('--new-console-token') });
+  // The service runs until it is signalled. A role with no server of its own (the webhook sender)
+  // holds nothing but database sockets and unref'd timers: without this, losing the database
+  // would empty the event loop and end the process quietly, with status 0.
+  setInterval(() => {}, 2 ** 30);
   if (signalled) await stop();
 }
 

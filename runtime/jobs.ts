@@ -2,6 +2,8 @@ import type { Services } from './services.ts';
 import { closeMonth, expireBonuses, releaseExpiredHolds } from '../actors/account/money-jobs.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
+import { isDatabaseUnreachable } from '../db/pool.ts';
+import { pollLoop } from './poll-loop.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
@@ -30,25 +32,22 @@ export async function runJob(services: Pick<Services, 'pool' | 'clock' | 'config
   }
 }
 
-/** Runs every job every `intervalMs`, one round at a time; failures are logged and retried next round. */
+/**
+ * Runs every job every `intervalMs`, one round at a time; a failed job is logged and runs again
+ * next round. While the database cannot be reached the round stops at the first job that finds
+ * out, and the loop backs off quietly (runtime/poll-loop.ts).
+ */
 export function scheduleJobs(services: Pick<Services, 'pool' | 'clock' | 'log' | 'config'>, intervalMs: number): () => Promise<void> {
-  let running: Promise<void> | undefined;
   const round = async () => {
     for (const name of JOB_NAMES) {
       try {
         const processed = await runJob(services, name);
         if (processed > 0) services.log.info({ job: name, processed }, 'job ran');
       } catch (err) {
+        if (isDatabaseUnreachable(err)) throw err;
         services.log.error({ err, job: name }, 'job failed; it runs again next round');
       }
     }
   };
-  const timer = setInterval(() => {
-    if (!running) running = round().finally(() => (running = undefined));
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return pollLoop(round, intervalMs, services.log, 'jobs');
 }

@@ -193,6 +193,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keys.forgetAccount(id);
       accounts.reload(id);
     });
+    // Notifications sent while the feed was away are lost: drop everything it guards.
+    feed.onReset(() => {
+      keys.forgetAll();
+      accounts.reloadAll();
+      sender.poke();
+      if (clock instanceof TestClock) {
+        const testClock = clock;
+        void createSettingsRepository(pool)
+          .get(TEST_CLOCK_SETTING)
+          .then((offset) => testClock.catchUp(Number(offset ?? 0)))
+          .catch((err) => log.warn({ err }, 'test clock not refreshed after the change feed reconnected'));
+      }
+    });
     await feed.start();
     cleanups.push(step('change feed', () => feed.stop()));
 

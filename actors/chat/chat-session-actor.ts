@@ -1,7 +1,7 @@
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { withTransaction } from '../../db/pool.ts';
+import { isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
 import { createChatSessionRepository, type ChatGateRow, type ChatSessionRow } from '../../db/chat-sessions.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { ApiError, isApiError } from '../../http/errors.ts';
@@ -87,7 +87,8 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
         return { status: 201, body: chatSessionView(created, now, { expiresInSeconds: msg.ttlSeconds }) };
       });
     } catch (err) {
-      if (isApiError(err)) throw err;
+      // An unreachable database is not this write's fault: the boundary answers 503 with Retry-After.
+      if (isApiError(err) || isDatabaseUnreachable(err)) throw err;
       log.error({ err }, 'chat session not created; rolled back');
       throw new ApiError('session_not_created');
     }
@@ -120,7 +121,7 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     } catch (err) {
       // Not answered (or not charged): the message does not count.
       await sessions.releaseSlot(state.id).catch((releaseErr) => log.error({ err: releaseErr, session_id: state.id }, 'chat slot not given back'));
-      if (isApiError(err)) throw err;
+      if (isApiError(err) || isDatabaseUnreachable(err)) throw err;
       // The message and the thread are never logged: no transcript is kept anywhere.
       log.warn({ err, session_id: state.id, assistant: assistant.name }, 'chat message not answered');
       throw new ApiError('chat_unavailable');

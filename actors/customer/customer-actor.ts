@@ -3,7 +3,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { CAP_WAITS } from '../account/hold-rules.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { withTransaction, type Queryable } from '../../db/pool.ts';
+import { isDatabaseUnreachable, withTransaction, type Queryable } from '../../db/pool.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
@@ -71,7 +71,8 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
     try {
       return await work();
     } catch (err) {
-      if (isApiError(err)) throw err;
+      // An unreachable database is not this write's fault: the boundary answers 503 with Retry-After.
+      if (isApiError(err) || isDatabaseUnreachable(err)) throw err;
       log.error({ err, code }, 'write failed and was rolled back');
       throw new ApiError(code);
     }

@@ -1,6 +1,7 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
+import { DatabaseHealth } from '../../runtime/database-health.ts';
 import { createWebhookRepository, type ClaimedDelivery } from '../../db/webhooks.ts';
 import { webhookHeaders } from './signing.ts';
 import { DELIVERY_TIMEOUT_MS, deliverOnce, nextAttempt } from './deliver.ts';
@@ -23,17 +24,20 @@ export interface SenderOptions {
 const CLAIM_MS = 60_000;
 
 export class WebhookSender {
-  private stopLoop: (() => void) | undefined;
+  private stopLoop: (() => Promise<void>) | undefined;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** Claims run one at a time in a process; the attempts they start run side by side. */
   private claiming: Promise<unknown> = Promise.resolve();
   private poked = false;
+  private readonly health: DatabaseHealth;
 
   constructor(
     private readonly deps: Deps & { secrets: SecretBox },
     private readonly options: SenderOptions,
-  ) {}
+  ) {
+    this.health = DatabaseHealth.of(deps.log);
+  }
 
   start(): void {
     this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'webhook sender');
@@ -41,18 +45,21 @@ export class WebhookSender {
 
   /** Wakes the sender now (an event was just recorded). */
   poke(): void {
-    // Many events commit at once: one claim serves them all.
-    if (this.stopped || this.poked) return;
+    // Many events commit at once: one claim serves them all. A process without the sender role
+    // (never started) hears of events too, and leaves them to the senders.
+    if (!this.stopLoop || this.stopped || this.poked) return;
     this.poked = true;
     setImmediate(() => {
       this.poked = false;
-      void this.tick().catch((err) => this.deps.log.error({ err }, 'webhook round failed; next round retries'));
+      void this.tick().catch((err) => {
+        if (!this.health.failed(err, 'webhook sender')) this.deps.log.error({ err }, 'webhook round failed; next round retries');
+      });
     });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.stopLoop?.();
+    await this.stopLoop?.();
     await this.claiming.catch(() => {});
     await Promise.all(this.inFlight);
   }
@@ -63,7 +70,10 @@ export class WebhookSender {
     this.claiming = claimed;
     const deliveries = await claimed;
     const sends = deliveries.map((d) => {
-      const p = this.send(d).catch((err) => this.deps.log.error({ err, delivery_id: d.id }, 'webhook attempt failed to record'));
+      // An attempt whose outcome cannot be recorded is sent again once its claim runs out.
+      const p = this.send(d).catch((err) => {
+        if (!this.health.failed(err, 'webhook sender')) this.deps.log.error({ err, delivery_id: d.id }, 'webhook attempt failed to record');
+      });
       this.inFlight.add(p);
       void p.finally(() => this.inFlight.delete(p));
       return p;

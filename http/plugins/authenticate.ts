@@ -70,6 +70,11 @@ export class KeyAuthenticator {
     for (const [hash, entry] of this.cache) if (entry.lookup.account.id === accountId) this.cache.delete(hash);
   }
 
+  /** Forget every cached secret (changes may have been missed while the change feed was away). */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   private async lookup(hash: Buffer): Promise<SecretLookup | null> {
     const cacheKey = hash.toString('base64');
     const cached = this.cache.get(cacheKey);

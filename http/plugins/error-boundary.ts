@@ -2,6 +2,7 @@ import type { AnyApp } from '../routes/app-type.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../errors.ts';
 import { validationError } from './validation.ts';
+import { isDatabaseUnreachable } from '../../db/pool.ts';
 
 /** The body of every error response (spec: Errors). */
 export function errorBody(err: ApiError, requestId: string) {
@@ -31,8 +32,16 @@ function fromFastify(err: FastifyError): ApiError | null {
 }
 
 /**
- * The one error boundary (STYLE 9): catalogue errors go out as they are; anything unexpected is
- * logged in full and answered 500 api_error with no internals.
+ * Seconds a client is told to wait when the database cannot be reached: a restart of PostgreSQL
+ * takes about that long, and the service reconnects by itself (docs/decisions.md).
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The one error boundary (STYLE 9): catalogue errors go out as they are; an error meaning the
+ * database cannot be reached right now is 503 service_unavailable with Retry-After (the process
+ * logs the outage once, runtime/database-health.ts, and each request's line has its 503);
+ * anything else unexpected is logged in full and answered 500 api_error with no internals.
  */
 export function installErrorBoundary(app: AnyApp): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -40,6 +49,9 @@ export function installErrorBoundary(app: AnyApp): void {
     if (apiError) {
       if (apiError.status >= 500) request.log.error({ err, code: apiError.code }, 'request failed');
       return sendError(reply, apiError);
+    }
+    if (isDatabaseUnreachable(err)) {
+      return sendError(reply, new ApiError('service_unavailable', undefined, { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }));
     }
     request.log.error({ err }, 'unexpected error');
     return sendError(reply, new ApiError('api_error'));

@@ -28,7 +28,7 @@ const CHAT_CORS: FastifyCorsOptions = {
 };
 
 /** Codes every session-token route can answer with. */
-const SESSION_CODES = ['invalid_session_token', 'session_expired', 'session_revoked', 'api_error'] as const;
+const SESSION_CODES = ['invalid_session_token', 'session_expired', 'session_revoked', 'service_unavailable', 'api_error'] as const;
 
 /** The browser's side of the assistant: POST /v1/chat and the chat page's session read. */
 export async function registerChatRoutes(app: App, services: Services): Promise<void> {

@@ -64,6 +64,7 @@ export const AUTH_CODES: ErrorCode[] = [
   'reseller_suspended',
   'live_not_enabled',
   'rate_limit_exceeded',
+  'service_unavailable',
   'api_error',
 ];
 
@@ -74,7 +75,7 @@ export const AUTH_CODES: ErrorCode[] = [
 export function responses(ok: Record<number, TSchema>, codes: ErrorCode[], opts: { auth?: 'key' | 'console' | 'none' } = {}) {
   const all = new Set<ErrorCode>(codes);
   if (opts.auth === 'key' || opts.auth === undefined) AUTH_CODES.forEach((c) => all.add(c));
-  if (opts.auth === 'console') ['console_unauthorized', 'api_error'].forEach((c) => all.add(c as ErrorCode));
+  if (opts.auth === 'console') ['console_unauthorized', 'service_unavailable', 'api_error'].forEach((c) => all.add(c as ErrorCode));
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) {
     const status = ERRORS[code].status;

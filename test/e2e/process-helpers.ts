@@ -106,6 +106,11 @@ export interface StartOptions {
    * one reading every log line.
    */
   stdoutFile?: string;
+  /**
+   * What "ready" means: `healthz` (default) answers GET /healthz; `started` has logged
+   * "switchboard started", for a process without the api role (no HTTP server).
+   */
+  readyWhen?: 'healthz' | 'started';
 }
 
 /** `node bin/switchboard.mjs start` without waiting for it to be ready. */
@@ -169,12 +174,23 @@ export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & {
   return instance;
 }
 
-/** `node bin/switchboard.mjs start`; resolves when it logged "switchboard started" and answered GET /healthz. */
+/** `node bin/switchboard.mjs start`; resolves when it logged "switchboard started" and (by default) answered GET /healthz. */
 export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const instance = await spawnSwitchboard(opts);
   const t0 = instance.startedAt;
   const describe = () => `\n--- stdout ---\n${instance.stdout()}\n--- stderr ---\n${instance.stderr()}`;
+  const started = () => instance.logs().some((l) => l.msg === 'switchboard started');
+  const ready = async () => {
+    if (opts.readyWhen === 'started') return started();
+    try {
+      const res = await fetch(`${instance.url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      await res.text();
+      return res.status === 200;
+    } catch {
+      return false; // not listening yet
+    }
+  };
   let answered = false;
   while (!answered) {
     if (!instance.isRunning()) {
@@ -183,20 +199,13 @@ export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
     }
     if (performance.now() - t0 > timeoutMs) {
       instance.child.kill('SIGKILL');
-      throw new Error(`switchboard did not answer GET /healthz within ${timeoutMs} ms${describe()}`);
+      throw new Error(`switchboard was not ready (${opts.readyWhen ?? 'healthz'}) within ${timeoutMs} ms${describe()}`);
     }
-    try {
-      const res = await fetch(`${instance.url}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      await res.text();
-      answered = res.status === 200;
-    } catch {
-      /* not listening yet */
-    }
+    answered = await ready();
     if (!answered) await sleep(20);
   }
   instance.coldStartMs = performance.now() - t0;
   // The log line is written right after listen(); give the pipe a moment to deliver it.
-  const started = () => instance.logs().some((l) => l.msg === 'switchboard started');
   for (let i = 0; i < 100 && !started(); i++) await sleep(20);
   if (!started()) throw new Error(`no "switchboard started" log line${describe()}`);
   instance.consoleToken = TOKEN_LINE.exec(instance.stdout())?.[1];
