@@ -7,17 +7,21 @@ import { CONSOLE_TOKEN } from '../helpers/service.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, makeReadyCustomer } from '../helpers/calls.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
+import { destroyRestartableDatabases, startRestartableDatabase } from '../helpers/restartable-db.ts';
 
 /**
  * Calls whose process dies (issue 10 §6): a dialler killed with SIGKILL mid-call leaves a call
  * that another process notices within a minute (its lease runs out) and finishes once, its
  * concurrency slot and hold released.
  */
-test.after.always(cleanUpEverything);
+test.after.always(async () => {
+  await cleanUpEverything();
+  await destroyRestartableDatabases();
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function start(databaseUrl: string, roles: string): Promise<Instance> {
+async function start(databaseUrl: string, roles: string, talkMs = 60_000): Promise<Instance> {
   return startSwitchboard({
     dataDir: await makeTempRoot('switchboard-recovery-'),
     env: {
@@ -26,7 +30,7 @@ async function start(databaseUrl: string, roles: string): Promise<Instance> {
       SWITCHBOARD_TEST_CLOCK: '1',
       SWITCHBOARD_ROLES: roles,
       // The talk-until-limit call (digit 6) lasts a minute of wall time, so it is running when the process dies.
-      SWITCHBOARD_SIMULATED_TALK_MS: '60000',
+      SWITCHBOARD_SIMULATED_TALK_MS: String(talkMs),
       SWITCHBOARD_KEEPER_POLL_MS: '500',
       SWITCHBOARD_DIALLER_POLL_MS: '3600000',
       SWITCHBOARD_JOB_INTERVAL_MS: '3600000',
@@ -93,4 +97,38 @@ test.serial('a dialler killed mid-call: another process finishes the call within
   } finally {
     await db.end();
   }
+});
+
+test.serial('a call in progress while the database is down for 6 seconds ends with its true outcome once it is back', async (t) => {
+  const db = await startRestartableDatabase();
+  // The call talks for 3 s of wall time: it ends, and reports its end, while the database is down.
+  const p = await start(db.url, 'api,dialler', 3_000);
+  const account: TestAccount = await makeAccount(p.url);
+  const customer = await makeReadyCustomer(p.url, account.api);
+  await advanceToNext(account, 2, 15);
+  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550176' });
+  await account.console.post('/console/v1/dialler/run');
+  for (const deadline = Date.now() + 10_000; (await account.api.get(`/v1/calls/${r.body.id}`)).body.status !== 'in_progress'; ) {
+    if (Date.now() > deadline) throw new Error('the call did not start');
+    await sleep(50);
+  }
+  await db.stop('fast');
+  await sleep(6_000);
+  await db.start();
+  let done: any;
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
+    const res = await account.api.get(`/v1/calls/${r.body.id}`);
+    if (res.status === 200 && res.body.finished) {
+      done = res.body;
+      break;
+    }
+  }
+  t.true(p.isRunning(), 'the process kept running');
+  t.like(done, { status: 'completed', outcome: 'time_limit', duration_seconds: 1200 }, 'the true outcome, not lost');
+  t.true(p.logs().some((l) => l.msg === 'carrier reports kept in memory while the database was away are stored'));
+  const lines = (await account.api.get('/v1/usage')).body.data.filter((l: any) => l.reference === r.body.id);
+  t.is(lines.length, 1, 'priced once');
+  t.like(lines[0], { amount_cents: -400, minutes: 20, applied: false });
+  t.deepEqual(await checkMoneyInvariants(db.url), []);
+  await p.stop('SIGTERM');
 });
