@@ -64,13 +64,19 @@ export async function finishLostCall(pool: Pool, callId: string, now: Date, publ
  * the carrier may have placed the call without our learning its id: the request is closed as
  * lost (nothing charged) rather than risk calling the business twice. False if it had moved on.
  */
-export async function recoverUndialled(pool: Pool, callId: string, now: Date, publicUrl: string): Promise<'requeued' | 'lost' | false> {
+export async function recoverUndialled(
+  pool: Pool,
+  callId: string,
+  now: Date,
+  publicUrl: string,
+  retry: { at: Date; reason: string } = { at: now, reason: 'platform_at_capacity' },
+): Promise<'requeued' | 'lost' | false> {
   const requeued = await withTransaction(pool, async (client) => {
     const calls = createCallRepository(client);
     const call = await calls.lock(callId);
     if (!call || call.status !== 'dialing' || call.dialed_at) return false;
     if (await createMoneyRepository(client).findHold(call.account_id, call.id)) return null;
-    await calls.requeue(call.id, now, 'platform_at_capacity', now);
+    await calls.requeue(call.id, retry.at < call.dial_before ? retry.at : call.dial_before, retry.reason, now);
     return true;
   });
   if (requeued !== null) return requeued && 'requeued';

@@ -1,6 +1,7 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
+import { isDatabaseUnreachable } from '../../db/pool.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { FINAL_CARRIER_STATUSES, type Carrier } from '../../telephony/carrier.ts';
 import type { CarrierInbox } from './carrier-inbox.ts';
@@ -74,11 +75,14 @@ export class CallKeeper {
 
   private async round(): Promise<void> {
     const { log } = this.deps;
+    let unreachable: unknown;
     const duty = async (name: string, fn: () => Promise<unknown>) => {
       try {
         await fn();
       } catch (err) {
-        log.warn({ err, duty: name }, 'call keeper duty failed; it runs again next round');
+        // The database being away is the poll loop's to report (one line per outage) and back off on.
+        if (isDatabaseUnreachable(err)) unreachable ??= err;
+        else log.warn({ err, duty: name }, 'call keeper duty failed; it runs again next round');
       }
     };
     await duty('renew leases', () => this.renew());
@@ -86,6 +90,7 @@ export class CallKeeper {
     await duty('orphaned calls', () => this.takeOverOrphans());
     await duty('overdue calls', () => this.reconcileOverdue());
     await duty('completion events', () => emitOverdueCompletions(this.deps.pool, this.deps.clock.now(), this.deps.config.publicUrl));
+    if (unreachable) throw unreachable;
   }
 
   private async renew(): Promise<void> {

@@ -2,7 +2,7 @@ import os from 'node:os';
 import crypto from 'node:crypto';
 import type { Deps } from '../../runtime/deps.ts';
 import type { EntityRegistry } from '../../runtime/actor-system.ts';
-import { withTransaction } from '../../db/pool.ts';
+import { isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { createDncRepository } from '../../db/dnc.ts';
@@ -11,6 +11,7 @@ import { recordEvent } from '../../db/events.ts';
 import { checkReadiness } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
+import { recoverUndialled } from '../call/call-jobs.ts';
 import { isOpen, nextOpening } from './calling-windows.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
@@ -53,6 +54,12 @@ export class Dialler {
   readonly id = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   private stopLoop: (() => void) | undefined;
   private running: Promise<number> | undefined;
+  /**
+   * Requests whose admission failed and could not even be put back (the database went away
+   * mid-round): they are still claimed by this process, which renews their lease, so nobody else
+   * would ever take them. Each round puts them back first.
+   */
+  private readonly stranded = new Set<string>();
 
   constructor(
     private readonly deps: Deps & {
@@ -80,21 +87,29 @@ export class Dialler {
 
   private async round(): Promise<number> {
     const { pool, clock } = this.deps;
+    for (const id of this.stranded) {
+      await this.putBack(id);
+      this.stranded.delete(id);
+    }
     const free = Math.max(0, this.options.maxCalls - this.deps.liveCalls.size);
     const claimed = await createCallRepository(pool).claimDue(clock.now(), Math.max(1, Math.min(this.options.batch, free || 1)), this.id, LEASE_SECONDS);
     // Requests are admitted side by side; what must be serial (an account's money) is serialised
     // by its row lock in PostgreSQL.
+    let unreachable: unknown;
     const results = await Promise.all(
       claimed.map(async (call) => {
         try {
           return await this.admit(call);
         } catch (err) {
-          this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
-          await this.wait(call, 'not_ready', new Date(clock.now().getTime() + 60_000));
+          // The database going away mid-round is the poll loop's to report, once per outage.
+          if (isDatabaseUnreachable(err)) unreachable ??= err;
+          else this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
+          await this.putBack(call.id).catch(() => this.stranded.add(call.id));
           return false;
         }
       }),
     );
+    if (unreachable) throw unreachable;
     return results.filter(Boolean).length;
   }
 
@@ -148,6 +163,16 @@ export class Dialler {
     }
     await this.deps.calls.ask(call.id, { type: 'dial', from });
     return true;
+  }
+
+  /**
+   * A request whose admission failed: back to the queue in a minute, or, if it had already taken
+   * its hold (it was being dialled), closed as lost with nothing charged rather than risk calling
+   * twice (call-jobs.ts `recoverUndialled`).
+   */
+  private async putBack(id: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await recoverUndialled(this.deps.pool, id, now, this.deps.config.publicUrl, { at: new Date(now.getTime() + 60_000), reason: 'not_ready' });
   }
 
   private async wait(call: CallRow, reason: string, at: Date): Promise<void> {

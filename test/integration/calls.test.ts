@@ -449,3 +449,38 @@ test.serial('a waiting request says why and until when, and wakes when what it w
   const done = await dialUntilFinished(account, account.api, r.body.id);
   t.like(done, { finished: true, outcome: 'not_interested', next_attempt_at: null, waiting_reason: null });
 });
+
+test.serial('a request whose admission fails and whose putting back fails too is put back by the next round, never stuck claimed', async (t) => {
+  const r = await queue({ phone: '+12025550190' });
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
+  const seq = `strand_${r.body.id.replaceAll('-', '')}`;
+  try {
+    // The hold statement fails for this call (admission fails), and so does the first attempt to
+    // put it back in the queue (as when the database goes away mid-round).
+    await db.query(`CREATE SEQUENCE ${seq}`);
+    await db.query(`
+      CREATE OR REPLACE FUNCTION strand_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.reference = '${r.body.id}' THEN RAISE EXCEPTION 'hold refused on purpose by the test'; END IF; RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER strand_hold BEFORE INSERT ON holds FOR EACH ROW EXECUTE FUNCTION strand_hold()`);
+    await db.query(`
+      CREATE OR REPLACE FUNCTION strand_requeue() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.id = '${r.body.id}' AND OLD.status = 'dialing' AND NEW.status = 'queued' AND nextval('${seq}') = 1 THEN
+          RAISE EXCEPTION 'requeue refused on purpose by the test';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query(`CREATE TRIGGER strand_requeue BEFORE UPDATE ON calls FOR EACH ROW EXECUTE FUNCTION strand_requeue()`);
+    await account.console.post('/console/v1/dialler/run');
+    t.is((await account.api.get(`/v1/calls/${r.body.id}`)).body.status, 'dialing', 'claimed, and could not be put back');
+    await account.console.post('/console/v1/dialler/run');
+    const back = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
+    t.like(back, { status: 'queued', waiting_reason: 'not_ready' });
+    t.truthy(back.next_attempt_at);
+  } finally {
+    await db.query(`DROP TRIGGER IF EXISTS strand_hold ON holds`);
+    await db.query(`DROP TRIGGER IF EXISTS strand_requeue ON calls`);
+    await db.end();
+  }
+  await account.api.delete(`/v1/calls/${r.body.id}`);
+});
