@@ -124,7 +124,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // Twilio and OpenAI when configured and otherwise plays calls the simulated way.
     let calls: EntityRegistry<CallMessage, CallReplies, CallState> | undefined;
     const callsRef = () => calls!;
-    const report = (ask: () => Promise<unknown>) => void ask().catch((err) => log.error({ err }, 'carrier report not delivered'));
+    const handOver = (ask: () => Promise<unknown>) => void ask().catch((err) => log.error({ err }, 'a media stream could not be handed to its call'));
     // What the carrier reports is stored first and processed after (the inbox); the simulated
     // carrier reports in-process, so its reports wait in memory while the database is away.
     const inbox = createCarrierInbox({ ...deps, calls: callsRef });
@@ -167,7 +167,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         host: config.host,
         port: config.mediaPort,
         log,
-        onSession: (session) => report(() => callsRef().ask(session.callId, { type: 'media_connected', session })),
+        onSession: (session) => handOver(() => callsRef().ask(session.callId, { type: 'media_connected', session })),
       });
       cleanups.push(step('media server', () => media.close()));
       if (!config.mediaUrl) {
