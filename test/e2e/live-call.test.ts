@@ -219,3 +219,33 @@ test.serial('a process killed mid-call: on restart the call is not dialled again
   t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
   await second.stop('SIGTERM');
 });
+
+test.serial('a lost final status callback: the process asks Twilio how the call ended and records the true outcome', async (t) => {
+  const databaseUrl = await freshDatabase();
+  const sb = await start(databaseUrl);
+  const { api, con, account } = await liveSetup(sb.url);
+  // This test polls for a while: out of the request limits' way.
+  await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000, burst: 100_000 });
+  // The callee hangs up after 2 s; Twilio's `completed` callback never reaches us (as in a
+  // database outage, when it was answered 503 and not retried).
+  twilio.nextCall({ calleeAudio: [], calleeHangupAfterMs: 2_000, durationSeconds: 95, loseStatusCallbacks: ['completed'] });
+  const queued = await api.post('/v1/calls', { customer_id: (await api.get('/v1/customers')).body.data[0].id, phone: '+12025550118' });
+  const t0 = Date.now();
+  const done = await until(
+    'the call to finish',
+    async () => {
+      const c = await api.get(`/v1/calls/${queued.body.id}`);
+      return c.body.finished ? c.body : null;
+    },
+    45_000,
+  );
+  t.log(`finished ${Date.now() - t0} ms after queueing, without its final callback`);
+  t.like(done, { status: 'completed', duration_seconds: 95 });
+  t.not(done.outcome, 'failed', 'the true outcome, not a lost call');
+  t.false(twilio.callbacksSent.some((cb) => cb.kind === 'status' && cb.params.CallStatus === 'completed' && cb.params.CallSid === twilio.calls.at(-1)!.sid));
+  t.true(sb.logs().some((l) => l.msg === 'a call’s end was learned from the carrier' && l.call_id === queued.body.id));
+  const usage = (await api.get('/v1/usage')).body.data;
+  t.like(usage.find((l: any) => l.reference === done.id), { cause: 'call', amount_cents: -40, minutes: 2, applied: true });
+  t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
+  await sb.stop('SIGTERM');
+});

@@ -37,6 +37,8 @@ export interface FakeCallScript {
   timeLimitMs?: number;
   /** μ-law frames (base64) the callee says first; silence follows. */
   calleeAudio?: string[];
+  /** Status callbacks of these statuses are lost on the way (never reach the application), as in an outage. */
+  loseStatusCallbacks?: string[];
 }
 
 /** One created call, as the fake saw and played it. */
@@ -366,6 +368,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       params.SipResponseCode = FINAL_SIP_CODES[status];
     }
     const method = one(call.form, 'StatusCallbackMethod') === 'GET' ? 'GET' : 'POST';
+    if (rt.script.loseStatusCallbacks?.includes(status)) return;
     rt.chain = rt.chain.then(() => sendCallback(call.sid, 'status', method, url, params));
   }
 
