@@ -26,7 +26,7 @@ export async function webhooksBench(seconds: number, rate = 500) {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const port = (receiver.address() as AddressInfo).port;
-  const token = 'sbc_bench_webhooks';
+  const token = 'sbc_bench_webhooks_token_cL68WPdGAsAn';
   const sb = await startSwitchboard({
     dataDir: await makeTempRoot('switchboard-bench-'),
     env: { SWITCHBOARD_CONSOLE_TOKEN: token, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1', SWITCHBOARD_SENDER_POLL_MS: '100' },

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../runtime/services.ts';
 import { installValidators } from './plugins/validation.ts';
-import { installErrorBoundary } from './plugins/error-boundary.ts';
+import { clientErrorAnswer, frameworkError, installErrorBoundary } from './plugins/error-boundary.ts';
 import { genRequestId, installRequestLog } from './plugins/request-log.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
@@ -34,6 +34,7 @@ import './types.ts';
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: Services): Promise<App> {
+  const { requestTimeoutMs, connectionTimeoutMs } = services.config;
   const app = Fastify({
     loggerInstance: services.log as unknown as FastifyBaseLogger,
     // One line per request is written by request-log, with the route pattern instead of the URL.
@@ -42,6 +43,17 @@ export async function buildApp(services: Services): Promise<App> {
     requestIdHeader: false,
     trustProxy: services.config.trustProxy,
     bodyLimit: services.config.bodyLimitBytes,
+    // A client has requestTimeoutMs to send a whole request (a body trickled a byte at a time is
+    // cut with 408) and a connection may sit silent for connectionTimeoutMs. Node looks for late
+    // requests every connectionsCheckingInterval (30 s by default): a shorter timeout needs it shorter.
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: connectionTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(requestTimeoutMs / 4))),
+    },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientErrorAnswer(services.log as unknown as FastifyBaseLogger),
     return503OnClosing: true,
     // external_ref (up to 255 characters, percent-encoded) travels as a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
@@ -62,7 +74,7 @@ export async function buildApp(services: Services): Promise<App> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
   });
-  installAuth(app, { keys: services.keys, consoleTokenHash: services.consoleTokenHash });
+  installAuth(app, { keys: services.keys, consoleTokenHash: services.consoleTokenHash, failuresPerMinute: services.config.authFailuresPerMinute });
   await installRateLimit(app, { store: services.config.rateLimitStore, pool: services.pool });
   installIdempotency(app, { pool: services.pool, clock: services.clock });
   await installOpenApi(app, services.config.publicUrl);

@@ -2,7 +2,7 @@ import type { Scope } from '../actors/account/api-key-rules.ts';
 import type { IdempotencyClaim } from '../db/idempotency.ts';
 import type { AuthContext } from './plugins/authenticate.ts';
 
-/** How a route authenticates: an API key (default under /v1), the console token, or nothing. */
+/** How a route authenticates: an API key (default for routes under /v1), the console token, or nothing. */
 export type RouteAuth = 'key' | 'console' | 'none';
 
 declare module 'fastify' {
@@ -10,6 +10,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** Permission an API key needs; absent means any valid key (GET /v1/me, /v1/coverage). */
     scope?: Scope;
+    /**
+     * A live key may use the route before its account goes live: it reads the account's own data
+     * or sets it up, and acts on no live customer or call (docs/api.md, Authentication).
+     */
+    beforeGoLive?: boolean;
     /** The route accepts Idempotency-Key. */
     idempotent?: boolean;
   }

@@ -26,6 +26,12 @@ export interface Config {
   jobIntervalMs: number;
   /** Largest accepted request body, bytes. */
   bodyLimitBytes: number;
+  /** Longest a client may take to send one whole request (headers and body), ms; then 408 and the socket closes. */
+  requestTimeoutMs: number;
+  /** Longest a connection may sit with nothing sent either way while a request is open, ms. */
+  connectionTimeoutMs: number;
+  /** Failed authentications (unknown API key or wrong console token) one client address may make per minute before 429. */
+  authFailuresPerMinute: number;
   /** Twilio credentials; without them live calls are simulated (and start-up says so). */
   twilio: { accountSid: string; authToken: string; apiBaseUrl: string | undefined } | null;
   /** OpenAI credentials; without them the scripted agent and the built-in coach answer. */
@@ -90,6 +96,45 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
   return value as T;
 }
 
+/** Shortest operator token accepted, characters (a generated one has 40). */
+export const MIN_CONSOLE_TOKEN_LENGTH = 32;
+/**
+ * Least estimated entropy of an operator token, bits. A generated token scores about 190. The
+ * estimate undercounts short random strings (32 random hex digits, 128 true bits, score 91 to 128),
+ * so the bar sits under those and still above a repeated word (`passwordpassword…` scores 88).
+ */
+export const MIN_CONSOLE_TOKEN_BITS = 90;
+
+/**
+ * Entropy of `text` estimated from its own character frequencies (Shannon entropy per character
+ * times its length), bits. It cannot see that a string is a dictionary phrase, but it does see
+ * repetition and a small alphabet: `aaaa…`, `passwordpassword…` and short strings score low.
+ */
+export function estimatedEntropyBits(text: string): number {
+  const counts = new Map<string, number>();
+  const chars = [...text];
+  for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let perChar = 0;
+  for (const n of counts.values()) perChar -= (n / chars.length) * Math.log2(n / chars.length);
+  return perChar * chars.length;
+}
+
+/**
+ * The operator token of /console/v1, refused when it is guessable: it opens every account, so a
+ * short or repetitive one stops start-up rather than being accepted (unset: start generates one).
+ */
+function operatorToken(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const length = [...value].length;
+  if (length < MIN_CONSOLE_TOKEN_LENGTH || estimatedEntropyBits(value) < MIN_CONSOLE_TOKEN_BITS) {
+    throw new SettingError(
+      `SWITCHBOARD_CONSOLE_TOKEN is too weak (${length} characters): use at least ${MIN_CONSOLE_TOKEN_LENGTH} random characters, ` +
+        'such as the token `switchboard start` prints when it is unset, or `openssl rand -base64 32`',
+    );
+  }
+  return value;
+}
+
 /** Reads the configuration from `env` (process.env by default). Throws on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -105,13 +150,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || '.switchboard'),
-    consoleToken: env.SWITCHBOARD_CONSOLE_TOKEN || undefined,
+    consoleToken: operatorToken(env.SWITCHBOARD_CONSOLE_TOKEN),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.SWITCHBOARD_TRUST_PROXY === '1',
     testClock: env.SWITCHBOARD_TEST_CLOCK === '1',
     actorIdleMs: int(env.SWITCHBOARD_ACTOR_IDLE_MS, 60_000, 'SWITCHBOARD_ACTOR_IDLE_MS'),
     jobIntervalMs: int(env.SWITCHBOARD_JOB_INTERVAL_MS, 30_000, 'SWITCHBOARD_JOB_INTERVAL_MS'),
     bodyLimitBytes: 1024 * 1024,
+    requestTimeoutMs: int(env.SWITCHBOARD_REQUEST_TIMEOUT_MS, 30_000, 'SWITCHBOARD_REQUEST_TIMEOUT_MS', 1),
+    connectionTimeoutMs: int(env.SWITCHBOARD_CONNECTION_TIMEOUT_MS, 120_000, 'SWITCHBOARD_CONNECTION_TIMEOUT_MS', 1),
+    authFailuresPerMinute: int(env.SWITCHBOARD_AUTH_FAILURES_PER_MINUTE, 20, 'SWITCHBOARD_AUTH_FAILURES_PER_MINUTE', 1),
     twilio:
       env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
         ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, apiBaseUrl: env.TWILIO_API_BASE_URL || undefined }

@@ -114,9 +114,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
     cleanups.push(step('actors', () => actors.stop()));
     const deps = { pool, clock, log, config };
-    const accounts = actors.register<AccountMessage, AccountReplies, any>(accountBehaviour(deps));
-    const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
     const keys = new KeyAuthenticator(pool, clock);
+    const accounts = actors.register<AccountMessage, AccountReplies, any>(
+      accountBehaviour(deps, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
+    );
+    const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
     // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
     const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
 

@@ -3,7 +3,7 @@ import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { CAP_WAITS } from './hold-rules.ts';
-import { withTransaction, isUniqueViolation, type Queryable } from '../../db/pool.ts';
+import { withTransaction, isUniqueViolation, type Client, type Queryable } from '../../db/pool.ts';
 import { createAccountRepository, notifyAccountChanged, type AccountRow } from '../../db/accounts.ts';
 import { createApiKeyRepository } from '../../db/api-keys.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
@@ -58,7 +58,17 @@ const READS = new Set<AccountMessage['type']>([
   'list_dnc',
 ]);
 
-export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountState> {
+/** What the account actor tells its own process. */
+export interface AccountHooks {
+  /**
+   * A change to the account's keys, status, mode or limits has committed. Called before the change
+   * is answered, so this process's credential cache never outlives a revocation or a suspension
+   * that has been answered; other processes learn it from the change feed.
+   */
+  credentialsChanged(accountId: string): void;
+}
+
+export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
   const { pool, clock } = deps;
   const accounts = createAccountRepository(pool);
   const callRequests = createCallRequests(deps);
@@ -70,10 +80,17 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
     return row;
   }
 
+  /** One transaction that changes what the account's keys may do; this process forgets them once it commits. */
+  async function credentialChange<T>(id: string, work: (client: Client) => Promise<T>): Promise<T> {
+    const result = await withTransaction(pool, work);
+    hooks.credentialsChanged(id);
+    return result;
+  }
+
   /** A console change of the account row: locked, applied, readiness refreshed, caches told. */
   async function changeAccount(id: string, change: (a: AccountRow, db: Queryable, now: Date) => Promise<Partial<AccountRow>>) {
     const now = clock.now();
-    return withTransaction(pool, async (client) => {
+    return credentialChange(id, async (client) => {
       const repo = createAccountRepository(client);
       const current = await mustGet(client, id, true);
       const fields = await change(current, client, now);
@@ -193,7 +210,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
 
   async function rotateKey(id: string, keyId: string) {
     const now = clock.now();
-    return withTransaction(pool, async (client) => {
+    return credentialChange(id, async (client) => {
       const keys = createApiKeyRepository(client);
       const key = await usableKey(keys, id, keyId);
       const { secret, ...stored } = newKeySecret(key.mode);
@@ -213,7 +230,7 @@ export function accountBehaviour(deps: Deps): Behaviour<AccountMessage, AccountS
 
   async function revokeKey(id: string, keyId: string) {
     const now = clock.now();
-    return withTransaction(pool, async (client) => {
+    return credentialChange(id, async (client) => {
       const keys = createApiKeyRepository(client);
       await usableKey(keys, id, keyId);
       const revoked = await keys.revoke(keyId, now);

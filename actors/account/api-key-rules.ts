@@ -46,20 +46,30 @@ export type KeyRejection =
   | 'live_not_enabled'
   | 'scope_missing';
 
+/** What a request brings to the check: when, from where, and what its route needs. */
+export interface KeyRequestFacts {
+  now: Date;
+  ip: string;
+  /** Permission the route needs; null: any valid key. */
+  scope: Scope | null;
+  /**
+   * The route admits a live key before its account has gone live: it reads the account's own data
+   * (balance, usage, brand) or sets it up (brand), and acts on no live customer or call.
+   */
+  beforeGoLive?: boolean;
+}
+
 /**
  * Decides whether a known secret may make a request. Credential problems come first (they are
  * true whatever the request), then where the request comes from, then the account, then scope.
  */
-export function checkKey(
-  key: KeyFacts,
-  request: { now: Date; ip: string; scope: Scope | null },
-): KeyRejection | null {
+export function checkKey(key: KeyFacts, request: KeyRequestFacts): KeyRejection | null {
   if (key.revokedAt && key.revokedAt <= request.now) return 'key_revoked';
   if (key.secretGraceUntil && key.secretGraceUntil <= request.now) return 'key_rotated';
   if (key.expiresAt && key.expiresAt <= request.now) return 'key_expired';
   if (key.ipAllowlist && key.ipAllowlist.length > 0 && !ipAllowed(request.ip, key.ipAllowlist)) return 'ip_not_allowed';
   if (key.accountStatus === 'suspended') return 'reseller_suspended';
-  if (key.mode === 'live' && key.accountMode !== 'live') return 'live_not_enabled';
+  if (key.mode === 'live' && key.accountMode !== 'live' && !request.beforeGoLive) return 'live_not_enabled';
   if (request.scope && !key.scopes.includes(request.scope)) return 'scope_missing';
   return null;
 }

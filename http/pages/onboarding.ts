@@ -1,11 +1,12 @@
 import formbody from '@fastify/formbody';
-import type { FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply } from 'fastify';
 import type { App } from '../routes/app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { openOnboardingLink, type OpenedLink } from '../../actors/customer/onboarding-page.ts';
 import { pageBrand } from '../../actors/account/views.ts';
 import { brandedPage, escapeHtml, PAGE_HEADERS, type PageBrand } from './layout.ts';
 import { Type } from '../schemas/common.ts';
+import { clientWentAway } from '../plugins/error-boundary.ts';
 
 const NEUTRAL: PageBrand = { name: 'Onboarding', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const MAX_NAME = 120;
@@ -57,6 +58,20 @@ function stateMessage(o: OpenedLink, brandName: string): { status: number; title
   }
 }
 
+/**
+ * A body the page cannot read (fastify refuses it before the handler: no token is looked at): a
+ * media type other than the form's or JSON (415), a form over 16 KB (413), or one that does not
+ * parse (400). The person's browser never sends these; a plain page says so, and the log gets one
+ * line without a stack.
+ */
+function unreadableBody(err: FastifyError): { status: number; text: string } | null {
+  const status = err instanceof SyntaxError ? 400 : err.statusCode;
+  if (status === 415) return { status, text: 'This page accepts only the form it shows. Open the link again and use the form.' };
+  if (status === 413) return { status, text: 'What was sent is larger than this form takes. Open the link again and use the form.' };
+  if (status === 400) return { status, text: 'What was sent could not be read. Open the link again and use the form.' };
+  return null;
+}
+
 const invalidPage = (reply: FastifyReply) =>
   send(reply, 404, brandedPage(NEUTRAL, 'Link not valid', `<h2>This link is not valid</h2><p class="notice">Check that you copied the whole link, or ask for a new one.</p>`));
 
@@ -65,7 +80,16 @@ export async function registerOnboardingPages(app: App, services: Services): Pro
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
     // People get a page, never a JSON error or a stack trace.
-    scope.setErrorHandler((err, request, reply) => {
+    scope.setErrorHandler((err: FastifyError, request, reply) => {
+      if (clientWentAway(err, request)) {
+        request.log.debug({ request_id: request.id, code: err.code }, 'the client closed the connection before its form was read');
+        return reply.code(400).send();
+      }
+      const unreadable = unreadableBody(err);
+      if (unreadable) {
+        request.log.info({ request_id: request.id, status: unreadable.status, code: err.code ?? err.name }, 'onboarding form body refused');
+        return send(reply, unreadable.status, brandedPage(NEUTRAL, 'Not accepted', `<h2>Not accepted</h2><p class="notice">${escapeHtml(unreadable.text)}</p>`));
+      }
       request.log.error({ err }, 'onboarding page failed');
       return send(reply, 500, brandedPage(NEUTRAL, 'Something went wrong', `<h2>Something went wrong</h2><p class="notice">Nothing was changed. Try again in a moment.</p>`));
     });

@@ -1,27 +1,70 @@
 import type { AnyApp } from '../routes/app-type.ts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import type { FastifyRequest, RouteOptions } from 'fastify';
+import crypto from 'node:crypto';
+import { ApiError, isApiError, type ErrorCode } from '../errors.ts';
 import { hashToken } from '../../runtime/tokens.ts';
 import type { KeyAuthenticator } from './authenticate.ts';
-import crypto from 'node:crypto';
+import { FailureThrottle } from './auth-throttle.ts';
+
+/** Answers that mean "this credential is not one we know": what a guesser gets, so what is counted. */
+const GUESS_FAILURES = new Set<ErrorCode>(['invalid_api_key', 'console_unauthorized']);
+
+export interface AuthOptions {
+  keys: KeyAuthenticator;
+  consoleTokenHash: () => Buffer | null;
+  /** Failed authentications one client address may make per minute before it is answered 429. */
+  failuresPerMinute: number;
+}
 
 /**
- * Authentication by route: `key` (every /v1 route unless it says otherwise) checks the API key
- * and its scope; `console` checks the operator token; `none` is public. It runs on onRequest,
- * before the body is read, so a bad credential is refused before anything else.
+ * Authentication by route: `key` checks the API key and its scope; `console` checks the operator
+ * token; `none` is public. The mode is the matched route's, fixed when the route is declared:
+ * its `config.auth`, or `key` for a route whose pattern is under /v1/. The request's URL never
+ * decides, so a spelling the router still matches (`/%76%31/…`, `http://host/v1/…`) cannot skip
+ * the check. A route that declares no mode stops the app from starting.
+ *
+ * It runs on onRequest, before the body is read, so a bad credential is refused before anything
+ * else; failed attempts are counted per client address and throttled (429 with Retry-After).
  */
-export function installAuth(app: AnyApp, opts: { keys: KeyAuthenticator; consoleTokenHash: () => Buffer | null }): void {
+export function installAuth(app: AnyApp, opts: AuthOptions): void {
   app.decorateRequest('auth', null);
+  const throttle = new FailureThrottle(opts.failuresPerMinute);
+
+  const undeclared: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.auth && route.url.startsWith('/v1/')) route.config = { ...route.config, auth: 'key' };
+    // A plugin's hook running after this one may still declare it (the chat CORS preflight route).
+    if (!route.config?.auth) undeclared.push(route);
+  });
+  app.addHook('onReady', async () => {
+    const missing = undeclared.filter((route) => !route.config?.auth).map((route) => `${route.method} ${route.url}`);
+    if (missing.length) throw new Error(`routes declare no authentication mode (config.auth): ${missing.join(', ')}`);
+  });
+
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const config = request.routeOptions.config;
-    const auth = config.auth ?? (request.url.startsWith('/v1/') ? 'key' : 'none');
-    if (auth === 'key') {
-      request.auth = await opts.keys.authenticate(request.headers.authorization, request.ip, config.scope ?? null);
-    } else if (auth === 'console') {
-      const expected = opts.consoleTokenHash();
-      const header = request.headers.authorization;
-      const given = header?.startsWith('Bearer ') ? hashToken(header.slice(7).trim()) : null;
-      if (!expected || !given || !crypto.timingSafeEqual(expected, given)) throw new ApiError('console_unauthorized');
+    if (request.is404) return;
+    const { auth, scope, beforeGoLive } = request.routeOptions.config;
+    if (auth === 'none') return;
+    if (auth !== 'key' && auth !== 'console') throw new Error(`route ${request.routeOptions.url} reached without an authentication mode`);
+
+    const wait = throttle.retryAfterSeconds(request.ip);
+    if (wait) {
+      throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address; retry after the number of seconds in Retry-After.', {
+        'retry-after': String(wait),
+      });
+    }
+    try {
+      if (auth === 'key') {
+        request.auth = await opts.keys.authenticate(request.headers.authorization, request.ip, { scope: scope ?? null, beforeGoLive: beforeGoLive ?? false });
+      } else {
+        const expected = opts.consoleTokenHash();
+        const header = request.headers.authorization;
+        const given = header?.startsWith('Bearer ') ? hashToken(header.slice(7).trim()) : null;
+        if (!expected || !given || !crypto.timingSafeEqual(expected, given)) throw new ApiError('console_unauthorized');
+      }
+    } catch (err) {
+      if (isApiError(err) && GUESS_FAILURES.has(err.code)) throttle.fail(request.ip);
+      throw err;
     }
   });
 }

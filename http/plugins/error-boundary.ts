@@ -1,8 +1,11 @@
 import type { AnyApp } from '../routes/app-type.ts';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, isApiError } from '../errors.ts';
+import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { ApiError, isApiError, type ErrorCode } from '../errors.ts';
 import { validationError } from './validation.ts';
 import { isDatabaseUnreachable } from '../../db/pool.ts';
+import { genRequestId, REQUEST_ID_HEADER, SECURITY_HEADERS } from './request-log.ts';
 
 /** The body of every error response (spec: Errors). */
 export function errorBody(err: ApiError, requestId: string) {
@@ -32,6 +35,16 @@ function fromFastify(err: FastifyError): ApiError | null {
 }
 
 /**
+ * The client closed the connection (or its request timed out and node closed it) while its body
+ * was being read: nobody is left to answer and nothing went wrong on this side.
+ */
+export function clientWentAway(err: FastifyError, request: FastifyRequest): boolean {
+  // Node's own abort of the request stream (code ECONNRESET, which a database socket's reset also
+  // has: only the request's own stream being destroyed tells them apart).
+  return err.message === 'aborted' && (request.raw.destroyed || request.raw.socket?.destroyed === true);
+}
+
+/**
  * Seconds a client is told to wait when the database cannot be reached: a restart of PostgreSQL
  * takes about that long, and the service reconnects by itself (docs/decisions.md).
  */
@@ -45,6 +58,10 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
  */
 export function installErrorBoundary(app: AnyApp): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (clientWentAway(err, request)) {
+      request.log.debug({ request_id: request.id, code: err.code }, 'the client closed the connection before its request was read');
+      return reply.code(400).send();
+    }
     const apiError = isApiError(err) ? err : fromFastify(err);
     if (apiError) {
       if (apiError.status >= 500) request.log.error({ err, code: apiError.code }, 'request failed');
@@ -58,4 +75,60 @@ export function installErrorBoundary(app: AnyApp): void {
   });
 
   app.setNotFoundHandler((request, reply) => sendError(reply, new ApiError('route_not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}.`)));
+}
+
+/**
+ * Errors of the router, before any route or hook runs (fastify's `frameworkErrors`): a path
+ * parameter longer than the router takes (414) or a path that is not valid percent-encoding.
+ * Answered in the error shape with a request id, and without echoing the path.
+ */
+export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.headers({ [REQUEST_ID_HEADER]: request.id, ...SECURITY_HEADERS });
+  request.log.info({ request_id: request.id, method: request.method, status: err.statusCode, code: err.code }, 'request refused by the router');
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void sendError(reply, new ApiError('uri_too_long'));
+  if (err.code === 'FST_ERR_BAD_URL') return void sendError(reply, new ApiError('invalid_parameter', 'The request path is not valid percent-encoded UTF-8.'));
+  request.log.error({ err }, 'unexpected router error');
+  sendError(reply, new ApiError('api_error'));
+}
+
+/** What node's HTTP parser refuses before a request exists, by the code it gives. */
+function clientErrorCode(err: ConnectionError): ErrorCode {
+  if (err.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  return 'malformed_request';
+}
+
+/**
+ * Errors of a connection that never became a request fastify sees (fastify's
+ * `clientErrorHandler`): headers over node's limit (431), a request not received within the
+ * request timeout (408), bytes that are not HTTP (400). Written straight to the socket in the
+ * error shape with a request id, then the connection is closed; one log line, no stack.
+ */
+export function clientErrorAnswer(log: FastifyBaseLogger) {
+  return (err: ConnectionError, socket: Socket): void => {
+    // A reset connection, or one already closed: nothing to answer, and nothing went wrong here.
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    // The client closed its side in the middle of a request: an abort, not a malformed request.
+    if (err.code === 'HPE_INVALID_EOF_STATE') {
+      log.debug({ cause: err.code }, 'the client closed the connection in the middle of a request');
+      socket.destroy();
+      return;
+    }
+    const apiError = new ApiError(clientErrorCode(err));
+    const requestId = genRequestId();
+    log.info({ request_id: requestId, status: apiError.status, code: apiError.code, cause: err.code }, 'connection answered and closed before a request was routed');
+    if (socket.writable) {
+      const body = JSON.stringify(errorBody(apiError, requestId));
+      const headers = {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
+        [REQUEST_ID_HEADER]: requestId,
+        ...SECURITY_HEADERS,
+        connection: 'close',
+      };
+      const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.write(`HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status]}\r\n${head}\r\n${body}`);
+    }
+    socket.destroy();
+  };
 }

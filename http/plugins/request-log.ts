@@ -5,6 +5,13 @@ import crypto from 'node:crypto';
 export const REQUEST_ID_HEADER = 'request-id';
 
 /**
+ * Headers of every response. `nosniff`: a browser never reads a JSON error or a download as HTML.
+ * `no-store`: no cache keeps what the service answers, above all the one-time secrets (key
+ * secrets, session tokens, onboarding URLs, webhook signing secrets); a route may say otherwise.
+ */
+export const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } as const;
+
+/**
  * One pino line per request (request id, account, route, status, duration). The route is the
  * pattern (`/onboarding/:token`), never the raw URL, so a token in a path is never logged; no
  * header is logged at all.
@@ -14,6 +21,7 @@ export function installRequestLog(app: AnyApp): void {
   app.addHook('onRequest', async (request, reply) => {
     request.startedAtNs = process.hrtime.bigint();
     reply.header(REQUEST_ID_HEADER, request.id);
+    reply.headers(SECURITY_HEADERS);
   });
   app.addHook('onResponse', async (request, reply) => {
     const durationMs = Number(process.hrtime.bigint() - request.startedAtNs) / 1e6;

@@ -8,7 +8,7 @@ export function registerBalanceRoutes(app: App, services: Services): void {
   app.get(
     '/v1/balance',
     {
-      config: { scope: 'billing:read' },
+      config: { scope: 'billing:read', beforeGoLive: true },
       schema: { summary: 'The prepaid balance, holds, rates and spend', tags: ['billing'], response: responses({ 200: BalanceSchema }, ['scope_missing']) },
     },
     async (request) => {
@@ -20,7 +20,7 @@ export function registerBalanceRoutes(app: App, services: Services): void {
   app.get(
     '/v1/usage',
     {
-      config: { scope: 'billing:read' },
+      config: { scope: 'billing:read', beforeGoLive: true },
       schema: {
         summary: 'The itemised ledger, newest first; customer_id narrows it to one customer',
         tags: ['billing'],

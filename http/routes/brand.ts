@@ -8,7 +8,7 @@ export function registerBrandRoutes(app: App, services: Services): void {
   app.get(
     '/v1/brand',
     {
-      config: { scope: 'brand:read' },
+      config: { scope: 'brand:read', beforeGoLive: true },
       schema: { summary: "The reseller's branding", tags: ['brand'], response: responses({ 200: BrandSchema }, ['scope_missing']) },
     },
     async (request) => services.accounts.ask(caller(request).accountId, { type: 'get_brand' }),
@@ -17,7 +17,7 @@ export function registerBrandRoutes(app: App, services: Services): void {
   app.patch(
     '/v1/brand',
     {
-      config: { scope: 'brand:write', idempotent: true },
+      config: { scope: 'brand:write', idempotent: true, beforeGoLive: true },
       schema: {
         summary: 'Change branding: send only what changes; null clears',
         tags: ['brand'],

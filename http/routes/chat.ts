@@ -45,6 +45,11 @@ export async function registerChatRoutes(app: App, services: Services): Promise<
   };
 
   await app.register(async (scope) => {
+    // @fastify/cors answers preflights through a catch-all OPTIONS route of its own, which reads
+    // no credential and serves nothing: it is public (every route declares how it authenticates).
+    scope.addHook('onRoute', (route) => {
+      if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...route.config, auth: 'none' };
+    });
     await scope.register(cors, {
       delegator: (request, done) => done(null, [CHAT_PATH, CONTEXT_PATH].includes(request.routeOptions.url ?? '') ? CHAT_CORS : { origin: false }),
     });

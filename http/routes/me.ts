@@ -8,6 +8,7 @@ export function registerMeRoutes(app: App, services: Services): void {
   app.get(
     '/v1/me',
     {
+      config: { beforeGoLive: true },
       schema: { summary: 'The account and the key making the request', tags: ['account'], response: responses({ 200: AccountSchema }, []) },
     },
     async (request) => {

@@ -11,7 +11,7 @@ import { launchChromium } from './browser.ts';
 import { cleanUpEverything, freePort, makeTempRoot, request, startSwitchboard, type Instance } from './process-helpers.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
 
-const CONSOLE_TOKEN = 'sbc_e2e_chat_browser_console_token';
+const CONSOLE_TOKEN = 'sbc_e2e_chat_browser_console_token_YOOkzqaVAM53';
 const BRAND = { display_name: 'Northwind Calls', primary_color: '#123456', accent_color: '#0f766e', logo_url: 'https://example.com/logo.png' };
 /** Names the white-label page must never show. */
 const HIDDEN_NAMES = /switchboard|twilio|openai|chatgpt|gpt-|anthropic|claude|gemini|aws|azure|vercel|heroku|cloudflare/i;

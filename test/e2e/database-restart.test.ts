@@ -13,7 +13,7 @@ import { destroyRestartableDatabases, startRestartableDatabase, type Restartable
  * running and logs the outage once; the change feed, webhook deliveries and the API work again
  * without restarting anything.
  */
-const TOKEN = 'sbc_e2e_restart_console_token';
+const TOKEN = 'sbc_e2e_restart_console_token_3unwVspRSIcD';
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString('base64');
 
 /** What a failed test leaves running (load, receivers), stopped before the processes and databases. */

@@ -11,7 +11,7 @@ import { startFakeRealtime, BOOKING_ARGS, type FakeRealtime } from '../fakes/ope
  * pointed at fakes that speak the public protocols (REST + signed callbacks + Media Streams;
  * Realtime events). Nothing in the program knows it is talking to fakes.
  */
-const TOKEN = 'sbc_e2e_live_call_console_token';
+const TOKEN = 'sbc_e2e_live_call_console_token_2aEZ9QPmkt3e';
 const SID = 'AC' + '0'.repeat(32);
 const AUTH = 'twilio-auth-token-for-tests';
 

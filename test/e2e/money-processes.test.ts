@@ -8,7 +8,7 @@ import { checkMoneyInvariants } from '../helpers/invariants.ts';
  * Money across real processes sharing one PostgreSQL: correctness rests on the database, not on
  * any process's memory.
  */
-const TOKEN = 'sbc_e2e_money_console_token';
+const TOKEN = 'sbc_e2e_money_console_token_VFYMaDMMEwjw';
 
 test.after.always(cleanUpEverything);
 

@@ -10,7 +10,7 @@ import { launchChromium } from './browser.ts';
 import { mintToken } from '../../runtime/tokens.ts';
 import { cleanUpEverything, freePort, makeTempRoot, request, startSwitchboard, type Instance } from './process-helpers.ts';
 
-const CONSOLE_TOKEN = 'sbc_e2e_browser_console_token';
+const CONSOLE_TOKEN = 'sbc_e2e_browser_console_token_XpVBlbl8NL8W';
 const BRAND = { display_name: 'Northwind Calls', primary_color: '#123456', logo_url: 'https://example.com/logo.png' };
 /** Names the white-label pages must never show. */
 const HIDDEN_NAMES = /switchboard|twilio|openai/i;

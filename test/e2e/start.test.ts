@@ -168,6 +168,15 @@ test.serial('a bad setting stops start-up with one line naming it, exit 2, befor
   t.deepEqual(postgresProcessesFor(dataDir), []);
 });
 
+test.serial('a weak console token stops start-up with one line that does not print it, exit 2', async (t) => {
+  const dataDir = await makeTempRoot();
+  const r = await runCli(['start'], { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_CONSOLE_TOKEN: 'sbc_16_characters' });
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^switchboard: SWITCHBOARD_CONSOLE_TOKEN is too weak \(17 characters\): use at least 32 random characters[^\n]*\n$/);
+  t.false(r.stderr.includes('sbc_16_characters'));
+  t.deepEqual(postgresProcessesFor(dataDir), []);
+});
+
 test.serial('SIGTERM: exits 0 within 10 s and leaves no postgres for its data dir', async (t) => {
   t.truthy(first?.isRunning(), 'needs the first start');
   await stopsCleanly(t, first!, 'SIGTERM');

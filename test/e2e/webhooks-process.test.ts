@@ -7,7 +7,7 @@ import { freshDatabase } from '../helpers/db.ts';
 import { client } from '../helpers/http.ts';
 
 /** Webhooks across process deaths and receiver outages, on the shared test clock. */
-const TOKEN = 'sbc_e2e_webhooks_console_token';
+const TOKEN = 'sbc_e2e_webhooks_console_token_JzTdI6fAMFLm';
 test.after.always(cleanUpEverything);
 
 async function start(databaseUrl: string): Promise<Instance> {

@@ -40,6 +40,9 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     SWITCHBOARD_PUBLIC_URL: 'http://127.0.0.1:0',
     SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1',
+    // Every test client is 127.0.0.1 and many tests check refusals on purpose; the throttle of
+    // failed authentications has tests of their own that set it back down.
+    SWITCHBOARD_AUTH_FAILURES_PER_MINUTE: '1000000',
     ...env,
   });
   const logs = new LogCapture();

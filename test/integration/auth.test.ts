@@ -158,9 +158,10 @@ test('live keys need KYB; a live key on an account not yet live answers live_not
   t.is(live.status, 201);
   t.true(live.body.secret.startsWith('svc_live_'));
   const api = client(svc.url, live.body.secret);
-  const refused = await api.get('/v1/me');
+  const refused = await api.get('/v1/customers');
   t.is(refused.status, 403);
   t.is(codeOf(refused), 'live_not_enabled');
+  t.is((await api.get('/v1/me')).body.mode, 'test', 'the account is not live yet');
 
   const blocked = await a.console.post(`/console/v1/accounts/${a.id}/go_live`);
   t.is(codeOf(blocked), 'go_live_blocked', 'agreement still unsigned');
@@ -169,6 +170,43 @@ test('live keys need KYB; a live key on an account not yet live answers live_not
   const me = await api.get('/v1/me');
   t.is(me.status, 200);
   t.is(me.body.mode, 'live');
+});
+
+test('before go-live a live key reads the account\'s own money and brand and sets the brand; nothing live is acted on', async (t) => {
+  const a = await makeAccount(svc.url);
+  await a.console.post(`/console/v1/accounts/${a.id}/kyb`, { status: 'verified' });
+  const liveKey: string = (await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'live' })).body.secret;
+  const live = client(svc.url, liveKey);
+  t.is((await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 5_000 })).status, 201);
+
+  const me = await live.get('/v1/me');
+  t.is(me.status, 200, me.text);
+  t.like(me.body, { mode: 'test', key: { mode: 'live' } });
+  const balance = await live.get('/v1/balance');
+  t.is(balance.status, 200, balance.text);
+  t.is(balance.body.paid_cents, 5_000, 'the money paid before go-live');
+  t.is((await a.api.get('/v1/balance')).body.paid_cents, 0, 'a test key still sees the money-less test balance');
+  const usage = await live.get('/v1/usage');
+  t.is(usage.status, 200, usage.text);
+  t.deepEqual(usage.body.data.map((l: any) => [l.type, l.amount_cents]), [['top_up', 5_000]]);
+  t.is((await live.get('/v1/brand')).status, 200);
+  const brand = await live.patch('/v1/brand', { display_name: 'Northwind Calls' });
+  t.is(brand.status, 200, brand.text);
+  t.is((await a.api.get('/v1/brand')).body.display_name, 'Northwind Calls', 'one brand for the account');
+
+  const c = await makeCustomer(a.api);
+  for (const [method, path, body] of [
+    ['GET', '/v1/customers', undefined],
+    ['POST', '/v1/customers', { name: 'Live Dental' }],
+    ['GET', `/v1/customers/${c.id}/readiness`, undefined],
+    ['POST', '/v1/calls', { customer_id: c.id, phone: '+14155550123' }],
+    ['GET', '/v1/calls', undefined],
+    ['POST', '/v1/dnc', { phone: '+14155550123' }],
+    ['POST', `/v1/customers/${c.id}/sessions`, { end_user_ref: 'u' }],
+  ] as const) {
+    const r = await call(svc.url, method, path, { key: liveKey, body });
+    t.is(codeOf(r), 'live_not_enabled', `${method} ${path}`);
+  }
 });
 
 test('a key sees only its own mode: the other mode\'s customer is customer_not_found', async (t) => {

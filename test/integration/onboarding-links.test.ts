@@ -121,3 +121,28 @@ test('a bad or unknown token gets a plain page, never a stack trace', async (t) 
     t.notRegex(r.text, /at .*\.ts:\d+|Error:|switchboard/i);
   }
 });
+
+test('a form body the page cannot read is 415, 400 or 413 with a plain page, before any token is looked at, and logs no stack', async (t) => {
+  const a = await makeAccount(svc.url);
+  const c = await makeCustomer(a.api);
+  const link = pathOf((await a.api.post(`/v1/customers/${c.id}/onboarding_link`)).body.url);
+  const before = svc.logs.lines.length;
+  for (const path of ['/onboarding/anything', link]) {
+    const cases: [string, { rawBody: string; headers: Record<string, string> }, number][] = [
+      ['text/plain', { rawBody: 'accepted_by=Eve&agree=yes', headers: { 'content-type': 'text/plain' } }, 415],
+      ['invalid JSON', { rawBody: '{"accepted_by":', headers: { 'content-type': 'application/json' } }, 400],
+      ['a form over 16 KB', { rawBody: `accepted_by=${'E'.repeat(17 * 1024)}&agree=yes`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 413],
+    ];
+    for (const [what, body, status] of cases) {
+      const r = await call(svc.url, 'POST', path, body);
+      t.is(r.status, status, `${path}: ${what}`);
+      t.regex(r.headers.get('content-type') ?? '', /^text\/html/, what);
+      t.regex(r.text, /Not accepted/, what);
+      t.notRegex(r.text, /at .*\.ts:\d+|Error:|switchboard/i, what);
+    }
+  }
+  const logged = svc.logs.lines.slice(before);
+  t.deepEqual(logged.filter((l) => Number(l.level) >= 50), [], 'nothing is logged as an error');
+  t.false(logged.some((l) => JSON.stringify(l).includes('"stack"')), 'no stack');
+  t.is((await a.api.get(`/v1/customers/${c.id}/onboarding_link`)).body.data[0].status, 'active', 'the link is untouched');
+});

@@ -114,6 +114,9 @@ test('an address inside the allowlist passes, including an IPv4-mapped socket ad
 
 test('live keys need a live account; test keys work on either', (t) => {
   t.is(checkKey(key({ mode: 'live', accountMode: 'test' }), request()), 'live_not_enabled');
+  t.is(checkKey(key({ mode: 'live', accountMode: 'test' }), { ...request(), beforeGoLive: true }), null, 'a route open before go-live');
+  t.is(checkKey(key({ mode: 'live', accountMode: 'test', accountStatus: 'suspended' }), { ...request(), beforeGoLive: true }), 'reseller_suspended');
+  t.is(checkKey(key({ mode: 'live', accountMode: 'test', scopes: [] }), { ...request(), beforeGoLive: true }), 'scope_missing');
   t.is(checkKey(key({ mode: 'live', accountMode: 'live' }), request()), null);
   t.is(checkKey(key({ mode: 'test', accountMode: 'live' }), request()), null);
 });

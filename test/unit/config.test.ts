@@ -1,6 +1,8 @@
 import test from 'ava';
+import crypto from 'node:crypto';
 import path from 'node:path';
-import { loadConfig, SettingError } from '../../runtime/config.ts';
+import { estimatedEntropyBits, loadConfig, SettingError } from '../../runtime/config.ts';
+import { mintToken } from '../../runtime/tokens.ts';
 
 test('defaults: port 8080, every role, public URL from the port, data under ./.switchboard', (t) => {
   const c = loadConfig({});
@@ -47,4 +49,46 @@ test('request counters: in-process by default, shared in PostgreSQL on request',
 test('the database pool size: 20 by default, or what SWITCHBOARD_DB_POOL_SIZE says', (t) => {
   t.is(loadConfig({}).dbPoolSize, 20);
   t.is(loadConfig({ SWITCHBOARD_DB_POOL_SIZE: '10' }).dbPoolSize, 10);
+});
+
+test('a weak operator token stops start-up with a setting error that does not print it', (t) => {
+  for (const weak of [
+    '0123456789abcdef', // 16 characters
+    'sbc_e2e_money_console_token', // 27
+    'a'.repeat(64),
+    'passwordpasswordpasswordpassword',
+    'aB3$'.repeat(10),
+  ]) {
+    const err = t.throws(() => loadConfig({ SWITCHBOARD_CONSOLE_TOKEN: weak }), { instanceOf: SettingError, message: /SWITCHBOARD_CONSOLE_TOKEN is too weak/ }, weak);
+    t.false(err!.message.includes(weak), 'the token is not echoed');
+  }
+});
+
+test('generated tokens, random strings and the test token are strong enough', (t) => {
+  for (const strong of [
+    mintToken('sbc_'),
+    crypto.randomBytes(32).toString('base64'),
+    crypto.randomBytes(16).toString('hex'),
+    crypto.randomUUID(),
+    'sbc_test_console_token_for_tests_only',
+  ]) {
+    t.is(loadConfig({ SWITCHBOARD_CONSOLE_TOKEN: strong }).consoleToken, strong, strong);
+  }
+  t.is(loadConfig({}).consoleToken, undefined, 'unset: start generates one');
+});
+
+test('the entropy estimate counts repetition, not length alone', (t) => {
+  t.is(estimatedEntropyBits('aaaaaaaa'), 0);
+  t.is(estimatedEntropyBits('abababab'), 8);
+  t.is(Math.round(estimatedEntropyBits('0123456789abcdef')), 64);
+});
+
+test('request and connection timeouts and the failed-authentication throttle: defaults and settings', (t) => {
+  t.like(loadConfig({}), { requestTimeoutMs: 30_000, connectionTimeoutMs: 120_000, authFailuresPerMinute: 20 });
+  t.like(
+    loadConfig({ SWITCHBOARD_REQUEST_TIMEOUT_MS: '1000', SWITCHBOARD_CONNECTION_TIMEOUT_MS: '5000', SWITCHBOARD_AUTH_FAILURES_PER_MINUTE: '3' }),
+    { requestTimeoutMs: 1_000, connectionTimeoutMs: 5_000, authFailuresPerMinute: 3 },
+  );
+  t.throws(() => loadConfig({ SWITCHBOARD_REQUEST_TIMEOUT_MS: '0' }), { message: /SWITCHBOARD_REQUEST_TIMEOUT_MS must be at least 1/ });
+  t.throws(() => loadConfig({ SWITCHBOARD_AUTH_FAILURES_PER_MINUTE: 'lots' }), { message: /SWITCHBOARD_AUTH_FAILURES_PER_MINUTE/ });
 });
