@@ -2,7 +2,8 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../runtime/services.ts';
 import { installValidators } from './plugins/validation.ts';
-import { installErrorBoundary } from './plugins/error-boundary.ts';
+import { answerFrameworkError, installErrorBoundary } from './plugins/error-boundary.ts';
+import { installStorableText } from './plugins/storable-text.ts';
 import { genRequestId, installRequestLog } from './plugins/request-log.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
@@ -45,6 +46,7 @@ export async function buildApp(services: Services): Promise<App> {
     return503OnClosing: true,
     // external_ref (up to 255 characters, percent-encoded) travels as a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   installValidators(app);
@@ -62,6 +64,8 @@ export async function buildApp(services: Services): Promise<App> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
   });
+  // Before validation and every other preHandler: text PostgreSQL cannot store never reaches a handler.
+  installStorableText(app);
   installAuth(app, { keys: services.keys, consoleTokenHash: services.consoleTokenHash });
   await installRateLimit(app, { store: services.config.rateLimitStore, pool: services.pool });
   installIdempotency(app, { pool: services.pool, clock: services.clock });

@@ -6,6 +6,7 @@ import { openOnboardingLink, type OpenedLink } from '../../actors/customer/onboa
 import { pageBrand } from '../../actors/account/views.ts';
 import { brandedPage, escapeHtml, PAGE_HEADERS, type PageBrand } from './layout.ts';
 import { Type } from '../schemas/common.ts';
+import { isApiError } from '../errors.ts';
 
 const NEUTRAL: PageBrand = { name: 'Onboarding', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const MAX_NAME = 120;
@@ -66,6 +67,10 @@ export async function registerOnboardingPages(app: App, services: Services): Pro
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
     // People get a page, never a JSON error or a stack trace.
     scope.setErrorHandler((err, request, reply) => {
+      // A request refused before the page ran (text that cannot be stored): a page that says so.
+      if (isApiError(err) && err.code === 'invalid_string') {
+        return send(reply, err.status, brandedPage(NEUTRAL, 'Check what you typed', `<h2>Check what you typed</h2><p class="notice">Part of what was sent contains characters that cannot be saved. Nothing was changed; type it again. <a href="">Go back</a>.</p>`));
+      }
       request.log.error({ err }, 'onboarding page failed');
       return send(reply, 500, brandedPage(NEUTRAL, 'Something went wrong', `<h2>Something went wrong</h2><p class="notice">Nothing was changed. Try again in a moment.</p>`));
     });

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, isApiError } from '../errors.ts';
 import { validationError } from './validation.ts';
 import { isDatabaseUnreachable } from '../../db/pool.ts';
+import { REQUEST_ID_HEADER } from './request-log.ts';
 
 /** The body of every error response (spec: Errors). */
 export function errorBody(err: ApiError, requestId: string) {
@@ -18,6 +19,11 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
 function fromFastify(err: FastifyError): ApiError | null {
   if (err.validation) return validationError(err.validation as never, err.validationContext ?? 'body');
   switch (err.code) {
+    // A percent-encoded path that is not UTF-8 (an encoded lone surrogate, a stray %FF).
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_string', 'Invalid path: its percent-encoding is not valid UTF-8.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('field_too_long', 'A path parameter is longer than 1,024 characters.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -29,6 +35,15 @@ function fromFastify(err: FastifyError): ApiError | null {
   }
   if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) return new ApiError('invalid_json');
   return null;
+}
+
+/**
+ * What fastify's router answers by itself before any route or hook runs (a path that does not
+ * decode, a path parameter over maxParamLength), in the error shape like everything else.
+ */
+export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(REQUEST_ID_HEADER, reply.request.id);
+  sendError(reply, fromFastify(err) ?? new ApiError('api_error'));
 }
 
 /**
