@@ -50,11 +50,5 @@ export function createAppointmentRepository(db: Queryable) {
       );
       return rows as AppointmentRow[];
     },
-
-    async seqOf(accountId: string, id: string): Promise<number | null> {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-      const { rows } = await db.query(`SELECT seq FROM appointments WHERE account_id = $1 AND id = $2`, [accountId, id]);
-      return rows[0]?.seq ?? null;
-    },
   };
 }

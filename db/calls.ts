@@ -119,12 +119,6 @@ export function createCallRepository(db: Queryable) {
       return rows;
     },
 
-    async seqOf(accountId: string, id: string): Promise<number | null> {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-      const { rows } = await db.query(`SELECT seq FROM calls WHERE account_id = $1 AND id = $2`, [accountId, id]);
-      return rows[0]?.seq ?? null;
-    },
-
     /** Cancels a request only while it is still queued; null if the dialler has it (or it ended). */
     async cancelIfQueued(id: string, now: Date): Promise<CallRow | null> {
       const { rows } = await db.query(

@@ -117,13 +117,6 @@ export function createChatSessionRepository(db: Queryable) {
       return rows;
     },
 
-    /** Position of a session in its customer's list (the `starting_after` cursor), or null. */
-    async seqOf(customerId: string, id: string): Promise<number | null> {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-      const { rows } = await db.query(`SELECT seq FROM chat_sessions WHERE customer_id = $1 AND id = $2`, [customerId, id]);
-      return rows[0]?.seq ?? null;
-    },
-
     /** Sessions of one person that can still send a message at `now`. */
     async openIdsOfPerson(customerId: string, endUserRef: string, now: Date): Promise<string[]> {
       const { rows } = await db.query(

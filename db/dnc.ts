@@ -42,11 +42,6 @@ export function createDncRepository(db: Queryable) {
       return rows;
     },
 
-    async seqOf(accountId: string, e164: string): Promise<number | null> {
-      const { rows } = await db.query(`SELECT seq FROM dnc_numbers WHERE account_id = $1 AND e164 = $2`, [accountId, e164]);
-      return rows[0]?.seq ?? null;
-    },
-
     /** Why a number may not be dialled for an account: its own list or a national registry; null if it may. */
     async blockedBy(accountId: string, e164: string): Promise<'account_list' | 'national_registry' | null> {
       const { rows } = await db.query(

@@ -44,11 +44,6 @@ export function createEventRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    async seqOf(accountId: string, mode: Mode, id: string): Promise<number | null> {
-      const { rows } = await db.query(`SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND mode = $3`, [id, accountId, mode]);
-      return rows[0]?.seq ?? null;
-    },
-
     /** A page of events: newest first (desc) or oldest first after a cursor (asc, for catching up). */
     async list(f: { accountId: string; mode: Mode; type: string | null; order: 'asc' | 'desc'; afterSeq: number | null; limit: number }): Promise<EventRow[]> {
       const cmp = f.order === 'asc' ? '>' : '<';

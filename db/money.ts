@@ -328,12 +328,6 @@ export function createMoneyRepository(db: Queryable) {
       return rows;
     },
 
-    async lineSeq(accountId: string, id: string): Promise<number | null> {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-      const { rows } = await db.query(`SELECT seq FROM ledger_entries WHERE account_id = $1 AND id = $2`, [accountId, id]);
-      return rows[0]?.seq ?? null;
-    },
-
     // — bonus credit —
     async insertGrant(accountId: string, cents: number, now: Date, expiresAt: Date): Promise<void> {
       await db.query(`INSERT INTO bonus_grants (account_id, granted_cents, remaining_cents, granted_at, expires_at) VALUES ($1, $2, $2, $3, $4)`, [

@@ -1,18 +1,65 @@
 import type { Queryable } from './pool.ts';
-
-/** Tables whose lists page by `starting_after=<id>`. */
-type PagedTable = 'customers' | 'onboarding_links' | 'accounts' | 'api_keys';
+import type { Mode } from '../runtime/types.ts';
 
 /**
- * The position (`seq`) of the object a `starting_after` cursor names, within the rows `scope`
- * allows (its account), or null when there is no such object there.
+ * Every list that pages by `starting_after`, with the rows it shows. A cursor names a row only
+ * inside those rows: one of another account, another customer or the other mode is no cursor at
+ * all (400 invalid_cursor), so a test key cannot learn whether a live id exists. The scope is
+ * part of the type, so a new list cannot forget its mode.
  */
-export async function cursorSeq(db: Queryable, table: PagedTable, id: string, accountId: string | null): Promise<number | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-  const column = table === 'accounts' ? 'id' : 'account_id';
-  const { rows } = await db.query(
-    `SELECT seq FROM ${table} WHERE id = $1 AND ($2::uuid IS NULL OR ${column} = $2::uuid)`,
-    [id, accountId],
-  );
+export type CursorScope =
+  | { table: 'customers' | 'calls' | 'appointments' | 'ledger_entries' | 'events'; accountId: string; mode: Mode }
+  | { table: 'onboarding_links' | 'chat_sessions'; customerId: string }
+  /** The do-not-call list is one list for both modes (compliance is never relaxed in test mode). */
+  | { table: 'dnc_numbers'; accountId: string }
+  | { table: 'accounts' };
+
+/** The column a cursor is matched on, and whether it is a uuid (anything else cannot name a row). */
+const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
+  customers: { column: 'id', uuid: true },
+  calls: { column: 'id', uuid: true },
+  appointments: { column: 'id', uuid: true },
+  ledger_entries: { column: 'id', uuid: true },
+  onboarding_links: { column: 'id', uuid: true },
+  chat_sessions: { column: 'id', uuid: true },
+  accounts: { column: 'id', uuid: true },
+  events: { column: 'id', uuid: false },
+  dnc_numbers: { column: 'e164', uuid: false },
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The scope's own conditions, as SQL over $2, $3… and their values. */
+function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
+  switch (scope.table) {
+    case 'customers':
+    case 'calls':
+    case 'appointments':
+    case 'ledger_entries':
+    case 'events':
+      return { sql: 'account_id = $2 AND mode = $3', values: [scope.accountId, scope.mode] };
+    case 'onboarding_links':
+    case 'chat_sessions':
+      return { sql: 'customer_id = $2', values: [scope.customerId] };
+    case 'dnc_numbers':
+      return { sql: 'account_id = $2', values: [scope.accountId] };
+    case 'accounts':
+      return { sql: 'TRUE', values: [] };
+    default: {
+      const never: never = scope;
+      throw new Error(`no cursor scope for ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * The position (`seq`) of the row a `starting_after` cursor names within the list `scope`
+ * describes, or null when that list has no such row.
+ */
+export async function cursorSeq(db: Queryable, scope: CursorScope, cursor: string): Promise<number | null> {
+  const key = KEY[scope.table];
+  if (key.uuid && !UUID.test(cursor)) return null;
+  const filter = scopeFilter(scope);
+  const { rows } = await db.query(`SELECT seq FROM ${scope.table} WHERE ${key.column} = $1 AND ${filter.sql}`, [cursor, ...filter.values]);
   return rows[0]?.seq ?? null;
 }

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../runtime/services.ts';
 import { installValidators } from './plugins/validation.ts';
 import { clientErrorAnswer, frameworkError, installErrorBoundary } from './plugins/error-boundary.ts';
+import { installStorableText } from './plugins/storable-text.ts';
 import { genRequestId, installRequestLog } from './plugins/request-log.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
@@ -74,6 +75,8 @@ export async function buildApp(services: Services): Promise<App> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
   });
+  // Before validation and every other preHandler: text PostgreSQL cannot store never reaches a handler.
+  installStorableText(app);
   installAuth(app, { keys: services.keys, consoleTokenHash: services.consoleTokenHash, failuresPerMinute: services.config.authFailuresPerMinute });
   await installRateLimit(app, { store: services.config.rateLimitStore, pool: services.pool });
   installIdempotency(app, { pool: services.pool, clock: services.clock });

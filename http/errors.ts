@@ -35,6 +35,7 @@ export const ERRORS = {
   unknown_parameter: e(400, 'invalid_request_error', 'The request contains a parameter this endpoint does not take.'),
   parameter_missing: e(400, 'invalid_request_error', 'A required parameter is missing.'),
   field_too_long: e(400, 'invalid_request_error', 'A field is longer than its documented maximum.'),
+  invalid_string: e(400, 'invalid_request_error', 'Text may not contain NUL (U+0000) or an unpaired UTF-16 surrogate, and a URL must be valid UTF-8.'),
   payload_too_large: e(400, 'invalid_request_error', 'The request body is larger than 1 MB.'),
   unsupported_content_type: e(400, 'invalid_request_error', 'Send request bodies as application/json.'),
   invalid_cursor: e(400, 'invalid_request_error', 'starting_after does not name an object of this list.'),

@@ -8,11 +8,10 @@ import { createAccountRepository, notifyAccountChanged, type AccountRow } from '
 import { createApiKeyRepository } from '../../db/api-keys.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
-import { cursorSeq } from '../../db/pagination.ts';
 import { recordEvent } from '../../db/events.ts';
 import { ApiError } from '../../http/errors.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
-import { toList, type Page } from '../shared/list.ts';
+import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction } from '../shared/transaction.ts';
 import { assessCoverage } from '../coverage/coverage.ts';
 import { customerView } from '../customer/views.ts';
@@ -164,11 +163,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
   }
 
   async function listCustomers(state: AccountState, mode: Mode, page: Page) {
-    let before: number | null = null;
-    if (page.startingAfter) {
-      before = await cursorSeq(pool, 'customers', page.startingAfter, state.id);
-      if (before === null) throw new ApiError('invalid_cursor');
-    }
+    const before = await pageStart(pool, page, { table: 'customers', accountId: state.id, mode });
     const rows = await createCustomerRepository(pool).list(state.id, mode, page.limit + 1, before);
     return toList(rows, page.limit, customerView);
   }
@@ -259,11 +254,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
 
   async function listUsage(id: string, mode: Mode, page: Page, customerId: string | null) {
     const money = createMoneyRepository(pool);
-    let before: number | null = null;
-    if (page.startingAfter) {
-      before = await money.lineSeq(id, page.startingAfter);
-      if (before === null) throw new ApiError('invalid_cursor');
-    }
+    const before = await pageStart(pool, page, { table: 'ledger_entries', accountId: id, mode });
     const rows = await money.listLines(id, mode, page.limit + 1, before, customerId);
     return toList(rows, page.limit, usageView);
   }

@@ -1,17 +1,11 @@
 import type { Pool } from '../../db/pool.ts';
 import { createAccountRepository } from '../../db/accounts.ts';
-import { cursorSeq } from '../../db/pagination.ts';
-import { ApiError } from '../../http/errors.ts';
-import { toList, type Page } from '../shared/list.ts';
+import { pageStart, toList, type Page } from '../shared/list.ts';
 import { consoleAccountView } from './views.ts';
 
 /** Every account, for operators (a read across entities, so no single actor owns it). */
 export async function listAccounts(pool: Pool, page: Page) {
-  let before: number | null = null;
-  if (page.startingAfter) {
-    before = await cursorSeq(pool, 'accounts', page.startingAfter, null);
-    if (before === null) throw new ApiError('invalid_cursor');
-  }
+  const before = await pageStart(pool, page, { table: 'accounts' });
   const repo = createAccountRepository(pool);
   const rows = await repo.list(page.limit + 1, before);
   const history = await repo.agreementHistory(rows.slice(0, page.limit).map((r) => r.id));

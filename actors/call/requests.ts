@@ -7,7 +7,7 @@ import { createCustomerRepository } from '../../db/customers.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { recordEvent } from '../../db/events.ts';
 import { ApiError } from '../../http/errors.ts';
-import { toList, type Page } from '../shared/list.ts';
+import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction, type Outcome } from '../shared/transaction.ts';
 import { parsePhone } from '../scheduler/phone.ts';
 import { appointmentView, callRequestView, callView, dncView, isFinished } from './views.ts';
@@ -88,11 +88,7 @@ export function createCallRequests(deps: Deps) {
 
     async listCalls(accountId: string, mode: Mode, f: { customerId: string | null; view: 'calls' | 'requests'; status: string | null; page: Page }) {
       const calls = createCallRepository(pool);
-      let before: number | null = null;
-      if (f.page.startingAfter) {
-        before = await calls.seqOf(accountId, f.page.startingAfter);
-        if (before === null) throw new ApiError('invalid_cursor');
-      }
+      const before = await pageStart(pool, f.page, { table: 'calls', accountId, mode });
       const rows = await calls.list({ accountId, mode, customerId: f.customerId, dialledOnly: f.view === 'calls', status: f.status, limit: f.page.limit + 1, beforeSeq: before });
       return f.view === 'requests' ? toList(rows, f.page.limit, callRequestView) : toList(rows, f.page.limit, (r) => callView(r, config.publicUrl));
     },
@@ -115,11 +111,7 @@ export function createCallRequests(deps: Deps) {
 
     async listAppointments(accountId: string, mode: Mode, f: { customerId: string | null; status: string | null; from: Date | null; to: Date | null; page: Page }) {
       const repo = createAppointmentRepository(pool);
-      let before: number | null = null;
-      if (f.page.startingAfter) {
-        before = await repo.seqOf(accountId, f.page.startingAfter);
-        if (before === null) throw new ApiError('invalid_cursor');
-      }
+      const before = await pageStart(pool, f.page, { table: 'appointments', accountId, mode });
       const rows = await repo.list({ accountId, mode, customerId: f.customerId, status: f.status, from: f.from, to: f.to, limit: f.page.limit + 1, beforeSeq: before });
       return toList(rows, f.page.limit, appointmentView);
     },
@@ -139,11 +131,7 @@ export function createCallRequests(deps: Deps) {
 
     async listDnc(accountId: string, page: Page) {
       const repo = createDncRepository(pool);
-      let before: number | null = null;
-      if (page.startingAfter) {
-        before = await repo.seqOf(accountId, page.startingAfter);
-        if (before === null) throw new ApiError('invalid_cursor');
-      }
+      const before = await pageStart(pool, page, { table: 'dnc_numbers', accountId });
       return toList(await repo.list(accountId, page.limit + 1, before), page.limit, dncView);
     },
 

@@ -6,7 +6,7 @@ import { createChatSessionRepository } from '../../db/chat-sessions.ts';
 import { isUuid } from '../../db/customers.ts';
 import { ApiError } from '../../http/errors.ts';
 import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
-import { toList, type Page } from '../shared/list.ts';
+import { pageStart, toList, type Page } from '../shared/list.ts';
 import type { ChatTurn } from './assistant.ts';
 import type { ChatSessionState } from './chat-session-actor.ts';
 import type { ChatSessionMessage, ChatSessionReplies, SessionOwner } from './messages.ts';
@@ -40,11 +40,7 @@ export function createChatSessions(deps: Pick<Deps, 'pool' | 'clock'>, registry:
     },
 
     async list(customerId: string, page: Page) {
-      let before: number | null = null;
-      if (page.startingAfter) {
-        before = await repo.seqOf(customerId, page.startingAfter);
-        if (before === null) throw new ApiError('invalid_cursor');
-      }
+      const before = await pageStart(pool, page, { table: 'chat_sessions', customerId });
       const now = clock.now();
       const rows = await repo.listForCustomer(customerId, page.limit + 1, before);
       return toList(rows, page.limit, (s) => chatSessionView(s, now));

@@ -8,11 +8,10 @@ import { createCustomerRepository, type CustomerRow } from '../../db/customers.t
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
 import { settledSpend } from '../account/pricing.ts';
-import { cursorSeq } from '../../db/pagination.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { ApiError, isApiError, type ErrorCode } from '../../http/errors.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
-import { toList } from '../shared/list.ts';
+import { pageStart, toList } from '../shared/list.ts';
 import { writeTransaction, type Outcome } from '../shared/transaction.ts';
 import { checkReadiness, refreshReadiness } from './readiness-check.ts';
 import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
@@ -147,11 +146,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
       case 'mint_onboarding_link':
         return done(await mintOnboardingLink(state, msg.idempotency));
       case 'list_onboarding_links': {
-        let before: number | null = null;
-        if (msg.page.startingAfter) {
-          before = await cursorSeq(pool, 'onboarding_links', msg.page.startingAfter, state.accountId);
-          if (before === null) throw new ApiError('invalid_cursor');
-        }
+        const before = await pageStart(pool, msg.page, { table: 'onboarding_links', customerId: state.id });
         const rows = await createOnboardingLinkRepository(pool).listForCustomer(state.id, msg.page.limit + 1, before);
         return done(toList(rows, msg.page.limit, (l) => onboardingLinkView(l, now)));
       }

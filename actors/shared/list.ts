@@ -1,3 +1,7 @@
+import { ApiError } from '../../http/errors.ts';
+import { cursorSeq, type CursorScope } from '../../db/pagination.ts';
+import type { Queryable } from '../../db/pool.ts';
+
 /** A list object (spec: Conventions): the first `limit` rows and whether more exist. */
 export interface List<T> {
   object: 'list';
@@ -14,4 +18,16 @@ export function toList<R, T>(rows: R[], limit: number, view: (row: R) => T): Lis
 export interface Page {
   limit: number;
   startingAfter?: string;
+}
+
+/**
+ * Where a page starts: the `seq` its cursor names inside the list `scope` describes, or null for
+ * the first page. A cursor outside that list (another account, customer or mode) is
+ * `invalid_cursor`, exactly like one that names nothing.
+ */
+export async function pageStart(db: Queryable, page: Page, scope: CursorScope): Promise<number | null> {
+  if (!page.startingAfter) return null;
+  const seq = await cursorSeq(db, scope, page.startingAfter);
+  if (seq === null) throw new ApiError('invalid_cursor');
+  return seq;
 }

@@ -4,7 +4,7 @@ import type { SecretBox } from '../../runtime/secret-box.ts';
 import { createEventRepository, recordEvent } from '../../db/events.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { ApiError } from '../../http/errors.ts';
-import { toList } from '../shared/list.ts';
+import { pageStart, toList } from '../shared/list.ts';
 import { createWebhookEndpoints } from './endpoints.ts';
 import { eventView } from './views.ts';
 import type { WebhooksMessage } from './messages.ts';
@@ -36,11 +36,7 @@ export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivat
     const done = (reply: unknown) => ({ state, reply });
     switch (msg.type) {
       case 'list_events': {
-        let afterSeq: number | null = null;
-        if (msg.page.startingAfter) {
-          afterSeq = await events().seqOf(id, msg.mode, msg.page.startingAfter);
-          if (afterSeq === null) throw new ApiError('invalid_cursor');
-        }
+        const afterSeq = await pageStart(deps.pool, msg.page, { table: 'events', accountId: id, mode: msg.mode });
         const rows = await events().list({ accountId: id, mode: msg.mode, type: msg.eventType, order: msg.order, afterSeq, limit: msg.page.limit + 1 });
         return done(toList(rows, msg.page.limit, eventView));
       }

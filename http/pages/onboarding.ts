@@ -7,6 +7,7 @@ import { pageBrand } from '../../actors/account/views.ts';
 import { brandedPage, escapeHtml, PAGE_HEADERS, type PageBrand } from './layout.ts';
 import { Type } from '../schemas/common.ts';
 import { clientWentAway } from '../plugins/error-boundary.ts';
+import { isApiError } from '../errors.ts';
 
 const NEUTRAL: PageBrand = { name: 'Onboarding', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const MAX_NAME = 120;
@@ -81,6 +82,10 @@ export async function registerOnboardingPages(app: App, services: Services): Pro
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
     // People get a page, never a JSON error or a stack trace.
     scope.setErrorHandler((err: FastifyError, request, reply) => {
+      // A request refused before the page ran (text that cannot be stored): a page that says so.
+      if (isApiError(err) && err.code === 'invalid_string') {
+        return send(reply, err.status, brandedPage(NEUTRAL, 'Check what you typed', `<h2>Check what you typed</h2><p class="notice">Part of what was sent contains characters that cannot be saved. Nothing was changed; type it again. <a href="">Go back</a>.</p>`));
+      }
       if (clientWentAway(err, request)) {
         request.log.debug({ request_id: request.id, code: err.code }, 'the client closed the connection before its form was read');
         return reply.code(400).send();

@@ -21,6 +21,11 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
 function fromFastify(err: FastifyError): ApiError | null {
   if (err.validation) return validationError(err.validation as never, err.validationContext ?? 'body');
   switch (err.code) {
+    // A percent-encoded path that is not UTF-8 (an encoded lone surrogate, a stray %FF).
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_string', 'Invalid path: its percent-encoding is not valid UTF-8.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('field_too_long', 'A path parameter is longer than 1,024 characters.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -86,7 +91,8 @@ export function frameworkError(err: FastifyError, request: FastifyRequest, reply
   reply.headers({ [REQUEST_ID_HEADER]: request.id, ...SECURITY_HEADERS });
   request.log.info({ request_id: request.id, method: request.method, status: err.statusCode, code: err.code }, 'request refused by the router');
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void sendError(reply, new ApiError('uri_too_long'));
-  if (err.code === 'FST_ERR_BAD_URL') return void sendError(reply, new ApiError('invalid_parameter', 'The request path is not valid percent-encoded UTF-8.'));
+  // An encoded lone surrogate or a stray %FF: text that cannot be decoded, so cannot be stored.
+  if (err.code === 'FST_ERR_BAD_URL') return void sendError(reply, new ApiError('invalid_string', 'The request path is not valid percent-encoded UTF-8.'));
   request.log.error({ err }, 'unexpected router error');
   sendError(reply, new ApiError('api_error'));
 }

@@ -28,3 +28,17 @@ export async function freshDatabase(): Promise<string> {
   }
   return base.replace(/\/postgres$/, `/${name}`);
 }
+
+/**
+ * Every table's row count and a checksum of its rows, for asserting that a refused request
+ * wrote nothing. `exclude` names tables that something other than the request writes.
+ */
+export async function tableFingerprint(db: pg.Client | pg.Pool, exclude: readonly string[] = []): Promise<Record<string, string>> {
+  const { rows: tables } = await db.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
+  const parts = tables
+    .map((t) => t.name)
+    .filter((name) => !exclude.includes(name))
+    .map((name) => `SELECT '${name}' AS name, count(*) || ':' || md5(coalesce(string_agg(r::text, E'\\n' ORDER BY r::text), '')) AS fingerprint FROM "${name}" r`);
+  const { rows } = await db.query<{ name: string; fingerprint: string }>(parts.join(' UNION ALL '));
+  return Object.fromEntries(rows.map((r) => [r.name, r.fingerprint]));
+}

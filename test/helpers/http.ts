@@ -45,3 +45,21 @@ export function client(baseUrl: string, key?: string) {
   };
 }
 export type Client = ReturnType<typeof client>;
+
+/**
+ * Percent-encodes text for a path or query string as a client that does not check it would:
+ * like encodeURIComponent, except that a lone UTF-16 surrogate (which encodeURIComponent
+ * refuses) goes out as the three bytes a careless UTF-8 encoder writes for it (not valid UTF-8).
+ */
+export function encodeAnyText(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const unit = ch.charCodeAt(0);
+    if (ch.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    } else {
+      out += encodeURIComponent(ch);
+    }
+  }
+  return out;
+}

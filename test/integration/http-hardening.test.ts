@@ -58,7 +58,7 @@ test("fastify's own refusals (414, 431, a malformed path) keep the error shape a
     ['a path parameter over 1,024 characters', { method: 'GET', target: `/v1/customers/${'a'.repeat(2_000)}`, headers: { authorization: `Bearer ${a.testKey}` } }, 414, 'uri_too_long'],
     ['headers over 16 KB', { method: 'GET', target: '/v1/me', headers: { 'x-padding': 'a'.repeat(20_000) } }, 431, 'headers_too_large'],
     ['a URL over 16 KB', { method: 'GET', target: `/v1/customers?q=${'a'.repeat(20_000)}` }, 431, 'headers_too_large'],
-    ['a path that is not valid percent-encoding', { method: 'GET', target: '/v1/customers/%E0%A4%A' }, 400, 'invalid_parameter'],
+    ['a path that is not valid percent-encoding', { method: 'GET', target: '/v1/customers/%E0%A4%A' }, 400, 'invalid_string'],
   ];
   for (const [what, request, status, code] of cases) {
     const r = await rawRequest(svc.port, request);

@@ -524,6 +524,15 @@ test('a money change that settles a hold which is not open writes nothing', asyn
   t.deepEqual((await a.liveApi.get('/v1/balance')).body, before);
 });
 
+test('ending a hold that does not exist is 404 hold_not_found, not a 500 (issue 11 §2, found by the text property test)', async (t) => {
+  const a = await liveAccount();
+  for (const reference of ['never-held', ' ', '\u0001']) {
+    const r = await end(a, reference, 60);
+    t.is(r.status, 404, `${JSON.stringify(reference)}: ${r.text}`);
+    t.is(r.body.error.code, 'hold_not_found');
+  }
+});
+
 test('a top-up that covers a call makes a waiting live customer ready: customer.ready is recorded', async (t) => {
   const a = await liveAccount();
   const { makeReadyCustomer } = await import('../helpers/calls.ts');
