@@ -8,7 +8,13 @@ export function registerMeRoutes(app: App, services: Services): void {
   app.get(
     '/v1/me',
     {
-      schema: { summary: 'The account and the key making the request', tags: ['account'], response: responses({ 200: AccountSchema }, []) },
+      schema: {
+        operationId: 'getMe',
+        summary: 'The account and the key making the request',
+        description: "Who is calling: the account, its onboarding state and limits, and the calling key's mode and scopes.",
+        tags: ['account'],
+        response: responses({ 200: AccountSchema }, []),
+      },
     },
     async (request) => {
       const auth = caller(request);
