@@ -64,3 +64,47 @@ export function validationError(errors: ErrorObject[], part: string): ApiError {
   const detail = `${where}"${field}" ${e.message ?? 'is invalid'}.`;
   return new ApiError(code, code === 'invalid_parameter' || code === 'field_too_long' ? `Invalid ${detail}` : `${ERRORS[code].message} (${detail})`);
 }
+
+type WalkNode = SchemaNode & {
+  type?: string | string[];
+  required?: string[];
+  additionalProperties?: unknown;
+  items?: WalkNode;
+  anyOf?: WalkNode[];
+  oneOf?: WalkNode[];
+  allOf?: WalkNode[];
+  minLength?: number;
+} & Record<string, unknown>;
+
+/** Keywords that refuse a value: each answers its node's x-error-code, or invalid_parameter. */
+const REFUSING_KEYWORDS = ['type', 'minLength', 'pattern', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'format', 'minItems'];
+
+/**
+ * Every code `validationError` can answer for a request part declared by `schema`: the inverse
+ * of the mapping above, so the OpenAPI document lists exactly what validation says. A path
+ * parameter is always one string, present and never empty (the router matched it), and the query
+ * is always an object; a query value can still be an array (`?a=1&a=2`), so its type can fail.
+ */
+export function validationCodes(schema: unknown, part: 'params' | 'querystring' | 'body'): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>();
+  const walk = (node: WalkNode | undefined, root = false) => {
+    if (!node || typeof node !== 'object') return;
+    for (const keyword of REFUSING_KEYWORDS) {
+      if (node[keyword] === undefined) continue;
+      if (keyword === 'type' && (root ? part !== 'body' : part === 'params' && [node.type].flat().includes('string'))) continue;
+      if (keyword === 'minLength' && part === 'params' && (node.minLength ?? 0) <= 1) continue;
+      codes.add(codeFor(node, keyword) ?? 'invalid_parameter');
+    }
+    for (const keyword of ['maxLength', 'maxItems']) if (node[keyword] !== undefined) codes.add(codeFor(node, keyword) ?? 'field_too_long');
+    // The router matched every path parameter, and only those.
+    if (root && part === 'params') return walkChildren(node);
+    if (node.additionalProperties === false) codes.add('unknown_parameter');
+    for (const name of node.required ?? []) codes.add(codeFor(node.properties?.[name], 'required') ?? 'parameter_missing');
+    walkChildren(node);
+  };
+  const walkChildren = (node: WalkNode) => {
+    for (const child of [...Object.values(node.properties ?? {}), node.items, ...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) walk(child as WalkNode);
+  };
+  walk(schema as WalkNode, true);
+  return codes;
+}

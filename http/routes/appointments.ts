@@ -10,13 +10,15 @@ export function registerAppointmentRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:read' },
       schema: {
+        operationId: 'listAppointments',
         summary: 'Appointments booked on calls, newest first; from/to bound the meeting start (a billing period)',
+        description: 'Meetings the agent booked, filtered by customer, status and when they start.',
         tags: ['calls'],
         querystring: pageQueryWith({
-          customer_id: Type.Optional(Type.String({ maxLength: 255 })),
-          status: Type.Optional(Type.Union([Type.Literal('booked'), Type.Literal('cancelled')])),
-          from: Type.Optional(Timestamp),
-          to: Type.Optional(Timestamp),
+          customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'only the appointments of this customer (service id or external_ref)' })),
+          status: Type.Optional(Type.Union([Type.Literal('booked'), Type.Literal('cancelled')], { description: 'only appointments with this status' })),
+          from: Type.Optional({ ...Timestamp, description: 'only meetings starting at or after this instant (ISO 8601)' }),
+          to: Type.Optional({ ...Timestamp, description: 'only meetings starting before this instant (ISO 8601)' }),
         }),
         response: responses({ 200: ListOf(AppointmentSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
@@ -42,9 +44,11 @@ export function registerAppointmentRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:read' },
       schema: {
+        operationId: 'getAppointment',
         summary: 'One appointment: exact instants and the zone it was agreed in',
+        description: 'A meeting booked on a call, with the call it came from.',
         tags: ['calls'],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'the id of the appointment' }) }),
         response: responses({ 200: AppointmentSchema }, ['appointment_not_found', 'scope_missing']),
       },
     },

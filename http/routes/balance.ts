@@ -9,7 +9,13 @@ export function registerBalanceRoutes(app: App, services: Services): void {
     '/v1/balance',
     {
       config: { scope: 'billing:read', beforeGoLive: true },
-      schema: { summary: 'The prepaid balance, holds, rates and spend', tags: ['billing'], response: responses({ 200: BalanceSchema }, ['scope_missing']) },
+      schema: {
+        operationId: 'getBalance',
+        summary: 'The prepaid balance, holds, rates and spend',
+        description: "What the account can spend now, what running calls hold, the rates it pays and its spend against its caps, in the key's mode.",
+        tags: ['billing'],
+        response: responses({ 200: BalanceSchema }, ['scope_missing']),
+      },
     },
     async (request) => {
       const auth = caller(request);
@@ -22,7 +28,9 @@ export function registerBalanceRoutes(app: App, services: Services): void {
     {
       config: { scope: 'billing:read', beforeGoLive: true },
       schema: {
+        operationId: 'listUsage',
         summary: 'The itemised ledger, newest first; customer_id narrows it to one customer',
+        description: 'Every charge, top-up, bonus and refund with the balance after it, each attributed to its customer and cause.',
         tags: ['billing'],
         querystring: pageQueryWith({ customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'service id or external_ref' })) }),
         response: responses({ 200: ListOf(UsageEntrySchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),

@@ -9,7 +9,13 @@ export function registerBrandRoutes(app: App, services: Services): void {
     '/v1/brand',
     {
       config: { scope: 'brand:read', beforeGoLive: true },
-      schema: { summary: "The reseller's branding", tags: ['brand'], response: responses({ 200: BrandSchema }, ['scope_missing']) },
+      schema: {
+        operationId: 'getBrand',
+        summary: "The reseller's branding",
+        description: 'The name, logo, colours and contact details shown to customers and callees instead of the service.',
+        tags: ['brand'],
+        response: responses({ 200: BrandSchema }, ['scope_missing']),
+      },
     },
     async (request) => services.accounts.ask(caller(request).accountId, { type: 'get_brand' }),
   );
@@ -19,7 +25,9 @@ export function registerBrandRoutes(app: App, services: Services): void {
     {
       config: { scope: 'brand:write', idempotent: true, beforeGoLive: true },
       schema: {
+        operationId: 'updateBrand',
         summary: 'Change branding: send only what changes; null clears',
+        description: 'Colours are #RRGGBB and URLs https; fields left out keep their value.',
         tags: ['brand'],
         body: BrandBody,
         response: responses({ 200: BrandSchema }, [

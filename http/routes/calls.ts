@@ -5,7 +5,14 @@ import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { caller, customerIdOf, pageOf, sendOutcome } from './helpers.ts';
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'the id of the call (the same as its request)' }) });
+
+const RECORDING_TYPE = 'audio/wav';
+/** A binary body: described by its media type, never serialized. */
+const RecordingAudio = Type.Unsafe<Buffer>({
+  description: 'The recording, WAV',
+  content: { [RECORDING_TYPE]: { schema: { type: 'string', contentMediaType: RECORDING_TYPE } } },
+});
 
 export function registerCallRoutes(app: App, services: Services): void {
   const ask = services.accounts.ask.bind(services.accounts);
@@ -15,7 +22,9 @@ export function registerCallRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:write', idempotent: true },
       schema: {
+        operationId: 'queueCall',
         summary: 'Queue a business to call; the service decides when to dial, inside the legal window',
+        description: '201 for a new request; 200 with the open request when the same number is already queued for this customer.',
         tags: ['calls'],
         body: QueueCallBody,
         response: responses({ 201: CallRequestSchema, 200: CallRequestSchema }, [
@@ -37,12 +46,14 @@ export function registerCallRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:read' },
       schema: {
+        operationId: 'listCalls',
         summary: 'Calls, newest first; view=requests lists the requests (queued, cancelled and expired ones too)',
+        description: "Calls in the key's mode, filtered by customer and status.",
         tags: ['calls'],
         querystring: pageQueryWith({
-          customer_id: Type.Optional(Type.String({ maxLength: 255 })),
-          view: Type.Optional(Type.Union([Type.Literal('calls'), Type.Literal('requests')])),
-          status: Type.Optional(Type.String({ maxLength: 32 })),
+          customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'only the calls of this customer (service id or external_ref)' })),
+          view: Type.Optional(Type.Union([Type.Literal('calls'), Type.Literal('requests')], { description: 'calls (the default): dialled calls; requests: every request' })),
+          status: Type.Optional(Type.String({ maxLength: 32, description: 'only calls with this status' })),
         }),
         response: responses({ 200: Type.Union([ListOf(CallSchema), ListOf(CallRequestSchema)]) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
@@ -59,7 +70,14 @@ export function registerCallRoutes(app: App, services: Services): void {
     '/v1/calls/:id',
     {
       config: { scope: 'calls:read' },
-      schema: { summary: 'A call (or request) with its outcome', tags: ['calls'], params: IdParams, response: responses({ 200: CallSchema }, ['call_not_found', 'scope_missing']) },
+      schema: {
+        operationId: 'getCall',
+        summary: 'A call (or request) with its outcome',
+        description: 'Where a call stands and, once `finished`, how it ended: outcome, duration, summary, appointment, recording and transcript links.',
+        tags: ['calls'],
+        params: IdParams,
+        response: responses({ 200: CallSchema }, ['call_not_found', 'scope_missing']),
+      },
     },
     async (request) => {
       const auth = caller(request);
@@ -72,7 +90,9 @@ export function registerCallRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:write' },
       schema: {
+        operationId: 'cancelCall',
         summary: 'Cancel a queued request; 409 once the dialler has claimed it',
+        description: 'Cancelling a request already cancelled answers it again.',
         tags: ['calls'],
         params: IdParams,
         response: responses({ 200: CallRequestSchema }, ['call_not_found', 'call_already_claimed', 'call_already_finished', 'scope_missing']),
@@ -89,7 +109,9 @@ export function registerCallRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:read' },
       schema: {
+        operationId: 'getTranscript',
         summary: 'The transcript of a finished call',
+        description: 'What the agent and the callee said, line by line.',
         tags: ['calls'],
         params: IdParams,
         response: responses(
@@ -116,14 +138,22 @@ export function registerCallRoutes(app: App, services: Services): void {
     '/v1/calls/:id/recording',
     {
       config: { scope: 'calls:read' },
-      schema: { summary: 'The recording (audio/wav), fetched from the carrier on request; never public', tags: ['calls'], params: IdParams },
+      schema: {
+        operationId: 'getRecording',
+        summary: 'The recording (audio/wav), fetched from the carrier on request; never public',
+        description: 'The audio of an answered call, streamed through this API with the key; 404 recording_not_available until it exists.',
+        tags: ['calls'],
+        params: IdParams,
+        response: responses({ 200: RecordingAudio }, ['call_not_found', 'recording_not_available', 'scope_missing']),
+      },
     },
     async (request, reply) => {
       const auth = caller(request);
       const call = await services.callRequests.getCallRow(auth.accountId, auth.mode, request.params.id);
       if (!call.recording_url || !call.carrier) throw new ApiError('recording_not_available');
       const audio = await services.carriers[call.mode].fetchRecording(call.recording_url);
-      return reply.code(200).header('content-type', audio.contentType).header('cache-control', 'private, no-store').send(audio.body);
+      // Always the WAV rendition, whatever type the carrier labels it with (audio/x-wav…): the document says audio/wav.
+      return reply.code(200).header('content-type', RECORDING_TYPE).header('cache-control', 'private, no-store').send(audio.body);
     },
   );
 }

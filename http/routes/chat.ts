@@ -65,17 +65,22 @@ export async function registerChatRoutes(app: App, services: Services): Promise<
       {
         config: { auth: 'none' },
         onRequest: authenticate,
-        // The spec declares `history` a string: a string holding the JSON array is accepted too.
+        // The spec declares `history` a string: a string holding the JSON array is accepted too,
+        // and turned into that array here, so validation and the handler only see the array.
         preValidation: async (request) => {
           const body = request.body as { history?: unknown } | undefined;
           if (typeof body?.history !== 'string') return;
+          let history: unknown;
           try {
-            body.history = JSON.parse(body.history);
+            history = JSON.parse(body.history);
           } catch {
-            throw new ApiError('invalid_parameter', 'history must be an array of {role, content}, or a string holding that array as JSON.');
+            history = undefined;
           }
+          if (!Array.isArray(history)) throw new ApiError('invalid_parameter', 'history must be an array of {role, content}, or a string holding that array as JSON.');
+          body.history = history;
         },
         schema: {
+          operationId: 'sendChatMessage',
           summary: 'Ask the sales-coach assistant (Authorization: Bearer <session token>, never an API key)',
           description: 'Cross-origin allowed, no cookies. The browser keeps the thread and sends it as `history`; nothing is stored.',
           tags: ['chat'],
@@ -96,7 +101,9 @@ export async function registerChatRoutes(app: App, services: Services): Promise<
         config: { auth: 'none' },
         onRequest: authenticate,
         schema: {
+          operationId: 'getChatContext',
           summary: "The chat page's start: the reseller's brand and the session's expiry (counts nothing)",
+          description: 'What the chat page shows before the first message; reading it uses none of the session’s messages.',
           tags: ['chat'],
           security: [],
           response: responses({ 200: ChatContextSchema }, [...SESSION_CODES], { auth: 'none' }),

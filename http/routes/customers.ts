@@ -10,7 +10,9 @@ export function registerCustomerRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:write', idempotent: true },
       schema: {
+        operationId: 'createCustomer',
         summary: 'Create a customer (provisions nothing)',
+        description: 'Records a business the reseller sells calling to, in the mode of the key, with the coverage of its country.',
         tags: ['customers'],
         body: CreateCustomerBody,
         response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })]) }, [
@@ -37,7 +39,9 @@ export function registerCustomerRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:read' },
       schema: {
+        operationId: 'listCustomers',
         summary: 'List customers, newest first',
+        description: "The account's customers in the key's mode, a page at a time.",
         tags: ['customers'],
         querystring: PageQuery,
         response: responses({ 200: ListOf(CustomerSchema) }, ['invalid_parameter', 'invalid_cursor', 'scope_missing']),
@@ -54,7 +58,9 @@ export function registerCustomerRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:read' },
       schema: {
+        operationId: 'getCustomer',
         summary: 'A customer by service id or external_ref',
+        description: 'One customer, named by the id the service gave it or by the external_ref the reseller gave it.',
         tags: ['customers'],
         params: CustomerIdParams,
         response: responses({ 200: CustomerSchema }, ['customer_not_found', 'scope_missing']),

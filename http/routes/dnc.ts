@@ -11,11 +11,13 @@ export function registerDncRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:write', idempotent: true },
       schema: {
+        operationId: 'addDncEntry',
         summary: 'Add a number to the do-not-call list (200 if it is already listed)',
+        description: 'The number is never dialled again for any customer of the account; a national number is read in the account country.',
         tags: ['calls'],
         body: Type.Object(
           { phone: withCode(Type.String({ minLength: 1, maxLength: 64 }), 'invalid_phone_number'), reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ phone: '+12025550143', reason: 'Asked by email not to be called' }] },
         ),
         response: responses({ 201: DncEntrySchema, 200: DncEntrySchema }, ['invalid_phone_number', 'unknown_parameter', 'invalid_json', 'scope_missing']),
       },
@@ -28,7 +30,14 @@ export function registerDncRoutes(app: App, services: Services): void {
     '/v1/dnc',
     {
       config: { scope: 'calls:read' },
-      schema: { summary: 'The do-not-call list, newest first (starting_after takes an E.164 number)', tags: ['calls'], querystring: PageQuery, response: responses({ 200: ListOf(DncEntrySchema) }, ['invalid_cursor', 'scope_missing']) },
+      schema: {
+        operationId: 'listDncEntries',
+        summary: 'The do-not-call list, newest first (starting_after takes an E.164 number)',
+        description: "The account's do-not-call numbers with where each came from: the API, a callee's own request or the console.",
+        tags: ['calls'],
+        querystring: PageQuery,
+        response: responses({ 200: ListOf(DncEntrySchema) }, ['invalid_cursor', 'scope_missing']),
+      },
     },
     async (request) => services.accounts.ask(caller(request).accountId, { type: 'list_dnc', page: pageOf(request.query) }),
   );
@@ -38,9 +47,11 @@ export function registerDncRoutes(app: App, services: Services): void {
     {
       config: { scope: 'calls:write' },
       schema: {
+        operationId: 'removeDncEntry',
         summary: 'Take a number you added off the list; a callee’s own request cannot be removed',
+        description: 'The path takes the number in E.164 (percent-encode the +) or national form.',
         tags: ['calls'],
-        params: Type.Object({ phone: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ phone: Type.String({ maxLength: 64, description: 'the number, E.164 or national' }) }),
         response: responses(
           { 200: Type.Object({ object: Type.Literal('dnc_entry'), phone: Type.String(), deleted: Type.Boolean() }) },
           ['invalid_phone_number', 'dnc_entry_not_found', 'dnc_entry_protected', 'scope_missing'],

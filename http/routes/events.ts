@@ -19,11 +19,13 @@ export function registerEventRoutes(app: App, services: Services): void {
     {
       config: { scope: 'events:read' },
       schema: {
+        operationId: 'listEvents',
         summary: 'Events, newest first; order=asc with starting_after=<last handled id> reads forward to catch up',
+        description: "The same envelopes the webhooks deliver, in the key's mode, filtered by type.",
         tags: ['events'],
         querystring: pageQueryWith({
-          type: Type.Optional(Type.String({ maxLength: 64 })),
-          order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+          type: Type.Optional(Type.String({ maxLength: 64, description: 'only events of this type, such as call.completed' })),
+          order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (the default): newest first; asc: oldest first' })),
         }),
         response: responses(
           { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(EventSchema), has_more: Type.Boolean() }) },
@@ -42,7 +44,14 @@ export function registerEventRoutes(app: App, services: Services): void {
     '/v1/events/:id',
     {
       config: { scope: 'events:read' },
-      schema: { summary: 'One event', tags: ['events'], params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: responses({ 200: EventSchema }, ['event_not_found', 'scope_missing']) },
+      schema: {
+        operationId: 'getEvent',
+        summary: 'One event',
+        description: 'One envelope by its id, as a webhook delivered it.',
+        tags: ['events'],
+        params: Type.Object({ id: Type.String({ maxLength: 64, description: 'the id of the event (evt_…)' }) }),
+        response: responses({ 200: EventSchema }, ['event_not_found', 'scope_missing']),
+      },
     },
     async (request) => {
       const auth = caller(request);

@@ -4,6 +4,7 @@ import type { Services } from '../../runtime/services.ts';
 import type { AuthContext } from '../plugins/authenticate.ts';
 import { REPLAYED_HEADER } from '../plugins/idempotency.ts';
 import type { Page } from '../../actors/shared/list.ts';
+import { DEFAULT_PAGE_LIMIT } from '../schemas/common.ts';
 
 /** The caller of an authenticated route (set by the auth hook). */
 export function caller(request: FastifyRequest): AuthContext {
@@ -23,6 +24,7 @@ export async function customerIdOf(services: Services, request: FastifyRequest, 
   return services.accounts.ask(auth.accountId, { type: 'resolve_customer', mode: auth.mode, idOrRef });
 }
 
-export function pageOf(query: { limit: number; starting_after?: string }): Page {
-  return { limit: query.limit, startingAfter: query.starting_after };
+/** The page a list query asks for (the validator has filled in the default `limit`). */
+export function pageOf(query: { limit?: number; starting_after?: string }): Page {
+  return { limit: query.limit ?? DEFAULT_PAGE_LIMIT, startingAfter: query.starting_after };
 }

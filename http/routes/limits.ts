@@ -10,7 +10,9 @@ export function registerLimitRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:read' },
       schema: {
+        operationId: 'getCustomerLimits',
         summary: "A customer's spend and concurrency caps, with its spend today and this month",
+        description: 'The caps the reseller set on one customer; null means no cap of that kind.',
         tags: ['customers'],
         params: CustomerIdParams,
         response: responses({ 200: CustomerLimitsSchema }, ['customer_not_found', 'scope_missing']),
@@ -24,7 +26,9 @@ export function registerLimitRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:write', idempotent: true },
       schema: {
+        operationId: 'updateCustomerLimits',
         summary: "Change a customer's caps: send only what changes; null clears",
+        description: 'A cap reached stops new calls of that customer until the day or month turns or the cap is raised.',
         tags: ['customers'],
         params: CustomerIdParams,
         body: CustomerLimitsBody,

@@ -9,7 +9,13 @@ export function registerMeRoutes(app: App, services: Services): void {
     '/v1/me',
     {
       config: { beforeGoLive: true },
-      schema: { summary: 'The account and the key making the request', tags: ['account'], response: responses({ 200: AccountSchema }, []) },
+      schema: {
+        operationId: 'getMe',
+        summary: 'The account and the key making the request',
+        description: "Who is calling: the account, its onboarding state and limits, and the calling key's mode and scopes.",
+        tags: ['account'],
+        response: responses({ 200: AccountSchema }, []),
+      },
     },
     async (request) => {
       const auth = caller(request);

@@ -10,10 +10,12 @@ export function registerOnboardingLinkRoutes(app: App, services: Services): void
     {
       config: { scope: 'customers:write', idempotent: true },
       schema: {
+        operationId: 'createOnboardingLink',
         summary: 'Mint the link a customer opens to accept the calling terms (revokes the previous one)',
+        description: 'Takes no body (an empty object is accepted); the URL is shown once, in this response.',
         tags: ['customers'],
         params: CustomerIdParams,
-        body: Type.Object({}, { additionalProperties: false }),
+        body: Type.Object({}, { additionalProperties: false, examples: [{}] }),
         response: responses({ 201: OnboardingLinkSchema }, [
           'customer_not_found', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'idempotency_key_reused',
           'idempotency_key_too_long', 'scope_missing',
@@ -31,7 +33,9 @@ export function registerOnboardingLinkRoutes(app: App, services: Services): void
     {
       config: { scope: 'customers:read' },
       schema: {
+        operationId: 'listOnboardingLinks',
         summary: "A customer's onboarding links, newest first (never the URL)",
+        description: 'Every link minted for the customer with its status: active, completed (and by whom), replaced or expired.',
         tags: ['customers'],
         params: CustomerIdParams,
         querystring: PageQuery,

@@ -10,7 +10,9 @@ export function registerReadinessRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:read' },
       schema: {
+        operationId: 'getReadiness',
         summary: 'Whether a live call (and a test call) would be turned away, exactly why, who owes the next move and what clears it',
+        description: 'One answer per mode: a false check always comes with its blocker, and each blocker says who moves next and how.',
         tags: ['customers'],
         params: CustomerIdParams,
         response: responses({ 200: ReadinessSchema }, ['customer_not_found', 'scope_missing']),
@@ -24,7 +26,9 @@ export function registerReadinessRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:read' },
       schema: {
+        operationId: 'getProvisioning',
         summary: 'Provisioning steps and who owes the next move',
+        description: "Where the customer's number, script, agent and calendar stand, step by step.",
         tags: ['customers'],
         params: CustomerIdParams,
         response: responses({ 200: ProvisioningSchema }, ['customer_not_found', 'scope_missing']),
@@ -38,7 +42,9 @@ export function registerReadinessRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:write', idempotent: true },
       schema: {
+        operationId: 'requestProvisioning',
         summary: 'Ask the service to provision a customer (number, script, agent, calendar)',
+        description: 'Starts the steps named in `steps`, or number, script and agent when the body is empty or absent; answers at once with where they stand.',
         tags: ['customers'],
         params: CustomerIdParams,
         body: ProvisioningBody,

@@ -20,7 +20,9 @@ export function registerSessionRoutes(app: App, services: Services): void {
     {
       config: { scope: 'chat:write', idempotent: true },
       schema: {
+        operationId: 'createChatSession',
         summary: "Mint a short-lived session token for one person of a customer's staff to talk to the assistant",
+        description: 'The token is shown once, in this response; hand it to the browser, never an API key.',
         tags: ['chat'],
         params: CustomerIdParams,
         body: MintSessionBody,
@@ -41,7 +43,9 @@ export function registerSessionRoutes(app: App, services: Services): void {
     {
       config: { scope: 'customers:read' },
       schema: {
+        operationId: 'listChatSessions',
         summary: "A customer's chat sessions, newest first (never the token)",
+        description: 'Every session minted for the customer with its status and the messages it has used.',
         tags: ['chat'],
         params: CustomerIdParams,
         querystring: PageQuery,
@@ -59,7 +63,9 @@ export function registerSessionRoutes(app: App, services: Services): void {
     {
       config: { scope: 'chat:write' },
       schema: {
+        operationId: 'revokeChatSessions',
         summary: 'End one session (session_id) or every open session of one person (end_user_ref); 0 ended is a success',
+        description: 'An ended session refuses its token at once.',
         tags: ['chat'],
         params: CustomerIdParams,
         querystring: RevokeSessionsQuery,

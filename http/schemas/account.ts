@@ -56,7 +56,7 @@ export const BrandBody = Type.Object(
     support_email: BrandText(254),
     domain: BrandText(253),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ display_name: 'Northwind Calls', primary_color: '#123456', support_email: 'help@northwind.example' }] },
 );
 
 export const ConsoleAccountSchema = Type.Object({

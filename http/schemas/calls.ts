@@ -53,7 +53,7 @@ export const QueueCallBody = Type.Object(
     external_ref: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
     dial_before: Type.Optional(withCode(Nullable(Type.String({ maxLength: 40 })), 'invalid_dial_before')),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ customer_id: 'bright-1', phone: '+12025550101', business_name: 'Acme Plumbing', external_ref: 'lead-1' }] },
 );
 
 export const AppointmentSchema = Type.Object({

@@ -1,4 +1,4 @@
-import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode } from './common.ts';
+import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, type Static } from './common.ts';
 import { DISPLAY_NAME_MAX, END_USER_REF_MAX, HISTORY_MAX_ENTRIES, MESSAGE_MAX, TTL_SECONDS } from '../../actors/chat/session-rules.ts';
 
 export const ChatSessionSchema = Type.Object({
@@ -28,13 +28,15 @@ export const MintSessionBody = Type.Object(
       withCode(Type.Integer({ minimum: TTL_SECONDS.min, maximum: TTL_SECONDS.max, default: TTL_SECONDS.default, description: 'out of range is refused, never clamped' }), 'ttl_out_of_range'),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ end_user_ref: 'rep-42', display_name: 'Sam', ttl_seconds: 900 }] },
 );
 
 export const RevokeSessionsQuery = Type.Object(
   {
-    session_id: Type.Optional(Type.String({ maxLength: 64 })),
-    end_user_ref: Type.Optional(withCode(Type.String({ minLength: 1, maxLength: END_USER_REF_MAX }), 'session_selector_required')),
+    session_id: Type.Optional(Type.String({ maxLength: 64, description: 'end this session' })),
+    end_user_ref: Type.Optional(
+      withCode(Type.String({ minLength: 1, maxLength: END_USER_REF_MAX, description: 'end every open session of this person' }), 'session_selector_required'),
+    ),
   },
   { additionalProperties: false },
 );
@@ -49,6 +51,21 @@ const Turn = Type.Object(
   { additionalProperties: false },
 );
 
+const Turns = Type.Array(Turn, { maxItems: HISTORY_MAX_ENTRIES });
+
+/**
+ * The spec declares `history` a string, and browsers send the array: both are accepted. The
+ * route's preValidation hook parses the string form, so validation, and the handler, only ever
+ * see the array; the string branch describes the wire (a string holding the array as JSON).
+ */
+const History = Type.Unsafe<Static<typeof Turns>>({
+  description: 'the thread so far, oldest first (the browser keeps it; nothing is stored). Only the last 12 entries are used.',
+  oneOf: [
+    Turns,
+    Type.String({ contentMediaType: 'application/json', contentSchema: Turns, description: 'the same array, as a JSON string' }),
+  ],
+});
+
 export const ChatBody = Type.Object(
   {
     message: withCode(Type.String({ minLength: 1, maxLength: MESSAGE_MAX, pattern: '\\S' }), {
@@ -57,14 +74,12 @@ export const ChatBody = Type.Object(
       pattern: 'message_required',
       maxLength: 'message_too_long',
     }),
-    history: Type.Optional(
-      Type.Array(Turn, {
-        maxItems: HISTORY_MAX_ENTRIES,
-        description: `the thread so far, oldest first (the browser keeps it; nothing is stored). Only the last 12 entries are used. Also accepted: a string holding this array as JSON.`,
-      }),
-    ),
+    history: Type.Optional(History),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ message: 'How did my calls go this week?', history: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello! How can I help?' }] }],
+  },
 );
 
 export const ChatMessageSchema = Type.Object({

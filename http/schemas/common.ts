@@ -42,9 +42,15 @@ export function ListOf<T extends TSchema>(item: T) {
   return Type.Object({ object: Type.Literal('list'), data: Type.Array(item), has_more: Type.Boolean() });
 }
 
-/** Query of every list: `limit` (1..200, default 100) and the `starting_after` cursor. */
+/** Page size of every list when `limit` is not sent. */
+export const DEFAULT_PAGE_LIMIT = 100;
+
+/**
+ * Query of every list: `limit` (1..200, default 100) and the `starting_after` cursor. `limit` is
+ * optional on the wire: the validator fills in the default, and the document must not call it required.
+ */
 const PAGE_PROPERTIES = {
-  limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_PAGE_LIMIT, description: 'how many objects a page holds' })),
   starting_after: Type.Optional(Type.String({ maxLength: 255, description: 'id of the last object of the previous page' })),
 };
 export const PageQuery = Type.Object(PAGE_PROPERTIES, { additionalProperties: false });
@@ -68,11 +74,17 @@ export const AUTH_CODES: ErrorCode[] = [
   'api_error',
 ];
 
+type ResponseOptions = { auth?: 'key' | 'console' | 'none' };
+
+/** What `responses()` was given, kept (not enumerable) on its result so codes found later join it. */
+const DECLARED = Symbol('declared responses');
+type Declared = { ok: Record<number, TSchema>; codes: ErrorCode[]; opts: ResponseOptions };
+
 /**
  * Response schemas of a route: its success status and body, and one Error schema per error
  * status, each described by the codes it carries (the OpenAPI document lists them).
  */
-export function responses(ok: Record<number, TSchema>, codes: ErrorCode[], opts: { auth?: 'key' | 'console' | 'none' } = {}) {
+export function responses(ok: Record<number, TSchema>, codes: ErrorCode[], opts: ResponseOptions = {}) {
   const all = new Set<ErrorCode>(codes);
   if (opts.auth === 'key' || opts.auth === undefined) AUTH_CODES.forEach((c) => all.add(c));
   if (opts.auth === 'console') ['console_unauthorized', 'service_unavailable', 'api_error'].forEach((c) => all.add(c as ErrorCode));
@@ -85,5 +97,15 @@ export function responses(ok: Record<number, TSchema>, codes: ErrorCode[], opts:
   for (const [status, list] of byStatus) {
     out[status] = Type.Ref('Error', { description: `error.code: ${list.join(', ')}` }) as unknown as TSchema;
   }
+  Object.defineProperty(out, DECLARED, { value: { ok, codes, opts } satisfies Declared });
   return out;
+}
+
+/**
+ * A route's `responses()` with more error codes: those its request validation can answer, which
+ * the openapi plugin adds to every operation. Undefined for a response map `responses()` did not build.
+ */
+export function withMoreCodes(response: unknown, codes: Iterable<ErrorCode>): Record<number, TSchema> | undefined {
+  const declared = (response as { [DECLARED]?: Declared } | undefined)?.[DECLARED];
+  return declared && responses(declared.ok, [...declared.codes, ...codes], declared.opts);
 }

@@ -39,10 +39,15 @@ export const CreateCustomerBody = Type.Object(
     country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$' })), 'country_not_supported')),
     timezone: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.timezone })), 'invalid_timezone')),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Bright Dental', external_ref: 'bright-1', website_url: 'https://brightdental.example', country: 'US', timezone: 'America/New_York' }],
+  },
 );
 
-export const CustomerIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: MAX.externalRef }) });
+export const CustomerIdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: MAX.externalRef, description: 'the service id of the customer, or its external_ref' }),
+});
 
 /** What clears a blocker: a request to this API, or a step in the console (docs/api.md). */
 const BlockerActionSchema = Type.Object(
@@ -110,7 +115,7 @@ export const ProvisioningBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ steps: ['number'] }] },
 );
 
 export const OnboardingLinkSchema = Type.Object({
@@ -146,5 +151,5 @@ export const CustomerLimitsBody = Type.Object(
     monthly_spend_cap_cents: Type.Optional(LimitSchema),
     max_concurrent_calls: Type.Optional(LimitSchema),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ daily_spend_cap_cents: 5000, monthly_spend_cap_cents: null }] },
 );

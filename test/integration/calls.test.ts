@@ -429,7 +429,7 @@ test.serial('a waiting request says why and until when, and wakes when what it w
   t.like(r.body, { waiting_reason: null, next_attempt_at: r.body.created_at });
   await account.console.post('/console/v1/dialler/run');
   const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-  let waiting = (await account.api.get(`/v1/calls/${r.body.id}?view=requests`)).body;
+  let waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'script_uncertified' });
   t.true(new Date(waiting.next_attempt_at).getTime() >= now.getTime() + 9 * 60_000, 'the next retry is minutes away');
   // The script passes: the customer is ready, and the request is due at once.
