@@ -114,6 +114,8 @@ export class CallKeeper {
     if (this.healthySinceMs === null || Date.now() - this.healthySinceMs < LEASE_SECONDS * 1000) return;
     const orphans = await createCallRepository(this.deps.pool).takeOverOrphans(this.deps.owner, LEASE_SECONDS, 20);
     for (const call of orphans) {
+      // Asked again in a while if this attempt does not end it (the carrier unreachable, a hangup whose report is lost).
+      this.watched.set(call.id, Date.now() + AFTER_MEDIA_MS);
       this.deps.log.warn({ call_id: call.id, status: call.status, previous_owner_lease_expired: true }, 'a call whose process stopped renewing its lease is recovered here');
       await this.recover(call).catch((err) => this.deps.log.warn({ err, call_id: call.id }, 'recovering a call failed; it is tried again'));
     }
@@ -128,7 +130,11 @@ export class CallKeeper {
     const running = new Set(mine.map((c) => c.id));
     for (const id of this.watched.keys()) if (!running.has(id)) this.watched.delete(id);
     for (const call of mine) {
-      if (!call.dialed_at) continue;
+      // An undialled request of this process is its dialler's, unless it came from an orphan whose recovery failed.
+      if (!call.dialed_at) {
+        if (due.has(call.id)) await this.recover(call).catch((err) => this.deps.log.warn({ err, call_id: call.id }, 'recovering a call failed; it is tried again'));
+        continue;
+      }
       const sinceDial = nowMs - call.dialed_at.getTime();
       const overdue = due.has(call.id) || sinceDial > RUNNING_OVERDUE_MS || (call.status !== 'in_progress' && sinceDial > RINGING_OVERDUE_MS);
       if (!overdue) continue;
