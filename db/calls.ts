@@ -260,16 +260,6 @@ export function createCallRepository(db: Queryable) {
       return (rowCount ?? 0) > 0;
     },
 
-    /** The caller ID of a customer: its active number in its country. */
-    async callerIdOf(customerId: string): Promise<string | null> {
-      const { rows } = await db.query(
-        `SELECT n.e164 FROM phone_numbers n JOIN customers c ON c.id = n.customer_id
-          WHERE n.customer_id = $1 AND n.status = 'active' AND n.country = c.country ORDER BY n.seq LIMIT 1`,
-        [customerId],
-      );
-      return rows[0]?.e164 ?? null;
-    },
-
     /** Calls of one customer in a period, for the assistant's facts. */
     async forCustomerSince(customerId: string, since: Date): Promise<Pick<CallRow, 'status' | 'outcome' | 'dialed_at' | 'duration_seconds' | 'appointment_id'>[]> {
       // Only what the figures need: never transcripts or anything a call said.

@@ -42,16 +42,6 @@ export function createDncRepository(db: Queryable) {
       return rows;
     },
 
-    /** Why a number may not be dialled for an account: its own list or a national registry; null if it may. */
-    async blockedBy(accountId: string, e164: string): Promise<'account_list' | 'national_registry' | null> {
-      const { rows } = await db.query(
-        `SELECT EXISTS (SELECT 1 FROM dnc_numbers WHERE account_id = $1 AND e164 = $2) AS own,
-                EXISTS (SELECT 1 FROM dnc_registry WHERE e164 = $2) AS national`,
-        [accountId, e164],
-      );
-      return rows[0].own ? 'account_list' : rows[0].national ? 'national_registry' : null;
-    },
-
     /** Imports registry numbers; returns how many were new. */
     async importRegistry(numbers: string[], country: string, source: string, now: Date): Promise<number> {
       const { rowCount } = await db.query(

@@ -32,9 +32,12 @@ export interface ReadinessRow {
   onboarding_link_active: boolean;
 }
 
-const READINESS = prepared(
-  'readiness_facts',
-  `SELECT c.id AS customer_id, c.external_ref, c.mode, c.country, c.status AS customer_status,
+/**
+ * The readiness facts of customer $1 at instant $2 (which onboarding links have expired). Shared
+ * text: the admission statement (db/admission.ts) embeds it, so the call path reads exactly the
+ * row the readiness endpoint reads.
+ */
+export const READINESS_FACTS_SQL = `SELECT c.id AS customer_id, c.external_ref, c.mode, c.country, c.status AS customer_status,
             c.script_certified_at IS NOT NULL AS script_certified,
             c.terms_accepted_at IS NOT NULL AS terms_accepted,
             c.calendar_connected_at IS NOT NULL AS calendar_connected,
@@ -55,8 +58,9 @@ const READINESS = prepared(
        -- The money of the customer's own mode, as its mode's key sees it: test mode holds none.
        JOIN account_money m ON m.account_id = a.id AND m.mode = c.mode
        LEFT JOIN countries co ON co.country = c.country
-      WHERE c.id = $1`,
-);
+      WHERE c.id = $1`;
+
+const READINESS = prepared('readiness_facts', READINESS_FACTS_SQL);
 
 /** `now` decides which onboarding links have expired. */
 export async function loadReadinessFacts(db: Queryable, customerId: string, now: Date): Promise<ReadinessRow | null> {

@@ -3,7 +3,7 @@ import { loadReadinessFacts, type ReadinessRow } from '../../db/readiness.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { recordEvent } from '../../db/events.ts';
 import { callReserveCents, minutesUsedNow } from '../account/pricing.ts';
-import { assessReadiness, type ReadinessAssessment } from './readiness.ts';
+import { assessReadiness, type ReadinessAssessment, type ReadinessFacts } from './readiness.ts';
 import { readinessView } from './views.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { BLOCKER_CODES } from './readiness.ts';
@@ -12,8 +12,9 @@ import { BLOCKER_CODES } from './readiness.ts';
 const READINESS_WAITS: readonly string[] = [...BLOCKER_CODES, 'not_ready'];
 
 /**
- * The one place readiness is read: the readiness and provisioning endpoints and the call path
- * all come through here, so they can never disagree.
+ * The one place readiness is read for the readiness and provisioning endpoints. The call path
+ * reads the same row inside its admission statement (db/admission.ts) and assesses it through
+ * `readinessFactsOf` and the same pure rule, so the two can never disagree.
  */
 export async function checkReadiness(
   db: Queryable,
@@ -22,7 +23,13 @@ export async function checkReadiness(
 ): Promise<{ facts: ReadinessRow; assessment: ReadinessAssessment } | null> {
   const facts = await loadReadinessFacts(db, customerId, now);
   if (!facts) return null;
-  const assessment = assessReadiness({
+  const assessment = assessReadiness(readinessFactsOf(facts, now));
+  return { facts, assessment };
+}
+
+/** The pure rule's facts from the readiness row; `now` prices the reserve of a call at this month's tier. */
+export function readinessFactsOf(facts: ReadinessRow, now: Date): ReadinessFacts {
+  return {
     mode: facts.mode,
     accountMode: facts.account_mode,
     kybStatus: facts.kyb_status,
@@ -36,8 +43,7 @@ export async function checkReadiness(
     termsAccepted: facts.terms_accepted,
     requestedSteps: facts.requested_steps ?? [],
     onboardingLinkActive: facts.onboarding_link_active,
-  });
-  return { facts, assessment };
+  };
 }
 
 /** Which customers a change may have made ready (or unready). */

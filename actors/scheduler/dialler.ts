@@ -5,42 +5,24 @@ import type { EntityRegistry } from '../../runtime/actor-system.ts';
 import { isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
-import { createDncRepository } from '../../db/dnc.ts';
 import { createMoneyRepository } from '../../db/money.ts';
 import { recordEvent } from '../../db/events.ts';
-import { checkReadiness } from '../customer/readiness-check.ts';
+import { loadAdmissionFacts } from '../../db/admission.ts';
+import { readinessFactsOf } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
-import { isOpen, nextOpening } from './calling-windows.ts';
+import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
 /**
  * The dialler: claims due requests (FOR UPDATE SKIP LOCKED, so any number of diallers never dial
- * one twice), passes each through every gate on the call path, and hands the ones that pass to a
- * call actor. No gate can be skipped by a parameter: a request carries only who and whom to call.
- *
- * Gates, in order: the request's deadline; do-not-call (the account's list and national
- * registries); customer readiness (the same function as the readiness endpoint, which in test
- * mode leaves out the four live-money gates); the calling window of the called number; this
- * process's capacity; then balance, spend caps and concurrency (the account actor's startCall).
- * A request that may not be dialled yet goes back to the queue with the time it may next try and
- * the reason it waits; it is never failed for a transient reason.
+ * one twice), and for each loads its admission facts in one statement (db/admission.ts), asks the
+ * pure rule (admission.ts: the gates, their order and the retry table) and acts on the answer:
+ * end it, put it back with the time it may next try and why, or take the money start (the account
+ * actor's start_call: balance, spend caps, concurrency) and hand it to a call actor.
  */
-
-/** How long to wait before trying again, by reason. Windows wait for their next opening instead. */
-const RETRY_MS: Record<string, number> = {
-  concurrency_limit: 15_000,
-  platform_at_capacity: 10_000,
-  insufficient_balance: 10 * 60_000,
-  spend_cap_daily: 30 * 60_000,
-  spend_cap_monthly: 6 * 3600_000,
-  customer_spend_cap_daily: 30 * 60_000,
-  customer_spend_cap_monthly: 6 * 3600_000,
-  not_ready: 10 * 60_000,
-  no_caller_id: 10 * 60_000,
-};
 
 export interface DiallerOptions {
   /** Most calls this process runs at once (`platform_at_capacity` beyond it). */
@@ -113,56 +95,46 @@ export class Dialler {
     return results.filter(Boolean).length;
   }
 
+  /** Loads the request's admission facts, decides, acts. True when it was dialled. */
   private async admit(call: CallRow): Promise<boolean> {
     const { pool, clock } = this.deps;
     const now = clock.now();
-    if (call.dial_before <= now) {
-      await this.end(call, 'expired', 'expired');
-      return false;
+    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164 }, now);
+    const facts: AdmissionFacts = {
+      dialBefore: call.dial_before,
+      to: call.to_e164,
+      toCountry: call.to_country,
+      doNotCall: row.do_not_call,
+      readiness: row.readiness && readinessFactsOf(row.readiness, now),
+      callerId: row.caller_id,
+    };
+    const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
+    switch (decision.kind) {
+      case 'end':
+        await this.end(call, decision.status, decision.outcome);
+        return false;
+      case 'wait':
+        await this.wait(call, decision, now);
+        return false;
+      case 'dial': {
+        const started = await this.deps.accounts.ask(call.account_id, {
+          type: 'start_call',
+          mode: call.mode,
+          customerId: call.customer_id,
+          reference: call.id,
+        });
+        if (!started.ok) {
+          await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
+          return false;
+        }
+        await this.deps.calls.ask(call.id, { type: 'dial', from: decision.from });
+        return true;
+      }
+      default: {
+        const unhandled: never = decision;
+        throw new Error(`unhandled admission ${(unhandled as Admission).kind}`);
+      }
     }
-    if (await createDncRepository(pool).blockedBy(call.account_id, call.to_e164)) {
-      await this.end(call, 'blocked', 'do_not_call_listed');
-      return false;
-    }
-    const readiness = await checkReadiness(pool, call.customer_id, now);
-    if (!readiness || !readiness.assessment.ready) {
-      await this.wait(call, readiness?.assessment.blockers[0]?.code ?? 'not_ready', new Date(now.getTime() + RETRY_MS.not_ready));
-      return false;
-    }
-    if (!isOpen(call.to_e164, call.to_country, now)) {
-      await this.wait(call, 'outside_calling_window', nextOpening(call.to_e164, call.to_country, now));
-      return false;
-    }
-    if (this.deps.liveCalls.size >= this.options.maxCalls) {
-      await createMoneyRepository(pool).logActivity({
-        accountId: call.account_id,
-        mode: call.mode,
-        customerId: call.customer_id,
-        kind: 'call_start_refused',
-        reason: 'platform_at_capacity',
-        reference: call.id,
-        now,
-      });
-      await this.wait(call, 'platform_at_capacity', new Date(now.getTime() + RETRY_MS.platform_at_capacity));
-      return false;
-    }
-    const from = await createCallRepository(pool).callerIdOf(call.customer_id);
-    if (!from) {
-      await this.wait(call, 'no_number_in_country', new Date(now.getTime() + RETRY_MS.no_caller_id));
-      return false;
-    }
-    const started = await this.deps.accounts.ask(call.account_id, {
-      type: 'start_call',
-      mode: call.mode,
-      customerId: call.customer_id,
-      reference: call.id,
-    });
-    if (!started.ok) {
-      await this.wait(call, started.reason, new Date(now.getTime() + (RETRY_MS[started.reason] ?? 60_000)));
-      return false;
-    }
-    await this.deps.calls.ask(call.id, { type: 'dial', from });
-    return true;
   }
 
   /**
@@ -175,14 +147,23 @@ export class Dialler {
     await recoverUndialled(this.deps.pool, id, now, this.deps.config.publicUrl, { at: new Date(now.getTime() + 60_000), reason: 'not_ready' });
   }
 
-  private async wait(call: CallRow, reason: string, at: Date): Promise<void> {
-    // Never wait past the deadline: the request expires then instead.
-    const until = at < call.dial_before ? at : call.dial_before;
-    await createCallRepository(this.deps.pool).requeue(call.id, until, reason, this.deps.clock.now());
+  private async wait(call: CallRow, w: Admission & { kind: 'wait' }, now: Date): Promise<void> {
+    if (w.logRefusal) {
+      await createMoneyRepository(this.deps.pool).logActivity({
+        accountId: call.account_id,
+        mode: call.mode,
+        customerId: call.customer_id,
+        kind: 'call_start_refused',
+        reason: w.reason,
+        reference: call.id,
+        now,
+      });
+    }
+    await createCallRepository(this.deps.pool).requeue(call.id, w.until, w.reason, this.deps.clock.now());
   }
 
   /** Ends a request that will never be dialled, with its reason, and tells the reseller. */
-  private async end(call: CallRow, status: 'expired' | 'blocked', outcome: string): Promise<void> {
+  private async end(call: CallRow, status: 'expired' | 'blocked', outcome: 'expired' | 'do_not_call_listed'): Promise<void> {
     const now = this.deps.clock.now();
     await withTransaction(this.deps.pool, async (client) => {
       const summary =

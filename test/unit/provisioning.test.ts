@@ -3,25 +3,11 @@ import test from 'ava';
 import fc from 'fast-check';
 import { assessProvisioning, DEFAULT_STEPS, PROVISIONING_STEPS, type ProvisioningView } from '../../actors/customer/provisioning.ts';
 import { assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
+import { readyFacts } from '../helpers/readiness-facts.ts';
 
 /** A live customer with every readiness fact in place; each test changes what it is about. */
 function readinessFacts(overrides: Partial<ReadinessFacts> = {}): ReadinessFacts {
-  return {
-    mode: 'live',
-    accountMode: 'live',
-    kybStatus: 'verified',
-    agreementSigned: true,
-    availableCents: 10_000,
-    callReserveCents: 400,
-    countryOpened: true,
-    speechCertified: true,
-    hasNumberInCountry: true,
-    scriptCertified: true,
-    termsAccepted: true,
-    requestedSteps: [...DEFAULT_STEPS],
-    onboardingLinkActive: true,
-    ...overrides,
-  };
+  return readyFacts({ requestedSteps: [...DEFAULT_STEPS], onboardingLinkActive: true, ...overrides });
 }
 
 /** By default the reseller has asked for the default steps and sent an onboarding link. */

@@ -1,27 +1,8 @@
 import assert from 'node:assert/strict';
 import test from 'ava';
 import fc from 'fast-check';
+import { readinessFactsArb as factsArb, readyFacts as facts } from '../helpers/readiness-facts.ts';
 import { assessReadiness, type Blocker, type BlockerCode, type CheckName, type Party, type ReadinessFacts } from '../../actors/customer/readiness.ts';
-
-/** A live customer for whom every check passes; each test changes what it is about. */
-function facts(overrides: Partial<ReadinessFacts> = {}): ReadinessFacts {
-  return {
-    mode: 'live',
-    accountMode: 'live',
-    kybStatus: 'verified',
-    agreementSigned: true,
-    availableCents: 10_000,
-    callReserveCents: 400,
-    countryOpened: true,
-    speechCertified: true,
-    hasNumberInCountry: true,
-    scriptCertified: true,
-    termsAccepted: true,
-    requestedSteps: [],
-    onboardingLinkActive: false,
-    ...overrides,
-  };
-}
 
 interface Gate {
   check: CheckName;
@@ -189,22 +170,6 @@ test('a country not opened fails the speech and number checks even when both fac
 });
 
 // --- every combination of facts ---
-
-const factsArb: fc.Arbitrary<ReadinessFacts> = fc.record({
-  mode: fc.constantFrom('test' as const, 'live' as const),
-  accountMode: fc.constantFrom('test' as const, 'live' as const),
-  kybStatus: fc.constantFrom('pending', 'verified', 'rejected'),
-  agreementSigned: fc.boolean(),
-  availableCents: fc.integer({ min: -1_000, max: 1_000 }),
-  callReserveCents: fc.integer({ min: 0, max: 1_000 }),
-  countryOpened: fc.boolean(),
-  speechCertified: fc.boolean(),
-  hasNumberInCountry: fc.boolean(),
-  scriptCertified: fc.boolean(),
-  termsAccepted: fc.boolean(),
-  requestedSteps: fc.subarray(['number', 'script', 'agent', 'calendar']),
-  onboardingLinkActive: fc.boolean(),
-});
 
 /** The documented meaning of each check, written independently of the module. */
 function expectedChecks(f: ReadinessFacts): Record<CheckName, boolean> {

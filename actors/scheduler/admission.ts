@@ -1,0 +1,95 @@
+import { assessReadiness, type BlockerCode, type ReadinessFacts } from '../customer/readiness.ts';
+import { isOpen, nextOpening } from './calling-windows.ts';
+
+/**
+ * Admission: whether a claimed request is dialled now, waits, or ends. Pure: the dialler loads the
+ * facts in one statement (db/admission.ts), asks `decide`, then acts on the answer. No gate can
+ * be skipped by a parameter: a request carries only who and whom to call.
+ *
+ * Gates, in order: the request's deadline; do-not-call (the account's list and national
+ * registries); customer readiness (the question of the customer's mode: a test customer's calls
+ * leave out the four live-money gates); the calling window of the called number; this process's
+ * capacity; the caller ID. A request that passes them all goes on to the account's money start
+ * (balance, spend caps, concurrency), whose refusals `afterHoldRefused` maps. A request that may
+ * not be dialled yet waits with the reason and the time it may next try, never past its
+ * deadline; it is never ended for a transient reason.
+ */
+
+/** How long to wait before trying again, by reason, ms. Windows wait for their next opening instead. */
+export const RETRY_MS: Readonly<Record<string, number>> = {
+  concurrency_limit: 15_000,
+  platform_at_capacity: 10_000,
+  insufficient_balance: 10 * 60_000,
+  spend_cap_daily: 30 * 60_000,
+  spend_cap_monthly: 6 * 3600_000,
+  customer_spend_cap_daily: 30 * 60_000,
+  customer_spend_cap_monthly: 6 * 3600_000,
+  not_ready: 10 * 60_000,
+  no_caller_id: 10 * 60_000,
+};
+
+/** The wait after a money refusal whose reason has no entry of its own, ms. */
+export const DEFAULT_RETRY_MS = 60_000;
+
+/** What a request is decided on besides `now` and the capacity. */
+export interface AdmissionFacts {
+  /** The request's deadline: it is never dialled at or after it. */
+  dialBefore: Date;
+  /** The called number (E.164) and its country: the calling window's inputs. */
+  to: string;
+  toCountry: string;
+  /** Why the number may not be dialled for the account; null if it may. */
+  doNotCall: 'account_list' | 'national_registry' | null;
+  /** The customer's readiness facts; null when the customer is gone. */
+  readiness: ReadinessFacts | null;
+  /** The customer's active number in its own country; null when it has none. */
+  callerId: string | null;
+}
+
+/** This process's calls: running now, and the most it runs at once. */
+export interface Capacity {
+  liveCalls: number;
+  maxCalls: number;
+}
+
+/** Why a request waits: a readiness blocker, the calling window, capacity, caller ID or a money refusal. */
+export type WaitReason = BlockerCode | 'not_ready' | 'outside_calling_window' | 'platform_at_capacity' | 'no_number_in_country' | (string & {});
+
+export type Admission =
+  /** Every gate passed: start the money (the account's `start_call`), then dial from `from`. */
+  | { kind: 'dial'; from: string }
+  /**
+   * Back to the queue until `until` (never past the deadline), saying why. `logRefusal`: the
+   * refusal also goes into the account's activity log, as the account's own money refusals do.
+   */
+  | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean }
+  /** Never to be dialled: closed with this status and outcome. */
+  | { kind: 'end'; status: 'expired'; outcome: 'expired' }
+  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' };
+
+/** The gates before the money start, in order. Throws only if the number has no window within a month (calling-windows.ts). */
+export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Admission {
+  if (facts.dialBefore <= now) return { kind: 'end', status: 'expired', outcome: 'expired' };
+  if (facts.doNotCall) return { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' };
+  const readiness = facts.readiness ? assessReadiness(facts.readiness) : null;
+  if (!readiness?.ready) return wait(facts, readiness?.blockers[0]?.code ?? 'not_ready', after(now, RETRY_MS.not_ready));
+  if (!isOpen(facts.to, facts.toCountry, now)) return wait(facts, 'outside_calling_window', nextOpening(facts.to, facts.toCountry, now));
+  if (capacity.liveCalls >= capacity.maxCalls) return wait(facts, 'platform_at_capacity', after(now, RETRY_MS.platform_at_capacity), true);
+  if (!facts.callerId) return wait(facts, 'no_number_in_country', after(now, RETRY_MS.no_caller_id));
+  return { kind: 'dial', from: facts.callerId };
+}
+
+/**
+ * The wait after the account refused the money start (`reason`: a hold-rules.ts refusal), at
+ * `now`, for a request due before `dialBefore`. The account logs its own refusals.
+ */
+export function afterHoldRefused(reason: string, now: Date, dialBefore: Date): Admission & { kind: 'wait' } {
+  return wait({ dialBefore }, reason, after(now, Object.hasOwn(RETRY_MS, reason) ? RETRY_MS[reason] : DEFAULT_RETRY_MS));
+}
+
+const after = (now: Date, ms: number): Date => new Date(now.getTime() + ms);
+
+function wait(facts: Pick<AdmissionFacts, 'dialBefore'>, reason: WaitReason, at: Date, logRefusal = false): Admission & { kind: 'wait' } {
+  // Never wait past the deadline: the request expires then instead.
+  return { kind: 'wait', reason, until: at < facts.dialBefore ? at : facts.dialBefore, logRefusal };
+}

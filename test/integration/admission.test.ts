@@ -1,0 +1,94 @@
+import test from 'ava';
+import crypto from 'node:crypto';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import { makeReadyCustomer } from '../helpers/calls.ts';
+import { createPool, type Pool } from '../../db/pool.ts';
+import { loadAdmissionFacts } from '../../db/admission.ts';
+import { loadReadinessFacts } from '../../db/readiness.ts';
+
+let svc: TestService;
+let account: TestAccount & { liveApi?: any };
+let other: TestAccount;
+let pool: Pool;
+
+test.before(async () => {
+  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
+  account = await makeAccount(svc.url, { live: true });
+  other = await makeAccount(svc.url);
+  await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 });
+  pool = createPool(svc.databaseUrl, 2);
+});
+test.after.always(async () => {
+  await pool?.end();
+  await svc?.stop();
+});
+
+const now = () => new Date();
+
+test('the admission statement reads exactly the readiness endpoint’s row, for ready, unready and live customers', async (t) => {
+  const customers = [
+    await makeReadyCustomer(svc.url, account.api),
+    await makeCustomer(account.api),
+    await makeReadyCustomer(svc.url, account.liveApi),
+    await makeCustomer(account.liveApi, { country: 'GB' }),
+  ];
+  for (const c of customers) {
+    const at = now();
+    const admission = await loadAdmissionFacts(pool, { accountId: account.id, customerId: c.id, toE164: '+12025550111' }, at);
+    t.deepEqual(admission.readiness, await loadReadinessFacts(pool, c.id, at), c.id);
+    t.is(admission.do_not_call, null);
+  }
+});
+
+test('a customer that is gone has no readiness and no caller ID, and do-not-call is still read', async (t) => {
+  await account.api.post('/v1/dnc', { phone: '+12025550112' });
+  const gone = crypto.randomUUID();
+  t.deepEqual(await loadAdmissionFacts(pool, { accountId: account.id, customerId: gone, toE164: '+12025550112' }, now()), {
+    do_not_call: 'account_list',
+    readiness: null,
+    caller_id: null,
+  });
+});
+
+test('do-not-call: the account’s own list first, then the national registry; another account’s list does not count', async (t) => {
+  const customer = await makeReadyCustomer(svc.url, account.api);
+  const read = (toE164: string) => loadAdmissionFacts(pool, { accountId: account.id, customerId: customer.id, toE164 }, now());
+  await other.api.post('/v1/dnc', { phone: '+12025550121' });
+  await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'admission test', text: 'phone_number\n+12025550122\n+12025550123\n' });
+  await account.api.post('/v1/dnc', { phone: '+12025550123' });
+  t.is((await read('+12025550120')).do_not_call, null);
+  t.is((await read('+12025550121')).do_not_call, null, 'listed by another account only');
+  t.is((await read('+12025550122')).do_not_call, 'national_registry');
+  t.is((await read('+12025550123')).do_not_call, 'account_list', 'both: the account’s own list is named');
+});
+
+test('the caller ID is the customer’s first active number in its own country, and none without one', async (t) => {
+  const ready = await makeReadyCustomer(svc.url, account.liveApi);
+  const facts = await loadAdmissionFacts(pool, { accountId: account.id, customerId: ready.id, toE164: '+12025550130' }, now());
+  t.is(facts.caller_id, '+12025550188');
+  t.true(facts.readiness?.has_number_in_country);
+
+  // A later number in the same country does not replace the first.
+  await addNumber(ready.id, '+12025550187', 'US');
+  t.is((await loadAdmissionFacts(pool, { accountId: account.id, customerId: ready.id, toE164: '+12025550130' }, now())).caller_id, '+12025550188');
+
+  const abroad = await makeCustomer(account.liveApi, { country: 'GB' });
+  const read = () => loadAdmissionFacts(pool, { accountId: account.id, customerId: abroad.id, toE164: '+442079460000' }, now());
+  await addNumber(abroad.id, '+12025550189', 'US');
+  const none = await read();
+  t.is(none.caller_id, null, 'a number in another country is no caller ID');
+  t.false(none.readiness?.has_number_in_country);
+  await addNumber(abroad.id, '+442079460099', 'GB');
+  const some = await read();
+  t.is(some.caller_id, '+442079460099');
+  t.true(some.readiness?.has_number_in_country);
+});
+
+async function addNumber(customerId: string, e164: string, country: string): Promise<void> {
+  await pool.query(
+    `INSERT INTO phone_numbers (account_id, mode, customer_id, e164, country, kind, created_at)
+     SELECT account_id, mode, id, $2, $3, 'rented', now() FROM customers WHERE id = $1`,
+    [customerId, e164, country],
+  );
+}

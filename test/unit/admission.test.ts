@@ -1,0 +1,290 @@
+import test from 'ava';
+import fc from 'fast-check';
+import {
+  DEFAULT_RETRY_MS,
+  RETRY_MS,
+  afterHoldRefused,
+  decide,
+  type Admission,
+  type AdmissionFacts,
+  type Capacity,
+} from '../../actors/scheduler/admission.ts';
+import { BLOCKER_CODES, assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
+import { isOpen, nextOpening } from '../../actors/scheduler/calling-windows.ts';
+import { readinessFactsArb as readinessArb, readyFacts as ready } from '../helpers/readiness-facts.ts';
+import type { RefusalReason } from '../../actors/account/hold-rules.ts';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+const at = (iso: string): Date => new Date(iso);
+const plus = (d: Date, ms: number): Date => new Date(d.getTime() + ms);
+
+const NY = '+12125550123';
+/** Tuesday 15 June 2027, 11:00 in New York: inside the US window. */
+const OPEN = at('2027-06-15T15:00:00Z');
+/** Monday 14 June 2027, 23:00 in New York: closed until 08:00. */
+const CLOSED = at('2027-06-15T03:00:00Z');
+const FREE: Capacity = { liveCalls: 0, maxCalls: 2 };
+const FULL: Capacity = { liveCalls: 2, maxCalls: 2 };
+
+/** A request every gate lets through at OPEN. */
+function facts(overrides: Partial<AdmissionFacts> = {}): AdmissionFacts {
+  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', doNotCall: null, readiness: ready(), callerId: '+12025550100', ...overrides };
+}
+
+// ---- examples: one per gate --------------------------------------------------------------------
+
+test('every gate passed: dial from the caller ID', (t) => {
+  t.deepEqual(decide(facts(), OPEN, FREE), { kind: 'dial', from: '+12025550100' });
+});
+
+test('a request at or past its deadline ends expired, even one that could be dialled', (t) => {
+  t.deepEqual(decide(facts({ dialBefore: OPEN }), OPEN, FREE), { kind: 'end', status: 'expired', outcome: 'expired' });
+  t.deepEqual(decide(facts({ dialBefore: plus(OPEN, -1) }), OPEN, FREE), { kind: 'end', status: 'expired', outcome: 'expired' });
+  t.is(decide(facts({ dialBefore: plus(OPEN, 1) }), OPEN, FREE).kind, 'dial');
+});
+
+test('a number on a do-not-call list ends blocked, from the account list or a national registry', (t) => {
+  for (const doNotCall of ['account_list', 'national_registry'] as const) {
+    t.deepEqual(decide(facts({ doNotCall }), OPEN, FREE), { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' });
+  }
+});
+
+test('readiness: the first blocker of the customer’s own question is the reason; a customer gone waits as not_ready', (t) => {
+  const until = plus(OPEN, 10 * MINUTE_MS);
+  t.deepEqual(decide(facts({ readiness: ready({ kybStatus: 'pending', scriptCertified: false }) }), OPEN, FREE), {
+    kind: 'wait', reason: 'kyb_incomplete', until, logRefusal: false,
+  });
+  t.deepEqual(decide(facts({ readiness: null }), OPEN, FREE), { kind: 'wait', reason: 'not_ready', until, logRefusal: false });
+  // A test customer is decided on the test question: live money and live status do not hold it back.
+  const testCustomer = ready({ mode: 'test', accountMode: 'test', kybStatus: 'pending', agreementSigned: false, availableCents: 0 });
+  t.is(decide(facts({ readiness: testCustomer }), OPEN, FREE).kind, 'dial');
+  t.like(decide(facts({ readiness: { ...testCustomer, termsAccepted: false } }), OPEN, FREE), { kind: 'wait', reason: 'customer_not_attested' });
+  // The same facts on a live customer are held back by the first live gate.
+  t.like(decide(facts({ readiness: { ...testCustomer, mode: 'live' } }), OPEN, FREE), { kind: 'wait', reason: 'reseller_not_live' });
+});
+
+test('outside the window: wait for the next opening, or the deadline if that comes first', (t) => {
+  const opening = at('2027-06-15T12:00:00Z');
+  t.deepEqual(nextOpening(NY, 'US', CLOSED), opening);
+  t.deepEqual(decide(facts(), CLOSED, FREE), { kind: 'wait', reason: 'outside_calling_window', until: opening, logRefusal: false });
+  const deadline = plus(CLOSED, 3600_000);
+  t.deepEqual(decide(facts({ dialBefore: deadline }), CLOSED, FREE), { kind: 'wait', reason: 'outside_calling_window', until: deadline, logRefusal: false });
+});
+
+test('this process at capacity: wait 10 s, and the refusal is logged', (t) => {
+  t.deepEqual(decide(facts(), OPEN, FULL), { kind: 'wait', reason: 'platform_at_capacity', until: plus(OPEN, 10_000), logRefusal: true });
+  t.like(decide(facts(), OPEN, { liveCalls: 5, maxCalls: 2 }), { reason: 'platform_at_capacity' });
+  t.is(decide(facts(), OPEN, { liveCalls: 1, maxCalls: 2 }).kind, 'dial');
+});
+
+test('no caller ID in the customer’s country: wait 10 minutes', (t) => {
+  t.deepEqual(decide(facts({ callerId: null }), OPEN, FREE), { kind: 'wait', reason: 'no_number_in_country', until: plus(OPEN, 10 * MINUTE_MS), logRefusal: false });
+});
+
+test('the money start’s refusals: each waits its own time, never past the deadline; the account logs them itself', (t) => {
+  const deadline = plus(OPEN, DAY_MS);
+  const table: [RefusalReason, number][] = [
+    ['insufficient_balance', 10 * MINUTE_MS],
+    ['spend_cap_daily', 30 * MINUTE_MS],
+    ['spend_cap_monthly', 6 * 3600_000],
+    ['customer_spend_cap_daily', 30 * MINUTE_MS],
+    ['customer_spend_cap_monthly', 6 * 3600_000],
+    ['concurrency_limit', 15_000],
+  ];
+  for (const [reason, ms] of table) {
+    t.deepEqual(afterHoldRefused(reason, OPEN, deadline), { kind: 'wait', reason, until: plus(OPEN, ms), logRefusal: false }, reason);
+  }
+  t.deepEqual(afterHoldRefused('spend_cap_monthly', OPEN, plus(OPEN, 3600_000)).until, plus(OPEN, 3600_000));
+  // A reason without a row of its own (even one named like an Object property) waits a minute.
+  for (const reason of ['something_new', 'constructor', '__proto__', 'toString']) {
+    t.deepEqual(afterHoldRefused(reason, OPEN, deadline).until, plus(OPEN, DEFAULT_RETRY_MS), reason);
+  }
+});
+
+// ---- exhaustive: every combination of the gates' facts -----------------------------------------
+
+/** Readiness cases: gone, ready (live and test customers), and held back by one or two blockers. */
+const READINESS_CASES: [string, ReadinessFacts | null, string | null][] = [
+  ['gone', null, 'not_ready'],
+  ['ready live', ready(), null],
+  ['ready test (live gates failing)', ready({ mode: 'test', accountMode: 'test', kybStatus: 'pending', agreementSigned: false, availableCents: 0 }), null],
+  ['live, not live yet', ready({ accountMode: 'test' }), 'reseller_not_live'],
+  ['live, short of money', ready({ availableCents: 399 }), 'insufficient_balance'],
+  ['test, no number', ready({ mode: 'test', hasNumberInCountry: false }), 'no_number_in_country'],
+  ['live, script and terms', ready({ scriptCertified: false, termsAccepted: false }), 'script_uncertified'],
+  ['test, speech gate', ready({ mode: 'test', speechCertified: false, termsAccepted: false }), 'human_speech_gate_closed'],
+];
+
+test('exhaustive: deadline × do-not-call × readiness × window × capacity × caller ID, in the documented order', (t) => {
+  let cases = 0;
+  for (const expired of [false, true])
+    for (const doNotCall of [null, 'account_list', 'national_registry'] as const)
+      for (const [label, readiness, blocker] of READINESS_CASES)
+        for (const now of [OPEN, CLOSED])
+          for (const capacity of [FREE, FULL])
+            for (const callerId of [null, '+12025550100']) {
+              const f = facts({ dialBefore: expired ? now : plus(now, 3 * DAY_MS), doNotCall, readiness, callerId });
+              const d = decide(f, now, capacity);
+              const what = `${expired} ${doNotCall} ${label} ${now.toISOString()} ${capacity.liveCalls} ${callerId}`;
+              cases++;
+              // The documented order, restated gate by gate.
+              if (expired) t.deepEqual(d, { kind: 'end', status: 'expired', outcome: 'expired' }, what);
+              else if (doNotCall) t.deepEqual(d, { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' }, what);
+              else if (blocker) t.deepEqual(d, { kind: 'wait', reason: blocker, until: plus(now, 10 * MINUTE_MS), logRefusal: false }, what);
+              else if (now === CLOSED) t.deepEqual(d, { kind: 'wait', reason: 'outside_calling_window', until: nextOpening(NY, 'US', now), logRefusal: false }, what);
+              else if (capacity === FULL) t.deepEqual(d, { kind: 'wait', reason: 'platform_at_capacity', until: plus(now, 10_000), logRefusal: true }, what);
+              else if (!callerId) t.deepEqual(d, { kind: 'wait', reason: 'no_number_in_country', until: plus(now, 10 * MINUTE_MS), logRefusal: false }, what);
+              else t.deepEqual(d, { kind: 'dial', from: callerId }, what);
+            }
+  t.is(cases, 2 * 3 * READINESS_CASES.length * 2 * 2 * 2);
+});
+
+// ---- properties over random facts --------------------------------------------------------------
+
+/** Numbers in every calling country, a few in several zones. */
+const NUMBERS: [string, string][] = [
+  ['US', NY], ['US', '+18505550123'], ['US', '+19995550123'], ['CA', '+14165550123'], ['AU', '+61390001234'], ['AU', '+61412345678'],
+  ['GB', '+442079460000'], ['IE', '+35312345678'], ['DE', '+4930123456'], ['FR', '+33142000000'], ['ES', '+34928123456'], ['NL', '+31201234567'],
+];
+
+/** The facts of each gate after the deadline, drawn on their own so a test can redraw one gate's. */
+const gateArbs = {
+  doNotCall: fc.constantFrom(null, 'account_list' as const, 'national_registry' as const),
+  // Mostly ready, so the later gates are reached often.
+  readiness: fc.oneof(fc.constant(null), readinessArb, readinessArb.map((r) => ready({ mode: r.mode, requestedSteps: r.requestedSteps }))),
+  number: fc.constantFrom(...NUMBERS),
+  capacity: fc.record({ liveCalls: fc.integer({ min: 0, max: 4 }), maxCalls: fc.integer({ min: 1, max: 4 }) }),
+  callerId: fc.option(fc.constantFrom('+12025550100', '+442079460001'), { nil: null }),
+};
+type Drawn = { [K in keyof typeof gateArbs]: typeof gateArbs[K] extends fc.Arbitrary<infer T> ? T : never };
+
+const inputArb = fc.record({
+  now: fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2028, 11, 31) }).map((ms) => new Date(ms)),
+  // Before, at and after now: the deadline boundary is drawn often.
+  deadlineMs: fc.oneof(fc.constant(0), fc.integer({ min: -3 * DAY_MS, max: 0 }), fc.integer({ min: 1, max: 40 * DAY_MS }), fc.integer({ min: 1, max: 5 * MINUTE_MS })),
+  ...gateArbs,
+});
+type Input = { now: Date; deadlineMs: number } & Drawn;
+
+function run(i: Input): { f: AdmissionFacts; d: Admission } {
+  const f: AdmissionFacts = {
+    dialBefore: plus(i.now, i.deadlineMs),
+    to: i.number[1],
+    toCountry: i.number[0],
+    doNotCall: i.doNotCall,
+    readiness: i.readiness,
+    callerId: i.callerId,
+  };
+  return { f, d: decide(f, i.now, i.capacity) };
+}
+
+/**
+ * Which gate a decision was made by, in order (6 = every gate passed). `no_number_in_country` is
+ * both a readiness blocker and the caller-ID gate's reason: the readiness facts tell them apart.
+ */
+function gateOf(d: Admission, f: AdmissionFacts): number {
+  if (d.kind === 'end') return d.status === 'expired' ? 0 : 1;
+  if (d.kind === 'dial') return 6;
+  const ready = f.readiness !== null && assessReadiness(f.readiness).ready;
+  if (!ready && (d.reason === 'not_ready' || (BLOCKER_CODES as readonly string[]).includes(d.reason))) return 2;
+  return { outside_calling_window: 3, platform_at_capacity: 4, no_number_in_country: 5 }[d.reason as string] ?? -1;
+}
+/** The facts each gate reads, in gate order (the deadline is gate 0). */
+const GATE_FACTS: (keyof Drawn)[][] = [[], ['doNotCall'], ['readiness'], ['number'], ['capacity'], ['callerId']];
+
+test('property: a wait moves forward and never past the deadline; only the readiness, window, capacity and caller-ID gates wait', (t) => {
+  fc.assert(
+    fc.property(inputArb, (i) => {
+      const { f, d } = run(i);
+      if (d.kind !== 'wait') return true;
+      return d.until > i.now && d.until <= f.dialBefore && [2, 3, 4, 5].includes(gateOf(d, f)) && d.logRefusal === (d.reason === 'platform_at_capacity');
+    }),
+    { numRuns: 3_000, seed: 20270615 },
+  );
+  t.pass();
+});
+
+test('property: a request at or past its deadline is never dialled, and a listed number never, whatever else holds', (t) => {
+  fc.assert(
+    fc.property(inputArb, (i) => {
+      const { f, d } = run(i);
+      if (f.dialBefore <= i.now) return d.kind === 'end' && d.status === 'expired';
+      if (f.doNotCall) return d.kind === 'end' && d.status === 'blocked' && d.outcome === 'do_not_call_listed';
+      return d.kind !== 'end';
+    }),
+    { numRuns: 3_000, seed: 20270616 },
+  );
+  t.pass();
+});
+
+test('property: dialled only when every gate holds, from the caller ID, inside the window', (t) => {
+  fc.assert(
+    fc.property(inputArb, (i) => {
+      const { f, d } = run(i);
+      const everyGate =
+        f.dialBefore > i.now &&
+        f.doNotCall === null &&
+        f.readiness !== null &&
+        assessReadiness(f.readiness).ready &&
+        isOpen(f.to, f.toCountry, i.now) &&
+        i.capacity.liveCalls < i.capacity.maxCalls &&
+        f.callerId !== null;
+      if (d.kind !== 'dial') return true;
+      return everyGate && d.from === f.callerId;
+    }),
+    { numRuns: 3_000, seed: 20270617 },
+  );
+  t.pass();
+});
+
+test('property: the gates are in order: redrawing the facts of any later gate never changes a decision', (t) => {
+  fc.assert(
+    fc.property(inputArb, fc.record(gateArbs), (i, other) => {
+      const { f, d: first } = run(i);
+      const gate = gateOf(first, f);
+      if (gate < 0) return false;
+      // Every gate after the deciding one gets other facts; the decision stands.
+      for (let g = gate + 1; g < GATE_FACTS.length; g++) {
+        for (const key of GATE_FACTS[g]) {
+          const again = run({ ...i, [key]: other[key] } as Input).d;
+          if (JSON.stringify(again) !== JSON.stringify(first)) return false;
+        }
+      }
+      return true;
+    }),
+    { numRuns: 2_000, seed: 20270618 },
+  );
+  t.pass();
+});
+
+test('property: decide reads its facts and changes none of them', (t) => {
+  fc.assert(
+    fc.property(inputArb, (i) => {
+      const before = JSON.stringify(i);
+      const a = run(i).d;
+      const b = run(i).d;
+      return JSON.stringify(i) === before && JSON.stringify(a) === JSON.stringify(b);
+    }),
+    { numRuns: 500, seed: 20270619 },
+  );
+  t.pass();
+});
+
+test('property: a money refusal waits forward, its own time or the deadline, whatever the reason', (t) => {
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.constantFrom(...Object.keys(RETRY_MS)), fc.string()),
+      fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2028, 11, 31) }),
+      fc.integer({ min: 1, max: 10 * DAY_MS }),
+      (reason, nowMs, deadlineMs) => {
+        const now = new Date(nowMs);
+        const w = afterHoldRefused(reason, now, plus(now, deadlineMs));
+        const own = Object.hasOwn(RETRY_MS, reason) ? RETRY_MS[reason] : DEFAULT_RETRY_MS;
+        return w.reason === reason && w.until.getTime() === nowMs + Math.min(own, deadlineMs) && !w.logRefusal;
+      },
+    ),
+    { numRuns: 2_000, seed: 20270620 },
+  );
+  t.pass();
+});
