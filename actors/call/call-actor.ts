@@ -18,6 +18,7 @@ import { settleCall } from '../account/call-money.ts';
 import { agentSetup } from './agent-setup.ts';
 import { businessName } from '../customer/views.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
+import { readToolCall } from './tool-args.ts';
 import { appointmentView, callView, isFinished } from './views.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
 
@@ -290,14 +291,15 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
   }
 
+  /** Carries out the agent's call of a tool; its arguments are read (and made safe to write) by tool-args.ts. */
   async function tool(state: CallState, name: string, args: Record<string, unknown>): Promise<unknown> {
     const call = await mustGet(state.id);
     const now = clock.now();
-    switch (name) {
+    const read = readToolCall(name, args, now);
+    if ('reply' in read) return read.reply;
+    const wanted = read.act;
+    switch (wanted.tool) {
       case 'book_appointment': {
-        const start = new Date(String(args.start_at ?? ''));
-        const minutes = Number.isInteger(args.duration_minutes) ? Math.min(120, Math.max(10, Number(args.duration_minutes))) : 30;
-        if (Number.isNaN(start.getTime()) || start <= now) return { booked: false, error: 'start_at must be a future date and time with its offset' };
         if (call.appointment_id) return { booked: true, appointment_id: call.appointment_id, note: 'already booked on this call' };
         const customer = await createCustomerRepository(pool).get(call.customer_id);
         const timezone = customer?.timezone ?? 'UTC';
@@ -307,11 +309,11 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
             mode: call.mode,
             customer_id: call.customer_id,
             call_id: call.id,
-            start_at: start,
-            end_at: new Date(start.getTime() + minutes * 60_000),
+            start_at: wanted.startAt,
+            end_at: wanted.endAt,
             timezone,
-            attendee_name: typeof args.attendee_name === 'string' ? args.attendee_name.slice(0, 200) : null,
-            notes: typeof args.notes === 'string' ? args.notes.slice(0, 2000) : null,
+            attendee_name: wanted.attendeeName,
+            notes: wanted.notes,
             created_at: now,
           });
           await createCallRepository(client).update(call.id, { appointment_id: a.id, updated_at: now });
@@ -324,7 +326,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
           accountId: call.account_id,
           e164: call.to_e164,
           source: 'callee_request',
-          reason: typeof args.reason === 'string' ? args.reason.slice(0, 500) : 'asked not to be called again',
+          reason: wanted.reason,
           callId: call.id,
           now,
         });
@@ -332,12 +334,13 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       }
       case 'end_call': {
         // Hang up after this message: the agent's goodbye has already been sent to the carrier.
-        const reason = typeof args.reason === 'string' ? args.reason : 'other';
-        setTimeout(() => void hangUp(state, reason).catch((err) => log.warn({ err }, 'hangup failed')), 50).unref();
+        setTimeout(() => void hangUp(state, wanted.reason).catch((err) => log.warn({ err }, 'hangup failed')), 50).unref();
         return { ending: true };
       }
-      default:
-        return { error: `unknown tool ${name}` };
+      default: {
+        const unhandled: never = wanted;
+        throw new Error(`unhandled tool ${(unhandled as { tool: string }).tool}`);
+      }
     }
   }
 
