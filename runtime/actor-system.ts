@@ -243,7 +243,7 @@ function logDecision(log: Logger, actor: string, messageType: string, error: unk
   const err = error instanceof Error ? error : new Error(String(error));
   const line = { event: 'actor_supervision', actor, message_type: messageType, err, decision };
   if (isRefusal(error)) log.debug({ ...line, code: error.code, details: error.details }, 'request refused; actor state kept');
-  else if (decision === 'stop') log.warn(line, 'entity gone; actor stopped');
+  else if (error instanceof EntityGone) log.warn(line, decision === 'stop' ? 'entity gone; actor stopped' : 'entity gone; actor reset, its next load stops it');
   else if (isDatabaseUnreachable(error)) log.debug({ ...line, database_unreachable: true }, 'database unreachable; actor reset, reloads when it is back');
   else log.error(line, 'actor crashed; reset, reloads from the database');
 }

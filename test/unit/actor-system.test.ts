@@ -13,6 +13,7 @@ type CounterMsg =
   | { type: 'refuse' }
   | { type: 'refuse_on_read' }
   | { type: 'vanish' }
+  | { type: 'vanish_on_read' }
   | { type: 'lose_database' };
 
 interface CounterReplies {
@@ -23,6 +24,7 @@ interface CounterReplies {
   refuse: never;
   refuse_on_read: never;
   vanish: never;
+  vanish_on_read: never;
   lose_database: never;
 }
 
@@ -50,7 +52,7 @@ function counterBehaviour() {
       if (unknown.has(id)) throw new Refusal('account_not_found');
       return { count: 0 };
     },
-    isRead: (msg) => msg.type === 'get_count' || msg.type === 'explode_on_read' || msg.type === 'refuse_on_read',
+    isRead: (msg) => ['get_count', 'explode_on_read', 'refuse_on_read', 'vanish_on_read'].includes(msg.type),
     async receive(state, msg) {
       switch (msg.type) {
         case 'increment': {
@@ -71,6 +73,7 @@ function counterBehaviour() {
         case 'refuse_on_read':
           throw new Refusal('invalid_cursor');
         case 'vanish':
+        case 'vanish_on_read':
           throw new EntityGone('counter', 'whichever');
         case 'lose_database':
           throw unreachable();
@@ -276,6 +279,23 @@ test('an entity gone stops its actor: out of the registry, queued asks answered 
   gone.delete('a');
   t.is(await counters.ask('a', { type: 'increment' }, 5_000), 1);
   t.is(stats.loads, 3);
+});
+
+test('a read that finds its entity gone resets the actor (it runs beside the mailbox); the next load stops it', async (t) => {
+  const { system, counters, gone, decisions, crashes } = rig();
+  t.teardown(() => system.stop());
+  await counters.ask('a', { type: 'increment' });
+  gone.add('a');
+  await t.throwsAsync(counters.ask('a', { type: 'vanish_on_read' }, 5_000), { instanceOf: EntityGone });
+  t.is(counters.size, 1, 'not stopped by the read itself');
+  await t.throwsAsync(counters.ask('a', { type: 'get_count' }, 5_000), { instanceOf: EntityGone });
+  t.is(counters.size, 0, 'stopped by the load of the next message');
+  await flushLogs();
+  t.is(crashes().length, 0);
+  t.deepEqual(
+    decisions().map((l) => [l.message_type, l.decision, l.level]),
+    [['vanish_on_read', 'reset', 40], ['get_count', 'stop', 40]],
+  );
 });
 
 test('a crash because the database is away resets the actor without an error line', async (t) => {
