@@ -4,6 +4,13 @@ import type { Mode } from '../runtime/types.ts';
 /** How long a key replays its first response (spec: 24 hours). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Whether a finished record's write created its resource. A record finished by a process of the
+ * previous version (during a rolling restart) has only its status: 201 and 202 count as created,
+ * as migration 012 carried them over.
+ */
+const RESPONSE_CREATED = `COALESCE(response_created, response_status IN (201, 202))`;
+
 export interface IdempotencyClaim {
   accountId: string;
   mode: Mode;
@@ -13,7 +20,8 @@ export interface IdempotencyClaim {
 
 export type ClaimResult =
   | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown }
+  /** A finished record: whether the first request created its resource, and its body. */
+  | { kind: 'replay'; created: boolean; body: unknown }
   | { kind: 'mismatch' };
 
 /**
@@ -34,19 +42,19 @@ export async function claimIdempotencyKey(client: Client, c: IdempotencyClaim, n
   );
   if (inserted.rowCount === 1) return { kind: 'claimed' };
   const { rows } = await client.query(
-    `SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND mode = $2 AND key = $3`,
+    `SELECT request_hash, ${RESPONSE_CREATED} AS created, response_body FROM idempotency_keys WHERE account_id = $1 AND mode = $2 AND key = $3`,
     [c.accountId, c.mode, c.key],
   );
   const row = rows[0];
   if (!row || !Buffer.from(row.request_hash).equals(c.requestHash)) return { kind: 'mismatch' };
-  return { kind: 'replay', status: row.response_status, body: row.response_body };
+  return { kind: 'replay', created: row.created, body: row.response_body };
 }
 
-/** Stores the response of a claimed key, in the same transaction as the effect. */
-export async function completeIdempotencyKey(client: Client, c: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+/** Stores the reply of a claimed key (what the write did and its body), in the same transaction as the effect. */
+export async function completeIdempotencyKey(client: Client, c: IdempotencyClaim, created: boolean, body: unknown): Promise<void> {
   await client.query(
-    `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND mode = $2 AND key = $3`,
-    [c.accountId, c.mode, c.key, status, JSON.stringify(body)],
+    `UPDATE idempotency_keys SET response_created = $4, response_body = $5 WHERE account_id = $1 AND mode = $2 AND key = $3`,
+    [c.accountId, c.mode, c.key, created, JSON.stringify(body)],
   );
 }
 
@@ -57,12 +65,12 @@ export async function findIdempotencyRecord(
   now: Date,
 ): Promise<ClaimResult | null> {
   const { rows } = await db.query(
-    `SELECT request_hash, response_status, response_body FROM idempotency_keys
-      WHERE account_id = $1 AND mode = $2 AND key = $3 AND created_at > $4 AND response_status IS NOT NULL`,
+    `SELECT request_hash, ${RESPONSE_CREATED} AS created, response_body FROM idempotency_keys
+      WHERE account_id = $1 AND mode = $2 AND key = $3 AND created_at > $4 AND response_body IS NOT NULL`,
     [c.accountId, c.mode, c.key, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)],
   );
   const row = rows[0];
   if (!row) return null;
   if (!Buffer.from(row.request_hash).equals(c.requestHash)) return { kind: 'mismatch' };
-  return { kind: 'replay', status: row.response_status, body: row.response_body };
+  return { kind: 'replay', created: row.created, body: row.response_body };
 }

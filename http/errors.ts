@@ -1,6 +1,10 @@
+import { isRefusal, type RefusalCode } from '../runtime/refusal.ts';
+
 /**
  * The one catalogue of API error codes. Nothing else creates API errors: a code missing here
- * cannot be thrown, and `docs/api.md` lists every code (a test checks).
+ * cannot be thrown, and `docs/api.md` lists every code (a test checks). The domain refuses with
+ * a `Refusal` (runtime/refusal.ts) whose code must have its entry here; the other codes are the
+ * HTTP layer's own (authentication, the request's shape, the connection).
  */
 export type ErrorType =
   | 'invalid_request_error'
@@ -18,6 +22,7 @@ interface CatalogueEntry {
 
 const e = (status: number, type: ErrorType, message: string): CatalogueEntry => ({ status, type, message });
 
+/** Every refusal code has its entry here (a missing one fails the type check); the other codes are HTTP's own. */
 export const ERRORS = {
   // authentication (spec: Authentication)
   invalid_api_key: e(401, 'authentication_error', 'The API key is missing, malformed or unknown.'),
@@ -113,7 +118,7 @@ export const ERRORS = {
   service_unavailable: e(503, 'api_error', 'The service cannot reach its database right now; retry after the number of seconds in Retry-After. A write retried with the same Idempotency-Key is applied once.'),
   // anything else
   api_error: e(500, 'api_error', 'Something went wrong on our side. Retry; nothing was changed if the request did not succeed.'),
-} as const satisfies Record<string, CatalogueEntry>;
+} as const satisfies Record<RefusalCode, CatalogueEntry> & Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
@@ -135,3 +140,13 @@ export class ApiError extends Error {
 }
 
 export const isApiError = (err: unknown): err is ApiError => err instanceof ApiError;
+
+/**
+ * The API error an error answers with: a catalogue error as it is, a domain refusal through the
+ * catalogue (its own text when it has one), anything else null (the boundary's 500 or 503).
+ */
+export function apiErrorOf(err: unknown): ApiError | null {
+  if (isApiError(err)) return err;
+  if (isRefusal(err)) return new ApiError(err.code, err.explanation);
+  return null;
+}

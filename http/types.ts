@@ -1,6 +1,7 @@
 import type { Scope } from '../actors/account/api-key-rules.ts';
 import type { IdempotencyClaim } from '../db/idempotency.ts';
 import type { AuthContext } from './plugins/authenticate.ts';
+import type { WriteStatus } from './write-status.ts';
 
 /** How a route authenticates: an API key (default for routes under /v1), the console token, or nothing. */
 export type RouteAuth = 'key' | 'console' | 'none';
@@ -17,6 +18,8 @@ declare module 'fastify' {
     beforeGoLive?: boolean;
     /** The route accepts Idempotency-Key. */
     idempotent?: boolean;
+    /** A write route's statuses by what the write did: its answers and their replays use them (http/write-status.ts). */
+    writeStatus?: WriteStatus;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -1,6 +1,6 @@
 import nact from 'nact';
 import type { Logger } from './logger.ts';
-import { isApiError } from '../http/errors.ts';
+import { EntityGone, isRefusal } from './refusal.ts';
 import { isDatabaseUnreachable } from '../db/pool.ts';
 
 /**
@@ -52,6 +52,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** One registry per kind: finds or spawns the actor of an id and asks it. */
 export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['type'], unknown>, State> {
   private readonly entries = new Map<string, Entry>();
+  /** Actors spawned so far, numbering each one's nact name. */
+  private incarnations = 0;
 
   constructor(
     private readonly parent: nact.Ref<unknown>,
@@ -59,7 +61,7 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
     private readonly log: Logger,
   ) {}
 
-  /** Sends `msg` to the actor of `id` and waits for its reply; a catalogue error is re-thrown. */
+  /** Sends `msg` to the actor of `id` and waits for its reply; a refusal or a crash is re-thrown. */
   async ask<T extends Msg['type']>(id: string, msg: Extract<Msg, { type: T }>, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Replies[T]> {
     const entry = this.entryFor(id);
     entry.inflight++;
@@ -80,9 +82,24 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
     try {
       return (await this.behaviour.receive(state, msg)).reply;
     } catch (error) {
-      if (!isApiError(error)) logCrash(this.log, `/switchboard/${this.behaviour.kind}/${id}`, msg.type, error, 'resume');
+      this.readFailed(id, msg.type, error);
       throw error;
     }
+  }
+
+  /**
+   * Supervision of a read that failed. A read runs beside the mailbox, so it cannot stop its
+   * actor under messages already queued: anything but a refusal resets it (through the mailbox),
+   * and if the entity is gone, the next message's load finds so and stops it.
+   */
+  private readFailed(id: string, messageType: string, error: unknown): void {
+    const decision = supervisionDecision(error) === 'resume' ? 'resume' : 'reset';
+    logDecision(this.log, this.pathOf(id), messageType, error, decision);
+    if (decision === 'reset') this.reload(id);
+  }
+
+  private pathOf(id: string): string {
+    return `/switchboard/${this.behaviour.kind}/${id}`;
   }
 
   /** Drops the cached state of `id` (another process changed the entity); the next message reloads. */
@@ -129,7 +146,7 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
 
   private spawn(id: string, entry: Entry): nact.Ref<unknown> {
     const { behaviour, log } = this;
-    const path = `/switchboard/${behaviour.kind}/${id}`;
+    const path = this.pathOf(id);
     const reply = (sender: unknown, outcome: Outcome) => nact.dispatch(sender as nact.Ref<any>, outcome);
 
     const handle = async (slot: Slot<State>, envelope: Envelope<Msg>): Promise<Slot<State>> => {
@@ -141,20 +158,20 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
     const step = async (slot: Slot<State>, envelope: Envelope<Msg>): Promise<Slot<State>> => {
       if (envelope.msg.type === '__reload') return { loaded: false };
       const { msg, sender } = envelope as { msg: Msg; sender: unknown };
+      // Whatever fails is answered at once (nact would drop the message and let the caller time
+      // out), then thrown on to onCrash, which decides what becomes of the actor.
       let state: State;
       try {
         state = slot.loaded ? slot.state : await behaviour.load(id);
       } catch (error) {
         reply(sender, { ok: false, error });
-        // An entity that does not exist is an answer, not a crash.
-        if (isApiError(error)) return { loaded: false };
         throw error;
       }
       if (behaviour.isRead(msg)) {
         behaviour.receive(state, msg).then(
           ({ reply: value }) => reply(sender, { ok: true, value }),
           (error) => {
-            if (!isApiError(error)) logCrash(log, path, msg.type, error, 'resume');
+            this.readFailed(id, msg.type, error);
             reply(sender, { ok: false, error });
           },
         );
@@ -166,32 +183,69 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
         return { loaded: true, state: result.state };
       } catch (error) {
         reply(sender, { ok: false, error });
-        // An expected refusal leaves the state as it was; anything else crashes the actor.
-        if (isApiError(error)) return { loaded: true, state };
         throw error;
       }
     };
 
-    return nact.spawn(this.parent as nact.Ref<any>, handle as any, id, {
+    // Each incarnation has its own nact name: an actor stopped by its supervisor leaves its parent
+    // a moment after onCrash returns, and an ask in that moment spawns the id's next one.
+    return nact.spawn(this.parent as nact.Ref<any>, handle as any, `${id}.${++this.incarnations}`, {
       initialState: { loaded: false },
-      onCrash: (msg: any, error: any, ctx: any) => {
-        entry.loaded = null;
-        logCrash(log, path, msg?.msg?.type ?? 'load', error, 'reset');
-        // reset: state returns to "not loaded", so the next message reloads from PostgreSQL.
-        return ctx.reset;
+      onCrash: (msg: any, error: unknown, ctx: any) => {
+        const decision = supervisionDecision(error);
+        logDecision(log, path, msg?.msg?.type ?? 'load', error, decision);
+        switch (decision) {
+          case 'resume':
+            // nact keeps the state the failed message started from: loaded or not, as it was.
+            return ctx.resume;
+          case 'reset':
+            // Back to "not loaded": the next message reloads the entity from PostgreSQL.
+            entry.loaded = null;
+            return ctx.reset;
+          case 'stop': {
+            // Out of the map first, so the next ask spawns afresh (and finds the entity gone or back);
+            // what waits in the mailbox is answered now rather than left to time out.
+            if (this.entries.get(id) === entry) this.entries.delete(id);
+            for (const queued of ctx.mailbox as { message: Envelope<Msg> }[]) {
+              if (queued.message.sender) reply(queued.message.sender, { ok: false, error });
+            }
+            return ctx.stop;
+          }
+        }
       },
     });
   }
 }
 
-/** One structured line per crash and restart, for operators. */
-function logCrash(log: Logger, actor: string, messageType: string, error: unknown, decision: 'reset' | 'resume') {
-  // Not a broken invariant but an outage, which the process logs once (runtime/database-health.ts);
-  // the request's own line has its 503, and the reset reloads the entity once the database is back.
-  if (isDatabaseUnreachable(error)) return;
+/** What supervision does with an actor whose message failed: three of nact's `onCrash` decisions. */
+export type SupervisionDecision = 'resume' | 'reset' | 'stop';
+
+/**
+ * A refusal is an answer: the actor keeps its state and goes on (resume). An entity that is gone
+ * has nothing to reload: its actor stops. Anything else broke an invariant, so the state is not
+ * trusted: it is dropped, and the next message reloads the entity from PostgreSQL (reset).
+ */
+export function supervisionDecision(error: unknown): SupervisionDecision {
+  if (isRefusal(error)) return 'resume';
+  if (error instanceof EntityGone) return 'stop';
+  return 'reset';
+}
+
+/**
+ * One structured line per supervision decision (`actor_supervision`): the actor's path, the
+ * message type, the error and the decision. A refusal is an everyday answer (the request's own
+ * line has its status): debug. A gone entity: warn. A broken invariant: error, unless the
+ * database was unreachable, an outage the process logs once (runtime/database-health.ts): then
+ * the reset is a debug line and the request's line has its 503.
+ */
+function logDecision(log: Logger, actor: string, messageType: string, error: unknown, decision: SupervisionDecision): void {
   // pino's err serializer records the class (type), message and stack of a real Error.
   const err = error instanceof Error ? error : new Error(String(error));
-  log.error({ event: 'actor_crashed', actor, message_type: messageType, err, decision }, 'actor crashed; restarted from the database');
+  const line = { event: 'actor_supervision', actor, message_type: messageType, err, decision };
+  if (isRefusal(error)) log.debug({ ...line, code: error.code, details: error.details }, 'request refused; actor state kept');
+  else if (error instanceof EntityGone) log.warn(line, decision === 'stop' ? 'entity gone; actor stopped' : 'entity gone; actor reset, its next load stops it');
+  else if (isDatabaseUnreachable(error)) log.debug({ ...line, database_unreachable: true }, 'database unreachable; actor reset, reloads when it is back');
+  else log.error(line, 'actor crashed; reset, reloads from the database');
 }
 
 /** The root of the actor tree and the per-kind registries. */

@@ -9,7 +9,7 @@ import { createApiKeyRepository } from '../../db/api-keys.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
 import { recordEvent } from '../../db/events.ts';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction } from '../shared/transaction.ts';
@@ -75,7 +75,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
     const repo = createAccountRepository(db);
     const row = lock ? await repo.lock(id) : await repo.get(id);
-    if (!row) throw new ApiError('account_not_found');
+    if (!row) throw new Refusal('account_not_found');
     return row;
   }
 
@@ -130,15 +130,18 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
       const country = (input.country ?? account.country).toUpperCase();
       const countryRow = await coverageRepo.get(country);
       if (!countryRow || !countryRow.opened) {
-        throw new ApiError('country_not_supported', `${country} is not an opened market; GET /v1/coverage lists them.`);
+        throw new Refusal('country_not_supported', `${country} is not an opened market; GET /v1/coverage lists them.`);
       }
       const timezone = input.timezone ?? countryRow.default_timezone;
-      if (!isTimeZone(timezone)) throw new ApiError('invalid_timezone');
-      if (input.website_url && !isHttpUrl(input.website_url)) throw new ApiError('invalid_url');
+      if (!isTimeZone(timezone)) throw new Refusal('invalid_timezone');
+      if (input.website_url && !isHttpUrl(input.website_url)) throw new Refusal('invalid_url');
       if (account.max_customers !== null) {
         const count = await createAccountRepository(client).customerCount(state.id, mode);
         if (count >= account.max_customers) {
-          throw new ApiError('customer_limit_reached', `The account's ceiling of ${account.max_customers} ${mode} customers is full.`);
+          throw new Refusal('customer_limit_reached', `The account's ceiling of ${account.max_customers} ${mode} customers is full.`, {
+            max_customers: account.max_customers,
+            mode,
+          });
         }
       }
       let row;
@@ -155,10 +158,10 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
           now,
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw new ApiError('external_ref_taken');
+        if (isUniqueViolation(err)) throw new Refusal('external_ref_taken');
         throw err;
       }
-      return { status: 201, body: { ...customerView(row), coverage: assessCoverage(country, countryRow) } };
+      return { created: true, body: { ...customerView(row), coverage: assessCoverage(country, countryRow) } };
     });
   }
 
@@ -173,7 +176,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
     const cached = state.customerIds.get(cacheKey);
     if (cached) return cached;
     const row = await createCustomerRepository(pool).findByIdOrRef(state.id, mode, idOrRef);
-    if (!row) throw new ApiError('customer_not_found', `No customer "${idOrRef}" in ${mode} mode.`);
+    if (!row) throw new Refusal('customer_not_found', `No customer "${idOrRef}" in ${mode} mode.`);
     if (state.customerIds.size > 10_000) state.customerIds.clear();
     state.customerIds.set(cacheKey, row.id);
     return row.id;
@@ -187,7 +190,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
     return withTransaction(pool, async (client) => {
       const account = await mustGet(client, id, true);
       if (input.mode === 'live' && account.kyb_status !== 'verified') {
-        throw new ApiError('kyb_incomplete', 'Live keys can be created once business verification is complete.');
+        throw new Refusal('kyb_incomplete', 'Live keys can be created once business verification is complete.');
       }
       const { secret, ...stored } = newKeySecret(input.mode);
       const key = await createApiKeyRepository(client).insert({ accountId: id, mode: input.mode, label: input.label, scopes, ipAllowlist, expiresAt, ...stored, now });
@@ -198,8 +201,8 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
   /** A key of the account that still works (rotation and revocation start here). */
   async function usableKey(keys: ReturnType<typeof createApiKeyRepository>, id: string, keyId: string) {
     const key = await keys.get(id, keyId);
-    if (!key) throw new ApiError('key_not_found');
-    if (key.revoked_at) throw new ApiError('key_already_revoked');
+    if (!key) throw new Refusal('key_not_found');
+    if (key.revoked_at) throw new Refusal('key_already_revoked');
     return key;
   }
 
@@ -239,7 +242,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
     return writeTransaction(pool, idempotency, clock.now(), async (client) => {
       await mustGet(client, id, true);
       const row = (await createAccountRepository(client).update(id, patch))!;
-      return { status: 200, body: brandView(row) };
+      return { created: false, body: brandView(row) };
     });
   }
 
@@ -273,7 +276,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
           createApiKeyRepository(pool).get(id, msg.keyId),
           accounts.customerCount(id, msg.mode),
         ]);
-        if (!key) throw new ApiError('invalid_api_key');
+        if (!key) throw new Refusal('invalid_api_key');
         return done(accountView(account, key, count));
       }
       case 'create_customer':
@@ -315,7 +318,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
               a.kyb_status !== 'verified' && 'business verification',
               a.agreement_signed_at === null && 'the signed reseller agreement',
             ].filter(Boolean);
-            if (missing.length) throw new ApiError('go_live_blocked', `The account cannot go live without ${missing.join(' and ')}.`);
+            if (missing.length) throw new Refusal('go_live_blocked', `The account cannot go live without ${missing.join(' and ')}.`, { missing });
             return { mode: 'live', went_live_at: a.went_live_at ?? now };
           }),
         );
@@ -356,7 +359,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
       case 'refund':
         return done(await moneyChange(id, async (client, now) => {
           if (msg.customerId && (await createCustomerRepository(client).get(msg.customerId))?.account_id !== id) {
-            throw new ApiError('customer_not_found');
+            throw new Refusal('customer_not_found');
           }
           const line = await postLine(client, {
             accountId: id,

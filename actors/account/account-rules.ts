@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { SCOPES, normaliseAllowlistEntry, type Scope } from './api-key-rules.ts';
 import type { BrandField } from '../../db/accounts.ts';
 
@@ -32,7 +32,7 @@ export function randomSlugWord(): string {
 export function parseScopes(scopes: string[] | undefined): Scope[] {
   if (scopes === undefined) return [...SCOPES];
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknown.length) throw new ApiError('invalid_scope', `Unknown scope(s): ${unknown.join(', ')}. Known: ${SCOPES.join(', ')}.`);
+  if (unknown.length) throw new Refusal('invalid_scope', `Unknown scope(s): ${unknown.join(', ')}. Known: ${SCOPES.join(', ')}.`);
   return [...new Set(scopes)] as Scope[];
 }
 
@@ -40,7 +40,7 @@ export function parseAllowlist(entries: string[] | null | undefined): string[] |
   if (!entries || entries.length === 0) return null;
   return entries.map((e) => {
     const normalised = normaliseAllowlistEntry(e);
-    if (!normalised) throw new ApiError('invalid_ip_allowlist', `"${e}" is not an IPv4/IPv6 address or CIDR range.`);
+    if (!normalised) throw new Refusal('invalid_ip_allowlist', `"${e}" is not an IPv4/IPv6 address or CIDR range.`);
     return normalised;
   });
 }
@@ -53,9 +53,9 @@ export function parseFutureTimestamp(value: string | null | undefined, now: Date
   const [y, m, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
   const calendar = new Date(Date.UTC(y, m - 1, day));
   if (!match || Number.isNaN(d.getTime()) || calendar.getUTCMonth() !== m - 1 || calendar.getUTCDate() !== day) {
-    throw new ApiError('invalid_expires_at', 'expires_at must be an ISO 8601 timestamp with a zone, such as 2027-01-31T00:00:00.000Z.');
+    throw new Refusal('invalid_expires_at', 'expires_at must be an ISO 8601 timestamp with a zone, such as 2027-01-31T00:00:00.000Z.');
   }
-  if (d <= now) throw new ApiError('invalid_expires_at', 'expires_at must be in the future.');
+  if (d <= now) throw new Refusal('invalid_expires_at', 'expires_at must be in the future.');
   return d;
 }
 
@@ -67,7 +67,7 @@ const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(
 export function checkBrandField(field: BrandField, value: string | null): void {
   if (value === null) return;
   const bad = (why: string) => {
-    throw new ApiError('invalid_brand_field', `${field} ${why}.`);
+    throw new Refusal('invalid_brand_field', `${field} ${why}.`);
   };
   switch (field) {
     case 'primary_color':

@@ -1,7 +1,7 @@
 import { withTransaction, isUniqueViolation, type Client, type Pool } from '../../db/pool.ts';
 import { createMoneyRepository, type HoldRow } from '../../db/money.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { billableMinutes, callReserveCents, dayKey, minutesUsedNow, monthKey, priceMinutes } from './pricing.ts';
 import { lowBalanceStage } from './low-balance.ts';
 import { holdRefusal, type RefusalReason } from './hold-rules.ts';
@@ -111,7 +111,7 @@ export async function endCall(pool: Pool, e: CallEnd): Promise<EndCallResult> {
   return withTransaction(pool, async (client) => {
     // Asked for by reference (the console), an unknown hold is the asker's mistake, not a broken
     // invariant as it is for a call ending inside settleCall's callers.
-    if (!(await createMoneyRepository(client).findHold(e.accountId, e.reference))) throw new ApiError('hold_not_found');
+    if (!(await createMoneyRepository(client).findHold(e.accountId, e.reference))) throw new Refusal('hold_not_found');
     return settleCall(client, e);
   });
 }

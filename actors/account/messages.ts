@@ -1,7 +1,7 @@
 import type { Mode } from '../../runtime/types.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import type { Page, List } from '../shared/list.ts';
-import type { Outcome } from '../shared/transaction.ts';
+import type { Written } from '../shared/transaction.ts';
 import type { BrandField, AccountLimitField } from '../../db/accounts.ts';
 import type { accountView, apiKeyView, brandView, consoleAccountView } from './views.ts';
 import type { customerView } from '../customer/views.ts';
@@ -77,11 +77,11 @@ export interface AccountReplies {
   create_account: ReturnType<typeof consoleAccountView>;
   get_account: ReturnType<typeof consoleAccountView>;
   get_me: ReturnType<typeof accountView>;
-  create_customer: Outcome<CustomerWithCoverage>;
+  create_customer: Written<CustomerWithCoverage>;
   list_customers: List<ReturnType<typeof customerView>>;
   resolve_customer: string;
   get_brand: ReturnType<typeof brandView>;
-  update_brand: Outcome<ReturnType<typeof brandView>>;
+  update_brand: Written<ReturnType<typeof brandView>>;
   create_key: ReturnType<typeof apiKeyView>;
   list_keys: List<ReturnType<typeof apiKeyView>>;
   rotate_key: ReturnType<typeof apiKeyView>;

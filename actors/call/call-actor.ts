@@ -9,7 +9,7 @@ import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { recordEvent } from '../../db/events.ts';
-import { ApiError } from '../../http/errors.ts';
+import { EntityGone } from '../../runtime/refusal.ts';
 import { FINAL_CARRIER_STATUSES, type Carrier, type CarrierStatusReport, type RecordingReport } from '../../telephony/carrier.ts';
 import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import type { MediaSession } from '../../telephony/media.ts';
@@ -69,9 +69,10 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
   const liveHandles = new Map<string, Pick<CallState, 'media' | 'bridge' | 'limitTimer'>>();
   const repo = () => createCallRepository(pool);
 
+  /** The call's row. A call actor exists only for an inserted call (rows are never deleted), so none is a broken invariant: the actor stops. */
   async function mustGet(id: string): Promise<CallRow> {
     const row = await repo().get(id);
-    if (!row) throw new ApiError('invalid_parameter', `no call ${id}`);
+    if (!row) throw new EntityGone('call', id);
     return row;
   }
 

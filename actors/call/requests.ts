@@ -6,9 +6,9 @@ import { createAppointmentRepository } from '../../db/appointments.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { recordEvent } from '../../db/events.ts';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
-import { writeTransaction, type Outcome } from '../shared/transaction.ts';
+import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { parsePhone } from '../scheduler/phone.ts';
 import { appointmentView, callRequestView, callView, dncView, isFinished } from './views.ts';
 import { withTransaction } from '../../db/pool.ts';
@@ -33,22 +33,22 @@ export interface QueueCallInput {
 export function createCallRequests(deps: Deps) {
   const { pool, clock, config } = deps;
 
-  async function queueCall(accountId: string, mode: Mode, input: QueueCallInput, idempotency: IdempotencyClaim | undefined): Promise<Outcome<unknown>> {
+  async function queueCall(accountId: string, mode: Mode, input: QueueCallInput, idempotency: IdempotencyClaim | undefined): Promise<Written<unknown>> {
     const now = clock.now();
     const customer = await createCustomerRepository(pool).get(input.customerId);
-    if (!customer || customer.account_id !== accountId || customer.mode !== mode) throw new ApiError('customer_not_found');
+    if (!customer || customer.account_id !== accountId || customer.mode !== mode) throw new Refusal('customer_not_found');
     const parsed = parsePhone(input.phone, customer.country);
     if (!parsed.ok) {
-      throw new ApiError('invalid_phone_number', `"${input.phone}" is not a valid telephone number (read with ${customer.country} as the default country).`);
+      throw new Refusal('invalid_phone_number', `"${input.phone}" is not a valid telephone number (read with ${customer.country} as the default country).`);
     }
     if (parsed.country !== customer.country) {
-      throw new ApiError('phone_country_mismatch', `${parsed.e164} is a ${parsed.country} number; this customer calls in ${customer.country}.`);
+      throw new Refusal('phone_country_mismatch', `${parsed.e164} is a ${parsed.country} number; this customer calls in ${customer.country}.`);
     }
     let dialBefore = new Date(now.getTime() + DEFAULT_DIAL_WINDOW_DAYS * 86_400_000);
     if (input.dial_before) {
       const d = new Date(input.dial_before);
       if (Number.isNaN(d.getTime()) || d <= now || d.getTime() - now.getTime() > MAX_DIAL_WINDOW_DAYS * 86_400_000) {
-        throw new ApiError('invalid_dial_before');
+        throw new Refusal('invalid_dial_before');
       }
       dialBefore = d;
     }
@@ -65,13 +65,13 @@ export function createCallRequests(deps: Deps) {
         dialBefore,
         now,
       });
-      return { status: created ? 201 : 200, body: callRequestView(row) };
+      return { created, body: callRequestView(row) };
     });
   }
 
   async function getCall(accountId: string, mode: Mode, id: string) {
     const row = await createCallRepository(pool).findForAccount(accountId, mode, id);
-    if (!row) throw new ApiError('call_not_found');
+    if (!row) throw new Refusal('call_not_found');
     return row;
   }
 
@@ -105,8 +105,8 @@ export function createCallRequests(deps: Deps) {
       });
       if (cancelled) return callRequestView(cancelled);
       const current = await getCall(accountId, mode, id);
-      if (isFinished(current.status)) throw new ApiError('call_already_finished', `This request already ended (${current.status}).`);
-      throw new ApiError('call_already_claimed');
+      if (isFinished(current.status)) throw new Refusal('call_already_finished', `This request already ended (${current.status}).`);
+      throw new Refusal('call_already_claimed');
     },
 
     async listAppointments(accountId: string, mode: Mode, f: { customerId: string | null; status: string | null; from: Date | null; to: Date | null; page: Page }) {
@@ -118,15 +118,15 @@ export function createCallRequests(deps: Deps) {
 
     async getAppointment(accountId: string, mode: Mode, id: string) {
       const row = await createAppointmentRepository(pool).findForAccount(accountId, mode, id);
-      if (!row) throw new ApiError('appointment_not_found');
+      if (!row) throw new Refusal('appointment_not_found');
       return appointmentView(row);
     },
 
-    async addDnc(accountId: string, defaultCountry: string, input: { phone: string; reason?: string | null }): Promise<Outcome<unknown>> {
+    async addDnc(accountId: string, defaultCountry: string, input: { phone: string; reason?: string | null }): Promise<Written<unknown>> {
       const parsed = parsePhone(input.phone, defaultCountry);
-      if (!parsed.ok) throw new ApiError('invalid_phone_number');
+      if (!parsed.ok) throw new Refusal('invalid_phone_number');
       const { row, created } = await createDncRepository(pool).add({ accountId, e164: parsed.e164, source: 'api', reason: input.reason ?? null, callId: null, now: clock.now() });
-      return { status: created ? 201 : 200, body: dncView(row) };
+      return { created, body: dncView(row) };
     },
 
     async listDnc(accountId: string, page: Page) {
@@ -138,11 +138,11 @@ export function createCallRequests(deps: Deps) {
     /** Takes a number off the reseller's own list; a callee's own request cannot be undone by the reseller. */
     async removeDnc(accountId: string, defaultCountry: string, phone: string) {
       const parsed = parsePhone(phone, defaultCountry);
-      if (!parsed.ok) throw new ApiError('invalid_phone_number');
+      if (!parsed.ok) throw new Refusal('invalid_phone_number');
       const repo = createDncRepository(pool);
       const row = await repo.get(accountId, parsed.e164);
-      if (!row) throw new ApiError('dnc_entry_not_found');
-      if (row.source === 'callee_request') throw new ApiError('dnc_entry_protected');
+      if (!row) throw new Refusal('dnc_entry_not_found');
+      if (row.source === 'callee_request') throw new Refusal('dnc_entry_protected');
       await repo.remove(accountId, parsed.e164);
       return { object: 'dnc_entry' as const, phone: parsed.e164, deleted: true };
     },

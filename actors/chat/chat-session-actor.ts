@@ -4,9 +4,9 @@ import type { Mode } from '../../runtime/types.ts';
 import { isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
 import { createChatSessionRepository, type ChatGateRow, type ChatSessionRow } from '../../db/chat-sessions.ts';
 import { createMoneyRepository } from '../../db/money.ts';
-import { ApiError, isApiError } from '../../http/errors.ts';
+import { isRefusal, Refusal } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
-import { writeTransaction, type Outcome } from '../shared/transaction.ts';
+import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { postLine } from '../account/ledger.ts';
 import { ITEM_PRICES } from '../account/pricing.ts';
 import { assistantFor, type Assistant, type ChatTurn } from './assistant.ts';
@@ -50,13 +50,13 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
   });
 
   function mustBeOpen(state: ChatSessionState) {
-    if (!state.session) throw new ApiError('invalid_session_token');
+    if (!state.session) throw new Refusal('invalid_session_token');
     return state.session;
   }
 
   async function gate(id: string): Promise<ChatGateRow> {
     const row = await sessions.gate(id);
-    if (!row) throw new ApiError('invalid_session_token');
+    if (!row) throw new Refusal('invalid_session_token');
     return row;
   }
 
@@ -66,7 +66,7 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     const { owner } = msg;
     const token = mintToken(SESSION_TOKEN_PREFIX[owner.mode]);
     const made: { row?: ChatSessionRow } = {};
-    let outcome: Outcome<ChatSessionView>;
+    let outcome: Written<ChatSessionView>;
     try {
       outcome = await writeTransaction(pool, msg.idempotency, now, async (client) => {
         const created = await createChatSessionRepository(client).insert({
@@ -84,13 +84,13 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
         });
         made.row = created;
         // The stored body (idempotent replay) leaves the token out: only its hash is kept.
-        return { status: 201, body: chatSessionView(created, now, { expiresInSeconds: msg.ttlSeconds }) };
+        return { created: true, body: chatSessionView(created, now, { expiresInSeconds: msg.ttlSeconds }) };
       });
     } catch (err) {
       // An unreachable database is not this write's fault: the boundary answers 503 with Retry-After.
-      if (isApiError(err) || isDatabaseUnreachable(err)) throw err;
+      if (isRefusal(err) || isDatabaseUnreachable(err)) throw err;
       log.error({ err }, 'chat session not created; rolled back');
-      throw new ApiError('session_not_created');
+      throw new Refusal('session_not_created');
     }
     // A replay created nothing: the first request's session lives under another id.
     if (outcome.replayed || !made.row) return { state, reply: outcome };
@@ -103,12 +103,12 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     const now = clock.now();
     const before = await gate(state.id);
     const refusal = refuseMessage(before, now, PRICE_CENTS);
-    if (refusal) throw new ApiError(refusal);
+    if (refusal) throw new Refusal(refusal);
     const slot = await sessions.claimSlot(state.id, now);
     if (!slot) {
       // Another message took the last slot, or the session ended, since the read above.
       const after = await gate(state.id);
-      throw new ApiError(refuseMessage(after, now, PRICE_CENTS) ?? 'session_exhausted');
+      throw new Refusal(refuseMessage(after, now, PRICE_CENTS) ?? 'session_exhausted');
     }
     const brand = sessionBrand(before);
     try {
@@ -121,10 +121,10 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     } catch (err) {
       // Not answered (or not charged): the message does not count.
       await sessions.releaseSlot(state.id).catch((releaseErr) => log.error({ err: releaseErr, session_id: state.id }, 'chat slot not given back'));
-      if (isApiError(err) || isDatabaseUnreachable(err)) throw err;
+      if (isRefusal(err) || isDatabaseUnreachable(err)) throw err;
       // The message and the thread are never logged: no transcript is kept anywhere.
       log.warn({ err, session_id: state.id, assistant: assistant.name }, 'chat message not answered');
-      throw new ApiError('chat_unavailable');
+      throw new Refusal('chat_unavailable');
     }
   }
 
@@ -133,7 +133,7 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     await withTransaction(pool, async (client) => {
       const money = await createMoneyRepository(client).lock(session.accountId, session.mode);
       if (!money) throw new Error(`no money row for account ${session.accountId} (${session.mode})`);
-      if (session.mode === 'live' && money.balance_cents - money.reserved_cents < PRICE_CENTS) throw new ApiError('insufficient_balance');
+      if (session.mode === 'live' && money.balance_cents - money.reserved_cents < PRICE_CENTS) throw new Refusal('insufficient_balance');
       await postLine(
         client,
         {
@@ -156,7 +156,7 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
   async function revoke(state: ChatSessionState, owner: Extract<ChatSessionMessage, { type: 'revoke_session' }>['owner']) {
     const s = state.session;
     if (!s || s.accountId !== owner.accountId || s.mode !== owner.mode || s.customerId !== owner.customerId) {
-      throw new ApiError('session_not_found');
+      throw new Refusal('session_not_found');
     }
     return { revoked: (await sessions.revoke(state.id, clock.now())) ? 1 : 0 } as const;
   }
@@ -172,7 +172,7 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
         mustBeOpen(state);
         const row = await gate(state.id);
         const refusal = refuseSession(row, clock.now());
-        if (refusal) throw new ApiError(refusal);
+        if (refusal) throw new Refusal(refusal);
         return done(chatContextView(row));
       }
       case 'revoke_session':

@@ -1,6 +1,6 @@
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import type { Mode } from '../../runtime/types.ts';
-import type { Outcome } from '../shared/transaction.ts';
+import type { Written } from '../shared/transaction.ts';
 import type { ChatTurn } from './assistant.ts';
 import type { chatContextView, chatMessageView, chatSessionView } from './views.ts';
 
@@ -30,7 +30,7 @@ export type ChatSessionMessage =
   | { type: 'revoke_session'; owner: SessionOwner };
 
 export interface ChatSessionReplies {
-  open_session: Outcome<MintedSession>;
+  open_session: Written<MintedSession>;
   send_message: ReturnType<typeof chatMessageView>;
   get_context: ReturnType<typeof chatContextView>;
   revoke_session: { revoked: 0 | 1 };

@@ -4,7 +4,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { createChatSessionRepository } from '../../db/chat-sessions.ts';
 import { isUuid } from '../../db/customers.ts';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import type { ChatTurn } from './assistant.ts';
@@ -53,16 +53,16 @@ export function createChatSessions(deps: Pick<Deps, 'pool' | 'clock'>, registry:
     async revoke(owner: SessionOwner, selector: { session_id?: string; end_user_ref?: string }) {
       const { session_id: sessionId, end_user_ref: endUserRef } = selector;
       if (sessionId !== undefined && endUserRef !== undefined) {
-        throw new ApiError('invalid_parameter', 'Give session_id or end_user_ref, not both.');
+        throw new Refusal('invalid_parameter', 'Give session_id or end_user_ref, not both.');
       }
       let ids: string[];
       if (sessionId !== undefined) {
-        if (!isUuid(sessionId)) throw new ApiError('session_not_found');
+        if (!isUuid(sessionId)) throw new Refusal('session_not_found');
         ids = [sessionId];
       } else if (endUserRef !== undefined) {
         ids = await repo.openIdsOfPerson(owner.customerId, endUserRef, clock.now());
       } else {
-        throw new ApiError('session_selector_required');
+        throw new Refusal('session_selector_required');
       }
       const results = await Promise.all(ids.map((id) => registry.ask(id, { type: 'revoke_session', owner })));
       return { object: 'chat_session_revocation' as const, revoked: results.reduce((n, r) => n + r.revoked, 0) };
@@ -76,9 +76,9 @@ export function createChatSessions(deps: Pick<Deps, 'pool' | 'clock'>, registry:
     async sessionOf(authorization: string | undefined): Promise<string> {
       const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
       const prefix = Object.values(SESSION_TOKEN_PREFIX).find((p) => token.startsWith(p));
-      if (!prefix || !isWellFormed(token, prefix)) throw new ApiError('invalid_session_token');
+      if (!prefix || !isWellFormed(token, prefix)) throw new Refusal('invalid_session_token');
       const id = await repo.idByTokenHash(hashToken(token));
-      if (!id) throw new ApiError('invalid_session_token');
+      if (!id) throw new Refusal('invalid_session_token');
       return id;
     },
 

@@ -9,10 +9,10 @@ import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
 import { settledSpend } from '../account/pricing.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
-import { ApiError, isApiError, type ErrorCode } from '../../http/errors.ts';
+import { isRefusal, Refusal, type RefusalCode } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { pageStart, toList } from '../shared/list.ts';
-import { writeTransaction, type Outcome } from '../shared/transaction.ts';
+import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { checkReadiness, refreshReadiness } from './readiness-check.ts';
 import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
 import { testNumberFor } from './test-numbers.ts';
@@ -42,13 +42,13 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
   async function mustGet(db: Queryable, id: string, lock = false): Promise<CustomerRow> {
     const repo = createCustomerRepository(db);
     const row = lock ? await repo.lock(id) : await repo.get(id);
-    if (!row) throw new ApiError('customer_not_found');
+    if (!row) throw new Refusal('customer_not_found');
     return row;
   }
 
   async function readiness(db: Queryable, id: string) {
     const result = await checkReadiness(db, id, clock.now());
-    if (!result) throw new ApiError('customer_not_found');
+    if (!result) throw new Refusal('customer_not_found');
     return result;
   }
 
@@ -66,18 +66,18 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
    * A change whose failure the spec names with its own "nothing happened, retry" code: an
    * unexpected error is logged and answered with that code instead of a bare api_error.
    */
-  async function orFail<T>(code: ErrorCode, work: () => Promise<T>): Promise<T> {
+  async function orFail<T>(code: RefusalCode, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (err) {
       // An unreachable database is not this write's fault: the boundary answers 503 with Retry-After.
-      if (isApiError(err) || isDatabaseUnreachable(err)) throw err;
+      if (isRefusal(err) || isDatabaseUnreachable(err)) throw err;
       log.error({ err, code }, 'write failed and was rolled back');
-      throw new ApiError(code);
+      throw new Refusal(code);
     }
   }
 
-  async function requestProvisioning(state: CustomerState, steps: string[] | undefined, idem?: IdempotencyClaim): Promise<Outcome<ProvisioningReply>> {
+  async function requestProvisioning(state: CustomerState, steps: string[] | undefined, idem?: IdempotencyClaim): Promise<Written<ProvisioningReply>> {
     const requested = [...new Set(steps && steps.length ? steps : DEFAULT_STEPS)];
     const now = clock.now();
     return orFail('provisioning_not_recorded', () =>
@@ -98,7 +98,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
           });
         }
         await refreshReadiness(client, { customerId: state.id }, now);
-        return { status: 202, body: { ...(await provisioning(client, state)), requested_steps: requested } };
+        return { created: true, body: { ...(await provisioning(client, state)), requested_steps: requested } };
       }),
     );
   }
@@ -123,7 +123,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
         });
         url = `${config.publicUrl}/onboarding/${token}`;
         // The stored body (idempotent replay) leaves the URL out: only the token's hash is kept.
-        return { status: 201, body: onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }) };
+        return { created: true, body: onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }) };
       }),
     );
     return url === undefined ? outcome : { ...outcome, body: { ...outcome.body, url } };
@@ -159,7 +159,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
           await refreshReadiness(client, { customerId: state.id }, now);
           return completed;
         });
-        if (!link) throw new ApiError('invalid_parameter', 'This link is no longer active.');
+        if (!link) throw new Refusal('invalid_parameter', 'This link is no longer active.');
         return done(onboardingLinkView(link, now));
       }
       case 'get_limits': {
@@ -178,7 +178,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
             const row = await createCustomerRepository(client).update(state.id, msg.patch);
             // A cap changed: the customer's requests held back by one try again at once.
             await createCallRepository(client).wakeWaiting({ accountId: row.account_id, customerId: state.id, reasons: CAP_WAITS, now });
-            return { status: 200, body: limitsView(row) };
+            return { created: false, body: limitsView(row) };
           }),
         );
       case 'certify_script':
@@ -231,7 +231,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
     kind: 'customer',
     async load(id) {
       const row = await createCustomerRepository(pool).get(id);
-      if (!row) throw new ApiError('customer_not_found');
+      if (!row) throw new Refusal('customer_not_found');
       return { id, accountId: row.account_id, mode: row.mode, country: row.country };
     },
     isRead: (msg) => READS.has(msg.type),

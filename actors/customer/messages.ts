@@ -1,7 +1,7 @@
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import type { CustomerLimitField } from '../../db/customers.ts';
 import type { List, Page } from '../shared/list.ts';
-import type { Outcome } from '../shared/transaction.ts';
+import type { Written } from '../shared/transaction.ts';
 import type { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { ProvisioningView } from './provisioning.ts';
 
@@ -32,12 +32,12 @@ export interface CustomerReplies {
   get_customer: ReturnType<typeof customerView>;
   get_readiness: ReturnType<typeof readinessView>;
   get_provisioning: ProvisioningReply;
-  request_provisioning: Outcome<ProvisioningReply>;
-  mint_onboarding_link: Outcome<ReturnType<typeof onboardingLinkView> & { url?: string }>;
+  request_provisioning: Written<ProvisioningReply>;
+  mint_onboarding_link: Written<ReturnType<typeof onboardingLinkView> & { url?: string }>;
   list_onboarding_links: List<ReturnType<typeof onboardingLinkView>>;
   complete_onboarding: ReturnType<typeof onboardingLinkView>;
   get_limits: ReturnType<typeof limitsView>;
-  update_limits: Outcome<ReturnType<typeof limitsView>>;
+  update_limits: Written<ReturnType<typeof limitsView>>;
   certify_script: ReturnType<typeof readinessView>;
   record_research: { object: 'research_notes'; customer_id: string; recorded: true };
   connect_calendar: ReturnType<typeof readinessView>;

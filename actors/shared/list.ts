@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { cursorSeq, type CursorScope } from '../../db/pagination.ts';
 import type { Queryable } from '../../db/pool.ts';
 
@@ -28,6 +28,6 @@ export interface Page {
 export async function pageStart(db: Queryable, page: Page, scope: CursorScope): Promise<number | null> {
   if (!page.startingAfter) return null;
   const seq = await cursorSeq(db, scope, page.startingAfter);
-  if (seq === null) throw new ApiError('invalid_cursor');
+  if (seq === null) throw new Refusal('invalid_cursor');
   return seq;
 }

@@ -1,12 +1,16 @@
 import { withTransaction, type Client, type Pool } from '../../db/pool.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, type IdempotencyClaim } from '../../db/idempotency.ts';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 
-/** The reply of a write: the HTTP status and body it answers with. */
-export interface Outcome<T = unknown> {
-  status: number;
+/**
+ * The reply of a write: what it did and the resource as it now stands. The route that asked
+ * turns `created` into its status (http/write-status.ts); the domain names no status.
+ */
+export interface Written<T = unknown> {
+  /** True when the write made a new resource; false when it found one that already existed, or changed one. */
+  created: boolean;
   body: T;
-  /** True when the body is a stored response replayed for a repeated Idempotency-Key. */
+  /** True when this is the stored reply of a repeated Idempotency-Key, replayed. */
   replayed?: boolean;
 }
 
@@ -19,16 +23,16 @@ export async function writeTransaction<T>(
   pool: Pool,
   idempotency: IdempotencyClaim | undefined,
   now: Date,
-  fn: (client: Client) => Promise<Outcome<T>>,
-): Promise<Outcome<T>> {
+  fn: (client: Client) => Promise<Written<T>>,
+): Promise<Written<T>> {
   return withTransaction(pool, async (client) => {
     if (idempotency) {
       const claim = await claimIdempotencyKey(client, idempotency, now);
-      if (claim.kind === 'mismatch') throw new ApiError('idempotency_key_reused');
-      if (claim.kind === 'replay') return { status: claim.status, body: claim.body as T, replayed: true };
+      if (claim.kind === 'mismatch') throw new Refusal('idempotency_key_reused');
+      if (claim.kind === 'replay') return { created: claim.created, body: claim.body as T, replayed: true };
     }
-    const outcome = await fn(client);
-    if (idempotency) await completeIdempotencyKey(client, idempotency, outcome.status, outcome.body);
-    return outcome;
+    const written = await fn(client);
+    if (idempotency) await completeIdempotencyKey(client, idempotency, written.created, written.body);
+    return written;
   });
 }

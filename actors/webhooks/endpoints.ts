@@ -3,7 +3,7 @@ import type { Mode } from '../../runtime/types.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { createWebhookRepository } from '../../db/webhooks.ts';
 import { createAccountRepository } from '../../db/accounts.ts';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { toList } from '../shared/list.ts';
 import { newSigningSecret } from './signing.ts';
 import { checkEndpointUrl } from './address-guard.ts';
@@ -35,20 +35,20 @@ export function createWebhookEndpoints(deps: Deps & { secrets: SecretBox; allowP
   const repo = () => createWebhookRepository(pool);
 
   async function mustAccount(accountId: string) {
-    if (!(await createAccountRepository(pool).get(accountId))) throw new ApiError('account_not_found');
+    if (!(await createAccountRepository(pool).get(accountId))) throw new Refusal('account_not_found');
   }
   async function mustEndpoint(accountId: string, id: string) {
     const e = await repo().getEndpoint(accountId, id);
-    if (!e) throw new ApiError('webhook_endpoint_not_found');
+    if (!e) throw new Refusal('webhook_endpoint_not_found');
     return e;
   }
   async function checkUrl(url: string, mode: Mode) {
     const verdict = await checkEndpointUrl(url, { mode, allowPrivate: deps.allowPrivate });
-    if (!verdict.ok) throw new ApiError('invalid_webhook_url', `The endpoint URL is refused: ${verdict.reason}.`);
+    if (!verdict.ok) throw new Refusal('invalid_webhook_url', `The endpoint URL is refused: ${verdict.reason}.`);
   }
   function checkTypes(types: string[]) {
     const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
-    if (unknown.length) throw new ApiError('invalid_event_type', `Unknown event type(s): ${unknown.join(', ')}.`);
+    if (unknown.length) throw new Refusal('invalid_event_type', `Unknown event type(s): ${unknown.join(', ')}.`);
   }
 
   return {
@@ -122,9 +122,9 @@ export function createWebhookEndpoints(deps: Deps & { secrets: SecretBox; allowP
     async resend(accountId: string, id: string, deliveryId: string) {
       const e = await mustEndpoint(accountId, id);
       const existing = await repo().getDelivery(e.id, deliveryId);
-      if (!existing) throw new ApiError('webhook_delivery_not_found');
+      if (!existing) throw new Refusal('webhook_delivery_not_found');
       const row = await repo().resend(e.id, deliveryId, clock.now());
-      if (!row) throw new ApiError('webhook_delivery_in_progress');
+      if (!row) throw new Refusal('webhook_delivery_in_progress');
       return deliveryView(row);
     },
   };

@@ -3,7 +3,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { createEventRepository, recordEvent } from '../../db/events.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { ApiError } from '../../http/errors.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import { pageStart, toList } from '../shared/list.ts';
 import { createWebhookEndpoints } from './endpoints.ts';
 import { eventView } from './views.ts';
@@ -42,7 +42,7 @@ export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivat
       }
       case 'get_event': {
         const row = await events().get(id, msg.mode, msg.id);
-        if (!row) throw new ApiError('event_not_found');
+        if (!row) throw new Refusal('event_not_found');
         return done(eventView(row));
       }
       case 'create_endpoint':

@@ -1,7 +1,7 @@
 import type { AnyApp } from '../routes/app-type.ts';
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import crypto from 'node:crypto';
-import { ApiError, isApiError, type ErrorCode } from '../errors.ts';
+import { ApiError, apiErrorOf, type ErrorCode } from '../errors.ts';
 import { hashToken } from '../../runtime/tokens.ts';
 import type { KeyAuthenticator } from './authenticate.ts';
 import { FailureThrottle } from './auth-throttle.ts';
@@ -63,7 +63,8 @@ export function installAuth(app: AnyApp, opts: AuthOptions): void {
         if (!expected || !given || !crypto.timingSafeEqual(expected, given)) throw new ApiError('console_unauthorized');
       }
     } catch (err) {
-      if (isApiError(err) && GUESS_FAILURES.has(err.code)) throttle.fail(request.ip);
+      const code = apiErrorOf(err)?.code;
+      if (code && GUESS_FAILURES.has(code)) throttle.fail(request.ip);
       throw err;
     }
   });

@@ -2,7 +2,7 @@ import type { AnyApp } from '../routes/app-type.ts';
 import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError, isApiError, type ErrorCode } from '../errors.ts';
+import { ApiError, apiErrorOf, type ErrorCode } from '../errors.ts';
 import { validationError } from './validation.ts';
 import { isDatabaseUnreachable } from '../../db/pool.ts';
 import { genRequestId, REQUEST_ID_HEADER, SECURITY_HEADERS } from './request-log.ts';
@@ -56,7 +56,8 @@ export function clientWentAway(err: FastifyError, request: FastifyRequest): bool
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 /**
- * The one error boundary (STYLE 9): catalogue errors go out as they are; an error meaning the
+ * The one error boundary (STYLE 9): catalogue errors go out as they are, and a domain refusal as
+ * the catalogue's entry of its code (the only place one becomes an answer); an error meaning the
  * database cannot be reached right now is 503 service_unavailable with Retry-After (the process
  * logs the outage once, runtime/database-health.ts, and each request's line has its 503);
  * anything else unexpected is logged in full and answered 500 api_error with no internals.
@@ -67,7 +68,7 @@ export function installErrorBoundary(app: AnyApp): void {
       request.log.debug({ request_id: request.id, code: err.code }, 'the client closed the connection before its request was read');
       return reply.code(400).send();
     }
-    const apiError = isApiError(err) ? err : fromFastify(err);
+    const apiError = apiErrorOf(err) ?? fromFastify(err);
     if (apiError) {
       if (apiError.status >= 500) request.log.error({ err, code: apiError.code }, 'request failed');
       return sendError(reply, apiError);

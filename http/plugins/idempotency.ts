@@ -7,6 +7,7 @@ import { findIdempotencyRecord } from '../../db/idempotency.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import { ApiError } from '../errors.ts';
 import { MAX } from '../schemas/customers.ts';
+import { writeStatusOf } from '../write-status.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
@@ -18,6 +19,10 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
  */
 export function installIdempotency(app: AnyApp, opts: { pool: Pool; clock: Clock }): void {
   app.decorateRequest('idempotency', undefined);
+  // A replay answers with the status the route gives what the write did, so the route must say it.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.idempotent && !route.config.writeStatus) throw new Error(`${route.method} ${route.url} takes Idempotency-Key but declares no writeStatus`);
+  });
   app.addHook('preHandler', async (request, reply) => {
     if (!request.routeOptions.config.idempotent || !request.auth) return;
     const header = request.headers[IDEMPOTENCY_HEADER];
@@ -34,7 +39,7 @@ export function installIdempotency(app: AnyApp, opts: { pool: Pool; clock: Clock
     if (existing?.kind === 'mismatch') throw new ApiError('idempotency_key_reused');
     if (existing?.kind === 'replay') {
       reply.header(REPLAYED_HEADER, 'true');
-      return reply.code(existing.status).send(existing.body);
+      return reply.code(writeStatusOf(request.routeOptions.config.writeStatus!, existing.created)).send(existing.body);
     }
     request.idempotency = claim;
   });

@@ -2,7 +2,8 @@ import type { App } from './app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { BrandBody, BrandSchema } from '../schemas/account.ts';
 import { responses } from '../schemas/common.ts';
-import { caller, sendOutcome } from './helpers.ts';
+import { caller, sendWritten } from './helpers.ts';
+import { UPDATED } from '../write-status.ts';
 
 export function registerBrandRoutes(app: App, services: Services): void {
   app.get(
@@ -23,7 +24,7 @@ export function registerBrandRoutes(app: App, services: Services): void {
   app.patch(
     '/v1/brand',
     {
-      config: { scope: 'brand:write', idempotent: true, beforeGoLive: true },
+      config: { scope: 'brand:write', idempotent: true, writeStatus: UPDATED, beforeGoLive: true },
       schema: {
         operationId: 'updateBrand',
         summary: 'Change branding: send only what changes; null clears',
@@ -37,6 +38,6 @@ export function registerBrandRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      sendOutcome(reply, await services.accounts.ask(caller(request).accountId, { type: 'update_brand', patch: request.body, idempotency: request.idempotency })),
+      sendWritten(reply, await services.accounts.ask(caller(request).accountId, { type: 'update_brand', patch: request.body, idempotency: request.idempotency })),
   );
 }

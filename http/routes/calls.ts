@@ -3,7 +3,8 @@ import type { Services } from '../../runtime/services.ts';
 import { CallRequestSchema, CallSchema, QueueCallBody } from '../schemas/calls.ts';
 import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
-import { caller, customerIdOf, pageOf, sendOutcome } from './helpers.ts';
+import { caller, customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { CREATED_OR_EXISTING } from '../write-status.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'the id of the call (the same as its request)' }) });
 
@@ -20,7 +21,7 @@ export function registerCallRoutes(app: App, services: Services): void {
   app.post(
     '/v1/calls',
     {
-      config: { scope: 'calls:write', idempotent: true },
+      config: { scope: 'calls:write', idempotent: true, writeStatus: CREATED_OR_EXISTING },
       schema: {
         operationId: 'queueCall',
         summary: 'Queue a business to call; the service decides when to dial, inside the legal window',
@@ -37,7 +38,7 @@ export function registerCallRoutes(app: App, services: Services): void {
       const auth = caller(request);
       const customerId = await customerIdOf(services, request, request.body.customer_id);
       const outcome = await ask(auth.accountId, { type: 'queue_call', mode: auth.mode, input: { ...request.body, customerId }, idempotency: request.idempotency });
-      return sendOutcome(reply, outcome);
+      return sendWritten(reply, outcome);
     },
   );
 

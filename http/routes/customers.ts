@@ -2,13 +2,14 @@ import type { App } from './app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { CreateCustomerBody, CustomerIdParams, CustomerSchema, CoverageSchema } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf, sendOutcome } from './helpers.ts';
+import { caller, customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { CREATED_OR_EXISTING } from '../write-status.ts';
 
 export function registerCustomerRoutes(app: App, services: Services): void {
   app.post(
     '/v1/customers',
     {
-      config: { scope: 'customers:write', idempotent: true },
+      config: { scope: 'customers:write', idempotent: true, writeStatus: CREATED_OR_EXISTING },
       schema: {
         operationId: 'createCustomer',
         summary: 'Create a customer (provisions nothing)',
@@ -30,7 +31,7 @@ export function registerCustomerRoutes(app: App, services: Services): void {
         input: request.body,
         idempotency: request.idempotency,
       });
-      return sendOutcome(reply, outcome);
+      return sendWritten(reply, outcome);
     },
   );
 

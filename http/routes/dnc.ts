@@ -2,14 +2,15 @@ import type { App } from './app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { DncEntrySchema } from '../schemas/calls.ts';
 import { ListOf, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
-import { caller, pageOf, sendOutcome } from './helpers.ts';
+import { caller, pageOf, sendWritten } from './helpers.ts';
+import { CREATED_OR_EXISTING } from '../write-status.ts';
 
 /** The reseller's do-not-call list (numbers in E.164; national numbers read in the account's country). */
 export function registerDncRoutes(app: App, services: Services): void {
   app.post(
     '/v1/dnc',
     {
-      config: { scope: 'calls:write', idempotent: true },
+      config: { scope: 'calls:write', idempotent: true, writeStatus: CREATED_OR_EXISTING },
       schema: {
         operationId: 'addDncEntry',
         summary: 'Add a number to the do-not-call list (200 if it is already listed)',
@@ -23,7 +24,7 @@ export function registerDncRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      sendOutcome(reply, await services.accounts.ask(caller(request).accountId, { type: 'add_dnc', phone: request.body.phone, reason: request.body.reason ?? null })),
+      sendWritten(reply, await services.accounts.ask(caller(request).accountId, { type: 'add_dnc', phone: request.body.phone, reason: request.body.reason ?? null })),
   );
 
   app.get(

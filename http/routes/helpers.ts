@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Outcome } from '../../actors/shared/transaction.ts';
+import type { Written } from '../../actors/shared/transaction.ts';
 import type { Services } from '../../runtime/services.ts';
 import type { AuthContext } from '../plugins/authenticate.ts';
 import { REPLAYED_HEADER } from '../plugins/idempotency.ts';
+import { writeStatusOf } from '../write-status.ts';
 import type { Page } from '../../actors/shared/list.ts';
 import { DEFAULT_PAGE_LIMIT } from '../schemas/common.ts';
 
@@ -12,10 +13,15 @@ export function caller(request: FastifyRequest): AuthContext {
   return request.auth;
 }
 
-/** Answers with a write's status and body, marking an idempotent replay. */
-export function sendOutcome<T>(reply: FastifyReply, outcome: Outcome<T>) {
-  if (outcome.replayed) reply.header(REPLAYED_HEADER, 'true');
-  return reply.code(outcome.status).send(outcome.body);
+/**
+ * Answers a write with its body and the status the route declares for what it did
+ * (`config.writeStatus`), marking an idempotent replay.
+ */
+export function sendWritten<T>(reply: FastifyReply, written: Written<T>) {
+  const declared = reply.request.routeOptions.config.writeStatus;
+  if (!declared) throw new Error(`route ${reply.request.routeOptions.url} answers a write but declares no writeStatus`);
+  if (written.replayed) reply.header(REPLAYED_HEADER, 'true');
+  return reply.code(writeStatusOf(declared, written.created)).send(written.body);
 }
 
 /** The customer id an `{id}` path segment names (service id or external_ref) in the caller's mode. */

@@ -2,7 +2,8 @@ import type { App } from './app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { CustomerIdParams, CustomerLimitsBody, CustomerLimitsSchema } from '../schemas/customers.ts';
 import { responses } from '../schemas/common.ts';
-import { customerIdOf, sendOutcome } from './helpers.ts';
+import { customerIdOf, sendWritten } from './helpers.ts';
+import { UPDATED } from '../write-status.ts';
 
 export function registerLimitRoutes(app: App, services: Services): void {
   app.get(
@@ -24,7 +25,7 @@ export function registerLimitRoutes(app: App, services: Services): void {
   app.patch(
     '/v1/customers/:id/limits',
     {
-      config: { scope: 'customers:write', idempotent: true },
+      config: { scope: 'customers:write', idempotent: true, writeStatus: UPDATED },
       schema: {
         operationId: 'updateCustomerLimits',
         summary: "Change a customer's caps: send only what changes; null clears",
@@ -40,7 +41,7 @@ export function registerLimitRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const id = await customerIdOf(services, request, request.params.id);
-      return sendOutcome(reply, await services.customers.ask(id, { type: 'update_limits', patch: request.body, idempotency: request.idempotency }));
+      return sendWritten(reply, await services.customers.ask(id, { type: 'update_limits', patch: request.body, idempotency: request.idempotency }));
     },
   );
 }

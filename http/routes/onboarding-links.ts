@@ -2,13 +2,14 @@ import type { App } from './app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { CustomerIdParams, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
-import { customerIdOf, pageOf, sendOutcome } from './helpers.ts';
+import { customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { CREATED_OR_EXISTING } from '../write-status.ts';
 
 export function registerOnboardingLinkRoutes(app: App, services: Services): void {
   app.post(
     '/v1/customers/:id/onboarding_link',
     {
-      config: { scope: 'customers:write', idempotent: true },
+      config: { scope: 'customers:write', idempotent: true, writeStatus: CREATED_OR_EXISTING },
       schema: {
         operationId: 'createOnboardingLink',
         summary: 'Mint the link a customer opens to accept the calling terms (revokes the previous one)',
@@ -24,7 +25,7 @@ export function registerOnboardingLinkRoutes(app: App, services: Services): void
     },
     async (request, reply) => {
       const id = await customerIdOf(services, request, request.params.id);
-      return sendOutcome(reply, await services.customers.ask(id, { type: 'mint_onboarding_link', idempotency: request.idempotency }));
+      return sendWritten(reply, await services.customers.ask(id, { type: 'mint_onboarding_link', idempotency: request.idempotency }));
     },
   );
 

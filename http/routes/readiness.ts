@@ -2,7 +2,8 @@ import type { App } from './app-type.ts';
 import type { Services } from '../../runtime/services.ts';
 import { CustomerIdParams, ProvisioningBody, ProvisioningSchema, ReadinessSchema } from '../schemas/customers.ts';
 import { responses } from '../schemas/common.ts';
-import { customerIdOf, sendOutcome } from './helpers.ts';
+import { customerIdOf, sendWritten } from './helpers.ts';
+import { ACCEPTED } from '../write-status.ts';
 
 export function registerReadinessRoutes(app: App, services: Services): void {
   app.get(
@@ -40,7 +41,7 @@ export function registerReadinessRoutes(app: App, services: Services): void {
   app.post(
     '/v1/customers/:id/provisioning',
     {
-      config: { scope: 'customers:write', idempotent: true },
+      config: { scope: 'customers:write', idempotent: true, writeStatus: ACCEPTED },
       schema: {
         operationId: 'requestProvisioning',
         summary: 'Ask the service to provision a customer (number, script, agent, calendar)',
@@ -56,7 +57,7 @@ export function registerReadinessRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const id = await customerIdOf(services, request, request.params.id);
-      return sendOutcome(
+      return sendWritten(
         reply,
         await services.customers.ask(id, { type: 'request_provisioning', steps: request.body?.steps, idempotency: request.idempotency }),
       );

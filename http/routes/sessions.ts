@@ -5,7 +5,8 @@ import { TTL_SECONDS } from '../../actors/chat/session-rules.ts';
 import { CustomerIdParams } from '../schemas/customers.ts';
 import { ChatSessionSchema, MintSessionBody, RevocationSchema, RevokeSessionsQuery } from '../schemas/chat.ts';
 import { ListOf, PageQuery, responses } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf, sendOutcome } from './helpers.ts';
+import { caller, customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { CREATED_OR_EXISTING } from '../write-status.ts';
 
 /** The reseller's side of the assistant: minting, listing and ending a customer's chat sessions. */
 export function registerSessionRoutes(app: App, services: Services): void {
@@ -18,7 +19,7 @@ export function registerSessionRoutes(app: App, services: Services): void {
   app.post(
     '/v1/customers/:id/sessions',
     {
-      config: { scope: 'chat:write', idempotent: true },
+      config: { scope: 'chat:write', idempotent: true, writeStatus: CREATED_OR_EXISTING },
       schema: {
         operationId: 'createChatSession',
         summary: "Mint a short-lived session token for one person of a customer's staff to talk to the assistant",
@@ -34,7 +35,7 @@ export function registerSessionRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const owner = await ownerOf(request, request.params.id);
-      return sendOutcome(reply, await chat.mint(owner, { ...request.body, ttl_seconds: request.body.ttl_seconds ?? TTL_SECONDS.default }, request.idempotency));
+      return sendWritten(reply, await chat.mint(owner, { ...request.body, ttl_seconds: request.body.ttl_seconds ?? TTL_SECONDS.default }, request.idempotency));
     },
   );
 

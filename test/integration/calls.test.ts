@@ -259,10 +259,21 @@ test.serial('a call actor that crashes mid-call is restarted with its live media
   // A report that is not in the inbox breaks the actor's invariant: it crashes, is reset and reloads.
   const crash = calls.ask(r.body.id, { type: 'carrier_report_received', reportId: '00000000-0000-4000-8000-000000000000' });
   await t.throwsAsync(crash);
-  t.true(svc.logs.lines.some((l) => l.event === 'actor_crashed' && String(l.actor).includes(r.body.id)));
+  t.true(svc.logs.lines.some((l) => l.event === 'actor_supervision' && l.decision === 'reset' && String(l.actor).includes(r.body.id)));
   t.like(await calls.ask(r.body.id, { type: 'get_live' }), { media: true, bridge: true }, 'the handles survived the reset');
   const done = await dialUntilFinished(account, account.api, r.body.id);
   t.is(done.outcome, 'time_limit');
+});
+
+test.serial('a call actor asked about a call that has no row stops (entity gone), and is not answered as a refusal', async (t) => {
+  const calls = svc.services.calls;
+  const id = '00000000-0000-4000-8000-0000000000c1';
+  const before = calls.size;
+  const err = await t.throwsAsync(calls.ask(id, { type: 'get_live' }, 5_000));
+  t.is(err?.name, 'EntityGone');
+  t.is(calls.size, before, 'stopped and dropped from the registry, not kept as an answered refusal');
+  await new Promise((res) => setTimeout(res, 20)); // pino writes asynchronously
+  t.true(svc.logs.lines.some((l) => l.event === 'actor_supervision' && l.decision === 'stop' && String(l.actor).endsWith(id)));
 });
 
 test.serial('everything at once: dialler rounds, cancels, jobs and time passing over 32 requests', async (t) => {

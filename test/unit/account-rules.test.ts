@@ -2,11 +2,12 @@ import test, { type ExecutionContext } from 'ava';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from '../../actors/account/account-rules.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { BRAND_FIELDS } from '../../db/accounts.ts';
-import { ApiError, type ErrorCode } from '../../http/errors.ts';
+import { Refusal, type RefusalCode } from '../../runtime/refusal.ts';
+import { apiErrorOf } from '../../http/errors.ts';
 
-/** Asserts that `fn` throws a catalogue error with `code`, and returns it. */
-function throwsCode(t: ExecutionContext, fn: () => unknown, code: ErrorCode, label?: string): ApiError | undefined {
-  const err = t.throws(fn, { instanceOf: ApiError }, label);
+/** Asserts that `fn` refuses with `code` (a domain refusal, not an HTTP error), and returns the refusal. */
+function throwsCode(t: ExecutionContext, fn: () => unknown, code: RefusalCode, label?: string): Refusal | undefined {
+  const err = t.throws(fn, { instanceOf: Refusal }, label);
   t.is(err?.code, code, label);
   return err;
 }
@@ -221,7 +222,7 @@ test('a brand field error names the field', (t) => {
   ] as const) {
     const err = throwsCode(t, () => checkBrandField(field, bad), 'invalid_brand_field');
     t.true(err?.message.startsWith(`${field} `), err?.message);
-    t.is(err?.status, 400);
+    t.is(apiErrorOf(err)?.status, 400, 'answered 400 through the catalogue');
   }
 });
 

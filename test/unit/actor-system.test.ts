@@ -1,8 +1,8 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ActorSystem, type Behaviour, type EntityRegistry } from '../../runtime/actor-system.ts';
+import { ActorSystem, supervisionDecision, type Behaviour, type EntityRegistry } from '../../runtime/actor-system.ts';
 import { createLogger } from '../../runtime/logger.ts';
-import { ApiError } from '../../http/errors.ts';
+import { EntityGone, Refusal } from '../../runtime/refusal.ts';
 import { LogCapture } from '../helpers/service.ts';
 
 type CounterMsg =
@@ -10,7 +10,11 @@ type CounterMsg =
   | { type: 'get_count' }
   | { type: 'explode' }
   | { type: 'explode_on_read' }
-  | { type: 'refuse' };
+  | { type: 'refuse' }
+  | { type: 'refuse_on_read' }
+  | { type: 'vanish' }
+  | { type: 'vanish_on_read' }
+  | { type: 'lose_database' };
 
 interface CounterReplies {
   increment: number;
@@ -18,22 +22,37 @@ interface CounterReplies {
   explode: never;
   explode_on_read: never;
   refuse: never;
+  refuse_on_read: never;
+  vanish: never;
+  vanish_on_read: never;
+  lose_database: never;
 }
+
+/** What pg throws when PostgreSQL cannot be reached (db/pool.ts isDatabaseUnreachable). */
+const unreachable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' });
 
 interface Counter {
   count: number;
 }
 
-/** A toy entity: a counter that starts at 0 on every load, with ways to crash and refuse. */
+/**
+ * A toy entity: a counter that starts at 0 on every load, with ways to crash and refuse. An id
+ * in `gone` has no row (its load throws EntityGone); one in `unknown` is a caller's mistake (its
+ * load refuses, as an account actor asked for an account that does not exist).
+ */
 function counterBehaviour() {
   const stats = { loads: 0, inReceive: 0, maxConcurrentWrites: 0 };
+  const gone = new Set<string>();
+  const unknown = new Set<string>();
   const behaviour: Behaviour<CounterMsg, Counter> = {
     kind: 'counter',
-    async load() {
+    async load(id) {
       stats.loads++;
+      if (gone.has(id)) throw new EntityGone('counter', id);
+      if (unknown.has(id)) throw new Refusal('account_not_found');
       return { count: 0 };
     },
-    isRead: (msg) => msg.type === 'get_count' || msg.type === 'explode_on_read',
+    isRead: (msg) => ['get_count', 'explode_on_read', 'refuse_on_read', 'vanish_on_read'].includes(msg.type),
     async receive(state, msg) {
       switch (msg.type) {
         case 'increment': {
@@ -50,7 +69,14 @@ function counterBehaviour() {
         case 'explode_on_read':
           throw new Error('read boom');
         case 'refuse':
-          throw new ApiError('invalid_parameter');
+          throw new Refusal('invalid_parameter', 'Not that one.', { asked: 'refuse' });
+        case 'refuse_on_read':
+          throw new Refusal('invalid_cursor');
+        case 'vanish':
+        case 'vanish_on_read':
+          throw new EntityGone('counter', 'whichever');
+        case 'lose_database':
+          throw unreachable();
         default: {
           const never: never = msg;
           throw new Error(`unhandled ${JSON.stringify(never)}`);
@@ -58,27 +84,36 @@ function counterBehaviour() {
       }
     },
   };
-  return { behaviour, stats };
+  return { behaviour, stats, gone, unknown };
 }
 
 interface Rig {
   system: ActorSystem;
   counters: EntityRegistry<CounterMsg, CounterReplies, Counter>;
   stats: ReturnType<typeof counterBehaviour>['stats'];
+  gone: Set<string>;
+  unknown: Set<string>;
   logs: LogCapture;
+  /** Every supervision line, whatever its level. */
+  decisions: () => Record<string, unknown>[];
+  /** Supervision lines at error level: what an operator is alerted by. */
   crashes: () => Record<string, unknown>[];
 }
 
+const ERROR_LEVEL = 50;
+
 function newSystem(logs: LogCapture): ActorSystem {
-  return new ActorSystem(createLogger('info', logs), 60_000);
+  // debug: refusals are logged at that level.
+  return new ActorSystem(createLogger('debug', logs), 60_000);
 }
 
 function rig(): Rig {
   const logs = new LogCapture();
   const system = newSystem(logs);
-  const { behaviour, stats } = counterBehaviour();
+  const { behaviour, stats, gone, unknown } = counterBehaviour();
   const counters = system.register<CounterMsg, CounterReplies, Counter>(behaviour);
-  return { system, counters, stats, logs, crashes: () => logs.lines.filter((l) => l.event === 'actor_crashed') };
+  const decisions = () => logs.lines.filter((l) => l.event === 'actor_supervision');
+  return { system, counters, stats, gone, unknown, logs, decisions, crashes: () => decisions().filter((l) => l.level === ERROR_LEVEL) };
 }
 
 /** pino writes asynchronously to the stream; give it a turn before reading the capture. */
@@ -131,7 +166,7 @@ test('a crash rejects its ask at once, logs one reset line, and the next message
   await flushLogs();
   const lines = crashes();
   t.is(lines.length, 1);
-  t.like(lines[0], { event: 'actor_crashed', message_type: 'explode', decision: 'reset' });
+  t.like(lines[0], { event: 'actor_supervision', message_type: 'explode', decision: 'reset' });
   t.is(lines[0].actor, '/switchboard/counter/a', 'the path names the kind and the id');
   t.like(lines[0].err, { message: 'boom' });
 });
@@ -162,28 +197,127 @@ test('the crash line names the error class', async (t) => {
   t.like(crashes()[0]?.err, { type: 'TypeError', message: 'boom' });
 });
 
-test('an ApiError is an answer: no crash, no log line, no reload', async (t) => {
-  const { system, counters, stats, crashes } = rig();
+test('a refusal is an answer: the ask is refused, the state kept (resume), one debug line with the code', async (t) => {
+  const { system, counters, stats, decisions, crashes } = rig();
   t.teardown(() => system.stop());
   await counters.ask('a', { type: 'increment' });
-  const err = await t.throwsAsync(counters.ask('a', { type: 'refuse' }), { instanceOf: ApiError });
+  const err = await t.throwsAsync(counters.ask('a', { type: 'refuse' }), { instanceOf: Refusal });
   t.is(err?.code, 'invalid_parameter');
-  t.is(await counters.ask('a', { type: 'get_count' }), 1, 'state kept');
-  t.is(stats.loads, 1);
+  t.is(err?.explanation, 'Not that one.');
+  t.is(await counters.ask('a', { type: 'increment' }), 2, 'state kept: the next write goes on from it');
+  t.is(stats.loads, 1, 'not reloaded');
   await flushLogs();
-  t.is(crashes().length, 0);
+  t.is(crashes().length, 0, 'nothing at error level');
+  t.is(decisions().length, 1);
+  t.like(decisions()[0], { actor: '/switchboard/counter/a', message_type: 'refuse', decision: 'resume', code: 'invalid_parameter', level: 20 });
+  t.deepEqual(decisions()[0].details, { asked: 'refuse' });
 });
 
-test('a failing read is logged with decision "resume" and keeps the state', async (t) => {
+test('a refusal while loading is an answer too: the actor stays, not loaded, and the next message loads again', async (t) => {
+  const { system, counters, stats, unknown, decisions } = rig();
+  t.teardown(() => system.stop());
+  unknown.add('nobody');
+  const err = await t.throwsAsync(counters.ask('nobody', { type: 'increment' }, 5_000), { instanceOf: Refusal });
+  t.is(err?.code, 'account_not_found');
+  t.is(counters.size, 1, 'not stopped');
+  unknown.delete('nobody');
+  t.is(await counters.ask('nobody', { type: 'increment' }, 5_000), 1);
+  t.is(stats.loads, 2);
+  await flushLogs();
+  t.like(decisions()[0], { decision: 'resume', code: 'account_not_found' });
+});
+
+test('a refused read keeps the state and logs decision "resume"', async (t) => {
+  const { system, counters, stats, decisions } = rig();
+  t.teardown(() => system.stop());
+  await counters.ask('a', { type: 'increment' });
+  await t.throwsAsync(counters.ask('a', { type: 'refuse_on_read' }), { instanceOf: Refusal });
+  t.is(await counters.ask('a', { type: 'get_count' }), 1);
+  t.is(stats.loads, 1);
+  await flushLogs();
+  t.like(decisions()[0], { message_type: 'refuse_on_read', decision: 'resume' });
+});
+
+test('a failing read is a crash too: logged with decision "reset", and the next message reloads', async (t) => {
   const { system, counters, stats, crashes } = rig();
   t.teardown(() => system.stop());
   await counters.ask('a', { type: 'increment' });
   await t.throwsAsync(counters.ask('a', { type: 'explode_on_read' }, 10_000), { message: 'read boom' });
-  t.is(await counters.ask('a', { type: 'get_count' }), 1);
-  t.is(stats.loads, 1);
+  t.is(await counters.ask('a', { type: 'get_count' }), 0, 'state dropped');
+  t.is(stats.loads, 2);
   await flushLogs();
   t.is(crashes().length, 1);
-  t.like(crashes()[0], { actor: '/switchboard/counter/a', message_type: 'explode_on_read', decision: 'resume' });
+  t.like(crashes()[0], { actor: '/switchboard/counter/a', message_type: 'explode_on_read', decision: 'reset' });
+});
+
+test('an entity gone stops its actor: out of the registry, queued asks answered at once, one warn line', async (t) => {
+  const { system, counters, stats, gone, decisions, crashes } = rig();
+  t.teardown(() => system.stop());
+  await counters.ask('a', { type: 'increment' });
+  const started = Date.now();
+  const outcomes = await Promise.allSettled([
+    counters.ask('a', { type: 'vanish' }, 10_000),
+    counters.ask('a', { type: 'increment' }, 10_000),
+    counters.ask('a', { type: 'increment' }, 10_000),
+  ]);
+  t.true(Date.now() - started < 2_000, 'the queued asks were answered, not left to time out');
+  t.deepEqual(
+    outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : o.value)),
+    ['EntityGone', 'EntityGone', 'EntityGone'],
+  );
+  t.is(counters.size, 0, 'stopped and forgotten');
+  await flushLogs();
+  t.is(crashes().length, 0, 'not an error line');
+  t.is(decisions().length, 1, 'one line for the one decision');
+  t.like(decisions()[0], { actor: '/switchboard/counter/a', message_type: 'vanish', decision: 'stop', level: 40 });
+
+  // The next ask spawns a fresh actor. While the row is missing its load stops it again; once the
+  // entity exists it loads as usual.
+  gone.add('a');
+  await t.throwsAsync(counters.ask('a', { type: 'get_count' }, 5_000), { instanceOf: EntityGone });
+  t.is(counters.size, 0);
+  gone.delete('a');
+  t.is(await counters.ask('a', { type: 'increment' }, 5_000), 1);
+  t.is(stats.loads, 3);
+});
+
+test('a read that finds its entity gone resets the actor (it runs beside the mailbox); the next load stops it', async (t) => {
+  const { system, counters, gone, decisions, crashes } = rig();
+  t.teardown(() => system.stop());
+  await counters.ask('a', { type: 'increment' });
+  gone.add('a');
+  await t.throwsAsync(counters.ask('a', { type: 'vanish_on_read' }, 5_000), { instanceOf: EntityGone });
+  t.is(counters.size, 1, 'not stopped by the read itself');
+  await t.throwsAsync(counters.ask('a', { type: 'get_count' }, 5_000), { instanceOf: EntityGone });
+  t.is(counters.size, 0, 'stopped by the load of the next message');
+  await flushLogs();
+  t.is(crashes().length, 0);
+  t.deepEqual(
+    decisions().map((l) => [l.message_type, l.decision, l.level]),
+    [['vanish_on_read', 'reset', 40], ['get_count', 'stop', 40]],
+  );
+});
+
+test('a crash because the database is away resets the actor without an error line', async (t) => {
+  const { system, counters, stats, decisions, crashes } = rig();
+  t.teardown(() => system.stop());
+  await counters.ask('a', { type: 'increment' });
+  await t.throwsAsync(counters.ask('a', { type: 'lose_database' }, 5_000), { message: /ECONNREFUSED/ });
+  t.is(await counters.ask('a', { type: 'get_count' }), 0, 'reset: reloaded from scratch');
+  t.is(stats.loads, 2);
+  await flushLogs();
+  t.is(crashes().length, 0, 'the outage is logged once by the process, not per actor');
+  t.like(decisions()[0], { decision: 'reset', database_unreachable: true, level: 20 });
+});
+
+test('supervisionDecision: refusal → resume, entity gone → stop, anything else → reset', (t) => {
+  t.is(supervisionDecision(new Refusal('customer_not_found')), 'resume');
+  t.is(supervisionDecision(new EntityGone('call', 'c-1')), 'stop');
+  t.is(supervisionDecision(new TypeError('boom')), 'reset');
+  t.is(supervisionDecision(unreachable()), 'reset');
+  t.is(supervisionDecision('a string thrown'), 'reset');
+  // An error that merely looks like a refusal (a code, a message) is not one: only the domain's class counts.
+  t.is(supervisionDecision(Object.assign(new Error('x'), { code: 'customer_not_found' })), 'reset');
 });
 
 test('reload(id) makes the next message load again', async (t) => {

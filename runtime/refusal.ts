@@ -1,0 +1,104 @@
+/**
+ * How the domain says no, and how it says that an entity is gone. Neither names HTTP: the
+ * error catalogue (`http/errors.ts`) maps every refusal code to a status, a type and a message,
+ * and the actor system (`actor-system.ts`) decides what each does to the actor that threw it
+ * (docs/decisions.md, "Refusals, crashes and supervision").
+ */
+
+/**
+ * Every reason the domain refuses a request with: the one list, which the error catalogue must
+ * cover (a type-level check there). A new refusal adds its code here, then its catalogue entry
+ * and its line in docs/api.md.
+ */
+export type RefusalCode =
+  // requests of any kind
+  | 'invalid_parameter'
+  | 'invalid_cursor'
+  | 'idempotency_key_reused'
+  // accounts and keys
+  | 'account_not_found'
+  | 'invalid_api_key'
+  | 'key_not_found'
+  | 'key_already_revoked'
+  | 'invalid_scope'
+  | 'invalid_ip_allowlist'
+  | 'invalid_expires_at'
+  | 'kyb_incomplete'
+  | 'go_live_blocked'
+  | 'invalid_brand_field'
+  // customers
+  | 'customer_not_found'
+  | 'country_not_supported'
+  | 'invalid_timezone'
+  | 'invalid_url'
+  | 'customer_limit_reached'
+  | 'external_ref_taken'
+  | 'provisioning_not_recorded'
+  | 'onboarding_link_not_created'
+  // calls, appointments and the do-not-call list
+  | 'invalid_phone_number'
+  | 'phone_country_mismatch'
+  | 'invalid_dial_before'
+  | 'call_not_found'
+  | 'call_already_claimed'
+  | 'call_already_finished'
+  | 'appointment_not_found'
+  | 'dnc_entry_not_found'
+  | 'dnc_entry_protected'
+  // money
+  | 'hold_not_found'
+  | 'insufficient_balance'
+  // chat sessions
+  | 'session_not_found'
+  | 'session_selector_required'
+  | 'session_not_created'
+  | 'invalid_session_token'
+  | 'session_expired'
+  | 'session_revoked'
+  | 'session_exhausted'
+  | 'chat_unavailable'
+  // events and webhooks
+  | 'event_not_found'
+  | 'webhook_endpoint_not_found'
+  | 'webhook_delivery_not_found'
+  | 'webhook_delivery_in_progress'
+  | 'invalid_webhook_url'
+  | 'invalid_event_type';
+
+/**
+ * A refusal: the answer to a request that breaks a rule or names nothing. Not a failure: the
+ * actor that throws it keeps its state and goes on with its next message.
+ */
+export class Refusal extends Error {
+  override readonly name = 'Refusal';
+  readonly code: RefusalCode;
+  /** A text more specific than the catalogue's for this code (it reaches the caller); undefined keeps the catalogue's. */
+  readonly explanation: string | undefined;
+  /** Plain facts behind the refusal, for the log line (never sent: the error body has a fixed shape). */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(code: RefusalCode, explanation?: string, details?: Record<string, unknown>) {
+    super(explanation ?? code);
+    this.code = code;
+    this.explanation = explanation;
+    this.details = details;
+  }
+}
+
+export const isRefusal = (err: unknown): err is Refusal => err instanceof Refusal;
+
+/**
+ * The entity an actor stands for has no row (any more): nothing to reload, so its actor stops
+ * instead of being reset. Thrown where the row's absence breaks an invariant (a call actor is
+ * only ever spawned for a call that was inserted), never as an answer to a caller's mistake,
+ * which is a `Refusal` (`customer_not_found`).
+ */
+export class EntityGone extends Error {
+  override readonly name = 'EntityGone';
+  constructor(
+    readonly kind: string,
+    readonly id: string,
+  ) {
+    super(`no ${kind} ${id}`);
+  }
+}
