@@ -42,3 +42,29 @@ export async function tableFingerprint(db: pg.Client | pg.Pool, exclude: readonl
   const { rows } = await db.query<{ name: string; fingerprint: string }>(parts.join(' UNION ALL '));
   return Object.fromEntries(rows.map((r) => [r.name, r.fingerprint]));
 }
+
+/**
+ * Makes the database refuse row changes as a fault would: a BEFORE trigger on `table` raises
+ * `message` for rows matching `condition` (SQL over NEW and OLD), every time or only the first time
+ * (`once`: a sequence counts, and a sequence is not rolled back with the refused transaction).
+ * Returns what removes it again.
+ */
+export async function refuseRowChange(
+  db: pg.Pool,
+  r: { name: string; table: string; event: 'INSERT' | 'UPDATE'; condition: string; message: string; once?: boolean },
+): Promise<() => Promise<void>> {
+  const when = r.once ? `(${r.condition}) AND nextval('${r.name}_count') = 1` : r.condition;
+  if (r.once) await db.query(`CREATE SEQUENCE ${r.name}_count`);
+  await db.query(`
+    CREATE OR REPLACE FUNCTION ${r.name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF ${when} THEN RAISE EXCEPTION '${r.message}'; END IF;
+      RETURN NEW;
+    END $$`);
+  await db.query(`CREATE TRIGGER ${r.name} BEFORE ${r.event} ON ${r.table} FOR EACH ROW EXECUTE FUNCTION ${r.name}()`);
+  return async () => {
+    await db.query(`DROP TRIGGER IF EXISTS ${r.name} ON ${r.table}`);
+    await db.query(`DROP FUNCTION IF EXISTS ${r.name}()`);
+    await db.query(`DROP SEQUENCE IF EXISTS ${r.name}_count`);
+  };
+}

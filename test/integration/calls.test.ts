@@ -5,6 +5,7 @@ import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factorie
 import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
 import { isOpen } from '../../actors/scheduler/calling-windows.ts';
 import pg from 'pg';
+import { refuseRowChange } from '../helpers/db.ts';
 
 let svc: TestService;
 let account: TestAccount;
@@ -318,20 +319,17 @@ test.serial('everything at once: dialler rounds, cancels, jobs and time passing 
 test.serial('a settlement that fails once loses nothing: the report is kept, listed, retried, and the call ends with its true outcome (issue 10 §1)', async (t) => {
   const r = await queue({ phone: '+12025550131' }); // 1: answered, appointment booked, 180 s
   const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 2 });
+  let removeFault = async () => {};
   try {
-    // The database itself refuses the first settlement of this call's hold (a sequence is not
-    // rolled back with the transaction, so exactly one attempt fails).
-    await db.query(`CREATE SEQUENCE fail_once_${r.body.id.replaceAll('-', '')}`);
-    await db.query(`
-      CREATE OR REPLACE FUNCTION fail_settlement_once() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.reference = '${r.body.id}' AND OLD.status = 'open' AND NEW.status = 'settled'
-           AND nextval('fail_once_${r.body.id.replaceAll('-', '')}') = 1 THEN
-          RAISE EXCEPTION 'settlement refused on purpose by the test';
-        END IF;
-        RETURN NEW;
-      END $$`);
-    await db.query(`CREATE TRIGGER fail_settlement_once BEFORE UPDATE ON holds FOR EACH ROW EXECUTE FUNCTION fail_settlement_once()`);
+    // The database itself refuses the first settlement of this call's hold.
+    removeFault = await refuseRowChange(db, {
+      name: 'fail_settlement_once',
+      table: 'holds',
+      event: 'UPDATE',
+      condition: `NEW.reference = '${r.body.id}' AND OLD.status = 'open' AND NEW.status = 'settled'`,
+      message: 'settlement refused on purpose by the test',
+      once: true,
+    });
 
     await account.console.post('/console/v1/dialler/run');
     // The end report arrives and its processing fails: logged once, kept, listed for the operator.
@@ -373,7 +371,7 @@ test.serial('a settlement that fails once loses nothing: the report is kept, lis
     t.is((await account.api.get('/v1/usage')).body.data.filter((l: any) => l.reference === r.body.id).length, 1);
     t.like((await account.api.get('/v1/balance')).body, { reserved_cents: 0 });
   } finally {
-    await db.query(`DROP TRIGGER IF EXISTS fail_settlement_once ON holds`);
+    await removeFault();
     await db.end();
   }
 });
@@ -464,24 +462,27 @@ test.serial('a waiting request says why and until when, and wakes when what it w
 test.serial('a request whose admission fails and whose putting back fails too is put back by the next round, never stuck claimed', async (t) => {
   const r = await queue({ phone: '+12025550190' });
   const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
-  const seq = `strand_${r.body.id.replaceAll('-', '')}`;
+  const faults: (() => Promise<void>)[] = [];
   try {
     // The hold statement fails for this call (admission fails), and so does the first attempt to
     // put it back in the queue (as when the database goes away mid-round).
-    await db.query(`CREATE SEQUENCE ${seq}`);
-    await db.query(`
-      CREATE OR REPLACE FUNCTION strand_hold() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.reference = '${r.body.id}' THEN RAISE EXCEPTION 'hold refused on purpose by the test'; END IF; RETURN NEW; END $$`);
-    await db.query(`CREATE TRIGGER strand_hold BEFORE INSERT ON holds FOR EACH ROW EXECUTE FUNCTION strand_hold()`);
-    await db.query(`
-      CREATE OR REPLACE FUNCTION strand_requeue() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.id = '${r.body.id}' AND OLD.status = 'dialing' AND NEW.status = 'queued' AND nextval('${seq}') = 1 THEN
-          RAISE EXCEPTION 'requeue refused on purpose by the test';
-        END IF;
-        RETURN NEW;
-      END $$`);
-    await db.query(`CREATE TRIGGER strand_requeue BEFORE UPDATE ON calls FOR EACH ROW EXECUTE FUNCTION strand_requeue()`);
+    faults.push(
+      await refuseRowChange(db, {
+        name: 'strand_hold',
+        table: 'holds',
+        event: 'INSERT',
+        condition: `NEW.reference = '${r.body.id}'`,
+        message: 'hold refused on purpose by the test',
+      }),
+      await refuseRowChange(db, {
+        name: 'strand_requeue',
+        table: 'calls',
+        event: 'UPDATE',
+        condition: `NEW.id = '${r.body.id}' AND OLD.status = 'dialing' AND NEW.status = 'queued'`,
+        message: 'requeue refused on purpose by the test',
+        once: true,
+      }),
+    );
     await account.console.post('/console/v1/dialler/run');
     t.is((await account.api.get(`/v1/calls/${r.body.id}`)).body.status, 'dialing', 'claimed, and could not be put back');
     await account.console.post('/console/v1/dialler/run');
@@ -489,8 +490,7 @@ test.serial('a request whose admission fails and whose putting back fails too is
     t.like(back, { status: 'queued', waiting_reason: 'not_ready' });
     t.truthy(back.next_attempt_at);
   } finally {
-    await db.query(`DROP TRIGGER IF EXISTS strand_hold ON holds`);
-    await db.query(`DROP TRIGGER IF EXISTS strand_requeue ON calls`);
+    for (const remove of faults) await remove();
     await db.end();
   }
   await account.api.delete(`/v1/calls/${r.body.id}`);

@@ -62,6 +62,13 @@ function assertUnchanged(before: Map<string, string>, after: Map<string, string>
   }
 }
 
+/** Moves the service's test clock to the start of the next UTC month, plus `minutes`. */
+async function toNextMonth(minutes: number) {
+  const now = svc.services.clock.now();
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) + minutes * 60_000;
+  must(await consoleClient(svc.url).post('/console/v1/test_clock/advance', { seconds: Math.ceil((next - now.getTime()) / 1000) }), 'advance');
+}
+
 async function assertInvariants(what: string) {
   const violations = await checkMoneyInvariants(svc.databaseUrl);
   assert.deepEqual(violations, [], `money invariants after ${what}`);
@@ -238,12 +245,9 @@ test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep
           case 'advance':
             must(await con.post('/console/v1/test_clock/advance', { seconds: op.seconds }), 'advance');
             break;
-          case 'next_month': {
-            const now = svc.services.clock.now();
-            const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) + op.minutes * 60_000;
-            must(await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((next - now.getTime()) / 1000) }), 'advance');
+          case 'next_month':
+            await toNextMonth(op.minutes);
             break;
-          }
           case 'job':
             must(await con.post(`/console/v1/jobs/${op.name}/run`), op.name);
             break;
@@ -687,12 +691,9 @@ test.serial('property: concurrent settlements on separate connections spend bonu
             case 'advance':
               must(await con.post('/console/v1/test_clock/advance', { seconds: op.seconds }), 'advance');
               break;
-            case 'next_month': {
-              const now = svc.services.clock.now();
-              const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-              must(await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((next - now.getTime()) / 1000) }), 'advance');
+            case 'next_month':
+              await toNextMonth(0);
               break;
-            }
             case 'expire_bonuses':
               must(await con.post('/console/v1/jobs/expire_bonuses/run'), 'expire_bonuses');
               break;
