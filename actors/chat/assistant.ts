@@ -3,6 +3,7 @@ import type { Config } from '../../runtime/config.ts';
 import { formatFacts, type ChatFacts } from './facts.ts';
 import { HISTORY_TURNS } from './session-rules.ts';
 import { createCoach } from './coach.ts';
+import type { Assistant, AssistantBrand, AssistantInput, ChatTurn } from './assistant-types.ts';
 
 /**
  * The sales-coach assistant: OpenAI chat completions grounded in one customer's facts block,
@@ -10,34 +11,6 @@ import { createCoach } from './coach.ts';
  * (coach.ts) answers instead, from the same facts and by the same rules. Either way the reply
  * goes through the output filter before anyone sees it.
  */
-
-/** One entry of the thread the browser keeps and sends back (no transcript is stored here). */
-export interface ChatTurn {
-  role: 'user' | 'assistant';
-  content: string;
-}
-
-/** Who the assistant speaks as: the reseller's brand. */
-export interface AssistantBrand {
-  /** The brand's display name, or the account name when it has none. */
-  name: string;
-  supportEmail: string | null;
-}
-
-export interface AssistantInput {
-  brand: AssistantBrand;
-  facts: ChatFacts;
-  /** The thread so far; only the last HISTORY_TURNS entries are used. */
-  history: ChatTurn[];
-  message: string;
-}
-
-export interface Assistant {
-  /** For logs: `openai` or `coach`. */
-  readonly name: string;
-  /** The raw answer; throws when none was produced (the message is then neither counted nor charged). */
-  answer(input: AssistantInput): Promise<string>;
-}
 
 /** One attempt's limit and how often a failed attempt is repeated: together well inside the actor's wait. */
 export const CHAT_TIMEOUT_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { Assistant, AssistantInput } from './assistant.ts';
+import type { Assistant, AssistantInput } from './assistant-types.ts';
 import { minutesAndSeconds } from '../../runtime/types.ts';
 import type { ChatFacts } from './facts.ts';
 import { WINDOW_RULES } from '../scheduler/calling-windows.ts';

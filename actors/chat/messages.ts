@@ -1,7 +1,7 @@
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { Written } from '../shared/transaction.ts';
-import type { ChatTurn } from './assistant.ts';
+import type { ChatTurn } from './assistant-types.ts';
 import type { chatContextView, chatMessageView, chatSessionView } from './views.ts';
 
 export type ChatSessionView = ReturnType<typeof chatSessionView>;

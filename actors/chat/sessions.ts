@@ -7,7 +7,7 @@ import { isUuid } from '../../db/customers.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
-import type { ChatTurn } from './assistant.ts';
+import type { ChatTurn } from './assistant-types.ts';
 import type { ChatSessionState } from './chat-session-actor.ts';
 import type { ChatSessionMessage, ChatSessionReplies, SessionOwner } from './messages.ts';
 import { SESSION_TOKEN_PREFIX } from './session-rules.ts';

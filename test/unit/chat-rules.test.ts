@@ -1,7 +1,8 @@
 import test from 'ava';
 import { computeFacts, formatFacts, type FactCall } from '../../actors/chat/facts.ts';
 import { clockTimes, coachReply } from '../../actors/chat/coach.ts';
-import { chatMessages, lastTurns, systemPrompt, type ChatTurn } from '../../actors/chat/assistant.ts';
+import { chatMessages, lastTurns, systemPrompt } from '../../actors/chat/assistant.ts';
+import type { ChatTurn } from '../../actors/chat/assistant-types.ts';
 import { refuseMessage, refuseSession, sessionStatus, type MessageGate } from '../../actors/chat/session-rules.ts';
 
 const NOW = new Date('2026-08-04T12:00:00.000Z');
