@@ -2,6 +2,7 @@ import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
+import { countRows } from '../helpers/db.ts';
 
 /**
  * Calls, do-not-call entries and appointments are no longer handed on by the account actor
@@ -19,13 +20,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-async function count(sql: string, params: unknown[]): Promise<number> {
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  const { rows } = await db.query(sql, params);
-  await db.end();
-  return Number(rows[0].n);
-}
+const count = (sql: string, params: unknown[]) => countRows(svc.databaseUrl, sql, params);
 
 test('concurrent cancels of one request all answer 200 with the cancelled request; one call.completed', async (t) => {
   const a = await makeAccount(svc.url);

@@ -2,6 +2,7 @@ import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
+import { countRows } from '../helpers/db.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -13,13 +14,7 @@ test.after.always(async () => {
 
 const idem = (key: string) => ({ headers: { 'idempotency-key': key } });
 
-async function count(sql: string, params: unknown[]): Promise<number> {
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  const { rows } = await db.query(sql, params);
-  await db.end();
-  return Number(rows[0].n);
-}
+const count = (sql: string, params: unknown[]) => countRows(svc.databaseUrl, sql, params);
 
 test('a replayed key returns the first response, status and body, and creates nothing more', async (t) => {
   const a = await makeAccount(svc.url);
