@@ -29,8 +29,12 @@ export function createDncRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    async remove(accountId: string, e164: string): Promise<boolean> {
-      const { rowCount } = await db.query(`DELETE FROM dnc_numbers WHERE account_id = $1 AND e164 = $2`, [accountId, e164]);
+    /**
+     * Removes a number unless a callee asked for it, in one statement: a read then a delete could
+     * remove a callee's request that replaced the row in between.
+     */
+    async removeUnlessCalleeRequest(accountId: string, e164: string): Promise<boolean> {
+      const { rowCount } = await db.query(`DELETE FROM dnc_numbers WHERE account_id = $1 AND e164 = $2 AND source <> 'callee_request'`, [accountId, e164]);
       return (rowCount ?? 0) > 0;
     },
 

@@ -19,6 +19,9 @@ import { scheduleJobs } from './jobs.ts';
 import { callBehaviour, type CallState } from '../actors/call/call-actor.ts';
 import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
 import { createCallRequests } from '../actors/call/requests.ts';
+import { createAppointments } from '../actors/call/appointments.ts';
+import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
+import { createDncList } from '../actors/dnc/dnc-list.ts';
 import { Dialler } from '../actors/scheduler/dialler.ts';
 import { createCarrierInbox } from '../actors/call/carrier-inbox.ts';
 import { CallKeeper } from '../actors/call/call-keeper.ts';
@@ -214,15 +217,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const tokenHash = await consoleToken(pool, config, opts, log);
     const dialler = new Dialler({ ...deps, accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
     keeper = new CallKeeper({ ...deps, owner: dialler.id, carriers: { test: simulated, live: liveCarrier }, inbox }, { pollMs: config.keeperPollMs });
+    const customerDirectory = createCustomerDirectory(pool);
     const services: Services = {
       ...deps,
       accounts,
       customers,
+      customerDirectory,
       keys,
       consoleTokenHash: () => tokenHash,
       testClock: clock instanceof TestClock ? clock : null,
       calls,
-      callRequests: createCallRequests(deps),
+      callRequests: createCallRequests(deps, customerDirectory),
+      appointments: createAppointments(pool),
+      dnc: createDncList(deps),
       carriers: { test: simulated, live: liveCarrier },
       dialNow: () => dialler.tick(),
       webhooks,

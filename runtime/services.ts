@@ -9,6 +9,9 @@ import type { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
 import type { CallState } from '../actors/call/call-actor.ts';
 import type { CallRequests } from '../actors/call/requests.ts';
+import type { Appointments } from '../actors/call/appointments.ts';
+import type { CustomerDirectory } from '../actors/customer/customer-directory.ts';
+import type { DncList } from '../actors/dnc/dnc-list.ts';
 import type { Carrier } from '../telephony/carrier.ts';
 import type { Mode } from './types.ts';
 import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
@@ -20,6 +23,8 @@ import type { CarrierInbox } from '../actors/call/carrier-inbox.ts';
 export interface Services extends Deps {
   accounts: EntityRegistry<AccountMessage, AccountReplies, AccountState>;
   customers: EntityRegistry<CustomerMessage, CustomerReplies, CustomerState>;
+  /** Which customer an id or external_ref names (the one place it is resolved). */
+  customerDirectory: CustomerDirectory;
   keys: KeyAuthenticator;
   /** SHA-256 of the operator token of /console/v1. */
   consoleTokenHash: () => Buffer | null;
@@ -27,6 +32,8 @@ export interface Services extends Deps {
   testClock: TestClock | null;
   calls: EntityRegistry<CallMessage, CallReplies, CallState>;
   callRequests: CallRequests;
+  appointments: Appointments;
+  dnc: DncList;
   carriers: Record<Mode, Carrier>;
   /** Runs one dialler round now (tests and the console). */
   dialNow: () => Promise<number>;

@@ -24,7 +24,6 @@ import { buildBalance } from './balance-view.ts';
 import { postLine, topUp } from './ledger.ts';
 import { endCall, startCall } from './call-money.ts';
 import { iso } from '../../runtime/types.ts';
-import { createCallRequests } from '../call/requests.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { BrandField } from '../../db/accounts.ts';
@@ -32,29 +31,22 @@ import type { BrandField } from '../../db/accounts.ts';
 /**
  * The account actor: the single writer of one reseller account inside a process: its keys,
  * status, limits, brand and the creation of its customers. PostgreSQL holds the truth; the
- * actor keeps only facts that never change (which id an external_ref names).
+ * actor keeps only the account's id. Calls, the do-not-call list and appointments are not its
+ * business (their services are called directly), nor is naming a customer (the customer directory).
  */
 export interface AccountState {
   id: string;
-  /** `${mode}:${id or external_ref}` → customer id. Positive entries only: a customer never moves. */
-  customerIds: Map<string, string>;
 }
 
 const READS = new Set<AccountMessage['type']>([
   'get_account',
   'get_me',
   'list_customers',
-  'resolve_customer',
   'get_brand',
   'list_keys',
   'get_balance',
   'list_usage',
   'get_activity',
-  'list_calls',
-  'get_call',
-  'list_appointments',
-  'get_appointment',
-  'list_dnc',
 ]);
 
 /** What the account actor tells its own process. */
@@ -70,7 +62,6 @@ export interface AccountHooks {
 export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
   const { pool, clock } = deps;
   const accounts = createAccountRepository(pool);
-  const callRequests = createCallRequests(deps);
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
     const repo = createAccountRepository(db);
@@ -169,17 +160,6 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
     const before = await pageStart(pool, page, { table: 'customers', accountId: state.id, mode });
     const rows = await createCustomerRepository(pool).list(state.id, mode, page.limit + 1, before);
     return toList(rows, page.limit, customerView);
-  }
-
-  async function resolveCustomer(state: AccountState, mode: Mode, idOrRef: string) {
-    const cacheKey = `${mode}:${idOrRef}`;
-    const cached = state.customerIds.get(cacheKey);
-    if (cached) return cached;
-    const row = await createCustomerRepository(pool).findByIdOrRef(state.id, mode, idOrRef);
-    if (!row) throw new Refusal('customer_not_found', `No customer "${idOrRef}" in ${mode} mode.`);
-    if (state.customerIds.size > 10_000) state.customerIds.clear();
-    state.customerIds.set(cacheKey, row.id);
-    return row.id;
   }
 
   async function createKey(id: string, input: CreateKeyInput) {
@@ -283,8 +263,6 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
         return done(await createCustomer(state, msg.mode, msg.input, msg.idempotency));
       case 'list_customers':
         return done(await listCustomers(state, msg.mode, msg.page));
-      case 'resolve_customer':
-        return done(await resolveCustomer(state, msg.mode, msg.idOrRef));
       case 'get_brand':
         return done(brandView(await mustGet(pool, id)));
       case 'update_brand':
@@ -378,24 +356,6 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
         return done(await startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));
       case 'end_call':
         return done(await endCall(pool, { accountId: id, reference: msg.reference, durationSeconds: msg.durationSeconds, now: clock.now() }));
-      case 'queue_call':
-        return done(await callRequests.queueCall(id, msg.mode, msg.input, msg.idempotency));
-      case 'list_calls':
-        return done(await callRequests.listCalls(id, msg.mode, msg));
-      case 'get_call':
-        return done(await callRequests.getCallView(id, msg.mode, msg.id));
-      case 'cancel_call':
-        return done(await callRequests.cancelCall(id, msg.mode, msg.id));
-      case 'list_appointments':
-        return done(await callRequests.listAppointments(id, msg.mode, msg));
-      case 'get_appointment':
-        return done(await callRequests.getAppointment(id, msg.mode, msg.id));
-      case 'add_dnc':
-        return done(await callRequests.addDnc(id, (await mustGet(pool, id)).country, msg));
-      case 'list_dnc':
-        return done(await callRequests.listDnc(id, msg.page));
-      case 'remove_dnc':
-        return done(await callRequests.removeDnc(id, (await mustGet(pool, id)).country, msg.phone));
       case 'get_activity': {
         await mustGet(pool, id);
         const rows = await createMoneyRepository(pool).listActivity(id, msg.limit);
@@ -410,7 +370,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
 
   return {
     kind: 'account',
-    load: async (id) => ({ id, customerIds: new Map() }),
+    load: async (id) => ({ id }),
     isRead: (msg) => READS.has(msg.type),
     receive,
   };

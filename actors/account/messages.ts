@@ -9,9 +9,6 @@ import type { Coverage } from '../coverage/coverage.ts';
 import type { buildBalance } from './balance-view.ts';
 import type { usageView } from './views.ts';
 import type { StartCallResult, EndCallResult } from './call-money.ts';
-import type { CallRequests, QueueCallInput } from '../call/requests.ts';
-
-type R<K extends keyof CallRequests> = Awaited<ReturnType<CallRequests[K]>>;
 
 type Balance = Awaited<ReturnType<typeof buildBalance>>;
 type UsageEntry = ReturnType<typeof usageView>;
@@ -40,7 +37,6 @@ export type AccountMessage =
   | { type: 'get_me'; keyId: string; mode: Mode }
   | { type: 'create_customer'; mode: Mode; input: CreateCustomerInput; idempotency?: IdempotencyClaim }
   | { type: 'list_customers'; mode: Mode; page: Page }
-  | { type: 'resolve_customer'; mode: Mode; idOrRef: string }
   | { type: 'get_brand' }
   | { type: 'update_brand'; patch: Partial<Record<BrandField, string | null>>; idempotency?: IdempotencyClaim }
   | { type: 'create_key'; input: CreateKeyInput }
@@ -59,16 +55,7 @@ export type AccountMessage =
   | { type: 'refund'; amountCents: number; customerId: string | null; reference: string | null; description: string | null }
   | { type: 'start_call'; mode: Mode; customerId: string; reference: string }
   | { type: 'end_call'; reference: string; durationSeconds: number }
-  | { type: 'get_activity'; limit: number }
-  | { type: 'queue_call'; mode: Mode; input: QueueCallInput; idempotency?: IdempotencyClaim }
-  | { type: 'list_calls'; mode: Mode; customerId: string | null; view: 'calls' | 'requests'; status: string | null; page: Page }
-  | { type: 'get_call'; mode: Mode; id: string }
-  | { type: 'cancel_call'; mode: Mode; id: string }
-  | { type: 'list_appointments'; mode: Mode; customerId: string | null; status: string | null; from: Date | null; to: Date | null; page: Page }
-  | { type: 'get_appointment'; mode: Mode; id: string }
-  | { type: 'add_dnc'; phone: string; reason: string | null }
-  | { type: 'list_dnc'; page: Page }
-  | { type: 'remove_dnc'; phone: string };
+  | { type: 'get_activity'; limit: number };
 
 type CustomerWithCoverage = ReturnType<typeof customerView> & { coverage: Coverage };
 
@@ -79,7 +66,6 @@ export interface AccountReplies {
   get_me: ReturnType<typeof accountView>;
   create_customer: Written<CustomerWithCoverage>;
   list_customers: List<ReturnType<typeof customerView>>;
-  resolve_customer: string;
   get_brand: ReturnType<typeof brandView>;
   update_brand: Written<ReturnType<typeof brandView>>;
   create_key: ReturnType<typeof apiKeyView>;
@@ -98,14 +84,5 @@ export interface AccountReplies {
   refund: { object: 'refund'; line: UsageEntry; balance: Balance };
   start_call: StartCallResult;
   end_call: EndCallResult;
-  queue_call: R<'queueCall'>;
-  list_calls: R<'listCalls'>;
-  get_call: R<'getCallView'>;
-  cancel_call: R<'cancelCall'>;
-  list_appointments: R<'listAppointments'>;
-  get_appointment: R<'getAppointment'>;
-  add_dnc: R<'addDnc'>;
-  list_dnc: R<'listDnc'>;
-  remove_dnc: R<'removeDnc'>;
   get_activity: List<{ object: 'activity'; id: string; mode: string; customer_id: string | null; kind: string; reason: string | null; reference: string | null; detail: unknown; created_at: string | null }>;
 }

@@ -1,6 +1,5 @@
 import type { CallRow } from '../../db/calls.ts';
 import type { AppointmentRow } from '../../db/appointments.ts';
-import type { DncRow } from '../../db/dnc.ts';
 import type { CarrierReportRow } from '../../db/carrier-reports.ts';
 import { iso } from '../../runtime/types.ts';
 
@@ -71,17 +70,6 @@ export function appointmentView(a: AppointmentRow) {
     notes: a.notes,
     mode: a.mode,
     created_at: iso(a.created_at),
-  };
-}
-
-export function dncView(d: DncRow) {
-  return {
-    object: 'dnc_entry' as const,
-    phone: d.e164,
-    source: d.source,
-    reason: d.reason,
-    call_id: d.call_id,
-    created_at: iso(d.created_at),
   };
 }
 

@@ -1,10 +1,15 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Appointments } from '../../actors/call/appointments.ts';
 import { AppointmentSchema } from '../schemas/calls.ts';
 import { ListOf, pageQueryWith, responses, Timestamp, Type } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf } from './helpers.ts';
+import { caller, customerIdOf, pageOf, type CustomerLookupDeps } from './helpers.ts';
 
-export function registerAppointmentRoutes(app: App, services: Services): void {
+/** What the appointment routes use: the appointment reads and customer naming. */
+export interface AppointmentRouteDeps extends CustomerLookupDeps {
+  appointments: Appointments;
+}
+
+export function registerAppointmentRoutes(app: App, deps: AppointmentRouteDeps): void {
   app.get(
     '/v1/appointments',
     {
@@ -26,10 +31,8 @@ export function registerAppointmentRoutes(app: App, services: Services): void {
     async (request) => {
       const auth = caller(request);
       const q = request.query;
-      const customerId = q.customer_id ? await customerIdOf(services, request, q.customer_id) : null;
-      return services.accounts.ask(auth.accountId, {
-        type: 'list_appointments',
-        mode: auth.mode,
+      const customerId = q.customer_id ? await customerIdOf(deps, request, q.customer_id) : null;
+      return deps.appointments.list(auth.accountId, auth.mode, {
         customerId,
         status: q.status ?? null,
         from: q.from ? new Date(q.from) : null,
@@ -54,7 +57,7 @@ export function registerAppointmentRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const auth = caller(request);
-      return services.accounts.ask(auth.accountId, { type: 'get_appointment', mode: auth.mode, id: request.params.id });
+      return deps.appointments.get(auth.accountId, auth.mode, request.params.id);
     },
   );
 }

@@ -1,9 +1,11 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { CallRequests } from '../../actors/call/requests.ts';
+import type { Carrier } from '../../telephony/carrier.ts';
+import type { Mode } from '../../runtime/types.ts';
 import { CallRequestSchema, CallSchema, QueueCallBody } from '../schemas/calls.ts';
 import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
-import { caller, customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'the id of the call (the same as its request)' }) });
@@ -15,8 +17,14 @@ const RecordingAudio = Type.Unsafe<Buffer>({
   content: { [RECORDING_TYPE]: { schema: { type: 'string', contentMediaType: RECORDING_TYPE } } },
 });
 
-export function registerCallRoutes(app: App, services: Services): void {
-  const ask = services.accounts.ask.bind(services.accounts);
+/** What the call routes use: the call requests service, customer naming and, for recordings, the carriers. */
+export interface CallRouteDeps extends CustomerLookupDeps {
+  callRequests: CallRequests;
+  carriers: Record<Mode, Carrier>;
+}
+
+export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
+  const { callRequests } = deps;
 
   app.post(
     '/v1/calls',
@@ -36,9 +44,7 @@ export function registerCallRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const auth = caller(request);
-      const customerId = await customerIdOf(services, request, request.body.customer_id);
-      const outcome = await ask(auth.accountId, { type: 'queue_call', mode: auth.mode, input: { ...request.body, customerId }, idempotency: request.idempotency });
-      return sendWritten(reply, outcome);
+      return sendWritten(reply, await callRequests.queueCall(auth.accountId, auth.mode, request.body, request.idempotency));
     },
   );
 
@@ -62,8 +68,8 @@ export function registerCallRoutes(app: App, services: Services): void {
     async (request) => {
       const auth = caller(request);
       const q = request.query;
-      const customerId = q.customer_id ? await customerIdOf(services, request, q.customer_id) : null;
-      return ask(auth.accountId, { type: 'list_calls', mode: auth.mode, customerId, view: q.view ?? 'calls', status: q.status ?? null, page: pageOf(q) });
+      const customerId = q.customer_id ? await customerIdOf(deps, request, q.customer_id) : null;
+      return callRequests.listCalls(auth.accountId, auth.mode, { customerId, view: q.view ?? 'calls', status: q.status ?? null, page: pageOf(q) });
     },
   );
 
@@ -82,7 +88,7 @@ export function registerCallRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const auth = caller(request);
-      return ask(auth.accountId, { type: 'get_call', mode: auth.mode, id: request.params.id });
+      return callRequests.getCallView(auth.accountId, auth.mode, request.params.id);
     },
   );
 
@@ -101,7 +107,7 @@ export function registerCallRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const auth = caller(request);
-      return ask(auth.accountId, { type: 'cancel_call', mode: auth.mode, id: request.params.id });
+      return callRequests.cancelCall(auth.accountId, auth.mode, request.params.id);
     },
   );
 
@@ -129,7 +135,7 @@ export function registerCallRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const auth = caller(request);
-      const call = await services.callRequests.getCallRow(auth.accountId, auth.mode, request.params.id);
+      const call = await callRequests.getCall(auth.accountId, auth.mode, request.params.id);
       if (call.transcript.length === 0) throw new ApiError('transcript_not_available');
       return { object: 'transcript' as const, call_id: call.id, lines: call.transcript };
     },
@@ -150,9 +156,9 @@ export function registerCallRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const auth = caller(request);
-      const call = await services.callRequests.getCallRow(auth.accountId, auth.mode, request.params.id);
+      const call = await callRequests.getCall(auth.accountId, auth.mode, request.params.id);
       if (!call.recording_url || !call.carrier) throw new ApiError('recording_not_available');
-      const audio = await services.carriers[call.mode].fetchRecording(call.recording_url);
+      const audio = await deps.carriers[call.mode].fetchRecording(call.recording_url);
       // Always the WAV rendition, whatever type the carrier labels it with (audio/x-wav…): the document says audio/wav.
       return reply.code(200).header('content-type', RECORDING_TYPE).header('cache-control', 'private, no-store').send(audio.body);
     },

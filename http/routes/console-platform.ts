@@ -6,7 +6,7 @@ import { certifyLanguage } from '../../actors/coverage/coverage-service.ts';
 import { ApiError } from '../errors.ts';
 import { createEventRepository } from '../../db/events.ts';
 import { createSettingsRepository, TEST_CLOCK_SETTING } from '../../db/settings.ts';
-import { importRegistry } from '../../actors/call/requests.ts';
+import { importRegistry } from '../../actors/dnc/dnc-list.ts';
 import { eventView } from '../../actors/webhooks/views.ts';
 
 const CONSOLE = { auth: 'console' as const };

@@ -1,12 +1,17 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { DncList } from '../../actors/dnc/dnc-list.ts';
 import { DncEntrySchema } from '../schemas/calls.ts';
 import { ListOf, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { caller, pageOf, sendWritten } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
+/** What the do-not-call routes use: the list itself. */
+export interface DncRouteDeps {
+  dnc: DncList;
+}
+
 /** The reseller's do-not-call list (numbers in E.164; national numbers read in the account's country). */
-export function registerDncRoutes(app: App, services: Services): void {
+export function registerDncRoutes(app: App, { dnc }: DncRouteDeps): void {
   app.post(
     '/v1/dnc',
     {
@@ -24,7 +29,7 @@ export function registerDncRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      sendWritten(reply, await services.accounts.ask(caller(request).accountId, { type: 'add_dnc', phone: request.body.phone, reason: request.body.reason ?? null })),
+      sendWritten(reply, await dnc.add(caller(request).accountId, { phone: request.body.phone, reason: request.body.reason ?? null }, request.idempotency)),
   );
 
   app.get(
@@ -40,7 +45,7 @@ export function registerDncRoutes(app: App, services: Services): void {
         response: responses({ 200: ListOf(DncEntrySchema) }, ['invalid_cursor', 'scope_missing']),
       },
     },
-    async (request) => services.accounts.ask(caller(request).accountId, { type: 'list_dnc', page: pageOf(request.query) }),
+    async (request) => dnc.list(caller(request).accountId, pageOf(request.query)),
   );
 
   app.delete(
@@ -59,6 +64,6 @@ export function registerDncRoutes(app: App, services: Services): void {
         ),
       },
     },
-    async (request) => services.accounts.ask(caller(request).accountId, { type: 'remove_dnc', phone: request.params.phone }),
+    async (request) => dnc.remove(caller(request).accountId, request.params.phone),
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Written } from '../../actors/shared/transaction.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { CustomerDirectory } from '../../actors/customer/customer-directory.ts';
 import type { AuthContext } from '../plugins/authenticate.ts';
 import { REPLAYED_HEADER } from '../plugins/idempotency.ts';
 import { writeStatusOf } from '../write-status.ts';
@@ -24,10 +24,15 @@ export function sendWritten<T>(reply: FastifyReply, written: Written<T>) {
   return reply.code(writeStatusOf(declared, written.created)).send(written.body);
 }
 
-/** The customer id an `{id}` path segment names (service id or external_ref) in the caller's mode. */
-export async function customerIdOf(services: Services, request: FastifyRequest, idOrRef: string): Promise<string> {
+/** What a route needs to name customers. */
+export interface CustomerLookupDeps {
+  customerDirectory: CustomerDirectory;
+}
+
+/** The customer id an `{id}` path segment names (service id or external_ref) in the caller's account and mode. */
+export async function customerIdOf(deps: CustomerLookupDeps, request: FastifyRequest, idOrRef: string): Promise<string> {
   const auth = caller(request);
-  return services.accounts.ask(auth.accountId, { type: 'resolve_customer', mode: auth.mode, idOrRef });
+  return (await deps.customerDirectory.find(auth.accountId, auth.mode, idOrRef)).id;
 }
 
 /** The page a list query asks for (the validator has filled in the default `limit`). */

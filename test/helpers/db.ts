@@ -29,6 +29,18 @@ export async function freshDatabase(): Promise<string> {
   return base.replace(/\/postgres$/, `/${name}`);
 }
 
+/** The `n` one counting query answers, on a connection of its own. */
+export async function countRows(databaseUrl: string, sql: string, params: unknown[]): Promise<number> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(sql, params);
+    return Number(rows[0].n);
+  } finally {
+    await db.end();
+  }
+}
+
 /**
  * Every table's row count and a checksum of its rows, for asserting that a refused request
  * wrote nothing. `exclude` names tables that something other than the request writes.

@@ -2,6 +2,7 @@ import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
+import { countRows } from '../helpers/db.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -13,13 +14,7 @@ test.after.always(async () => {
 
 const idem = (key: string) => ({ headers: { 'idempotency-key': key } });
 
-async function count(sql: string, params: unknown[]): Promise<number> {
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  const { rows } = await db.query(sql, params);
-  await db.end();
-  return Number(rows[0].n);
-}
+const count = (sql: string, params: unknown[]) => countRows(svc.databaseUrl, sql, params);
 
 test('a replayed key returns the first response, status and body, and creates nothing more', async (t) => {
   const a = await makeAccount(svc.url);
@@ -179,4 +174,24 @@ test('a record a process of the previous version finished (its status only, migr
   t.deepEqual([replay201.status, replay200.status], [201, 200]);
   t.is(replay201.headers.get('idempotent-replayed'), 'true');
   t.deepEqual(replay201.body, created.body);
+});
+
+// POST /v1/dnc took a key and never recorded it: a repeat ran again (200 "already listed"), and
+// after the number was taken off, the same key listed it anew.
+test('POST /v1/dnc records its key: a repeat replays the first answer, a reused key is refused', async (t) => {
+  const a = await makeAccount(svc.url);
+  const one = await a.api.post('/v1/dnc', { phone: '+12025550160', reason: 'asked' }, idem('dnc-1'));
+  t.is(one.status, 201);
+  const two = await a.api.post('/v1/dnc', { phone: '+12025550160', reason: 'asked' }, idem('dnc-1'));
+  t.is(two.status, 201);
+  t.deepEqual(two.body, one.body);
+  t.is(two.headers.get('idempotent-replayed'), 'true');
+  t.like((await a.api.delete('/v1/dnc/+12025550160')).body, { deleted: true });
+  const after = await a.api.post('/v1/dnc', { phone: '+12025550160', reason: 'asked' }, idem('dnc-1'));
+  t.is(after.status, 201);
+  t.is(after.headers.get('idempotent-replayed'), 'true');
+  t.is((await a.api.get('/v1/dnc')).body.data.length, 0, 'the replay listed nothing again');
+  const other = await a.api.post('/v1/dnc', { phone: '+12025550161' }, idem('dnc-1'));
+  t.is(other.status, 409);
+  t.is(other.body.error.code, 'idempotency_key_reused');
 });
