@@ -6,7 +6,7 @@ import { recordEvent } from '../../db/events.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
-import { parsePhone } from '../scheduler/phone.ts';
+import { parsePhone } from '../shared/phone.ts';
 import type { CustomerDirectory } from '../customer/customer-directory.ts';
 import { callRequestView, callView, isFinished } from './views.ts';
 import { withTransaction } from '../../db/pool.ts';

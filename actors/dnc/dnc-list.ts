@@ -5,7 +5,7 @@ import { createDncRepository } from '../../db/dnc.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
-import { parsePhone } from '../scheduler/phone.ts';
+import { parsePhone } from '../shared/phone.ts';
 import { dncView } from './views.ts';
 
 /**
