@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../app/services.ts';
 import { installValidators } from './plugins/validation.ts';
 import { clientErrorAnswer, frameworkError, installErrorBoundary } from './plugins/error-boundary.ts';
 import { installStorableText } from './plugins/storable-text.ts';

@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply } from 'fastify';
 import type { App } from '../routes/app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { openOnboardingLink, type OpenedLink } from '../../actors/customer/onboarding-page.ts';
 import { pageBrand } from '../../actors/account/views.ts';
 import { brandedPage, escapeHtml, PAGE_HEADERS, type PageBrand } from './layout.ts';

@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { BrandBody, BrandSchema } from '../schemas/account.ts';
 import { responses } from '../schemas/common.ts';
 import { caller, sendWritten } from './helpers.ts';

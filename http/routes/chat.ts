@@ -1,7 +1,7 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyRequest } from 'fastify';
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { createChatSessions } from '../../actors/chat/sessions.ts';
 import { ApiError } from '../errors.ts';
 import { ChatBody, ChatContextSchema, ChatMessageSchema } from '../schemas/chat.ts';

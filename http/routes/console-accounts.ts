@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { ApiKeySchema, ConsoleAccountSchema } from '../schemas/account.ts';
 import { ListOf, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';

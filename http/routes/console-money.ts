@@ -1,11 +1,11 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
 import { ListOf, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { carrierReportView } from '../../actors/call/views.ts';
 import { MINIMUM_TOP_UP_CENTS } from '../../actors/account/pricing.ts';
-import { runJob, JOB_NAMES } from '../../runtime/jobs.ts';
+import { runJob, JOB_NAMES } from '../../app/jobs.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };

@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { ReadinessSchema } from '../schemas/customers.ts';
 import { responses, Type, withCode } from '../schemas/common.ts';
 import { certifyLanguage } from '../../actors/coverage/coverage-service.ts';

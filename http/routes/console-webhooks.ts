@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { MAX_ROLL_GRACE_SECONDS } from '../../actors/webhooks/endpoints.ts';
 

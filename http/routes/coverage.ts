@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { CoverageSchema } from '../schemas/customers.ts';
 import { ListOf, responses, Type, withCode } from '../schemas/common.ts';
 import { allCoverage, coverageOf } from '../../actors/coverage/coverage-service.ts';

@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { Timestamp, ModeSchema, pageQueryWith, responses, Type } from '../schemas/common.ts';
 import { caller, pageOf } from './helpers.ts';
 

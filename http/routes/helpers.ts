@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Written } from '../../actors/shared/transaction.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import type { AuthContext } from '../plugins/authenticate.ts';
 import { REPLAYED_HEADER } from '../plugins/idempotency.ts';
 import { writeStatusOf } from '../write-status.ts';

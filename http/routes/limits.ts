@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { CustomerIdParams, CustomerLimitsBody, CustomerLimitsSchema } from '../schemas/customers.ts';
 import { responses } from '../schemas/common.ts';
 import { customerIdOf, sendWritten } from './helpers.ts';

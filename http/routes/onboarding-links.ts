@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { CustomerIdParams, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
 import { customerIdOf, pageOf, sendWritten } from './helpers.ts';

@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { createChatSessions } from '../../actors/chat/sessions.ts';
 import { TTL_SECONDS } from '../../actors/chat/session-rules.ts';
 import { CustomerIdParams } from '../schemas/customers.ts';

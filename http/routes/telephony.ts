@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody';
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 import { Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { isForeignKeyViolation } from '../../db/pool.ts';

@@ -12,12 +12,6 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BELOW_HTTP = ['actors', 'runtime', 'db', 'telephony'];
 
-/**
- * Composition, not kernel: these wire the HTTP app to the rest and move to `app/` (issue 12 §3).
- * Each entry must still import from http/, so the list shrinks as they move.
- */
-const COMPOSITION = new Set(['runtime/server.ts', 'runtime/services.ts']);
-
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const rel = path.posix.join(dir, entry.name);
@@ -57,12 +51,6 @@ test('importedPaths finds static, re-exported, bare and dynamic imports', (t) =>
 test('nothing under actors/, runtime/, db/ or telephony/ imports from http/', (t) => {
   const files = BELOW_HTTP.flatMap(sourceFiles);
   t.true(files.length > 50, 'the scan reads the tree');
-  const arrows = files.filter((f) => !COMPOSITION.has(f)).flatMap((f) => httpImports(f).map((target) => `${f} → ${target}`));
+  const arrows = files.flatMap((f) => httpImports(f).map((target) => `${f} → ${target}`));
   t.deepEqual(arrows, []);
-});
-
-test('every file let through as composition still imports from http/ (drop it from the list once it has moved)', (t) => {
-  for (const file of COMPOSITION) {
-    t.true(fs.existsSync(path.join(ROOT, file)) && httpImports(file).length > 0, file);
-  }
 });

@@ -1,6 +1,6 @@
-import type { EntityRegistry } from './actor-system.ts';
-import type { Deps } from './deps.ts';
-import type { TestClock } from './clock.ts';
+import type { EntityRegistry } from '../runtime/actor-system.ts';
+import type { Deps } from '../runtime/deps.ts';
+import type { TestClock } from '../runtime/clock.ts';
 import type { AccountMessage, AccountReplies } from '../actors/account/messages.ts';
 import type { AccountState } from '../actors/account/account-actor.ts';
 import type { CustomerMessage, CustomerReplies } from '../actors/customer/messages.ts';
@@ -10,7 +10,7 @@ import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
 import type { CallState } from '../actors/call/call-actor.ts';
 import type { CallRequests } from '../actors/call/requests.ts';
 import type { Carrier } from '../telephony/carrier.ts';
-import type { Mode } from './types.ts';
+import type { Mode } from '../runtime/types.ts';
 import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
 import type { WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
 import type { ChatSessionRegistry } from '../actors/chat/sessions.ts';

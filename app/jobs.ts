@@ -3,7 +3,7 @@ import { closeMonth, expireBonuses, releaseExpiredHolds } from '../actors/accoun
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../db/pool.ts';
-import { pollLoop } from './poll-loop.ts';
+import { pollLoop } from '../runtime/poll-loop.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
