@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../app/services.ts';
+import type { CallAreaRouteDeps as Services } from './deps.ts';
 import { CallRequestSchema, CallSchema, QueueCallBody } from '../schemas/calls.ts';
 import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';

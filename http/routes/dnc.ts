@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../app/services.ts';
+import type { CallAreaRouteDeps as Services } from './deps.ts';
 import { DncEntrySchema } from '../schemas/calls.ts';
 import { ListOf, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { caller, pageOf, sendWritten } from './helpers.ts';

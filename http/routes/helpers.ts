@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Written } from '../../actors/shared/transaction.ts';
-import type { Services } from '../../app/services.ts';
+import type { AccountRegistry } from './deps.ts';
 import type { AuthContext } from '../plugins/authenticate.ts';
 import { REPLAYED_HEADER } from '../plugins/idempotency.ts';
 import { writeStatusOf } from '../write-status.ts';
@@ -25,7 +25,7 @@ export function sendWritten<T>(reply: FastifyReply, written: Written<T>) {
 }
 
 /** The customer id an `{id}` path segment names (service id or external_ref) in the caller's mode. */
-export async function customerIdOf(services: Services, request: FastifyRequest, idOrRef: string): Promise<string> {
+export async function customerIdOf(services: { accounts: AccountRegistry }, request: FastifyRequest, idOrRef: string): Promise<string> {
   const auth = caller(request);
   return services.accounts.ask(auth.accountId, { type: 'resolve_customer', mode: auth.mode, idOrRef });
 }

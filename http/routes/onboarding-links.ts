@@ -1,11 +1,18 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../app/services.ts';
+import type { AccountRegistry, CustomerRegistry } from './deps.ts';
 import { CustomerIdParams, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
 import { customerIdOf, pageOf, sendWritten } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
-export function registerOnboardingLinkRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface OnboardingLinkRouteDeps {
+  /** Resolves a customer's id or external_ref (customerIdOf). */
+  accounts: AccountRegistry;
+  customers: CustomerRegistry;
+}
+
+export function registerOnboardingLinkRoutes(app: App, services: OnboardingLinkRouteDeps): void {
   app.post(
     '/v1/customers/:id/onboarding_link',
     {

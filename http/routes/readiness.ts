@@ -1,11 +1,18 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../app/services.ts';
+import type { AccountRegistry, CustomerRegistry } from './deps.ts';
 import { CustomerIdParams, ProvisioningBody, ProvisioningSchema, ReadinessSchema } from '../schemas/customers.ts';
 import { responses } from '../schemas/common.ts';
 import { customerIdOf, sendWritten } from './helpers.ts';
 import { ACCEPTED } from '../write-status.ts';
 
-export function registerReadinessRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface ReadinessRouteDeps {
+  /** Resolves a customer's id or external_ref (customerIdOf). */
+  accounts: AccountRegistry;
+  customers: CustomerRegistry;
+}
+
+export function registerReadinessRoutes(app: App, services: ReadinessRouteDeps): void {
   app.get(
     '/v1/customers/:id/readiness',
     {
