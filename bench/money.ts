@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { startService } from '../runtime/server.ts';
+import { startService } from '../app/start.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { cpuMeter, ratio, type CpuPerOp } from './lib.ts';
 

@@ -3,7 +3,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../runtime/cli.ts');
+const { main } = await import('../app/cli.ts');
 main(process.argv.slice(2)).catch((err) => {
   // A bad setting is the operator's to fix: one line and exit 2; so is a machine on which the
   // embedded database cannot run: one line and exit 1; anything else is a fault: its stack.

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from '../runtime/services.ts';
+import type { Deps } from '../runtime/deps.ts';
+import type { KeyAuthenticator } from './plugins/authenticate.ts';
 import { installValidators } from './plugins/validation.ts';
 import { clientErrorAnswer, frameworkError, installErrorBoundary } from './plugins/error-boundary.ts';
 import { installStorableText } from './plugins/storable-text.ts';
@@ -33,8 +34,45 @@ import { registerChatPage } from './pages/chat.ts';
 import type { App } from './routes/app-type.ts';
 import './types.ts';
 
+/** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
+export interface PluginDeps extends Deps {
+  keys: KeyAuthenticator;
+  /** SHA-256 of the operator token of /console/v1. */
+  consoleTokenHash: () => Buffer | null;
+}
+
+/** The second parameter of a route registration: the deps that route file declares. */
+type RouteDeps<R extends (app: App, deps: never) => unknown> = Parameters<R>[1];
+
+/**
+ * Everything the HTTP application is handed: what its plugins use and what each route file
+ * declares it uses, so the composition root (app/) can build one object that satisfies them all
+ * while each route sees only its own part.
+ */
+export type HttpDeps = PluginDeps &
+  RouteDeps<typeof registerMeRoutes> &
+  RouteDeps<typeof registerCustomerRoutes> &
+  RouteDeps<typeof registerReadinessRoutes> &
+  RouteDeps<typeof registerOnboardingLinkRoutes> &
+  RouteDeps<typeof registerLimitRoutes> &
+  RouteDeps<typeof registerBrandRoutes> &
+  RouteDeps<typeof registerCoverageRoutes> &
+  RouteDeps<typeof registerBalanceRoutes> &
+  RouteDeps<typeof registerCallRoutes> &
+  RouteDeps<typeof registerAppointmentRoutes> &
+  RouteDeps<typeof registerDncRoutes> &
+  RouteDeps<typeof registerEventRoutes> &
+  RouteDeps<typeof registerConsoleAccountRoutes> &
+  RouteDeps<typeof registerConsolePlatformRoutes> &
+  RouteDeps<typeof registerConsoleMoneyRoutes> &
+  RouteDeps<typeof registerConsoleWebhookRoutes> &
+  RouteDeps<typeof registerOnboardingPages> &
+  RouteDeps<typeof registerTelephonyRoutes> &
+  RouteDeps<typeof registerSessionRoutes> &
+  RouteDeps<typeof registerChatRoutes>;
+
 /** The HTTP application: plugins in the order a request meets them, then every route. */
-export async function buildApp(services: Services): Promise<App> {
+export async function buildApp(services: HttpDeps): Promise<App> {
   const { requestTimeoutMs, connectionTimeoutMs } = services.config;
   const app = Fastify({
     loggerInstance: services.log as unknown as FastifyBaseLogger,

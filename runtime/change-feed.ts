@@ -15,7 +15,7 @@ export const FEED_APPLICATION_NAME = 'switchboard change feed';
  *
  * One connection per process, reconnected for as long as the process runs. Notifications sent
  * while it was away are lost, so after every reconnection the feed emits `reset`, and whoever
- * caches something the feed guards drops all of it (runtime/server.ts wires this).
+ * caches something the feed guards drops all of it (app/start.ts wires this).
  */
 export class ChangeFeed {
   private client: pg.Client | undefined;

@@ -9,7 +9,7 @@ import { DatabaseHealth, retryDelayMs } from './database-health.ts';
  * resolves when the round in progress, if any, has ended.
  *
  * The timers are unref'd: a loop never keeps a process alive on its own (the `start` command
- * does, until it is signalled: runtime/cli.ts).
+ * does, until it is signalled: app/cli.ts).
  */
 export function pollLoop(
   round: () => Promise<unknown>,

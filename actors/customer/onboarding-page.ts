@@ -1,4 +1,4 @@
-import type { Pool } from '../../db/pool.ts';
+import type { Deps } from '../../runtime/deps.ts';
 import { createOnboardingLinkRepository, type OnboardingLinkRow } from '../../db/onboarding-links.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createAccountRepository, type AccountRow } from '../../db/accounts.ts';
@@ -14,16 +14,27 @@ export interface OpenedLink {
   account: AccountRow;
 }
 
-/** The link a token in an onboarding URL names, with what its page shows; null for any bad token. */
-export async function openOnboardingLink(pool: Pool, token: string, now: Date): Promise<OpenedLink | null> {
-  if (!isWellFormed(token, ONBOARDING_TOKEN_PREFIX)) return null;
-  const link = await createOnboardingLinkRepository(pool).findByTokenHash(hashToken(token));
-  if (!link) return null;
-  const [customer, account] = await Promise.all([
-    createCustomerRepository(pool).get(link.customer_id),
-    createAccountRepository(pool).get(link.account_id),
-  ]);
-  if (!customer || !account) return null;
-  const state: LinkState = link.status === 'active' && link.expires_at <= now ? 'expired' : link.status;
-  return { link, state, customer, account };
+/**
+ * The links behind onboarding URLs, read for the page a customer opens (the customer actor
+ * writes them; the page only reads, then asks the actor to complete).
+ */
+export function createOnboardingPage({ pool, clock }: Pick<Deps, 'pool' | 'clock'>) {
+  return {
+    /** The link a token in an onboarding URL names, with what its page shows; null for any bad token. */
+    async open(token: string): Promise<OpenedLink | null> {
+      const now = clock.now();
+      if (!isWellFormed(token, ONBOARDING_TOKEN_PREFIX)) return null;
+      const link = await createOnboardingLinkRepository(pool).findByTokenHash(hashToken(token));
+      if (!link) return null;
+      const [customer, account] = await Promise.all([
+        createCustomerRepository(pool).get(link.customer_id),
+        createAccountRepository(pool).get(link.account_id),
+      ]);
+      if (!customer || !account) return null;
+      const state: LinkState = link.status === 'active' && link.expires_at <= now ? 'expired' : link.status;
+      return { link, state, customer, account };
+    },
+  };
 }
+
+export type OnboardingPage = ReturnType<typeof createOnboardingPage>;

@@ -1,8 +1,8 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply } from 'fastify';
 import type { App } from '../routes/app-type.ts';
-import type { Services } from '../../runtime/services.ts';
-import { openOnboardingLink, type OpenedLink } from '../../actors/customer/onboarding-page.ts';
+import type { OnboardingPage, OpenedLink } from '../../actors/customer/onboarding-page.ts';
+import type { CustomerRegistry } from '../routes/deps.ts';
 import { pageBrand } from '../../actors/account/views.ts';
 import { brandedPage, escapeHtml, PAGE_HEADERS, type PageBrand } from './layout.ts';
 import { Type } from '../schemas/common.ts';
@@ -76,8 +76,14 @@ function unreadableBody(err: FastifyError): { status: number; text: string } | n
 const invalidPage = (reply: FastifyReply) =>
   send(reply, 404, brandedPage(NEUTRAL, 'Link not valid', `<h2>This link is not valid</h2><p class="notice">Check that you copied the whole link, or ask for a new one.</p>`));
 
+/** What these pages use. */
+export interface OnboardingPageDeps {
+  customers: CustomerRegistry;
+  onboardingPage: OnboardingPage;
+}
+
 /** The onboarding link page: a customer reads and accepts the calling terms. */
-export async function registerOnboardingPages(app: App, services: Services): Promise<void> {
+export async function registerOnboardingPages(app: App, services: OnboardingPageDeps): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
     // People get a page, never a JSON error or a stack trace.
@@ -102,7 +108,7 @@ export async function registerOnboardingPages(app: App, services: Services): Pro
     const params = Type.Object({ token: Type.String() });
 
     typed.get('/onboarding/:token', { config: { auth: 'none' }, schema: { hide: true, params } }, async (request, reply) => {
-      const opened = await openOnboardingLink(services.pool, request.params.token, services.clock.now());
+      const opened = await services.onboardingPage.open(request.params.token);
       if (!opened) return invalidPage(reply);
       const brand = pageBrand(opened.account);
       const message = stateMessage(opened, brand.name);
@@ -130,7 +136,7 @@ ${termsText(opened, brand.name)}
       '/onboarding/:token',
       { config: { auth: 'none' }, schema: { hide: true, params } },
       async (request, reply) => {
-        const opened = await openOnboardingLink(services.pool, request.params.token, services.clock.now());
+        const opened = await services.onboardingPage.open(request.params.token);
         if (!opened) return invalidPage(reply);
         const brand = pageBrand(opened.account);
         const message = stateMessage(opened, brand.name);
@@ -152,7 +158,7 @@ ${termsText(opened, brand.name)}
           await services.customers.ask(opened.customer.id, { type: 'complete_onboarding', linkId: opened.link.id, acceptedBy: name });
         } catch {
           // The link stopped being active between the read and the write (another tab accepted it).
-          const again = await openOnboardingLink(services.pool, request.params.token, services.clock.now());
+          const again = await services.onboardingPage.open(request.params.token);
           const late = again && stateMessage(again, brand.name);
           if (late) return send(reply, late.status, brandedPage(brand, late.title, late.html));
           throw new Error('onboarding completion failed');

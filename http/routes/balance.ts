@@ -1,10 +1,15 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { AccountRegistry } from './deps.ts';
 import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
 import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf } from './helpers.ts';
+import { caller, customerIdOf, pageOf, type CustomerLookupDeps } from './helpers.ts';
 
-export function registerBalanceRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface BalanceRouteDeps extends CustomerLookupDeps {
+  accounts: AccountRegistry;
+}
+
+export function registerBalanceRoutes(app: App, services: BalanceRouteDeps): void {
   app.get(
     '/v1/balance',
     {

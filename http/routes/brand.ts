@@ -1,11 +1,16 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { AccountRegistry } from './deps.ts';
 import { BrandBody, BrandSchema } from '../schemas/account.ts';
 import { responses } from '../schemas/common.ts';
 import { caller, sendWritten } from './helpers.ts';
 import { UPDATED } from '../write-status.ts';
 
-export function registerBrandRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface BrandRouteDeps {
+  accounts: AccountRegistry;
+}
+
+export function registerBrandRoutes(app: App, services: BrandRouteDeps): void {
   app.get(
     '/v1/brand',
     {

@@ -1,8 +1,7 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyRequest } from 'fastify';
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
-import { createChatSessions } from '../../actors/chat/sessions.ts';
+import type { ChatSessions } from './deps.ts';
 import { ApiError } from '../errors.ts';
 import { ChatBody, ChatContextSchema, ChatMessageSchema } from '../schemas/chat.ts';
 import { responses } from '../schemas/common.ts';
@@ -30,9 +29,14 @@ const CHAT_CORS: FastifyCorsOptions = {
 /** Codes every session-token route can answer with. */
 const SESSION_CODES = ['invalid_session_token', 'session_expired', 'session_revoked', 'service_unavailable', 'api_error'] as const;
 
+/** What these routes use. */
+export interface ChatRouteDeps {
+  chat: ChatSessions;
+}
+
 /** The browser's side of the assistant: POST /v1/chat and the chat page's session read. */
-export async function registerChatRoutes(app: App, services: Services): Promise<void> {
-  const chat = createChatSessions(services, services.chatSessions);
+export async function registerChatRoutes(app: App, services: ChatRouteDeps): Promise<void> {
+  const { chat } = services;
   // The session a request's token named, found before its body is read (like an API key).
   const sessionIds = new WeakMap<FastifyRequest, string>();
   const authenticate = async (request: FastifyRequest) => {

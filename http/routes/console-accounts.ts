@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { AccountRegistry } from './deps.ts';
 import { ApiKeySchema, ConsoleAccountSchema } from '../schemas/account.ts';
 import { ListOf, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { LIMIT_FIELDS } from '../../db/accounts.ts';
-import { listAccounts } from '../../actors/account/account-directory.ts';
+import type { AccountDirectory } from '../../actors/account/account-directory.ts';
 import { pageOf } from './helpers.ts';
 
 const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -18,8 +18,14 @@ const hide = { hide: true, tags: ['console'] };
 const positive = withCode(Type.Integer({ minimum: 1 }), 'invalid_limit');
 const nullableCount = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), minimum: 0 };
 
+/** What these routes use. */
+export interface ConsoleAccountRouteDeps {
+  accounts: AccountRegistry;
+  accountDirectory: AccountDirectory;
+}
+
 /** Operator actions on accounts and keys (the spec's "in the console"). */
-export function registerConsoleAccountRoutes(app: App, services: Services): void {
+export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountRouteDeps): void {
   const ask = services.accounts.ask.bind(services.accounts);
 
   app.post(
@@ -44,7 +50,7 @@ export function registerConsoleAccountRoutes(app: App, services: Services): void
   app.get(
     '/console/v1/accounts',
     { config: CONSOLE, schema: { ...hide, querystring: PageQuery, response: responses({ 200: ListOf(ConsoleAccountSchema) }, ['invalid_cursor'], { auth: 'console' }) } },
-    async (request) => listAccounts(services.pool, pageOf(request.query)),
+    async (request) => services.accountDirectory.list(pageOf(request.query)),
   );
 
   app.get(

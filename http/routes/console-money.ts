@@ -1,19 +1,33 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { AccountRegistry, TestClockControl } from './deps.ts';
+import type { CarrierInbox } from '../../actors/call/carrier-inbox.ts';
 import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
 import { ListOf, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { carrierReportView } from '../../actors/call/views.ts';
 import { MINIMUM_TOP_UP_CENTS } from '../../actors/account/pricing.ts';
-import { runJob, JOB_NAMES } from '../../runtime/jobs.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
 const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const Cents = (min: number, code: 'invalid_parameter' | 'top_up_too_small' = 'invalid_parameter') => withCode(Type.Integer({ minimum: min }), code);
 
+/** What these routes use. */
+export interface ConsoleMoneyRouteDeps {
+  accounts: AccountRegistry;
+  /** The periodic jobs by name, each run once on request (app/jobs.ts). */
+  jobs: { names: readonly string[]; run(name: string): Promise<number> };
+  /** Runs one dialler round now; resolves to the calls dialled. */
+  dialNow: () => Promise<number>;
+  /** Runs one call keeper round now (inbox retries, leases, recovery, overdue events). */
+  keepNow: () => Promise<unknown>;
+  carrierInbox: Pick<CarrierInbox, 'listPending'>;
+  /** Present only under SWITCHBOARD_TEST_CLOCK=1, which the test facilities below require. */
+  testClock: TestClockControl | null;
+}
+
 /** Operator money actions: card top-ups, automatic top-up, refunds, the activity log, jobs. */
-export function registerConsoleMoneyRoutes(app: App, services: Services): void {
+export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRouteDeps): void {
   const ask = services.accounts.ask.bind(services.accounts);
 
   app.get(
@@ -119,8 +133,8 @@ export function registerConsoleMoneyRoutes(app: App, services: Services): void {
     '/console/v1/jobs/:name/run',
     { config: CONSOLE, schema: { ...hide, params: Type.Object({ name: Type.String() }) } },
     async (request) => {
-      if (!(JOB_NAMES as readonly string[]).includes(request.params.name)) throw new ApiError('unknown_job');
-      const done = await runJob(services, request.params.name as (typeof JOB_NAMES)[number]);
+      if (!services.jobs.names.includes(request.params.name)) throw new ApiError('unknown_job');
+      const done = await services.jobs.run(request.params.name);
       return { object: 'job_run', job: request.params.name, processed: done };
     },
   );

@@ -1,20 +1,27 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { CustomerRegistry, TestClockControl } from './deps.ts';
 import { ReadinessSchema } from '../schemas/customers.ts';
 import { responses, Type, withCode } from '../schemas/common.ts';
-import { certifyLanguage } from '../../actors/coverage/coverage-service.ts';
+import type { CoverageService } from '../../actors/coverage/coverage-service.ts';
 import { ApiError } from '../errors.ts';
-import { createEventRepository } from '../../db/events.ts';
-import { createSettingsRepository, TEST_CLOCK_SETTING } from '../../db/settings.ts';
-import { importRegistry } from '../../actors/dnc/dnc-list.ts';
-import { eventView } from '../../actors/webhooks/views.ts';
+import type { EventHistory } from '../../actors/webhooks/event-history.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
 const CustomerParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
+/** What these routes use. */
+export interface ConsolePlatformRouteDeps {
+  customers: CustomerRegistry;
+  coverage: Pick<CoverageService, 'certifyLanguage'>;
+  /** Imports a national do-not-call registry file; resolves to the import's summary (the response body). */
+  importDncRegistry: (file: { country: string; source: string; text: string }) => Promise<object>;
+  eventHistory: EventHistory;
+  testClock: TestClockControl | null;
+}
+
 /** Operator actions on the platform and on customers: certifications, numbers, the test clock. */
-export function registerConsolePlatformRoutes(app: App, services: Services): void {
+export function registerConsolePlatformRoutes(app: App, services: ConsolePlatformRouteDeps): void {
   app.post(
     '/console/v1/languages/:locale/certify',
     {
@@ -27,7 +34,7 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
         }),
       },
     },
-    async (request) => certifyLanguage(services.pool, request.params.locale, services.clock.now()),
+    async (request) => services.coverage.certifyLanguage(request.params.locale),
   );
 
   app.post(
@@ -104,7 +111,7 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
         ),
       },
     },
-    async (request) => importRegistry(services, request.body),
+    async (request) => services.importDncRegistry(request.body),
   );
 
   app.get(
@@ -114,10 +121,9 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
       schema: { ...hide, params: Type.Object({ id: Type.String({ format: 'uuid' }) }), querystring: Type.Object({ type: Type.Optional(Type.String()) }) },
     },
     async (request) => {
-      const rows = await createEventRepository(services.pool).listForAccount(request.params.id, request.query.type);
       return {
         object: 'list',
-        data: rows.map(eventView),
+        data: await services.eventHistory.listForAccount(request.params.id, request.query.type),
         has_more: false,
       };
     },
@@ -134,8 +140,7 @@ export function registerConsolePlatformRoutes(app: App, services: Services): voi
     },
     async (request) => {
       if (!services.testClock) throw new ApiError('test_clock_disabled');
-      const now = services.testClock.advance(request.body.seconds * 1000);
-      await createSettingsRepository(services.pool).publishTestClock(TEST_CLOCK_SETTING, services.testClock.offset);
+      const now = await services.testClock.advance(request.body.seconds * 1000);
       return { object: 'test_clock', now: now.toISOString() };
     },
   );

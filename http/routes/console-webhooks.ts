@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { WebhooksRegistry } from './deps.ts';
 import { ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { MAX_ROLL_GRACE_SECONDS } from '../../actors/webhooks/endpoints.ts';
 
@@ -9,8 +9,15 @@ const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const EndpointParams = Type.Object({ id: Type.String({ format: 'uuid' }), eid: Type.String({ maxLength: 64 }) });
 const EventTypes = Type.Optional(withCode(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 }), 'invalid_event_type'));
 
+/** What these routes use. */
+export interface ConsoleWebhookRouteDeps {
+  webhooks: WebhooksRegistry;
+  /** Runs one webhook sender round now and waits for its attempts; resolves to the deliveries claimed. */
+  sendNow: () => Promise<number>;
+}
+
 /** Webhook endpoints: console only (spec). The signing secret is shown once, on create and roll. */
-export function registerConsoleWebhookRoutes(app: App, services: Services): void {
+export function registerConsoleWebhookRoutes(app: App, services: ConsoleWebhookRouteDeps): void {
   const ask = services.webhooks.ask.bind(services.webhooks);
   const base = '/console/v1/accounts/:id/webhook_endpoints';
 

@@ -1,10 +1,14 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { CoverageService } from '../../actors/coverage/coverage-service.ts';
 import { CoverageSchema } from '../schemas/customers.ts';
 import { ListOf, responses, Type, withCode } from '../schemas/common.ts';
-import { allCoverage, coverageOf } from '../../actors/coverage/coverage-service.ts';
 
-export function registerCoverageRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface CoverageRouteDeps {
+  coverage: Pick<CoverageService, 'of' | 'all'>;
+}
+
+export function registerCoverageRoutes(app: App, services: CoverageRouteDeps): void {
   app.get(
     '/v1/coverage',
     {
@@ -21,8 +25,8 @@ export function registerCoverageRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      if (request.query.country) return coverageOf(services.pool, request.query.country);
-      const data = await allCoverage(services.pool);
+      if (request.query.country) return services.coverage.of(request.query.country);
+      const data = await services.coverage.all();
       return { object: 'list' as const, data, has_more: false };
     },
   );

@@ -1,11 +1,17 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { AccountRegistry, CustomerRegistry } from './deps.ts';
 import { CreateCustomerBody, CustomerIdParams, CustomerSchema, CoverageSchema } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
-export function registerCustomerRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface CustomerRouteDeps extends CustomerLookupDeps {
+  accounts: AccountRegistry;
+  customers: CustomerRegistry;
+}
+
+export function registerCustomerRoutes(app: App, services: CustomerRouteDeps): void {
   app.post(
     '/v1/customers',
     {

@@ -1,5 +1,5 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { WebhooksRegistry } from './deps.ts';
 import { Timestamp, ModeSchema, pageQueryWith, responses, Type } from '../schemas/common.ts';
 import { caller, pageOf } from './helpers.ts';
 
@@ -12,8 +12,13 @@ const EventSchema = Type.Object({
   data: Type.Unknown({ description: 'the same object the matching GET returns' }),
 });
 
+/** What these routes use. */
+export interface EventRouteDeps {
+  webhooks: WebhooksRegistry;
+}
+
 /** Events by read: the same envelopes the webhooks carry. */
-export function registerEventRoutes(app: App, services: Services): void {
+export function registerEventRoutes(app: App, services: EventRouteDeps): void {
   app.get(
     '/v1/events',
     {

@@ -1,11 +1,16 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { CustomerRegistry } from './deps.ts';
 import { CustomerIdParams, CustomerLimitsBody, CustomerLimitsSchema } from '../schemas/customers.ts';
 import { responses } from '../schemas/common.ts';
-import { customerIdOf, sendWritten } from './helpers.ts';
+import { customerIdOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { UPDATED } from '../write-status.ts';
 
-export function registerLimitRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface LimitRouteDeps extends CustomerLookupDeps {
+  customers: CustomerRegistry;
+}
+
+export function registerLimitRoutes(app: App, services: LimitRouteDeps): void {
   app.get(
     '/v1/customers/:id/limits',
     {

@@ -1,10 +1,15 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { AccountRegistry } from './deps.ts';
 import { AccountSchema } from '../schemas/account.ts';
 import { responses } from '../schemas/common.ts';
 import { caller } from './helpers.ts';
 
-export function registerMeRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface MeRouteDeps {
+  accounts: AccountRegistry;
+}
+
+export function registerMeRoutes(app: App, services: MeRouteDeps): void {
   app.get(
     '/v1/me',
     {

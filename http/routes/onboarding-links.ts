@@ -1,11 +1,16 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { CustomerRegistry } from './deps.ts';
 import { CustomerIdParams, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
-import { customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
-export function registerOnboardingLinkRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface OnboardingLinkRouteDeps extends CustomerLookupDeps {
+  customers: CustomerRegistry;
+}
+
+export function registerOnboardingLinkRoutes(app: App, services: OnboardingLinkRouteDeps): void {
   app.post(
     '/v1/customers/:id/onboarding_link',
     {

@@ -1,11 +1,16 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { CustomerRegistry } from './deps.ts';
 import { CustomerIdParams, ProvisioningBody, ProvisioningSchema, ReadinessSchema } from '../schemas/customers.ts';
 import { responses } from '../schemas/common.ts';
-import { customerIdOf, sendWritten } from './helpers.ts';
+import { customerIdOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { ACCEPTED } from '../write-status.ts';
 
-export function registerReadinessRoutes(app: App, services: Services): void {
+/** What these routes use. */
+export interface ReadinessRouteDeps extends CustomerLookupDeps {
+  customers: CustomerRegistry;
+}
+
+export function registerReadinessRoutes(app: App, services: ReadinessRouteDeps): void {
   app.get(
     '/v1/customers/:id/readiness',
     {

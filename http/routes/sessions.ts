@@ -1,16 +1,20 @@
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
-import { createChatSessions } from '../../actors/chat/sessions.ts';
+import type { ChatSessions } from './deps.ts';
 import { TTL_SECONDS } from '../../actors/chat/session-rules.ts';
 import { CustomerIdParams } from '../schemas/customers.ts';
 import { ChatSessionSchema, MintSessionBody, RevocationSchema, RevokeSessionsQuery } from '../schemas/chat.ts';
 import { ListOf, PageQuery, responses } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf, sendWritten } from './helpers.ts';
+import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
+/** What these routes use. */
+export interface SessionRouteDeps extends CustomerLookupDeps {
+  chat: ChatSessions;
+}
+
 /** The reseller's side of the assistant: minting, listing and ending a customer's chat sessions. */
-export function registerSessionRoutes(app: App, services: Services): void {
-  const chat = createChatSessions(services, services.chatSessions);
+export function registerSessionRoutes(app: App, services: SessionRouteDeps): void {
+  const { chat } = services;
   const ownerOf = async (request: Parameters<typeof caller>[0], idOrRef: string) => {
     const auth = caller(request);
     return { accountId: auth.accountId, mode: auth.mode, customerId: await customerIdOf(services, request, idOrRef) };

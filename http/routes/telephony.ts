@@ -1,17 +1,24 @@
 import formbody from '@fastify/formbody';
 import type { App } from './app-type.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Config } from '../../runtime/config.ts';
 import { Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { isForeignKeyViolation } from '../../db/pool.ts';
-import type { CarrierReport } from '../../actors/call/carrier-inbox.ts';
+import type { CarrierInbox, CarrierReport } from '../../actors/call/carrier-inbox.ts';
 import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
 
 /**
  * The carrier's callbacks (Twilio: form-encoded POSTs signed with X-Twilio-Signature over our
  * public URL and the form). Nothing is acted on before the signature is checked.
  */
-export async function registerTelephonyRoutes(app: App, services: Services): Promise<void> {
+/** What these routes use. */
+export interface TelephonyRouteDeps {
+  /** Twilio's credentials and the public URL its signatures are made over. */
+  config: Pick<Config, 'twilio' | 'publicUrl'>;
+  carrierInbox: Pick<CarrierInbox, 'receive'>;
+}
+
+export async function registerTelephonyRoutes(app: App, services: TelephonyRouteDeps): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 64 * 1024 });
     const typed = scope as unknown as App;

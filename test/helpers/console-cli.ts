@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { runConsole } from '../../runtime/console-cli.ts';
+import { runConsole } from '../../app/console-cli.ts';
 import { CONSOLE_TOKEN } from './service.ts';
 
 /** A writable that keeps what was written. */

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../runtime/config.ts';
 import { createLogger } from '../../runtime/logger.ts';
-import { startService, type RunningService } from '../../runtime/server.ts';
+import { startService, type RunningService } from '../../app/start.ts';
 import { freshDatabase } from './db.ts';
 
 export const CONSOLE_TOKEN = 'sbc_test_console_token_for_tests_only';

@@ -12,7 +12,7 @@ import { tableFingerprint } from '../helpers/db.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
 import { installValidators } from '../../http/plugins/validation.ts';
 import { isStorableText } from '../../http/plugins/storable-text.ts';
-import type { Services } from '../../runtime/services.ts';
+import type { Services } from '../../app/services.ts';
 
 /**
  * Issue 11 §2, as a property: arbitrary unicode text, NUL and lone surrogates included, thrown at

@@ -4,19 +4,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The house's arrows, checked like a lint: the domain and the kernel below `http/` never import
- * from it (docs/decisions.md, "Refusals, crashes and supervision"). The domain refuses with a
- * `Refusal` (runtime/refusal.ts); only `http/` makes API errors and picks statuses.
+ * The house's arrows, checked like a lint (docs/decisions.md, "The composition root"): the domain
+ * and the kernel below `http/` never import from it; `runtime/` is the kernel and imports only
+ * itself and the database's connection module; `app/` composes everything and nothing imports it
+ * but the command line's entry (`bin/`), tests and benchmarks; routes ask rooms, never open their
+ * repositories. The domain refuses with a `Refusal` (runtime/refusal.ts); only `http/` makes API
+ * errors and picks statuses.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BELOW_HTTP = ['actors', 'runtime', 'db', 'telephony'];
-
-/**
- * Composition, not kernel: these wire the HTTP app to the rest and move to `app/` (issue 12 §3).
- * Each entry must still import from http/, so the list shrinks as they move.
- */
-const COMPOSITION = new Set(['runtime/server.ts', 'runtime/services.ts']);
+/** Every folder of the service's own code (tests, benchmarks and bin/ may import anything). */
+const SERVICE = ['actors', 'runtime', 'db', 'telephony', 'http', 'app', 'money'].filter((d) => fs.existsSync(path.join(ROOT, d)));
+/** The one module of db/ the kernel may import: the pool and its error classifiers (the actor system and the change feed need them). */
+const KERNEL_MAY_IMPORT = new Set(['db/pool.ts']);
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -33,13 +34,19 @@ function importedPaths(source: string): string[] {
   return found;
 }
 
-/** The http/ modules `file` (relative to the root) imports, as root-relative paths. */
-function httpImports(file: string): string[] {
+/** The modules `file` (relative to the root) imports from this tree, as root-relative paths. */
+function localImports(file: string): string[] {
   const source = fs.readFileSync(path.join(ROOT, file), 'utf8');
   return importedPaths(source)
     .filter((spec) => spec.startsWith('.'))
-    .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)))
-    .filter((target) => target === 'http' || target.startsWith('http/'));
+    .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
+}
+
+const inFolder = (target: string, folder: string) => target === folder || target.startsWith(`${folder}/`);
+
+/** `file → target` for every import of `file` that `refused` rejects. */
+function arrows(files: string[], refused: (target: string) => boolean): string[] {
+  return files.flatMap((f) => localImports(f).filter(refused).map((target) => `${f} → ${target}`));
 }
 
 test('importedPaths finds static, re-exported, bare and dynamic imports', (t) => {
@@ -57,12 +64,35 @@ test('importedPaths finds static, re-exported, bare and dynamic imports', (t) =>
 test('nothing under actors/, runtime/, db/ or telephony/ imports from http/', (t) => {
   const files = BELOW_HTTP.flatMap(sourceFiles);
   t.true(files.length > 50, 'the scan reads the tree');
-  const arrows = files.filter((f) => !COMPOSITION.has(f)).flatMap((f) => httpImports(f).map((target) => `${f} → ${target}`));
-  t.deepEqual(arrows, []);
+  t.deepEqual(
+    arrows(files, (target) => inFolder(target, 'http')),
+    [],
+  );
 });
 
-test('every file let through as composition still imports from http/ (drop it from the list once it has moved)', (t) => {
-  for (const file of COMPOSITION) {
-    t.true(fs.existsSync(path.join(ROOT, file)) && httpImports(file).length > 0, file);
-  }
+test('runtime/ is the kernel: it imports only itself and db/pool.ts', (t) => {
+  const files = sourceFiles('runtime');
+  t.true(files.length > 10, 'the scan reads runtime/');
+  t.deepEqual(
+    arrows(files, (target) => !inFolder(target, 'runtime') && !KERNEL_MAY_IMPORT.has(target)),
+    [],
+  );
+});
+
+test('nothing but app/ itself imports from app/ (bin/, tests and benchmarks may)', (t) => {
+  const files = SERVICE.filter((d) => d !== 'app').flatMap(sourceFiles);
+  t.true(files.length > 100, 'the scan reads the tree');
+  t.true(sourceFiles('app').length > 3, 'app/ exists');
+  t.deepEqual(
+    arrows(files, (target) => inFolder(target, 'app')),
+    [],
+  );
+});
+
+test('no route or page opens a repository: it asks the room that owns the data', (t) => {
+  // Plugins (authentication, rate limits, idempotency) keep their own tables: infrastructure, not a room's data.
+  const files = ['http/routes', 'http/pages'].flatMap(sourceFiles);
+  t.true(files.length > 15, 'the scan reads the routes');
+  const opened = files.flatMap((f) => [...fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\bcreate\w*Repository\b/g)].map((m) => `${f}: ${m[0]}`));
+  t.deepEqual(opened, []);
 });

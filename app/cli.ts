@@ -1,6 +1,6 @@
-import { loadConfig, SettingError } from './config.ts';
-import { createLogger, logDestination } from './logger.ts';
-import { startService } from './server.ts';
+import { loadConfig, SettingError } from '../runtime/config.ts';
+import { createLogger, logDestination } from '../runtime/logger.ts';
+import { startService } from './start.ts';
 import { consoleUsage, runConsole } from './console-cli.ts';
 import { createPool } from '../db/pool.ts';
 import { migrate } from '../db/migrate.ts';

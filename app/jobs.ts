@@ -1,9 +1,9 @@
-import type { Services } from './services.ts';
+import type { Deps } from '../runtime/deps.ts';
 import { closeMonth, expireBonuses, releaseExpiredHolds } from '../actors/account/money-jobs.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../db/pool.ts';
-import { pollLoop } from './poll-loop.ts';
+import { pollLoop } from '../runtime/poll-loop.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
@@ -13,7 +13,7 @@ export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month', 'exp
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** Runs one job now, on the service's clock (a test clock moves it without waiting). */
-export async function runJob(services: Pick<Services, 'pool' | 'clock' | 'config'>, name: JobName): Promise<number> {
+export async function runJob(services: Pick<Deps, 'pool' | 'clock' | 'config'>, name: JobName): Promise<number> {
   const now = services.clock.now();
   switch (name) {
     case 'release_holds':
@@ -37,7 +37,7 @@ export async function runJob(services: Pick<Services, 'pool' | 'clock' | 'config
  * next round. While the database cannot be reached the round stops at the first job that finds
  * out, and the loop backs off quietly (runtime/poll-loop.ts).
  */
-export function scheduleJobs(services: Pick<Services, 'pool' | 'clock' | 'log' | 'config'>, intervalMs: number): () => Promise<void> {
+export function scheduleJobs(services: Pick<Deps, 'pool' | 'clock' | 'log' | 'config'>, intervalMs: number): () => Promise<void> {
   const round = async () => {
     for (const name of JOB_NAMES) {
       try {

@@ -1,0 +1,107 @@
+import type { Deps } from '../runtime/deps.ts';
+import type { ActorSystem, EntityRegistry } from '../runtime/actor-system.ts';
+import type { SecretBox } from '../runtime/secret-box.ts';
+import type { Mode } from '../runtime/types.ts';
+import type { AccountRegistry } from '../http/routes/deps.ts';
+import { callBehaviour, type CallState } from '../actors/call/call-actor.ts';
+import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
+import { createCallRequests, type CallRequests } from '../actors/call/requests.ts';
+import type { CustomerDirectory } from '../actors/customer/customer-directory.ts';
+import { createCarrierInbox, type CarrierInbox } from '../actors/call/carrier-inbox.ts';
+import { CallKeeper } from '../actors/call/call-keeper.ts';
+import { Dialler } from '../actors/scheduler/dialler.ts';
+import type { Carrier } from '../telephony/carrier.ts';
+import { startMediaServer } from '../telephony/media-server.ts';
+import { SimulatedCarrier } from '../telephony/simulated/simulated-carrier.ts';
+import { TwilioCarrier } from '../telephony/twilio/twilio-carrier.ts';
+import { ScriptedBridge } from '../telephony/scripted/scripted-bridge.ts';
+import { OpenAIRealtimeBridge } from '../telephony/openai-realtime/openai-realtime-bridge.ts';
+
+export type CallRegistry = EntityRegistry<CallMessage, CallReplies, CallState>;
+
+/** The call side of the service, wired: actors, carriers and agents per mode, and the loops that drive calls. */
+export interface CallWiring {
+  calls: CallRegistry;
+  callRequests: CallRequests;
+  carriers: Record<Mode, Carrier>;
+  /** Where the carrier's reports land first (stored, then processed, retried until they are). */
+  carrierInbox: CarrierInbox;
+  /** Started by the dialler role only (app/start.ts). */
+  dialler: Dialler;
+  keeper: CallKeeper;
+  /** Where the carrier streams a call's audio: empty in a process that runs no media server. */
+  mediaUrl: () => string;
+}
+
+/**
+ * Wires calls: carriers and agents per mode, the call actors, the carrier inbox, the media server
+ * (dialler role) and the dialler and call keeper (constructed here, started by the caller).
+ * `onStop` registers a shutdown step; steps run in reverse order of registration.
+ */
+export async function composeCalls(
+  deps: Deps,
+  actors: ActorSystem,
+  parts: { accounts: AccountRegistry; secrets: SecretBox; customerDirectory: CustomerDirectory },
+  onStop: (name: string, fn: () => unknown) => void,
+): Promise<CallWiring> {
+  const { config, log, clock } = deps;
+  let calls: CallRegistry | undefined;
+  const callsRef = () => calls!;
+  const handOver = (ask: () => Promise<unknown>) => void ask().catch((err) => log.error({ err }, 'a media stream could not be handed to its call'));
+  // What the carrier reports is stored first and processed after (the inbox); the simulated
+  // carrier reports in-process, so its reports wait in memory while the database is away.
+  const inbox = createCarrierInbox({ ...deps, calls: callsRef });
+  onStop('carrier inbox', () => inbox.stop());
+  // Test mode never reaches a carrier; live mode uses Twilio and OpenAI when configured and
+  // otherwise plays calls the simulated way.
+  const simulated = new SimulatedCarrier({
+    log,
+    onStatus: (r) => inbox.receiveLocal({ kind: 'status', report: r }),
+    onRecording: (r) => inbox.receiveLocal({ kind: 'recording', report: r }),
+    talkUntilLimitMs: config.simulatedTalkMs,
+  });
+  const scripted = new ScriptedBridge({ clock, log });
+  const liveCarrier = config.twilio ? new TwilioCarrier({ ...config.twilio, log }) : simulated;
+  const liveBridge = config.openai
+    ? new OpenAIRealtimeBridge({ apiKey: config.openai.apiKey, baseUrl: config.openai.realtimeUrl, model: config.openai.realtimeModel, log })
+    : scripted;
+  if (!config.twilio || !config.openai) {
+    log.warn(
+      { carrier: liveCarrier.name, agent: liveBridge.name },
+      'live-mode calls are simulated where credentials are missing (set TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN and OPENAI_API_KEY)',
+    );
+  }
+  const carriers = { test: simulated, live: liveCarrier };
+  const liveCalls = new Set<string>();
+  let mediaUrl = config.mediaUrl ?? '';
+  let keeper: CallKeeper | undefined;
+  calls = actors.register<CallMessage, CallReplies, CallState>(
+    callBehaviour({
+      ...deps,
+      carriers,
+      bridges: { test: scripted, live: liveBridge },
+      mediaUrl: () => mediaUrl,
+      liveCalls,
+      calls: callsRef,
+      streamToken: (callId) => parts.secrets.mac('media-stream', callId),
+      mediaStopped: (callId) => keeper?.mediaStopped(callId),
+    }),
+  );
+  // The media server lives where calls are dialled: the carrier streams to the process that holds the call.
+  if (config.roles.has('dialler')) {
+    const media = await startMediaServer({
+      host: config.host,
+      port: config.mediaPort,
+      log,
+      onSession: (session) => handOver(() => callsRef().ask(session.callId, { type: 'media_connected', session })),
+    });
+    onStop('media server', () => media.close());
+    if (!config.mediaUrl) {
+      const origin = new URL(config.publicUrl);
+      mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
+    }
+  }
+  const dialler = new Dialler({ ...deps, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
+  keeper = new CallKeeper({ ...deps, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
+  return { calls, callRequests: createCallRequests(deps, parts.customerDirectory), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl };
+}

@@ -1,0 +1,203 @@
+import type { Config } from '../runtime/config.ts';
+import { createLogger, type Logger } from '../runtime/logger.ts';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../runtime/embedded-db.ts';
+import { ActorSystem } from '../runtime/actor-system.ts';
+import { ChangeFeed } from '../runtime/change-feed.ts';
+import { SecretBox } from '../runtime/secret-box.ts';
+import { TestClock } from '../runtime/clock.ts';
+import { createPool } from '../db/pool.ts';
+import { migrate } from '../db/migrate.ts';
+import { accountBehaviour } from '../actors/account/account-actor.ts';
+import type { AccountMessage, AccountReplies } from '../actors/account/messages.ts';
+import { createAccountDirectory } from '../actors/account/account-directory.ts';
+import { customerBehaviour } from '../actors/customer/customer-actor.ts';
+import type { CustomerMessage, CustomerReplies } from '../actors/customer/messages.ts';
+import { createOnboardingPage } from '../actors/customer/onboarding-page.ts';
+import { createCoverageService } from '../actors/coverage/coverage-service.ts';
+import { createDncList, importRegistry } from '../actors/dnc/dnc-list.ts';
+import { createAppointments } from '../actors/call/appointments.ts';
+import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
+import { WebhookSender } from '../actors/webhooks/sender.ts';
+import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
+import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
+import { createEventHistory } from '../actors/webhooks/event-history.ts';
+import { chatSessionBehaviour, type ChatSessionState } from '../actors/chat/chat-session-actor.ts';
+import type { ChatSessionMessage, ChatSessionReplies } from '../actors/chat/messages.ts';
+import { createChatSessions } from '../actors/chat/sessions.ts';
+import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
+import { buildApp } from '../http/app.ts';
+import type { Services } from './services.ts';
+import { JOB_NAMES, runJob, scheduleJobs, type JobName } from './jobs.ts';
+import { composeCalls } from './calls.ts';
+import { consoleToken } from './console-token.ts';
+import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Mint a fresh console token even if one is stored. */
+  newConsoleToken?: boolean;
+  /** Embedded database tuned for tests (no fsync). */
+  fastEmbeddedDb?: boolean;
+  /** Where the one-time console token is written for a person to read (stdout by default). */
+  announce?: (line: string) => void;
+}
+
+export interface RunningService {
+  /** Base URL the HTTP server listens on. */
+  url: string;
+  port: number;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+/** Longest a single shutdown step may take. */
+const STEP_TIMEOUT_MS = 4_000;
+
+/**
+ * Starts the roles of this process (SWITCHBOARD_ROLES: api, dialler, sender) over one database:
+ * the kernel first (database, migrations, clock, actor system, change feed), then the rooms'
+ * actors and services, then each role's loops and the HTTP app, which is handed one object
+ * that satisfies every route's declared deps.
+ */
+export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
+  const log = opts.logger ?? createLogger(config.logLevel);
+  let embedded: EmbeddedDatabase | undefined;
+  const cleanups: (() => Promise<void>)[] = [];
+  /**
+   * A shutdown step, bounded: one that hangs (a connection that never drains) is logged and left
+   * behind, so stopping always finishes and the database is always stopped last.
+   */
+  const step = (name: string, fn: () => Promise<unknown> | unknown) => async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), STEP_TIMEOUT_MS)));
+    const outcome = await Promise.race([Promise.resolve().then(fn).then(() => 'done' as const), timedOut]).catch((err) => {
+      log.warn({ err, step: name }, 'shutdown step failed');
+      return 'failed' as const;
+    });
+    clearTimeout(timer);
+    if (outcome === 'timeout') log.warn({ step: name, timeout_ms: STEP_TIMEOUT_MS }, 'shutdown step did not finish in time; going on');
+  };
+  const onStop = (name: string, fn: () => unknown) => void cleanups.push(step(name, fn));
+  try {
+    let url = config.databaseUrl;
+    if (!url) {
+      embedded = await startEmbeddedDatabase(config.dataDir, log, { fast: opts.fastEmbeddedDb });
+      url = embedded.url;
+    }
+    const pool = createPool(url, config.dbPoolSize);
+    onStop('database pool', () => pool.end());
+    const applied = await migrate(pool);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    const clock = await openClock(config.testClock, pool);
+
+    const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
+    onStop('actors', () => actors.stop());
+    const deps = { pool, clock, log, config };
+    const keys = new KeyAuthenticator(pool, clock);
+    const accounts = actors.register<AccountMessage, AccountReplies, any>(
+      accountBehaviour(deps, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
+    );
+    const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
+    // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
+    const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
+    const customerDirectory = createCustomerDirectory(pool);
+    const calling = await composeCalls(deps, actors, { accounts, secrets, customerDirectory }, onStop);
+
+    const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
+      webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
+    );
+    const chatSessions = actors.register<ChatSessionMessage, ChatSessionReplies, ChatSessionState>(chatSessionBehaviour(deps));
+    // The sender's bookkeeping commits asynchronously: losing a claim or an attempt record in a
+    // crash only means a delivery is sent again, which at-least-once delivery allows.
+    const senderPool = createPool(url, Math.ceil(config.dbPoolSize / 2), { asyncCommit: true });
+    onStop('sender pool', () => senderPool.end());
+    const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
+
+    const feed = new ChangeFeed(url, log);
+    feed.on('delivery', () => sender.poke());
+    feed.on('clock', (offset) => (clock instanceof TestClock ? clock.catchUp(Number(offset)) : undefined));
+    feed.on('account', (id) => {
+      keys.forgetAccount(id);
+      accounts.reload(id);
+    });
+    // Notifications sent while the feed was away are lost: drop everything it guards.
+    feed.onReset(() => {
+      keys.forgetAll();
+      accounts.reloadAll();
+      sender.poke();
+      refreshTestClock(clock, pool, log);
+    });
+    await feed.start();
+    onStop('change feed', () => feed.stop());
+
+    const tokenHash = await consoleToken(pool, config, opts, log);
+    const { dialler, keeper } = calling;
+    const services: Services = {
+      ...deps,
+      keys,
+      consoleTokenHash: () => tokenHash,
+      accounts,
+      accountDirectory: createAccountDirectory(pool),
+      customers,
+      onboardingPage: createOnboardingPage(deps),
+      coverage: createCoverageService(deps),
+      importDncRegistry: (file) => importRegistry(deps, file),
+      calls: calling.calls,
+      callRequests: calling.callRequests,
+      customerDirectory,
+      appointments: createAppointments(pool),
+      dnc: createDncList(deps),
+      carriers: calling.carriers,
+      carrierInbox: calling.carrierInbox,
+      webhooks,
+      eventHistory: createEventHistory(pool),
+      chat: createChatSessions(deps, chatSessions),
+      jobs: { names: JOB_NAMES, run: (name) => runJob(deps, name as JobName) },
+      testClock: testClockControl(clock, pool),
+      dialNow: () => dialler.tick(),
+      keepNow: () => keeper.tick(),
+      sendNow: () => sender.drain(),
+    };
+    if (config.roles.has('dialler')) {
+      onStop('jobs', scheduleJobs(deps, config.jobIntervalMs));
+      dialler.start();
+      onStop('dialler', () => dialler.stop());
+      keeper.start();
+      onStop('call keeper', () => keeper.stop());
+    }
+    if (config.roles.has('sender')) {
+      sender.start();
+      onStop('webhook sender', () => sender.stop());
+    }
+    let port = 0;
+    if (config.roles.has('api')) {
+      const app = await buildApp(services);
+      await app.listen({ port: config.port, host: config.host });
+      onStop('http server', () => app.close());
+      const address = app.server.address();
+      port = typeof address === 'object' && address ? address.port : config.port;
+    }
+    log.info(
+      { roles: [...config.roles], port, publicUrl: config.publicUrl, mediaUrl: calling.mediaUrl(), embeddedDatabase: Boolean(embedded) },
+      'switchboard started',
+    );
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      services,
+      stop: () =>
+        (stopping ??= (async () => {
+          // Reverse order: stop taking requests, then actors, then connections, then the database.
+          for (const cleanup of cleanups.reverse()) await cleanup();
+          await embedded?.stop();
+          log.info('switchboard stopped');
+        })()),
+    };
+  } catch (err) {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    await embedded?.stop();
+    throw err;
+  }
+}
