@@ -7,7 +7,8 @@ import { startService } from '../runtime/server.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { withTransaction } from '../db/pool.ts';
 import { createCallRepository } from '../db/calls.ts';
-import { settleCall } from '../actors/account/call-money.ts';
+import { createMoneyWriter } from '../money/writer.ts';
+import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { cpuMeter, ratio, type CpuPerOp } from './lib.ts';
 
 /**
@@ -28,6 +29,8 @@ export async function moneyBench(seconds: number) {
   const svc = await startService(config, { logger: log });
   const { accounts, pool } = svc.services;
   const workers = 32;
+  // The writer the call actor builds (a call end settles through it, in the call's transaction).
+  const money = createMoneyWriter(readinessFollowsMoney);
   try {
     // 1,000 live accounts, each with money and a customer.
     const ids: { account: string; customer: string }[] = [];
@@ -83,7 +86,7 @@ export async function moneyBench(seconds: number) {
         const now = new Date();
         const calls = createCallRepository(client);
         await calls.lock(callIds[w]);
-        await settleCall(client, { accountId: account, reference, durationSeconds: 65, now });
+        await money.settleCall(client, { accountId: account, reference, durationSeconds: 65, now });
         await calls.update(callIds[w], { status: 'completed', outcome: 'not_interested', duration_seconds: 65, ended_at: now, updated_at: now, lease_expires_at: null, summary: 'bench' });
       });
     };
