@@ -46,12 +46,13 @@ import { buildBalance } from './balance-view.ts';
  * What money changes elsewhere is told through `MoneyReactions`, so money/ imports no actor.
  *
  * A recurring charge of a customer's item (a number's rent, a caller ID, a website's hosting;
- * issues 14 and 15) will be one more operation here, taking a `RecurringCharge`: a `usage` line
- * whose cause is the item's kind and whose reference names the item and the period, so a second
- * run for the same period is refused by that reference rather than charged twice. The renewal
- * countdown (when the next period is due, what happens when it cannot be paid) belongs to the
- * item's own room and a pure rule in money/rules/; a job claims the items due and asks this writer
- * to charge each, one transaction per item, as the monthly minimum does today. Not built yet.
+ * issues 14 and 15) will be one more operation here, taking a `RecurringCharge`: it claims the
+ * item's period once in a record of its own (as `monthly_minimums` does for a customer-month),
+ * then posts a `usage` line whose cause is the item's kind and whose reference names the item and
+ * the period, so a second run or process charges nothing. The renewal countdown (when the next
+ * period is due, what a renewal that cannot be paid does) belongs to the item's own room and a
+ * pure rule in money/rules/; a job claims the items due and asks this writer to charge each, one
+ * transaction per item, as the monthly minimum does today. Not built yet.
  */
 
 /** A recurring charge of a customer's item, as the writer will take it (see above; not built yet). */
