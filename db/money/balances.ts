@@ -43,7 +43,6 @@ export function balanceReads(db: Queryable) {
       const { rows } = await db.query(GET_MONEY([accountId, mode]));
       return rows[0] ?? null;
     },
-
   };
 }
 
