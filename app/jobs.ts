@@ -1,5 +1,7 @@
 import type { Deps } from '../runtime/deps.ts';
-import { closeMonth, expireBonuses, releaseExpiredHolds } from '../actors/account/money-jobs.ts';
+import { closeMonth, expireBonuses, releaseExpiredHolds } from '../money/jobs.ts';
+import { createMoneyWriter } from '../money/writer.ts';
+import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../db/pool.ts';
@@ -7,6 +9,8 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
+
+const money = createMoneyWriter(readinessFollowsMoney);
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month', 'expire_requests', 'finish_stale_calls', 'purge_rate_limit_windows'] as const;
@@ -17,11 +21,11 @@ export async function runJob(services: Pick<Deps, 'pool' | 'clock' | 'config'>, 
   const now = services.clock.now();
   switch (name) {
     case 'release_holds':
-      return releaseExpiredHolds(services.pool, now);
+      return releaseExpiredHolds(services.pool, money, now);
     case 'expire_bonuses':
-      return expireBonuses(services.pool, now);
+      return expireBonuses(services.pool, money, now);
     case 'close_month':
-      return closeMonth(services.pool, now);
+      return closeMonth(services.pool, money, now);
     case 'expire_requests':
       return expireRequests(services.pool, now, services.config.publicUrl);
     case 'finish_stale_calls':

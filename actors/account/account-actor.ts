@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import { createCallRepository } from '../../db/calls.ts';
-import { CAP_WAITS } from './hold-rules.ts';
+import { CAP_WAITS } from '../../money/rules/hold-rules.ts';
 import { withTransaction, isUniqueViolation, type Client, type Queryable } from '../../db/pool.ts';
 import { createAccountRepository, notifyAccountChanged, type AccountRow } from '../../db/accounts.ts';
 import { createApiKeyRepository } from '../../db/api-keys.ts';
@@ -15,14 +15,14 @@ import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction } from '../shared/transaction.ts';
 import { assessCoverage } from '../coverage/coverage.ts';
 import { customerView } from '../customer/views.ts';
-import { refreshReadiness } from '../customer/readiness-check.ts';
+import { readinessFollowsMoney, refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
 import { accountView, apiKeyView, brandView, consoleAccountView, usageView } from './views.ts';
-import { createMoneyRepository } from '../../db/money.ts';
-import { buildBalance } from './balance-view.ts';
-import { postLine, topUp } from './ledger.ts';
-import { endCall, startCall } from './call-money.ts';
+import { ledgerReads } from '../../db/money/ledger.ts';
+import { activityReads } from '../../db/money/activity.ts';
+import { buildBalance } from '../../money/balance-view.ts';
+import { createMoneyWriter } from '../../money/writer.ts';
 import { iso } from '../../runtime/types.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
@@ -62,6 +62,7 @@ export interface AccountHooks {
 export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
   const { pool, clock } = deps;
   const accounts = createAccountRepository(pool);
+  const money = createMoneyWriter(readinessFollowsMoney);
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
     const repo = createAccountRepository(db);
@@ -103,7 +104,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
       try {
         const row = await withTransaction(pool, async (client) => {
           const account = await createAccountRepository(client).insert({ id, name, slug: slugify(name, n, randomSlugWord()), country, now });
-          await createMoneyRepository(client).createRows(id);
+          await money.openAccount(client, id);
           return account;
         });
         return consoleAccountView(row, []);
@@ -236,9 +237,8 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
   }
 
   async function listUsage(id: string, mode: Mode, page: Page, customerId: string | null) {
-    const money = createMoneyRepository(pool);
     const before = await pageStart(pool, page, { table: 'ledger_entries', accountId: id, mode });
-    const rows = await money.listLines(id, mode, page.limit + 1, before, customerId);
+    const rows = await ledgerReads(pool).listLines(id, mode, page.limit + 1, before, customerId);
     return toList(rows, page.limit, usageView);
   }
 
@@ -317,7 +317,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
         return done(await listUsage(id, msg.mode, msg.page, msg.customerId));
       case 'top_up':
         return done(await moneyChange(id, async (client, now) => {
-          const lines = await topUp(client, {
+          const lines = await money.topUp(client, {
             accountId: id,
             amountCents: msg.amountCents,
             paymentReference: msg.paymentReference ?? `card_${crypto.randomUUID()}`,
@@ -328,10 +328,7 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
         }));
       case 'set_auto_top_up':
         return done(await moneyChange(id, async (client, now) => {
-          await createMoneyRepository(client).update(id, 'live', {
-            auto_top_up_threshold_cents: msg.thresholdCents,
-            auto_top_up_amount_cents: msg.amountCents,
-          });
+          await money.setAutoTopUp(client, id, { thresholdCents: msg.thresholdCents, amountCents: msg.amountCents });
           return buildBalance(client, id, 'live', now);
         }));
       case 'refund':
@@ -339,26 +336,23 @@ export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<Acc
           if (msg.customerId && (await createCustomerRepository(client).get(msg.customerId))?.account_id !== id) {
             throw new Refusal('customer_not_found');
           }
-          const line = await postLine(client, {
+          const line = await money.refund(client, {
             accountId: id,
-            mode: 'live',
             customerId: msg.customerId,
-            type: 'refund',
-            cause: 'refund',
             amountCents: msg.amountCents,
             reference: msg.reference,
             description: msg.description ?? 'Refund',
             now,
           });
-          return { object: 'refund' as const, line: usageView(line!), balance: await buildBalance(client, id, 'live', now) };
+          return { object: 'refund' as const, line: usageView(line), balance: await buildBalance(client, id, 'live', now) };
         }));
       case 'start_call':
-        return done(await startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));
+        return done(await money.startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));
       case 'end_call':
-        return done(await endCall(pool, { accountId: id, reference: msg.reference, durationSeconds: msg.durationSeconds, now: clock.now() }));
+        return done(await money.endCall(pool, { accountId: id, reference: msg.reference, durationSeconds: msg.durationSeconds, now: clock.now() }));
       case 'get_activity': {
         await mustGet(pool, id);
-        const rows = await createMoneyRepository(pool).listActivity(id, msg.limit);
+        const rows = await activityReads(pool).listActivity(id, msg.limit);
         return done(toList(rows, msg.limit, (r) => ({ object: 'activity' as const, ...r, created_at: iso(r.created_at) })));
       }
       default: {

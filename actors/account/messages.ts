@@ -6,9 +6,9 @@ import type { BrandField, AccountLimitField } from '../../db/accounts.ts';
 import type { accountView, apiKeyView, brandView, consoleAccountView } from './views.ts';
 import type { customerView } from '../customer/views.ts';
 import type { Coverage } from '../coverage/coverage.ts';
-import type { buildBalance } from './balance-view.ts';
+import type { buildBalance } from '../../money/balance-view.ts';
 import type { usageView } from './views.ts';
-import type { StartCallResult, EndCallResult } from './call-money.ts';
+import type { StartCallResult, EndCallResult } from '../../money/writer.ts';
 
 type Balance = Awaited<ReturnType<typeof buildBalance>>;
 type UsageEntry = ReturnType<typeof usageView>;

@@ -112,7 +112,7 @@ export function pageBrand(a: Pick<AccountRow, 'name' | 'display_name' | 'logo_ur
 }
 
 /** A ledger line as the reseller sees it (`usage_entry`). */
-export function usageView(l: import('../../db/money.ts').LedgerRow) {
+export function usageView(l: import('../../db/money/ledger.ts').LedgerRow) {
   return {
     object: 'usage_entry' as const,
     id: l.id,

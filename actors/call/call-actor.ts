@@ -14,7 +14,8 @@ import { FINAL_CARRIER_STATUSES, type Carrier, type CarrierStatusReport, type Re
 import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
-import { settleCall } from '../account/call-money.ts';
+import { createMoneyWriter } from '../../money/writer.ts';
+import { readinessFollowsMoney } from '../customer/readiness-check.ts';
 import { agentSetup } from './agent-setup.ts';
 import { businessName } from '../customer/views.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
@@ -68,6 +69,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    */
   const liveHandles = new Map<string, Pick<CallState, 'media' | 'bridge' | 'limitTimer'>>();
   const repo = () => createCallRepository(pool);
+  const money = createMoneyWriter(readinessFollowsMoney);
 
   /** The call's row. A call actor exists only for an inserted call (rows are never deleted), so none is a broken invariant: the actor stops. */
   async function mustGet(id: string): Promise<CallRow> {
@@ -116,7 +118,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         endReason: call.end_reason,
         hitTimeLimit: call.end_reason === 'time_limit',
       });
-      if (call.dialed_at) await settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
+      if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
       const updated = await calls.update(call.id, {
         status: 'completed',

@@ -1,12 +1,15 @@
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { recordEvent } from '../../db/events.ts';
-import { settleCall } from '../account/call-money.ts';
-import { createMoneyRepository } from '../../db/money.ts';
+import { holdReads } from '../../db/money/holds.ts';
+import { createMoneyWriter } from '../../money/writer.ts';
+import { readinessFollowsMoney } from '../customer/readiness-check.ts';
 import { callView } from './views.ts';
 
 /** A call still running this long after its claim was lost with its process (limit 20 min + ringing). */
 export const STALE_CALL_MS = 35 * 60 * 1000;
+
+const money = createMoneyWriter(readinessFollowsMoney);
 
 /** Requests not dialled before their deadline become `expired` and say so (call.completed). */
 export async function expireRequests(pool: Pool, now: Date, publicUrl: string): Promise<number> {
@@ -41,8 +44,8 @@ export async function finishLostCall(pool: Pool, callId: string, now: Date, publ
     const calls = createCallRepository(client);
     const call = await calls.lock(callId);
     if (!call || !['dialing', 'ringing', 'in_progress'].includes(call.status)) return false;
-    const held = call.dialed_at || (settleUndialled && (await createMoneyRepository(client).findHold(call.account_id, call.id)));
-    if (held) await settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
+    const held = call.dialed_at || (settleUndialled && (await holdReads(client).findHold(call.account_id, call.id)));
+    if (held) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
     const row = await calls.update(call.id, {
       status: 'completed',
       outcome: 'failed',
@@ -75,7 +78,7 @@ export async function recoverUndialled(
     const calls = createCallRepository(client);
     const call = await calls.lock(callId);
     if (!call || call.status !== 'dialing' || call.dialed_at) return false;
-    if (await createMoneyRepository(client).findHold(call.account_id, call.id)) return null;
+    if (await holdReads(client).findHold(call.account_id, call.id)) return null;
     await calls.requeue(call.id, retry.at < call.dial_before ? retry.at : call.dial_before, retry.reason, now);
     return true;
   });

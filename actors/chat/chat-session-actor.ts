@@ -3,12 +3,12 @@ import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
 import { createChatSessionRepository, type ChatGateRow, type ChatSessionRow } from '../../db/chat-sessions.ts';
-import { createMoneyRepository } from '../../db/money.ts';
 import { isRefusal, Refusal } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
-import { postLine } from '../account/ledger.ts';
-import { ITEM_PRICES } from '../account/pricing.ts';
+import { createMoneyWriter } from '../../money/writer.ts';
+import { ITEM_PRICES } from '../../money/rules/pricing.ts';
+import { readinessFollowsMoney } from '../customer/readiness-check.ts';
 import { assistantFor } from './assistant.ts';
 import type { Assistant, ChatTurn } from './assistant-types.ts';
 import { loadFacts } from './facts.ts';
@@ -42,6 +42,7 @@ const PRICE_CENTS = ITEM_PRICES.chat_message_cents;
 export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistantFor(deps.config)): Behaviour<ChatSessionMessage, ChatSessionState> {
   const { pool, clock, log } = deps;
   const sessions = createChatSessionRepository(pool);
+  const money = createMoneyWriter(readinessFollowsMoney);
 
   const factsOf = (row: ChatSessionRow): NonNullable<ChatSessionState['session']> => ({
     accountId: row.account_id,
@@ -132,24 +133,15 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
   /** The answered message's 2 cents, through the ledger, with the balance checked under the money lock. */
   async function charge(id: string, session: NonNullable<ChatSessionState['session']>, now: Date) {
     await withTransaction(pool, async (client) => {
-      const money = await createMoneyRepository(client).lock(session.accountId, session.mode);
-      if (!money) throw new Error(`no money row for account ${session.accountId} (${session.mode})`);
-      if (session.mode === 'live' && money.balance_cents - money.reserved_cents < PRICE_CENTS) throw new Refusal('insufficient_balance');
-      await postLine(
-        client,
-        {
-          accountId: session.accountId,
-          mode: session.mode,
-          customerId: session.customerId,
-          type: 'usage',
-          cause: 'chat_message',
-          amountCents: -PRICE_CENTS,
-          reference: id,
-          description: `Assistant message (chat session ${session.prefix})`,
-          now,
-        },
-        { row: money },
-      );
+      await money.chargeMessage(client, {
+        accountId: session.accountId,
+        mode: session.mode,
+        customerId: session.customerId,
+        priceCents: PRICE_CENTS,
+        reference: id,
+        description: `Assistant message (chat session ${session.prefix})`,
+        now,
+      });
       await createChatSessionRepository(client).touch(id, now);
     });
   }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { isFinished } from '../call/views.ts';
-import { dayKey } from '../account/pricing.ts';
+import { dayKey } from '../../money/rules/pricing.ts';
 import { minutesAndSeconds } from '../../runtime/types.ts';
 
 /**

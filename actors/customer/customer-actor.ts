@@ -1,13 +1,13 @@
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import { createCallRepository } from '../../db/calls.ts';
-import { CAP_WAITS } from '../account/hold-rules.ts';
+import { CAP_WAITS } from '../../money/rules/hold-rules.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { isDatabaseUnreachable, withTransaction, type Queryable } from '../../db/pool.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
-import { settledSpend } from '../account/pricing.ts';
+import { settledSpend } from '../../money/rules/pricing.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { isRefusal, Refusal, type RefusalCode } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';

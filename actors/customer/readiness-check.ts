@@ -2,7 +2,8 @@ import type { Queryable } from '../../db/pool.ts';
 import { loadReadinessFacts, type ReadinessRow } from '../../db/readiness.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { recordEvent } from '../../db/events.ts';
-import { callReserveCents, minutesUsedNow } from '../account/pricing.ts';
+import { callReserveCents, minutesUsedNow } from '../../money/rules/pricing.ts';
+import type { MoneyReactions } from '../../money/writer.ts';
 import { assessReadiness, type ReadinessAssessment, type ReadinessFacts } from './readiness.ts';
 import { readinessView } from './views.ts';
 import { createCallRepository } from '../../db/calls.ts';
@@ -89,3 +90,8 @@ export async function refreshReadiness(db: Queryable, scope: ReadinessScope, now
     }
   }
 }
+
+/** What readiness does when money moves: a spendable balance that crossed one call's hold re-assesses the account's customers. */
+export const readinessFollowsMoney: MoneyReactions = {
+  spendableCrossedCallReserve: (db, accountId, now) => refreshReadiness(db, { accountId }, now),
+};

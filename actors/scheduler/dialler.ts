@@ -5,10 +5,10 @@ import type { EntityRegistry } from '../../runtime/actor-system.ts';
 import { isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
-import { createMoneyRepository } from '../../db/money.ts';
+import { createMoneyWriter } from '../../money/writer.ts';
 import { recordEvent } from '../../db/events.ts';
 import { loadAdmissionFacts } from '../../db/admission.ts';
-import { readinessFactsOf } from '../customer/readiness-check.ts';
+import { readinessFactsOf, readinessFollowsMoney } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
@@ -42,6 +42,7 @@ export class Dialler {
    * would ever take them. Each round puts them back first.
    */
   private readonly stranded = new Set<string>();
+  private readonly money = createMoneyWriter(readinessFollowsMoney);
 
   constructor(
     private readonly deps: Deps & {
@@ -149,11 +150,10 @@ export class Dialler {
 
   private async wait(call: CallRow, w: Admission & { kind: 'wait' }, now: Date): Promise<void> {
     if (w.logRefusal) {
-      await createMoneyRepository(this.deps.pool).logActivity({
+      await this.money.recordRefusedStart(this.deps.pool, {
         accountId: call.account_id,
         mode: call.mode,
         customerId: call.customer_id,
-        kind: 'call_start_refused',
         reason: w.reason,
         reference: call.id,
         now,

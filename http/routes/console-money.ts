@@ -5,7 +5,7 @@ import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
 import { ListOf, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { carrierReportView } from '../../actors/call/views.ts';
-import { MINIMUM_TOP_UP_CENTS } from '../../actors/account/pricing.ts';
+import { MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };

@@ -6,7 +6,7 @@ import pg from 'pg';
  * human-readable line per violation; an empty list means the books balance.
  */
 
-/** Usage causes the ledger knows (actors/account/ledger.ts); other line types have one cause each. */
+/** Usage causes the ledger knows (money/rules/apply-line.ts `LineInput.cause`); other line types have one cause each. */
 const USAGE_CAUSES = ['call', 'chat_message', 'number', 'caller_id', 'prospect', 'website_build', 'website_hosting'];
 const CAUSE_OF_TYPE: Record<string, string> = {
   top_up: 'top_up',

@@ -4,7 +4,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { createAccountRepository } from '../../db/accounts.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
-import { createMoneyRepository } from '../../db/money.ts';
+import { balanceWrites } from '../../db/money/balances.ts';
+import { activityWrites } from '../../db/money/activity.ts';
 
 /**
  * How the service uses PostgreSQL connections and row locks.
@@ -65,10 +66,10 @@ test.serial('a write that references a locked account and customer goes through 
     await locker.query('BEGIN');
     t.truthy(await createAccountRepository(locker).lock(a.id));
     t.truthy(await createCustomerRepository(locker).lock(c.id));
-    t.truthy(await createMoneyRepository(locker).lock(a.id, 'test'));
+    t.truthy(await balanceWrites(locker).lock(a.id, 'test'));
     await writer.query(`SET statement_timeout = '2s'`);
     await t.notThrowsAsync(
-      createMoneyRepository(writer).logActivity({
+      activityWrites(writer).logActivity({
         accountId: a.id,
         mode: 'test',
         customerId: c.id,

@@ -7,8 +7,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { consoleClient, makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
-import { holdRefusal, type RefusalReason } from '../../actors/account/hold-rules.ts';
-import { billableMinutes, callReserveCents, priceMinutes, topUpBonusCents } from '../../actors/account/pricing.ts';
+import { holdRefusal, type RefusalReason } from '../../money/rules/hold-rules.ts';
+import { billableMinutes, callReserveCents, priceMinutes, topUpBonusCents } from '../../money/rules/pricing.ts';
 import type { Mode } from '../../runtime/types.ts';
 
 /*
@@ -636,8 +636,10 @@ const settleOpArb: fc.Arbitrary<SettleOp> = fc.oneof(
 );
 
 test.serial('property: concurrent settlements on separate connections spend bonus before cash, exactly, whatever else runs', async (t) => {
-  const { endCall } = await import('../../actors/account/call-money.ts');
-  const { expireBonuses, releaseExpiredHolds } = await import('../../actors/account/money-jobs.ts');
+  const { createMoneyWriter } = await import('../../money/writer.ts');
+  const { readinessFollowsMoney } = await import('../../actors/customer/readiness-check.ts');
+  const { expireBonuses, releaseExpiredHolds } = await import('../../money/jobs.ts');
+  const money = createMoneyWriter(readinessFollowsMoney);
   const con = consoleClient(svc.url);
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   // The call path's own pool shape: one connection per concurrent settlement.
@@ -670,8 +672,8 @@ test.serial('property: concurrent settlements on separate connections spend bonu
               if (chosen.length === 0) break;
               const now = svc.services.clock.now();
               const results = await Promise.all([
-                ...chosen.map((reference, k) => endCall(conns, { accountId: account.id, reference, durationSeconds: op.seconds[k], now })),
-                ...(op.withJobs ? [expireBonuses(conns, now), releaseExpiredHolds(conns, now)] : []),
+                ...chosen.map((reference, k) => money.endCall(conns, { accountId: account.id, reference, durationSeconds: op.seconds[k], now })),
+                ...(op.withJobs ? [expireBonuses(conns, money, now), releaseExpiredHolds(conns, money, now)] : []),
               ]);
               for (const reference of chosen) open.splice(open.indexOf(reference), 1);
               settlements += chosen.length;

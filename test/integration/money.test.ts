@@ -498,16 +498,16 @@ test('a money change that settles a hold which is not open writes nothing', asyn
   t.true((await hold(a, c.id, 'guarded')).body.ok);
   t.is((await end(a, 'guarded', 60)).status, 200); // settled: no longer open
   const { withTransaction } = await import('../../db/pool.ts');
-  const { createMoneyRepository } = await import('../../db/money.ts');
+  const { balanceWrites } = await import('../../db/money/balances.ts');
+  const { ledgerWrites } = await import('../../db/money/ledger.ts');
   const before = (await a.liveApi.get('/v1/balance')).body;
   const db = new pg.Pool({ connectionString: svc.databaseUrl });
   try {
     const settledHold = (await db.query(`SELECT id FROM holds WHERE account_id = $1 AND reference = 'guarded'`, [a.id])).rows[0];
     await t.throwsAsync(
       withTransaction(db, async (client) => {
-        const money = createMoneyRepository(client);
-        const row = (await money.lock(a.id, 'live'))!;
-        await money.apply({
+        const row = (await balanceWrites(client).lock(a.id, 'live'))!;
+        await ledgerWrites(client).apply({
           next: { ...row, balance_cents: row.balance_cents - 1, paid_cents: row.paid_cents - 1 },
           customer: { id: c.id, reservedReleasedCents: 0, callsEnded: 0, spendCents: 0 },
           holdCharge: { holdId: settledHold.id, chargedCents: 1 },
@@ -589,7 +589,9 @@ test.serial('settlements racing on a nearly spent bonus take bonus only up to wh
   // The first settlement holds the money row while the second one's statement starts and waits
   // for it: the second must read the bonus left after the first, not the bonus it saw before.
   const { withTransaction } = await import('../../db/pool.ts');
-  const { settleCall, endCall } = await import('../../actors/account/call-money.ts');
+  const { createMoneyWriter } = await import('../../money/writer.ts');
+  const { readinessFollowsMoney } = await import('../../actors/customer/readiness-check.ts');
+  const { settleCall, endCall } = createMoneyWriter(readinessFollowsMoney);
   const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 4 });
   try {
     const now = svc.services.clock.now();

@@ -3,11 +3,12 @@ import test from 'ava';
 import fc from 'fast-check';
 import pg from 'pg';
 import { freshDatabase } from '../helpers/db.ts';
-import { CALL_TIERS, MAX_CALL_MINUTES, priceMinutes, priceMinutesSql } from '../../actors/account/pricing.ts';
+import { CALL_TIERS, MAX_CALL_MINUTES, priceMinutes } from '../../money/rules/pricing.ts';
+import { priceMinutesSql } from '../../db/money/price-sql.ts';
 
 /*
  * A call's hold is priced inside PostgreSQL, at the position of the money row the statement
- * locks (db/money.ts, open_hold), with SQL built from the same rate table. The two must agree
+ * locks (db/money/holds.ts, open_hold), with SQL built from the same rate table. The two must agree
  * everywhere, tier boundaries above all.
  */
 
@@ -28,7 +29,7 @@ test('the SQL price of minutes equals priceMinutes at every position, across eve
   await fc.assert(
     fc.asyncProperty(fc.array(fc.tuple(position, fc.integer({ min: 0, max: MAX_CALL_MINUTES })), { minLength: 1, maxLength: 50 }), async (pairs) => {
       const { rows } = await pool.query(
-        `SELECT ${priceMinutesSql('p', 'n')} AS cents FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS x(p, n, i) ORDER BY i`,
+        `SELECT ${priceMinutesSql(CALL_TIERS, 'p', 'n')} AS cents FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS x(p, n, i) ORDER BY i`,
         [pairs.map(([p]) => p), pairs.map(([, n]) => n)],
       );
       assert.deepEqual(
@@ -43,6 +44,6 @@ test('the SQL price of minutes equals priceMinutes at every position, across eve
 
 test('a hold is the longest call priced at the locked row’s position, on either side of a tier boundary', async (t) => {
   // 4,990 minutes used: ten minutes at 20 cents, ten at 18. At 5,000: all twenty at 18.
-  const { rows } = await pool.query(`SELECT ${priceMinutesSql('4990', String(MAX_CALL_MINUTES))} AS across, ${priceMinutesSql('5000', String(MAX_CALL_MINUTES))} AS after`);
+  const { rows } = await pool.query(`SELECT ${priceMinutesSql(CALL_TIERS, '4990', String(MAX_CALL_MINUTES))} AS across, ${priceMinutesSql(CALL_TIERS, '5000', String(MAX_CALL_MINUTES))} AS after`);
   t.deepEqual(rows[0], { across: 10 * 20 + 10 * 18, after: 20 * 18 });
 });

@@ -12,7 +12,7 @@ import {
 import { BLOCKER_CODES, assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
 import { isOpen, nextOpening } from '../../actors/scheduler/calling-windows.ts';
 import { readinessFactsArb as readinessArb, readyFacts as ready } from '../helpers/readiness-facts.ts';
-import type { RefusalReason } from '../../actors/account/hold-rules.ts';
+import type { RefusalReason } from '../../money/rules/hold-rules.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

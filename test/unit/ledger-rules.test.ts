@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import test from 'ava';
 import fc from 'fast-check';
-import { applyLine, type LineInput, type LineType } from '../../actors/account/ledger.ts';
-import type { MoneyRow } from '../../db/money.ts';
-import { dayKey, monthKey } from '../../actors/account/pricing.ts';
+import { applyLine, type LineInput, type LineType } from '../../money/rules/apply-line.ts';
+import type { MoneyRow } from '../../db/money/balances.ts';
+import { dayKey, monthKey } from '../../money/rules/pricing.ts';
 
 /** -0 and 0 are the same amount of money; compare cents as numbers. */
 const cents = (n: number) => n + 0;

@@ -12,9 +12,9 @@ import {
   rateAt,
   splitCharge,
   topUpBonusCents,
-} from '../../actors/account/pricing.ts';
-import { LOW_BALANCE_STAGES, crossedStages, lowBalanceStage, type LowBalanceStage } from '../../actors/account/low-balance.ts';
-import { holdRefusal, type HoldFacts, type RefusalReason } from '../../actors/account/hold-rules.ts';
+} from '../../money/rules/pricing.ts';
+import { LOW_BALANCE_STAGES, crossedStages, lowBalanceStage, type LowBalanceStage } from '../../money/rules/low-balance.ts';
+import { holdRefusal, type HoldFacts, type RefusalReason } from '../../money/rules/hold-rules.ts';
 
 /** -0 and 0 are the same amount of money (and the same JSON); compare cents as numbers. */
 const cents = (n: number) => n + 0;

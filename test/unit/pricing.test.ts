@@ -1,5 +1,5 @@
 import test from 'ava';
-import { CALL_TIERS, MAX_CALL_MINUTES, callReserveCents, priceMinutes, rateAt } from '../../actors/account/pricing.ts';
+import { CALL_TIERS, MAX_CALL_MINUTES, callReserveCents, priceMinutes, rateAt } from '../../money/rules/pricing.ts';
 
 test('tiers as published', (t) => {
   t.deepEqual(CALL_TIERS, [

@@ -13,6 +13,9 @@ export const CALL_TIERS: readonly { from_minutes: number; cents_per_minute: numb
 /** Longest call (spec: single call length 20 minutes). */
 export const MAX_CALL_MINUTES = 20;
 
+/** The rate table and the longest call, as the money statements price holds inside PostgreSQL (db/money/price-sql.ts). */
+export const CALL_TARIFF = { tiers: CALL_TIERS, maxCallMinutes: MAX_CALL_MINUTES } as const;
+
 /** Rate of the next minute after `minutesUsed` minutes this month. */
 export function rateAt(minutesUsed: number): number {
   let rate = CALL_TIERS[0].cents_per_minute;
@@ -28,21 +31,6 @@ export function priceMinutes(minutesUsed: number, minutes: number): number {
   let cents = 0;
   for (let m = 0; m < minutes; m++) cents += rateAt(minutesUsed + m);
   return cents;
-}
-
-/**
- * `priceMinutes` as a SQL expression over two integer SQL expressions, built from CALL_TIERS (one
- * table of rates): the minutes of [used, used + minutes) inside each tier, times its rate. The
- * money statements price inside PostgreSQL with it, at the position of the row they lock.
- */
-export function priceMinutesSql(used: string, minutes: string): string {
-  const end = `(${used}) + (${minutes})`;
-  const parts = CALL_TIERS.map((tier, i) => {
-    const next = CALL_TIERS[i + 1];
-    const upTo = next ? `LEAST(${end}, ${next.from_minutes})` : end;
-    return `${tier.cents_per_minute} * GREATEST(0, ${upTo} - GREATEST((${used}), ${tier.from_minutes}))`;
-  });
-  return `(${parts.join(' + ')})`;
 }
 
 /** What a call start holds: the price of the longest call at the month's position. */

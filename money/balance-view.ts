@@ -1,21 +1,21 @@
-import type { Queryable } from '../../db/pool.ts';
-import { createMoneyRepository } from '../../db/money.ts';
-import { createAccountRepository } from '../../db/accounts.ts';
-import type { Mode } from '../../runtime/types.ts';
-import { iso } from '../../runtime/types.ts';
-import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, callReserveCents, estimatedCallMinutes, minutesUsedNow, rateAt, settledSpend } from './pricing.ts';
-import { lowBalanceStage } from './low-balance.ts';
+import type { Queryable } from '../db/pool.ts';
+import { balanceReads } from '../db/money/balances.ts';
+import { grantReads } from '../db/money/grants.ts';
+import { createAccountRepository } from '../db/accounts.ts';
+import type { Mode } from '../runtime/types.ts';
+import { iso } from '../runtime/types.ts';
+import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, callReserveCents, estimatedCallMinutes, minutesUsedNow, rateAt, settledSpend } from './rules/pricing.ts';
+import { lowBalanceStage } from './rules/low-balance.ts';
 
 /**
  * The `balance` object (spec: Balance) of one account in one mode. Test mode has no money: its
  * balance and available amount are 0 and its reserved and spend are priced, never charged.
  */
 export async function buildBalance(db: Queryable, accountId: string, mode: Mode, now: Date) {
-  const money = createMoneyRepository(db);
   // One query at a time: `db` may be a transaction's client.
-  const row = await money.get(accountId, mode);
+  const row = await balanceReads(db).get(accountId, mode);
   const account = await createAccountRepository(db).get(accountId);
-  const bonusExpiresAt = mode === 'live' ? await money.earliestBonusExpiry(accountId, now) : null;
+  const bonusExpiresAt = mode === 'live' ? await grantReads(db).earliestBonusExpiry(accountId, now) : null;
   if (!row || !account) throw new Error(`no money row for account ${accountId}`);
   const live = mode === 'live';
   const available = live ? row.balance_cents - row.reserved_cents : 0;

@@ -2,7 +2,7 @@ import type { Mode } from '../../runtime/types.ts';
 
 /**
  * Whether a call may start, and if not, why (spec: call-start refusals). The database enforces
- * the same conditions in one conditional statement (db/money.ts `openHold`); this pure function
+ * the same conditions in one conditional statement (db/money/holds.ts `openHold`); this pure function
  * names the reason when that statement refuses, and the two are tested against each other.
  */
 

@@ -1,3 +1,5 @@
+import { callReserveCents, minutesUsedNow } from './pricing.ts';
+
 /**
  * Low-balance warnings (spec: balance.low). The reference is the last top-up: spendable balance
  * (available_cents) crossing 25 %, 10 % of it, and zero, are the three warnings. "Zero" is the
@@ -30,4 +32,13 @@ export function crossedStages(from: LowBalanceStage, to: LowBalanceStage): LowBa
   const a = LOW_BALANCE_STAGES.indexOf(from);
   const b = LOW_BALANCE_STAGES.indexOf(to);
   return b > a ? LOW_BALANCE_STAGES.slice(a + 1, b + 1) : [];
+}
+
+/** The stage of a money row at `now`: its spendable balance against its last top-up and one call's hold at the month's tier. */
+export function lowBalanceStageOf(
+  row: { balance_cents: number; reserved_cents: number; last_top_up_cents: number | null; minutes_month: string | null; minutes_used: number },
+  now: Date,
+): LowBalanceStage {
+  const reserve = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, now));
+  return lowBalanceStage(row.balance_cents - row.reserved_cents, row.last_top_up_cents, reserve);
 }

@@ -1,0 +1,24 @@
+import type { Queryable } from '../pool.ts';
+import type { Mode } from '../../runtime/types.ts';
+
+/** The activity log (`activity_log`): refused call starts and released holds. Written by money/writer.ts alone. */
+
+export function activityReads(db: Queryable) {
+  return {
+    async listActivity(accountId: string, limit: number) {
+      const { rows } = await db.query(`SELECT * FROM activity_log WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, [accountId, limit]);
+      return rows as { id: string; mode: Mode; customer_id: string | null; kind: string; reason: string | null; reference: string | null; detail: unknown; created_at: Date }[];
+    },
+  };
+}
+
+export function activityWrites(db: Queryable) {
+  return {
+    async logActivity(a: { accountId: string; mode: Mode; customerId: string | null; kind: string; reason: string | null; reference: string | null; detail?: unknown; now: Date }) {
+      await db.query(
+        `INSERT INTO activity_log (account_id, mode, customer_id, kind, reason, reference, detail, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [a.accountId, a.mode, a.customerId, a.kind, a.reason, a.reference, a.detail === undefined ? null : JSON.stringify(a.detail), a.now],
+      );
+    },
+  };
+}
