@@ -4,7 +4,7 @@ import { createMoneyWriter } from '../money/writer.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
-import { isDatabaseUnreachable } from '../db/pool.ts';
+import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */

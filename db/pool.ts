@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CONNECT_TIMEOUT_MS } from '../runtime/database-errors.ts';
 
 // bigint columns hold cents and counters that stay far inside Number.MAX_SAFE_INTEGER.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -9,9 +10,6 @@ export type Pool = pg.Pool;
 export type Client = pg.PoolClient;
 /** Anything that runs a query: the pool or a client inside a transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
-
-/** Longest wait for a connection (a new one, or a free one of the pool). */
-export const CONNECT_TIMEOUT_MS = 5_000;
 
 export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean } = {}): Pool {
   // Sessions in UTC: day and month keys (date casts) are UTC days, as the spec's periods are.
@@ -67,35 +65,4 @@ export function isForeignKeyViolation(err: unknown): boolean {
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
-}
-
-/**
- * SQLSTATEs of a server that is shutting down, restarting or not taking sessions right now:
- * 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300
- * too_many_connections; and class 08, connection exceptions (checked by prefix).
- */
-const UNREACHABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-/** Socket errors of a connection that cannot be made or was cut. */
-const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-/** What pg and pg-pool throw when a connection ends, cannot be made in time, or broke earlier. */
-const UNREACHABLE_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|timeout expired|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
-
-/**
- * Whether `err` means "the database cannot be reached right now" (a restart, a failover, a cut
- * connection, a full server), as opposed to a fault of the query or of the data. The one place
- * that decides it: HTTP answers these 503 with Retry-After, and loops back off quietly
- * (runtime/database-health.ts). Socket errors count only with a `syscall`, as Node's own socket
- * errors carry: an HTTP client's error with the same code is another service's outage.
- */
-export function isDatabaseUnreachable(err: unknown): boolean {
-  if (!err || typeof err !== 'object') return false;
-  const e = err as { code?: unknown; syscall?: unknown; message?: unknown; errors?: unknown };
-  if (typeof e.code === 'string') {
-    if (UNREACHABLE_SQLSTATES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code)) return true;
-    if (typeof e.syscall === 'string' && UNREACHABLE_SOCKET_CODES.has(e.code)) return true;
-  }
-  if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.test(e.message)) return true;
-  // A connect to a name with several addresses fails with every attempt's error (AggregateError).
-  return Array.isArray(e.errors) && e.errors.some(isDatabaseUnreachable);
 }

@@ -1,7 +1,7 @@
 import nact from 'nact';
 import type { Logger } from './logger.ts';
 import { EntityGone, isRefusal } from './refusal.ts';
-import { isDatabaseUnreachable } from '../db/pool.ts';
+import { isDatabaseUnreachable } from './database-errors.ts';
 
 /**
  * nact behind one small, typed surface: a root supervisor, per-kind supervisors that spawn one

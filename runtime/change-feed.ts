@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 import { DatabaseHealth, retryDelayMs } from './database-health.ts';
-import { CONNECT_TIMEOUT_MS } from '../db/pool.ts';
+import { CONNECT_TIMEOUT_MS } from './database-errors.ts';
 
 /** The first wait before reconnecting; it doubles up to RETRY_CAP_MS while the database is away. */
 const RECONNECT_BASE_MS = 250;

@@ -1,5 +1,5 @@
 import type { Logger } from './logger.ts';
-import { isDatabaseUnreachable } from '../db/pool.ts';
+import { isDatabaseUnreachable } from './database-errors.ts';
 
 /** The longest a loop or the change feed waits between tries while the database is unreachable. */
 export const RETRY_CAP_MS = 5_000;

@@ -1,7 +1,7 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
-import { isDatabaseUnreachable } from '../../db/pool.ts';
+import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { FINAL_CARRIER_STATUSES, type Carrier } from '../../telephony/carrier.ts';
 import type { CarrierInbox } from './carrier-inbox.ts';

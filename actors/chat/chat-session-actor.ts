@@ -1,7 +1,8 @@
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { createChatSessionRepository, type ChatGateRow, type ChatSessionRow } from '../../db/chat-sessions.ts';
 import { isRefusal, Refusal } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, apiErrorOf, type ErrorCode } from '../errors.ts';
 import { validationError } from './validation.ts';
-import { isDatabaseUnreachable } from '../../db/pool.ts';
+import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { genRequestId, REQUEST_ID_HEADER, SECURITY_HEADERS } from './request-log.ts';
 
 /** The body of every error response (spec: Errors). */

@@ -4,7 +4,8 @@ import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../h
 import { client, type Reply } from '../helpers/http.ts';
 import { until } from '../helpers/wait.ts';
 import pg from 'pg';
-import { createPool, isDatabaseUnreachable, withTransaction } from '../../db/pool.ts';
+import { createPool, withTransaction } from '../../db/pool.ts';
+import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { destroyRestartableDatabases, startRestartableDatabase, type RestartableDatabase } from '../helpers/restartable-db.ts';
 
 /**

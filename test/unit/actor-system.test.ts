@@ -28,7 +28,7 @@ interface CounterReplies {
   lose_database: never;
 }
 
-/** What pg throws when PostgreSQL cannot be reached (db/pool.ts isDatabaseUnreachable). */
+/** What pg throws when PostgreSQL cannot be reached (runtime/database-errors.ts isDatabaseUnreachable). */
 const unreachable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' });
 
 interface Counter {

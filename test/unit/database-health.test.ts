@@ -1,6 +1,6 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDatabaseUnreachable } from '../../db/pool.ts';
+import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { DatabaseHealth, RETRY_CAP_MS, retryDelayMs } from '../../runtime/database-health.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createLogger } from '../../runtime/logger.ts';
