@@ -7,6 +7,7 @@ import { callBehaviour, type CallState } from '../actors/call/call-actor.ts';
 import type { CallMessage, CallReplies } from '../actors/call/messages.ts';
 import { createCallRequests, type CallRequests } from '../actors/call/requests.ts';
 import type { CustomerDirectory } from '../actors/customer/customer-directory.ts';
+import type { MoneyWriter } from '../money/writer.ts';
 import { createCarrierInbox, type CarrierInbox } from '../actors/call/carrier-inbox.ts';
 import { CallKeeper } from '../actors/call/call-keeper.ts';
 import { Dialler } from '../actors/scheduler/dialler.ts';
@@ -41,7 +42,7 @@ export interface CallWiring {
 export async function composeCalls(
   deps: Deps,
   actors: ActorSystem,
-  parts: { accounts: AccountRegistry; secrets: SecretBox; customerDirectory: CustomerDirectory },
+  parts: { accounts: AccountRegistry; secrets: SecretBox; customerDirectory: CustomerDirectory; money: MoneyWriter },
   onStop: (name: string, fn: () => unknown) => void,
 ): Promise<CallWiring> {
   const { config, log, clock } = deps;
@@ -78,6 +79,7 @@ export async function composeCalls(
   calls = actors.register<CallMessage, CallReplies, CallState>(
     callBehaviour({
       ...deps,
+      money: parts.money,
       carriers,
       bridges: { test: scripted, live: liveBridge },
       mediaUrl: () => mediaUrl,
@@ -101,7 +103,7 @@ export async function composeCalls(
       mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
     }
   }
-  const dialler = new Dialler({ ...deps, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
-  keeper = new CallKeeper({ ...deps, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
+  const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
+  keeper = new CallKeeper({ ...deps, money: parts.money, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
   return { calls, callRequests: createCallRequests(deps, parts.customerDirectory), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl };
 }

@@ -1,7 +1,6 @@
 import type { Deps } from '../runtime/deps.ts';
 import { closeMonth, expireBonuses, releaseExpiredHolds } from '../money/jobs.ts';
-import { createMoneyWriter } from '../money/writer.ts';
-import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
+import type { MoneyWriter } from '../money/writer.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
@@ -10,26 +9,27 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
-const money = createMoneyWriter(readinessFollowsMoney);
+/** What the jobs run on: the database, the clock, the settings and the one money writer. */
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'config'> & { money: MoneyWriter };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month', 'expire_requests', 'finish_stale_calls', 'purge_rate_limit_windows'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** Runs one job now, on the service's clock (a test clock moves it without waiting). */
-export async function runJob(services: Pick<Deps, 'pool' | 'clock' | 'config'>, name: JobName): Promise<number> {
+export async function runJob(services: JobDeps, name: JobName): Promise<number> {
   const now = services.clock.now();
   switch (name) {
     case 'release_holds':
-      return releaseExpiredHolds(services.pool, money, now);
+      return releaseExpiredHolds(services.pool, services.money, now);
     case 'expire_bonuses':
-      return expireBonuses(services.pool, money, now);
+      return expireBonuses(services.pool, services.money, now);
     case 'close_month':
-      return closeMonth(services.pool, money, now);
+      return closeMonth(services.pool, services.money, now);
     case 'expire_requests':
       return expireRequests(services.pool, now, services.config.publicUrl);
     case 'finish_stale_calls':
-      return finishStaleCalls(services.pool, now, services.config.publicUrl);
+      return finishStaleCalls(services, now, services.config.publicUrl);
     case 'purge_rate_limit_windows':
       // Request windows run on real time, not on a test clock (as the in-process counters do).
       return createRateLimitRepository(services.pool).purgeBefore(new Date(Date.now() - RATE_WINDOW_KEEP_MS));
@@ -41,7 +41,7 @@ export async function runJob(services: Pick<Deps, 'pool' | 'clock' | 'config'>, 
  * next round. While the database cannot be reached the round stops at the first job that finds
  * out, and the loop backs off quietly (runtime/poll-loop.ts).
  */
-export function scheduleJobs(services: Pick<Deps, 'pool' | 'clock' | 'log' | 'config'>, intervalMs: number): () => Promise<void> {
+export function scheduleJobs(services: JobDeps & Pick<Deps, 'log'>, intervalMs: number): () => Promise<void> {
   const round = async () => {
     for (const name of JOB_NAMES) {
       try {

@@ -24,6 +24,10 @@ import { createEventHistory } from '../actors/webhooks/event-history.ts';
 import { chatSessionBehaviour, type ChatSessionState } from '../actors/chat/chat-session-actor.ts';
 import type { ChatSessionMessage, ChatSessionReplies } from '../actors/chat/messages.ts';
 import { createChatSessions } from '../actors/chat/sessions.ts';
+import { createChatMessages } from '../actors/chat/chat-messages.ts';
+import { assistantFor } from '../actors/chat/assistant.ts';
+import { createMoneyWriter } from '../money/writer.ts';
+import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
@@ -93,15 +97,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
     onStop('actors', () => actors.stop());
     const deps = { pool, clock, log, config };
+    // The one money writer: every change of money goes through it; a balance crossing one call's
+    // hold refreshes the customer's readiness in the same transaction.
+    const money = createMoneyWriter(readinessFollowsMoney);
     const keys = new KeyAuthenticator(pool, clock);
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
-      accountBehaviour(deps, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
+      accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
     // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
     const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
     const customerDirectory = createCustomerDirectory(pool);
-    const calling = await composeCalls(deps, actors, { accounts, secrets, customerDirectory }, onStop);
+    const calling = await composeCalls(deps, actors, { accounts, secrets, customerDirectory, money }, onStop);
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
@@ -151,15 +158,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       carrierInbox: calling.carrierInbox,
       webhooks,
       eventHistory: createEventHistory(pool),
-      chat: createChatSessions(deps, chatSessions),
-      jobs: { names: JOB_NAMES, run: (name) => runJob(deps, name as JobName) },
+      chat: createChatSessions(deps, chatSessions, createChatMessages(deps, { assistant: assistantFor(config), money })),
+      jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money }, name as JobName) },
       testClock: testClockControl(clock, pool),
       dialNow: () => dialler.tick(),
       keepNow: () => keeper.tick(),
       sendNow: () => sender.drain(),
     };
     if (config.roles.has('dialler')) {
-      onStop('jobs', scheduleJobs(deps, config.jobIntervalMs));
+      onStop('jobs', scheduleJobs({ ...deps, money }, config.jobIntervalMs));
       dialler.start();
       onStop('dialler', () => dialler.stop());
       keeper.start();

@@ -15,14 +15,14 @@ import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction } from '../shared/transaction.ts';
 import { assessCoverage } from '../coverage/coverage.ts';
 import { customerView } from '../customer/views.ts';
-import { readinessFollowsMoney, refreshReadiness } from '../customer/readiness-check.ts';
+import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
 import { accountView, apiKeyView, brandView, consoleAccountView, usageView } from './views.ts';
 import { ledgerReads } from '../../db/money/ledger.ts';
 import { activityReads } from '../../db/money/activity.ts';
 import { buildBalance } from '../../money/balance-view.ts';
-import { createMoneyWriter } from '../../money/writer.ts';
+import type { MoneyWriter } from '../../money/writer.ts';
 import { iso } from '../../runtime/types.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
@@ -59,10 +59,9 @@ export interface AccountHooks {
   credentialsChanged(accountId: string): void;
 }
 
-export function accountBehaviour(deps: Deps, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
-  const { pool, clock } = deps;
+export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
+  const { pool, clock, money } = deps;
   const accounts = createAccountRepository(pool);
-  const money = createMoneyWriter(readinessFollowsMoney);
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
     const repo = createAccountRepository(db);

@@ -14,8 +14,7 @@ import { FINAL_CARRIER_STATUSES, type Carrier, type CarrierStatusReport, type Re
 import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
-import { createMoneyWriter } from '../../money/writer.ts';
-import { readinessFollowsMoney } from '../customer/readiness-check.ts';
+import type { MoneyWriter } from '../../money/writer.ts';
 import { agentSetup } from './agent-setup.ts';
 import { businessName } from '../customer/views.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
@@ -25,6 +24,8 @@ import type { CallMessage, CallReplies } from './messages.ts';
 
 /** What the call actor needs besides the database: the carriers, the agents, where media arrives. */
 export interface CallDeps extends Deps {
+  /** The one money writer: a call's end settles through it, in the call's own transaction. */
+  money: MoneyWriter;
   carriers: Record<Mode, Carrier>;
   bridges: Record<Mode, SpeechBridge>;
   /** ws(s):// URL of this process's media server (`…/media`). */
@@ -62,14 +63,13 @@ export const RECORDING_WAIT_SECONDS = 45;
 const LIMIT_MARGIN_MS = 15_000;
 
 export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState> {
-  const { pool, clock, log, config } = deps;
+  const { pool, clock, log, config, money } = deps;
   /**
    * The live handles of this process's calls, kept beside the actors: an actor that crashes and
    * is reset reloads its call from the database and picks its handles up again from here.
    */
   const liveHandles = new Map<string, Pick<CallState, 'media' | 'bridge' | 'limitTimer'>>();
   const repo = () => createCallRepository(pool);
-  const money = createMoneyWriter(readinessFollowsMoney);
 
   /** The call's row. A call actor exists only for an inserted call (rows are never deleted), so none is a broken invariant: the actor stops. */
   async function mustGet(id: string): Promise<CallRow> {

@@ -2,14 +2,17 @@ import { withTransaction, type Pool } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { recordEvent } from '../../db/events.ts';
 import { holdReads } from '../../db/money/holds.ts';
-import { createMoneyWriter } from '../../money/writer.ts';
-import { readinessFollowsMoney } from '../customer/readiness-check.ts';
+import type { MoneyWriter } from '../../money/writer.ts';
 import { callView } from './views.ts';
+
+/** What the jobs that may settle a call's money need: the database and the money writer. */
+export interface CallJobDeps {
+  pool: Pool;
+  money: MoneyWriter;
+}
 
 /** A call still running this long after its claim was lost with its process (limit 20 min + ringing). */
 export const STALE_CALL_MS = 35 * 60 * 1000;
-
-const money = createMoneyWriter(readinessFollowsMoney);
 
 /** Requests not dialled before their deadline become `expired` and say so (call.completed). */
 export async function expireRequests(pool: Pool, now: Date, publicUrl: string): Promise<number> {
@@ -27,10 +30,11 @@ export async function expireRequests(pool: Pool, now: Date, publicUrl: string): 
  * recovery within a minute): each is closed as `failed` with nothing charged beyond its hold's
  * fate, once. A call with a carrier report still waiting in the inbox is left alone.
  */
-export async function finishStaleCalls(pool: Pool, now: Date, publicUrl: string): Promise<number> {
+export async function finishStaleCalls(ctx: CallJobDeps, now: Date, publicUrl: string): Promise<number> {
+  const { pool } = ctx;
   const stale = await createCallRepository(pool).staleRunning(new Date(now.getTime() - STALE_CALL_MS), 100);
   let finished = 0;
-  for (const candidate of stale) if (await finishLostCall(pool, candidate.id, now, publicUrl)) finished++;
+  for (const candidate of stale) if (await finishLostCall(ctx, candidate.id, now, publicUrl)) finished++;
   return finished;
 }
 
@@ -39,13 +43,13 @@ export async function finishStaleCalls(pool: Pool, now: Date, publicUrl: string)
  * does not know it): `failed`, 0 seconds, its hold settled at zero, `call.completed`. Once: the
  * row is locked and re-checked. False if the call had ended meanwhile.
  */
-export async function finishLostCall(pool: Pool, callId: string, now: Date, publicUrl: string, settleUndialled = false): Promise<boolean> {
-  return withTransaction(pool, async (client) => {
+export async function finishLostCall(ctx: CallJobDeps, callId: string, now: Date, publicUrl: string, settleUndialled = false): Promise<boolean> {
+  return withTransaction(ctx.pool, async (client) => {
     const calls = createCallRepository(client);
     const call = await calls.lock(callId);
     if (!call || !['dialing', 'ringing', 'in_progress'].includes(call.status)) return false;
     const held = call.dialed_at || (settleUndialled && (await holdReads(client).findHold(call.account_id, call.id)));
-    if (held) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
+    if (held) await ctx.money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
     const row = await calls.update(call.id, {
       status: 'completed',
       outcome: 'failed',
@@ -68,13 +72,13 @@ export async function finishLostCall(pool: Pool, callId: string, now: Date, publ
  * lost (nothing charged) rather than risk calling the business twice. False if it had moved on.
  */
 export async function recoverUndialled(
-  pool: Pool,
+  ctx: CallJobDeps,
   callId: string,
   now: Date,
   publicUrl: string,
   retry: { at: Date; reason: string } = { at: now, reason: 'platform_at_capacity' },
 ): Promise<'requeued' | 'lost' | false> {
-  const requeued = await withTransaction(pool, async (client) => {
+  const requeued = await withTransaction(ctx.pool, async (client) => {
     const calls = createCallRepository(client);
     const call = await calls.lock(callId);
     if (!call || call.status !== 'dialing' || call.dialed_at) return false;
@@ -83,7 +87,7 @@ export async function recoverUndialled(
     return true;
   });
   if (requeued !== null) return requeued && 'requeued';
-  return (await finishLostCall(pool, callId, now, publicUrl, true)) && 'lost';
+  return (await finishLostCall(ctx, callId, now, publicUrl, true)) && 'lost';
 }
 
 /** Finished calls whose recording did not come in time: their `call.completed` goes out without it. */

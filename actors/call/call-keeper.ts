@@ -5,6 +5,7 @@ import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { FINAL_CARRIER_STATUSES, type Carrier } from '../../telephony/carrier.ts';
 import type { CarrierInbox } from './carrier-inbox.ts';
+import type { MoneyWriter } from '../../money/writer.ts';
 import { emitOverdueCompletions, finishLostCall, recoverUndialled } from './call-jobs.ts';
 import { TIME_LIMIT_SECONDS } from './outcome.ts';
 
@@ -32,6 +33,8 @@ const RUNNING_OVERDUE_MS = (TIME_LIMIT_SECONDS + 120) * 1000;
 const AFTER_MEDIA_MS = 15_000;
 
 export interface CallKeeperDeps extends Deps {
+  /** The one money writer: a lost call's hold is settled through it. */
+  money: MoneyWriter;
   /** This process's owner id (the dialler's `claimed_by`). */
   owner: string;
   carriers: Record<Mode, Carrier>;
@@ -151,7 +154,7 @@ export class CallKeeper {
   private async recover(call: CallRow): Promise<void> {
     const { pool, clock, config, log } = this.deps;
     if (!call.dialed_at) {
-      const r = await recoverUndialled(pool, call.id, clock.now(), config.publicUrl);
+      const r = await recoverUndialled(this.deps, call.id, clock.now(), config.publicUrl);
       if (r) log.info({ call_id: call.id, recovery: r }, r === 'requeued' ? 'a request claimed by a lost process is queued again' : 'a request lost while dialling is closed; nothing was charged');
       return;
     }
@@ -167,7 +170,7 @@ export class CallKeeper {
       await carrier.hangup(call.carrier_call_id!);
       log.info({ call_id: call.id, carrier_status: status.status }, 'a call nobody serves any more was hung up; its end report follows');
     } else {
-      if (await finishLostCall(pool, call.id, clock.now(), config.publicUrl)) {
+      if (await finishLostCall(this.deps, call.id, clock.now(), config.publicUrl)) {
         log.warn({ call_id: call.id }, 'the carrier does not know a lost call; it is closed as failed, nothing charged');
       }
       this.watched.delete(call.id);

@@ -12,7 +12,7 @@ import type { Assistant, AssistantBrand, AssistantInput, ChatTurn } from './assi
  * goes through the output filter before anyone sees it.
  */
 
-/** One attempt's limit and how often a failed attempt is repeated: together well inside the actor's wait. */
+/** One attempt's limit and how often a failed attempt is repeated: together a wait a person in a chat still bears. */
 export const CHAT_TIMEOUT_MS = 15_000;
 export const CHAT_MAX_RETRIES = 1;
 const MAX_REPLY_TOKENS = 500;

@@ -1,29 +1,19 @@
 import type { Behaviour } from '../../runtime/actor-system.ts';
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { withTransaction } from '../../db/pool.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { createChatSessionRepository, type ChatGateRow, type ChatSessionRow } from '../../db/chat-sessions.ts';
 import { isRefusal, Refusal } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
-import { createMoneyWriter } from '../../money/writer.ts';
-import { ITEM_PRICES } from '../../money/rules/pricing.ts';
-import { readinessFollowsMoney } from '../customer/readiness-check.ts';
-import { assistantFor } from './assistant.ts';
-import type { Assistant, ChatTurn } from './assistant-types.ts';
-import { loadFacts } from './facts.ts';
-import { scrubSuppliers } from './output-filter.ts';
-import { businessName } from '../customer/views.ts';
-import { MESSAGE_LIMIT, PREFIX_SHOWN, refuseMessage, refuseSession, SESSION_TOKEN_PREFIX } from './session-rules.ts';
-import { chatContextView, chatMessageView, chatSessionView, sessionBrand } from './views.ts';
+import { MESSAGE_LIMIT, PREFIX_SHOWN, refuseSession, SESSION_TOKEN_PREFIX } from './session-rules.ts';
+import { chatContextView, chatSessionView } from './views.ts';
 import type { ChatSessionMessage, ChatSessionView } from './messages.ts';
 
 /**
- * The chat session actor: one per session. It owns the session's message count, expiry and
- * revocation, and the balance check of each message. Like every actor here it keeps only facts
- * that never change; everything a message is decided on is read fresh from PostgreSQL, and the
- * count itself moves only through one conditional UPDATE, so the limit holds across processes.
+ * The chat session actor: one per session, the write queue of its life (opening, revocation) and
+ * the reader of its context. Like every actor here it keeps only facts that never change. Its
+ * messages are not the actor's: they are a plain module (chat-messages.ts), exact in PostgreSQL.
  */
 export interface ChatSessionState {
   id: string;
@@ -31,19 +21,12 @@ export interface ChatSessionState {
   session: { accountId: string; mode: Mode; customerId: string; prefix: string } | null;
 }
 
-/**
- * Handled concurrently rather than one at a time: a message waits for the model for seconds, and
- * its exactness rests on the slot claim in PostgreSQL, which serialises every process's messages.
- */
-const CONCURRENT = new Set<ChatSessionMessage['type']>(['send_message', 'get_context']);
+/** Reads, which skip the mailbox once the actor is loaded (runtime/actor-system.ts). */
+const READS = new Set<ChatSessionMessage['type']>(['get_context']);
 
-/** Price of an answered message (spec: 2 cents; nothing for a failed one). */
-const PRICE_CENTS = ITEM_PRICES.chat_message_cents;
-
-export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistantFor(deps.config)): Behaviour<ChatSessionMessage, ChatSessionState> {
+export function chatSessionBehaviour(deps: Deps): Behaviour<ChatSessionMessage, ChatSessionState> {
   const { pool, clock, log } = deps;
   const sessions = createChatSessionRepository(pool);
-  const money = createMoneyWriter(readinessFollowsMoney);
 
   const factsOf = (row: ChatSessionRow): NonNullable<ChatSessionState['session']> => ({
     accountId: row.account_id,
@@ -100,53 +83,6 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     return { state: { id: state.id, session: factsOf(made.row) }, reply: { ...outcome, body: { ...outcome.body, token } } };
   }
 
-  /** One message: refuse, claim a slot, ask the assistant, filter, charge; a failure gives the slot back. */
-  async function send(state: ChatSessionState, message: string, history: ChatTurn[]) {
-    const session = mustBeOpen(state);
-    const now = clock.now();
-    const before = await gate(state.id);
-    const refusal = refuseMessage(before, now, PRICE_CENTS);
-    if (refusal) throw new Refusal(refusal);
-    const slot = await sessions.claimSlot(state.id, now);
-    if (!slot) {
-      // Another message took the last slot, or the session ended, since the read above.
-      const after = await gate(state.id);
-      throw new Refusal(refuseMessage(after, now, PRICE_CENTS) ?? 'session_exhausted');
-    }
-    const brand = sessionBrand(before);
-    try {
-      const facts = await loadFacts(pool, { id: session.customerId, business: businessName({ name: before.customer_name, brand_name: before.customer_brand_name }) }, now);
-      const raw = await assistant.answer({ brand: { name: brand.name, supportEmail: brand.supportEmail }, facts, history, message });
-      const reply = scrubSuppliers(raw, brand).trim();
-      if (!reply) throw new Error('the assistant produced an empty reply');
-      await charge(state.id, session, now);
-      return chatMessageView(reply, slot, PRICE_CENTS);
-    } catch (err) {
-      // Not answered (or not charged): the message does not count.
-      await sessions.releaseSlot(state.id).catch((releaseErr) => log.error({ err: releaseErr, session_id: state.id }, 'chat slot not given back'));
-      if (isRefusal(err) || isDatabaseUnreachable(err)) throw err;
-      // The message and the thread are never logged: no transcript is kept anywhere.
-      log.warn({ err, session_id: state.id, assistant: assistant.name }, 'chat message not answered');
-      throw new Refusal('chat_unavailable');
-    }
-  }
-
-  /** The answered message's 2 cents, through the ledger, with the balance checked under the money lock. */
-  async function charge(id: string, session: NonNullable<ChatSessionState['session']>, now: Date) {
-    await withTransaction(pool, async (client) => {
-      await money.chargeMessage(client, {
-        accountId: session.accountId,
-        mode: session.mode,
-        customerId: session.customerId,
-        priceCents: PRICE_CENTS,
-        reference: id,
-        description: `Assistant message (chat session ${session.prefix})`,
-        now,
-      });
-      await createChatSessionRepository(client).touch(id, now);
-    });
-  }
-
   async function revoke(state: ChatSessionState, owner: Extract<ChatSessionMessage, { type: 'revoke_session' }>['owner']) {
     const s = state.session;
     if (!s || s.accountId !== owner.accountId || s.mode !== owner.mode || s.customerId !== owner.customerId) {
@@ -160,8 +96,6 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
     switch (msg.type) {
       case 'open_session':
         return open(state, msg);
-      case 'send_message':
-        return done(await send(state, msg.message, msg.history));
       case 'get_context': {
         mustBeOpen(state);
         const row = await gate(state.id);
@@ -184,7 +118,7 @@ export function chatSessionBehaviour(deps: Deps, assistant: Assistant = assistan
       const row = await sessions.get(id);
       return { id, session: row ? factsOf(row) : null };
     },
-    isRead: (msg) => CONCURRENT.has(msg.type),
+    isRead: (msg) => READS.has(msg.type),
     receive,
   };
 }

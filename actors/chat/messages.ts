@@ -1,8 +1,7 @@
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { Written } from '../shared/transaction.ts';
-import type { ChatTurn } from './assistant-types.ts';
-import type { chatContextView, chatMessageView, chatSessionView } from './views.ts';
+import type { chatContextView, chatSessionView } from './views.ts';
 
 export type ChatSessionView = ReturnType<typeof chatSessionView>;
 /** The mint response: the session with its token, shown this once. */
@@ -25,13 +24,11 @@ export type ChatSessionMessage =
       ttlSeconds: number;
       idempotency?: IdempotencyClaim;
     }
-  | { type: 'send_message'; message: string; history: ChatTurn[] }
   | { type: 'get_context' }
   | { type: 'revoke_session'; owner: SessionOwner };
 
 export interface ChatSessionReplies {
   open_session: Written<MintedSession>;
-  send_message: ReturnType<typeof chatMessageView>;
   get_context: ReturnType<typeof chatContextView>;
   revoke_session: { revoked: 0 | 1 };
 }

@@ -8,6 +8,7 @@ import { Refusal } from '../../runtime/refusal.ts';
 import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import type { ChatTurn } from './assistant-types.ts';
+import type { ChatMessages } from './chat-messages.ts';
 import type { ChatSessionState } from './chat-session-actor.ts';
 import type { ChatSessionMessage, ChatSessionReplies, SessionOwner } from './messages.ts';
 import { SESSION_TOKEN_PREFIX } from './session-rules.ts';
@@ -15,14 +16,11 @@ import { chatSessionView } from './views.ts';
 
 export type ChatSessionRegistry = EntityRegistry<ChatSessionMessage, ChatSessionReplies, ChatSessionState>;
 
-/** A message waits for the model (up to two attempts): longer than the registry's default wait. */
-const SEND_TIMEOUT_MS = 60_000;
-
 /**
- * What the routes ask of chat sessions, each turned into the one message of the session actor
- * that owns it. Reads of a customer's list go straight to PostgreSQL, like every read here.
+ * What the routes ask of chat sessions: lifecycle writes go to the session's actor, messages to
+ * the messages module. Reads of a customer's list go straight to PostgreSQL, like every read here.
  */
-export function createChatSessions(deps: Pick<Deps, 'pool' | 'clock'>, registry: ChatSessionRegistry) {
+export function createChatSessions(deps: Pick<Deps, 'pool' | 'clock'>, registry: ChatSessionRegistry, messages: ChatMessages) {
   const { pool, clock } = deps;
   const repo = createChatSessionRepository(pool);
 
@@ -82,8 +80,9 @@ export function createChatSessions(deps: Pick<Deps, 'pool' | 'clock'>, registry:
       return id;
     },
 
+    /** A message of the session: the messages module, not the actor (see chat-messages.ts). */
     send(sessionId: string, message: string, history: ChatTurn[]) {
-      return registry.ask(sessionId, { type: 'send_message', message, history }, SEND_TIMEOUT_MS);
+      return messages.send(sessionId, message, history);
     },
 
     context(sessionId: string) {

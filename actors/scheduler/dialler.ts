@@ -6,10 +6,10 @@ import { withTransaction } from '../../db/pool.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
-import { createMoneyWriter } from '../../money/writer.ts';
+import type { MoneyWriter } from '../../money/writer.ts';
 import { recordEvent } from '../../db/events.ts';
 import { loadAdmissionFacts } from '../../db/admission.ts';
-import { readinessFactsOf, readinessFollowsMoney } from '../customer/readiness-check.ts';
+import { readinessFactsOf } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
@@ -43,10 +43,10 @@ export class Dialler {
    * would ever take them. Each round puts them back first.
    */
   private readonly stranded = new Set<string>();
-  private readonly money = createMoneyWriter(readinessFollowsMoney);
 
   constructor(
     private readonly deps: Deps & {
+      money: MoneyWriter;
       accounts: EntityRegistry<AccountMessage, AccountReplies, any>;
       calls: EntityRegistry<CallMessage, CallReplies, any>;
       liveCalls: Set<string>;
@@ -146,12 +146,12 @@ export class Dialler {
    */
   private async putBack(id: string): Promise<void> {
     const now = this.deps.clock.now();
-    await recoverUndialled(this.deps.pool, id, now, this.deps.config.publicUrl, { at: new Date(now.getTime() + 60_000), reason: 'not_ready' });
+    await recoverUndialled(this.deps, id, now, this.deps.config.publicUrl, { at: new Date(now.getTime() + 60_000), reason: 'not_ready' });
   }
 
   private async wait(call: CallRow, w: Admission & { kind: 'wait' }, now: Date): Promise<void> {
     if (w.logRefusal) {
-      await this.money.recordRefusedStart(this.deps.pool, {
+      await this.deps.money.recordRefusedStart(this.deps.pool, {
         accountId: call.account_id,
         mode: call.mode,
         customerId: call.customer_id,
