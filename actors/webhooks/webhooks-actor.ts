@@ -23,8 +23,6 @@ const READS = new Set<WebhooksMessage['type']>([
   'list_endpoints',
   'get_endpoint',
   'list_deliveries',
-  // Independent inserts: nothing to serialise.
-  'send_test_event',
 ]);
 
 export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivate: boolean }): Behaviour<WebhooksMessage, WebhooksState> {
