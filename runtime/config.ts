@@ -135,6 +135,22 @@ function operatorToken(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * The key that encrypts secrets at rest: 32 bytes in base64 (standard or URL-safe, padding
+ * optional). Checked here, so a wrong one stops start-up in one line before any database starts;
+ * the key itself is never echoed.
+ */
+function encryptionKey(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed) || Buffer.from(trimmed, 'base64').length !== 32) {
+    throw new SettingError(
+      `SWITCHBOARD_ENCRYPTION_KEY must be 32 bytes in base64 (44 characters; got ${[...value].length}), such as \`openssl rand -base64 32\` prints`,
+    );
+  }
+  return trimmed;
+}
+
 /** Reads the configuration from `env` (process.env by default). Throws on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -183,7 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keeperPollMs: int(env.SWITCHBOARD_KEEPER_POLL_MS, 2_000, 'SWITCHBOARD_KEEPER_POLL_MS', 1),
     simulatedTalkMs: int(env.SWITCHBOARD_SIMULATED_TALK_MS, 1_000, 'SWITCHBOARD_SIMULATED_TALK_MS'),
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',
-    encryptionKey: env.SWITCHBOARD_ENCRYPTION_KEY || undefined,
+    encryptionKey: encryptionKey(env.SWITCHBOARD_ENCRYPTION_KEY),
     roles: roles(env.SWITCHBOARD_ROLES),
   };
 }

@@ -3,6 +3,7 @@
  * README's first steps through the `switchboard console` command, signals, restarts, two
  * instances side by side, and recovery after the node process was SIGKILLed.
  */
+import crypto from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import path from 'node:path';
 import {
@@ -174,6 +175,16 @@ test.serial('a weak console token stops start-up with one line that does not pri
   t.is(r.code, 2);
   t.regex(r.stderr, /^switchboard: SWITCHBOARD_CONSOLE_TOKEN is too weak \(17 characters\): use at least 32 random characters[^\n]*\n$/);
   t.false(r.stderr.includes('sbc_16_characters'));
+  t.deepEqual(postgresProcessesFor(dataDir), []);
+});
+
+test.serial('a malformed encryption key stops start-up with one line that does not print it, exit 2', async (t) => {
+  const dataDir = await makeTempRoot();
+  const hex = crypto.randomBytes(32).toString('hex');
+  const r = await runCli(['start'], { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_ENCRYPTION_KEY: hex });
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^switchboard: SWITCHBOARD_ENCRYPTION_KEY must be 32 bytes in base64 \(44 characters; got 64\)[^\n]*\n$/);
+  t.false(r.stderr.includes(hex));
   t.deepEqual(postgresProcessesFor(dataDir), []);
 });
 

@@ -64,6 +64,18 @@ test('a weak operator token stops start-up with a setting error that does not pr
   }
 });
 
+test('the encryption key is 32 bytes of base64, checked at start-up without echoing it', (t) => {
+  const good = crypto.randomBytes(32);
+  for (const ok of [good.toString('base64'), good.toString('base64url'), good.toString('base64').replace(/=$/, ''), `${good.toString('base64')}\n`]) {
+    t.is(Buffer.from(loadConfig({ SWITCHBOARD_ENCRYPTION_KEY: ok }).encryptionKey!, 'base64').toString('hex'), good.toString('hex'), JSON.stringify(ok));
+  }
+  for (const bad of [good.toString('hex'), crypto.randomBytes(16).toString('base64'), crypto.randomBytes(48).toString('base64'), `${good.toString('base64').slice(0, 40)}!!!=`]) {
+    const err = t.throws(() => loadConfig({ SWITCHBOARD_ENCRYPTION_KEY: bad }), { instanceOf: SettingError, message: /SWITCHBOARD_ENCRYPTION_KEY must be 32 bytes in base64/ }, bad);
+    t.false(err!.message.includes(bad), 'the key is not echoed');
+  }
+  t.is(loadConfig({}).encryptionKey, undefined, 'unset: a key file in the data directory');
+});
+
 test('generated tokens, random strings and the test token are strong enough', (t) => {
   for (const strong of [
     mintToken('sbc_'),
