@@ -94,3 +94,21 @@ test('no route or page opens a repository: it asks the room that owns the data',
   const opened = files.flatMap((f) => [...fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\bcreate\w*Repository\b/g)].map((m) => `${f}: ${m[0]}`));
   t.deepEqual(opened, []);
 });
+
+/** The lower rooms of the map (docs/decisions.md, "Map of the house") and the only rooms each may import. */
+const LOWER_ROOMS: Record<string, string[]> = {
+  db: ['db', 'runtime'],
+  telephony: ['telephony', 'runtime'],
+  money: ['money', 'db', 'runtime'],
+};
+
+for (const [room, allowed] of Object.entries(LOWER_ROOMS)) {
+  test(`${room}/ imports only ${allowed.map((a) => `${a}/`).join(', ')}`, (t) => {
+    const files = sourceFiles(room);
+    t.true(files.length > 3, `the scan reads ${room}/`);
+    t.deepEqual(
+      arrows(files, (target) => !allowed.some((a) => inFolder(target, a))),
+      [],
+    );
+  });
+}
