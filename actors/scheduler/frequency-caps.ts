@@ -127,9 +127,10 @@ export const CAP_RULES: readonly CapRule[] = [
     kind: 'count',
     max: 1,
     windowMs: 8 * HOUR_MS,
-    // Automated telephone calling devices (recorded or computer-generated messages): "may not
-    // complete more than one solicitation call to any telephone number during each 8-hour period".
-    // Read as every attempt, not only completed calls (stricter).
+    // Automated telephone calling devices: "may not complete more than one solicitation call to
+    // any telephone number during each 8-hour period". Applied to every call (whether a synthesized
+    // voice is a "recorded message" is not settled here) and to every attempt, not only completed
+    // calls: both stricter.
     citation: '10 M.R.S. § 1498(3)',
     url: 'https://legislature.maine.gov/legis/bills/bills_121st/billtexts/LD039201-1.asp',
     checked: CHECKED,
