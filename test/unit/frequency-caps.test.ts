@@ -11,6 +11,9 @@ import {
   type CapRule,
   type PastAttempt,
 } from '../../actors/scheduler/frequency-caps.ts';
+import { decide } from '../../actors/scheduler/admission.ts';
+import { isOpen } from '../../actors/scheduler/calling-windows.ts';
+import { readyFacts } from '../helpers/readiness-facts.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -240,4 +243,43 @@ test('property: the caps only look back CAP_LOOKBACK_MS: older attempts never ch
     { numRuns: 1_000, seed: 20261128 },
   );
   t.pass();
+});
+
+test('a simulated year through the admission rule, for a number in every jurisdiction with a cap: no dial over a cap, none outside the window', (t) => {
+  // Requests arrive one after another (one open per customer and number), each due within a
+  // week; the dialler looks when the rule says, and every call ends after a few minutes with an
+  // outcome drawn from the list. Deterministic: a small linear congruential generator.
+  let seed = 20261125;
+  const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const OUTCOMES = ['no_answer', 'busy', 'completed', 'voicemail', 'not_interested', 'call_back_later', 'do_not_call'];
+  let dials = 0;
+  let held = 0;
+  for (const [country, to] of Object.values(NUMBERS)) {
+    const attempts: PastAttempt[] = [];
+    let now = T0;
+    const end = plus(T0, 365 * DAY_MS);
+    let dialBefore = plus(now, 7 * DAY_MS);
+    while (now < end) {
+      const d = decide({ dialBefore, to, toCountry: country, doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts }, now, { liveCalls: 0, maxCalls: 1 });
+      if (d.kind === 'dial') {
+        t.true(isOpen(to, country, now), `${to} dialled outside its window at ${now.toISOString()}`);
+        const endedAt = plus(now, Math.floor(rand() * 15 * 60_000));
+        attempts.push({ at: now, outcome: OUTCOMES[Math.floor(rand() * OUTCOMES.length)], endedAt });
+        dials++;
+        // The next request comes minutes to days later.
+        now = plus(endedAt, Math.floor(rand() * (rand() < 0.7 ? 3 * HOUR_MS : 5 * DAY_MS)));
+        dialBefore = plus(now, Math.floor(1 + rand() * 7 * DAY_MS));
+      } else if (d.kind === 'wait') {
+        if (d.reason === 'frequency_cap') held++;
+        now = d.until;
+      } else {
+        // Expired at its deadline: the next request.
+        now = plus(now, Math.floor(rand() * DAY_MS));
+        dialBefore = plus(now, Math.floor(1 + rand() * 7 * DAY_MS));
+      }
+    }
+    t.deepEqual(violations(to, country, attempts), [], to);
+  }
+  t.true(dials > 1_000, `${dials} dials`);
+  t.true(held > 100, `${held} waits on a cap`);
 });
