@@ -1,5 +1,6 @@
 import { assessReadiness, type BlockerCode, type ReadinessFacts } from '../customer/readiness.ts';
 import { isOpen, nextOpening } from './calling-windows.ts';
+import { checkCaps, type PastAttempt } from './frequency-caps.ts';
 
 /**
  * Admission: whether a claimed request is dialled now, waits, or ends. Pure: the dialler loads the
@@ -8,8 +9,9 @@ import { isOpen, nextOpening } from './calling-windows.ts';
  *
  * Gates, in order: the request's deadline; do-not-call (the account's list and national
  * registries); customer readiness (the question of the customer's mode: a test customer's calls
- * leave out the four live-money gates); the calling window of the called number; this process's
- * capacity; the caller ID. A request that passes them all goes on to the account's money start
+ * leave out the four live-money gates); the call-frequency caps of the called number's
+ * jurisdiction (frequency-caps.ts), waiting until they free it; the calling window of the called
+ * number; this process's capacity; the caller ID. A request that passes them all goes on to the account's money start
  * (balance, spend caps, concurrency), whose refusals `afterHoldRefused` maps. A request that may
  * not be dialled yet waits with the reason and the time it may next try, never past its
  * deadline; it is never ended for a transient reason.
@@ -44,6 +46,8 @@ export interface AdmissionFacts {
   readiness: ReadinessFacts | null;
   /** The customer's active number in its own country; null when it has none. */
   callerId: string | null;
+  /** The customer's earlier dial attempts to `to`, as far back as the caps look (CAP_LOOKBACK_MS). */
+  attempts: readonly PastAttempt[];
 }
 
 /** This process's calls: running now, and the most it runs at once. */
@@ -52,8 +56,8 @@ export interface Capacity {
   maxCalls: number;
 }
 
-/** Why a request waits: a readiness blocker, the calling window, capacity, caller ID or a money refusal. */
-export type WaitReason = BlockerCode | 'not_ready' | 'outside_calling_window' | 'platform_at_capacity' | 'no_number_in_country' | (string & {});
+/** Why a request waits: a readiness blocker, a frequency cap, the calling window, capacity, caller ID or a money refusal. */
+export type WaitReason = BlockerCode | 'not_ready' | 'frequency_cap' | 'outside_calling_window' | 'platform_at_capacity' | 'no_number_in_country' | (string & {});
 
 export type Admission =
   /** Every gate passed: start the money (the account's `start_call`), then dial from `from`. */
@@ -73,6 +77,9 @@ export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Ad
   if (facts.doNotCall) return { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' };
   const readiness = facts.readiness ? assessReadiness(facts.readiness) : null;
   if (!readiness?.ready) return wait(facts, readiness?.blockers[0]?.code ?? 'not_ready', after(now, RETRY_MS.not_ready));
+  // Before the window: a cap that frees in weeks should not wake the request at every opening.
+  const caps = checkCaps(facts.to, facts.toCountry, facts.attempts, now);
+  if (!caps.allowed) return wait(facts, 'frequency_cap', caps.until);
   if (!isOpen(facts.to, facts.toCountry, now)) return wait(facts, 'outside_calling_window', nextOpening(facts.to, facts.toCountry, now));
   if (capacity.liveCalls >= capacity.maxCalls) return wait(facts, 'platform_at_capacity', after(now, RETRY_MS.platform_at_capacity), true);
   if (!facts.callerId) return wait(facts, 'no_number_in_country', after(now, RETRY_MS.no_caller_id));

@@ -14,6 +14,7 @@ import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
 import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
+import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
@@ -101,7 +102,8 @@ export class Dialler {
   private async admit(call: CallRow): Promise<boolean> {
     const { pool, clock } = this.deps;
     const now = clock.now();
-    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164 }, now);
+    const attemptsSince = new Date(now.getTime() - CAP_LOOKBACK_MS);
+    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, now);
     const facts: AdmissionFacts = {
       dialBefore: call.dial_before,
       to: call.to_e164,
@@ -109,6 +111,7 @@ export class Dialler {
       doNotCall: row.do_not_call,
       readiness: row.readiness && readinessFactsOf(row.readiness, now),
       callerId: row.caller_id,
+      attempts: row.attempts.map((a) => ({ at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
     };
     const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
     switch (decision.kind) {

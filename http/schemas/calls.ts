@@ -13,7 +13,13 @@ export const CallRequestSchema = Type.Object({
   external_ref: NullableString,
   status: Type.String({ description: STATUS_DOC }),
   finished: Type.Boolean(),
-  waiting_reason: Nullable(Type.String({ description: 'why a queued request has not been dialled yet' })),
+  waiting_reason: Nullable(
+    Type.String({
+      description:
+        'why a queued request has not been dialled yet: a readiness blocker code, frequency_cap, outside_calling_window, platform_at_capacity, ' +
+        'no_number_in_country, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls)',
+    }),
+  ),
   next_attempt_at: { ...NullableTimestamp, description: 'when a queued request is looked at next (earlier if what it waits on changes)' },
   dial_before: Timestamp,
   mode: ModeSchema,

@@ -25,6 +25,7 @@ test.after.always(async () => {
 });
 
 const now = () => new Date();
+const YEAR_AGO = new Date(Date.now() - 400 * 86_400_000);
 
 test('the admission statement reads exactly the readiness endpoint’s row, for ready, unready and live customers', async (t) => {
   const customers = [
@@ -35,7 +36,7 @@ test('the admission statement reads exactly the readiness endpoint’s row, for 
   ];
   for (const c of customers) {
     const at = now();
-    const admission = await loadAdmissionFacts(pool, { accountId: account.id, customerId: c.id, toE164: '+12025550111' }, at);
+    const admission = await loadAdmissionFacts(pool, { accountId: account.id, customerId: c.id, toE164: '+12025550111', attemptsSince: YEAR_AGO }, at);
     t.deepEqual(admission.readiness, await loadReadinessFacts(pool, c.id, at), c.id);
     t.is(admission.do_not_call, null);
   }
@@ -44,16 +45,17 @@ test('the admission statement reads exactly the readiness endpoint’s row, for 
 test('a customer that is gone has no readiness and no caller ID, and do-not-call is still read', async (t) => {
   await account.api.post('/v1/dnc', { phone: '+12025550112' });
   const gone = crypto.randomUUID();
-  t.deepEqual(await loadAdmissionFacts(pool, { accountId: account.id, customerId: gone, toE164: '+12025550112' }, now()), {
+  t.deepEqual(await loadAdmissionFacts(pool, { accountId: account.id, customerId: gone, toE164: '+12025550112', attemptsSince: YEAR_AGO }, now()), {
     do_not_call: 'account_list',
     readiness: null,
     caller_id: null,
+    attempts: [],
   });
 });
 
 test('do-not-call: the account’s own list first, then the national registry; another account’s list does not count', async (t) => {
   const customer = await makeReadyCustomer(svc.url, account.api);
-  const read = (toE164: string) => loadAdmissionFacts(pool, { accountId: account.id, customerId: customer.id, toE164 }, now());
+  const read = (toE164: string) => loadAdmissionFacts(pool, { accountId: account.id, customerId: customer.id, toE164, attemptsSince: YEAR_AGO }, now());
   await other.api.post('/v1/dnc', { phone: '+12025550121' });
   await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'admission test', text: 'phone_number\n+12025550122\n+12025550123\n' });
   await account.api.post('/v1/dnc', { phone: '+12025550123' });
@@ -65,16 +67,16 @@ test('do-not-call: the account’s own list first, then the national registry; a
 
 test('the caller ID is the customer’s first active number in its own country, and none without one', async (t) => {
   const ready = await makeReadyCustomer(svc.url, account.liveApi);
-  const facts = await loadAdmissionFacts(pool, { accountId: account.id, customerId: ready.id, toE164: '+12025550130' }, now());
+  const facts = await loadAdmissionFacts(pool, { accountId: account.id, customerId: ready.id, toE164: '+12025550130', attemptsSince: YEAR_AGO }, now());
   t.is(facts.caller_id, '+12025550188');
   t.true(facts.readiness?.has_number_in_country);
 
   // A later number in the same country does not replace the first.
   await addNumber(ready.id, '+12025550187', 'US');
-  t.is((await loadAdmissionFacts(pool, { accountId: account.id, customerId: ready.id, toE164: '+12025550130' }, now())).caller_id, '+12025550188');
+  t.is((await loadAdmissionFacts(pool, { accountId: account.id, customerId: ready.id, toE164: '+12025550130', attemptsSince: YEAR_AGO }, now())).caller_id, '+12025550188');
 
   const abroad = await makeCustomer(account.liveApi, { country: 'GB' });
-  const read = () => loadAdmissionFacts(pool, { accountId: account.id, customerId: abroad.id, toE164: '+442079460000' }, now());
+  const read = () => loadAdmissionFacts(pool, { accountId: account.id, customerId: abroad.id, toE164: '+442079460000', attemptsSince: YEAR_AGO }, now());
   await addNumber(abroad.id, '+12025550189', 'US');
   const none = await read();
   t.is(none.caller_id, null, 'a number in another country is no caller ID');

@@ -11,6 +11,7 @@ import {
 } from '../../actors/scheduler/admission.ts';
 import { BLOCKER_CODES, assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
 import { isOpen, nextOpening } from '../../actors/scheduler/calling-windows.ts';
+import { checkCaps, type PastAttempt } from '../../actors/scheduler/frequency-caps.ts';
 import { readinessFactsArb as readinessArb, readyFacts as ready } from '../helpers/readiness-facts.ts';
 import type { RefusalReason } from '../../money/rules/hold-rules.ts';
 
@@ -29,8 +30,14 @@ const FULL: Capacity = { liveCalls: 2, maxCalls: 2 };
 
 /** A request every gate lets through at OPEN. */
 function facts(overrides: Partial<AdmissionFacts> = {}): AdmissionFacts {
-  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', doNotCall: null, readiness: ready(), callerId: '+12025550100', ...overrides };
+  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], ...overrides };
 }
+
+/** A Miami number: Florida caps three attempts in 24 hours. */
+const MIAMI = '+13055550123';
+/** Three unanswered attempts `hoursAgo` hours before `now`. */
+const threeAttempts = (now: Date, ...hoursAgo: number[]): PastAttempt[] =>
+  hoursAgo.map((h) => ({ at: plus(now, -h * 3600_000), outcome: 'no_answer', endedAt: plus(now, -h * 3600_000 + 30_000) }));
 
 // ---- examples: one per gate --------------------------------------------------------------------
 
@@ -70,6 +77,17 @@ test('outside the window: wait for the next opening, or the deadline if that com
   t.deepEqual(decide(facts(), CLOSED, FREE), { kind: 'wait', reason: 'outside_calling_window', until: opening, logRefusal: false });
   const deadline = plus(CLOSED, 3600_000);
   t.deepEqual(decide(facts({ dialBefore: deadline }), CLOSED, FREE), { kind: 'wait', reason: 'outside_calling_window', until: deadline, logRefusal: false });
+});
+
+test('a frequency cap: wait until the oldest counted attempt leaves the window, or the deadline; before the window is asked', (t) => {
+  const attempts = threeAttempts(OPEN, 20, 5, 1);
+  t.deepEqual(decide(facts({ to: MIAMI, attempts }), OPEN, FREE), { kind: 'wait', reason: 'frequency_cap', until: plus(OPEN, 4 * 3600_000), logRefusal: false });
+  t.like(decide(facts({ to: MIAMI, attempts, dialBefore: plus(OPEN, 3600_000) }), OPEN, FREE), { reason: 'frequency_cap', until: plus(OPEN, 3600_000) });
+  // Outside the window too: the cap is the reason, so the request sleeps until it frees, not until each opening.
+  t.like(decide(facts({ to: MIAMI, attempts: threeAttempts(CLOSED, 20, 5, 1), dialBefore: plus(CLOSED, 3 * DAY_MS) }), CLOSED, FREE), { reason: 'frequency_cap' });
+  // Two attempts, or a New York number (no cap in New York): dialled.
+  t.is(decide(facts({ to: MIAMI, attempts: attempts.slice(1) }), OPEN, FREE).kind, 'dial');
+  t.is(decide(facts({ attempts }), OPEN, FREE).kind, 'dial');
 });
 
 test('this process at capacity: wait 10 s, and the refusal is logged', (t) => {
@@ -116,35 +134,39 @@ const READINESS_CASES: [string, ReadinessFacts | null, string | null][] = [
   ['test, speech gate', ready({ mode: 'test', speechCertified: false, termsAccepted: false }), 'human_speech_gate_closed'],
 ];
 
-test('exhaustive: deadline × do-not-call × readiness × window × capacity × caller ID, in the documented order', (t) => {
+test('exhaustive: deadline × do-not-call × readiness × caps × window × capacity × caller ID, in the documented order', (t) => {
   let cases = 0;
   for (const expired of [false, true])
     for (const doNotCall of [null, 'account_list', 'national_registry'] as const)
       for (const [label, readiness, blocker] of READINESS_CASES)
-        for (const now of [OPEN, CLOSED])
-          for (const capacity of [FREE, FULL])
-            for (const callerId of [null, '+12025550100']) {
-              const f = facts({ dialBefore: expired ? now : plus(now, 3 * DAY_MS), doNotCall, readiness, callerId });
+        for (const capped of [false, true])
+          for (const now of [OPEN, CLOSED])
+            for (const capacity of [FREE, FULL])
+              for (const callerId of [null, '+12025550100']) {
+              const attempts = threeAttempts(now, 20, 5, ...(capped ? [1] : []));
+              const f = facts({ dialBefore: expired ? now : plus(now, 3 * DAY_MS), doNotCall, readiness, callerId, to: MIAMI, attempts });
               const d = decide(f, now, capacity);
-              const what = `${expired} ${doNotCall} ${label} ${now.toISOString()} ${capacity.liveCalls} ${callerId}`;
+              const what = `${expired} ${doNotCall} ${label} ${capped} ${now.toISOString()} ${capacity.liveCalls} ${callerId}`;
               cases++;
               // The documented order, restated gate by gate.
               if (expired) t.deepEqual(d, { kind: 'end', status: 'expired', outcome: 'expired' }, what);
               else if (doNotCall) t.deepEqual(d, { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' }, what);
               else if (blocker) t.deepEqual(d, { kind: 'wait', reason: blocker, until: plus(now, 10 * MINUTE_MS), logRefusal: false }, what);
-              else if (now === CLOSED) t.deepEqual(d, { kind: 'wait', reason: 'outside_calling_window', until: nextOpening(NY, 'US', now), logRefusal: false }, what);
+              else if (capped) t.deepEqual(d, { kind: 'wait', reason: 'frequency_cap', until: plus(now, 4 * 3600_000), logRefusal: false }, what);
+              else if (now === CLOSED) t.deepEqual(d, { kind: 'wait', reason: 'outside_calling_window', until: nextOpening(MIAMI, 'US', now), logRefusal: false }, what);
               else if (capacity === FULL) t.deepEqual(d, { kind: 'wait', reason: 'platform_at_capacity', until: plus(now, 10_000), logRefusal: true }, what);
               else if (!callerId) t.deepEqual(d, { kind: 'wait', reason: 'no_number_in_country', until: plus(now, 10 * MINUTE_MS), logRefusal: false }, what);
               else t.deepEqual(d, { kind: 'dial', from: callerId }, what);
             }
-  t.is(cases, 2 * 3 * READINESS_CASES.length * 2 * 2 * 2);
+  t.is(cases, 2 * 3 * READINESS_CASES.length * 2 * 2 * 2 * 2);
 });
 
 // ---- properties over random facts --------------------------------------------------------------
 
 /** Numbers in every calling country, a few in several zones. */
 const NUMBERS: [string, string][] = [
-  ['US', NY], ['US', '+18505550123'], ['US', '+19995550123'], ['CA', '+14165550123'], ['AU', '+61390001234'], ['AU', '+61412345678'],
+  ['US', NY], ['US', '+18505550123'], ['US', '+19995550123'], ['US', '+12075550123'], ['US', '+12065550123'], ['US', '+14055550123'],
+  ['US', '+14105550123'], ['CA', '+14165550123'], ['CA', '+16045550123'], ['AU', '+61390001234'], ['AU', '+61412345678'],
   ['GB', '+442079460000'], ['IE', '+35312345678'], ['DE', '+4930123456'], ['FR', '+33142000000'], ['ES', '+34928123456'], ['NL', '+31201234567'],
 ];
 
@@ -156,6 +178,11 @@ const gateArbs = {
   number: fc.constantFrom(...NUMBERS),
   capacity: fc.record({ liveCalls: fc.integer({ min: 0, max: 4 }), maxCalls: fc.integer({ min: 1, max: 4 }) }),
   callerId: fc.option(fc.constantFrom('+12025550100', '+442079460001'), { nil: null }),
+  // Earlier attempts, as ms before now, and how each ended: often enough to reach a cap.
+  attempts: fc.array(
+    fc.record({ agoMs: fc.integer({ min: 0, max: 70 * DAY_MS }), outcome: fc.constantFrom('no_answer', 'completed', 'not_interested', 'do_not_call', 'busy') }),
+    { maxLength: 6 },
+  ),
 };
 type Drawn = { [K in keyof typeof gateArbs]: typeof gateArbs[K] extends fc.Arbitrary<infer T> ? T : never };
 
@@ -175,6 +202,7 @@ function run(i: Input): { f: AdmissionFacts; d: Admission } {
     doNotCall: i.doNotCall,
     readiness: i.readiness,
     callerId: i.callerId,
+    attempts: i.attempts.map((a) => ({ at: plus(i.now, -a.agoMs), outcome: a.outcome, endedAt: plus(i.now, -a.agoMs + 60_000) })),
   };
   return { f, d: decide(f, i.now, i.capacity) };
 }
@@ -185,20 +213,20 @@ function run(i: Input): { f: AdmissionFacts; d: Admission } {
  */
 function gateOf(d: Admission, f: AdmissionFacts): number {
   if (d.kind === 'end') return d.status === 'expired' ? 0 : 1;
-  if (d.kind === 'dial') return 6;
+  if (d.kind === 'dial') return 7;
   const ready = f.readiness !== null && assessReadiness(f.readiness).ready;
   if (!ready && (d.reason === 'not_ready' || (BLOCKER_CODES as readonly string[]).includes(d.reason))) return 2;
-  return { outside_calling_window: 3, platform_at_capacity: 4, no_number_in_country: 5 }[d.reason as string] ?? -1;
+  return { frequency_cap: 3, outside_calling_window: 4, platform_at_capacity: 5, no_number_in_country: 6 }[d.reason as string] ?? -1;
 }
-/** The facts each gate reads, in gate order (the deadline is gate 0). */
-const GATE_FACTS: (keyof Drawn)[][] = [[], ['doNotCall'], ['readiness'], ['number'], ['capacity'], ['callerId']];
+/** The facts each gate reads, in gate order (the deadline is gate 0); the window reads the number, drawn with the caps'. */
+const GATE_FACTS: (keyof Drawn)[][] = [[], ['doNotCall'], ['readiness'], ['number', 'attempts'], [], ['capacity'], ['callerId']];
 
-test('property: a wait moves forward and never past the deadline; only the readiness, window, capacity and caller-ID gates wait', (t) => {
+test('property: a wait moves forward and never past the deadline; only the readiness, caps, window, capacity and caller-ID gates wait', (t) => {
   fc.assert(
     fc.property(inputArb, (i) => {
       const { f, d } = run(i);
       if (d.kind !== 'wait') return true;
-      return d.until > i.now && d.until <= f.dialBefore && [2, 3, 4, 5].includes(gateOf(d, f)) && d.logRefusal === (d.reason === 'platform_at_capacity');
+      return d.until > i.now && d.until <= f.dialBefore && [2, 3, 4, 5, 6].includes(gateOf(d, f)) && d.logRefusal === (d.reason === 'platform_at_capacity');
     }),
     { numRuns: 3_000, seed: 20270615 },
   );
@@ -218,7 +246,7 @@ test('property: a request at or past its deadline is never dialled, and a listed
   t.pass();
 });
 
-test('property: dialled only when every gate holds, from the caller ID, inside the window', (t) => {
+test('property: dialled only when every gate holds, from the caller ID, under every cap, inside the window', (t) => {
   fc.assert(
     fc.property(inputArb, (i) => {
       const { f, d } = run(i);
@@ -227,6 +255,7 @@ test('property: dialled only when every gate holds, from the caller ID, inside t
         f.doNotCall === null &&
         f.readiness !== null &&
         assessReadiness(f.readiness).ready &&
+        checkCaps(f.to, f.toCountry, f.attempts, i.now).allowed &&
         isOpen(f.to, f.toCountry, i.now) &&
         i.capacity.liveCalls < i.capacity.maxCalls &&
         f.callerId !== null;

@@ -1,0 +1,97 @@
+import test from 'ava';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { makeAccount, type TestAccount } from '../helpers/factories.ts';
+import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
+import { createPool, type Pool } from '../../db/pool.ts';
+import { loadAdmissionFacts } from '../../db/admission.ts';
+
+/**
+ * Call-frequency caps through the real dialler on the test clock (issue 13 §2): the attempts the
+ * admission statement reads, and a Florida number's fourth request in 24 hours waiting until the
+ * first attempt leaves the window.
+ */
+let svc: TestService;
+let account: TestAccount;
+let pool: Pool;
+
+test.before(async () => {
+  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
+  account = await makeAccount(svc.url);
+  pool = createPool(svc.databaseUrl, 2);
+});
+test.after.always(async () => {
+  await pool?.end();
+  await svc?.stop();
+});
+
+const HOUR_S = 3600;
+const clockNow = async () => new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+const advance = (seconds: number) => account.console.post('/console/v1/test_clock/advance', { seconds });
+
+test.serial('Florida: three dials in 24 hours, the fourth waits until the first leaves the window, then is dialled', async (t) => {
+  const customer = await makeReadyCustomer(svc.url, account.api);
+  const MIAMI = '+13055550141';
+  // Tuesday 14:00 UTC is 09:00 or 10:00 in Miami: inside Florida's 08:00–20:00 for the next hours.
+  await advanceToNext(account, 2, 14);
+  const dialled: Date[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI });
+    t.is(r.status, 201);
+    const done = await dialUntilFinished(account, account.api, r.body.id);
+    t.truthy(done.dialed_at, `attempt ${i + 1} was dialled`);
+    dialled.push(new Date(done.dialed_at));
+    await advance(HOUR_S);
+  }
+
+  // The statement reads the three attempts, oldest first, with their outcomes.
+  const now = await clockNow();
+  const facts = await loadAdmissionFacts(pool, { accountId: account.id, customerId: customer.id, toE164: MIAMI, attemptsSince: new Date(now.getTime() - 2 * 86_400_000) }, now);
+  t.deepEqual(facts.attempts.map((a) => a.at.toISOString()), dialled.map((d) => d.toISOString()));
+  t.true(facts.attempts.every((a) => a.outcome !== null && a.ended_at !== null));
+  // Another customer's attempts, or another number's, are not this one's.
+  const other = await loadAdmissionFacts(pool, { accountId: account.id, customerId: customer.id, toE164: '+13055550142', attemptsSince: new Date(0) }, now);
+  t.deepEqual(other.attempts, []);
+
+  // The fourth request waits, saying why and until the first attempt is 24 hours old.
+  const fourth = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI });
+  await account.console.post('/console/v1/dialler/run');
+  const frees = new Date(dialled[0].getTime() + 86_400_000);
+  let waiting = (await account.api.get(`/v1/calls/${fourth.body.id}`)).body;
+  t.like(waiting, { status: 'queued', finished: false, waiting_reason: 'frequency_cap', next_attempt_at: frees.toISOString() });
+  const listed = (await account.api.get(`/v1/calls?view=requests&customer_id=${customer.id}`)).body.data.find((c: { id: string }) => c.id === fourth.body.id);
+  t.like(listed, { waiting_reason: 'frequency_cap', next_attempt_at: frees.toISOString() });
+
+  // A second before it frees, a round changes nothing.
+  await advance(Math.floor((frees.getTime() - (await clockNow()).getTime()) / 1000) - 1);
+  await account.console.post('/console/v1/dialler/run');
+  waiting = (await account.api.get(`/v1/calls/${fourth.body.id}`)).body;
+  t.like(waiting, { status: 'queued', waiting_reason: 'frequency_cap', dialed_at: null });
+
+  // Once the first attempt has left the window the request is dialled.
+  await advance(2);
+  const done = await dialUntilFinished(account, account.api, fourth.body.id);
+  t.true(new Date(done.dialed_at).getTime() >= frees.getTime());
+  t.true(done.finished);
+});
+
+test.serial('a cap that frees after the deadline: the request waits until its deadline, then expires', async (t) => {
+  const customer = await makeReadyCustomer(svc.url, account.api);
+  // Maine: one attempt per 8 hours. Wednesday 15:00 UTC is 10:00 or 11:00 in Maine.
+  const PORTLAND = '+12075550143';
+  await advanceToNext(account, 3, 15);
+  const first = await account.api.post('/v1/calls', { customer_id: customer.id, phone: PORTLAND });
+  await dialUntilFinished(account, account.api, first.body.id);
+  const now = await clockNow();
+  const dialBefore = new Date(now.getTime() + 2 * 3600_000);
+  const second = await account.api.post('/v1/calls', { customer_id: customer.id, phone: PORTLAND, dial_before: dialBefore.toISOString() });
+  await account.console.post('/console/v1/dialler/run');
+  t.like((await account.api.get(`/v1/calls/${second.body.id}`)).body, {
+    status: 'queued',
+    waiting_reason: 'frequency_cap',
+    next_attempt_at: dialBefore.toISOString(),
+  });
+  await advance(2 * HOUR_S + 1);
+  await account.console.post('/console/v1/dialler/run');
+  await account.console.post('/console/v1/jobs/expire_requests/run');
+  t.like((await account.api.get(`/v1/calls/${second.body.id}`)).body, { status: 'expired', outcome: 'expired' });
+});
