@@ -139,16 +139,19 @@ export class SimulatedCarrier implements Carrier {
       },
       streamSid: call.streamSid,
     });
-    CALLEE_FRAMES.forEach((payload, i) => {
-      this.after(call, i * FRAME_MS, () =>
-        this.send(call, {
-          event: 'media',
-          sequenceNumber: String(++call.messageSequence),
-          media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * FRAME_MS), payload },
-          streamSid: call.streamSid,
-        }),
-      );
-    });
+    // One frame every FRAME_MS, each scheduled by the one before: timers set all at once for
+    // different delays can fire out of order when the event loop is late (Node runs every expired
+    // timer of one duration's list before the next list), and a stream never reorders its frames.
+    const sendFrame = (i: number) => {
+      this.send(call, {
+        event: 'media',
+        sequenceNumber: String(++call.messageSequence),
+        media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * FRAME_MS), payload: CALLEE_FRAMES[i] },
+        streamSid: call.streamSid,
+      });
+      if (i + 1 < CALLEE_FRAMES.length) this.after(call, FRAME_MS, () => sendFrame(i + 1));
+    };
+    this.after(call, 0, () => sendFrame(0));
   }
 
   /** Agent audio is "played" at once (wall time is compressed), so a mark comes straight back. */

@@ -506,6 +506,32 @@ test('SimulatedCarrier plays scenarios 0, 1, 2, 3, 4, 5 and 7 over the Media Str
   await t.throwsAsync(sim.carrier.fetchRecording('https://api.twilio.com/x'));
 });
 
+test('SimulatedCarrier sends each stream\'s frames in order even when the event loop runs late', async (t) => {
+  // Frame timers of streams started at different times share Node's per-duration timer lists; when
+  // the loop is late, one list's expired timers all run before the next list's, and a stream whose
+  // frames were all set at once sent frame i+1 before frame i. Found as a flaky scenario test.
+  const media = await startMediaServer(t, () => {});
+  const sim = simulated();
+  const dial = async (digit: number) => (await sim.carrier.dial(dialRequest({ callId: `call_order_${digit}`, to: `+4420712345${digit}`, mediaUrl: media.url }))).carrierCallId;
+  const first = await dial(0);
+  await waitFor('the first stream', () => media.connections.some((c) => c.messages.some((m) => m.event === 'start')));
+  await new Promise((r) => setTimeout(r, 70));
+  const second = await dial(1);
+  await waitFor('the second stream', () => media.connections.filter((c) => c.messages.some((m) => m.event === 'start')).length === 2);
+  for (let round = 0; round < 3; round++) {
+    const until = Date.now() + 150;
+    while (Date.now() < until); // the loop runs late, as on a busy machine
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  await waitFor('frames past the late loop', () => media.connections.every((c) => c.messages.filter((m) => m.event === 'media').length >= 40));
+  for (const conn of media.connections) {
+    const timestamps = conn.messages.filter((m) => m.event === 'media').map((m) => Number(m.media.timestamp));
+    t.deepEqual(timestamps, timestamps.map((_, i) => i * 20));
+  }
+  await sim.carrier.hangup(first);
+  await sim.carrier.hangup(second);
+});
+
 test('SimulatedCarrier hangup: while ringing it cancels without a stream; once answered it sends stop, closes, and reports the scripted duration', async (t) => {
   const media = await startMediaServer(t, () => {});
   const sim = simulated();
