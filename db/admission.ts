@@ -12,6 +12,8 @@ export interface AdmissionRow {
   readiness: ReadinessRow | null;
   /** The customer's first active number in its own country: the caller ID a call would show. */
   caller_id: string | null;
+  /** Every jurisdiction an operator has closed to calling (emergency_closures), sorted. */
+  emergency_closures: string[];
 }
 
 // The readiness statement is embedded as it is ($1 customer, $2 now), so the call path and the
@@ -22,6 +24,7 @@ const ADMISSION = prepared(
           EXISTS (SELECT 1 FROM dnc_registry WHERE e164 = $4) AS dnc_national,
           (SELECT n.e164 FROM phone_numbers n
             WHERE n.customer_id = r.customer_id AND n.status = 'active' AND n.country = r.country ORDER BY n.seq LIMIT 1) AS caller_id,
+          ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
           r.*
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (${READINESS_FACTS_SQL}) AS r ON true`,
@@ -34,10 +37,11 @@ export async function loadAdmissionFacts(
   now: Date,
 ): Promise<AdmissionRow> {
   const { rows } = await db.query(ADMISSION([request.customerId, now, request.accountId, request.toE164]));
-  const { dnc_own, dnc_national, caller_id, ...readiness } = rows[0];
+  const { dnc_own, dnc_national, caller_id, emergency_closures, ...readiness } = rows[0];
   return {
     do_not_call: dnc_own ? 'account_list' : dnc_national ? 'national_registry' : null,
     readiness: readiness.customer_id === null ? null : (readiness as ReadinessRow),
     caller_id,
+    emergency_closures,
   };
 }

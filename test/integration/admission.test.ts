@@ -48,6 +48,7 @@ test('a customer that is gone has no readiness and no caller ID, and do-not-call
     do_not_call: 'account_list',
     readiness: null,
     caller_id: null,
+    emergency_closures: [],
   });
 });
 
