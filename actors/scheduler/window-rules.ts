@@ -133,7 +133,7 @@ export const WINDOW_RULES = {
     sources: ['https://getpocketlaw.com/law/state_mississippi/section-77-3-723-rules-for-authorized-calls_57b73fa7ff73', 'https://www.dnc.com/blog/no-more-holidays-mississippi-marketers-magnolia-state-lifts-prohibition-telemarketing-legal'],
     verification: 'secondary',
     note:
-      '"between the hours of 8:00 a.m. and 8:00 p.m. Central Standard Time", no Sunday. Read both ways: the callee\'s clock and a fixed UTC−6 (Etc/GMT+6). In summer that is 9:00 a.m.–8:00 p.m. CDT. The legal-holiday ban was a PSC rule, repealed after 2023 HB 1225.',
+      '8:00 a.m. to 8:00 p.m. "Central Standard Time", never on a Sunday. Read both ways: the callee\'s clock and a fixed UTC−6 (Etc/GMT+6). In summer that is 9:00 a.m.–8:00 p.m. CDT. The legal-holiday ban was a PSC rule, repealed after 2023 HB 1225.',
   }),
   'US-FL': rule({
     id: 'US-FL',
@@ -141,6 +141,7 @@ export const WINDOW_RULES = {
     citation: 'Fla. Stat. § 501.616(6)(a)',
     sources: ['https://flsenate.gov/Session/Bill/2021/1120/BillText/er/HTML', 'http://www.lawserver.com/law/state/florida/statutes/florida_statutes_501-616'],
     verification: 'official_text',
+    note: 'Not before 8 a.m. or after 8 p.m. in the called person\'s time zone (SB 1120, 2021); at most three calls in 24 hours on one subject is a cap (issue 13 §2).',
   }),
   'US-OK': rule({
     id: 'US-OK',
@@ -171,7 +172,7 @@ export const WINDOW_RULES = {
     sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'https://www.compliancepoint.com/marketing-compliance/michigan-mini-tcpa/'],
     verification: 'secondary',
     note:
-      'Found: "an unsolicited commercial telephone call that is received between the hours of 9 p.m. and 9 a.m." The former citation, MCL 445.111b, holds no hours. § 540e is a malicious-use statute (intent to annoy), so this is the conservative reading.',
+      'Found: an unsolicited commercial call received between 9 p.m. and 9 a.m. is prohibited. The former citation, MCL 445.111b, holds no hours. § 540e is a malicious-use statute (intent to annoy), so this is the conservative reading.',
   }),
   'US-MN': rule({
     id: 'US-MN',
@@ -179,7 +180,7 @@ export const WINDOW_RULES = {
     citation: 'Minn. Stat. § 325E.30',
     sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'http://www.ag.state.mn.us/Consumer/Utilities/AutoDialingDeviceLaw.asp'],
     verification: 'secondary',
-    note: 'Found: "time of day limit", no commercial telephone solicitation to a residential subscriber before 9 a.m. or after 9 p.m. The former citation, § 325E.27, is the ADAD consent rule.',
+    note: 'Found: the "time of day limit" section, no commercial telephone solicitation to a residential subscriber before 9 a.m. or after 9 p.m. The former citation, § 325E.27, is the ADAD consent rule.',
   }),
   'US-NM': rule({
     id: 'US-NM',
@@ -195,7 +196,7 @@ export const WINDOW_RULES = {
     sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'https://lawserver.com/law/state/kentucky/ks-statutes/kentucky_statutes_367-46955'],
     verification: 'secondary',
     note:
-      'Found: no solicitation "to a person\'s residence at any time other than between 10 a.m. - 9 p.m. local time" (quoted by two independent compliance tables; the official text was not read). The former citation named subsection (15). KRS 367.461(2)(e) (automated calling equipment, 8 a.m.–9 p.m.) is wider.',
+      'Found: no solicitation to a residence outside 10 a.m.–9 p.m. local time (subsection (16) as quoted by two independent compliance tables; the official text was not read). The former citation named subsection (15). KRS 367.461(2)(e) (automated calling equipment, 8 a.m.–9 p.m.) is wider.',
   }),
   'US-NV': rule({
     id: 'US-NV',
@@ -204,7 +205,7 @@ export const WINDOW_RULES = {
     sources: ['http://www.contactcentercompliance.com/legal/statutes/NV/NRS/597.814.adpx'],
     verification: 'secondary',
     note:
-      'Found: no call by a device for automatic dialing and announcing "received by a telephone located in this state during the period between 9 p.m. and 9 a.m." Applied to AI-voice calls. The former rule (NRS 228.590, 9 a.m.–8 p.m.) could not be found: NRS 228.590 concerns the do-not-call registry.',
+      'Found: a device for automatic dialing and announcing may not place a call received in Nevada between 9 p.m. and 9 a.m. Applied to AI-voice calls. The former rule (NRS 228.590, 9 a.m.–8 p.m.) could not be found: NRS 228.590 concerns the do-not-call registry.',
   }),
   'US-CT': rule({
     id: 'US-CT',
@@ -251,7 +252,7 @@ export const WINDOW_RULES = {
     ],
     verification: 'secondary',
     note:
-      '(a)(1) read "after 9 p.m. or before 8 a.m." (official text, as of 2019); Act 47 of 2026, in force about 2026-10-18, makes it "on a Sunday or after 7 p.m. or before 9 a.m." (two secondary sources agree; the act itself was not read).',
+      '(a)(1) barred telemarketing after 9 p.m. or before 8 a.m. (official text, as of 2019); Act 47 of 2026, in force about 2026-10-18, bars it on Sundays and after 7 p.m. or before 9 a.m. (two secondary sources agree; the act itself was not read).',
   }),
   'US-WA': rule({
     id: 'US-WA',
@@ -259,7 +260,7 @@ export const WINDOW_RULES = {
     citation: 'RCW 19.158.040(2)',
     sources: ['https://app.leg.wa.gov/RCW/default.aspx?cite=19.158.040'],
     verification: 'official_text',
-    note: 'Calls "received before 8:00 a.m. or after 8:00 p.m. at the call recipient\'s local time".',
+    note: 'No call received before 8:00 a.m. or after 8:00 p.m. at the recipient\'s local time.',
   }),
   CA: rule({
     id: 'CA',
@@ -307,7 +308,7 @@ export const WINDOW_RULES = {
     sources: ['https://www.genbeta.com/actualidad/llamadas-comerciales-ilegales-a-partir-hora-asi-puedes-actuar-recibes', 'https://xatakamovil.com/movil-y-sociedad/llamadas-comerciales-a-deshora-este-horario-fijado-ley'],
     verification: 'secondary',
     note:
-      '"antes de las 9 horas ni más tarde de las 21 horas ni festivos o fines de semana". Festivos: national and, from the number\'s province, regional (date-holidays ES regions); a mobile is held to every region\'s. Local holidays are not modelled.',
+      'Not before 9:00 nor after 21:00, nor on festivos or weekends. Festivos: national and, from the number\'s province, regional (date-holidays ES regions); a mobile is held to every region\'s. Local holidays are not modelled.',
   }),
   GB: policy('GB'),
   IE: policy('IE'),

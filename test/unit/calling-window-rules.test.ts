@@ -14,6 +14,7 @@ import {
 } from '../../actors/scheduler/calling-windows.ts';
 import { ES_REGIONS, esRegionsOf } from '../../actors/scheduler/es-regions.ts';
 import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
+import { localOf } from '../helpers/local-time.ts';
 
 // The rules as corrected and cited for issue 13 §3: the table's own obligations, then one example
 // per changed rule, then properties over numbers, clock positions and closed jurisdictions.
@@ -206,13 +207,6 @@ test('property: closing a jurisdiction never opens another number, and reopening
   t.pass();
 });
 
-/** Local weekday (0 = Sunday) and minute of day on `zone`'s clock, computed apart from the module. */
-function localOf(zone: string, d: Date): { weekday: number; minute: number } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(d).map((p) => [p.type, p.value]),
-  );
-  return { weekday: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(parts.weekday), minute: Number(parts.hour) * 60 + Number(parts.minute) };
-}
 
 test('property: a Mississippi number is open only when both clocks read 08:00–20:00 Monday–Saturday', (t) => {
   fc.assert(

@@ -16,6 +16,7 @@ import {
   windowExplanation,
 } from '../../actors/scheduler/calling-windows.ts';
 import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
+import { localOf } from '../helpers/local-time.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -592,13 +593,6 @@ test('property: nextOpening(x) ≥ x, is open, and nothing before it is', (t) =>
   t.pass();
 });
 
-/** Local weekday (0 = Sunday) and minute of day in `zone`, computed independently of the module. */
-function localOf(zone: string, d: Date): { weekday: number; minute: number } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(d).map((p) => [p.type, p.value]),
-  );
-  return { weekday: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(parts.weekday), minute: Number(parts.hour) * 60 + Number(parts.minute) };
-}
 
 /** The windows restated by hand from the brief, as [open, close) hours by weekday kind (holidays aside). */
 function expectedHours(country: string, weekday: number): [number, number][] {
