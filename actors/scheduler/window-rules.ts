@@ -221,7 +221,7 @@ export const WINDOW_RULES = {
     sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'http://law.justia.com/codes/texas/2005/bc/004.00.000037.00.html'],
     verification: 'secondary',
     note:
-      'Found: no consumer telephone call before 9 a.m. or after 9 p.m. on a weekday or Saturday, or before noon or after 9 p.m. on a Sunday (recodified from former § 37.02, "permissible hours"). The brief\'s § 304.151 is not an hours provision.',
+      'Found: no consumer telephone call before 9 a.m. or after 9 p.m. on a weekday or Saturday, or before noon or after 9 p.m. on a Sunday (recodified from former § 37.02, "permissible hours"; the 2005 text of § 37.02 was seen, the hours clause of § 301.051 only as quoted by secondary sources).',
   }),
   'US-RI': rule({
     id: 'US-RI',
