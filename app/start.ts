@@ -21,6 +21,7 @@ import { WebhookSender } from '../actors/webhooks/sender.ts';
 import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
 import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
 import { createEventHistory } from '../actors/webhooks/event-history.ts';
+import { createEmergencyClosures } from '../actors/scheduler/emergency-closures.ts';
 import { chatSessionBehaviour, type ChatSessionState } from '../actors/chat/chat-session-actor.ts';
 import type { ChatSessionMessage, ChatSessionReplies } from '../actors/chat/messages.ts';
 import { createChatSessions } from '../actors/chat/sessions.ts';
@@ -158,6 +159,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       carrierInbox: calling.carrierInbox,
       webhooks,
       eventHistory: createEventHistory(pool),
+      emergencyClosures: createEmergencyClosures(deps),
       chat: createChatSessions(deps, chatSessions, createChatMessages(deps, { assistant: assistantFor(config), money })),
       jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money }, name as JobName) },
       testClock: testClockControl(clock, pool),

@@ -14,6 +14,8 @@ export interface AdmissionRow {
   caller_id: string | null;
   /** The customer's dial attempts to the number since the caps' look-back, oldest first (frequency-caps.ts). */
   attempts: { at: Date; outcome: string | null; ended_at: Date | null }[];
+  /** Every jurisdiction an operator has closed to calling (emergency_closures), sorted. */
+  emergency_closures: string[];
 }
 
 // The readiness statement is embedded as it is ($1 customer, $2 now), so the call path and the
@@ -27,6 +29,7 @@ const ADMISSION = prepared(
           (SELECT n.e164 FROM phone_numbers n
             WHERE n.customer_id = r.customer_id AND n.status = 'active' AND n.country = r.country ORDER BY n.seq LIMIT 1) AS caller_id,
           a.attempt_at, a.attempt_outcome, a.attempt_ended_at,
+          ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
           r.*
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (${READINESS_FACTS_SQL}) AS r ON true
@@ -50,11 +53,12 @@ export async function loadAdmissionFacts(
   now: Date,
 ): Promise<AdmissionRow> {
   const { rows } = await db.query(ADMISSION([request.customerId, now, request.accountId, request.toE164, request.attemptsSince]));
-  const { dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, ...readiness } = rows[0];
+  const { dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, emergency_closures, ...readiness } = rows[0];
   return {
     do_not_call: dnc_own ? 'account_list' : dnc_national ? 'national_registry' : null,
     readiness: readiness.customer_id === null ? null : (readiness as ReadinessRow),
     caller_id,
     attempts: (attempt_at as Date[]).map((at, i) => ({ at, outcome: attempt_outcome[i], ended_at: attempt_ended_at[i] })),
+    emergency_closures,
   };
 }

@@ -1,5 +1,5 @@
 import { assessReadiness, type BlockerCode, type ReadinessFacts } from '../customer/readiness.ts';
-import { isOpen, nextOpening } from './calling-windows.ts';
+import { emergencyClosure, isOpen, nextOpening } from './calling-windows.ts';
 import { checkCaps, type PastAttempt } from './frequency-caps.ts';
 
 /**
@@ -11,7 +11,8 @@ import { checkCaps, type PastAttempt } from './frequency-caps.ts';
  * registries); customer readiness (the question of the customer's mode: a test customer's calls
  * leave out the four live-money gates); the call-frequency caps of the called number's
  * jurisdiction (frequency-caps.ts), waiting until they free it; the calling window of the called
- * number; this process's capacity; the caller ID. A request that passes them all goes on to the account's money start
+ * number (first whether an operator has closed a jurisdiction it may be in, La. R.S. 45:844.31's
+ * state of emergency); this process's capacity; the caller ID. A request that passes them all goes on to the account's money start
  * (balance, spend caps, concurrency), whose refusals `afterHoldRefused` maps. A request that may
  * not be dialled yet waits with the reason and the time it may next try, never past its
  * deadline; it is never ended for a transient reason.
@@ -28,6 +29,8 @@ export const RETRY_MS: Readonly<Record<string, number>> = {
   customer_spend_cap_monthly: 6 * 3600_000,
   not_ready: 10 * 60_000,
   no_caller_id: 10 * 60_000,
+  // An emergency lasts days; a quarter of an hour is soon enough to notice it was lifted.
+  emergency_closure: 15 * 60_000,
 };
 
 /** The wait after a money refusal whose reason has no entry of its own, ms. */
@@ -40,6 +43,8 @@ export interface AdmissionFacts {
   /** The called number (E.164) and its country: the calling window's inputs. */
   to: string;
   toCountry: string;
+  /** Jurisdictions an operator has closed to calling (calling-windows.ts EMERGENCY_JURISDICTIONS codes). */
+  emergencyClosures: ReadonlySet<string>;
   /** Why the number may not be dialled for the account; null if it may. */
   doNotCall: 'account_list' | 'national_registry' | null;
   /** The customer's readiness facts; null when the customer is gone. */
@@ -56,8 +61,8 @@ export interface Capacity {
   maxCalls: number;
 }
 
-/** Why a request waits: a readiness blocker, a frequency cap, the calling window, capacity, caller ID or a money refusal. */
-export type WaitReason = BlockerCode | 'not_ready' | 'frequency_cap' | 'outside_calling_window' | 'platform_at_capacity' | 'no_number_in_country' | (string & {});
+/** Why a request waits: a readiness blocker, a frequency cap, an emergency closure, the calling window, capacity, caller ID or a money refusal. */
+export type WaitReason = BlockerCode | 'not_ready' | 'frequency_cap' | 'emergency_closure' | 'outside_calling_window' | 'platform_at_capacity' | 'no_number_in_country' | (string & {});
 
 export type Admission =
   /** Every gate passed: start the money (the account's `start_call`), then dial from `from`. */
@@ -80,6 +85,7 @@ export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Ad
   // Before the window: a cap that frees in weeks should not wake the request at every opening.
   const caps = checkCaps(facts.to, facts.toCountry, facts.attempts, now);
   if (!caps.allowed) return wait(facts, 'frequency_cap', caps.until);
+  if (emergencyClosure(facts.to, facts.toCountry, facts.emergencyClosures)) return wait(facts, 'emergency_closure', after(now, RETRY_MS.emergency_closure));
   if (!isOpen(facts.to, facts.toCountry, now)) return wait(facts, 'outside_calling_window', nextOpening(facts.to, facts.toCountry, now));
   if (capacity.liveCalls >= capacity.maxCalls) return wait(facts, 'platform_at_capacity', after(now, RETRY_MS.platform_at_capacity), true);
   if (!facts.callerId) return wait(facts, 'no_number_in_country', after(now, RETRY_MS.no_caller_id));

@@ -1,36 +1,26 @@
 /**
  * Legal calling windows (spec: only dial inside each country's legal calling window). Pure: an
  * E.164 number, its country and an instant in; answers depend on nothing else (no clock, no I/O).
+ * The rules themselves, with their citations, are window-rules.ts.
  *
  * A number may be in several time zones (an Australian mobile, an area code straddling a zone
  * line, an unknown area code): it is open only when every rule that could reach the callee is
  * open in every zone the callee could be in. Callees may be sole traders, whom these laws treat as
  * consumers, so the consumer rule always applies.
+ *
+ * Emergency closures (La. R.S. 45:844.31: no solicitation while a state of emergency is declared)
+ * are not windows: an operator switches a jurisdiction closed, and `emergencyClosure` answers
+ * whether a number may be in one that is.
  */
 import Holidays from 'date-holidays';
 import { NANP_AREA_CODES, type AreaCode } from './nanp-area-codes.ts';
+import { ES_REGIONS, esRegionsOf } from './es-regions.ts';
+import { WINDOW_RULES, type HolidaySource, type Period, type WindowRule } from './window-rules.ts';
+
+export { WINDOW_RULES, type Period, type WindowRule } from './window-rules.ts';
 
 export type CallingCountry = 'US' | 'CA' | 'AU' | 'GB' | 'IE' | 'DE' | 'FR' | 'ES' | 'NL';
 export const CALLING_COUNTRIES: readonly CallingCountry[] = ['US', 'CA', 'AU', 'GB', 'IE', 'DE', 'FR', 'ES', 'NL'];
-
-/** A half-open stretch of local clock time, in minutes after local midnight: [openMinute, closeMinute). */
-export interface Period {
-  openMinute: number;
-  closeMinute: number;
-}
-
-/** One legal (or policy) calling window, read in the callee's local time. */
-export interface WindowRule {
-  id: string;
-  /** Open periods by local weekday, index 0 = Sunday … 6 = Saturday; an empty list = closed all day. */
-  week: readonly (readonly Period[])[];
-  /** Public holidays (date-holidays, type 'public' only) that close the whole local day; null = holidays are ordinary days. */
-  closedOnHolidays: { country: string; state?: string } | null;
-  /** 'law' when a statute or regulation sets the window, 'policy' for Switchboard's own rule where none does. */
-  basis: 'law' | 'policy';
-  /** Where the window comes from, for explanations. */
-  source: string;
-}
 
 /** Longest look-ahead of nextOpening, in days; the longest real closure (Christmas to New Year's) is far shorter. */
 export const MAX_SEARCH_DAYS = 31;
@@ -38,98 +28,19 @@ export const MAX_SEARCH_DAYS = 31;
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-const hm = (hour: number, minute = 0): number => hour * 60 + minute;
-const period = (open: number, close: number): Period => ({ openMinute: open, closeMinute: close });
+/** State and province rules stricter than the national window, by NANP country and region code. */
+const REGION_RULES: Readonly<Record<'US' | 'CA', Readonly<Record<string, WindowRule>>>> = {
+  US: regionRules('US'),
+  CA: regionRules('CA'),
+};
 
-function weekly(days: { weekdays: Period[]; saturday: Period[]; sunday: Period[] }): Period[][] {
-  const { weekdays, saturday, sunday } = days;
-  return [sunday, weekdays, weekdays, weekdays, weekdays, weekdays, saturday];
+function regionRules(country: 'US' | 'CA'): Record<string, WindowRule> {
+  return Object.fromEntries(
+    Object.values(WINDOW_RULES as Record<string, WindowRule>)
+      .filter((r) => r.id.startsWith(`${country}-`))
+      .map((r) => [r.id.slice(3), r]),
+  );
 }
-
-function rule(id: string, week: Period[][], closedOnHolidays: WindowRule['closedOnHolidays'], basis: WindowRule['basis'], source: string): WindowRule {
-  return { id, week, closedOnHolidays, basis, source };
-}
-
-const daily = (open: number, close: number) => weekly({ weekdays: [period(open, close)], saturday: [period(open, close)], sunday: [period(open, close)] });
-const exceptSunday = (open: number, close: number) => weekly({ weekdays: [period(open, close)], saturday: [period(open, close)], sunday: [] });
-const weekdaysOnly = (...periods: Period[]) => weekly({ weekdays: periods, saturday: [], sunday: [] });
-
-/**
- * Every calling window, with its legal source. Citations marked "verify" were written from
- * memory and secondary summaries, not read in the official text.
- */
-export const WINDOW_RULES = {
-  // TCPA, 47 U.S.C. § 227(c); 47 CFR § 64.1200(c)(1): no telephone solicitation before 8 a.m. or
-  // after 9 p.m. local time at the called party's location (the FTC's 16 CFR § 310.4(c) agrees).
-  US: rule('US', daily(hm(8), hm(21)), null, 'law', '47 CFR § 64.1200(c)(1)'),
-  // Alabama PSC telephone solicitation rules, Ala. Admin. Code r. 770-X-6-.11 (verify): 8 a.m.–8 p.m.,
-  // never on Sunday or a state or federal holiday.
-  'US-AL': rule('US-AL', exceptSunday(hm(8), hm(20)), { country: 'US', state: 'AL' }, 'law', 'Ala. Admin. Code r. 770-X-6-.11 (verify)'),
-  // Louisiana: La. R.S. 45:844.31 and LPSC General Order R-29617 § V(A)(2) (verify): 8 a.m.–8 p.m.
-  // Monday–Saturday, never on Sunday or a legal holiday.
-  'US-LA': rule('US-LA', exceptSunday(hm(8), hm(20)), { country: 'US', state: 'LA' }, 'law', 'La. R.S. 45:844.31; LPSC Gen. Order R-29617 (verify)'),
-  // Mississippi: Miss. Code Ann. § 77-3-725 (verify): 8 a.m.–8 p.m., never on Sunday.
-  'US-MS': rule('US-MS', exceptSunday(hm(8), hm(20)), null, 'law', 'Miss. Code Ann. § 77-3-725 (verify)'),
-  // Florida Telephone Solicitation Act as amended by SB 1120 (2021), Fla. Stat. § 501.616(6)(a): 8 a.m.–8 p.m.
-  'US-FL': rule('US-FL', daily(hm(8), hm(20)), null, 'law', 'Fla. Stat. § 501.616(6)(a)'),
-  // Oklahoma Telephone Solicitation Act of 2022, Okla. Stat. tit. 15, § 775C.4 (verify): 8 a.m.–8 p.m.
-  'US-OK': rule('US-OK', daily(hm(8), hm(20)), null, 'law', 'Okla. Stat. tit. 15, § 775C.4 (verify)'),
-  // Maryland Stop the Spam Calls Act (2023), Md. Code, Com. Law § 14-4503 (verify): 8 a.m.–8 p.m.
-  'US-MD': rule('US-MD', daily(hm(8), hm(20)), null, 'law', 'Md. Code, Com. Law § 14-4503 (verify)'),
-  // Massachusetts: M.G.L. c. 159C, § 3 and 201 CMR 12.02 (verify): 8 a.m.–8 p.m.
-  'US-MA': rule('US-MA', daily(hm(8), hm(20)), null, 'law', 'M.G.L. c. 159C, § 3; 201 CMR 12.02 (verify)'),
-  // Michigan Home Solicitation Sales Act, MCL § 445.111b (verify): not before 9 a.m. or after 9 p.m.
-  'US-MI': rule('US-MI', daily(hm(9), hm(21)), null, 'law', 'MCL § 445.111b (verify)'),
-  // Minnesota: Minn. Stat. § 325E.27 (verify): 9 a.m.–9 p.m.
-  'US-MN': rule('US-MN', daily(hm(9), hm(21)), null, 'law', 'Minn. Stat. § 325E.27 (verify)'),
-  // New Mexico Unfair Practices Act, N.M. Stat. § 57-12-22 (verify): 9 a.m.–9 p.m.
-  'US-NM': rule('US-NM', daily(hm(9), hm(21)), null, 'law', 'N.M. Stat. § 57-12-22 (verify)'),
-  // Kentucky: KRS § 367.46955(15) (verify): 10 a.m.–9 p.m.
-  'US-KY': rule('US-KY', daily(hm(10), hm(21)), null, 'law', 'KRS § 367.46955(15) (verify)'),
-  // Nevada: NRS § 228.590 (verify): 9 a.m.–8 p.m.
-  'US-NV': rule('US-NV', daily(hm(9), hm(20)), null, 'law', 'NRS § 228.590 (verify)'),
-  // Connecticut, Public Act 23-98 (SB 1058), Conn. Gen. Stat. § 42-288a (verify): 9 a.m.–8 p.m.
-  'US-CT': rule('US-CT', daily(hm(9), hm(20)), null, 'law', 'Conn. Gen. Stat. § 42-288a (verify)'),
-  // Texas: Tex. Bus. & Com. Code § 301.051 (recodified former § 37.02; the brief cited § 304.151;
-  // verify): 9 a.m.–9 p.m. Monday–Saturday, noon–9 p.m. Sunday.
-  'US-TX': rule('US-TX', weekly({ weekdays: [period(hm(9), hm(21))], saturday: [period(hm(9), hm(21))], sunday: [period(hm(12), hm(21))] }), null, 'law', 'Tex. Bus. & Com. Code § 301.051 (verify)'),
-  // Rhode Island: R.I. Gen. Laws § 5-61-3.5 (verify): unsolicited telephonic sales calls only
-  // 9 a.m.–6 p.m. Monday–Friday and 10 a.m.–5 p.m. Saturday; never on Sunday or a legal holiday.
-  'US-RI': rule('US-RI', weekly({ weekdays: [period(hm(9), hm(18))], saturday: [period(hm(10), hm(17))], sunday: [] }), { country: 'US', state: 'RI' }, 'law', 'R.I. Gen. Laws § 5-61-3.5 (verify)'),
-  // Utah: Utah Code § 13-25a-103 (verify): 8 a.m.–9 p.m., never on a legal holiday.
-  'US-UT': rule('US-UT', daily(hm(8), hm(21)), { country: 'US', state: 'UT' }, 'law', 'Utah Code § 13-25a-103 (verify)'),
-  // Pennsylvania Telemarketer Registration Act, 73 P.S. § 2245.2 (verify): 8 a.m.–9 p.m.; restricted-
-  // date lists name Pennsylvania's legal holidays, so they close the day here too.
-  'US-PA': rule('US-PA', daily(hm(8), hm(21)), { country: 'US', state: 'PA' }, 'law', '73 P.S. § 2245.2 (verify)'),
-  // Washington: RCW 80.36.390 (verify): 8 a.m.–8 p.m.
-  'US-WA': rule('US-WA', daily(hm(8), hm(20)), null, 'law', 'RCW 80.36.390 (verify)'),
-  // CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules), s. 7 (verify section):
-  // weekdays 9 a.m.–9:30 p.m., weekends 10 a.m.–6 p.m., callee's local time; holidays not mentioned.
-  CA: rule('CA', weekly({ weekdays: [period(hm(9), hm(21, 30))], saturday: [period(hm(10), hm(18))], sunday: [period(hm(10), hm(18))] }), null, 'law', 'CRTC Unsolicited Telecommunications Rules, Part III s. 7 (verify section)'),
-  // Telecommunications (Telemarketing and Research Calls) Industry Standard 2017 (ACMA), calling-times
-  // section (the brief cites s. 7; verify): weekdays 9 a.m.–8 p.m., Saturday 9 a.m.–5 p.m., never on
-  // Sunday or a national public holiday.
-  AU: rule('AU', weekly({ weekdays: [period(hm(9), hm(20))], saturday: [period(hm(9), hm(17))], sunday: [] }), { country: 'AU' }, 'law', 'Telecommunications (Telemarketing and Research Calls) Industry Standard 2017 (verify section)'),
-  // Code de la consommation art. L223-1 and D223-8, from Décret n° 2022-1313 du 13 octobre 2022:
-  // Monday–Friday 10:00–13:00 and 14:00–20:00, never on a public holiday.
-  FR: rule('FR', weekdaysOnly(period(hm(10), hm(13)), period(hm(14), hm(20))), { country: 'FR' }, 'law', 'Code de la consommation art. L223-1, D223-8 (Décret n° 2022-1313)'),
-  // Ley 11/2022 General de Telecomunicaciones art. 66; TRLGDCU (RDL 1/2007) art. 96 as amended by
-  // Ley 4/2022 (verify): weekdays 9:00–21:00, never on weekends or holidays.
-  ES: rule('ES', weekdaysOnly(period(hm(9), hm(21))), { country: 'ES' }, 'law', 'Ley 11/2022 art. 66; RDL 1/2007 art. 96 (verify)'),
-  // GB, IE, DE and NL set no statutory hours for these calls. Switchboard policy (not law):
-  // weekdays 9:00–20:00, never on a national public holiday.
-  GB: rule('GB', weekdaysOnly(period(hm(9), hm(20))), { country: 'GB' }, 'policy', 'Switchboard policy (no statutory hours in GB)'),
-  IE: rule('IE', weekdaysOnly(period(hm(9), hm(20))), { country: 'IE' }, 'policy', 'Switchboard policy (no statutory hours in IE)'),
-  DE: rule('DE', weekdaysOnly(period(hm(9), hm(20))), { country: 'DE' }, 'policy', 'Switchboard policy (no statutory hours in DE)'),
-  NL: rule('NL', weekdaysOnly(period(hm(9), hm(20))), { country: 'NL' }, 'policy', 'Switchboard policy (no statutory hours in NL)'),
-} as const satisfies Record<string, WindowRule>;
-
-/** State rules stricter than the federal window, by USPS state code. */
-const US_STATE_RULES: Readonly<Record<string, WindowRule>> = Object.fromEntries(
-  Object.values(WINDOW_RULES)
-    .filter((r) => r.id.startsWith('US-'))
-    .map((r) => [r.id.slice(3), r]),
-);
 
 const CALLING_CODES: Readonly<Record<CallingCountry, string>> = { US: '1', CA: '1', AU: '61', GB: '44', IE: '353', DE: '49', FR: '33', ES: '34', NL: '31' };
 
@@ -194,14 +105,86 @@ export function callingZones(e164: string, country: string): string[] {
   }
 }
 
-/** Every rule that could reach the holder of `e164`; an unknown US area code gets every state's rule. */
+/**
+ * Every rule that could reach the holder of `e164`: the national one, and a state's or
+ * province's (every one of them for an unknown area code). A Spanish number's rule carries the
+ * regional holidays of every community it may be in.
+ */
 export function callingRules(e164: string, country: string): WindowRule[] {
-  nationalNumber(e164, country);
-  if (country !== 'US') return [WINDOW_RULES[country as Exclude<CallingCountry, 'US'>]];
-  const entry = areaCode(e164, country);
-  if (!entry) return [WINDOW_RULES.US, ...Object.values(US_STATE_RULES)];
-  const state = US_STATE_RULES[entry.region];
-  return state ? [WINDOW_RULES.US, state] : [WINDOW_RULES.US];
+  const nsn = nationalNumber(e164, country);
+  switch (country) {
+    case 'US':
+    case 'CA': {
+      const regional = REGION_RULES[country];
+      const entry = areaCode(e164, country);
+      if (!entry) return [WINDOW_RULES[country], ...Object.values(regional)];
+      const rule = regional[entry.region];
+      return rule ? [WINDOW_RULES[country], rule] : [WINDOW_RULES[country]];
+    }
+    case 'ES':
+      return [spainRule(esRegionsOf(nsn))];
+    default:
+      return [WINDOW_RULES[country as Exclude<CallingCountry, 'US' | 'CA' | 'ES'>]];
+  }
+}
+
+const spainRules = new Map<string, WindowRule>();
+
+/** Spain's window with the holidays of `regions` (date-holidays' regional lists include the national days). */
+function spainRule(regions: readonly string[]): WindowRule {
+  const key = regions.join('/');
+  let rule = spainRules.get(key);
+  if (!rule) {
+    const id = regions.length === ES_REGIONS.length ? 'ES' : `ES-${key}`;
+    rule = { ...WINDOW_RULES.ES, id, holidays: regions.map((state): HolidaySource => ({ country: 'ES', state })) };
+    spainRules.set(key, rule);
+  }
+  return rule;
+}
+
+// ---- emergency closures -----------------------------------------------------------------------
+
+/**
+ * Every jurisdiction an operator may close: each calling country, each US state and DC, each
+ * Canadian province and territory (the regions of the area-code table), each Spanish community.
+ */
+export const EMERGENCY_JURISDICTIONS: ReadonlySet<string> = new Set([
+  ...CALLING_COUNTRIES,
+  ...Object.values(NANP_AREA_CODES).map((c) => `${c.country}-${c.region}`),
+  ...ES_REGIONS.map((r) => `ES-${r}`),
+]);
+
+/**
+ * The jurisdictions the holder of `e164` may be in: its country, and its state, province or
+ * community where the number tells (every one of the country's where it does not).
+ */
+export function callingJurisdictions(e164: string, country: string): string[] {
+  const nsn = nationalNumber(e164, country);
+  switch (country) {
+    case 'US':
+    case 'CA': {
+      const entry = areaCode(e164, country);
+      if (entry) return [country, `${country}-${entry.region}`];
+      const regions = new Set(Object.values(NANP_AREA_CODES).filter((c) => c.country === country).map((c) => `${country}-${c.region}`));
+      return [country, ...[...regions].sort()];
+    }
+    case 'ES':
+      return ['ES', ...esRegionsOf(nsn).map((r) => `ES-${r}`)];
+    default:
+      return [country];
+  }
+}
+
+/**
+ * The first jurisdiction `e164` may be in that an operator has closed (`closed`: jurisdiction
+ * codes, e.g. 'US-LA' during a Louisiana state of emergency), or null when none is.
+ */
+export function emergencyClosure(e164: string, country: string, closed: ReadonlySet<string>): string | null {
+  if (closed.size === 0) {
+    nationalNumber(e164, country);
+    return null;
+  }
+  return callingJurisdictions(e164, country).find((j) => closed.has(j)) ?? null;
 }
 
 // ---- local time -------------------------------------------------------------------------------
@@ -257,7 +240,7 @@ export function localWallToInstant(zone: string, day: number, minute: number): n
 const holidayCache = new Map<string, Set<string>>();
 
 /** Whether local date `date` (YYYY-MM-DD) is a public holiday (type 'public' only) of `source`. */
-function isPublicHoliday(source: NonNullable<WindowRule['closedOnHolidays']>, date: string): boolean {
+function isPublicHoliday(source: HolidaySource, date: string): boolean {
   const year = Number(date.slice(0, 4));
   const key = `${source.country}/${source.state ?? ''}/${year}`;
   let dates = holidayCache.get(key);
@@ -275,15 +258,28 @@ function isPublicHoliday(source: NonNullable<WindowRule['closedOnHolidays']>, da
   return dates.has(date);
 }
 
+/** Whether `rule` closes local date `date` (YYYY-MM-DD) as a holiday. */
+function isClosedDay(rule: WindowRule, date: string): boolean {
+  return rule.alsoClosed.includes(date.slice(5)) || rule.holidays.some((source) => isPublicHoliday(source, date));
+}
+
 /** Open periods of `rule` on local day `day`. */
 function periodsOn(rule: WindowRule, day: number): readonly Period[] {
-  if (rule.closedOnHolidays && isPublicHoliday(rule.closedOnHolidays, isoDate(day))) return [];
+  if (isClosedDay(rule, isoDate(day))) return [];
   return rule.week[weekdayOf(day)];
 }
 
-function ruleOpen(rule: WindowRule, zone: string, ms: number): boolean {
+/** Whether `rule` is open at `ms` on the clock of `zone` alone. */
+function openOnClock(rule: WindowRule, zone: string, ms: number): boolean {
   const { day, minute } = localClock(zone, ms);
   return periodsOn(rule, day).some((p) => minute >= p.openMinute && minute < p.closeMinute);
+}
+
+/** The clocks `rule` is read in for a callee in `zone`: the callee's, then any fixed clock the rule names. */
+const clocksOf = (rule: WindowRule, zone: string): string[] => [zone, ...rule.alsoReadIn];
+
+function ruleOpen(rule: WindowRule, zone: string, ms: number): boolean {
+  return clocksOf(rule, zone).every((clock) => openOnClock(rule, clock, ms));
 }
 
 // ---- the answers ------------------------------------------------------------------------------
@@ -329,6 +325,13 @@ function openSpansInZone(zone: string, rules: readonly WindowRule[], fromMs: num
   return spans;
 }
 
+/** The rules read on each clock for a callee in `zone`: every rule on the callee's, some on fixed clocks too. */
+function rulesByClock(rules: readonly WindowRule[], zone: string): Map<string, WindowRule[]> {
+  const byClock = new Map<string, WindowRule[]>([[zone, [...rules]]]);
+  for (const r of rules) for (const clock of r.alsoReadIn) byClock.set(clock, [...(byClock.get(clock) ?? []), r]);
+  return byClock;
+}
+
 /**
  * The earliest instant ≥ `from` at which isOpen is true. Walks window boundaries, not minutes:
  * each zone's open spans are built from its local days (so DST days get their real length) and
@@ -342,7 +345,10 @@ export function nextOpening(e164: string, country: string, from: Date): Date {
   for (const horizonDays of [4, 12, MAX_SEARCH_DAYS]) {
     let open: Span[] = [{ start: fromMs, end: fromMs + horizonDays * DAY_MS }];
     for (const zone of zones) {
-      open = intersect(open, openSpansInZone(zone, rules, fromMs, fromMs + horizonDays * DAY_MS));
+      for (const [clock, clockRules] of rulesByClock(rules, zone)) {
+        open = intersect(open, openSpansInZone(clock, clockRules, fromMs, fromMs + horizonDays * DAY_MS));
+        if (open.length === 0) break;
+      }
       if (open.length === 0) break;
     }
     if (open.length > 0) return new Date(open[0].start);
@@ -350,7 +356,7 @@ export function nextOpening(e164: string, country: string, from: Date): Date {
   throw new Error(`calling windows: ${e164} (${country}) has no calling window within ${MAX_SEARCH_DAYS} days of ${from.toISOString()}`);
 }
 
-const clock = (minute: number): string => `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(Math.floor(minute % 60)).padStart(2, '0')}`;
+const hhmm = (minute: number): string => `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(Math.floor(minute % 60)).padStart(2, '0')}`;
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** One human sentence on whether `e164` may be called at `at`, which rule closes it where, and when it opens. */
@@ -360,12 +366,15 @@ export function windowExplanation(e164: string, country: string, at: Date): stri
   const head = `${e164} (${rules.map((r) => r.id).join(' + ')}; ${zones.join(', ')}) at ${at.toISOString()}`;
   for (const zone of zones) {
     for (const r of rules) {
-      if (ruleOpen(r, zone, at.getTime())) continue;
-      const { day, minute } = localClock(zone, at.getTime());
-      const holiday = r.closedOnHolidays && isPublicHoliday(r.closedOnHolidays, isoDate(day)) ? ', a public holiday' : '';
-      const window = periodsOn(r, day).map((p) => `${clock(p.openMinute)}–${clock(p.closeMinute)}`).join(' and ');
-      const allows = window ? `allows ${window}` : 'allows no calls that day';
-      return `${head} is closed: it is ${WEEKDAYS[weekdayOf(day)]} ${isoDate(day)} ${clock(minute)}${holiday} in ${zone}, where ${r.id} (${r.source}, ${r.basis}) ${allows}; next opening ${nextOpening(e164, country, at).toISOString()}.`;
+      for (const clock of clocksOf(r, zone)) {
+        if (openOnClock(r, clock, at.getTime())) continue;
+        const { day, minute } = localClock(clock, at.getTime());
+        const holiday = isClosedDay(r, isoDate(day)) ? ', a public holiday' : '';
+        const window = periodsOn(r, day).map((p) => `${hhmm(p.openMinute)}–${hhmm(p.closeMinute)}`).join(' and ');
+        const allows = window ? `allows ${window}` : 'allows no calls that day';
+        const where = clock === zone ? `in ${zone}` : `on ${clock} (read for ${zone})`;
+        return `${head} is closed: it is ${WEEKDAYS[weekdayOf(day)]} ${isoDate(day)} ${hhmm(minute)}${holiday} ${where}, where ${r.id} (${r.citation}, ${r.basis}) ${allows}; next opening ${nextOpening(e164, country, at).toISOString()}.`;
+      }
     }
   }
   return `${head} is open.`;

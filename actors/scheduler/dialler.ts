@@ -108,6 +108,7 @@ export class Dialler {
       dialBefore: call.dial_before,
       to: call.to_e164,
       toCountry: call.to_country,
+      emergencyClosures: new Set(row.emergency_closures),
       doNotCall: row.do_not_call,
       readiness: row.readiness && readinessFactsOf(row.readiness, now),
       callerId: row.caller_id,

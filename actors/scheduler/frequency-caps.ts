@@ -85,7 +85,7 @@ const CHECKED = '2026-11-25';
 /**
  * Every cap, with its source. Read in full in the official text where the URL is a legislature's
  * or Légifrance's; "(section not read)" marks a rule confirmed only by the regulator or the
- * enrolled bill's summary (docs/compliance-caps.md says which).
+ * enrolled bill's summary (docs/compliance.md says which).
  */
 export const CAP_RULES: readonly CapRule[] = [
   {

@@ -5,6 +5,7 @@ import { responses, Type, withCode } from '../schemas/common.ts';
 import type { CoverageService } from '../../actors/coverage/coverage-service.ts';
 import { ApiError } from '../errors.ts';
 import type { EventHistory } from '../../actors/webhooks/event-history.ts';
+import type { EmergencyClosures } from '../../actors/scheduler/emergency-closures.ts';
 
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
@@ -17,10 +18,22 @@ export interface ConsolePlatformRouteDeps {
   /** Imports a national do-not-call registry file; resolves to the import's summary (the response body). */
   importDncRegistry: (file: { country: string; source: string; text: string }) => Promise<object>;
   eventHistory: EventHistory;
+  emergencyClosures: EmergencyClosures;
   testClock: TestClockControl | null;
 }
 
-/** Operator actions on the platform and on customers: certifications, numbers, the test clock. */
+const EmergencyClosureSchema = Type.Object({
+  object: Type.Literal('emergency_closure'),
+  jurisdiction: Type.String(),
+  closed: Type.Boolean(),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  closed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+const JurisdictionParams = Type.Object({
+  jurisdiction: withCode(Type.String({ pattern: '^[A-Za-z]{2}(-[A-Za-z]{2,3})?$', description: "a country (US) or a region (US-LA, CA-BC, ES-MD)" }), 'invalid_parameter'),
+});
+
+/** Operator actions on the platform and on customers: certifications, numbers, emergency closures, the test clock. */
 export function registerConsolePlatformRoutes(app: App, services: ConsolePlatformRouteDeps): void {
   app.post(
     '/console/v1/languages/:locale/certify',
@@ -112,6 +125,33 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
       },
     },
     async (request) => services.importDncRegistry(request.body),
+  );
+
+  // Emergency closures (La. R.S. 45:844.31): a closed jurisdiction gets no calls until reopened.
+  app.get(
+    '/console/v1/emergency_closures',
+    { config: CONSOLE, schema: { ...hide, response: responses({ 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(EmergencyClosureSchema), has_more: Type.Boolean() }) }, [], { auth: 'console' }) } },
+    async () => ({ object: 'list' as const, data: await services.emergencyClosures.list(), has_more: false }),
+  );
+
+  app.put(
+    '/console/v1/emergency_closures/:jurisdiction',
+    {
+      config: CONSOLE,
+      schema: {
+        ...hide,
+        params: JurisdictionParams,
+        body: Type.Object({ reason: withCode(Type.String({ minLength: 1, maxLength: 500, description: 'e.g. the proclamation closing it' }), 'invalid_parameter') }, { additionalProperties: false }),
+        response: responses({ 200: EmergencyClosureSchema }, ['invalid_parameter'], { auth: 'console' }),
+      },
+    },
+    async (request) => services.emergencyClosures.close(request.params.jurisdiction, request.body.reason),
+  );
+
+  app.delete(
+    '/console/v1/emergency_closures/:jurisdiction',
+    { config: CONSOLE, schema: { ...hide, params: JurisdictionParams, response: responses({ 200: EmergencyClosureSchema }, ['invalid_parameter'], { auth: 'console' }) } },
+    async (request) => services.emergencyClosures.reopen(request.params.jurisdiction),
   );
 
   app.get(

@@ -50,6 +50,7 @@ test('a customer that is gone has no readiness and no caller ID, and do-not-call
     readiness: null,
     caller_id: null,
     attempts: [],
+    emergency_closures: [],
   });
 });
 

@@ -10,7 +10,7 @@ import {
   type Capacity,
 } from '../../actors/scheduler/admission.ts';
 import { BLOCKER_CODES, assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
-import { isOpen, nextOpening } from '../../actors/scheduler/calling-windows.ts';
+import { EMERGENCY_JURISDICTIONS, emergencyClosure, isOpen, nextOpening } from '../../actors/scheduler/calling-windows.ts';
 import { checkCaps, type PastAttempt } from '../../actors/scheduler/frequency-caps.ts';
 import { readinessFactsArb as readinessArb, readyFacts as ready } from '../helpers/readiness-facts.ts';
 import type { RefusalReason } from '../../money/rules/hold-rules.ts';
@@ -30,7 +30,7 @@ const FULL: Capacity = { liveCalls: 2, maxCalls: 2 };
 
 /** A request every gate lets through at OPEN. */
 function facts(overrides: Partial<AdmissionFacts> = {}): AdmissionFacts {
-  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], ...overrides };
+  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', emergencyClosures: new Set(), doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], ...overrides };
 }
 
 /** A Miami number: Florida caps three attempts in 24 hours. */
@@ -90,6 +90,16 @@ test('a frequency cap: wait until the oldest counted attempt leaves the window, 
   t.is(decide(facts({ attempts }), OPEN, FREE).kind, 'dial');
 });
 
+test('an emergency closure of a jurisdiction the number may be in: wait 15 minutes, before the window is asked', (t) => {
+  const closed = { emergencyClosures: new Set(['US-NY']) };
+  t.deepEqual(decide(facts(closed), OPEN, FREE), { kind: 'wait', reason: 'emergency_closure', until: plus(OPEN, 15 * MINUTE_MS), logRefusal: false });
+  t.like(decide(facts(closed), CLOSED, FREE), { reason: 'emergency_closure' }, 'the closure is the first reason given');
+  t.is(decide(facts({ emergencyClosures: new Set(['US-LA']) }), OPEN, FREE).kind, 'dial', 'another state closed');
+  t.like(decide(facts({ ...closed, readiness: null }), OPEN, FREE), { reason: 'not_ready' }, 'readiness comes first');
+  const deadline = plus(OPEN, MINUTE_MS);
+  t.like(decide(facts({ ...closed, dialBefore: deadline }), OPEN, FREE), { reason: 'emergency_closure', until: deadline }, 'never past the deadline');
+});
+
 test('this process at capacity: wait 10 s, and the refusal is logged', (t) => {
   t.deepEqual(decide(facts(), OPEN, FULL), { kind: 'wait', reason: 'platform_at_capacity', until: plus(OPEN, 10_000), logRefusal: true });
   t.like(decide(facts(), OPEN, { liveCalls: 5, maxCalls: 2 }), { reason: 'platform_at_capacity' });
@@ -134,31 +144,33 @@ const READINESS_CASES: [string, ReadinessFacts | null, string | null][] = [
   ['test, speech gate', ready({ mode: 'test', speechCertified: false, termsAccepted: false }), 'human_speech_gate_closed'],
 ];
 
-test('exhaustive: deadline × do-not-call × readiness × caps × window × capacity × caller ID, in the documented order', (t) => {
+test('exhaustive: deadline × do-not-call × readiness × caps × emergency closure × window × capacity × caller ID, in the documented order', (t) => {
   let cases = 0;
   for (const expired of [false, true])
     for (const doNotCall of [null, 'account_list', 'national_registry'] as const)
       for (const [label, readiness, blocker] of READINESS_CASES)
         for (const capped of [false, true])
-          for (const now of [OPEN, CLOSED])
-            for (const capacity of [FREE, FULL])
-              for (const callerId of [null, '+12025550100']) {
+          for (const closed of [new Set<string>(), new Set(['US-FL'])])
+            for (const now of [OPEN, CLOSED])
+              for (const capacity of [FREE, FULL])
+                for (const callerId of [null, '+12025550100']) {
               const attempts = threeAttempts(now, 20, 5, ...(capped ? [1] : []));
-              const f = facts({ dialBefore: expired ? now : plus(now, 3 * DAY_MS), doNotCall, readiness, callerId, to: MIAMI, attempts });
+              const f = facts({ dialBefore: expired ? now : plus(now, 3 * DAY_MS), doNotCall, readiness, callerId, to: MIAMI, attempts, emergencyClosures: closed });
               const d = decide(f, now, capacity);
-              const what = `${expired} ${doNotCall} ${label} ${capped} ${now.toISOString()} ${capacity.liveCalls} ${callerId}`;
+              const what = `${expired} ${doNotCall} ${label} ${capped} ${[...closed]} ${now.toISOString()} ${capacity.liveCalls} ${callerId}`;
               cases++;
               // The documented order, restated gate by gate.
               if (expired) t.deepEqual(d, { kind: 'end', status: 'expired', outcome: 'expired' }, what);
               else if (doNotCall) t.deepEqual(d, { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' }, what);
               else if (blocker) t.deepEqual(d, { kind: 'wait', reason: blocker, until: plus(now, 10 * MINUTE_MS), logRefusal: false }, what);
               else if (capped) t.deepEqual(d, { kind: 'wait', reason: 'frequency_cap', until: plus(now, 4 * 3600_000), logRefusal: false }, what);
+              else if (closed.size > 0) t.deepEqual(d, { kind: 'wait', reason: 'emergency_closure', until: plus(now, 15 * MINUTE_MS), logRefusal: false }, what);
               else if (now === CLOSED) t.deepEqual(d, { kind: 'wait', reason: 'outside_calling_window', until: nextOpening(MIAMI, 'US', now), logRefusal: false }, what);
               else if (capacity === FULL) t.deepEqual(d, { kind: 'wait', reason: 'platform_at_capacity', until: plus(now, 10_000), logRefusal: true }, what);
               else if (!callerId) t.deepEqual(d, { kind: 'wait', reason: 'no_number_in_country', until: plus(now, 10 * MINUTE_MS), logRefusal: false }, what);
               else t.deepEqual(d, { kind: 'dial', from: callerId }, what);
             }
-  t.is(cases, 2 * 3 * READINESS_CASES.length * 2 * 2 * 2 * 2);
+  t.is(cases, 2 * 3 * READINESS_CASES.length * 2 * 2 * 2 * 2 * 2);
 });
 
 // ---- properties over random facts --------------------------------------------------------------
@@ -176,6 +188,8 @@ const gateArbs = {
   // Mostly ready, so the later gates are reached often.
   readiness: fc.oneof(fc.constant(null), readinessArb, readinessArb.map((r) => ready({ mode: r.mode, requestedSteps: r.requestedSteps }))),
   number: fc.constantFrom(...NUMBERS),
+  // Mostly none, so the window is reached often.
+  emergencyClosures: fc.oneof(fc.constant([] as string[]), fc.uniqueArray(fc.constantFrom('US', 'US-NY', 'US-FL', 'US-LA', 'CA-ON', 'ES-CN', 'FR', ...EMERGENCY_JURISDICTIONS), { maxLength: 3 })),
   capacity: fc.record({ liveCalls: fc.integer({ min: 0, max: 4 }), maxCalls: fc.integer({ min: 1, max: 4 }) }),
   callerId: fc.option(fc.constantFrom('+12025550100', '+442079460001'), { nil: null }),
   // Earlier attempts, as ms before now, and how each ended: often enough to reach a cap.
@@ -199,6 +213,7 @@ function run(i: Input): { f: AdmissionFacts; d: Admission } {
     dialBefore: plus(i.now, i.deadlineMs),
     to: i.number[1],
     toCountry: i.number[0],
+    emergencyClosures: new Set(i.emergencyClosures),
     doNotCall: i.doNotCall,
     readiness: i.readiness,
     callerId: i.callerId,
@@ -216,10 +231,10 @@ function gateOf(d: Admission, f: AdmissionFacts): number {
   if (d.kind === 'dial') return 7;
   const ready = f.readiness !== null && assessReadiness(f.readiness).ready;
   if (!ready && (d.reason === 'not_ready' || (BLOCKER_CODES as readonly string[]).includes(d.reason))) return 2;
-  return { frequency_cap: 3, outside_calling_window: 4, platform_at_capacity: 5, no_number_in_country: 6 }[d.reason as string] ?? -1;
+  return { frequency_cap: 3, emergency_closure: 4, outside_calling_window: 4, platform_at_capacity: 5, no_number_in_country: 6 }[d.reason as string] ?? -1;
 }
 /** The facts each gate reads, in gate order (the deadline is gate 0); the window reads the number, drawn with the caps'. */
-const GATE_FACTS: (keyof Drawn)[][] = [[], ['doNotCall'], ['readiness'], ['number', 'attempts'], [], ['capacity'], ['callerId']];
+const GATE_FACTS: (keyof Drawn)[][] = [[], ['doNotCall'], ['readiness'], ['number', 'attempts'], ['emergencyClosures'], ['capacity'], ['callerId']];
 
 test('property: a wait moves forward and never past the deadline; only the readiness, caps, window, capacity and caller-ID gates wait', (t) => {
   fc.assert(
@@ -256,6 +271,7 @@ test('property: dialled only when every gate holds, from the caller ID, under ev
         f.readiness !== null &&
         assessReadiness(f.readiness).ready &&
         checkCaps(f.to, f.toCountry, f.attempts, i.now).allowed &&
+        emergencyClosure(f.to, f.toCountry, f.emergencyClosures) === null &&
         isOpen(f.to, f.toCountry, i.now) &&
         i.capacity.liveCalls < i.capacity.maxCalls &&
         f.callerId !== null;

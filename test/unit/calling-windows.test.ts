@@ -4,8 +4,11 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import {
   CALLING_COUNTRIES,
   MAX_SEARCH_DAYS,
+  EMERGENCY_JURISDICTIONS,
   WINDOW_RULES,
+  callingJurisdictions,
   callingRules,
+  emergencyClosure,
   callingZones,
   isOpen,
   localWallToInstant,
@@ -13,6 +16,7 @@ import {
   windowExplanation,
 } from '../../actors/scheduler/calling-windows.ts';
 import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
+import { localOf } from '../helpers/local-time.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -53,6 +57,8 @@ const N = {
   CANARY: '+34928123456',
   ES_MOBILE: '+34612345678',
   NL: '+31201234567',
+  VANCOUVER: '+16045550123',
+  BARCELONA: '+34931234567',
 } as const;
 
 /**
@@ -215,7 +221,7 @@ test('every rule boundary lies between 04:00 and midnight, clear of DST transiti
         t.true(p.openMinute >= 4 * 60 && p.openMinute < p.closeMinute && p.closeMinute <= 24 * 60, rule.id);
       }
     }
-    t.true(rule.source.length > 0, rule.id);
+    t.true(rule.citation.length > 0, rule.id);
   }
   t.is(WINDOW_RULES.GB.basis, 'policy');
   t.is(WINDOW_RULES.FR.basis, 'law');
@@ -230,21 +236,21 @@ test('US federal (New York): 08:00–21:00', (t) => {
 const STATE_EDGES: [keyof typeof N, string, string][] = [
   ['AL', '2027-06-16T08:00:00-05:00', '2027-06-16T20:00:00-05:00'],
   ['LA', '2027-06-16T08:00:00-05:00', '2027-06-16T20:00:00-05:00'],
-  ['MS', '2027-06-16T08:00:00-05:00', '2027-06-16T20:00:00-05:00'],
+  ['MS', '2027-06-16T09:00:00-05:00', '2027-06-16T20:00:00-05:00'], // 08:00 CST is 09:00 CDT
   ['FL', '2027-06-16T08:00:00-04:00', '2027-06-16T20:00:00-04:00'],
-  ['OK', '2027-06-16T08:00:00-05:00', '2027-06-16T20:00:00-05:00'],
+  ['OK', '2027-06-16T09:00:00-05:00', '2027-06-16T20:00:00-05:00'],
   ['MD', '2027-06-16T08:00:00-04:00', '2027-06-16T20:00:00-04:00'],
   ['MA', '2027-06-16T08:00:00-04:00', '2027-06-16T20:00:00-04:00'],
   ['MI', '2027-06-16T09:00:00-04:00', '2027-06-16T21:00:00-04:00'],
   ['MN', '2027-06-16T09:00:00-05:00', '2027-06-16T21:00:00-05:00'],
   ['NM', '2027-06-16T09:00:00-06:00', '2027-06-16T21:00:00-06:00'],
   ['KY', '2027-06-16T10:00:00-04:00', '2027-06-16T21:00:00-04:00'],
-  ['NV', '2027-06-16T09:00:00-07:00', '2027-06-16T20:00:00-07:00'],
+  ['NV', '2027-06-16T09:00:00-07:00', '2027-06-16T21:00:00-07:00'],
   ['CT', '2027-06-16T09:00:00-04:00', '2027-06-16T20:00:00-04:00'],
   ['TX', '2027-06-16T09:00:00-05:00', '2027-06-16T21:00:00-05:00'],
   ['RI', '2027-06-16T09:00:00-04:00', '2027-06-16T18:00:00-04:00'],
   ['UT', '2027-06-16T08:00:00-06:00', '2027-06-16T21:00:00-06:00'],
-  ['PA', '2027-06-16T08:00:00-04:00', '2027-06-16T21:00:00-04:00'],
+  ['PA', '2027-06-16T09:00:00-04:00', '2027-06-16T19:00:00-04:00'],
   ['WA', '2027-06-16T08:00:00-07:00', '2027-06-16T20:00:00-07:00'],
 ];
 for (const [state, open, close] of STATE_EDGES) {
@@ -587,13 +593,6 @@ test('property: nextOpening(x) ≥ x, is open, and nothing before it is', (t) =>
   t.pass();
 });
 
-/** Local weekday (0 = Sunday) and minute of day in `zone`, computed independently of the module. */
-function localOf(zone: string, d: Date): { weekday: number; minute: number } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(d).map((p) => [p.type, p.value]),
-  );
-  return { weekday: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(parts.weekday), minute: Number(parts.hour) * 60 + Number(parts.minute) };
-}
 
 /** The windows restated by hand from the brief, as [open, close) hours by weekday kind (holidays aside). */
 function expectedHours(country: string, weekday: number): [number, number][] {

@@ -260,7 +260,7 @@ test('a simulated year through the admission rule, for a number in every jurisdi
     const end = plus(T0, 365 * DAY_MS);
     let dialBefore = plus(now, 7 * DAY_MS);
     while (now < end) {
-      const d = decide({ dialBefore, to, toCountry: country, doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts }, now, { liveCalls: 0, maxCalls: 1 });
+      const d = decide({ dialBefore, to, toCountry: country, emergencyClosures: new Set(), doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts }, now, { liveCalls: 0, maxCalls: 1 });
       if (d.kind === 'dial') {
         t.true(isOpen(to, country, now), `${to} dialled outside its window at ${now.toISOString()}`);
         const endedAt = plus(now, Math.floor(rand() * 15 * 60_000));
