@@ -142,6 +142,8 @@ export class SimulatedCarrier implements Carrier {
     // One frame every FRAME_MS, each scheduled by the one before: timers set all at once for
     // different delays can fire out of order when the event loop is late (Node runs every expired
     // timer of one duration's list before the next list), and a stream never reorders its frames.
+    // Each delay is measured from the stream's start, so a late loop does not slow the pace.
+    const started = Date.now();
     const sendFrame = (i: number) => {
       this.send(call, {
         event: 'media',
@@ -149,7 +151,7 @@ export class SimulatedCarrier implements Carrier {
         media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * FRAME_MS), payload: CALLEE_FRAMES[i] },
         streamSid: call.streamSid,
       });
-      if (i + 1 < CALLEE_FRAMES.length) this.after(call, FRAME_MS, () => sendFrame(i + 1));
+      if (i + 1 < CALLEE_FRAMES.length) this.after(call, Math.max(0, started + (i + 1) * FRAME_MS - Date.now()), () => sendFrame(i + 1));
     };
     this.after(call, 0, () => sendFrame(0));
   }

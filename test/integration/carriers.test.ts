@@ -510,20 +510,22 @@ test('SimulatedCarrier sends each stream\'s frames in order even when the event 
   // Frame timers of streams started at different times share Node's per-duration timer lists; when
   // the loop is late, one list's expired timers all run before the next list's, and a stream whose
   // frames were all set at once sent frame i+1 before frame i. Found as a flaky scenario test.
-  const media = await startMediaServer(t, () => {});
+  const starts: number[] = [];
+  const media = await startMediaServer(t, () => starts.push(Date.now()));
   const sim = simulated();
   const dial = async (digit: number) => (await sim.carrier.dial(dialRequest({ callId: `call_order_${digit}`, to: `+4420712345${digit}`, mediaUrl: media.url }))).carrierCallId;
+  // The second stream starts about 50 ms after the first: while its early frames are due, the
+  // first's later ones are too (a gap of more than one frame and less than the greeting).
   const first = await dial(0);
-  await waitFor('the first stream', () => media.connections.some((c) => c.messages.some((m) => m.event === 'start')));
-  await new Promise((r) => setTimeout(r, 70));
+  await new Promise((r) => setTimeout(r, 50));
   const second = await dial(1);
   await waitFor('the second stream', () => media.connections.filter((c) => c.messages.some((m) => m.event === 'start')).length === 2);
-  for (let round = 0; round < 3; round++) {
-    const until = Date.now() + 150;
-    while (Date.now() < until); // the loop runs late, as on a busy machine
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  await waitFor('frames past the late loop', () => media.connections.every((c) => c.messages.filter((m) => m.event === 'media').length >= 40));
+  // The loop runs late, as on a busy machine, while both streams' frames are due.
+  const until = Date.now() + 250;
+  console.log('block at', Date.now() - starts[0], 'starts', starts.map((x) => x - starts[0]));
+  while (Date.now() < until);
+  // Every frame of the callee's greeting (ten: 120 ms of tone, 80 ms of silence) comes in.
+  await waitFor('every frame', () => media.connections.every((c) => c.messages.filter((m) => m.event === 'media').length === 10), 20_000);
   for (const conn of media.connections) {
     const timestamps = conn.messages.filter((m) => m.event === 'media').map((m) => Number(m.media.timestamp));
     t.deepEqual(timestamps, timestamps.map((_, i) => i * 20));
