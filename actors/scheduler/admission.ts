@@ -1,5 +1,6 @@
 import { assessReadiness, type BlockerCode, type ReadinessFacts } from '../customer/readiness.ts';
 import { isOpen, nextOpening } from './calling-windows.ts';
+import { consentExpired, consentMeets, requiredConsent, type ConsentType, type LineType } from './consent.ts';
 
 /**
  * Admission: whether a claimed request is dialled now, waits, or ends. Pure: the dialler loads the
@@ -7,7 +8,8 @@ import { isOpen, nextOpening } from './calling-windows.ts';
  * be skipped by a parameter: a request carries only who and whom to call.
  *
  * Gates, in order: the request's deadline; do-not-call (the account's list and national
- * registries); customer readiness (the question of the customer's mode: a test customer's calls
+ * registries); the consent the call needs (consent.ts; ends the request `consent_expired` or
+ * `consent_required`); customer readiness (the question of the customer's mode: a test customer's calls
  * leave out the four live-money gates); the calling window of the called number; this process's
  * capacity; the caller ID. A request that passes them all goes on to the account's money start
  * (balance, spend caps, concurrency), whose refusals `afterHoldRefused` maps. A request that may
@@ -44,6 +46,12 @@ export interface AdmissionFacts {
   readiness: ReadinessFacts | null;
   /** The customer's active number in its own country; null when it has none. */
   callerId: string | null;
+  /**
+   * The consent carried with the request and the line type it was admitted on (null for a request
+   * older than the consent gate: read as `unknown`, i.e. mobile). The rule is asked again at the
+   * dial: consent may have expired, or a rule come into force, since the POST.
+   */
+  consent: { held: ConsentType; expiresAt: Date | null; lineType: LineType | null };
 }
 
 /** This process's calls: running now, and the most it runs at once. */
@@ -65,18 +73,30 @@ export type Admission =
   | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean }
   /** Never to be dialled: closed with this status and outcome. */
   | { kind: 'end'; status: 'expired'; outcome: 'expired' }
-  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' };
+  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' };
 
 /** The gates before the money start, in order. Throws only if the number has no window within a month (calling-windows.ts). */
 export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Admission {
   if (facts.dialBefore <= now) return { kind: 'end', status: 'expired', outcome: 'expired' };
   if (facts.doNotCall) return { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' };
+  const consent = consentGate(facts, now);
+  if (consent) return { kind: 'end', status: 'blocked', outcome: consent };
   const readiness = facts.readiness ? assessReadiness(facts.readiness) : null;
   if (!readiness?.ready) return wait(facts, readiness?.blockers[0]?.code ?? 'not_ready', after(now, RETRY_MS.not_ready));
   if (!isOpen(facts.to, facts.toCountry, now)) return wait(facts, 'outside_calling_window', nextOpening(facts.to, facts.toCountry, now));
   if (capacity.liveCalls >= capacity.maxCalls) return wait(facts, 'platform_at_capacity', after(now, RETRY_MS.platform_at_capacity), true);
   if (!facts.callerId) return wait(facts, 'no_number_in_country', after(now, RETRY_MS.no_caller_id));
   return { kind: 'dial', from: facts.callerId };
+}
+
+/** Why the consent held no longer allows the call at `now`, or null when it does. */
+function consentGate(facts: AdmissionFacts, now: Date): 'consent_expired' | 'consent_required' | null {
+  const lineType = facts.consent.lineType ?? 'unknown';
+  const requirement = requiredConsent(facts.to, facts.toCountry, lineType, now);
+  if (consentMeets(facts.consent.held, requirement)) {
+    return consentExpired(facts.consent.expiresAt, now) && !consentMeets('none', requirement) ? 'consent_expired' : null;
+  }
+  return 'consent_required';
 }
 
 /**

@@ -25,6 +25,14 @@ import type { CallMessage, CallReplies } from '../call/messages.ts';
  * actor's start_call: balance, spend caps, concurrency) and hand it to a call actor.
  */
 
+/** The summary of a request ended before any dial, by outcome. */
+const END_SUMMARIES: Record<(Admission & { kind: 'end' })['outcome'], string> = {
+  expired: 'The request was not dialled before its deadline.',
+  do_not_call_listed: 'The number is on a do-not-call list, so it was not dialled.',
+  consent_expired: 'The consent sent with the request expired before it could be dialled, so it was not dialled.',
+  consent_required: 'A rule in force at the time of dialling needs consent the request does not carry, so it was not dialled.',
+};
+
 export interface DiallerOptions {
   /** Most calls this process runs at once (`platform_at_capacity` beyond it). */
   maxCalls: number;
@@ -109,6 +117,7 @@ export class Dialler {
       doNotCall: row.do_not_call,
       readiness: row.readiness && readinessFactsOf(row.readiness, now),
       callerId: row.caller_id,
+      consent: { held: call.consent_type, expiresAt: call.consent_expires_at, lineType: call.line_type as AdmissionFacts['consent']['lineType'] },
     };
     const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
     switch (decision.kind) {
@@ -164,11 +173,10 @@ export class Dialler {
   }
 
   /** Ends a request that will never be dialled, with its reason, and tells the reseller. */
-  private async end(call: CallRow, status: 'expired' | 'blocked', outcome: 'expired' | 'do_not_call_listed'): Promise<void> {
+  private async end(call: CallRow, status: 'expired' | 'blocked', outcome: (Admission & { kind: 'end' })['outcome']): Promise<void> {
     const now = this.deps.clock.now();
     await withTransaction(this.deps.pool, async (client) => {
-      const summary =
-        status === 'blocked' ? 'The number is on a do-not-call list, so it was not dialled.' : 'The request was not dialled before its deadline.';
+      const summary = END_SUMMARIES[outcome];
       const row = await createCallRepository(client).update(call.id, { status, outcome, summary, ended_at: now, updated_at: now, claimed_at: null, claimed_by: null });
       await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(row, this.deps.config.publicUrl), now });
     });

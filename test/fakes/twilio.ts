@@ -1,6 +1,6 @@
 /**
  * A fake Twilio that speaks Twilio's public protocols, for end-to-end tests: the REST API
- * (create, fetch and update a Call; fetch a Recording), signed status and recording callbacks,
+ * (create, fetch and update a Call; fetch a Recording; Lookup v2 line type and caller type), signed status and recording callbacks,
  * and Media Streams (it dials our media server as a WebSocket client, like Twilio does for
  * `<Connect><Stream>`). Every request and callback is recorded for assertions; each call can be
  * scripted (`nextCall`). Wall time is short: ringing takes ~150 ms unless scripted.
@@ -65,6 +65,8 @@ export interface FakeRequest {
   path: string;
   status: number;
   form: Record<string, string[]>;
+  /** The query string (Lookup's `Fields`). */
+  query?: URLSearchParams;
 }
 
 export interface FakeCallback {
@@ -143,7 +145,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       const [path, search = ''] = (req.url ?? '/').split('?');
       const form = formOf(Buffer.concat(chunks).toString('utf8'));
       const { status, body, contentType } = route(req.method ?? 'GET', path, form, req.headers.authorization, new URLSearchParams(search));
-      requests.push({ method: req.method ?? 'GET', path, status, form });
+      requests.push({ method: req.method ?? 'GET', path, status, form, query: new URLSearchParams(search) });
       if (Buffer.isBuffer(body)) {
         res.writeHead(status, { 'content-type': contentType ?? 'application/octet-stream', 'content-length': body.length });
         res.end(body);
