@@ -156,7 +156,7 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
     country: 'CA',
     lineTypes: LINE_TYPES,
     required: 'prior_express',
-    citation: 'CRTC Unsolicited Telecommunications Rules, Part IV (ADAD); Compliance and Enforcement Regulatory Policy CRTC 2014-155 (no existing-business-relationship exemption)',
+    citation: 'CRTC Unsolicited Telecommunications Rules, ADAD rules (express consent for solicitation); Compliance and Enforcement Regulatory Policy CRTC 2014-155 (no existing-business-relationship exemption)',
   }),
   rule({
     id: 'ES',

@@ -2,7 +2,7 @@ import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchem
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
 const OUTCOME_DOC =
-  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired';
+  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required';
 
 const CONSENT_TYPE_DOC =
   'prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none';
