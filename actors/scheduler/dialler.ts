@@ -14,6 +14,8 @@ import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
 import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
+import { requiredConsent } from './consent.ts';
+import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
@@ -138,6 +140,7 @@ export class Dialler {
           await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
           return false;
         }
+        await this.recordAdmission(call, facts, now);
         await this.deps.calls.ask(call.id, { type: 'dial', from: decision.from });
         return true;
       }
@@ -146,6 +149,21 @@ export class Dialler {
         throw new Error(`unhandled admission ${(unhandled as Admission).kind}`);
       }
     }
+  }
+
+  /** The call's compliance record: the consent and the rule it is dialled on, as decided at `now`. */
+  private async recordAdmission(call: CallRow, facts: AdmissionFacts, now: Date): Promise<void> {
+    const lineType = facts.consent.lineType ?? 'unknown';
+    const requirement = requiredConsent(call.to_e164, call.to_country, lineType, now);
+    await createComplianceRecordRepository(this.deps.pool).recordAdmission({
+      callId: call.id,
+      consent: call,
+      lineType,
+      requiredConsent: requirement.required,
+      rules: requirement.rules,
+      citations: requirement.citations,
+      admittedAt: now,
+    });
   }
 
   /**

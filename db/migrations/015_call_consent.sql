@@ -20,3 +20,24 @@ CREATE TABLE line_type_lookups (
   looked_up_at timestamptz NOT NULL,
   PRIMARY KEY (carrier, e164)
 );
+
+-- The compliance record of a call: what was checked when it was admitted to dial (the consent
+-- held, the line type, what the rule required and why) and what the agent said to identify the
+-- business and offer the opt-out. Written by the dialler at the dial, completed by the call actor
+-- when the agent starts; never changed after. Operators read it in the database (no API yet).
+CREATE TABLE call_compliance_records (
+  call_id uuid PRIMARY KEY REFERENCES calls (id),
+  consent_type text NOT NULL,
+  consent_obtained_at timestamptz,
+  consent_source text,
+  consent_evidence_ref text,
+  consent_expires_at timestamptz,
+  line_type text NOT NULL,
+  required_consent text NOT NULL CHECK (required_consent IN ('prior_express_written', 'prior_express', 'none')),
+  rules text[] NOT NULL,
+  citations text[] NOT NULL,
+  admitted_at timestamptz NOT NULL,
+  identification text,
+  opt_out_offered boolean,
+  identified_at timestamptz
+);

@@ -2,7 +2,8 @@ import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
-import { advanceToNext, makeReadyCustomer } from '../helpers/calls.ts';
+import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
+import { nationalFormat } from '../../actors/shared/phone.ts';
 
 /**
  * Consent on POST /v1/calls (issue 13 §1): refused before anything is queued when it does not meet
@@ -116,4 +117,35 @@ test.serial('consent that expires before the dial ends the request blocked / con
   const completed = events.find((e: any) => e.type === 'call.completed' && e.data.id === r.body.id);
   t.like(completed.data, { outcome: 'consent_expired' });
   t.is(completed.data.consent, undefined, 'events never carry the consent');
+});
+
+test.serial('a dialled call has its compliance record: the consent and rule it was admitted on, and the agent\'s identification', async (t) => {
+  await advanceToNext(account, 2, 15);
+  const consent = written('2026-01-02T10:00:00.000Z');
+  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025559100', consent });
+  t.is(r.status, 201);
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.like(done, { status: 'completed', outcome: 'not_interested' });
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  const { rows } = await db.query(`SELECT * FROM call_compliance_records WHERE call_id = $1`, [r.body.id]);
+  const from = (await db.query(`SELECT from_e164 FROM calls WHERE id = $1`, [r.body.id])).rows[0].from_e164;
+  await db.end();
+  t.is(rows.length, 1);
+  const record = rows[0];
+  t.like(record, {
+    consent_type: 'prior_express_written',
+    consent_source: consent.source,
+    consent_evidence_ref: consent.evidence_ref,
+    line_type: 'mobile',
+    required_consent: 'prior_express_written',
+    rules: ['US-mobile'],
+    opt_out_offered: true,
+  });
+  t.is(record.consent_obtained_at.toISOString(), consent.obtained_at);
+  t.regex(record.citations[0], /64\.1200\(a\)\(2\)/);
+  t.regex(record.identification, /^Hello, this is an automated assistant calling on behalf of .+\. This call may be recorded\. You can reach .+ at \(202\) 555-/);
+  t.true(record.identification.includes(nationalFormat(from)));
+  t.truthy(record.admitted_at);
+  t.truthy(record.identified_at);
 });
