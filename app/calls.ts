@@ -11,6 +11,8 @@ import type { MoneyWriter } from '../money/writer.ts';
 import { createCarrierInbox, type CarrierInbox } from '../actors/call/carrier-inbox.ts';
 import { CallKeeper } from '../actors/call/call-keeper.ts';
 import { Dialler } from '../actors/scheduler/dialler.ts';
+import { createConsentGate } from '../actors/scheduler/consent-gate.ts';
+import { createLineTypeLookup } from '../actors/call/line-types.ts';
 import type { Carrier } from '../telephony/carrier.ts';
 import { startMediaServer } from '../telephony/media-server.ts';
 import { SimulatedCarrier } from '../telephony/simulated/simulated-carrier.ts';
@@ -105,5 +107,5 @@ export async function composeCalls(
   }
   const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
   keeper = new CallKeeper({ ...deps, money: parts.money, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
-  return { calls, callRequests: createCallRequests(deps, parts.customerDirectory), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl };
+  return { calls, callRequests: createCallRequests(deps, parts.customerDirectory, createConsentGate(createLineTypeLookup(deps.pool, carriers, log))), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl };
 }

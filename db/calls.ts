@@ -48,8 +48,26 @@ export interface CallRow {
   lease_expires_at: Date | null;
   /** call.completed waits for the recording until then (real time); null when nothing waits. */
   completion_event_due_at: Date | null;
+  /** The consent the reseller holds for the called party (migration 015); 'none' when it sent none. */
+  consent_type: 'prior_express_written' | 'prior_express' | 'existing_business_relationship' | 'none';
+  consent_obtained_at: Date | null;
+  consent_source: string | null;
+  consent_evidence_ref: string | null;
+  /** After this the consent no longer counts: the dialler ends the request `consent_expired`. */
+  consent_expires_at: Date | null;
+  /** The line type the request was admitted on (null for requests older than migration 015). */
+  line_type: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** The consent carried with a request, as stored. */
+export interface StoredConsent {
+  type: CallRow['consent_type'];
+  obtainedAt: Date | null;
+  source: string | null;
+  evidenceRef: string | null;
+  expiresAt: Date | null;
 }
 
 const GET_CALL = prepared('call_by_id', `SELECT * FROM calls WHERE id = $1`);
@@ -70,6 +88,8 @@ export function createCallRepository(db: Queryable) {
       businessName: string | null;
       externalRef: string | null;
       dialBefore: Date;
+      consent?: StoredConsent;
+      lineType?: string | null;
       now: Date;
     }): Promise<{ row: CallRow; created: boolean }> {
       if (c.externalRef) {
@@ -78,10 +98,15 @@ export function createCallRepository(db: Queryable) {
       }
       const { rows } = await db.query(
         `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, business_name, external_ref,
-                            dial_before, next_attempt_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10)
+                            dial_before, next_attempt_at, created_at, updated_at,
+                            consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at, line_type)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10, $11, $12, $13, $14, $15, $16)
          ON CONFLICT DO NOTHING RETURNING *`,
-        [c.accountId, c.mode, c.customerId, c.toE164, c.toCountry, c.phoneInput, c.businessName, c.externalRef, c.dialBefore, c.now],
+        [
+          c.accountId, c.mode, c.customerId, c.toE164, c.toCountry, c.phoneInput, c.businessName, c.externalRef, c.dialBefore, c.now,
+          c.consent?.type ?? 'none', c.consent?.obtainedAt ?? null, c.consent?.source ?? null, c.consent?.evidenceRef ?? null, c.consent?.expiresAt ?? null,
+          c.lineType ?? null,
+        ],
       );
       if (rows[0]) return { row: rows[0], created: true };
       const existing = await db.query(

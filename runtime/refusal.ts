@@ -13,6 +13,7 @@
 export type RefusalCode =
   // requests of any kind
   | 'invalid_parameter'
+  | 'parameter_missing'
   | 'invalid_cursor'
   | 'idempotency_key_reused'
   // accounts and keys
@@ -39,6 +40,7 @@ export type RefusalCode =
   | 'invalid_phone_number'
   | 'phone_country_mismatch'
   | 'invalid_dial_before'
+  | 'consent_required'
   | 'call_not_found'
   | 'call_already_claimed'
   | 'call_already_finished'

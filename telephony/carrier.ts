@@ -69,6 +69,14 @@ export interface RecordingReport {
   durationSeconds: number;
 }
 
+/**
+ * What kind of line a number is, as far as consent rules care. `landline` is a residential
+ * landline; `business_landline` one the carrier's data says a business holds; `unknown` is
+ * treated as mobile by every rule.
+ */
+export type LineType = 'mobile' | 'landline' | 'business_landline' | 'voip' | 'unknown';
+export const LINE_TYPES: readonly LineType[] = ['mobile', 'landline', 'business_landline', 'voip', 'unknown'];
+
 export interface Carrier {
   readonly name: 'twilio' | 'simulated';
   dial(request: DialRequest): Promise<DialResult>;
@@ -81,4 +89,9 @@ export interface Carrier {
   fetchStatus(callId: string, carrierCallId: string): Promise<CarrierStatusReport | null>;
   /** The recording's audio (WAV), fetched with the carrier's credentials. */
   fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }>;
+  /**
+   * The line type of `e164` (E.164). Throws when the carrier cannot be asked; a number the
+   * carrier knows nothing of is `unknown`. Callers cache the answer (db/line-types.ts).
+   */
+  lookupLineType(e164: string): Promise<LineType>;
 }

@@ -1,4 +1,5 @@
 import type { AgentSetup, ToolSpec } from '../../telephony/speech-bridge.ts';
+import { nationalFormat } from '../shared/phone.ts';
 
 /** The agent's tools (DESIGN: book appointment, end call, opt out → do-not-call). */
 export const TOOLS: ToolSpec[] = [
@@ -34,10 +35,22 @@ export const TOOLS: ToolSpec[] = [
 
 /**
  * The agent's first words. They name the business it calls for, say it is automated (it never
- * passes as a person) and that the call may be recorded. Pure.
+ * passes as a person) and that the call may be recorded, give a number that reaches the business
+ * (the caller ID: the customer's own number) and offer the opt-out. An artificial-voice call
+ * must identify the business at its start and give a number to reach it (47 CFR 64.1200(b)(1),
+ * (b)(2)); the opt-out offer is docs/compliance-consent.md's. Pure.
  */
-export function greeting(businessName: string): string {
-  return `Hello, this is an automated assistant calling on behalf of ${businessName}. This call may be recorded. Do you have a moment?`;
+export function greeting(businessName: string, callbackNumber: string | null = null): string {
+  const reach = callbackNumber ? ` You can reach ${businessName} at ${nationalFormat(callbackNumber)}.` : '';
+  return (
+    `Hello, this is an automated assistant calling on behalf of ${businessName}. This call may be recorded.${reach} ` +
+    'If you would rather not get these calls, just say so and you will not be called again. Do you have a moment?'
+  );
+}
+
+/** What the call's compliance record keeps of the agent's opening (db/compliance-records.ts). */
+export function identificationOf(setup: Pick<AgentSetup, 'greeting'>): { identification: string; optOutOffered: boolean } {
+  return { identification: setup.greeting, optOutOffered: /you will not be called again/.test(setup.greeting) };
 }
 
 /**
@@ -47,6 +60,8 @@ export function greeting(businessName: string): string {
 export function agentSetup(c: {
   /** The customer's name for calls: `brand_name`, else `name` (customer/views.ts `businessName`). */
   businessName: string;
+  /** The caller ID (E.164), said in the greeting as the number that reaches the business; null if unknown. */
+  callbackNumber?: string | null;
   website: string | null;
   calledBusiness: string | null;
   language: string;
@@ -57,7 +72,7 @@ export function agentSetup(c: {
   /** What research found about the customer's own business (website, offer). */
   researchNotes?: string | null;
 }): AgentSetup {
-  const opening = greeting(c.businessName);
+  const opening = greeting(c.businessName, c.callbackNumber ?? null);
   const instructions = [
     `You are a friendly sales representative calling on behalf of ${c.businessName}${c.website ? ` (${c.website})` : ''}.`,
     c.calledBusiness ? `You are calling ${c.calledBusiness}.` : 'You are calling a local business.',

@@ -15,7 +15,8 @@ import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
-import { agentSetup } from './agent-setup.ts';
+import { agentSetup, identificationOf } from './agent-setup.ts';
+import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import { businessName } from '../customer/views.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
 import { readToolCall } from './tool-args.ts';
@@ -255,6 +256,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     const country = await createCoverageRepository(pool).get(customer.country);
     const setup = agentSetup({
       businessName: businessName(customer),
+      callbackNumber: call.from_e164,
       website: customer.website_url,
       calledBusiness: call.business_name,
       language: country?.calling_language ?? 'en-US',
@@ -263,6 +265,8 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       script: customer.script,
       researchNotes: customer.research_notes,
     });
+    const { identification, optOutOffered } = identificationOf(setup);
+    await createComplianceRecordRepository(pool).recordIdentification(call.id, identification, optOutOffered, clock.now());
     const self = () => deps.calls();
     const bridgeFor = deps.bridges[state.mode];
     // Connecting runs outside the mailbox: the agent may call a tool while it connects.

@@ -1,7 +1,8 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
-import { createCallRepository } from '../../db/calls.ts';
+import { createCallRepository, type StoredConsent } from '../../db/calls.ts';
+import type { LineType } from '../../telephony/carrier.ts';
 import { recordEvent } from '../../db/events.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
@@ -22,6 +23,15 @@ import { withTransaction } from '../../db/pool.ts';
 export const DEFAULT_DIAL_WINDOW_DAYS = 7;
 export const MAX_DIAL_WINDOW_DAYS = 30;
 
+/** The consent the reseller says it holds for the called party, as sent. */
+export interface ConsentInput {
+  type: StoredConsent['type'];
+  obtained_at?: string;
+  source?: string;
+  evidence_ref?: string;
+  expires_at?: string | null;
+}
+
 /** A request to call, as the reseller sends it. */
 export interface QueueCallInput {
   /** The customer's service id or external_ref. */
@@ -30,9 +40,45 @@ export interface QueueCallInput {
   business_name?: string | null;
   external_ref?: string | null;
   dial_before?: string | null;
+  /** Absent: `none`. */
+  consent?: ConsentInput;
 }
 
-export function createCallRequests(deps: Deps, customers: CustomerDirectory) {
+/**
+ * Whether the consent sent meets what an AI-voice call to the number needs, and the number's line
+ * type. The rule belongs to the scheduler (actors/scheduler/consent-gate.ts); app/ hands it in.
+ */
+export type ConsentGate = (request: {
+  mode: Mode;
+  e164: string;
+  country: string;
+  consent: StoredConsent;
+  now: Date;
+}) => Promise<{ ok: true; lineType: LineType } | { ok: false; lineType: LineType; explanation: string }>;
+
+/** Reads the consent of a request; `invalid_parameter` / `parameter_missing` name the field. */
+function storedConsent(input: ConsentInput | undefined, now: Date): StoredConsent {
+  if (!input || input.type === 'none') {
+    return { type: 'none', obtainedAt: null, source: null, evidenceRef: null, expiresAt: null };
+  }
+  for (const field of ['obtained_at', 'source', 'evidence_ref'] as const) {
+    if (!input[field]?.trim()) throw new Refusal('parameter_missing', `consent.${field} is required when consent.type is ${input.type}.`);
+  }
+  const obtainedAt = new Date(input.obtained_at!);
+  if (Number.isNaN(obtainedAt.getTime()) || obtainedAt > now) {
+    throw new Refusal('invalid_parameter', 'consent.obtained_at must be an ISO 8601 time, not in the future.');
+  }
+  let expiresAt: Date | null = null;
+  if (input.expires_at) {
+    expiresAt = new Date(input.expires_at);
+    if (Number.isNaN(expiresAt.getTime()) || expiresAt <= obtainedAt) {
+      throw new Refusal('invalid_parameter', 'consent.expires_at must be an ISO 8601 time after consent.obtained_at.');
+    }
+  }
+  return { type: input.type, obtainedAt, source: input.source!, evidenceRef: input.evidence_ref!, expiresAt };
+}
+
+export function createCallRequests(deps: Deps, customers: CustomerDirectory, consentGate: ConsentGate) {
   const { pool, clock, config } = deps;
 
   async function queueCall(accountId: string, mode: Mode, input: QueueCallInput, idempotency: IdempotencyClaim | undefined): Promise<Written<ReturnType<typeof callRequestView>>> {
@@ -53,6 +99,10 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory) {
       }
       dialBefore = d;
     }
+    const consent = storedConsent(input.consent, now);
+    // The gate runs before anything is written: a refused request leaves nothing queued.
+    const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, now });
+    if (!gate.ok) throw new Refusal('consent_required', gate.explanation);
     // Two requests for one open number race on the unique index calls_one_open_per_number: the
     // second waits for the first to commit, then finds its request (created: false).
     return writeTransaction(pool, idempotency, now, async (client) => {
@@ -66,6 +116,8 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory) {
         businessName: input.business_name ?? null,
         externalRef: input.external_ref ?? null,
         dialBefore,
+        consent,
+        lineType: gate.lineType,
         now,
       });
       return { created, body: callRequestView(row) };

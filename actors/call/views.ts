@@ -8,6 +8,20 @@ const FINISHED = new Set(['completed', 'cancelled', 'expired', 'blocked']);
 /** Read `finished`, not `status` (spec): anything not known to be final is not finished. */
 export const isFinished = (status: string) => FINISHED.has(status);
 
+/**
+ * The consent carried with a request: on the call_request object only (the POST answer and
+ * `GET /v1/calls?view=requests`), never on the call object, so never in an event (docs/api.md).
+ */
+export function consentView(c: CallRow) {
+  return {
+    type: c.consent_type,
+    obtained_at: iso(c.consent_obtained_at),
+    source: c.consent_source,
+    evidence_ref: c.consent_evidence_ref,
+    expires_at: iso(c.consent_expires_at),
+  };
+}
+
 /** The request as POST /v1/calls answers it. */
 export function callRequestView(c: CallRow) {
   return {
@@ -22,12 +36,13 @@ export function callRequestView(c: CallRow) {
     waiting_reason: c.status === 'queued' ? c.waiting_reason : null,
     next_attempt_at: c.status === 'queued' ? iso(c.next_attempt_at) : null,
     dial_before: iso(c.dial_before),
+    consent: consentView(c),
     mode: c.mode,
     created_at: iso(c.created_at),
   };
 }
 
-/** The call with its outcome (GET /v1/calls/{id}, the call.completed event). */
+/** The call with its outcome (GET /v1/calls/{id}, the call.completed event); no consent (consentView). */
 export function callView(c: CallRow, publicUrl: string) {
   const finished = isFinished(c.status);
   return {

@@ -1,6 +1,7 @@
 import { assessReadiness, type BlockerCode, type ReadinessFacts } from '../customer/readiness.ts';
 import { emergencyClosure, isOpen, nextOpening } from './calling-windows.ts';
 import { checkCaps, type PastAttempt } from './frequency-caps.ts';
+import { consentExpired, consentMeets, requiredConsent, type ConsentType, type LineType } from './consent.ts';
 
 /**
  * Admission: whether a claimed request is dialled now, waits, or ends. Pure: the dialler loads the
@@ -8,7 +9,8 @@ import { checkCaps, type PastAttempt } from './frequency-caps.ts';
  * be skipped by a parameter: a request carries only who and whom to call.
  *
  * Gates, in order: the request's deadline; do-not-call (the account's list and national
- * registries); customer readiness (the question of the customer's mode: a test customer's calls
+ * registries); the consent the call needs (consent.ts; ends the request `consent_expired` or
+ * `consent_required`); customer readiness (the question of the customer's mode: a test customer's calls
  * leave out the four live-money gates); the call-frequency caps of the called number's
  * jurisdiction (frequency-caps.ts), waiting until they free it; the calling window of the called
  * number (first whether an operator has closed a jurisdiction it may be in, La. R.S. 45:844.31's
@@ -53,6 +55,12 @@ export interface AdmissionFacts {
   callerId: string | null;
   /** The customer's earlier dial attempts to `to`, as far back as the caps look (CAP_LOOKBACK_MS). */
   attempts: readonly PastAttempt[];
+  /**
+   * The consent carried with the request and the line type it was admitted on (null for a request
+   * older than the consent gate: read as `unknown`, i.e. mobile). The rule is asked again at the
+   * dial: consent may have expired, or a rule come into force, since the POST.
+   */
+  consent: { held: ConsentType; expiresAt: Date | null; lineType: LineType | null };
 }
 
 /** This process's calls: running now, and the most it runs at once. */
@@ -74,12 +82,14 @@ export type Admission =
   | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean }
   /** Never to be dialled: closed with this status and outcome. */
   | { kind: 'end'; status: 'expired'; outcome: 'expired' }
-  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' };
+  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' };
 
 /** The gates before the money start, in order. Throws only if the number has no window within a month (calling-windows.ts). */
 export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Admission {
   if (facts.dialBefore <= now) return { kind: 'end', status: 'expired', outcome: 'expired' };
   if (facts.doNotCall) return { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' };
+  const consent = consentGate(facts, now);
+  if (consent) return { kind: 'end', status: 'blocked', outcome: consent };
   const readiness = facts.readiness ? assessReadiness(facts.readiness) : null;
   if (!readiness?.ready) return wait(facts, readiness?.blockers[0]?.code ?? 'not_ready', after(now, RETRY_MS.not_ready));
   // Before the window: a cap that frees in weeks should not wake the request at every opening.
@@ -90,6 +100,16 @@ export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Ad
   if (capacity.liveCalls >= capacity.maxCalls) return wait(facts, 'platform_at_capacity', after(now, RETRY_MS.platform_at_capacity), true);
   if (!facts.callerId) return wait(facts, 'no_number_in_country', after(now, RETRY_MS.no_caller_id));
   return { kind: 'dial', from: facts.callerId };
+}
+
+/** Why the consent held no longer allows the call at `now`, or null when it does. */
+function consentGate(facts: AdmissionFacts, now: Date): 'consent_expired' | 'consent_required' | null {
+  const lineType = facts.consent.lineType ?? 'unknown';
+  const requirement = requiredConsent(facts.to, facts.toCountry, lineType, now);
+  if (consentMeets(facts.consent.held, requirement)) {
+    return consentExpired(facts.consent.expiresAt, now) && !consentMeets('none', requirement) ? 'consent_expired' : null;
+  }
+  return 'consent_required';
 }
 
 /**

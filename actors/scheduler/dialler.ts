@@ -15,6 +15,8 @@ import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
 import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
 import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
+import { requiredConsent } from './consent.ts';
+import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
@@ -25,6 +27,14 @@ import type { CallMessage, CallReplies } from '../call/messages.ts';
  * end it, put it back with the time it may next try and why, or take the money start (the account
  * actor's start_call: balance, spend caps, concurrency) and hand it to a call actor.
  */
+
+/** The summary of a request ended before any dial, by outcome. */
+const END_SUMMARIES: Record<(Admission & { kind: 'end' })['outcome'], string> = {
+  expired: 'The request was not dialled before its deadline.',
+  do_not_call_listed: 'The number is on a do-not-call list, so it was not dialled.',
+  consent_expired: 'The consent sent with the request expired before it could be dialled, so it was not dialled.',
+  consent_required: 'A rule in force at the time of dialling needs consent the request does not carry, so it was not dialled.',
+};
 
 export interface DiallerOptions {
   /** Most calls this process runs at once (`platform_at_capacity` beyond it). */
@@ -113,6 +123,7 @@ export class Dialler {
       readiness: row.readiness && readinessFactsOf(row.readiness, now),
       callerId: row.caller_id,
       attempts: row.attempts.map((a) => ({ at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
+      consent: { held: call.consent_type, expiresAt: call.consent_expires_at, lineType: call.line_type as AdmissionFacts['consent']['lineType'] },
     };
     const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
     switch (decision.kind) {
@@ -133,6 +144,7 @@ export class Dialler {
           await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
           return false;
         }
+        await this.recordAdmission(call, facts, now);
         await this.deps.calls.ask(call.id, { type: 'dial', from: decision.from });
         return true;
       }
@@ -141,6 +153,21 @@ export class Dialler {
         throw new Error(`unhandled admission ${(unhandled as Admission).kind}`);
       }
     }
+  }
+
+  /** The call's compliance record: the consent and the rule it is dialled on, as decided at `now`. */
+  private async recordAdmission(call: CallRow, facts: AdmissionFacts, now: Date): Promise<void> {
+    const lineType = facts.consent.lineType ?? 'unknown';
+    const requirement = requiredConsent(call.to_e164, call.to_country, lineType, now);
+    await createComplianceRecordRepository(this.deps.pool).recordAdmission({
+      callId: call.id,
+      consent: call,
+      lineType,
+      requiredConsent: requirement.required,
+      rules: requirement.rules,
+      citations: requirement.citations,
+      admittedAt: now,
+    });
   }
 
   /**
@@ -168,11 +195,10 @@ export class Dialler {
   }
 
   /** Ends a request that will never be dialled, with its reason, and tells the reseller. */
-  private async end(call: CallRow, status: 'expired' | 'blocked', outcome: 'expired' | 'do_not_call_listed'): Promise<void> {
+  private async end(call: CallRow, status: 'expired' | 'blocked', outcome: (Admission & { kind: 'end' })['outcome']): Promise<void> {
     const now = this.deps.clock.now();
     await withTransaction(this.deps.pool, async (client) => {
-      const summary =
-        status === 'blocked' ? 'The number is on a do-not-call list, so it was not dialled.' : 'The request was not dialled before its deadline.';
+      const summary = END_SUMMARIES[outcome];
       const row = await createCallRepository(client).update(call.id, { status, outcome, summary, ended_at: now, updated_at: now, claimed_at: null, claimed_by: null });
       await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(row, this.deps.config.publicUrl), now });
     });

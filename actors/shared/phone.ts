@@ -13,3 +13,8 @@ export function parsePhone(text: string, defaultCountry: string): ParsedPhone {
   if (!parsed.isValid() || !parsed.country) return { ok: false, reason: 'invalid' };
   return { ok: true, e164: parsed.number, country: parsed.country };
 }
+
+/** An E.164 number as its country writes it at home ("(202) 555-0147"), for saying aloud; the E.164 itself if unparseable. */
+export function nationalFormat(e164: string): string {
+  return parsePhoneNumberFromString(e164)?.formatNational() ?? e164;
+}

@@ -2,7 +2,22 @@ import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchem
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
 const OUTCOME_DOC =
-  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed';
+  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required';
+
+const CONSENT_TYPE_DOC =
+  'prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none';
+
+/** The consent carried with a request, as the reseller sent it: on the call_request object only, so never in an event. */
+export const ConsentSchema = Type.Object(
+  {
+    type: Type.String({ description: CONSENT_TYPE_DOC }),
+    obtained_at: NullableTimestamp,
+    source: NullableString,
+    evidence_ref: NullableString,
+    expires_at: { ...NullableTimestamp, description: 'after this the consent no longer counts; null: until revoked' },
+  },
+  { description: 'The consent the reseller holds for the called party (docs/compliance-consent.md)' },
+);
 
 export const CallRequestSchema = Type.Object({
   object: Type.Literal('call_request'),
@@ -22,6 +37,7 @@ export const CallRequestSchema = Type.Object({
   ),
   next_attempt_at: { ...NullableTimestamp, description: 'when a queued request is looked at next (earlier if what it waits on changes)' },
   dial_before: Timestamp,
+  consent: ConsentSchema,
   mode: ModeSchema,
   created_at: Timestamp,
 });
@@ -51,6 +67,23 @@ export const CallSchema = Type.Object({
   created_at: Timestamp,
 });
 
+const ConsentType = Type.Union(
+  [Type.Literal('prior_express_written'), Type.Literal('prior_express'), Type.Literal('existing_business_relationship'), Type.Literal('none')],
+  { description: CONSENT_TYPE_DOC },
+);
+
+/** What the reseller holds for the called party; absent = `none`. */
+export const ConsentBody = Type.Object(
+  {
+    type: ConsentType,
+    obtained_at: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; required unless type is none; not in the future' })),
+    source: Type.Optional(Type.String({ maxLength: 500, description: 'where and how it was obtained (form, URL, call); required unless type is none' })),
+    evidence_ref: Type.Optional(Type.String({ maxLength: 255, description: "the reseller's reference to its record of it; required unless type is none" })),
+    expires_at: Type.Optional(Nullable(Type.String({ maxLength: 40, description: 'ISO 8601, after obtained_at; the request ends `blocked` / `consent_expired` if not dialled by then' }))),
+  },
+  { additionalProperties: false },
+);
+
 export const QueueCallBody = Type.Object(
   {
     customer_id: Type.String({ minLength: 1, maxLength: 255, description: 'service id or external_ref of the customer' }),
@@ -58,8 +91,20 @@ export const QueueCallBody = Type.Object(
     business_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
     external_ref: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
     dial_before: Type.Optional(withCode(Nullable(Type.String({ maxLength: 40 })), 'invalid_dial_before')),
+    consent: Type.Optional(ConsentBody),
   },
-  { additionalProperties: false, examples: [{ customer_id: 'bright-1', phone: '+12025550101', business_name: 'Acme Plumbing', external_ref: 'lead-1' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        customer_id: 'bright-1',
+        phone: '+12025550101',
+        business_name: 'Acme Plumbing',
+        external_ref: 'lead-1',
+        consent: { type: 'prior_express_written', obtained_at: '2026-11-20T14:02:00.000Z', source: 'web form acme.example/quote, checkbox 2', evidence_ref: 'consent-8812' },
+      },
+    ],
+  },
 );
 
 export const AppointmentSchema = Type.Object({

@@ -1,3 +1,5 @@
+import type { LineType } from '../carrier.ts';
+
 /**
  * What a simulated call does, chosen by the last digit of the called number (README). Shared
  * by the simulated carrier (the callee's side) and the scripted bridge (the agent's side). Pure.
@@ -31,4 +33,23 @@ const TABLE: Record<number, Omit<Scenario, 'digit'>> = {
 export function scenarioFor(e164: string): Scenario {
   const digit = Number(e164.replace(/\D/g, '').slice(-1) || '0');
   return { digit, ...TABLE[digit] };
+}
+
+/**
+ * The line type of a number in test mode (README, docs/api.md), by the fourth digit from the end
+ * (the first of a NANP line number): 9 mobile, 8 residential landline, 7 VoIP, anything else a
+ * business landline. The fake Twilio's Lookup answers by the same rule, so test and live mode agree.
+ */
+export function simulatedLineType(e164: string): LineType {
+  const digits = e164.replace(/\D/g, '');
+  switch (digits.length >= 4 ? digits[digits.length - 4] : '') {
+    case '9':
+      return 'mobile';
+    case '8':
+      return 'landline';
+    case '7':
+      return 'voip';
+    default:
+      return 'business_landline';
+  }
 }

@@ -6,9 +6,9 @@
 import WebSocket from 'ws';
 import type { Logger } from '../../runtime/logger.ts';
 import { randomHex } from '../../runtime/tokens.ts';
-import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, RecordingReport } from '../carrier.ts';
+import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, LineType, RecordingReport } from '../carrier.ts';
 import { FRAME_MS, SILENCE_FRAME_BASE64, toneFrames, wavFromMulaw } from '../mulaw.ts';
-import { scenarioFor, type Scenario } from './scenarios.ts';
+import { scenarioFor, simulatedLineType, type Scenario } from './scenarios.ts';
 
 /** Wall time between the progress steps (initiated, ringing, answer or give up). */
 const STEP_MS = 40;
@@ -63,6 +63,11 @@ export class SimulatedCarrier implements Carrier {
   constructor(private readonly options: SimulatedCarrierOptions) {
     this.log = options.log.child({ carrier: 'simulated' });
     this.WebSocketImpl = options.WebSocketImpl ?? WebSocket;
+  }
+
+  /** Decided by the number (scenarios.ts `simulatedLineType`), as the outcome is by its last digit. */
+  async lookupLineType(e164: string): Promise<LineType> {
+    return simulatedLineType(e164);
   }
 
   async dial(request: DialRequest): Promise<DialResult> {

@@ -5,10 +5,24 @@
  */
 import twilio from 'twilio';
 import type { Logger } from '../../runtime/logger.ts';
-import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult } from '../carrier.ts';
+import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, LineType } from '../carrier.ts';
 
 /** The host every REST call and every recording URL of the default region uses. */
 const TWILIO_API_ORIGIN = 'https://api.twilio.com';
+/** Lookup v2's host; tests send it to the same fake as the REST API. */
+const TWILIO_LOOKUPS_ORIGIN = 'https://lookups.twilio.com';
+/**
+ * Lookup v2 `line_type_intelligence.type` to ours. Twilio does not tell a business landline from
+ * a residential one; `caller_name.caller_type` (US numbers) does, so a landline is a business
+ * landline only when Twilio says BUSINESS. Every other type (tollFree, premium, pager, …) and a
+ * missing answer are `unknown`, which the consent rules read as mobile.
+ */
+const LINE_TYPES: Readonly<Record<string, LineType>> = {
+  mobile: 'mobile',
+  landline: 'landline',
+  fixedVoip: 'voip',
+  nonFixedVoip: 'voip',
+};
 /** Recordings are fetched only from Twilio's hosts: the request carries our account credentials. */
 const TWILIO_HOST = /^(?:[a-z0-9-]+\.)*twilio\.com$/;
 const RECORDING_FETCH_TIMEOUT_MS = 30_000;
@@ -93,6 +107,13 @@ export class TwilioCarrier implements Carrier {
     this.log.info({ carrierCallId }, 'twilio call hung up');
   }
 
+  async lookupLineType(e164: string): Promise<LineType> {
+    const fields = e164.startsWith('+1') ? 'line_type_intelligence,caller_name' : 'line_type_intelligence';
+    const found = await this.client.lookups.v2.phoneNumbers(e164).fetch({ fields });
+    const type = LINE_TYPES[found.lineTypeIntelligence?.type ?? ''] ?? 'unknown';
+    return type === 'landline' && found.callerName?.callerType === 'BUSINESS' ? 'business_landline' : type;
+  }
+
   async fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }> {
     const target = this.recordingAudioUrl(recordingUrl);
     const res = await fetch(target, {
@@ -107,7 +128,9 @@ export class TwilioCarrier implements Carrier {
   }
 
   private rewrite(uri: string): string {
-    return this.apiBaseUrl && uri.startsWith(TWILIO_API_ORIGIN) ? this.apiBaseUrl + uri.slice(TWILIO_API_ORIGIN.length) : uri;
+    if (!this.apiBaseUrl) return uri;
+    const origin = [TWILIO_API_ORIGIN, TWILIO_LOOKUPS_ORIGIN].find((o) => uri.startsWith(o));
+    return origin ? this.apiBaseUrl + uri.slice(origin.length) : uri;
   }
 
   /** Twilio's RecordingUrl has no extension; `.wav` asks for the WAV rendition. */

@@ -1,6 +1,6 @@
 /**
  * A fake Twilio that speaks Twilio's public protocols, for end-to-end tests: the REST API
- * (create, fetch and update a Call; fetch a Recording), signed status and recording callbacks,
+ * (create, fetch and update a Call; fetch a Recording; Lookup v2 line type and caller type), signed status and recording callbacks,
  * and Media Streams (it dials our media server as a WebSocket client, like Twilio does for
  * `<Connect><Stream>`). Every request and callback is recorded for assertions; each call can be
  * scripted (`nextCall`). Wall time is short: ringing takes ~150 ms unless scripted.
@@ -65,6 +65,8 @@ export interface FakeRequest {
   path: string;
   status: number;
   form: Record<string, string[]>;
+  /** The query string (Lookup's `Fields`). */
+  query?: URLSearchParams;
 }
 
 export interface FakeCallback {
@@ -140,10 +142,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0];
+      const [path, search = ''] = (req.url ?? '/').split('?');
       const form = formOf(Buffer.concat(chunks).toString('utf8'));
-      const { status, body, contentType } = route(req.method ?? 'GET', path, form, req.headers.authorization);
-      requests.push({ method: req.method ?? 'GET', path, status, form });
+      const { status, body, contentType } = route(req.method ?? 'GET', path, form, req.headers.authorization, new URLSearchParams(search));
+      requests.push({ method: req.method ?? 'GET', path, status, form, query: new URLSearchParams(search) });
       if (Buffer.isBuffer(body)) {
         res.writeHead(status, { 'content-type': contentType ?? 'application/octet-stream', 'content-length': body.length });
         res.end(body);
@@ -156,7 +158,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     });
   });
 
-  function route(method: string, path: string, form: Record<string, string[]>, authorization: string | undefined): { status: number; body: unknown; contentType?: string } {
+  function route(method: string, path: string, form: Record<string, string[]>, authorization: string | undefined, query: URLSearchParams): { status: number; body: unknown; contentType?: string } {
+    const lookup = /^\/v2\/PhoneNumbers\/([^/]+)$/.exec(path);
+    if (lookup) {
+      if (!authorized(authorization)) return apiError(401, 20003, 'Authenticate');
+      if (method !== 'GET') return apiError(405, 20004, 'Method not allowed');
+      return { status: 200, body: lookupResource(decodeURIComponent(lookup[1]), (query.get('Fields') ?? '').split(',')) };
+    }
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Calls|Recordings)(?:\/([^/.]+))?\.(json|wav)$/.exec(path);
     if (!m) return notFound(path);
     if (!authorized(authorization) || m[1] !== accountSid) return apiError(401, 20003, 'Authenticate');
@@ -173,6 +181,38 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       return rt ? { status: 200, body: pcmWav(rt.agentAudio), contentType: 'audio/x-wav' } : notFound(path);
     }
     return apiError(405, 20004, 'Method not allowed');
+  }
+
+  /**
+   * A Lookup v2 PhoneNumber resource. The line type follows the test-mode rule (the fourth digit
+   * from the end: 9 mobile, 8 residential landline, 7 non-fixed VoIP, else a business landline),
+   * told the way Twilio tells it: `landline` in line_type_intelligence, BUSINESS or CONSUMER in
+   * caller_name (which Twilio answers for US numbers only).
+   */
+  function lookupResource(e164: string, fields: string[]) {
+    const digits = e164.replace(/\D/g, '');
+    const d = digits[digits.length - 4];
+    const type = d === '9' ? 'mobile' : d === '7' ? 'nonFixedVoip' : 'landline';
+    const us = e164.startsWith('+1');
+    return {
+      calling_country_code: us ? '1' : null,
+      country_code: us ? 'US' : null,
+      phone_number: e164,
+      national_format: e164,
+      valid: true,
+      validation_errors: [],
+      caller_name: fields.includes('caller_name') && us ? { caller_name: d === '8' || d === '9' ? 'JANE DOE' : 'ACME PLUMBING', caller_type: d === '8' || d === '9' ? 'CONSUMER' : 'BUSINESS', error_code: null } : null,
+      sim_swap: null,
+      call_forwarding: null,
+      line_status: null,
+      line_type_intelligence: fields.includes('line_type_intelligence') ? { mobile_country_code: null, mobile_network_code: null, carrier_name: 'Fake Carrier', type, error_code: null } : null,
+      identity_match: null,
+      reassigned_number: null,
+      sms_pumping_risk: null,
+      phone_number_quality_score: null,
+      pre_fill: null,
+      url: `https://lookups.twilio.com/v2/PhoneNumbers/${encodeURIComponent(e164)}`,
+    };
   }
 
   // Twilio recordings may be public; this fake behaves like an account that requires auth for media.

@@ -203,6 +203,8 @@ test.serial('a request never dialled before its deadline expires and stays in th
   t.is(listed.body.data[0].status, 'expired');
 });
 
+const WRITTEN_CONSENT = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'consent-week' };
+
 test.serial('a simulated week of requests across four countries: the dialler never dials outside a window', async (t) => {
   const customers = {
     US: ready,
@@ -220,7 +222,8 @@ test.serial('a simulated week of requests across four countries: the dialler nev
   for (let hour = 0; hour < 7 * 24; hour += 5) {
     for (const [country, pattern] of numbers.filter((_, i) => (hour + i) % 3 === 0)) {
       const phone = pattern.replace('%', String(n++).padStart(3, '0').slice(-3));
-      const r = await account.api.post('/v1/calls', { customer_id: customers[country].id, phone });
+      // Florida and GB reach business lines too (docs/compliance-consent.md): consent travels with every lead.
+      const r = await account.api.post('/v1/calls', { customer_id: customers[country].id, phone, consent: WRITTEN_CONSENT });
       if (r.status === 201) ids.push(r.body.id);
     }
     await account.console.post('/console/v1/dialler/run');

@@ -588,3 +588,27 @@ test('SimulatedCarrier: a media server that cannot be reached ends the answered 
   t.is(sim.statuses[3].durationSeconds, 0);
   t.is(sim.statuses[3].carrierCallId, carrierCallId);
 });
+
+// ---- line types: Lookup v2 through the twilio SDK, against the fake ----
+
+test('lookupLineType asks Lookup v2 for line_type_intelligence (and caller_name in the US) and maps the answer', async (t) => {
+  const fake = await fakeTwilio(t);
+  const carrier = new TwilioCarrier({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, apiBaseUrl: fake.baseUrl, log });
+  t.is(await carrier.lookupLineType('+12025559123'), 'mobile');
+  t.is(await carrier.lookupLineType('+12025558123'), 'landline', 'a CONSUMER landline is residential');
+  t.is(await carrier.lookupLineType('+12025557123'), 'voip');
+  t.is(await carrier.lookupLineType('+12025550123'), 'business_landline', 'a BUSINESS landline');
+  t.is(await carrier.lookupLineType('+442079460000'), 'landline', 'outside the US Twilio names no caller type: a landline is read as residential');
+  const lookups = fake.requests.filter((r) => r.path.startsWith('/v2/PhoneNumbers/'));
+  t.is(lookups.length, 5);
+  t.true(lookups.every((r) => r.method === 'GET' && r.status === 200));
+  t.is(lookups[0].path, '/v2/PhoneNumbers/+12025559123');
+  t.is(lookups[0].query?.get('Fields'), 'line_type_intelligence,caller_name');
+  t.is(lookups[4].query?.get('Fields'), 'line_type_intelligence');
+});
+
+test('lookupLineType with wrong credentials throws (the gate then reads the number as mobile)', async (t) => {
+  const fake = await fakeTwilio(t);
+  const wrong = new TwilioCarrier({ accountSid: ACCOUNT_SID, authToken: 'not-the-token', apiBaseUrl: fake.baseUrl, log });
+  await t.throwsAsync(() => wrong.lookupLineType('+12025550123'));
+});

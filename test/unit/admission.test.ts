@@ -12,6 +12,7 @@ import {
 import { BLOCKER_CODES, assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
 import { EMERGENCY_JURISDICTIONS, emergencyClosure, isOpen, nextOpening } from '../../actors/scheduler/calling-windows.ts';
 import { checkCaps, type PastAttempt } from '../../actors/scheduler/frequency-caps.ts';
+import { consentMeets, requiredConsent } from '../../actors/scheduler/consent.ts';
 import { readinessFactsArb as readinessArb, readyFacts as ready } from '../helpers/readiness-facts.ts';
 import type { RefusalReason } from '../../money/rules/hold-rules.ts';
 
@@ -28,9 +29,12 @@ const CLOSED = at('2027-06-15T03:00:00Z');
 const FREE: Capacity = { liveCalls: 0, maxCalls: 2 };
 const FULL: Capacity = { liveCalls: 2, maxCalls: 2 };
 
+/** Written consent that never expires: meets every rule, so the consent gate never decides. */
+const CONSENTED: AdmissionFacts['consent'] = { held: 'prior_express_written', expiresAt: null, lineType: 'mobile' };
+
 /** A request every gate lets through at OPEN. */
 function facts(overrides: Partial<AdmissionFacts> = {}): AdmissionFacts {
-  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', emergencyClosures: new Set(), doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], ...overrides };
+  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', emergencyClosures: new Set(), doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], consent: CONSENTED, ...overrides };
 }
 
 /** A Miami number: Florida caps three attempts in 24 hours. */
@@ -218,6 +222,7 @@ function run(i: Input): { f: AdmissionFacts; d: Admission } {
     readiness: i.readiness,
     callerId: i.callerId,
     attempts: i.attempts.map((a) => ({ at: plus(i.now, -a.agoMs), outcome: a.outcome, endedAt: plus(i.now, -a.agoMs + 60_000) })),
+    consent: CONSENTED,
   };
   return { f, d: decide(f, i.now, i.capacity) };
 }
@@ -330,6 +335,59 @@ test('property: a money refusal waits forward, its own time or the deadline, wha
       },
     ),
     { numRuns: 2_000, seed: 20270620 },
+  );
+  t.pass();
+});
+
+// ---- the consent gate (actors/scheduler/consent.ts), right after do-not-call ----
+
+test('consent that expired before the dial ends the request blocked / consent_expired', (t) => {
+  const consent = { held: 'prior_express_written' as const, expiresAt: OPEN, lineType: 'mobile' as const };
+  t.deepEqual(decide(facts({ consent }), OPEN, FREE), { kind: 'end', status: 'blocked', outcome: 'consent_expired' });
+  t.is(decide(facts({ consent: { ...consent, expiresAt: plus(OPEN, 1) } }), OPEN, FREE).kind, 'dial');
+  // Expired consent a business landline never needed does not stop the call.
+  t.is(decide(facts({ consent: { ...consent, lineType: 'business_landline' } }), OPEN, FREE).kind, 'dial');
+});
+
+test('consent the rule asks for at the dial and the request lacks ends it blocked / consent_required', (t) => {
+  t.deepEqual(decide(facts({ consent: { held: 'prior_express', expiresAt: null, lineType: 'mobile' } }), OPEN, FREE), {
+    kind: 'end',
+    status: 'blocked',
+    outcome: 'consent_required',
+  });
+  // A request older than the gate (no line type) is read as a mobile.
+  t.is(decide(facts({ consent: { held: 'none', expiresAt: null, lineType: null } }), OPEN, FREE).kind, 'end');
+  t.is(decide(facts({ consent: { held: 'none', expiresAt: null, lineType: 'business_landline' } }), OPEN, FREE).kind, 'dial');
+  // France: a business line needs none (Tuesday 10:00 in Paris, inside the window); a mobile does.
+  const paris = { to: '+33612345678', toCountry: 'FR', callerId: '+33142000000' };
+  const none = { held: 'none' as const, expiresAt: null };
+  t.is(decide(facts({ ...paris, consent: { ...none, lineType: 'business_landline' } }), at('2026-08-11T08:00:00Z'), FREE).kind, 'dial');
+  t.like(decide(facts({ ...paris, consent: { ...none, lineType: 'mobile' } }), at('2026-08-11T08:00:00Z'), FREE), { outcome: 'consent_required' });
+});
+
+test('the consent gate comes after the deadline and do-not-call, before readiness', (t) => {
+  const lacking = { held: 'none' as const, expiresAt: null, lineType: 'mobile' as const };
+  t.like(decide(facts({ consent: lacking, dialBefore: OPEN }), OPEN, FREE), { outcome: 'expired' });
+  t.like(decide(facts({ consent: lacking, doNotCall: 'account_list' }), OPEN, FREE), { outcome: 'do_not_call_listed' });
+  t.like(decide(facts({ consent: lacking, readiness: null }), CLOSED, FREE), { kind: 'end', outcome: 'consent_required' });
+});
+
+test('property: no dial without the consent the rule asks for at that moment', (t) => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom('prior_express_written', 'prior_express', 'existing_business_relationship', 'none' as const),
+      fc.constantFrom('mobile', 'landline', 'business_landline', 'voip', 'unknown', null),
+      fc.option(fc.integer({ min: -2 * DAY_MS, max: 2 * DAY_MS })),
+      fc.constantFrom(NY, '+13055550123', '+18015550123', '+12025550123'),
+      (held, lineType, expiresIn, to) => {
+        const consent = { held, expiresAt: expiresIn === null ? null : plus(OPEN, expiresIn), lineType };
+        const d = decide(facts({ to, consent }), OPEN, FREE);
+        if (d.kind !== 'dial') return true;
+        const requirement = requiredConsent(to, 'US', lineType ?? 'unknown', OPEN);
+        const effective = consent.expiresAt !== null && consent.expiresAt <= OPEN ? 'none' : held;
+        return consentMeets(effective, requirement);
+      },
+    ),
   );
   t.pass();
 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { agentSetup, greeting } from '../../actors/call/agent-setup.ts';
+import { agentSetup, greeting, identificationOf } from '../../actors/call/agent-setup.ts';
 import { summarise, type CallOutcome } from '../../actors/call/outcome.ts';
 import { businessName } from '../../actors/customer/views.ts';
 import { minutesAndSeconds } from '../../runtime/types.ts';
@@ -28,6 +28,19 @@ test('the agent names the business it calls for, in its first words and its inst
     t.notRegex(text.replace(/never "our client"/, ''), /our client/i, 'never a phrase that hides the business');
     t.false(namesSupplier(text), text);
   }
+});
+
+test('the opening gives a number that reaches the business and offers the opt-out (47 CFR 64.1200(b)), both kept for the compliance record', (t) => {
+  const setup = agentSetup({ ...SETUP, callbackNumber: '+12025550188' });
+  t.is(
+    setup.greeting,
+    'Hello, this is an automated assistant calling on behalf of Bright Smile Dental. This call may be recorded. You can reach Bright Smile Dental at (202) 555-0188. ' +
+      'If you would rather not get these calls, just say so and you will not be called again. Do you have a moment?',
+  );
+  t.deepEqual(identificationOf(setup), { identification: setup.greeting, optOutOffered: true });
+  // Without a caller ID the opt-out is still offered.
+  t.regex(greeting('Bright Smile Dental'), /say so and you will not be called again/);
+  t.notRegex(greeting('Bright Smile Dental'), /You can reach/);
 });
 
 test('the agent says plainly it is automated and never says yes to being human', (t) => {

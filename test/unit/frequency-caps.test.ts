@@ -14,6 +14,10 @@ import {
 import { decide } from '../../actors/scheduler/admission.ts';
 import { isOpen } from '../../actors/scheduler/calling-windows.ts';
 import { readyFacts } from '../helpers/readiness-facts.ts';
+import type { AdmissionFacts } from '../../actors/scheduler/admission.ts';
+
+/** Consent that every rule accepts on any line: the caps are what this file is about. */
+const CONSENTED: AdmissionFacts['consent'] = { held: 'prior_express_written', expiresAt: null, lineType: 'mobile' };
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -260,7 +264,7 @@ test('a simulated year through the admission rule, for a number in every jurisdi
     const end = plus(T0, 365 * DAY_MS);
     let dialBefore = plus(now, 7 * DAY_MS);
     while (now < end) {
-      const d = decide({ dialBefore, to, toCountry: country, emergencyClosures: new Set(), doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts }, now, { liveCalls: 0, maxCalls: 1 });
+      const d = decide({ dialBefore, to, toCountry: country, emergencyClosures: new Set(), doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts, consent: CONSENTED }, now, { liveCalls: 0, maxCalls: 1 });
       if (d.kind === 'dial') {
         t.true(isOpen(to, country, now), `${to} dialled outside its window at ${now.toISOString()}`);
         const endedAt = plus(now, Math.floor(rand() * 15 * 60_000));
