@@ -38,7 +38,7 @@ export const TOOLS: ToolSpec[] = [
  * passes as a person) and that the call may be recorded, give a number that reaches the business
  * (the caller ID: the customer's own number) and offer the opt-out. An artificial-voice call
  * must identify the business at its start and give a number to reach it (47 CFR 64.1200(b)(1),
- * (b)(2)); the opt-out offer is docs/compliance-consent.md's. Pure.
+ * (b)(2)); the opt-out offer is docs/compliance.md ("Consent for AI-voice calls")'s. Pure.
  */
 export function greeting(businessName: string, callbackNumber: string | null = null): string {
   const reach = callbackNumber ? ` You can reach ${businessName} at ${nationalFormat(callbackNumber)}.` : '';

@@ -3,7 +3,7 @@
  * line type and the day of the call. Pure: no clock, no I/O; the caller passes `at`.
  *
  * Engineering, not legal advice: the table, its sources and its doubts are in
- * docs/compliance-consent.md. Every rule carries its citation and the day it was last checked.
+ * docs/compliance.md ("Consent for AI-voice calls"). Every rule carries its citation and the day it was last checked.
  *
  * Readings that hold throughout:
  * - Every call Switchboard places is a sales call (the agent books meetings for the customer's
@@ -18,7 +18,7 @@
  * - A US number whose area code is not listed could be in any state: every state's rule applies.
  * - `business_landline` is a landline the carrier says belongs to a business. Rules limited to
  *   consumers or natural persons do not reach it; rules for every subscriber do. A sole trader's
- *   business line is the doubtful case (docs/compliance-consent.md).
+ *   business line is the doubtful case (docs/compliance.md ("Consent for AI-voice calls")).
  */
 import { NANP_AREA_CODES } from './nanp-area-codes.ts';
 import { LINE_TYPES, type LineType } from '../../telephony/carrier.ts';
@@ -62,7 +62,7 @@ const rule = (r: Omit<ConsentRule, 'checked' | 'acceptsExistingBusinessRelations
   ...r,
 });
 
-/** The table. docs/compliance-consent.md gives each row's source URL and reading. */
+/** The table. docs/compliance.md ("Consent for AI-voice calls") gives each row's source URL and reading. */
 export const CONSENT_RULES: readonly ConsentRule[] = [
   // ---- United States, federal ----
   rule({
@@ -189,7 +189,7 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
   }),
 ];
 
-/** Countries where no rule requiring consent for an AI-voice call was confirmed (docs/compliance-consent.md). */
+/** Countries where no rule requiring consent for an AI-voice call was confirmed (docs/compliance.md ("Consent for AI-voice calls")). */
 export const NO_CONSENT_RULE_FOUND: readonly string[] = ['AU'];
 
 /** What a call needs, why, and whether an existing business relationship stands in for it. */

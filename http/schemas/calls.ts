@@ -16,7 +16,7 @@ export const ConsentSchema = Type.Object(
     evidence_ref: NullableString,
     expires_at: { ...NullableTimestamp, description: 'after this the consent no longer counts; null: until revoked' },
   },
-  { description: 'The consent the reseller holds for the called party (docs/compliance-consent.md)' },
+  { description: 'The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls"))' },
 );
 
 export const CallRequestSchema = Type.Object({

@@ -222,7 +222,7 @@ test.serial('a simulated week of requests across four countries: the dialler nev
   for (let hour = 0; hour < 7 * 24; hour += 5) {
     for (const [country, pattern] of numbers.filter((_, i) => (hour + i) % 3 === 0)) {
       const phone = pattern.replace('%', String(n++).padStart(3, '0').slice(-3));
-      // Florida and GB reach business lines too (docs/compliance-consent.md): consent travels with every lead.
+      // Florida and GB reach business lines too (docs/compliance.md ("Consent for AI-voice calls")): consent travels with every lead.
       const r = await account.api.post('/v1/calls', { customer_id: customers[country].id, phone, consent: WRITTEN_CONSENT });
       if (r.status === 201) ids.push(r.body.id);
     }

@@ -14,8 +14,8 @@ test('docs/compliance.md lists every window rule with its citation and last-chec
   }
 });
 
-test('docs/compliance.md says it is not legal advice, marks the consent section not yet enforced and holds the caps', (t) => {
+test('docs/compliance.md says it is not legal advice, holds the consent rule and the caps', (t) => {
   t.regex(doc, /engineering, not legal advice/);
-  t.regex(doc, /## Consent for AI-voice calls\n\nNot yet enforced \(issue 13 §1\)/);
+  t.regex(doc, /## Consent for AI-voice calls\n\nEnforced since issue 13 §1/);
   t.regex(doc, /## Call-frequency caps\n\nEnforced since issue 13 §2/);
 });

@@ -48,7 +48,7 @@ test('every opened country has a rule or is listed as having none found', (t) =>
   for (const c of CALLING_COUNTRIES) t.true(CONSENT_RULES.some((r) => r.country === c) || NO_CONSENT_RULE_FOUND.includes(c), c);
 });
 
-// ---- the documented table (docs/compliance-consent.md), row by row ----
+// ---- the documented table (docs/compliance.md ("Consent for AI-voice calls")), row by row ----
 
 const TABLE: [string, string, string, LineType, RequiredConsent, boolean][] = [
   // [what, e164, country, line type, required, EBR accepted]
