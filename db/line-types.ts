@@ -1,5 +1,5 @@
 import type { Queryable } from './pool.ts';
-import type { LineType } from '../telephony/carrier.ts';
+import type { LineType } from '../runtime/types.ts';
 
 /**
  * The cache of carrier line-type lookups (table line_type_lookups). A number's type changes when

@@ -1,6 +1,14 @@
 /** Shared vocabulary of the whole service. */
 export type Mode = 'test' | 'live';
 
+/**
+ * What kind of line a number is, as far as consent rules care. `landline` is a residential
+ * landline; `business_landline` one the carrier's data says a business holds; `unknown` is
+ * treated as mobile by every rule.
+ */
+export type LineType = 'mobile' | 'landline' | 'business_landline' | 'voip' | 'unknown';
+export const LINE_TYPES: readonly LineType[] = ['mobile', 'landline', 'business_landline', 'voip', 'unknown'];
+
 /** ISO 8601 in UTC with milliseconds (spec: Conventions), or null. */
 export function iso(d: Date | null | undefined): string | null {
   return d ? d.toISOString() : null;

@@ -3,6 +3,7 @@
  * WebSocket to our media server, and reports call progress. Adapters: `twilio/` (the twilio
  * SDK) and `simulated/` (in-process, for test mode and machines without carrier credentials).
  */
+import type { LineType } from '../runtime/types.ts';
 
 /** Carrier call statuses (Twilio's names). */
 export type CarrierCallStatus =
@@ -68,14 +69,6 @@ export interface RecordingReport {
   recordingUrl: string;
   durationSeconds: number;
 }
-
-/**
- * What kind of line a number is, as far as consent rules care. `landline` is a residential
- * landline; `business_landline` one the carrier's data says a business holds; `unknown` is
- * treated as mobile by every rule.
- */
-export type LineType = 'mobile' | 'landline' | 'business_landline' | 'voip' | 'unknown';
-export const LINE_TYPES: readonly LineType[] = ['mobile', 'landline', 'business_landline', 'voip', 'unknown'];
 
 export interface Carrier {
   readonly name: 'twilio' | 'simulated';

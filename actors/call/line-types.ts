@@ -2,7 +2,8 @@ import type { Queryable } from '../../db/pool.ts';
 import { createLineTypeRepository } from '../../db/line-types.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Mode } from '../../runtime/types.ts';
-import type { Carrier, LineType } from '../../telephony/carrier.ts';
+import type { Carrier } from '../../telephony/carrier.ts';
+import type { LineType } from '../../runtime/types.ts';
 
 /** The line type of a number in a mode: from the cache, else asked of the mode's carrier. */
 export type LineTypeOf = (mode: Mode, e164: string, now: Date) => Promise<LineType>;

@@ -2,7 +2,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { createCallRepository, type StoredConsent } from '../../db/calls.ts';
-import type { LineType } from '../../telephony/carrier.ts';
+import type { LineType } from '../../runtime/types.ts';
 import { recordEvent } from '../../db/events.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';

@@ -21,7 +21,7 @@
  *   business line is the doubtful case (docs/compliance.md ("Consent for AI-voice calls")).
  */
 import { NANP_AREA_CODES } from './nanp-area-codes.ts';
-import { LINE_TYPES, type LineType } from '../../telephony/carrier.ts';
+import { LINE_TYPES, type LineType } from '../../runtime/types.ts';
 
 export { LINE_TYPES, type LineType };
 

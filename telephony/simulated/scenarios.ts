@@ -1,4 +1,4 @@
-import type { LineType } from '../carrier.ts';
+import type { LineType } from '../../runtime/types.ts';
 
 /**
  * What a simulated call does, chosen by the last digit of the called number (README). Shared

@@ -6,7 +6,8 @@
 import WebSocket from 'ws';
 import type { Logger } from '../../runtime/logger.ts';
 import { randomHex } from '../../runtime/tokens.ts';
-import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, LineType, RecordingReport } from '../carrier.ts';
+import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, RecordingReport } from '../carrier.ts';
+import type { LineType } from '../../runtime/types.ts';
 import { FRAME_MS, SILENCE_FRAME_BASE64, toneFrames, wavFromMulaw } from '../mulaw.ts';
 import { scenarioFor, simulatedLineType, type Scenario } from './scenarios.ts';
 

@@ -5,7 +5,8 @@
  */
 import twilio from 'twilio';
 import type { Logger } from '../../runtime/logger.ts';
-import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, LineType } from '../carrier.ts';
+import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult } from '../carrier.ts';
+import type { LineType } from '../../runtime/types.ts';
 
 /** The host every REST call and every recording URL of the default region uses. */
 const TWILIO_API_ORIGIN = 'https://api.twilio.com';

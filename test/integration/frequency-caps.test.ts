@@ -25,6 +25,8 @@ test.after.always(async () => {
 });
 
 const HOUR_S = 3600;
+/** Florida reaches business lines too (docs/compliance.md, "Consent for AI-voice calls"): consent travels with every lead. */
+const WRITTEN_CONSENT = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'consent-caps' };
 const clockNow = async () => new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
 const advance = (seconds: number) => account.console.post('/console/v1/test_clock/advance', { seconds });
 
@@ -35,7 +37,7 @@ test.serial('Florida: three dials in 24 hours, the fourth waits until the first 
   await advanceToNext(account, 2, 14);
   const dialled: Date[] = [];
   for (let i = 0; i < 3; i++) {
-    const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI });
+    const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI, consent: WRITTEN_CONSENT });
     t.is(r.status, 201);
     const done = await dialUntilFinished(account, account.api, r.body.id);
     t.truthy(done.dialed_at, `attempt ${i + 1} was dialled`);
@@ -53,7 +55,7 @@ test.serial('Florida: three dials in 24 hours, the fourth waits until the first 
   t.deepEqual(other.attempts, []);
 
   // The fourth request waits, saying why and until the first attempt is 24 hours old.
-  const fourth = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI });
+  const fourth = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI, consent: WRITTEN_CONSENT });
   await account.console.post('/console/v1/dialler/run');
   const frees = new Date(dialled[0].getTime() + 86_400_000);
   let waiting = (await account.api.get(`/v1/calls/${fourth.body.id}`)).body;
