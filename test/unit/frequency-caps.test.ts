@@ -14,10 +14,9 @@ import {
 import { decide } from '../../actors/scheduler/admission.ts';
 import { isOpen } from '../../actors/scheduler/calling-windows.ts';
 import { readyFacts } from '../helpers/readiness-facts.ts';
+import { CONSENT_TYPES, consentMeets, requiredConsent } from '../../actors/scheduler/consent.ts';
+import { LINE_TYPES } from '../../runtime/types.ts';
 import type { AdmissionFacts } from '../../actors/scheduler/admission.ts';
-
-/** Consent that every rule accepts on any line: the caps are what this file is about. */
-const CONSENTED: AdmissionFacts['consent'] = { held: 'prior_express_written', expiresAt: null, lineType: 'mobile' };
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -249,41 +248,57 @@ test('property: the caps only look back CAP_LOOKBACK_MS: older attempts never ch
   t.pass();
 });
 
-test('a simulated year through the admission rule, for a number in every jurisdiction with a cap: no dial over a cap, none outside the window', (t) => {
+test('a simulated year through the admission rule, for a number in every jurisdiction with a cap: no dial over a cap, none outside the window, none without the consent the rule requires', (t) => {
   // Requests arrive one after another (one open per customer and number), each due within a
   // week; the dialler looks when the rule says, and every call ends after a few minutes with an
   // outcome drawn from the list. Deterministic: a small linear congruential generator.
   let seed = 20261125;
   const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
   const OUTCOMES = ['no_answer', 'busy', 'completed', 'voicemail', 'not_interested', 'call_back_later', 'do_not_call'];
+  // Each request carries a consent drawn at random (mostly written, sometimes weaker, expiring or
+  // none) and a line type, as the reseller's leads and the carrier's lookups would.
+  const drawConsent = (now: Date): AdmissionFacts['consent'] => ({
+    held: rand() < 0.6 ? 'prior_express_written' : CONSENT_TYPES[Math.floor(rand() * CONSENT_TYPES.length)],
+    expiresAt: rand() < 0.2 ? plus(now, Math.floor(rand() * 10 * DAY_MS)) : null,
+    lineType: LINE_TYPES[Math.floor(rand() * LINE_TYPES.length)],
+  });
   let dials = 0;
   let held = 0;
+  let refused = 0;
   for (const [country, to] of Object.values(NUMBERS)) {
     const attempts: PastAttempt[] = [];
     let now = T0;
     const end = plus(T0, 365 * DAY_MS);
     let dialBefore = plus(now, 7 * DAY_MS);
+    let consent = drawConsent(now);
     while (now < end) {
-      const d = decide({ dialBefore, to, toCountry: country, emergencyClosures: new Set(), doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts, consent: CONSENTED }, now, { liveCalls: 0, maxCalls: 1 });
+      const d = decide({ dialBefore, to, toCountry: country, emergencyClosures: new Set(), doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts, consent }, now, { liveCalls: 0, maxCalls: 1 });
       if (d.kind === 'dial') {
         t.true(isOpen(to, country, now), `${to} dialled outside its window at ${now.toISOString()}`);
+        const requirement = requiredConsent(to, country, consent.lineType ?? 'unknown', now);
+        const expired = consent.expiresAt !== null && consent.expiresAt <= now && requirement.required !== 'none';
+        t.true(consentMeets(consent.held, requirement) && !expired, `${to} dialled with ${consent.held} (${consent.lineType}) where ${requirement.required} is required`);
         const endedAt = plus(now, Math.floor(rand() * 15 * 60_000));
         attempts.push({ at: now, outcome: OUTCOMES[Math.floor(rand() * OUTCOMES.length)], endedAt });
         dials++;
         // The next request comes minutes to days later.
         now = plus(endedAt, Math.floor(rand() * (rand() < 0.7 ? 3 * HOUR_MS : 5 * DAY_MS)));
         dialBefore = plus(now, Math.floor(1 + rand() * 7 * DAY_MS));
+        consent = drawConsent(now);
       } else if (d.kind === 'wait') {
         if (d.reason === 'frequency_cap') held++;
         now = d.until;
       } else {
-        // Expired at its deadline: the next request.
+        // Expired at its deadline, or ended for its consent: the next request.
+        if (d.status === 'blocked') refused++;
         now = plus(now, Math.floor(rand() * DAY_MS));
         dialBefore = plus(now, Math.floor(1 + rand() * 7 * DAY_MS));
+        consent = drawConsent(now);
       }
     }
     t.deepEqual(violations(to, country, attempts), [], to);
   }
   t.true(dials > 1_000, `${dials} dials`);
   t.true(held > 100, `${held} waits on a cap`);
+  t.true(refused > 100, `${refused} requests ended for their consent`);
 });
