@@ -61,7 +61,10 @@ export function validationError(errors: ErrorObject[], part: string): ApiError {
   const node = e.parentSchema as SchemaNode;
   const field = path || (part === 'body' ? 'body' : part);
   const code = codeFor(node, e.keyword) ?? (e.keyword === 'maxLength' || e.keyword === 'maxItems' ? 'field_too_long' : 'invalid_parameter');
-  const detail = `${where}"${field}" ${e.message ?? 'is invalid'}.`;
+  // An enum names what it takes: the client learns the values without reading the schema.
+  const allowed = e.keyword === 'enum' ? (e.params as { allowedValues?: unknown[] }).allowedValues : undefined;
+  const message = allowed ? `must be one of ${allowed.map(String).join(', ')}` : (e.message ?? 'is invalid');
+  const detail = `${where}"${field}" ${message}.`;
   return new ApiError(code, code === 'invalid_parameter' || code === 'field_too_long' ? `Invalid ${detail}` : `${ERRORS[code].message} (${detail})`);
 }
 

@@ -1,3 +1,4 @@
+import { CONSENT_TYPES, type ConsentType as ConsentTypeName } from '../../actors/scheduler/consent.ts';
 import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode } from './common.ts';
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
@@ -67,10 +68,8 @@ export const CallSchema = Type.Object({
   created_at: Timestamp,
 });
 
-const ConsentType = Type.Union(
-  [Type.Literal('prior_express_written'), Type.Literal('prior_express'), Type.Literal('existing_business_relationship'), Type.Literal('none')],
-  { description: CONSENT_TYPE_DOC },
-);
+/** A string enum (not a union of literals), so a wrong value is answered with the values it takes. */
+const ConsentType = Type.Unsafe<ConsentTypeName>({ type: 'string', enum: [...CONSENT_TYPES], description: CONSENT_TYPE_DOC });
 
 /** What the reseller holds for the called party; absent = `none`. */
 export const ConsentBody = Type.Object(
