@@ -122,7 +122,7 @@ export function createMoneyWriter(reactions: MoneyReactions) {
     const charge = input.amountCents < 0 && input.type !== 'bonus_expired' ? -input.amountCents : 0;
     // The line is worked out as if cash paid it all; the money change itself then pays what it can
     // from unexpired bonus credit, earliest expiry first (bonus before cash: see MoneyChange).
-    const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input, 0);
+    const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input);
     if (opts.hold) {
       next.reserved_cents -= opts.hold.amountCents;
       next.open_calls -= 1;

@@ -62,16 +62,15 @@ const COUNTS_AS_SPEND = new Set<LineType>(['usage', 'minimum']);
 
 /**
  * The money row after `input`, the line to write and the customer spend it adds. Live lines move
- * balance, cash and bonus (`bonusTakenCents` of a charge came from bonus credit); test lines are
- * priced (spend, minutes) but leave the balance alone.
+ * balance, cash and bonus; test lines are priced (spend, minutes) but leave the balance alone. A
+ * live charge is worked out as if cash paid it all: the money-change statement then moves what
+ * unexpired bonus credit can pay from cash to bonus, under the row's lock (db/money/ledger.ts,
+ * decisions.md "The bonus split is made by the money change itself").
  */
-export function applyLine<R extends MoneyCounters>(row: R, input: LineInput, bonusTakenCents: number): { next: R; line: LineDraft; spendCents: number } {
+export function applyLine<R extends MoneyCounters>(row: R, input: LineInput): { next: R; line: LineDraft; spendCents: number } {
   const live = input.mode === 'live';
   const amount = input.amountCents;
-  let bonusPart = 0;
-  if (live && input.type === 'bonus_expired') bonusPart = amount;
-  else if (live && input.type === 'bonus') bonusPart = amount;
-  else if (live && amount < 0) bonusPart = -bonusTakenCents;
+  const bonusPart = live && (input.type === 'bonus_expired' || input.type === 'bonus') ? amount : 0;
   const cashPart = amount - bonusPart;
   const next: R = { ...row };
   if (live) {
