@@ -137,14 +137,7 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
           // This resource names them SMS and MMS; IncomingPhoneNumbers says sms and mms.
           capabilities: { voice: true, SMS: country !== 'GB', MMS: country === 'US', fax: false },
         })),
-        end: Math.max(matching.length - 1, 0),
-        first_page_uri: uri,
-        next_page_uri: null,
-        page: 0,
-        page_size: pageSize,
-        previous_page_uri: null,
-        start: 0,
-        uri,
+        ...onePage(matching.length, uri, pageSize),
       },
     };
   }
@@ -266,14 +259,7 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
           sid: c.sid,
           uri: `${accountUri}/OutgoingCallerIds/${c.sid}.json`,
         })),
-        end: Math.max(found.length - 1, 0),
-        first_page_uri: uri,
-        next_page_uri: null,
-        page: 0,
-        page_size: pageSize,
-        previous_page_uri: null,
-        start: 0,
-        uri,
+        ...onePage(found.length, uri, pageSize),
       },
     };
   }
@@ -289,6 +275,11 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
       timers.clear();
     },
   };
+}
+
+/** The paging fields of a list answer that fits in one page. */
+function onePage(count: number, uri: string, pageSize: number) {
+  return { end: Math.max(count - 1, 0), first_page_uri: uri, next_page_uri: null, page: 0, page_size: pageSize, previous_page_uri: null, start: 0, uri };
 }
 
 function one(form: Record<string, string[]>, name: string): string | undefined {
