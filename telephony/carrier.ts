@@ -2,6 +2,7 @@
  * The carrier: places outbound calls whose audio comes back over a Twilio Media Streams
  * WebSocket to our media server, and reports call progress. Adapters: `twilio/` (the twilio
  * SDK) and `simulated/` (in-process, for test mode and machines without carrier credentials).
+ * It also sells numbers and verifies caller IDs (`NumberCarrier`).
  */
 import type { LineType } from '../runtime/types.ts';
 
@@ -70,7 +71,7 @@ export interface RecordingReport {
   durationSeconds: number;
 }
 
-export interface Carrier {
+export interface Carrier extends NumberCarrier {
   readonly name: 'twilio' | 'simulated';
   dial(request: DialRequest): Promise<DialResult>;
   hangup(carrierCallId: string): Promise<void>;
@@ -87,4 +88,110 @@ export interface Carrier {
    * carrier knows nothing of is `unknown`. Callers cache the answer (db/line-types.ts).
    */
   lookupLineType(e164: string): Promise<LineType>;
+}
+
+// ---- Numbers at the carrier: search, buy, release; caller IDs verified by a call ----
+
+/** A number the carrier offers for sale. */
+export interface AvailableNumber {
+  /** E.164. */
+  e164: string;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  /** City or town, when the carrier names one. */
+  locality?: string;
+  /** State, province or region, when the carrier names one. */
+  region?: string;
+  capabilities: { voice: boolean; sms: boolean; mms: boolean };
+}
+
+export interface NumberSearch {
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  /**
+   * A preference: an area code (NPA) for US and CA numbers. Other countries ignore it (Twilio's
+   * AreaCode filter applies to the US and Canada only). No match is an empty list, not a fallback.
+   */
+  areaCode?: string;
+  /** How many to offer at most (default 20). */
+  limit?: number;
+}
+
+export interface BuyNumberRequest {
+  /** E.164, one the carrier offered. */
+  e164: string;
+  /** Where the carrier reports changes to the number (Twilio's StatusCallback of the number). */
+  statusCallbackUrl?: string;
+}
+
+export interface BoughtNumber {
+  /** The carrier's id of the number (Twilio IncomingPhoneNumber sid, PN…): what `releaseNumber` takes. */
+  carrierNumberId: string;
+  e164: string;
+}
+
+export interface CallerIdValidationRequest {
+  /** The number to verify, E.164: the carrier calls it. */
+  e164: string;
+  /** A label for the carrier's records (Twilio: 64 characters at most). */
+  friendlyName: string;
+  /** Where the outcome is reported (signed like call status callbacks); may carry a query string. */
+  statusCallbackUrl: string;
+}
+
+export interface CallerIdValidationStarted {
+  /** The digits the person types when the carrier calls (Twilio: six). */
+  validationCode: string;
+  /** The verification call (Twilio CallSid), when the carrier names it. */
+  carrierCallId?: string;
+}
+
+/** The outcome of a caller ID verification call, normalised. */
+export interface CallerIdValidationReport {
+  e164: string;
+  status: 'verified' | 'failed';
+  /** The carrier's id of the verified caller ID (Twilio OutgoingCallerId sid, PN…), when verified. */
+  carrierCallerIdId?: string;
+  carrierCallId?: string;
+}
+
+/** Whether the carrier holds `e164` as a verified caller ID of our account now. */
+export type CallerIdStatus = { verified: true; carrierCallerIdId: string } | { verified: false };
+
+/**
+ * Why the carrier refused a number operation. `regulatory_bundle_required` and
+ * `address_required`: the country's regulator wants documents or an address the service has not
+ * filed (a blocker for the service, not the customer); `no_stock`: the number is no longer for
+ * sale; `not_found`: the carrier does not know the number or caller ID; `already_verified`: the
+ * caller ID is verified on our account already; `carrier_error`: anything else (unreachable,
+ * refused credentials, an answer we do not understand).
+ */
+export type CarrierNumberErrorReason = 'regulatory_bundle_required' | 'address_required' | 'no_stock' | 'not_found' | 'already_verified' | 'carrier_error';
+
+export class CarrierNumberError extends Error {
+  constructor(
+    readonly reason: CarrierNumberErrorReason,
+    message: string,
+    /** The carrier's own error code (Twilio's `code`, e.g. 21649), when it gave one. */
+    readonly carrierCode?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CarrierNumberError';
+  }
+}
+
+/** The number half of the carrier port. Every refusal is a `CarrierNumberError`. */
+export interface NumberCarrier {
+  /** Numbers for sale in a country; an empty list when the carrier has none (or sells none there). */
+  searchNumbers(search: NumberSearch): Promise<AvailableNumber[]>;
+  buyNumber(request: BuyNumberRequest): Promise<BoughtNumber>;
+  /** Gives the number back to the carrier: permanent. */
+  releaseNumber(carrierNumberId: string): Promise<void>;
+  /** The carrier calls `e164` and asks for the code; the outcome arrives at `statusCallbackUrl`. */
+  startCallerIdValidation(request: CallerIdValidationRequest): Promise<CallerIdValidationStarted>;
+  /** Asks the carrier now, for a verification whose report was lost. */
+  callerIdStatus(e164: string): Promise<CallerIdStatus>;
+  /** Removes a verified caller ID from our account: permanent. */
+  removeCallerId(carrierCallerIdId: string): Promise<void>;
 }

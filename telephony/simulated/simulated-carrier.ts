@@ -1,15 +1,34 @@
 /**
  * The simulated carrier: plays the callee's side of the scenario the called number picks
  * (`scenarios.ts`) in a few hundred milliseconds, through the same Twilio Media Streams protocol
- * the real carrier uses, so everything above the carrier runs unchanged in test mode.
+ * the real carrier uses, so everything above the carrier runs unchanged in test mode. It sells
+ * numbers from fictional ranges (`fictional-numbers.ts`) and verifies caller IDs by itself:
+ * every number but one ending in 9 is verified, reported through `onCallerIdValidation`.
  */
 import WebSocket from 'ws';
 import type { Logger } from '../../runtime/logger.ts';
 import { randomHex } from '../../runtime/tokens.ts';
-import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult, RecordingReport } from '../carrier.ts';
+import {
+  CarrierNumberError,
+  type AvailableNumber,
+  type BoughtNumber,
+  type BuyNumberRequest,
+  type CallerIdStatus,
+  type CallerIdValidationReport,
+  type CallerIdValidationRequest,
+  type CallerIdValidationStarted,
+  type Carrier,
+  type CarrierCallStatus,
+  type CarrierStatusReport,
+  type DialRequest,
+  type DialResult,
+  type NumberSearch,
+  type RecordingReport,
+} from '../carrier.ts';
+import { fictionalNumbers, isFictional } from './fictional-numbers.ts';
 import type { LineType } from '../../runtime/types.ts';
 import { FRAME_MS, SILENCE_FRAME_BASE64, toneFrames, wavFromMulaw } from '../mulaw.ts';
-import { scenarioFor, simulatedLineType, type Scenario } from './scenarios.ts';
+import { scenarioFor, simulatedCallerIdVerifies, simulatedLineType, type Scenario } from './scenarios.ts';
 
 /** Wall time between the progress steps (initiated, ringing, answer or give up). */
 const STEP_MS = 40;
@@ -30,7 +49,18 @@ export interface SimulatedCarrierOptions {
   WebSocketImpl?: typeof WebSocket;
   /** Wall time of the talk-until-limit scenario (digit 6), ms; default 1,000. */
   talkUntilLimitMs?: number;
+  /** The outcome of each caller ID verification, as the carrier's status callback would report it. */
+  onCallerIdValidation?: (report: CallerIdValidationReport) => void;
+  /** Wall time from starting a caller ID verification to its outcome, ms; default 2,000. */
+  callerIdValidationMs?: number;
+  /** Where in a fictional range a number search starts, in [0,1) (Math.random by default). */
+  pickStart?: () => number;
 }
+
+const DEFAULT_SEARCH_LIMIT = 20;
+const CALLER_ID_VALIDATION_MS = 2_000;
+/** Simulated number and caller ID ids carry the number's digits, so none needs remembering. */
+const NUMBER_ID_PREFIX = 'SIMPN';
 
 /** How many ended calls the simulated carrier remembers for `fetchStatus`, as a carrier keeps its call records. */
 const REMEMBERED_CALLS = 10_000;
@@ -69,6 +99,45 @@ export class SimulatedCarrier implements Carrier {
   /** Decided by the number (scenarios.ts `simulatedLineType`), as the outcome is by its last digit. */
   async lookupLineType(e164: string): Promise<LineType> {
     return simulatedLineType(e164);
+  }
+
+  /** Fictional numbers only; a country without a fictional range has no stock. */
+  async searchNumbers(search: NumberSearch): Promise<AvailableNumber[]> {
+    const country = search.country.toUpperCase();
+    const start = (this.options.pickStart ?? Math.random)();
+    const numbers = fictionalNumbers(country, { areaCode: search.areaCode, limit: search.limit ?? DEFAULT_SEARCH_LIMIT, start });
+    return numbers.map((e164) => ({ e164, country, capabilities: { voice: true, sms: false, mms: false } }));
+  }
+
+  /** Any fictional number can be bought, again and again: test mode shares the ranges. */
+  async buyNumber(request: BuyNumberRequest): Promise<BoughtNumber> {
+    if (!isFictional(request.e164)) throw new CarrierNumberError('no_stock', `${request.e164} is not a fictional number: test mode sells no other`);
+    return { carrierNumberId: numberId(request.e164), e164: request.e164 };
+  }
+
+  async releaseNumber(carrierNumberId: string): Promise<void> {
+    if (!isNumberId(carrierNumberId)) throw new CarrierNumberError('not_found', `no simulated number ${carrierNumberId}`);
+  }
+
+  /** The outcome follows after `callerIdValidationMs`: failed for a number ending in 9, else verified. */
+  async startCallerIdValidation(request: CallerIdValidationRequest): Promise<CallerIdValidationStarted> {
+    const carrierCallId = `SIM${randomHex(16)}`;
+    const validationCode = String(parseInt(randomHex(4), 16) % 1_000_000).padStart(6, '0');
+    const report: CallerIdValidationReport = simulatedCallerIdVerifies(request.e164)
+      ? { e164: request.e164, status: 'verified', carrierCallerIdId: numberId(request.e164), carrierCallId }
+      : { e164: request.e164, status: 'failed', carrierCallId };
+    const timer = setTimeout(() => this.deliver('caller id validation', () => this.options.onCallerIdValidation?.(report)), this.options.callerIdValidationMs ?? CALLER_ID_VALIDATION_MS);
+    timer.unref();
+    return { validationCode, carrierCallId };
+  }
+
+  /** By the same rule as the verification: nothing is remembered. */
+  async callerIdStatus(e164: string): Promise<CallerIdStatus> {
+    return simulatedCallerIdVerifies(e164) ? { verified: true, carrierCallerIdId: numberId(e164) } : { verified: false };
+  }
+
+  async removeCallerId(carrierCallerIdId: string): Promise<void> {
+    if (!isNumberId(carrierCallerIdId)) throw new CarrierNumberError('not_found', `no simulated caller id ${carrierCallerIdId}`);
   }
 
   async dial(request: DialRequest): Promise<DialResult> {
@@ -251,4 +320,12 @@ export class SimulatedCarrier implements Carrier {
     for (const timer of call.timers) clearTimeout(timer);
     call.timers.clear();
   }
+}
+
+function numberId(e164: string): string {
+  return NUMBER_ID_PREFIX + e164.replace(/\D/g, '');
+}
+
+function isNumberId(id: string): boolean {
+  return new RegExp(`^${NUMBER_ID_PREFIX}\\d{6,15}$`).test(id);
 }

@@ -3,7 +3,7 @@
  * fields into the carrier-neutral reports. No I/O.
  */
 import twilio from 'twilio';
-import type { CarrierCallStatus, CarrierStatusReport, RecordingReport } from '../carrier.ts';
+import type { CallerIdValidationReport, CarrierCallStatus, CarrierStatusReport, RecordingReport } from '../carrier.ts';
 
 /** A form-encoded callback body as `@fastify/formbody` (querystring) parses it. */
 export type TwilioForm = Record<string, string | string[] | undefined>;
@@ -77,6 +77,24 @@ export function parseRecordingCallback(callId: string, form: TwilioForm): Record
   const durationSeconds = wholeNumber(form, 'RecordingDuration');
   if (durationSeconds === undefined) throw new CarrierCallbackError('RecordingDuration is missing', 'malformed');
   return { callId, carrierCallId, recordingId, recordingUrl, durationSeconds };
+}
+
+/**
+ * The status callback of a caller ID validation (OutgoingCallerIds' StatusCallback): `To` is the
+ * number, `VerificationStatus` `success` (with `OutgoingCallerIdSid`, the new caller ID) or
+ * `failed` (a wrong code, no answer, busy). Source: Twilio's announcement of these callbacks,
+ * http://www.twilio.com/blog/2012/03/introducing-status-callback-for-caller-id-verification-calls.html
+ */
+export function parseCallerIdValidationCallback(form: TwilioForm): CallerIdValidationReport {
+  const e164 = required(form, 'To');
+  const verification = required(form, 'VerificationStatus');
+  const carrierCallId = field(form, 'CallSid');
+  if (verification === 'success') {
+    const report: CallerIdValidationReport = { e164, status: 'verified', carrierCallerIdId: required(form, 'OutgoingCallerIdSid') };
+    return carrierCallId ? { ...report, carrierCallId } : report;
+  }
+  if (verification === 'failed') return carrierCallId ? { e164, status: 'failed', carrierCallId } : { e164, status: 'failed' };
+  throw new CarrierCallbackError(`unknown VerificationStatus ${JSON.stringify(verification)}`, 'malformed');
 }
 
 /** A field's value; a repeated field (never sent by Twilio for these) counts as its first value. */

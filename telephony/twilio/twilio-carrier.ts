@@ -1,11 +1,27 @@
 /**
  * The Twilio carrier: places calls through the REST API (twilio SDK) with inline TwiML that
  * connects the callee to our media server (`<Connect><Stream>`), and fetches recordings. Call
- * progress comes back as signed status callbacks, parsed by `callbacks.ts`.
+ * progress comes back as signed status callbacks, parsed by `callbacks.ts`. Numbers are searched,
+ * bought and released through AvailablePhoneNumbers and IncomingPhoneNumbers, caller IDs verified
+ * through OutgoingCallerIds; refusals become `CarrierNumberError`s (`number-errors.ts`).
  */
 import twilio from 'twilio';
 import type { Logger } from '../../runtime/logger.ts';
-import type { Carrier, CarrierCallStatus, CarrierStatusReport, DialRequest, DialResult } from '../carrier.ts';
+import type {
+  AvailableNumber,
+  BoughtNumber,
+  BuyNumberRequest,
+  CallerIdStatus,
+  CallerIdValidationRequest,
+  CallerIdValidationStarted,
+  Carrier,
+  CarrierCallStatus,
+  CarrierStatusReport,
+  DialRequest,
+  DialResult,
+  NumberSearch,
+} from '../carrier.ts';
+import { twilioNumberError } from './number-errors.ts';
 import type { LineType } from '../../runtime/types.ts';
 
 /** The host every REST call and every recording URL of the default region uses. */
@@ -27,6 +43,9 @@ const LINE_TYPES: Readonly<Record<string, LineType>> = {
 /** Recordings are fetched only from Twilio's hosts: the request carries our account credentials. */
 const TWILIO_HOST = /^(?:[a-z0-9-]+\.)*twilio\.com$/;
 const RECORDING_FETCH_TIMEOUT_MS = 30_000;
+/** Twilio's AreaCode filter of AvailablePhoneNumbers applies to US and Canadian numbers only. */
+const AREA_CODE_COUNTRIES = new Set(['US', 'CA']);
+const DEFAULT_SEARCH_LIMIT = 20;
 /** Progress we ask for; Twilio reports `answered` with CallStatus `in-progress`. */
 const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
 
@@ -115,6 +134,80 @@ export class TwilioCarrier implements Carrier {
     return type === 'landline' && found.callerName?.callerType === 'BUSINESS' ? 'business_landline' : type;
   }
 
+  /**
+   * AvailablePhoneNumbers/{country}/Local. A country Twilio sells no numbers in answers 404: to
+   * us, like a country without stock, an empty list.
+   */
+  async searchNumbers(search: NumberSearch): Promise<AvailableNumber[]> {
+    const country = search.country.toUpperCase();
+    const areaCode = search.areaCode && AREA_CODE_COUNTRIES.has(country) && /^\d{3}$/.test(search.areaCode) ? Number(search.areaCode) : undefined;
+    try {
+      const found = await this.client.availablePhoneNumbers(country).local.list({ ...(areaCode ? { areaCode } : {}), limit: search.limit ?? DEFAULT_SEARCH_LIMIT });
+      return found.map((n) => availableNumber(n, country));
+    } catch (err) {
+      const mapped = twilioNumberError(err, `search numbers in ${country}`);
+      if (mapped.reason === 'not_found') return [];
+      throw mapped;
+    }
+  }
+
+  /** IncomingPhoneNumbers create: buys the number for our account. */
+  async buyNumber(request: BuyNumberRequest): Promise<BoughtNumber> {
+    try {
+      const bought = await this.client.incomingPhoneNumbers.create({
+        phoneNumber: request.e164,
+        ...(request.statusCallbackUrl ? { statusCallback: request.statusCallbackUrl, statusCallbackMethod: 'POST' } : {}),
+      });
+      this.log.info({ carrierNumberId: bought.sid, e164: bought.phoneNumber }, 'twilio number bought');
+      return { carrierNumberId: bought.sid, e164: bought.phoneNumber };
+    } catch (err) {
+      throw twilioNumberError(err, `buy ${request.e164}`);
+    }
+  }
+
+  async releaseNumber(carrierNumberId: string): Promise<void> {
+    try {
+      await this.client.incomingPhoneNumbers(carrierNumberId).remove();
+      this.log.info({ carrierNumberId }, 'twilio number released');
+    } catch (err) {
+      throw twilioNumberError(err, `release ${carrierNumberId}`);
+    }
+  }
+
+  /** OutgoingCallerIds (a ValidationRequest): Twilio calls the number and answers the code it will ask for. */
+  async startCallerIdValidation(request: CallerIdValidationRequest): Promise<CallerIdValidationStarted> {
+    try {
+      const started = await this.client.validationRequests.create({
+        phoneNumber: request.e164,
+        friendlyName: request.friendlyName.slice(0, 64),
+        statusCallback: request.statusCallbackUrl,
+        statusCallbackMethod: 'POST',
+      });
+      this.log.info({ e164: request.e164, carrierCallId: started.callSid }, 'twilio caller id validation started');
+      return { validationCode: String(started.validationCode), ...(started.callSid ? { carrierCallId: started.callSid } : {}) };
+    } catch (err) {
+      throw twilioNumberError(err, `validate caller id ${request.e164}`);
+    }
+  }
+
+  async callerIdStatus(e164: string): Promise<CallerIdStatus> {
+    try {
+      const [found] = await this.client.outgoingCallerIds.list({ phoneNumber: e164, limit: 1 });
+      return found ? { verified: true, carrierCallerIdId: found.sid } : { verified: false };
+    } catch (err) {
+      throw twilioNumberError(err, `caller id status of ${e164}`);
+    }
+  }
+
+  async removeCallerId(carrierCallerIdId: string): Promise<void> {
+    try {
+      await this.client.outgoingCallerIds(carrierCallerIdId).remove();
+      this.log.info({ carrierCallerIdId }, 'twilio caller id removed');
+    } catch (err) {
+      throw twilioNumberError(err, `remove caller id ${carrierCallerIdId}`);
+    }
+  }
+
   async fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }> {
     const target = this.recordingAudioUrl(recordingUrl);
     const res = await fetch(target, {
@@ -142,6 +235,19 @@ export class TwilioCarrier implements Carrier {
     if (!url.pathname.endsWith('.wav')) url.pathname += '.wav';
     return url.toString();
   }
+}
+
+/**
+ * One AvailablePhoneNumber as ours. Twilio names capabilities `SMS`/`MMS` in this resource's JSON
+ * and `sms`/`mms` in IncomingPhoneNumbers; the SDK passes either through, so both are read.
+ */
+function availableNumber(n: { phoneNumber: string; isoCountry?: string; locality?: string | null; region?: string | null; capabilities?: unknown }, country: string): AvailableNumber {
+  const caps = (n.capabilities ?? {}) as Record<string, unknown>;
+  const flag = (name: string) => caps[name] === true || caps[name.toUpperCase()] === true;
+  const out: AvailableNumber = { e164: n.phoneNumber, country: n.isoCountry || country, capabilities: { voice: flag('voice'), sms: flag('sms'), mms: flag('mms') } };
+  if (n.locality) out.locality = n.locality;
+  if (n.region) out.region = n.region;
+  return out;
 }
 
 /** `<Response><Connect><Stream url><Parameter name="call_id"/></Stream></Connect></Response>` */

@@ -1,6 +1,7 @@
 /**
  * A fake Twilio that speaks Twilio's public protocols, for end-to-end tests: the REST API
- * (create, fetch and update a Call; fetch a Recording; Lookup v2 line type and caller type), signed status and recording callbacks,
+ * (create, fetch and update a Call; fetch a Recording; Lookup v2 line type and caller type; the
+ * number resources of `twilio-numbers.ts`), signed status, recording and caller ID validation callbacks,
  * and Media Streams (it dials our media server as a WebSocket client, like Twilio does for
  * `<Connect><Stream>`). Every request and callback is recorded for assertions; each call can be
  * scripted (`nextCall`). Wall time is short: ringing takes ~150 ms unless scripted.
@@ -11,6 +12,7 @@ import twilio from 'twilio';
 import { randomHex } from '../../runtime/tokens.ts';
 import { mulawToLinear } from '../../telephony/mulaw.ts';
 import { openMediaStream, type MediaStreamHandle } from './twilio-media-stream.ts';
+import { createFakeNumbers, type FakeNumbers } from './twilio-numbers.ts';
 
 export interface FakeTwilioOptions {
   accountSid: string;
@@ -71,7 +73,7 @@ export interface FakeRequest {
 
 export interface FakeCallback {
   callSid: string;
-  kind: 'status' | 'recording';
+  kind: 'status' | 'recording' | 'validation';
   method: 'POST' | 'GET';
   /** The exact URL requested (for GET, with the parameters in its query string). */
   url: string;
@@ -87,6 +89,8 @@ export interface FakeTwilio {
   calls: FakeCall[];
   requests: FakeRequest[];
   callbacksSent: FakeCallback[];
+  /** Numbers bought and released, caller IDs verified; `nextValidation` scripts a verification call. */
+  numbers: FakeNumbers;
   nextCall(script: FakeCallScript): void;
   call(sid: string): FakeCall | undefined;
   /** The callee hangs up now. */
@@ -127,6 +131,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
 
   const apiError = (status: number, code: number, message: string) => ({ status, body: { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status } });
   const notFound = (path: string) => apiError(404, 20404, `The requested resource ${path} was not found`);
+  const numbers = createFakeNumbers({
+    accountSid,
+    apiError,
+    sendCallback: (callSid, method, url, params) => void sendCallback(callSid, 'validation', method, url, params),
+  });
 
   function after(rt: Runtime, ms: number, fn: () => void): void {
     const timer = setTimeout(() => {
@@ -146,7 +155,9 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       const form = formOf(Buffer.concat(chunks).toString('utf8'));
       const { status, body, contentType } = route(req.method ?? 'GET', path, form, req.headers.authorization, new URLSearchParams(search));
       requests.push({ method: req.method ?? 'GET', path, status, form, query: new URLSearchParams(search) });
-      if (Buffer.isBuffer(body)) {
+      if (status === 204) {
+        res.writeHead(204).end();
+      } else if (Buffer.isBuffer(body)) {
         res.writeHead(status, { 'content-type': contentType ?? 'application/octet-stream', 'content-length': body.length });
         res.end(body);
       } else {
@@ -164,6 +175,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       if (!authorized(authorization)) return apiError(401, 20003, 'Authenticate');
       if (method !== 'GET') return apiError(405, 20004, 'Method not allowed');
       return { status: 200, body: lookupResource(decodeURIComponent(lookup[1]), (query.get('Fields') ?? '').split(',')) };
+    }
+    const account = /^\/2010-04-01\/Accounts\/([^/]+)\/((?:AvailablePhoneNumbers|IncomingPhoneNumbers|OutgoingCallerIds)\b.*)$/.exec(path);
+    if (account) {
+      if (!authorized(authorization) || account[1] !== accountSid) return apiError(401, 20003, 'Authenticate');
+      return numbers.route(method, account[2], form, query) ?? notFound(path);
     }
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Calls|Recordings)(?:\/([^/.]+))?\.(json|wav)$/.exec(path);
     if (!m) return notFound(path);
@@ -474,6 +490,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     calls,
     requests,
     callbacksSent,
+    numbers,
     nextCall: (script) => void scripts.push(script),
     call: (sid) => runtimes.get(sid)?.call,
     calleeHangsUp(sid) {
@@ -483,6 +500,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     },
     async close() {
       closed = true;
+      numbers.close();
       for (const rt of runtimes.values()) {
         for (const timer of rt.timers) clearTimeout(timer);
         rt.stream?.terminate();

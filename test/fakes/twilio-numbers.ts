@@ -1,0 +1,297 @@
+/**
+ * The fake Twilio's number resources, as Twilio's REST API answers them: AvailablePhoneNumbers
+ * (Local) by country, IncomingPhoneNumbers (buy, release), OutgoingCallerIds (a validation
+ * request, its signed status callback, list and delete). The stock is fictional: US and GB sell
+ * freely, DE needs a regulatory bundle (21649), FR an address (21631), NZ has none (an empty
+ * list), and any other country is one Twilio sells nothing in (404).
+ */
+import { randomHex } from '../../runtime/tokens.ts';
+
+const API_VERSION = '2010-04-01';
+const VALIDATION_DELAY_MS = 50;
+
+interface StockNumber {
+  e164: string;
+  locality: string;
+  region: string;
+  postalCode: string;
+}
+
+interface CountryStock {
+  numbers: StockNumber[];
+  /** What Twilio asks for before it sells a number of the country. */
+  requires?: 'bundle' | 'address';
+}
+
+function range(prefix: string, from: number, count: number, width: number, place: Omit<StockNumber, 'e164'>): StockNumber[] {
+  return Array.from({ length: count }, (_, i) => ({ e164: prefix + String(from + i).padStart(width, '0'), ...place }));
+}
+
+function initialStock(): Record<string, CountryStock> {
+  return {
+    US: {
+      numbers: [
+        ...range('+120255501', 0, 20, 2, { locality: 'Washington', region: 'DC', postalCode: '20001' }),
+        ...range('+141555501', 0, 10, 2, { locality: 'San Francisco', region: 'CA', postalCode: '94103' }),
+      ],
+    },
+    GB: { numbers: range('+4420794600', 0, 20, 2, { locality: 'London', region: 'England', postalCode: '' }) },
+    DE: { numbers: range('+4930231250', 0, 10, 2, { locality: 'Berlin', region: 'BE', postalCode: '10115' }), requires: 'bundle' },
+    FR: { numbers: range('+3319900000', 0, 10, 2, { locality: 'Paris', region: 'IDF', postalCode: '75001' }), requires: 'address' },
+    NZ: { numbers: [] },
+  };
+}
+
+/** How the person answers the next verification call. */
+export interface FakeValidationScript {
+  /** Default: failed for a number ending in 9, success otherwise (test mode's rule). */
+  outcome?: 'success' | 'failed';
+  /** Wall time from the request to the callback, ms. Default 50. */
+  delayMs?: number;
+}
+
+export interface FakeIncomingNumber {
+  sid: string;
+  phoneNumber: string;
+  country: string;
+  form: Record<string, string[]>;
+  releasedAt: number | null;
+}
+
+export interface FakeValidation {
+  phoneNumber: string;
+  callSid: string;
+  validationCode: string;
+  form: Record<string, string[]>;
+  outcome: 'success' | 'failed';
+}
+
+export interface FakeNumbers {
+  /** Every number bought, by sid (released ones keep `releasedAt`). */
+  incoming: Map<string, FakeIncomingNumber>;
+  /** Verified caller IDs, by sid. */
+  callerIds: Map<string, { sid: string; phoneNumber: string; friendlyName: string }>;
+  validations: FakeValidation[];
+  nextValidation(script: FakeValidationScript): void;
+  /** Answers `/2010-04-01/Accounts/{sid}/{rest}` for the number resources; null when `rest` is not one. */
+  route(method: string, rest: string, form: Record<string, string[]>, query: URLSearchParams): { status: number; body: unknown } | null;
+  close(): void;
+}
+
+export interface FakeNumbersDeps {
+  accountSid: string;
+  apiError: (status: number, code: number, message: string) => { status: number; body: unknown };
+  /** Sends a signed callback, as the fake sends call status callbacks. */
+  sendCallback: (callSid: string, method: 'POST' | 'GET', url: string, params: Record<string, string>) => void;
+}
+
+export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
+  const { accountSid, apiError } = deps;
+  const stock = initialStock();
+  const incoming = new Map<string, FakeIncomingNumber>();
+  const callerIds = new Map<string, { sid: string; phoneNumber: string; friendlyName: string }>();
+  const validations: FakeValidation[] = [];
+  const scripts: FakeValidationScript[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const accountUri = `/${API_VERSION}/Accounts/${accountSid}`;
+
+  function route(method: string, rest: string, form: Record<string, string[]>, query: URLSearchParams) {
+    const available = /^AvailablePhoneNumbers\/([A-Za-z]{2})\/Local\.json$/.exec(rest);
+    if (available && method === 'GET') return searchLocal(available[1].toUpperCase(), query);
+    if (rest === 'IncomingPhoneNumbers.json' && method === 'POST') return buy(form);
+    const number = /^IncomingPhoneNumbers\/([^/.]+)\.json$/.exec(rest);
+    if (number && method === 'DELETE') return release(number[1], rest);
+    if (rest === 'OutgoingCallerIds.json' && method === 'POST') return validate(form);
+    if (rest === 'OutgoingCallerIds.json' && method === 'GET') return listCallerIds(query);
+    const callerId = /^OutgoingCallerIds\/([^/.]+)\.json$/.exec(rest);
+    if (callerId && method === 'DELETE') return callerIds.delete(callerId[1]) ? { status: 204, body: null } : notFound(rest);
+    if (available || number || callerId || /^(?:IncomingPhoneNumbers|OutgoingCallerIds)\.json$/.test(rest)) return apiError(405, 20004, 'Method not allowed');
+    return null;
+  }
+
+  const notFound = (rest: string) => apiError(404, 20404, `The requested resource ${accountUri}/${rest} was not found`);
+
+  function searchLocal(country: string, query: URLSearchParams) {
+    const s = stock[country];
+    if (!s) return notFound(`AvailablePhoneNumbers/${country}/Local.json`);
+    const areaCode = query.get('AreaCode');
+    const pageSize = Math.min(Number(query.get('PageSize') ?? 50) || 50, 1000);
+    const matching = s.numbers.filter((n) => !areaCode || n.e164.startsWith(`+1${areaCode}`)).slice(0, pageSize);
+    const uri = `${accountUri}/AvailablePhoneNumbers/${country}/Local.json?PageSize=${pageSize}&Page=0`;
+    return {
+      status: 200,
+      body: {
+        available_phone_numbers: matching.map((n) => ({
+          friendly_name: friendly(n.e164),
+          phone_number: n.e164,
+          lata: n.e164.startsWith('+1') ? '236' : null,
+          rate_center: n.e164.startsWith('+1') ? n.locality.toUpperCase() : null,
+          latitude: null,
+          longitude: null,
+          locality: n.locality,
+          region: n.region,
+          postal_code: n.postalCode || null,
+          iso_country: country,
+          address_requirements: s.requires ? 'any' : 'none',
+          beta: false,
+          // This resource names them SMS and MMS; IncomingPhoneNumbers says sms and mms.
+          capabilities: { voice: true, SMS: country !== 'GB', MMS: country === 'US', fax: false },
+        })),
+        ...onePage(matching.length, uri, pageSize),
+      },
+    };
+  }
+
+  function buy(form: Record<string, string[]>) {
+    const phoneNumber = one(form, 'PhoneNumber');
+    if (!phoneNumber || !/^\+[1-9]\d{6,14}$/.test(phoneNumber)) return apiError(400, 21421, 'PhoneNumber is invalid');
+    const country = Object.keys(stock).find((c) => stock[c].numbers.some((n) => n.e164 === phoneNumber));
+    if (!country) return apiError(400, 21422, `PhoneNumber ${phoneNumber} is not available`);
+    const s = stock[country];
+    if (s.requires === 'bundle' && !one(form, 'BundleSid')) {
+      return apiError(400, 21649, `Phone Number Requires a Bundle: a regulated number of ${country} needs an approved BundleSid`);
+    }
+    if (s.requires === 'address' && !one(form, 'AddressSid')) return apiError(400, 21631, 'Phone Number Requires an Address');
+    s.numbers = s.numbers.filter((n) => n.e164 !== phoneNumber);
+    const bought: FakeIncomingNumber = { sid: `PN${randomHex(16)}`, phoneNumber, country, form, releasedAt: null };
+    incoming.set(bought.sid, bought);
+    return { status: 201, body: incomingResource(bought) };
+  }
+
+  /** A released number does not go back on sale (Twilio ages numbers before selling them again). */
+  function release(sid: string, rest: string) {
+    const n = incoming.get(sid);
+    if (!n || n.releasedAt !== null) return notFound(rest);
+    n.releasedAt = Date.now();
+    return { status: 204, body: null };
+  }
+
+  function incomingResource(n: FakeIncomingNumber) {
+    const now = rfc2822(new Date());
+    return {
+      account_sid: accountSid,
+      address_requirements: stock[n.country].requires ? 'any' : 'none',
+      address_sid: one(n.form, 'AddressSid') ?? null,
+      api_version: API_VERSION,
+      beta: false,
+      bundle_sid: one(n.form, 'BundleSid') ?? null,
+      capabilities: { voice: true, sms: n.country !== 'GB', mms: n.country === 'US', fax: false },
+      date_created: now,
+      date_updated: now,
+      emergency_status: 'Inactive',
+      friendly_name: one(n.form, 'FriendlyName') ?? friendly(n.phoneNumber),
+      identity_sid: null,
+      origin: 'twilio',
+      phone_number: n.phoneNumber,
+      sid: n.sid,
+      status: 'in-use',
+      status_callback: one(n.form, 'StatusCallback') ?? '',
+      status_callback_method: one(n.form, 'StatusCallbackMethod') ?? 'POST',
+      trunk_sid: null,
+      uri: `${accountUri}/IncomingPhoneNumbers/${n.sid}.json`,
+      voice_application_sid: null,
+      voice_method: 'POST',
+      voice_url: one(n.form, 'VoiceUrl') ?? null,
+    };
+  }
+
+  function validate(form: Record<string, string[]>) {
+    const phoneNumber = one(form, 'PhoneNumber');
+    if (!phoneNumber || !/^\+[1-9]\d{6,14}$/.test(phoneNumber)) return apiError(400, 21421, 'PhoneNumber is invalid');
+    if ([...callerIds.values()].some((c) => c.phoneNumber === phoneNumber)) return apiError(400, 21450, 'Phone number already verified for your account');
+    const script = scripts.shift() ?? {};
+    const friendlyName = one(form, 'FriendlyName') ?? friendly(phoneNumber);
+    const validation: FakeValidation = {
+      phoneNumber,
+      callSid: `CA${randomHex(16)}`,
+      validationCode: String(parseInt(randomHex(4), 16) % 1_000_000).padStart(6, '0'),
+      form,
+      outcome: script.outcome ?? (phoneNumber.endsWith('9') ? 'failed' : 'success'),
+    };
+    validations.push(validation);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      conclude(validation, friendlyName);
+    }, script.delayMs ?? VALIDATION_DELAY_MS);
+    timers.add(timer);
+    return {
+      status: 201,
+      body: { account_sid: accountSid, call_sid: validation.callSid, friendly_name: friendlyName, phone_number: phoneNumber, validation_code: validation.validationCode },
+    };
+  }
+
+  /** The verification call ended: on success the caller ID exists, and the callback says so. */
+  function conclude(v: FakeValidation, friendlyName: string): void {
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      ApiVersion: API_VERSION,
+      CallSid: v.callSid,
+      CallStatus: 'completed',
+      Called: v.phoneNumber,
+      Direction: 'outbound-api',
+      To: v.phoneNumber,
+      VerificationStatus: v.outcome,
+    };
+    if (v.outcome === 'success') {
+      const sid = `PN${randomHex(16)}`;
+      callerIds.set(sid, { sid, phoneNumber: v.phoneNumber, friendlyName });
+      params.OutgoingCallerIdSid = sid;
+    }
+    const url = one(v.form, 'StatusCallback');
+    if (url) deps.sendCallback(v.callSid, one(v.form, 'StatusCallbackMethod') === 'GET' ? 'GET' : 'POST', url, params);
+  }
+
+  function listCallerIds(query: URLSearchParams) {
+    const phoneNumber = query.get('PhoneNumber');
+    const pageSize = Math.min(Number(query.get('PageSize') ?? 50) || 50, 1000);
+    const found = [...callerIds.values()].filter((c) => !phoneNumber || c.phoneNumber === phoneNumber).slice(0, pageSize);
+    const uri = `${accountUri}/OutgoingCallerIds.json?PageSize=${pageSize}&Page=0`;
+    const now = rfc2822(new Date());
+    return {
+      status: 200,
+      body: {
+        outgoing_caller_ids: found.map((c) => ({
+          account_sid: accountSid,
+          date_created: now,
+          date_updated: now,
+          friendly_name: c.friendlyName,
+          phone_number: c.phoneNumber,
+          sid: c.sid,
+          uri: `${accountUri}/OutgoingCallerIds/${c.sid}.json`,
+        })),
+        ...onePage(found.length, uri, pageSize),
+      },
+    };
+  }
+
+  return {
+    incoming,
+    callerIds,
+    validations,
+    nextValidation: (script) => void scripts.push(script),
+    route,
+    close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
+
+/** The paging fields of a list answer that fits in one page. */
+function onePage(count: number, uri: string, pageSize: number) {
+  return { end: Math.max(count - 1, 0), first_page_uri: uri, next_page_uri: null, page: 0, page_size: pageSize, previous_page_uri: null, start: 0, uri };
+}
+
+function one(form: Record<string, string[]>, name: string): string | undefined {
+  return form[name]?.[0];
+}
+
+/** Twilio's friendly name: `(202) 555-0100` for NANP numbers, the E.164 elsewhere. */
+function friendly(e164: string): string {
+  const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(e164);
+  return m ? `(${m[1]}) ${m[2]}-${m[3]}` : e164;
+}
+
+function rfc2822(date: Date): string {
+  return date.toUTCString().replace('GMT', '+0000');
+}

@@ -1,0 +1,30 @@
+/** Test mode's number stock: only ranges reserved for fiction, and provisioning's test numbers from them. */
+import test from 'ava';
+import { testNumberFor } from '../../actors/customer/test-numbers.ts';
+import { FICTIONAL_COUNTRIES, fictionalNumbers, isFictional } from '../../telephony/simulated/fictional-numbers.ts';
+
+test('every listed number of every country is fictional, distinct, and the count never exceeds the range', (t) => {
+  for (const country of FICTIONAL_COUNTRIES) {
+    for (const start of [0, 0.37, 0.999]) {
+      const numbers = fictionalNumbers(country, { limit: 20_000, start });
+      t.is(new Set(numbers).size, numbers.length, country);
+      t.true(numbers.every(isFictional), country);
+      t.true(numbers.every((n) => /^\+[1-9]\d{6,14}$/.test(n)), country);
+    }
+  }
+  t.is(fictionalNumbers('US', { limit: 1000 }).length, 100, 'NANP 555-0100..0199');
+  t.is(fictionalNumbers('AU', { limit: 1000 }).length, 154, 'ACMA 0491 570 006..159');
+  t.deepEqual(fictionalNumbers('JP', { limit: 5 }), []);
+});
+
+test('isFictional: NANP 555-01xx in any area code, the drama ranges within their bounds, nothing else', (t) => {
+  for (const n of ['+12025550100', '+19075550199', '+447700900000', '+61491570006', '+61491570159', '+33199000000']) t.true(isFictional(n), n);
+  for (const n of ['+12025550200', '+12025550099', '+442071234567', '+61491570005', '+61491570160', '+4477009000001', '+1202555010']) t.false(isFictional(n), n);
+});
+
+test('testNumberFor picks a fictional number of the country, a US one for a country without a range', (t) => {
+  t.is(testNumberFor('GB', 0), '+447700900000');
+  t.is(testNumberFor('AU', 0.999), '+61491570159');
+  t.true(isFictional(testNumberFor('JP')) && testNumberFor('JP').startsWith('+1'));
+  for (let i = 0; i < 50; i++) t.true(isFictional(testNumberFor('US')));
+});
