@@ -13,7 +13,7 @@
  * whether a number may be in one that is.
  */
 import Holidays from 'date-holidays';
-import { NANP_AREA_CODES, type AreaCode } from './nanp-area-codes.ts';
+import { NANP_AREA_CODES, nanpAreaOf, type AreaCode } from './nanp-area-codes.ts';
 import { ES_REGIONS, esRegionsOf } from './es-regions.ts';
 import { WINDOW_RULES, type HolidaySource, type Period, type WindowRule } from './window-rules.ts';
 
@@ -81,7 +81,8 @@ function nationalNumber(e164: string, country: string): string {
 
 /** The NANP area code entry of a +1 number, checked against the stated country; null if unlisted. */
 function areaCode(e164: string, country: string): AreaCode | null {
-  const entry = NANP_AREA_CODES[nationalNumber(e164, country).slice(0, 3)] ?? null;
+  nationalNumber(e164, country); // a +1 number of `country`, or a RangeError
+  const entry = nanpAreaOf(e164);
   if (entry && entry.country !== country) throw new RangeError(`calling windows: area code of ${e164} is in ${entry.country}, not ${country}`);
   return entry;
 }

@@ -20,7 +20,7 @@
  *   consumers or natural persons do not reach it; rules for every subscriber do. A sole trader's
  *   business line is the doubtful case (docs/compliance.md ("Consent for AI-voice calls")).
  */
-import { NANP_AREA_CODES } from './nanp-area-codes.ts';
+import { nanpAreaOf } from './nanp-area-codes.ts';
 import { LINE_TYPES, type LineType } from '../../runtime/types.ts';
 
 export { LINE_TYPES, type LineType };
@@ -206,7 +206,7 @@ const STRENGTH: Record<RequiredConsent, number> = { none: 0, prior_express: 1, p
 
 /** The USPS state of a US number; null when its area code is not listed (then every state could apply). */
 export function usStateOf(e164: string): string | null {
-  const entry = /^\+1(\d{3})/.exec(e164) ? NANP_AREA_CODES[e164.slice(2, 5)] : undefined;
+  const entry = nanpAreaOf(e164);
   return entry?.country === 'US' ? entry.region : null;
 }
 

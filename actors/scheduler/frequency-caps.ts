@@ -23,7 +23,7 @@
  * counts calendar days in the callee's zone (France), the window is one day longer than the
  * law's, which covers every reading of the calendar and a daylight-saving day of 25 hours.
  */
-import { NANP_AREA_CODES } from './nanp-area-codes.ts';
+import { nanpAreaOf } from './nanp-area-codes.ts';
 import type { CallOutcome } from '../call/outcome.ts';
 
 const HOUR_MS = 3_600_000;
@@ -193,7 +193,7 @@ const STATE_RULE_IDS = new Set(CAP_RULES.map((r) => r.id).filter((id) => id.incl
  */
 export function capJurisdictions(e164: string, country: string): string[] {
   if (country !== 'US' && country !== 'CA') return [country];
-  const entry = e164.startsWith('+1') ? NANP_AREA_CODES[e164.slice(2, 5)] : undefined;
+  const entry = nanpAreaOf(e164);
   if (entry && entry.country === country) return [country, `${country}-${entry.region}`];
   return [country, ...[...STATE_RULE_IDS].filter((id) => id.startsWith(`${country}-`))];
 }

@@ -469,3 +469,12 @@ export const NANP_AREA_CODES: Readonly<Record<string, AreaCode>> = {
   '986': us('ID', BOISE, LOS_ANGELES), // overlay of 208
   '989': us('MI', NEW_YORK),
 };
+
+/**
+ * The area code entry of a +1 number (its state or province and zones); null when the number is
+ * not a +1 number or its area code is not listed. The one reading of "where is this NANP number"
+ * that the calling windows, the frequency caps and the consent rule share.
+ */
+export function nanpAreaOf(e164: string): AreaCode | null {
+  return /^\+1\d{3}/.test(e164) ? (NANP_AREA_CODES[e164.slice(2, 5)] ?? null) : null;
+}
