@@ -228,6 +228,19 @@ export function createCallRepository(db: Queryable) {
       return rowCount ?? 0;
     },
 
+    /**
+     * Wakes every account's requests waiting for `reasons` (an operator lifting a switch that
+     * held requests across accounts, such as an emergency closure): due at `now`, so the dialler
+     * asks their gates again.
+     */
+    async wakeWaitingEverywhere(reasons: readonly string[], now: Date): Promise<number> {
+      const { rowCount } = await db.query(
+        `UPDATE calls SET next_attempt_at = $2 WHERE status = 'queued' AND waiting_reason = ANY($1::text[]) AND next_attempt_at > $2`,
+        [reasons, now],
+      );
+      return rowCount ?? 0;
+    },
+
     // — leases (real time: the database's clock) —
 
     /** Renews the leases of the running calls `owner` holds; returns their ids. */

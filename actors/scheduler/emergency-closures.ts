@@ -1,6 +1,8 @@
 import type { Deps } from '../../runtime/deps.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { createEmergencyClosureRepository, type EmergencyClosureRow } from '../../db/emergency-closures.ts';
+import { createCallRepository } from '../../db/calls.ts';
+import { withTransaction } from '../../db/pool.ts';
 import { EMERGENCY_JURISDICTIONS } from './calling-windows.ts';
 
 /** A closure as the console shows it. */
@@ -34,10 +36,17 @@ export function createEmergencyClosures(deps: Pick<Deps, 'pool' | 'clock'>) {
       return view(await repo.close({ jurisdiction: known(jurisdiction), reason, now: deps.clock.now() }));
     },
 
-    /** Reopens a jurisdiction; reopening one that is not closed changes nothing. */
+    /**
+     * Reopens a jurisdiction; reopening one that is not closed changes nothing. Requests held by a
+     * closure are due again at once (the dialler asks every gate anew), not after their 15 minutes.
+     */
     async reopen(jurisdiction: string): Promise<EmergencyClosureView> {
       const code = known(jurisdiction);
-      await repo.reopen(code);
+      await withTransaction(deps.pool, async (client) => {
+        if (await createEmergencyClosureRepository(client).reopen(code)) {
+          await createCallRepository(client).wakeWaitingEverywhere(['emergency_closure'], deps.clock.now());
+        }
+      });
       return { object: 'emergency_closure', jurisdiction: code, closed: false, reason: null, closed_at: null };
     },
 

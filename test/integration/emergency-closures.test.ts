@@ -49,6 +49,9 @@ test.serial('closing a jurisdiction: the console switch, the statement that read
   t.like(reopened.body, { object: 'emergency_closure', jurisdiction: 'US-LA', closed: false, reason: null, closed_at: null });
   t.like((await account.console.delete('/console/v1/emergency_closures/US-LA')).body, { closed: false }, 'reopening twice changes nothing');
   t.deepEqual((await facts(NEW_ORLEANS)).emergency_closures, []);
+  // Reopening makes the held request due at once, not after its 15 minutes.
+  const woken = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
+  t.true(Date.parse(woken.next_attempt_at) <= Date.parse((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now));
   // The wait was 15 minutes; after it the closure is no longer the reason.
   await account.console.post('/console/v1/test_clock/advance', { seconds: 16 * 60 });
   await account.console.post('/console/v1/dialler/run');
