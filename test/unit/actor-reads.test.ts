@@ -1,7 +1,5 @@
 import test from 'ava';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readSource, sourceFiles } from '../helpers/source-tree.ts';
 
 /**
  * A message an actor declares a read skips its mailbox once the actor is loaded
@@ -10,16 +8,6 @@ import { fileURLToPath } from 'node:url';
  * (docs/decisions.md, "Per-entity write queues and plain modules"). Read messages are named
  * get_… or list_…, and this test holds every declaration to that.
  */
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
-  });
-}
 
 /**
  * The message types a behaviour file declares as reads: `isRead: (msg) => SET.has(msg.type)` with
@@ -42,7 +30,7 @@ test('declaredReads reads a READS set and an inline comparison', (t) => {
 
 test('every message an actor lets skip its mailbox is a read (get_… or list_…)', (t) => {
   const declared = sourceFiles('actors').flatMap((file) => {
-    const reads = declaredReads(fs.readFileSync(path.join(ROOT, file), 'utf8'));
+    const reads = declaredReads(readSource(file));
     return reads ? reads.map((type) => `${file}: ${type}`) : [];
   });
   t.true(declared.length >= 15, `the scan finds the actors' reads (${declared.length})`);

@@ -1,7 +1,5 @@
 import test from 'ava';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { localImports, readSource, sourceFiles } from '../helpers/source-tree.ts';
 
 /**
  * No import cycle, between files or between rooms (issue 12). A room is a folder of the house
@@ -10,26 +8,7 @@ import { fileURLToPath } from 'node:url';
  * cannot be read or changed apart.
  */
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SOURCE_DIRS = ['actors', 'app', 'db', 'http', 'money', 'runtime', 'telephony'];
-
-function sourceFiles(dir: string): string[] {
-  if (!fs.existsSync(path.join(ROOT, dir))) return [];
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
-  });
-}
-
-/** The relative imports of one file (static, re-exports, bare and dynamic), as root-relative paths. */
-export function localImports(file: string, source: string): string[] {
-  const found: string[] = [];
-  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"\n]+)\1/g)) {
-    if (m[2].startsWith('.')) found.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), m[2])));
-  }
-  return found;
-}
 
 function roomOf(file: string): string {
   const parts = file.split('/');
@@ -74,7 +53,7 @@ function graphs() {
   const files = new Map<string, Set<string>>();
   const rooms = new Map<string, Set<string>>();
   for (const file of SOURCE_DIRS.flatMap(sourceFiles)) {
-    const targets = localImports(file, fs.readFileSync(path.join(ROOT, file), 'utf8')).filter((t) => t.endsWith('.ts'));
+    const targets = localImports(file, readSource(file)).filter((t) => t.endsWith('.ts'));
     files.set(file, new Set(targets));
     const room = roomOf(file);
     if (!rooms.has(room)) rooms.set(room, new Set());

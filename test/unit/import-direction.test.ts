@@ -1,7 +1,7 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { importedPaths, localImports, readSource, ROOT, sourceFiles } from '../helpers/source-tree.ts';
 
 /**
  * The house's arrows, checked like a lint (docs/decisions.md, "The composition root"): the domain
@@ -12,33 +12,9 @@ import { fileURLToPath } from 'node:url';
  * errors and picks statuses.
  */
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BELOW_HTTP = ['actors', 'runtime', 'db', 'telephony'];
 /** Every folder of the service's own code (tests, benchmarks and bin/ may import anything). */
 const SERVICE = ['actors', 'runtime', 'db', 'telephony', 'http', 'app', 'money'].filter((d) => fs.existsSync(path.join(ROOT, d)));
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
-  });
-}
-
-/** Every module a file imports: static (`import … from`, `export … from`, bare `import '…'`) and dynamic (`import('…')`). */
-function importedPaths(source: string): string[] {
-  const found: string[] = [];
-  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"\n]+)\1/g)) found.push(m[2]);
-  return found;
-}
-
-/** The modules `file` (relative to the root) imports from this tree, as root-relative paths. */
-function localImports(file: string): string[] {
-  const source = fs.readFileSync(path.join(ROOT, file), 'utf8');
-  return importedPaths(source)
-    .filter((spec) => spec.startsWith('.'))
-    .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
-}
 
 const inFolder = (target: string, folder: string) => target === folder || target.startsWith(`${folder}/`);
 
@@ -91,7 +67,7 @@ test('no route or page opens a repository: it asks the room that owns the data',
   // Plugins (authentication, rate limits, idempotency) keep their own tables: infrastructure, not a room's data.
   const files = ['http/routes', 'http/pages'].flatMap(sourceFiles);
   t.true(files.length > 15, 'the scan reads the routes');
-  const opened = files.flatMap((f) => [...fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\bcreate\w*Repository\b/g)].map((m) => `${f}: ${m[0]}`));
+  const opened = files.flatMap((f) => [...readSource(f).matchAll(/\bcreate\w*Repository\b/g)].map((m) => `${f}: ${m[0]}`));
   t.deepEqual(opened, []);
 });
 

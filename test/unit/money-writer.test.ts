@@ -1,7 +1,6 @@
 import test from 'ava';
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { localImports, readSource as read, sourceFiles } from '../helpers/source-tree.ts';
 
 /**
  * Money has one writer (docs/decisions.md, "The money room"): SQL that writes a money table lives
@@ -10,22 +9,12 @@ import { fileURLToPath } from 'node:url';
  * Tests are not scanned: some of them tamper with money rows on purpose.
  */
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MONEY_TABLES = ['account_money', 'holds', 'ledger_entries', 'bonus_grants', 'activity_log', 'monthly_minimums'];
 const WRITER = 'money/writer.ts';
 /** Written on purpose outside the writer, each with why. The test fails if an entry no longer writes (drop it then). */
 const ALLOWED_SQL_WRITES: Record<string, string> = {
   'bench/money.ts': "the baseline: a bare UPDATE … RETURNING of a money row, the yardstick the money path is measured against",
 };
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const rel = dir ? path.posix.join(dir, entry.name) : entry.name;
-    if (entry.isDirectory()) return ['node_modules', 'test', '.git'].includes(rel) ? [] : sourceFiles(rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
-  });
-}
-const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 /** The money tables `text` writes with SQL (INSERT INTO, UPDATE, DELETE FROM, TRUNCATE). */
 function tablesWritten(text: string): string[] {
@@ -104,8 +93,7 @@ test(`only ${WRITER} imports the write side of db/money/`, (t) => {
 test('money/ imports no actor, no route and no carrier; db/ imports nothing from money/; the rules import no I/O', (t) => {
   const arrows = (dir: string, forbidden: RegExp) =>
     sourceFiles(dir).flatMap((file) =>
-      [...read(file).matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.[^'"\n]+)\1/g)]
-        .map((m) => path.posix.normalize(path.posix.join(path.posix.dirname(file), m[2])))
+      localImports(file)
         .filter((target) => forbidden.test(target))
         .map((target) => `${file} → ${target}`),
     );
