@@ -13,7 +13,7 @@ import { CallKeeper } from '../actors/call/call-keeper.ts';
 import { Dialler } from '../actors/scheduler/dialler.ts';
 import { createConsentGate } from '../actors/scheduler/consent-gate.ts';
 import { createLineTypeLookup } from '../actors/call/line-types.ts';
-import type { Carrier } from '../telephony/carrier.ts';
+import type { CallerIdValidationReport, CallerIdValidationRequest, Carrier } from '../telephony/carrier.ts';
 import { startMediaServer } from '../telephony/media-server.ts';
 import { SimulatedCarrier } from '../telephony/simulated/simulated-carrier.ts';
 import { TwilioCarrier } from '../telephony/twilio/twilio-carrier.ts';
@@ -44,7 +44,14 @@ export interface CallWiring {
 export async function composeCalls(
   deps: Deps,
   actors: ActorSystem,
-  parts: { accounts: AccountRegistry; secrets: SecretBox; customerDirectory: CustomerDirectory; money: MoneyWriter },
+  parts: {
+    accounts: AccountRegistry;
+    secrets: SecretBox;
+    customerDirectory: CustomerDirectory;
+    money: MoneyWriter;
+    /** Where the test-mode carrier's caller ID verifications report (the numbers room). */
+    onCallerIdValidation: (report: CallerIdValidationReport, request: CallerIdValidationRequest) => void;
+  },
   onStop: (name: string, fn: () => unknown) => void,
 ): Promise<CallWiring> {
   const { config, log, clock } = deps;
@@ -62,6 +69,7 @@ export async function composeCalls(
     onStatus: (r) => inbox.receiveLocal({ kind: 'status', report: r }),
     onRecording: (r) => inbox.receiveLocal({ kind: 'recording', report: r }),
     talkUntilLimitMs: config.simulatedTalkMs,
+    onCallerIdValidation: parts.onCallerIdValidation,
   });
   const scripted = new ScriptedBridge({ clock, log });
   const liveCarrier = config.twilio ? new TwilioCarrier({ ...config.twilio, log }) : simulated;

@@ -1,6 +1,7 @@
 import type { Deps } from '../runtime/deps.ts';
 import { closeMonth, expireBonuses, releaseExpiredHolds } from '../money/jobs.ts';
 import type { MoneyWriter } from '../money/writer.ts';
+import type { Numbers } from '../actors/numbers/numbers.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
@@ -9,11 +10,22 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
-/** What the jobs run on: the database, the clock, the settings and the one money writer. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'config'> & { money: MoneyWriter };
+/** What the jobs run on: the database, the clock, the settings, the one money writer and the numbers room. */
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'config'> & { money: MoneyWriter; numbers: Numbers };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
-export const JOB_NAMES = ['release_holds', 'expire_bonuses', 'close_month', 'expire_requests', 'finish_stale_calls', 'purge_rate_limit_windows'] as const;
+export const JOB_NAMES = [
+  'release_holds',
+  'expire_bonuses',
+  'close_month',
+  'expire_requests',
+  'finish_stale_calls',
+  'purge_rate_limit_windows',
+  'renew_numbers',
+  'release_numbers',
+  'expire_caller_id_verifications',
+  'retry_number_steps',
+] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** Runs one job now, on the service's clock (a test clock moves it without waiting). */
@@ -33,6 +45,14 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
     case 'purge_rate_limit_windows':
       // Request windows run on real time, not on a test clock (as the in-process counters do).
       return createRateLimitRepository(services.pool).purgeBefore(new Date(Date.now() - RATE_WINDOW_KEEP_MS));
+    case 'renew_numbers':
+      return services.numbers.renewDue(now);
+    case 'release_numbers':
+      return services.numbers.releaseOverdue(now);
+    case 'expire_caller_id_verifications':
+      return services.numbers.expireVerifications(now);
+    case 'retry_number_steps':
+      return services.numbers.retryNumberSteps(now);
   }
 }
 

@@ -28,6 +28,7 @@ import { createChatSessions } from '../actors/chat/sessions.ts';
 import { createChatMessages } from '../actors/chat/chat-messages.ts';
 import { assistantFor } from '../actors/chat/assistant.ts';
 import { createMoneyWriter } from '../money/writer.ts';
+import { createNumbers, type Numbers } from '../actors/numbers/numbers.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
@@ -100,16 +101,38 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const deps = { pool, clock, log, config };
     // The one money writer: every change of money goes through it; a balance crossing one call's
     // hold refreshes the customer's readiness in the same transaction.
-    const money = createMoneyWriter(readinessFollowsMoney);
+    // A top-up pays rent left unpaid, in its own transaction (the numbers room, built below).
+    let numbers: Numbers | undefined;
+    const money = createMoneyWriter({ ...readinessFollowsMoney, fundsAdded: (db, accountId, now) => numbers!.fundsAdded(db, accountId, now) });
     const keys = new KeyAuthenticator(pool, clock);
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );
-    const customers = actors.register<CustomerMessage, CustomerReplies, any>(customerBehaviour(deps));
+    const customers = actors.register<CustomerMessage, CustomerReplies, any>(
+      customerBehaviour(deps, { provisionNumber: (customerId) => numbers!.provisionNumber(customerId) }),
+    );
     // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
     const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
     const customerDirectory = createCustomerDirectory(pool);
-    const calling = await composeCalls(deps, actors, { accounts, secrets, customerDirectory, money }, onStop);
+    const calling = await composeCalls(
+      deps,
+      actors,
+      {
+        accounts,
+        secrets,
+        customerDirectory,
+        money,
+        // The test-mode carrier's verification outcome, for the number its callback URL names.
+        onCallerIdValidation: (report, request) => {
+          const numberId = new URL(request.statusCallbackUrl).searchParams.get('number_id');
+          if (!numberId || !numbers) return;
+          numbers.verificationReported(numberId, report).catch((err) => log.error({ err, number_id: numberId }, 'a caller id verification could not be recorded; the expiry job asks the carrier'));
+        },
+      },
+      onStop,
+    );
+    const numbersRoom = createNumbers({ ...deps, carriers: calling.carriers, money, secrets });
+    numbers = numbersRoom;
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
@@ -161,14 +184,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       eventHistory: createEventHistory(pool),
       emergencyClosures: createEmergencyClosures(deps),
       chat: createChatSessions(deps, chatSessions, createChatMessages(deps, { assistant: assistantFor(config), money })),
-      jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money }, name as JobName) },
+      jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money, numbers: numbersRoom }, name as JobName) },
+      numbers: numbersRoom,
       testClock: testClockControl(clock, pool),
       dialNow: () => dialler.tick(),
       keepNow: () => keeper.tick(),
       sendNow: () => sender.drain(),
     };
     if (config.roles.has('dialler')) {
-      onStop('jobs', scheduleJobs({ ...deps, money }, config.jobIntervalMs));
+      onStop('jobs', scheduleJobs({ ...deps, money, numbers: numbersRoom }, config.jobIntervalMs));
       dialler.start();
       onStop('dialler', () => dialler.stop());
       keeper.start();

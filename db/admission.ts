@@ -10,7 +10,10 @@ export interface AdmissionRow {
   do_not_call: 'account_list' | 'national_registry' | null;
   /** The readiness row of the customer (the readiness endpoint's own statement); null if it is gone. */
   readiness: ReadinessRow | null;
-  /** The customer's first active number in its own country: the caller ID a call would show. */
+  /**
+   * The number a call shows: the customer's first working (active, or in its rent countdown)
+   * rented number in its country, else its verified caller ID there.
+   */
   caller_id: string | null;
   /** The customer's dial attempts to the number since the caps' look-back, oldest first (frequency-caps.ts). */
   attempts: { at: Date; outcome: string | null; ended_at: Date | null }[];
@@ -27,7 +30,8 @@ const ADMISSION = prepared(
   `SELECT EXISTS (SELECT 1 FROM dnc_numbers WHERE account_id = $3 AND e164 = $4) AS dnc_own,
           EXISTS (SELECT 1 FROM dnc_registry WHERE e164 = $4) AS dnc_national,
           (SELECT n.e164 FROM phone_numbers n
-            WHERE n.customer_id = r.customer_id AND n.status = 'active' AND n.country = r.country ORDER BY n.seq LIMIT 1) AS caller_id,
+            WHERE n.customer_id = r.customer_id AND n.status IN ('active', 'payment_due') AND n.country = r.country
+            ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS caller_id,
           a.attempt_at, a.attempt_outcome, a.attempt_ended_at,
           ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
           r.*

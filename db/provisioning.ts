@@ -12,19 +12,26 @@ export function createProvisioningRepository(db: Queryable) {
       ]);
     },
 
-    async hasActiveNumber(customerId: string, country: string): Promise<boolean> {
-      const { rowCount } = await db.query(
-        `SELECT 1 FROM phone_numbers WHERE customer_id = $1 AND country = $2 AND status = 'active'`,
-        [customerId, country],
-      );
-      return (rowCount ?? 0) > 0;
-    },
-
-    async assignNumber(n: { accountId: string; mode: Mode; customerId: string; e164: string; country: string; kind: 'rented' | 'caller_id'; now: Date }) {
+    /**
+     * A number the operator bought by hand (console assign-number): working at once; its first
+     * month is settled by hand, so its rent renews from a month after the assignment.
+     */
+    async assignNumber(n: {
+      accountId: string;
+      mode: Mode;
+      customerId: string;
+      e164: string;
+      country: string;
+      kind: 'rented' | 'caller_id';
+      monthlyCents: number;
+      anchorDay: number;
+      renewsOn: string;
+      now: Date;
+    }) {
       const { rows } = await db.query(
-        `INSERT INTO phone_numbers (account_id, mode, customer_id, e164, country, kind, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-        [n.accountId, n.mode, n.customerId, n.e164, n.country, n.kind, n.now],
+        `INSERT INTO phone_numbers (account_id, mode, customer_id, e164, country, kind, monthly_cents, anchor_day, renews_on, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING *`,
+        [n.accountId, n.mode, n.customerId, n.e164, n.country, n.kind, n.monthlyCents, n.anchorDay, n.renewsOn, n.now],
       );
       return rows[0] as { id: string; e164: string; country: string; kind: string; created_at: Date };
     },

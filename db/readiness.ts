@@ -28,6 +28,8 @@ export interface ReadinessRow {
   country_opened: boolean;
   speech_certified: boolean;
   has_number_in_country: boolean;
+  /** Why the service's last try of the number step did not rent one (number_orders), or null. */
+  number_order_outcome: string | null;
   requested_steps: string[] | null;
   onboarding_link_active: boolean;
 }
@@ -47,10 +49,11 @@ export const READINESS_FACTS_SQL = `SELECT c.id AS customer_id, c.external_ref, 
             m.balance_cents - m.reserved_cents AS available_cents, m.minutes_month::text AS minutes_month, m.minutes_used,
             co.calling_language, COALESCE(co.opened, false) AS country_opened,
             EXISTS (SELECT 1 FROM speech_certifications s WHERE s.locale = co.calling_language) AS speech_certified,
-            EXISTS (SELECT 1 FROM phone_numbers n WHERE n.customer_id = c.id AND n.status = 'active' AND n.country = c.country)
+            EXISTS (SELECT 1 FROM phone_numbers n WHERE n.customer_id = c.id AND n.status IN ('active', 'payment_due') AND n.country = c.country)
               AS has_number_in_country,
             (SELECT array_agg(DISTINCT s.step) FROM provisioning_requests p, unnest(p.steps) AS s(step) WHERE p.customer_id = c.id)
               AS requested_steps,
+            (SELECT o.outcome FROM number_orders o WHERE o.customer_id = c.id) AS number_order_outcome,
             EXISTS (SELECT 1 FROM onboarding_links l WHERE l.customer_id = c.id AND l.status = 'active' AND l.expires_at > $2)
               AS onboarding_link_active
        FROM customers c

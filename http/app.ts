@@ -14,6 +14,7 @@ import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerOnboardingLinkRoutes } from './routes/onboarding-links.ts';
+import { registerNumberRoutes } from './routes/numbers.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerBrandRoutes } from './routes/brand.ts';
 import { registerCoverageRoutes } from './routes/coverage.ts';
@@ -54,6 +55,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerCustomerRoutes> &
   RouteDeps<typeof registerReadinessRoutes> &
   RouteDeps<typeof registerOnboardingLinkRoutes> &
+  RouteDeps<typeof registerNumberRoutes> &
   RouteDeps<typeof registerLimitRoutes> &
   RouteDeps<typeof registerBrandRoutes> &
   RouteDeps<typeof registerCoverageRoutes> &
@@ -124,6 +126,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerCustomerRoutes(app, services);
   registerReadinessRoutes(app, services);
   registerOnboardingLinkRoutes(app, services);
+  registerNumberRoutes(app, services);
   registerLimitRoutes(app, services);
   registerBrandRoutes(app, services);
   registerCoverageRoutes(app, services);

@@ -77,6 +77,13 @@ export const ERRORS = {
   appointment_not_found: e(404, 'not_found_error', 'No appointment with that id in this mode.'),
   dnc_entry_not_found: e(404, 'not_found_error', 'That number is not on your do-not-call list.'),
   dnc_entry_protected: e(409, 'conflict_error', 'The callee asked not to be called again; that entry cannot be removed.'),
+  // numbers
+  number_not_found: e(404, 'not_found_error', 'No number with that id for this customer in this mode.'),
+  country_required: e(400, 'invalid_request_error', 'The customer has no country, and a number is rented in the customer\'s country.'),
+  no_number_available: e(409, 'conflict_error', "The carrier has no number for sale in the customer's country right now; nothing was charged."),
+  number_already_added: e(409, 'conflict_error', 'This number is already a caller ID of this customer (verifying or verified).'),
+  caller_id_in_use: e(409, 'conflict_error', 'This number is already verified at the carrier for another use; nothing was started.'),
+  carrier_unavailable: e(503, 'api_error', 'The carrier could not be reached or refused the change; nothing changed. Retry later.'),
   recording_not_available: e(404, 'not_found_error', 'This call has no recording.'),
   transcript_not_available: e(404, 'not_found_error', 'This call has no transcript yet.'),
   invalid_twilio_signature: e(403, 'permission_error', 'The X-Twilio-Signature header does not match.'),

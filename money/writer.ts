@@ -6,6 +6,7 @@ import { ledgerWrites, type LedgerRow } from '../db/money/ledger.ts';
 import { grantWrites } from '../db/money/grants.ts';
 import { activityWrites } from '../db/money/activity.ts';
 import { minimumWrites } from '../db/money/minimums.ts';
+import { recurringWrites } from '../db/money/recurring.ts';
 import { recordEvent } from '../db/events.ts';
 import { createCallRepository } from '../db/calls.ts';
 import type { Mode } from '../runtime/types.ts';
@@ -45,30 +46,40 @@ import { buildBalance } from './balance-view.ts';
  *
  * What money changes elsewhere is told through `MoneyReactions`, so money/ imports no actor.
  *
- * A recurring charge of a customer's item (a number's rent, a caller ID, a website's hosting;
- * issues 14 and 15) will be one more operation here, taking a `RecurringCharge`: it claims the
- * item's period once in a record of its own (as `monthly_minimums` does for a customer-month),
- * then posts a `usage` line whose cause is the item's kind and whose reference names the item and
- * the period, so a second run or process charges nothing. The renewal countdown (when the next
- * period is due, what a renewal that cannot be paid does) belongs to the item's own room and a
- * pure rule in money/rules/; a job claims the items due and asks this writer to charge each, one
- * transaction per item, as the monthly minimum does today. Not built yet.
+ * A recurring charge of a customer's item (a number's rent, a caller ID's fee; a website's hosting
+ * next) is `chargeRecurring`: it claims the item's period once in `recurring_charges` (as
+ * `monthly_minimums` does for a customer-month), then posts a `usage` line whose cause is the
+ * item's kind and whose reference names the item and the period, so a second run or process
+ * charges nothing. The renewal calendar is a pure rule (money/rules/renewal.ts); what an unpaid
+ * renewal does to the item belongs to the item's own room (actors/numbers/), whose job claims
+ * the items due and asks this writer to charge each, one transaction per item.
  */
 
-/** A recurring charge of a customer's item, as the writer will take it (see above; not built yet). */
+/** A recurring charge of a customer's item (see above). */
 export interface RecurringCharge {
   accountId: string;
+  mode: Mode;
   customerId: string;
   /** What recurs: the line's cause. */
   item: 'number' | 'caller_id' | 'website_hosting';
   /** The item's own id (a number's, a website's). */
   itemId: string;
   amountCents: number;
-  /** The period paid for: [start, end), UTC. */
-  periodStart: Date;
-  periodEnd: Date;
+  /** The period paid for: [start, end), UTC days as YYYY-MM-DD. */
+  periodStart: string;
+  periodEnd: string;
+  /** The ledger line's description (what the reseller reads on its statement). */
+  description: string;
   now: Date;
 }
+
+/**
+ * What became of a recurring charge: `charged` (the line written; in test mode priced with
+ * `applied: false`), `already_charged` (the period was claimed before: nothing written), or
+ * `insufficient_balance` (the live balance, less what running calls hold, cannot cover it:
+ * nothing written, nothing claimed).
+ */
+export type RecurringChargeResult = { outcome: 'charged'; line: LedgerRow } | { outcome: 'already_charged' | 'insufficient_balance' };
 
 /** What other rooms do when money moves, in the same transaction. */
 export interface MoneyReactions {
@@ -77,6 +88,11 @@ export interface MoneyReactions {
    * `balance_loaded` flipped, so its customers are re-assessed (a top-up can make them ready).
    */
   spendableCrossedCallReserve(db: Client, accountId: string, now: Date): Promise<void>;
+  /**
+   * Money came into the live balance (a top-up): items whose renewal could not be paid are
+   * charged now, in the same transaction (the account's money row is locked by then).
+   */
+  fundsAdded?(db: Client, accountId: string, now: Date): Promise<void>;
 }
 
 /** A hold not ended within this long is released by the sweeper (spec: within thirty minutes). */
@@ -254,6 +270,8 @@ export function createMoneyWriter(reactions: MoneyReactions) {
       });
       lines.push(bonusLine!);
     }
+    // Renewals left unpaid are paid now: the money they waited for has come.
+    await reactions.fundsAdded?.(client, t.accountId, t.now);
     return lines;
   }
 
@@ -494,6 +512,45 @@ export function createMoneyWriter(reactions: MoneyReactions) {
     async writeOffExpiredBonus(client: Client, accountId: string, now: Date): Promise<number> {
       await balanceWrites(client).lock(accountId, 'live');
       return writeOffLockedAccountBonus(client, accountId, now);
+    },
+
+    /**
+     * One period of a recurring charge (see the top of this file): claimed once, then charged as a
+     * `usage` line on the customer. Live money must cover it (balance less running calls' holds)
+     * or nothing is written; test mode prices it with `applied: false`.
+     */
+    async chargeRecurring(client: Client, c: RecurringCharge): Promise<RecurringChargeResult> {
+      const row = await balanceWrites(client).lock(c.accountId, c.mode);
+      if (!row) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);
+      if (c.mode === 'live' && row.balance_cents - row.reserved_cents < c.amountCents) return { outcome: 'insufficient_balance' };
+      const claimed = await recurringWrites(client).claimPeriod({
+        itemId: c.itemId,
+        item: c.item,
+        accountId: c.accountId,
+        mode: c.mode,
+        customerId: c.customerId,
+        periodStart: c.periodStart,
+        periodEnd: c.periodEnd,
+        amountCents: c.amountCents,
+        now: c.now,
+      });
+      if (!claimed) return { outcome: 'already_charged' };
+      const line = await postLine(
+        client,
+        {
+          accountId: c.accountId,
+          mode: c.mode,
+          customerId: c.customerId,
+          type: 'usage',
+          cause: c.item,
+          amountCents: -c.amountCents,
+          reference: `${c.item}:${c.itemId}:${c.periodStart}`,
+          description: c.description,
+          now: c.now,
+        },
+        { row },
+      );
+      return { outcome: 'charged', line: line! };
     },
 
     /**

@@ -47,6 +47,13 @@ export type RefusalCode =
   | 'appointment_not_found'
   | 'dnc_entry_not_found'
   | 'dnc_entry_protected'
+  // numbers
+  | 'number_not_found'
+  | 'country_required'
+  | 'no_number_available'
+  | 'number_already_added'
+  | 'caller_id_in_use'
+  | 'carrier_unavailable'
   // money
   | 'hold_not_found'
   | 'insufficient_balance'

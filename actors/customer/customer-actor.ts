@@ -8,7 +8,7 @@ import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
-import { settledSpend } from '../../money/rules/pricing.ts';
+import { ITEM_PRICES, settledSpend } from '../../money/rules/pricing.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { isRefusal, Refusal, type RefusalCode } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
@@ -16,7 +16,7 @@ import { pageStart, toList } from '../shared/list.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { checkReadiness, refreshReadiness } from './readiness-check.ts';
 import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
-import { testNumberFor } from './test-numbers.ts';
+import { dayOf, nextRenewal } from '../../money/rules/renewal.ts';
 import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { CustomerMessage, ProvisioningReply } from './messages.ts';
 
@@ -37,7 +37,14 @@ export interface CustomerState {
 
 const READS = new Set<CustomerMessage['type']>(['get_customer', 'get_readiness', 'get_provisioning', 'list_onboarding_links', 'get_limits']);
 
-export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, CustomerState> {
+/**
+ * The number step's work, done by the numbers room (actors/numbers/numbers.ts `provisionNumber`):
+ * a customer without a working number in its country gets one rented, or the reason it could not
+ * is recorded as the step's blocker. Handed in by app/, so the rooms do not import each other.
+ */
+export type ProvisionNumber = (customerId: string) => Promise<unknown>;
+
+export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber }): Behaviour<CustomerMessage, CustomerState> {
   const { pool, clock, log, config } = deps;
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<CustomerRow> {
@@ -59,6 +66,7 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
       readiness: assessment,
       calendarConnected: facts.calendar_connected,
       requestedSteps: facts.requested_steps ?? [],
+      numberOrder: facts.number_order_outcome,
     });
     return { object: 'provisioning', customer_id: state.id, ...view, mode: state.mode };
   }
@@ -80,24 +88,15 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
 
   async function requestProvisioning(state: CustomerState, steps: string[] | undefined, idem?: IdempotencyClaim): Promise<Written<ProvisioningReply>> {
     const requested = [...new Set(steps && steps.length ? steps : DEFAULT_STEPS)];
+    // The number step is the service's move, made now: rented (test customers: from the fictional
+    // ranges), or its blocker recorded. Before the request is recorded, so the answer shows it.
+    if (requested.includes('number')) await rooms.provisionNumber(state.id);
     const now = clock.now();
     return orFail('provisioning_not_recorded', () =>
       writeTransaction(pool, idem, now, async (client) => {
-        const customer = await mustGet(client, state.id, true);
+        await mustGet(client, state.id, true);
         const repo = createProvisioningRepository(client);
         await repo.recordRequest({ accountId: state.accountId, customerId: state.id, steps: requested, now });
-        // Test customers get a fictional number at once; a live number is the service's move.
-        if (requested.includes('number') && customer.mode === 'test' && !(await repo.hasActiveNumber(state.id, customer.country))) {
-          await repo.assignNumber({
-            accountId: state.accountId,
-            mode: 'test',
-            customerId: state.id,
-            e164: testNumberFor(customer.country),
-            country: customer.country,
-            kind: 'rented',
-            now,
-          });
-        }
         await refreshReadiness(client, { customerId: state.id }, now);
         return { created: true, body: { ...(await provisioning(client, state)), requested_steps: requested } };
       }),
@@ -200,6 +199,9 @@ export function customerBehaviour(deps: Deps): Behaviour<CustomerMessage, Custom
             e164: msg.e164,
             country: state.country,
             kind: msg.kind,
+            monthlyCents: msg.kind === 'rented' ? ITEM_PRICES.number_cents_per_month : ITEM_PRICES.caller_id_cents_per_month,
+            anchorDay: now.getUTCDate(),
+            renewsOn: nextRenewal(dayOf(now), now.getUTCDate()),
             now,
           });
           await refreshReadiness(client, { customerId: state.id }, now);

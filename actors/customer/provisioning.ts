@@ -11,7 +11,21 @@ export type ProvisioningStep = (typeof PROVISIONING_STEPS)[number];
 /** Steps requested when POST provisioning names none: the ones the call path needs. */
 export const DEFAULT_STEPS: readonly ProvisioningStep[] = ['number', 'script', 'agent'];
 
-export type ProvisioningBlocker = BlockerCode | 'no_calendar_connected';
+/**
+ * Why the service's last try of the number step rented nothing (actors/numbers/numbers.ts
+ * `NumberOrderBlocker`): the carrier wants a regulatory bundle or an address the service has not
+ * filed, has no stock, could not be reached, or the balance could not cover the first month.
+ */
+export const NUMBER_ORDER_BLOCKERS = [
+  'number_regulatory_bundle_required',
+  'number_address_required',
+  'no_number_available',
+  'carrier_unavailable',
+  'insufficient_balance',
+] as const;
+export type NumberOrderBlocker = (typeof NUMBER_ORDER_BLOCKERS)[number];
+
+export type ProvisioningBlocker = BlockerCode | 'no_calendar_connected' | NumberOrderBlocker;
 
 interface StepRule {
   step: ProvisioningStep;
@@ -30,6 +44,8 @@ export interface ProvisioningFacts {
   calendarConnected: boolean;
   /** Every step ever requested for this customer (calendar counts only once requested). */
   requestedSteps: readonly string[];
+  /** Why the service's last try of the number step rented nothing, or null (none failed, or one succeeded since). */
+  numberOrder?: string | null;
 }
 
 export interface ProvisioningView {
@@ -53,11 +69,17 @@ export function assessProvisioning(f: ProvisioningFacts): ProvisioningView {
       return { step: r.step, done: f.calendarConnected, waiting_on: 'customer' as const, blocker: f.calendarConnected ? null : r.blocker };
     }
     const open = f.readiness.blockers.find((b) => b.code === r.blocker);
+    // The number step the service tried and could not finish names why, and who moves next:
+    // the reseller for money, the service for the carrier's requirements.
+    const order = r.step === 'number' && open && f.numberOrder ? numberOrderBlocker(f.numberOrder) : null;
+    if (order) return { step: r.step, done: false, waiting_on: order === 'insufficient_balance' ? ('reseller' as const) : ('service' as const), blocker: order };
     // A done step names who did its work: the service.
     return { step: r.step, done: !open, waiting_on: open?.waitingOn ?? 'service', blocker: open?.code ?? null };
   });
 
   const blockers: ProvisioningBlocker[] = f.readiness.blockers.map((b) => b.code);
+  const numberStep = steps.find((s) => s.step === 'number');
+  if (numberStep?.blocker && numberStep.blocker !== 'no_number_in_country') blockers.push(numberStep.blocker);
   const calendarStep = steps.find((s) => s.step === 'calendar');
   if (calendarStep && !calendarStep.done) blockers.push('no_calendar_connected');
 
@@ -76,4 +98,8 @@ export function assessProvisioning(f: ProvisioningFacts): ProvisioningView {
     waitingOn = next.waitingOn;
   }
   return { state, ready: blockers.length === 0, waiting_on: waitingOn, blockers, steps };
+}
+
+function numberOrderBlocker(code: string): NumberOrderBlocker | null {
+  return (NUMBER_ORDER_BLOCKERS as readonly string[]).includes(code) ? (code as NumberOrderBlocker) : null;
 }

@@ -5,7 +5,15 @@ import { Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { isForeignKeyViolation } from '../../db/pool.ts';
 import type { CarrierInbox, CarrierReport } from '../../actors/call/carrier-inbox.ts';
-import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
+import type { Numbers } from '../../actors/numbers/numbers.ts';
+import {
+  CarrierCallbackError,
+  parseCallerIdValidationCallback,
+  parseRecordingCallback,
+  parseStatusCallback,
+  verifyTwilioSignature,
+  type TwilioForm,
+} from '../../telephony/twilio/callbacks.ts';
 
 /**
  * The carrier's callbacks (Twilio: form-encoded POSTs signed with X-Twilio-Signature over our
@@ -16,6 +24,8 @@ export interface TelephonyRouteDeps {
   /** Twilio's credentials and the public URL its signatures are made over. */
   config: Pick<Config, 'twilio' | 'publicUrl'>;
   carrierInbox: Pick<CarrierInbox, 'receive'>;
+  /** Where a caller ID verification's outcome goes (the numbers room). */
+  numbers: Pick<Numbers, 'verificationReported'>;
 }
 
 export async function registerTelephonyRoutes(app: App, services: TelephonyRouteDeps): Promise<void> {
@@ -68,6 +78,22 @@ export async function registerTelephonyRoutes(app: App, services: TelephonyRoute
         throw new ApiError('invalid_parameter', 'The recording callback is malformed.');
       }
       await store({ kind: 'recording', report });
+      return reply.code(204).send();
+    });
+
+    // A caller ID verification's outcome (OutgoingCallerIds ValidationRequest StatusCallback). Acted
+    // on at once: the report changes only a number still verifying, so a repeat changes nothing,
+    // and a lost one is recovered when the verification expires (the carrier is asked then).
+    const numberQuery = Type.Object({ number_id: Type.String({ format: 'uuid' }) });
+    typed.post('/telephony/twilio/caller-id', { config: { auth: 'none' }, schema: { hide: true, querystring: numberQuery } }, async (request, reply) => {
+      const form = verified(request);
+      let report;
+      try {
+        report = parseCallerIdValidationCallback(form);
+      } catch {
+        throw new ApiError('invalid_parameter', 'The caller ID verification callback is malformed.');
+      }
+      await services.numbers.verificationReported(request.query.number_id, report);
       return reply.code(204).send();
     });
   });

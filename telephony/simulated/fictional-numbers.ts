@@ -1,7 +1,7 @@
 /**
  * Ranges countries reserve for fiction and drama: test mode's numbers come from here, so a test
  * number can never ring a real person. The simulated carrier sells them; provisioning hands them
- * to test customers (`actors/customer/test-numbers.ts`). Pure.
+ * to test customers through the numbers room (`actors/numbers/numbers.ts`). Pure.
  */
 
 interface FictionalRange {

@@ -49,8 +49,11 @@ export interface SimulatedCarrierOptions {
   WebSocketImpl?: typeof WebSocket;
   /** Wall time of the talk-until-limit scenario (digit 6), ms; default 1,000. */
   talkUntilLimitMs?: number;
-  /** The outcome of each caller ID verification, as the carrier's status callback would report it. */
-  onCallerIdValidation?: (report: CallerIdValidationReport) => void;
+  /**
+   * The outcome of each caller ID verification, as the carrier's status callback would report it,
+   * with the request it answers (its `statusCallbackUrl` names what the report is for).
+   */
+  onCallerIdValidation?: (report: CallerIdValidationReport, request: CallerIdValidationRequest) => void;
   /** Wall time from starting a caller ID verification to its outcome, ms; default 2,000. */
   callerIdValidationMs?: number;
   /** Where in a fictional range a number search starts, in [0,1) (Math.random by default). */
@@ -126,7 +129,7 @@ export class SimulatedCarrier implements Carrier {
     const report: CallerIdValidationReport = simulatedCallerIdVerifies(request.e164)
       ? { e164: request.e164, status: 'verified', carrierCallerIdId: numberId(request.e164), carrierCallId }
       : { e164: request.e164, status: 'failed', carrierCallId };
-    const timer = setTimeout(() => this.deliver('caller id validation', () => this.options.onCallerIdValidation?.(report)), this.options.callerIdValidationMs ?? CALLER_ID_VALIDATION_MS);
+    const timer = setTimeout(() => this.deliver('caller id validation', () => this.options.onCallerIdValidation?.(report, request)), this.options.callerIdValidationMs ?? CALLER_ID_VALIDATION_MS);
     timer.unref();
     return { validationCode, carrierCallId };
   }

@@ -1,6 +1,5 @@
-/** Test mode's number stock: only ranges reserved for fiction, and provisioning's test numbers from them. */
+/** Test mode's number stock (the simulated carrier's, which provisioning rents test numbers from): only ranges reserved for fiction. */
 import test from 'ava';
-import { testNumberFor } from '../../actors/customer/test-numbers.ts';
 import { FICTIONAL_COUNTRIES, fictionalNumbers, isFictional } from '../../telephony/simulated/fictional-numbers.ts';
 
 test('every listed number of every country is fictional, distinct, and the count never exceeds the range', (t) => {
@@ -20,11 +19,4 @@ test('every listed number of every country is fictional, distinct, and the count
 test('isFictional: NANP 555-01xx in any area code, the drama ranges within their bounds, nothing else', (t) => {
   for (const n of ['+12025550100', '+19075550199', '+447700900000', '+61491570006', '+61491570159', '+33199000000']) t.true(isFictional(n), n);
   for (const n of ['+12025550200', '+12025550099', '+442071234567', '+61491570005', '+61491570160', '+4477009000001', '+1202555010']) t.false(isFictional(n), n);
-});
-
-test('testNumberFor picks a fictional number of the country, a US one for a country without a range', (t) => {
-  t.is(testNumberFor('GB', 0), '+447700900000');
-  t.is(testNumberFor('AU', 0.999), '+61491570159');
-  t.true(isFictional(testNumberFor('JP')) && testNumberFor('JP').startsWith('+1'));
-  for (let i = 0; i < 50; i++) t.true(isFictional(testNumberFor('US')));
 });

@@ -1,0 +1,41 @@
+import type { Queryable } from '../pool.ts';
+import type { Mode } from '../../runtime/types.ts';
+
+/**
+ * Periods of recurring charges (`recurring_charges`): one row per item and period, claimed once
+ * by the money writer before it charges the period (money/writer.ts `chargeRecurring`).
+ */
+
+export function recurringReads(db: Queryable) {
+  return {
+    /** Whether the period of `itemId` starting `periodStart` (YYYY-MM-DD) was charged. */
+    async charged(itemId: string, periodStart: string): Promise<boolean> {
+      const { rowCount } = await db.query(`SELECT 1 FROM recurring_charges WHERE item_id = $1 AND period_start = $2`, [itemId, periodStart]);
+      return (rowCount ?? 0) > 0;
+    },
+  };
+}
+
+export function recurringWrites(db: Queryable) {
+  return {
+    /** Claims a period; false when it was claimed already (by another run or process). */
+    async claimPeriod(p: {
+      itemId: string;
+      item: string;
+      accountId: string;
+      mode: Mode;
+      customerId: string;
+      periodStart: string;
+      periodEnd: string;
+      amountCents: number;
+      now: Date;
+    }): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `INSERT INTO recurring_charges (item_id, period_start, item, account_id, mode, customer_id, period_end, amount_cents, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+        [p.itemId, p.periodStart, p.item, p.accountId, p.mode, p.customerId, p.periodEnd, p.amountCents, p.now],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+  };
+}

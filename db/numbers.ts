@@ -1,0 +1,193 @@
+import type { Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+/** A customer's number (`phone_numbers`): rented at the carrier, or the customer's own as caller ID. */
+export interface NumberRow {
+  id: string;
+  seq: number;
+  account_id: string;
+  mode: Mode;
+  customer_id: string;
+  e164: string;
+  country: string;
+  kind: 'rented' | 'caller_id';
+  status: 'verifying' | 'active' | 'payment_due' | 'released' | 'failed';
+  carrier_ref: string | null;
+  monthly_cents: number;
+  anchor_day: number | null;
+  /** YYYY-MM-DD (dates are read as text: db/pool.ts). */
+  renews_on: string | null;
+  release_due_on: string | null;
+  notice_sent_for: string | null;
+  verification_code_sealed: Buffer | null;
+  verification_expires_at: Date | null;
+  failure_reason: string | null;
+  failed_at: Date | null;
+  created_at: Date;
+  released_at: Date | null;
+  updated_at: Date;
+}
+
+export type NewNumber = Pick<NumberRow, 'account_id' | 'mode' | 'customer_id' | 'e164' | 'country' | 'kind' | 'status' | 'carrier_ref' | 'monthly_cents' | 'anchor_day' | 'renews_on' | 'verification_code_sealed' | 'verification_expires_at'> & {
+  id?: string;
+  now: Date;
+};
+
+/** The fields a change may set. */
+export type NumberChange = Partial<
+  Pick<NumberRow, 'status' | 'carrier_ref' | 'renews_on' | 'release_due_on' | 'notice_sent_for' | 'anchor_day' | 'verification_code_sealed' | 'verification_expires_at' | 'failure_reason' | 'failed_at' | 'released_at'>
+>;
+
+const CHANGEABLE = new Set<keyof NumberChange>([
+  'status', 'carrier_ref', 'renews_on', 'release_due_on', 'notice_sent_for', 'anchor_day', 'verification_code_sealed', 'verification_expires_at',
+  'failure_reason', 'failed_at', 'released_at',
+]);
+
+export function createNumberRepository(db: Queryable) {
+  return {
+    async insert(n: NewNumber): Promise<NumberRow> {
+      const { rows } = await db.query(
+        `INSERT INTO phone_numbers (id, account_id, mode, customer_id, e164, country, kind, status, carrier_ref, monthly_cents, anchor_day,
+                                    renews_on, verification_code_sealed, verification_expires_at, created_at, updated_at)
+         VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) RETURNING *`,
+        [
+          n.id ?? null, n.account_id, n.mode, n.customer_id, n.e164, n.country, n.kind, n.status, n.carrier_ref, n.monthly_cents, n.anchor_day,
+          n.renews_on, n.verification_code_sealed, n.verification_expires_at, n.now,
+        ],
+      );
+      return rows[0];
+    },
+
+    /** The number `id` of `customerId`, or null (another customer's number is no number). */
+    async get(customerId: string, id: string): Promise<NumberRow | null> {
+      const { rows } = await db.query(`SELECT * FROM phone_numbers WHERE id = $1 AND customer_id = $2`, [id, customerId]);
+      return rows[0] ?? null;
+    },
+
+    async getById(id: string): Promise<NumberRow | null> {
+      const { rows } = await db.query(`SELECT * FROM phone_numbers WHERE id = $1`, [id]);
+      return rows[0] ?? null;
+    },
+
+    /** Locks the number for a change; null when it is not `customerId`'s. */
+    async lock(id: string, customerId?: string): Promise<NumberRow | null> {
+      const { rows } = await db.query(`SELECT * FROM phone_numbers WHERE id = $1 AND ($2::uuid IS NULL OR customer_id = $2) FOR UPDATE`, [id, customerId ?? null]);
+      return rows[0] ?? null;
+    },
+
+    /** Locks the number unless another transaction holds it (a job's claim). */
+    async claim(id: string): Promise<NumberRow | null> {
+      const { rows } = await db.query(`SELECT * FROM phone_numbers WHERE id = $1 FOR UPDATE SKIP LOCKED`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async update(id: string, change: NumberChange, now: Date): Promise<NumberRow> {
+      const keys = (Object.keys(change) as (keyof NumberChange)[]).filter((k) => CHANGEABLE.has(k));
+      const sets = keys.map((k, i) => `${k} = $${i + 3}`);
+      const { rows } = await db.query(`UPDATE phone_numbers SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1 RETURNING *`, [
+        id,
+        now,
+        ...keys.map((k) => change[k]),
+      ]);
+      return rows[0];
+    },
+
+    /** A page of the customer's numbers, newest first, before `beforeSeq`. */
+    async list(customerId: string, limit: number, beforeSeq: number | null): Promise<NumberRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM phone_numbers WHERE customer_id = $1 AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
+        [customerId, beforeSeq, limit],
+      );
+      return rows;
+    },
+
+    /** Whether the customer has a number that dials in `country` (active, or in its countdown). */
+    async hasWorkingNumber(customerId: string, country: string): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `SELECT 1 FROM phone_numbers WHERE customer_id = $1 AND country = $2 AND status IN ('active', 'payment_due')`,
+        [customerId, country],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+
+    /**
+     * Numbers a renewal run looks at, by `seq` after `afterSeq`: rent due on or before `today`, or
+     * a renewal within the notice window (up to `noticeUntil`) not yet looked at for its notice.
+     */
+    async dueForRenewal(today: string, noticeUntil: string, limit: number, afterSeq: number): Promise<{ id: string; seq: number }[]> {
+      const { rows } = await db.query(
+        `SELECT id, seq FROM phone_numbers
+          WHERE status IN ('active', 'payment_due') AND seq > $4
+            AND (renews_on <= $1 OR (renews_on <= $2 AND notice_sent_for IS DISTINCT FROM renews_on))
+          ORDER BY seq LIMIT $3`,
+        [today, noticeUntil, limit, afterSeq],
+      );
+      return rows;
+    },
+
+    /** Ids of numbers in their countdown whose release day has come. */
+    async dueForRelease(today: string, limit: number): Promise<string[]> {
+      const { rows } = await db.query(
+        `SELECT id FROM phone_numbers WHERE status = 'payment_due' AND release_due_on <= $1 ORDER BY release_due_on LIMIT $2`,
+        [today, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** Caller IDs still verifying after their verification expired. */
+    async verificationsExpired(now: Date, limit: number): Promise<string[]> {
+      const { rows } = await db.query(
+        `SELECT id FROM phone_numbers WHERE status = 'verifying' AND verification_expires_at <= $1 ORDER BY verification_expires_at LIMIT $2`,
+        [now, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** The account's live numbers waiting on rent, locked unless a job holds them (a top-up pays them). */
+    async claimUnpaidOf(accountId: string): Promise<NumberRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM phone_numbers WHERE account_id = $1 AND mode = 'live' AND status = 'payment_due' ORDER BY seq FOR UPDATE SKIP LOCKED`,
+        [accountId],
+      );
+      return rows;
+    },
+
+    /** The verifying caller ID `e164` of a live or test customer, for a carrier report that names only the number. */
+    async verifyingByE164(e164: string, mode: Mode): Promise<NumberRow[]> {
+      const { rows } = await db.query(`SELECT * FROM phone_numbers WHERE e164 = $1 AND mode = $2 AND kind = 'caller_id' AND status = 'verifying'`, [e164, mode]);
+      return rows;
+    },
+
+    /** The last failed try of the provisioning number step, recorded (or cleared with null). */
+    async recordOrder(customerId: string, outcome: { code: string; message: string } | null, now: Date): Promise<void> {
+      if (!outcome) {
+        await db.query(`DELETE FROM number_orders WHERE customer_id = $1`, [customerId]);
+        return;
+      }
+      await db.query(
+        `INSERT INTO number_orders (customer_id, outcome, message, attempted_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (customer_id) DO UPDATE SET outcome = EXCLUDED.outcome, message = EXCLUDED.message, attempted_at = EXCLUDED.attempted_at`,
+        [customerId, outcome.code, outcome.message, now],
+      );
+    },
+
+    async lastOrder(customerId: string): Promise<{ outcome: string; message: string; attempted_at: Date } | null> {
+      const { rows } = await db.query(`SELECT outcome, message, attempted_at FROM number_orders WHERE customer_id = $1`, [customerId]);
+      return rows[0] ?? null;
+    },
+
+    /** Live customers that asked for the number step, have no working number in their country, and whose last try is older than `triedBefore`. */
+    async customersAwaitingNumber(triedBefore: Date, limit: number): Promise<string[]> {
+      const { rows } = await db.query(
+        `SELECT c.id FROM customers c
+          WHERE c.mode = 'live'
+            AND EXISTS (SELECT 1 FROM provisioning_requests p WHERE p.customer_id = c.id AND 'number' = ANY (p.steps))
+            AND NOT EXISTS (SELECT 1 FROM phone_numbers n WHERE n.customer_id = c.id AND n.country = c.country AND n.status IN ('active', 'payment_due'))
+            AND NOT EXISTS (SELECT 1 FROM number_orders o WHERE o.customer_id = c.id AND o.attempted_at > $1)
+          ORDER BY c.seq LIMIT $2`,
+        [triedBefore, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+  };
+}
