@@ -7,8 +7,12 @@ const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'
 /** Arbitrary constant: the advisory lock that lets one process migrate while others wait. */
 const LOCK_ID = 7_421_001;
 
-/** Applies every numbered `.sql` file not yet applied, in order, each in its own transaction. */
-export async function migrate(pool: Pool): Promise<string[]> {
+/**
+ * Applies every numbered `.sql` file not yet applied, in order, each in its own transaction.
+ * `before` stops at the first file whose name sorts at or after it (tests of one migration's data
+ * changes start from the schema before it).
+ */
+export async function migrate(pool: Pool, opts: { before?: string } = {}): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -19,6 +23,7 @@ export async function migrate(pool: Pool): Promise<string[]> {
     const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
     const files = (await fs.readdir(DIR)).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
     for (const file of files) {
+      if (opts.before !== undefined && file >= opts.before) break;
       if (done.has(file)) continue;
       const sql = await fs.readFile(path.join(DIR, file), 'utf8');
       await client.query('BEGIN');

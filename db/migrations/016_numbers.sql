@@ -61,3 +61,10 @@ CREATE TABLE number_orders (
   message      text NOT NULL,
   attempted_at timestamptz NOT NULL
 );
+
+-- Spec, Authentication §5: keys made before the numbers endpoints had their own permissions keep
+-- what they could do: customers:read brings numbers:read, customers:write brings numbers:order.
+UPDATE api_keys SET scopes = array_append(scopes, 'numbers:read')
+ WHERE 'customers:read' = ANY (scopes) AND NOT 'numbers:read' = ANY (scopes);
+UPDATE api_keys SET scopes = array_append(scopes, 'numbers:order')
+ WHERE 'customers:write' = ANY (scopes) AND NOT 'numbers:order' = ANY (scopes);

@@ -61,6 +61,7 @@ export function registerNumberRoutes(app: App, services: NumberRouteDeps): void 
       schema: {
         operationId: 'listNumbers',
         summary: "A customer's numbers, newest first (released and failed ones included)",
+        description: 'Rented numbers and caller IDs in every status; `limit` and `starting_after` page the list.',
         tags: ['numbers'],
         params: CustomerIdParams,
         querystring: PageQuery,
@@ -77,6 +78,7 @@ export function registerNumberRoutes(app: App, services: NumberRouteDeps): void 
       schema: {
         operationId: 'getNumber',
         summary: 'One number of the customer',
+        description: 'While a caller ID is verifying, `verification.code` holds the digits the person types when the carrier calls.',
         tags: ['numbers'],
         params: NumberParams,
         response: responses({ 200: NumberSchema }, ['customer_not_found', 'number_not_found', 'scope_missing']),

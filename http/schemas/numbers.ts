@@ -46,5 +46,5 @@ export const NumberOrderBody = Type.Object(
       withCode(Type.String({ pattern: '^[2-9][0-9]{2}$', description: 'rented, US and CA only: a preferred area code; another is rented when it has none' }), 'invalid_parameter'),
     ),
   },
-  { additionalProperties: false, examples: [{ kind: 'rented', area_code: '202' }, { kind: 'caller_id', phone_number: '+1 202 555 0147' }] },
+  { additionalProperties: false, examples: [{ kind: 'rented', area_code: '202' }] },
 );

@@ -90,8 +90,8 @@ test('the caller ID is the customer’s first active number in its own country, 
 
 async function addNumber(customerId: string, e164: string, country: string): Promise<void> {
   await pool.query(
-    `INSERT INTO phone_numbers (account_id, mode, customer_id, e164, country, kind, created_at)
-     SELECT account_id, mode, id, $2, $3, 'rented', now() FROM customers WHERE id = $1`,
+    `INSERT INTO phone_numbers (account_id, mode, customer_id, e164, country, kind, created_at, updated_at)
+     SELECT account_id, mode, id, $2, $3, 'rented', now(), now() FROM customers WHERE id = $1`,
     [customerId, e164, country],
   );
 }

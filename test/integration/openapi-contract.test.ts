@@ -429,6 +429,26 @@ test.serial('chat sessions and the assistant: history as an array or as a string
   await expectAnswer(t, 'sendChatMessage', { key: liveSession.body.token, body: { message: 'hello' } }, 402, 'insufficient_balance');
 });
 
+test.serial('numbers: rent, a caller ID, list, get, release; 402 without money, 404, 409, 400', async (t) => {
+  const key = account.testKey;
+  const id = 'bright-1';
+  const rented = await expectAnswer(t, 'createNumber', { key, params: { id }, body: exampleOf(operations.get('createNumber')!) }, 201);
+  await expectAnswer(t, 'createNumber', { key, params: { id }, body: { kind: 'caller_id' } }, 400, 'parameter_missing');
+  await expectAnswer(t, 'createNumber', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
+  await expectAnswer(t, 'createNumber', { key, params: { id }, body: { kind: 'caller_id', phone_number: '+12025550140' } }, 201);
+  await expectAnswer(t, 'createNumber', { key, params: { id }, body: { kind: 'caller_id', phone_number: '+12025550140' } }, 409, 'number_already_added');
+  await expectAnswer(t, 'listNumbers', { key, params: { id } }, 200);
+  await expectAnswer(t, 'listNumbers', { key, params: { id }, query: { starting_after: 'nothing' } }, 400, 'invalid_cursor');
+  await expectAnswer(t, 'listNumbers', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
+  await expectAnswer(t, 'getNumber', { key, params: { id, number_id: rented.body.id } }, 200);
+  await expectAnswer(t, 'getNumber', { key, params: { id, number_id: 'nothing' } }, 404, 'number_not_found');
+  await expectAnswer(t, 'releaseNumber', { key, params: { id, number_id: rented.body.id } }, 200);
+  await expectAnswer(t, 'releaseNumber', { key, params: { id, number_id: 'nothing' } }, 404, 'number_not_found');
+  const live = await makeAccount(svc.url, { live: true });
+  const customer = await makeCustomer(live.liveApi!);
+  await expectAnswer(t, 'createNumber', { key: live.liveKey!, params: { id: customer.id } }, 402, 'insufficient_balance');
+});
+
 test.serial('every documented status below 500 of every operation was answered, and nothing else', (t) => {
   for (const op of operations.values()) {
     const documented = Object.keys(op.responses).filter((s) => Number(s) < 500);

@@ -133,19 +133,16 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
   const unasked = await live.get('/v1/customers/nl-1/provisioning');
   t.like(unasked.body, { state: 'awaiting_number', waiting_on: 'reseller', ready: false });
   t.deepEqual(unasked.body.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country' });
+  // Asked for: the number is the service's move, made at once (rented, its first month charged).
   const prov = await live.post('/v1/customers/nl-1/provisioning', { steps: ['number'] });
   t.is(prov.status, 202);
   t.deepEqual(prov.body.requested_steps, ['number']);
-  t.like(prov.body, { state: 'awaiting_number', waiting_on: 'service', ready: false, mode: 'live' });
-  t.like(
-    (await live.get('/v1/customers/nl-1/readiness')).body.blockers.find((b: any) => b.code === 'no_number_in_country'),
-    { waiting_on: 'service', action: null },
-    'asked for: the number is the service\'s move',
-  );
-  t.deepEqual(codes(await live.get('/v1/customers/nl-1/readiness')), ['no_number_in_country', 'customer_not_attested']);
+  t.deepEqual(prov.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
+  t.deepEqual(codes(await live.get('/v1/customers/nl-1/readiness')), ['customer_not_attested']);
+  const [rented] = (await live.get('/v1/customers/nl-1/numbers')).body.data;
+  t.like(rented, { kind: 'rented', country: 'NL', status: 'active' });
+  t.is((await live.get('/v1/balance')).body.available_cents, 2500 - 1500);
 
-  const assigned = await con.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: '+31201234567' });
-  t.is(assigned.status, 200);
   const p2 = await live.get('/v1/customers/nl-1/provisioning');
   // The customer cannot accept terms they were never sent: the link is the reseller's move.
   t.like(p2.body, { state: 'awaiting_customer', waiting_on: 'reseller', ready: false });
@@ -175,8 +172,9 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
   events = await con.get(`/console/v1/accounts/${a.id}/events?type=customer.ready`);
   t.is(events.body.data.length, 1);
 
-  // Running calls hold money: six holds of 400 leave 100 available, under one call's reserve.
-  for (let i = 0; i < 6; i++) {
+  // Running calls hold money: of the 1,000 left after the rent, two holds of 400 leave 200
+  // available, under one call's reserve.
+  for (let i = 0; i < 2; i++) {
     const hold = await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: `call-${i}` });
     t.true(hold.body.ok, hold.text);
   }

@@ -73,12 +73,15 @@ test.serial('from test to live, in the README order', async (t) => {
   await consoleCommand(['certify-language', '--locale', 'en-US']);
   t.false(blockers(await live.get('/v1/customers/bright-1/readiness')).includes('human_speech_gate_closed'));
 
-  // 8. The number: the reseller asks, the service (operator) assigns one in the customer's country.
+  // 8. The number: the reseller asks, the service rents one in the customer's country at once.
   const asked = await live.post('/v1/customers/bright-1/provisioning', { steps: ['number'] });
-  t.like(asked.body, { state: 'awaiting_number', waiting_on: 'service' });
+  t.deepEqual(asked.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
+  t.like((await live.get('/v1/customers/bright-1/numbers')).body.data[0], { kind: 'rented', country: 'US', status: 'active', monthly_cents: 1500 });
+  t.deepEqual(blockers(await live.get('/v1/customers/bright-1/readiness')), ['script_uncertified', 'customer_not_attested']);
+  // A number the operator bought by hand is recorded with assign-number.
   const assigned = await consoleCommand(['assign-number', '--customer', customerId, '--phone-number', '+12025550143']);
   t.is(assigned.code, 0, JSON.stringify(assigned.body));
-  t.deepEqual(blockers(await live.get('/v1/customers/bright-1/readiness')), ['script_uncertified', 'customer_not_attested']);
+  t.is((await live.get('/v1/customers/bright-1/numbers')).body.data.length, 2);
 
   // 9. The certified script (operator).
   await consoleCommand(['certify-script', '--customer', customerId]);

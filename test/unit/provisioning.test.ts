@@ -13,13 +13,14 @@ function readinessFacts(overrides: Partial<ReadinessFacts> = {}): ReadinessFacts
 /** By default the reseller has asked for the default steps and sent an onboarding link. */
 function provisioning(
   overrides: Partial<ReadinessFacts> = {},
-  opts: { calendarConnected?: boolean; requestedSteps?: string[] } = {},
+  opts: { calendarConnected?: boolean; requestedSteps?: string[]; numberOrder?: string | null } = {},
 ): ProvisioningView {
   const requestedSteps = opts.requestedSteps ?? [...DEFAULT_STEPS];
   return assessProvisioning({
     readiness: assessReadiness(readinessFacts({ requestedSteps, ...overrides })),
     calendarConnected: opts.calendarConnected ?? false,
     requestedSteps,
+    numberOrder: opts.numberOrder ?? null,
   });
 }
 
@@ -44,6 +45,21 @@ test('no number: awaiting_number, waiting on the service', (t) => {
   const v = provisioning({ hasNumberInCountry: false });
   t.deepEqual(summary(v), { state: 'awaiting_number', ready: false, waiting_on: 'service', blockers: ['no_number_in_country'] });
   t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: 'no_number_in_country' });
+});
+
+test('a number step the service could not finish names why: money waits on the reseller, the carrier on the service', (t) => {
+  const poor = provisioning({ hasNumberInCountry: false }, { numberOrder: 'insufficient_balance' });
+  t.deepEqual(summary(poor), { state: 'awaiting_number', ready: false, waiting_on: 'reseller', blockers: ['no_number_in_country', 'insufficient_balance'] });
+  t.deepEqual(poor.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'insufficient_balance' });
+  for (const code of ['number_regulatory_bundle_required', 'number_address_required', 'no_number_available', 'carrier_unavailable']) {
+    const v = provisioning({ hasNumberInCountry: false }, { numberOrder: code });
+    t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: code }, code);
+    t.is(v.waiting_on, 'service', code);
+    t.true(v.blockers.includes(code as never), code);
+  }
+  // A number got since: the old try no longer shows; an unknown record is not shown either.
+  t.deepEqual(provisioning({}, { numberOrder: 'insufficient_balance' }).steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
+  t.deepEqual(provisioning({ hasNumberInCountry: false }, { numberOrder: 'something_else' }).steps[0].blocker, 'no_number_in_country');
 });
 
 test('nothing asked for yet: the number and the script wait on the reseller, the calling language on the service', (t) => {
