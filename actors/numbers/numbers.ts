@@ -477,8 +477,8 @@ export function createNumbers(deps: NumbersDeps) {
       for (const row of await repo.claimUnpaidOf(accountId)) {
         if (!row.renews_on) continue;
         const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
-        if (!paid) break;
-        await repo.update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
+        // One the money does not cover waits; a cheaper one (a caller ID) may still be paid.
+        if (paid) await repo.update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
       }
     },
 
