@@ -398,6 +398,11 @@ export function createNumbers(deps: NumbersDeps) {
   return {
     /** POST /v1/customers/{id}/numbers: rents a number, or starts verifying a caller ID. */
     async order(owner: NumberOwner, order: NumberOrder): Promise<Written<NumberView>> {
+      // A field of the other kind is a mistake to say, not to ignore (renting when a caller ID was meant).
+      if (order.kind === 'rented' && order.phoneNumber !== undefined) {
+        throw new Refusal('invalid_parameter', "phone_number is only for kind caller_id; a rented number is chosen by the service (send area_code to prefer one).");
+      }
+      if (order.kind === 'caller_id' && order.areaCode !== undefined) throw new Refusal('invalid_parameter', 'area_code is only for kind rented.');
       const now = clock.now();
       const bought: string[] = [];
       let code: string | undefined;

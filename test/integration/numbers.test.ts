@@ -136,7 +136,7 @@ test('caller ID in test mode: verifying with a code, then active and charged (pr
   await invariantsHold(t);
 });
 
-test('caller ID errors: missing phone_number, unparseable, another country, a bad area code or kind', async (t) => {
+test('order errors: missing phone_number, unparseable, another country, a bad area code or kind, a field of the other kind', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
   const cases: [unknown, number, string][] = [
@@ -146,6 +146,8 @@ test('caller ID errors: missing phone_number, unparseable, another country, a ba
     [{ area_code: '12' }, 400, 'invalid_parameter'],
     [{ kind: 'mobile' }, 400, 'invalid_parameter'],
     [{ colour: 'red' }, 400, 'unknown_parameter'],
+    [{ phone_number: '+12025550147' }, 400, 'invalid_parameter'],
+    [{ kind: 'caller_id', phone_number: '+12025550147', area_code: '202' }, 400, 'invalid_parameter'],
   ];
   for (const [body, status, code] of cases) {
     const r = await a.api.post(`/v1/customers/${c.id}/numbers`, body);
