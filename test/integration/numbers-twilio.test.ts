@@ -321,6 +321,29 @@ test.serial('the caller ID callback: forged or re-pointed signatures are 403 and
   await invariantsHold(t);
 });
 
+test.serial('a caller ID released while Twilio still verifies it: the late verified callback removes it at Twilio, so the number can be added again', async (t) => {
+  const a = await liveAccount(10_000);
+  const c = await makeCustomer(a.liveApi);
+  fake.numbers.nextValidation({ delayMs: 500 });
+  const n = (await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550148' })).body;
+  const released = await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${n.id}`);
+  t.like(released.body, { status: 'released' });
+  const validation = fake.numbers.validations.find((v) => v.phoneNumber === n.phone_number)!;
+  await until('the late callback answered', () => fake.callbacksSent.some((cb) => cb.callSid === validation.callSid && cb.status !== null));
+  t.is(fake.callbacksSent.find((cb) => cb.callSid === validation.callSid)!.status, 204);
+  t.false([...fake.numbers.callerIds.values()].some((x) => x.phoneNumber === n.phone_number), 'nobody\'s caller ID is left at Twilio');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'released' });
+  t.is((await ledgerOf(a.liveApi, c.id)).length, 0);
+  fake.numbers.nextValidation({ loseCallback: true });
+  const again = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550148' });
+  t.is(again.status, 201, again.text);
+  t.is(again.body.status, 'verifying');
+  // Settled here so that no verifying number is left for the expiry test.
+  await until('the fake verified it again', () => [...fake.numbers.callerIds.values()].some((x) => x.phoneNumber === n.phone_number));
+  await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${again.body.id}`);
+  await invariantsHold(t);
+});
+
 test.serial('a lost callback: once the verification expired, the job asks Twilio; verified there is active and charged, else failed with verification_expired', async (t) => {
   const a = await liveAccount(10_000);
   const c = await makeCustomer(a.liveApi);
