@@ -276,7 +276,12 @@ export function createNumbers(deps: NumbersDeps) {
     return withTransaction(pool, async (client) => {
       const repo = createNumberRepository(client);
       let row = await repo.lock(numberId);
-      if (!row || row.status !== 'verifying') return row ? numberView(row) : null;
+      if (!row || row.status !== 'verifying') {
+        // Verified at the carrier after it was released or had failed here: that caller ID is
+        // nobody's, and while it stays there the number cannot be added again (caller_id_in_use).
+        if (row && outcome.verified && (row.status === 'released' || row.status === 'failed')) await removeStrayCallerId(row, outcome.carrierRef);
+        return row ? numberView(row) : null;
+      }
       if (!outcome.verified) {
         row = await repo.update(row.id, { status: 'failed', failure_reason: outcome.reason, failed_at: now, verification_code_sealed: null }, now);
         log.info({ number_id: row.id, reason: outcome.reason }, 'caller id verification failed');
@@ -293,6 +298,17 @@ export function createNumbers(deps: NumbersDeps) {
       await refreshReadiness(client, { customerId: row.customer_id }, now);
       return numberView(row);
     });
+  }
+
+  /** Removes a caller ID the carrier verified for a number no longer verifying here (logged if the carrier refuses). */
+  async function removeStrayCallerId(row: NumberRow, carrierRef: string): Promise<void> {
+    try {
+      await carriers[row.mode].removeCallerId(carrierRef);
+      log.warn({ number_id: row.id, carrier_caller_id: carrierRef, status: row.status }, 'caller id verified after it was released or failed here was removed at the carrier');
+    } catch (err) {
+      if (err instanceof CarrierNumberError && err.reason === 'not_found') return;
+      log.error({ err, number_id: row.id, carrier_caller_id: carrierRef }, 'caller id verified after it was released or failed here could not be removed; remove it at the carrier by hand');
+    }
   }
 
   /** Releases `row` at the carrier (inside its lock): a number the carrier no longer knows counts as released. */

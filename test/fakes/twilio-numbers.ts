@@ -48,7 +48,26 @@ export interface FakeValidationScript {
   outcome?: 'success' | 'failed';
   /** Wall time from the request to the callback, ms. Default 50. */
   delayMs?: number;
+  /** The callback is lost on the way (never reaches the application); the outcome stands at the carrier. */
+  loseCallback?: boolean;
 }
+
+/** How the next purchase (IncomingPhoneNumbers create) goes. */
+export interface FakePurchaseScript {
+  /**
+   * Awaited after the number is sold and before the answer goes out, for tests that act while a
+   * purchase is in flight (a failure answers 500).
+   */
+  beforeAnswer?: () => Promise<void>;
+}
+
+/** How the next release (IncomingPhoneNumbers DELETE) goes. */
+export interface FakeReleaseScript {
+  /** Twilio refuses with this error and the number stays bought. */
+  error?: { status: number; code: number; message: string };
+}
+
+type Answer = { status: number; body: unknown };
 
 export interface FakeIncomingNumber {
   sid: string;
@@ -64,6 +83,8 @@ export interface FakeValidation {
   validationCode: string;
   form: Record<string, string[]>;
   outcome: 'success' | 'failed';
+  /** The callback was (scripted to be) lost. */
+  loseCallback: boolean;
 }
 
 export interface FakeNumbers {
@@ -73,8 +94,10 @@ export interface FakeNumbers {
   callerIds: Map<string, { sid: string; phoneNumber: string; friendlyName: string }>;
   validations: FakeValidation[];
   nextValidation(script: FakeValidationScript): void;
-  /** Answers `/2010-04-01/Accounts/{sid}/{rest}` for the number resources; null when `rest` is not one. */
-  route(method: string, rest: string, form: Record<string, string[]>, query: URLSearchParams): { status: number; body: unknown } | null;
+  nextPurchase(script: FakePurchaseScript): void;
+  nextRelease(script: FakeReleaseScript): void;
+  /** Answers `/2010-04-01/Accounts/{sid}/{rest}` for the number resources (later, when scripted so); null when `rest` is not one. */
+  route(method: string, rest: string, form: Record<string, string[]>, query: URLSearchParams): Answer | Promise<Answer> | null;
   close(): void;
 }
 
@@ -92,13 +115,15 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
   const callerIds = new Map<string, { sid: string; phoneNumber: string; friendlyName: string }>();
   const validations: FakeValidation[] = [];
   const scripts: FakeValidationScript[] = [];
+  const purchaseScripts: FakePurchaseScript[] = [];
+  const releaseScripts: FakeReleaseScript[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const accountUri = `/${API_VERSION}/Accounts/${accountSid}`;
 
-  function route(method: string, rest: string, form: Record<string, string[]>, query: URLSearchParams) {
+  function route(method: string, rest: string, form: Record<string, string[]>, query: URLSearchParams): Answer | Promise<Answer> | null {
     const available = /^AvailablePhoneNumbers\/([A-Za-z]{2})\/Local\.json$/.exec(rest);
     if (available && method === 'GET') return searchLocal(available[1].toUpperCase(), query);
-    if (rest === 'IncomingPhoneNumbers.json' && method === 'POST') return buy(form);
+    if (rest === 'IncomingPhoneNumbers.json' && method === 'POST') return answerPurchase(buy(form));
     const number = /^IncomingPhoneNumbers\/([^/.]+)\.json$/.exec(rest);
     if (number && method === 'DELETE') return release(number[1], rest);
     if (rest === 'OutgoingCallerIds.json' && method === 'POST') return validate(form);
@@ -158,10 +183,22 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
     return { status: 201, body: incomingResource(bought) };
   }
 
+  /** The purchase's answer, once the next purchase script (if any) let it go. */
+  function answerPurchase(answer: Answer): Answer | Promise<Answer> {
+    const script = purchaseScripts.shift();
+    if (!script?.beforeAnswer) return answer;
+    return script.beforeAnswer().then(
+      () => answer,
+      () => apiError(500, 20500, 'Internal Server Error'),
+    );
+  }
+
   /** A released number does not go back on sale (Twilio ages numbers before selling them again). */
   function release(sid: string, rest: string) {
     const n = incoming.get(sid);
     if (!n || n.releasedAt !== null) return notFound(rest);
+    const script = releaseScripts.shift();
+    if (script?.error) return apiError(script.error.status, script.error.code, script.error.message);
     n.releasedAt = Date.now();
     return { status: 204, body: null };
   }
@@ -207,6 +244,7 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
       validationCode: String(parseInt(randomHex(4), 16) % 1_000_000).padStart(6, '0'),
       form,
       outcome: script.outcome ?? (phoneNumber.endsWith('9') ? 'failed' : 'success'),
+      loseCallback: script.loseCallback ?? false,
     };
     validations.push(validation);
     const timer = setTimeout(() => {
@@ -238,7 +276,7 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
       params.OutgoingCallerIdSid = sid;
     }
     const url = one(v.form, 'StatusCallback');
-    if (url) deps.sendCallback(v.callSid, one(v.form, 'StatusCallbackMethod') === 'GET' ? 'GET' : 'POST', url, params);
+    if (url && !v.loseCallback) deps.sendCallback(v.callSid, one(v.form, 'StatusCallbackMethod') === 'GET' ? 'GET' : 'POST', url, params);
   }
 
   function listCallerIds(query: URLSearchParams) {
@@ -269,6 +307,8 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
     callerIds,
     validations,
     nextValidation: (script) => void scripts.push(script),
+    nextPurchase: (script) => void purchaseScripts.push(script),
+    nextRelease: (script) => void releaseScripts.push(script),
     route,
     close() {
       for (const timer of timers) clearTimeout(timer);

@@ -153,23 +153,26 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     req.on('end', () => {
       const [path, search = ''] = (req.url ?? '/').split('?');
       const form = formOf(Buffer.concat(chunks).toString('utf8'));
-      const { status, body, contentType } = route(req.method ?? 'GET', path, form, req.headers.authorization, new URLSearchParams(search));
-      requests.push({ method: req.method ?? 'GET', path, status, form, query: new URLSearchParams(search) });
-      if (status === 204) {
-        res.writeHead(204).end();
-      } else if (Buffer.isBuffer(body)) {
-        res.writeHead(status, { 'content-type': contentType ?? 'application/octet-stream', 'content-length': body.length });
-        res.end(body);
-      } else {
-        const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json' };
-        if (status === 401) headers['www-authenticate'] = 'Basic realm="Twilio API"';
-        res.writeHead(status, headers);
-        res.end(JSON.stringify(body));
-      }
+      // A scripted number operation may answer later (FakePurchaseScript.beforeAnswer).
+      void Promise.resolve(route(req.method ?? 'GET', path, form, req.headers.authorization, new URLSearchParams(search))).then(({ status, body, contentType }) => {
+        requests.push({ method: req.method ?? 'GET', path, status, form, query: new URLSearchParams(search) });
+        if (status === 204) {
+          res.writeHead(204).end();
+        } else if (Buffer.isBuffer(body)) {
+          res.writeHead(status, { 'content-type': contentType ?? 'application/octet-stream', 'content-length': body.length });
+          res.end(body);
+        } else {
+          const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json' };
+          if (status === 401) headers['www-authenticate'] = 'Basic realm="Twilio API"';
+          res.writeHead(status, headers);
+          res.end(JSON.stringify(body));
+        }
+      });
     });
   });
 
-  function route(method: string, path: string, form: Record<string, string[]>, authorization: string | undefined, query: URLSearchParams): { status: number; body: unknown; contentType?: string } {
+  type Answer = { status: number; body: unknown; contentType?: string };
+  function route(method: string, path: string, form: Record<string, string[]>, authorization: string | undefined, query: URLSearchParams): Answer | Promise<Answer> {
     const lookup = /^\/v2\/PhoneNumbers\/([^/]+)$/.exec(path);
     if (lookup) {
       if (!authorized(authorization)) return apiError(401, 20003, 'Authenticate');

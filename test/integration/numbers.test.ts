@@ -268,6 +268,7 @@ test('provisioning: a live customer whose balance cannot cover the rent sees the
 test('the dialled caller ID is the rented number in the country, else the verified caller ID (admission facts)', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
+  // A pool: loadAdmissionFacts reads through the service's own Queryable (a pool or a pooled client).
   const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
   t.teardown(() => db.end());
   const callerIdOf = async () =>
