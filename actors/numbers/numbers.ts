@@ -36,6 +36,9 @@ export const VERIFICATION_MINUTES = 10;
 /** Candidates tried when a number sells out between the search and the purchase. */
 const PURCHASE_TRIES = 3;
 const BATCH = 100;
+/** How long a verification report waits for its number's row to be committed, and how often it looks. */
+const REPORT_WAIT_MS = 5_000;
+const REPORT_POLL_MS = 100;
 /** A failed try of the provisioning number step is tried again after this long (or at the next request). */
 export const NUMBER_ORDER_RETRY_MS = 60 * 60_000;
 
@@ -473,7 +476,18 @@ export function createNumbers(deps: NumbersDeps) {
           log.error({ err, number_id: row.id }, 'the carrier could not release a number; nothing changed');
           throw new Refusal('carrier_unavailable');
         }
-        return numberView(await markReleased(client, row, now));
+        const released = numberView(await markReleased(client, row, now));
+        // A caller ID released while verifying may have been verified at the carrier meanwhile
+        // (its report lost): asked now, and removed there, so no caller ID is left to nobody.
+        if (row.kind === 'caller_id' && row.status === 'verifying') {
+          try {
+            const status = await carriers[row.mode].callerIdStatus(row.e164);
+            if (status.verified) await removeStrayCallerId(row, status.carrierCallerIdId);
+          } catch (err) {
+            log.warn({ err, number_id: row.id }, 'the carrier could not be asked about a caller id released while verifying; a late report removes it');
+          }
+        }
+        return released;
       });
     },
 
@@ -482,7 +496,14 @@ export function createNumbers(deps: NumbersDeps) {
     /** The carrier's report of a caller ID verification (signed callback, or the test-mode carrier). */
     async verificationReported(numberId: string, report: CallerIdValidationReport): Promise<NumberView | null> {
       if (!UUID.test(numberId)) return null;
-      const row = await createNumberRepository(pool).getById(numberId);
+      // The carrier is asked inside the transaction that records the number, so a quick outcome
+      // can arrive before that commits: wait for the row a few seconds (the carrier waits 15 s for
+      // an answer) rather than drop the report and leave the number to its expiry.
+      let row = await createNumberRepository(pool).getById(numberId);
+      for (let waited = 0; !row && waited < REPORT_WAIT_MS; waited += REPORT_POLL_MS) {
+        await new Promise((r) => setTimeout(r, REPORT_POLL_MS));
+        row = await createNumberRepository(pool).getById(numberId);
+      }
       if (!row || row.kind !== 'caller_id' || row.e164 !== report.e164) return null;
       return settleVerification(
         numberId,

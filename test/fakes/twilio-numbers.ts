@@ -50,6 +50,11 @@ export interface FakeValidationScript {
   delayMs?: number;
   /** The callback is lost on the way (never reaches the application); the outcome stands at the carrier. */
   loseCallback?: boolean;
+  /**
+   * The verification ends at once and its callback goes out before the create is answered, which
+   * follows this many ms later: Twilio's two requests race, and the callback can come first.
+   */
+  answerAfterMs?: number;
 }
 
 /** How the next purchase (IncomingPhoneNumbers create) goes. */
@@ -247,15 +252,26 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
       loseCallback: script.loseCallback ?? false,
     };
     validations.push(validation);
+    const answer = {
+      status: 201,
+      body: { account_sid: accountSid, call_sid: validation.callSid, friendly_name: friendlyName, phone_number: phoneNumber, validation_code: validation.validationCode },
+    };
+    if (script.answerAfterMs !== undefined) {
+      conclude(validation, friendlyName);
+      return new Promise<typeof answer>((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve(answer);
+        }, script.answerAfterMs);
+        timers.add(timer);
+      });
+    }
     const timer = setTimeout(() => {
       timers.delete(timer);
       conclude(validation, friendlyName);
     }, script.delayMs ?? VALIDATION_DELAY_MS);
     timers.add(timer);
-    return {
-      status: 201,
-      body: { account_sid: accountSid, call_sid: validation.callSid, friendly_name: friendlyName, phone_number: phoneNumber, validation_code: validation.validationCode },
-    };
+    return answer;
   }
 
   /** The verification call ended: on success the caller ID exists, and the callback says so. */

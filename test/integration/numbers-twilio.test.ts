@@ -416,3 +416,37 @@ test.serial('a number bought for an order that then cannot be paid (another orde
   t.is((await a.liveApi.get('/v1/balance')).body.available_cents, available - 1500);
   await invariantsHold(t);
 });
+
+test.serial("a verification Twilio reports at once (before the number's row is committed) still verifies it, without waiting for the expiry job", async (t) => {
+  const a = await liveAccount(20_000);
+  const c = await makeCustomer(a.liveApi);
+  const phones = ['+12025550131', '+12025550132'];
+  // The callback reaches the service while its create is still unanswered (its transaction open).
+  for (const _ of phones) fake.numbers.nextValidation({ answerAfterMs: 300 });
+  const ids = [];
+  for (const phone of phones) {
+    const r = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: phone });
+    t.is(r.status, 201, r.text);
+    ids.push(r.body.id);
+  }
+  // Within a second: not left to the expiry job ten minutes on.
+  for (const id of ids) await until(`caller ID ${id} verified`, async () => (await numberOf(a.liveApi, c.id, id)).status === 'active', 1_500);
+  t.is((await ledgerOf(a.liveApi, c.id)).length, phones.length);
+  await invariantsHold(t);
+});
+
+test.serial('a caller ID released while verifying is asked about at Twilio and removed there if it was verified meanwhile', async (t) => {
+  const a = await liveAccount(10_000);
+  const c = await makeCustomer(a.liveApi);
+  fake.numbers.nextValidation({ loseCallback: true, delayMs: 0 });
+  const r = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550138' });
+  await until('Twilio verified it', async () => [...fake.numbers.callerIds.values()].some((x) => x.phoneNumber === '+12025550138'));
+  const released = await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${r.body.id}`);
+  t.like(released.body, { status: 'released' });
+  t.false([...fake.numbers.callerIds.values()].some((x) => x.phoneNumber === '+12025550138'), 'removed at Twilio');
+  // Added again later: not refused as in use.
+  fake.numbers.nextValidation({ delayMs: 200 });
+  const again = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550138' });
+  t.is(again.status, 201, again.text);
+  t.is((await ledgerOf(a.liveApi, c.id)).length, 0, 'nothing charged for the released one');
+});
