@@ -340,3 +340,86 @@ test.serial('a number the operator assigned renews from a month after the assign
   t.true(line.description.includes(`${renewsOn} to ${nextRenewal(renewsOn, Number(today.slice(8, 10)))}`), line.description);
   t.is(await balanceOf(a.liveApi), 1_000);
 });
+
+test.serial('a top-up that covers one of two unpaid numbers pays the older one; the other keeps counting down and is released at its end', async (t) => {
+  await startOfTest();
+  const a = await liveAccount(3_000);
+  const c = await makeCustomer(a.liveApi);
+  const older = await rent(a.liveApi, c.id);
+  const newer = await rent(a.liveApi, c.id);
+  t.is(await balanceOf(a.liveApi), 0);
+  const renewsOn = older.renews_on as string;
+  await advanceTo(renewsOn);
+  await run('renew_numbers');
+  for (const n of [older, newer]) t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'payment_due');
+
+  await advanceTo(addDays(renewsOn, 2));
+  await topUp(a, 2_500);
+  const next = nextRenewal(renewsOn, anchorOf(older));
+  t.like(await numberOf(a.liveApi, c.id, older.id), { status: 'active', renews_on: next, release_due_on: null });
+  t.like(await numberOf(a.liveApi, c.id, newer.id), { status: 'payment_due', renews_on: renewsOn, release_due_on: addDays(renewsOn, RELEASE_COUNTDOWN_DAYS) });
+  t.is(await balanceOf(a.liveApi), 1_000);
+
+  await advanceTo(addDays(renewsOn, RELEASE_COUNTDOWN_DAYS));
+  await run('renew_numbers');
+  await run('release_numbers');
+  t.is((await numberOf(a.liveApi, c.id, newer.id)).status, 'released');
+  t.is((await numberOf(a.liveApi, c.id, older.id)).status, 'active');
+  t.true(await numberInCountry(a.liveApi, c.id), 'the paid number still dials');
+  t.is((await ledgerOf(a.liveApi, c.id)).length, 3, 'two first months and one renewal');
+});
+
+test.serial('a caller ID verified when the balance no longer covers its first month starts in its countdown; a top-up takes that month', async (t) => {
+  await startOfTest();
+  const a = await liveAccount(2_500);
+  const c = await makeCustomer(a.liveApi);
+  const ordered = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550148' });
+  t.is(ordered.status, 201, ordered.text);
+  // The verification takes the simulated carrier two seconds; a rented number spends the money meanwhile.
+  await rent(a.liveApi, c.id);
+  t.is(await balanceOf(a.liveApi), 1_000);
+  const n = await waitFor('verified', async () => {
+    const got = await numberOf(a.liveApi, c.id, ordered.body.id);
+    return got.status !== 'verifying' && got;
+  });
+  const today = (await clockNow()).toISOString().slice(0, 10);
+  t.like(n, { status: 'payment_due', renews_on: today, release_due_on: addDays(today, RELEASE_COUNTDOWN_DAYS), verification: null });
+  const [due] = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
+  t.like(due?.data, { id: n.id, release_due_on: addDays(today, RELEASE_COUNTDOWN_DAYS) });
+  t.is((await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'caller_id').length, 0);
+
+  await topUp(a, 2_500);
+  const next = nextRenewal(today, Number(today.slice(8, 10)));
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next, release_due_on: null });
+  const [line] = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'caller_id');
+  t.like(line, { amount_cents: -1_200, applied: true });
+  t.true(line.description.includes(`${today} to ${next}`), line.description);
+  t.is(await balanceOf(a.liveApi), 1_000 + 2_500 - 1_200);
+});
+
+test.serial('an automatic top-up during the countdown (set off by a call charge) takes the rent in the same transaction, once', async (t) => {
+  await startOfTest();
+  const a = await liveAccount(2_500);
+  const c = await makeCustomer(a.liveApi);
+  const n = await rent(a.liveApi, c.id);
+  const renewsOn = n.renews_on as string;
+  await advanceTo(renewsOn);
+  await run('renew_numbers');
+  t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'payment_due');
+
+  // Below 2,000 after any charge: 2,500 is charged to the card. A one-minute call sets it off.
+  const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 2_000, amount_cents: 2_500 });
+  t.is(set.status, 200, set.text);
+  t.true((await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'lifecycle-call' })).body.ok);
+  const ended = await a.console.post(`/console/v1/accounts/${a.id}/holds/lifecycle-call/end`, { duration_seconds: 60 });
+  t.like(ended.body, { outcome: 'settled', charged_cents: 20 });
+
+  const next = nextRenewal(renewsOn, anchorOf(n));
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next, release_due_on: null });
+  const rent_ = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'number' && l.description.includes(`${renewsOn} to ${next}`));
+  sameLines(t, rent_, 1, 'the renewal, once');
+  // 1,000 − 20 (the call) + 2,500 (automatic) − 1,500 (rent) = 1,980, still below the threshold: a second automatic top-up.
+  const topUps = (await a.liveApi.get('/v1/usage?limit=100')).body.data.filter((l: any) => l.type === 'top_up');
+  t.is(topUps.length, 3, 'the first top-up and two automatic ones');
+  t.is(await balanceOf(a.liveApi), 1_000 - 20 + 2_500 - 1_500 + 2_500);
+});
