@@ -7,6 +7,7 @@ import { moneyBench } from './money.ts';
 import { mediaRelayBench } from './media-relay.ts';
 import { diallerBench } from './dialler.ts';
 import { webhooksBench } from './webhooks.ts';
+import { numbersBench } from './numbers.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   'media-relay': () => mediaRelayBench(seconds),
   dialler: () => diallerBench(),
   webhooks: () => webhooksBench(seconds),
+  numbers: () => numbersBench(),
 };
 
 for (const [key, run] of Object.entries(benches)) {

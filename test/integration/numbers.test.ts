@@ -283,9 +283,9 @@ test('the dialled caller ID is the rented number in the country, else the verifi
   t.is(await callerIdOf(), '+12025550142');
   const rented = (await a.api.post(`/v1/customers/${c.id}/numbers`, {})).body;
   const { loadAdmissionFacts } = await import('../../db/admission.ts');
-  const facts = await loadAdmissionFacts(db, { accountId: a.id, customerId: c.id, toE164: '+12025550100', attemptsSince: new Date(0) }, new Date());
+  const facts = await loadAdmissionFacts(svc.services.pool, { accountId: a.id, customerId: c.id, toE164: '+12025550100', attemptsSince: new Date(0) }, new Date());
   t.is(facts.caller_id, rented.phone_number, 'the rented number is preferred');
   await a.api.delete(`/v1/customers/${c.id}/numbers/${rented.id}`);
-  const after = await loadAdmissionFacts(db, { accountId: a.id, customerId: c.id, toE164: '+12025550100', attemptsSince: new Date(0) }, new Date());
+  const after = await loadAdmissionFacts(svc.services.pool, { accountId: a.id, customerId: c.id, toE164: '+12025550100', attemptsSince: new Date(0) }, new Date());
   t.is(after.caller_id, '+12025550142', 'then the verified caller ID');
 });
