@@ -351,7 +351,9 @@ export function createNumbers(deps: NumbersDeps) {
     if (!row || (row.status !== 'active' && row.status !== 'payment_due') || !row.renews_on) return false;
     if (!reached(today, row.renews_on)) {
       if (!inNoticeWindow(today, row.renews_on) || row.notice_sent_for === row.renews_on) return false;
-      const short = (await spendable(client, row.account_id, row.mode)) < row.monthly_cents;
+      // Every rent of the account falling due by this one's renewal competes for the same money.
+      const due = await repo.rentDueBy(row.account_id, row.mode, row.renews_on);
+      const short = (await spendable(client, row.account_id, row.mode)) < Math.max(due, row.monthly_cents);
       row = await repo.update(row.id, { notice_sent_for: row.renews_on }, now);
       if (short) await emit(client, row, 'number.payment_due', now);
       return short;
@@ -362,7 +364,10 @@ export function createNumbers(deps: NumbersDeps) {
       const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
       if (!paid) {
         if (row.status === 'active') {
-          row = await repo.update(row.id, { status: 'payment_due', release_due_on: releaseDueOn(row.renews_on), notice_sent_for: row.renews_on }, now);
+          // The countdown runs from the renewal, or from today when the service was away past it:
+          // a countdown that has already ended would be none.
+          const from = today > row.renews_on ? today : row.renews_on;
+          row = await repo.update(row.id, { status: 'payment_due', release_due_on: releaseDueOn(from), notice_sent_for: row.renews_on }, now);
           await emit(client, row, 'number.payment_due', now);
           return true;
         }
@@ -411,6 +416,24 @@ export function createNumbers(deps: NumbersDeps) {
       // A try that rolled back (to its savepoint or whole) keeps nothing it bought.
       const kept = await keptNumbers(bought);
       await giveBack(mode, bought.filter((b) => !kept.has(b)));
+    }
+  }
+
+  /** Releases one number whose countdown ended (claimed; the carrier first); false if it is not due, held, or refused. */
+  async function releaseOne(id: string, today: string, now: Date): Promise<boolean> {
+    try {
+      return await withTransaction(pool, async (client) => {
+        const row = await createNumberRepository(client).claim(id);
+        if (!row || row.status !== 'payment_due' || !row.release_due_on || !reached(today, row.release_due_on)) return false;
+        await releaseAtCarrier(row);
+        await markReleased(client, row, now);
+        log.info({ number_id: row.id, customer_id: row.customer_id }, 'number released at the end of its rent countdown');
+        return true;
+      });
+    } catch (err) {
+      if (!(err instanceof CarrierNumberError)) throw err;
+      log.error({ err, number_id: id }, 'the carrier could not release a number whose countdown ended; tried again next run');
+      return false;
     }
   }
 
@@ -540,27 +563,20 @@ export function createNumbers(deps: NumbersDeps) {
       }
     },
 
-    /** Releases numbers whose countdown ended. Returns how many. */
+    /** Releases numbers whose countdown ended, batch after batch until none is left. Returns how many. */
     async releaseOverdue(now: Date): Promise<number> {
       const today = dayOf(now);
       let released = 0;
-      for (const id of await createNumberRepository(pool).dueForRelease(today, BATCH)) {
-        try {
-          const did = await withTransaction(pool, async (client) => {
-            const row = await createNumberRepository(client).claim(id);
-            if (!row || row.status !== 'payment_due' || !row.release_due_on || !reached(today, row.release_due_on)) return false;
-            await releaseAtCarrier(row);
-            await markReleased(client, row, now);
-            log.info({ number_id: row.id, customer_id: row.customer_id }, 'number released at the end of its rent countdown');
-            return true;
-          });
-          if (did) released++;
-        } catch (err) {
-          if (!(err instanceof CarrierNumberError)) throw err;
-          log.error({ err, number_id: id }, 'the carrier could not release a number whose countdown ended; tried again next run');
+      // A number the carrier refused (or another process holds) comes back in the next batch: each is tried once a run.
+      const tried = new Set<string>();
+      for (;;) {
+        const ids = (await createNumberRepository(pool).dueForRelease(today, BATCH)).filter((id) => !tried.has(id));
+        if (ids.length === 0) return released;
+        for (const id of ids) {
+          tried.add(id);
+          if (await releaseOne(id, today, now)) released++;
         }
       }
-      return released;
     },
 
     /** Caller IDs whose verification expired: the carrier is asked; verified there counts, else it failed. */

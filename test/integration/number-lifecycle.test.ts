@@ -264,10 +264,46 @@ test.serial('a service away for two renewals catches up both periods when the ba
   const poorLines = await ledgerOf(poor.liveApi, pc.id);
   sameLines(t, poorLines, 2, 'the first month and the renewal it could pay');
   t.is(poorLines.filter((l) => l.description.includes(`${first} to ${second}`)).length, 1);
-  t.like(await numberOf(poor.liveApi, pc.id, pn.id), { status: 'payment_due', renews_on: second, release_due_on: addDays(second, RELEASE_COUNTDOWN_DAYS) });
+  // The countdown runs from the day the service found the rent unpaid (a day late), not from
+  // the renewal: a service away past a whole countdown would otherwise release with none.
+  const releaseDue = addDays(addDays(second, 1), RELEASE_COUNTDOWN_DAYS);
+  t.like(await numberOf(poor.liveApi, pc.id, pn.id), { status: 'payment_due', renews_on: second, release_due_on: releaseDue });
   t.is(await balanceOf(poor.liveApi), 0);
   const [due] = await eventsAbout(poor.liveApi, 'number.payment_due', pn.id);
-  t.like(due?.data, { release_due_on: addDays(second, RELEASE_COUNTDOWN_DAYS) });
+  t.like(due?.data, { release_due_on: releaseDue });
+});
+
+test.serial('a service away past a whole countdown still gives the full countdown before releasing', async (t) => {
+  await startOfTest();
+  const a = await liveAccount();
+  const c = await makeCustomer(a.liveApi);
+  await topUp(a, 2_500);
+  const n = await rent(a.liveApi, c.id);
+  await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'spend-1' });
+  const late = addDays(n.renews_on, RELEASE_COUNTDOWN_DAYS + 5);
+  await advanceTo(late);
+  await run('renew_numbers');
+  await run('release_numbers');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', release_due_on: addDays(late, RELEASE_COUNTDOWN_DAYS) });
+  await advanceTo(addDays(late, RELEASE_COUNTDOWN_DAYS));
+  await run('release_numbers');
+  t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'released');
+});
+
+test.serial('the early warning counts every rent due by then: two numbers and money for one, both warned', async (t) => {
+  await startOfTest();
+  const a = await liveAccount(5_000);
+  const c = await makeCustomer(a.liveApi);
+  const first = await rent(a.liveApi, c.id);
+  const second = await rent(a.liveApi, c.id);
+  t.is(await balanceOf(a.liveApi), 2_000, 'covers one renewal of 1,500, not two');
+  await advanceTo(addDays(first.renews_on, -RENEWAL_NOTICE_DAYS));
+  await run('renew_numbers');
+  for (const n of [first, second]) {
+    const events = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
+    t.is(events.length, 1, n.id);
+    t.is(events[0].data.release_due_on, null);
+  }
 });
 
 test.serial('a verified caller ID renews at 1,200 cents', async (t) => {
