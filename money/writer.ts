@@ -520,9 +520,22 @@ export function createMoneyWriter(reactions: MoneyReactions) {
      * or nothing is written; test mode prices it with `applied: false`.
      */
     async chargeRecurring(client: Client, c: RecurringCharge): Promise<RecurringChargeResult> {
-      const row = await balanceWrites(client).lock(c.accountId, c.mode);
+      let row = await balanceWrites(client).lock(c.accountId, c.mode);
       if (!row) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);
-      if (c.mode === 'live' && row.balance_cents - row.reserved_cents < c.amountCents) return { outcome: 'insufficient_balance' };
+      const short = (r: MoneyRow) => c.mode === 'live' && r.balance_cents - r.reserved_cents < c.amountCents;
+      // A renewal is what automatic top-up is for: when it is on and the money is short, the card
+      // is charged first (once), as it would be after any charge that left the balance low.
+      if (short(row) && row.auto_top_up_threshold_cents !== null && row.auto_top_up_amount_cents !== null) {
+        await topUp(client, {
+          accountId: c.accountId,
+          amountCents: row.auto_top_up_amount_cents,
+          paymentReference: `auto_${crypto.randomUUID()}`,
+          description: 'Automatic top-up (card)',
+          now: c.now,
+        });
+        row = (await balanceWrites(client).lock(c.accountId, c.mode))!;
+      }
+      if (short(row)) return { outcome: 'insufficient_balance' };
       const claimed = await recurringWrites(client).claimPeriod({
         itemId: c.itemId,
         item: c.item,
@@ -535,7 +548,7 @@ export function createMoneyWriter(reactions: MoneyReactions) {
         now: c.now,
       });
       if (!claimed) return { outcome: 'already_charged' };
-      const line = await postLine(
+      const line: LedgerRow | null = await postLine(
         client,
         {
           accountId: c.accountId,

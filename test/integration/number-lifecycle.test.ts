@@ -459,3 +459,19 @@ test.serial('an automatic top-up during the countdown (set off by a call charge)
   t.is(topUps.length, 3, 'the first top-up and two automatic ones');
   t.is(await balanceOf(a.liveApi), 1_000 - 20 + 2_500 - 1_500 + 2_500);
 });
+
+test.serial('automatic top-up pays a renewal the balance cannot cover even when the balance sits above its threshold', async (t) => {
+  await startOfTest();
+  const a = await liveAccount(2_500);
+  const c = await makeCustomer(a.liveApi);
+  const n = await rent(a.liveApi, c.id);
+  t.is(await balanceOf(a.liveApi), 1_000);
+  // Threshold 500: a balance of 1,000 is above it, and still short of the 1,500 rent.
+  const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
+  t.true(set.status < 300, set.text);
+  await advanceTo(n.renews_on);
+  await run('renew_numbers');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', release_due_on: null });
+  t.is(await balanceOf(a.liveApi), 1_000 + 2_500 - 1_500);
+  t.is((await eventsAbout(a.liveApi, 'number.payment_due', n.id)).length, 0);
+});
