@@ -180,6 +180,8 @@ function hoursLines(el: HTMLElement): string[] {
   return lines.filter((l) => l.length <= LIMITS.hoursLine && TIME_LIKE.test(l));
 }
 
+/** Characters of a page's visible text searched for phone numbers and e-mail addresses. */
+const MAX_TEXT_SCANNED = 100_000;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 const NOT_EMAIL = /\.(?:png|jpe?g|gif|webp|svg|avif)$/i;
 
@@ -201,7 +203,7 @@ function addPhone(list: string[], raw: string, country: string | undefined): voi
  * "Powered by …") are left out: the page must not name one.
  */
 export function readSite(html: string, baseUrl: string, opts: ReadSiteOptions = {}): SiteResearch {
-  const root = parse(html, { comment: false });
+  const root = parse(parseable(html), { comment: false });
   const country = opts.country ?? countryOfHost(baseUrl);
   const ld = jsonLdObjects(root);
   const meta = (selector: string) => clean(root.querySelector(selector)?.getAttribute('content')) || null;
@@ -255,9 +257,14 @@ export function readSite(html: string, baseUrl: string, opts: ReadSiteOptions = 
     }
   }
   if (!services.length) {
-    for (const el of root.querySelectorAll('section, div, ul')) {
-      const label = `${el.getAttribute('id') ?? ''} ${el.getAttribute('class') ?? ''}`;
-      if (/\bservices?\b|leistungen|servicios|diensten|prestations/i.test(label)) services.push(...serviceItems([el]));
+    // The first few blocks labelled as services only: each is searched in full, and a hostile page
+    // can nest thousands of them.
+    const labelled = root
+      .querySelectorAll('section, div, ul')
+      .filter((el) => /\bservices?\b|leistungen|servicios|diensten|prestations/i.test(`${el.getAttribute('id') ?? ''} ${el.getAttribute('class') ?? ''}`))
+      .slice(0, 3);
+    for (const el of labelled) {
+      services.push(...serviceItems([el]));
       if (services.length) break;
     }
   }
@@ -270,9 +277,12 @@ export function readSite(html: string, baseUrl: string, opts: ReadSiteOptions = 
     }
   }
 
-  const body = root.querySelector('body') ?? root;
-  const text = body.structuredText;
-  for (const m of text.match(EMAIL) ?? []) addEmail(emails, m);
+  // Text search is bounded (a page can be a megabyte of one word) and looks for addresses only in
+  // words with an @, so no pattern ever scans the page from every position.
+  const text = (root.querySelector('body') ?? root).structuredText.slice(0, MAX_TEXT_SCANNED);
+  for (const word of text.split(/[\s<>()"',;]+/)) {
+    if (word.length <= 254 && word.includes('@')) for (const m of word.match(EMAIL) ?? []) addEmail(emails, m);
+  }
   for (const found of findPhoneNumbersInText(text, country ? { defaultCountry: country as CountryCode } : undefined)) {
     if (found.number.isValid()) addUnique(phones, found.number.number, LIMITS.phones);
   }
@@ -289,6 +299,47 @@ export function readSite(html: string, baseUrl: string, opts: ReadSiteOptions = 
     address: address ? bounded(address, LIMITS.address) : null,
     openingHours: openingHours.map((l) => bounded(l, LIMITS.hoursLine)),
   };
+}
+
+/** Characters of HTML given to the parser (see `parseable`). */
+const MAX_PARSED_CHARS = 300_000;
+
+/**
+ * The part of a page worth parsing: comments, styles, SVG and scripts other than JSON-LD cut out
+ * (often most of a page's bytes, none of them read), then at most MAX_PARSED_CHARS. The parser's
+ * time grows faster than the page on deeply nested markup (a hostile megabyte of open `<div>`s
+ * takes seconds), so its input is bounded here, not only the download.
+ */
+function parseable(html: string): string {
+  // One pass, by hand: a regular expression with a lazy body would rescan the rest of the page
+  // from every unclosed `<style` (quadratic; a megabyte of them took seconds).
+  const lower = html.toLowerCase();
+  const open = /<!--|<(style|svg|script)\b/g;
+  let out = '';
+  let i = 0;
+  while (i < html.length && out.length < MAX_PARSED_CHARS) {
+    open.lastIndex = i;
+    const m = open.exec(lower);
+    if (!m) {
+      out += html.slice(i);
+      break;
+    }
+    out += html.slice(i, m.index);
+    // Unclosed: the rest of the page is inside it, and is dropped with it.
+    if (m[0] === '<!--') {
+      const end = lower.indexOf('-->', m.index + 4);
+      if (end < 0) break;
+      i = end + 3;
+      continue;
+    }
+    const close = lower.indexOf(`</${m[1]}`, m.index);
+    if (close < 0) break;
+    const closeEnd = lower.indexOf('>', close);
+    const stop = closeEnd < 0 ? html.length : closeEnd + 1;
+    if (m[1] === 'script' && /ld\+json/.test(lower.slice(m.index, lower.indexOf('>', m.index)))) out += html.slice(m.index, stop);
+    i = stop;
+  }
+  return out.length > MAX_PARSED_CHARS ? out.slice(0, MAX_PARSED_CHARS) : out;
 }
 
 function decodeSafe(text: string): string {
