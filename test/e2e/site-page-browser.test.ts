@@ -82,7 +82,11 @@ for (const name of Object.keys(PAGES)) {
       t.deepEqual(errors, []);
       t.deepEqual(requests, [`${origin}/${name}`], 'the page asks for nothing but itself');
 
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      // Runs in the page (this file is type-checked without the DOM library).
+      const { scrollWidth, clientWidth } = await page.evaluate(() => {
+        const root = (globalThis as any).document.documentElement;
+        return { scrollWidth: root.scrollWidth as number, clientWidth: root.clientWidth as number };
+      });
       t.true(scrollWidth <= clientWidth, `no horizontal scroll: ${scrollWidth} > ${clientWidth}`);
 
       const text = await page.locator('body').innerText();
@@ -96,7 +100,7 @@ for (const name of Object.keys(PAGES)) {
       t.is(await page.locator('meta[name="robots"]').count(), isTest ? 1 : 0);
 
       await page.addScriptTag({ content: axe.source });
-      const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run());
+      const results = await page.evaluate(() => ((globalThis as unknown as { axe: typeof axe }).axe.run()));
       const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
       t.deepEqual(serious, []);
       t.log(`${name} ${width}px: ${png.length} bytes PNG, axe: ${results.violations.length} violations (${results.violations.map((v) => `${v.id}/${v.impact}`).join(', ') || 'none'}), ${results.passes.length} passes`);
