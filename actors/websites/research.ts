@@ -1,0 +1,512 @@
+/**
+ * Research of a customer's existing website: what it says the business is, does, and how to reach
+ * it. Two halves: `readSite` (pure: HTML in, `SiteResearch` out, tested with fixtures) and
+ * `researchSite` (the fetch: through the webhooks' SSRF guard, bounded in bytes, time and
+ * redirects). Research is a help, never a requirement: every failure is an answer (`ok: false`
+ * with a reason for the logs), never a throw, and the build goes on from the brief alone.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { parse, type HTMLElement } from 'node-html-parser';
+import { findPhoneNumbersInText, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import type { Logger } from '../../runtime/logger.ts';
+import { checkEndpointUrl, guardedLookup } from '../webhooks/address-guard.ts';
+import { namesSupplier } from '../chat/output-filter.ts';
+import type { SiteResearch } from './site-facts.ts';
+import { bounded, clean } from './text.ts';
+
+/** Whole research, every redirect and DNS lookup included, ends after this long. */
+export const RESEARCH_TIMEOUT_MS = 5_000;
+/** Bytes of a page read; the rest is never downloaded (the head and the top carry what we read). */
+export const RESEARCH_MAX_BYTES = 1024 * 1024;
+/** Redirects followed, each checked by the guard like the first address. */
+export const RESEARCH_MAX_REDIRECTS = 3;
+
+const LIMITS = { title: 200, description: 500, services: 12, service: 120, phones: 5, emails: 5, address: 300, hours: 14, hoursLine: 120 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Reading (pure)
+
+/** Options of `readSite`. */
+export interface ReadSiteOptions {
+  /** ISO country for numbers written nationally ("020 7946 0958"); without it only international ones are found in text. */
+  country?: string;
+}
+
+/** Adds `value` to `list` unless already there (case-insensitive) or the list is full. */
+function addUnique(list: string[], value: string, max: number): void {
+  if (!value || list.length >= max) return;
+  if (!list.some((v) => v.toLowerCase() === value.toLowerCase())) list.push(value);
+}
+
+/** Every JSON-LD object of the page, `@graph` arrays and nested arrays flattened. */
+function jsonLdObjects(root: HTMLElement): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const visit = (v: unknown) => {
+    if (Array.isArray(v)) return v.forEach(visit);
+    if (!v || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    out.push(o);
+    if (o['@graph']) visit(o['@graph']);
+  };
+  for (const script of root.querySelectorAll('script')) {
+    if (!/ld\+json/i.test(script.getAttribute('type') ?? '')) continue;
+    try {
+      visit(JSON.parse(script.rawText));
+    } catch {
+      // A broken block is skipped; the rest of the page is still read.
+    }
+  }
+  return out;
+}
+
+const asStrings = (v: unknown): string[] => (Array.isArray(v) ? v : [v]).filter((s): s is string => typeof s === 'string');
+
+/** Countries that write the town before the postcode ("Leeds LS1 6BY", "Austin, TX 78701"). */
+const TOWN_FIRST = new Set(['GB', 'UK', 'US', 'CA', 'AU', 'NZ', 'IE', 'IN', 'ZA', 'SG', 'JP']);
+
+/** A schema.org PostalAddress (or plain string) on one line, postcode placed as `country` writes it. */
+function addressLine(v: unknown, defaultCountry: string | undefined): string | null {
+  if (typeof v === 'string') return clean(v) || null;
+  if (!v || typeof v !== 'object') return null;
+  const a = v as Record<string, unknown>;
+  const country = typeof a.addressCountry === 'object' && a.addressCountry ? (a.addressCountry as Record<string, unknown>).name : a.addressCountry;
+  const str = (x: unknown) => (typeof x === 'string' || typeof x === 'number' ? clean(String(x)) : '');
+  const code = (str(country) || defaultCountry || '').toUpperCase();
+  const town = [str(a.addressLocality), str(a.addressRegion)].filter(Boolean).join(', ');
+  const place = (TOWN_FIRST.has(code) ? [town, str(a.postalCode)] : [str(a.postalCode), town]).filter(Boolean).join(' ');
+  const parts = [str(a.streetAddress), place, str(country)].filter(Boolean);
+  return parts.length ? parts.join(', ') : null;
+}
+
+const DAY_CODES = ['Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa', 'Su'] as const;
+const DAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+/** "09:00:00" → "09:00". */
+const hhmm = (t: unknown): string | null => {
+  const m = typeof t === 'string' ? /^(\d{1,2}):(\d{2})/.exec(t.trim()) : null;
+  return m ? `${m[1].padStart(2, '0')}:${m[2]}` : null;
+};
+
+/**
+ * schema.org `openingHoursSpecification` entries as schema.org `openingHours` lines: days with the
+ * same hours grouped, consecutive days as a range ("Mo-Fr 09:00-17:00", "Sa,Su 10:00-14:00").
+ */
+export function specificationLines(specs: unknown[]): string[] {
+  const byHours = new Map<string, Set<number>>();
+  for (const spec of specs) {
+    if (!spec || typeof spec !== 'object') continue;
+    const s = spec as Record<string, unknown>;
+    const opens = hhmm(s.opens);
+    const closes = hhmm(s.closes);
+    if (!opens || !closes) continue;
+    const days = asStrings(s.dayOfWeek)
+      .map((d) => DAY_NAMES.indexOf(d.replace(/^https?:\/\/schema\.org\//i, '').toLowerCase()))
+      .filter((i) => i >= 0);
+    if (!days.length) continue;
+    const key = `${opens}-${closes}`;
+    const set = byHours.get(key) ?? new Set<number>();
+    days.forEach((d) => set.add(d));
+    byHours.set(key, set);
+  }
+  const lines = [...byHours.entries()].map(([hours, set]) => ({ first: Math.min(...set), text: `${dayList([...set].sort())} ${hours}` }));
+  return lines.sort((a, b) => a.first - b.first).map((l) => l.text);
+}
+
+/** Sorted day indexes as schema.org codes: runs of three or more as ranges. */
+function dayList(days: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < days.length; ) {
+    let j = i;
+    while (j + 1 < days.length && days[j + 1] === days[j] + 1) j++;
+    if (j - i >= 2) parts.push(`${DAY_CODES[days[i]]}-${DAY_CODES[days[j]]}`);
+    else for (let k = i; k <= j; k++) parts.push(DAY_CODES[days[k]]);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/** Headings (and labelled blocks) that introduce a services list, in the five page languages. */
+const SERVICES_WORDS = /\b(?:services?|what we do|our work|we offer|treatments|leistungen|angebot|unsere arbeit|prestations|nos services|servicios|qué hacemos|diensten|wat wij doen)\b/iu;
+/** Headings that introduce opening hours. */
+const HOURS_WORDS = /(?:opening (?:hours|times)|business hours|hours|öffnungszeiten|sprechzeiten|horaires|heures d'ouverture|horarios?|openingstijden|openingsuren)/iu;
+/** A line that states hours: a time, or a word for "closed". */
+const TIME_LIKE = /\b\d{1,2}(?:[:.h]\d{2})\b|\b\d{1,2}\s*(?:am|pm|uhr)\b|\b(?:closed|geschlossen|fermé|cerrado|gesloten|24\/7)\b/iu;
+const HEADING = /^H[1-6]$/;
+
+const headingLevel = (el: HTMLElement) => (HEADING.test(el.tagName) ? Number(el.tagName[1]) : 7);
+
+/** The elements after heading `h` up to the next heading of its level or higher (at most `max`). */
+function followingBlock(h: HTMLElement, max = 12): HTMLElement[] {
+  const level = headingLevel(h);
+  const out: HTMLElement[] = [];
+  let el = h.nextElementSibling;
+  while (el && out.length < max) {
+    if (headingLevel(el) <= level) break;
+    out.push(el);
+    el = el.nextElementSibling;
+  }
+  // A heading alone in its wrapper (<div><h2>Services</h2></div><ul>…</ul>): look after the wrapper.
+  if (!out.length && h.parentNode && (h.parentNode as HTMLElement).childNodes.filter((n) => n.nodeType === 1).length === 1) {
+    let next = (h.parentNode as HTMLElement).nextElementSibling;
+    for (let i = 0; next && i < 3; i++, next = next.nextElementSibling) {
+      if (next.querySelector('h1,h2') || headingLevel(next) <= level) break;
+      out.push(next);
+    }
+  }
+  return out;
+}
+
+/** Service names in a block: its list items and sub-headings, or the block itself when it is one. */
+function serviceItems(blocks: HTMLElement[]): string[] {
+  const out: string[] = [];
+  for (const b of blocks) {
+    const items = /^(LI|H[3-6]|DT)$/.test(b.tagName) ? [b] : b.querySelectorAll('li, h3, h4, h5, dt');
+    for (const item of items) {
+      // A list item with its own heading: the heading is the name, the rest is its description.
+      const name = clean((item.querySelector('h3,h4,h5,strong,b') ?? item).text);
+      if (name.length >= 2 && name.length <= LIMITS.service && !/^[\d\W]+$/u.test(name)) out.push(name);
+    }
+  }
+  return out;
+}
+
+/** The lines of `el` that look like opening hours (table rows as one line each). */
+function hoursLines(el: HTMLElement): string[] {
+  const rows = el.tagName === 'TR' ? [el] : el.querySelectorAll('tr');
+  const lines = rows.length
+    ? rows.map((r) => r.querySelectorAll('th,td').map((c) => clean(c.text)).filter(Boolean).join(' '))
+    : el.structuredText.split('\n').map(clean);
+  return lines.filter((l) => l.length <= LIMITS.hoursLine && TIME_LIKE.test(l));
+}
+
+/** Characters of a page's visible text searched for phone numbers and e-mail addresses. */
+const MAX_TEXT_SCANNED = 100_000;
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+const NOT_EMAIL = /\.(?:png|jpe?g|gif|webp|svg|avif)$/i;
+
+function addEmail(list: string[], raw: string): void {
+  const value = raw.trim().toLowerCase();
+  if (/^[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$/.test(value) && !NOT_EMAIL.test(value)) addUnique(list, value, LIMITS.emails);
+}
+
+function addPhone(list: string[], raw: string, country: string | undefined): void {
+  const parsed = parsePhoneNumberFromString(raw.trim(), country as CountryCode | undefined);
+  if (parsed?.isValid()) addUnique(list, parsed.number, LIMITS.phones);
+}
+
+/**
+ * What an HTML page says about its business. Pure and forgiving: broken HTML, broken JSON-LD and
+ * missing parts give empty fields, never an error. `baseUrl` is the page's address (for the
+ * country of national numbers when none is given, from a country-code top-level domain).
+ * Service names and the description that name a supplier (a hosting or website company's
+ * "Powered by …") are left out: the page must not name one.
+ */
+export function readSite(html: string, baseUrl: string, opts: ReadSiteOptions = {}): SiteResearch {
+  const root = parse(parseable(html), { comment: false });
+  const country = opts.country ?? countryOfHost(baseUrl);
+  const ld = jsonLdObjects(root);
+  const meta = (selector: string) => clean(root.querySelector(selector)?.getAttribute('content')) || null;
+
+  const title = clean(root.querySelector('title')?.text) || meta('meta[property="og:title"]');
+  const rawDescription = meta('meta[name="description"]') ?? meta('meta[property="og:description"]');
+  const description = rawDescription && !namesSupplier(rawDescription) ? bounded(rawDescription, LIMITS.description) : null;
+
+  const phones: string[] = [];
+  const emails: string[] = [];
+  const services: string[] = [];
+  const openingHours: string[] = [];
+  let address: string | null = null;
+
+  // Links first: what the site offers to click is what it means.
+  for (const a of root.querySelectorAll('a[href]')) {
+    const href = (a.getAttribute('href') ?? '').trim();
+    if (/^tel:/i.test(href)) addPhone(phones, decodeSafe(href.slice(4)), country);
+    else if (/^mailto:/i.test(href)) addEmail(emails, decodeSafe(href.slice(7).split('?')[0]));
+  }
+
+  for (const o of ld) {
+    for (const t of asStrings(o.telephone)) addPhone(phones, t, country);
+    for (const e of asStrings(o.email)) addEmail(emails, e.replace(/^mailto:/i, ''));
+    address ??= addressLine(o.address, country);
+    for (const line of asStrings(o.openingHours).flatMap((s) => s.split(/\s*[;\n]\s*/))) addUnique(openingHours, clean(line), LIMITS.hours);
+    if (o.openingHoursSpecification) {
+      for (const line of specificationLines(Array.isArray(o.openingHoursSpecification) ? o.openingHoursSpecification : [o.openingHoursSpecification])) {
+        addUnique(openingHours, line, LIMITS.hours);
+      }
+    }
+    // Offers: hasOfferCatalog.itemListElement[].itemOffered.name, makesOffer[].itemOffered.name.
+    const catalog = o.hasOfferCatalog as Record<string, unknown> | undefined;
+    const offers = [...(Array.isArray(catalog?.itemListElement) ? catalog.itemListElement : []), ...(Array.isArray(o.makesOffer) ? o.makesOffer : o.makesOffer ? [o.makesOffer] : [])];
+    for (const offer of offers) {
+      const item = (offer as Record<string, unknown>)?.itemOffered as Record<string, unknown> | undefined;
+      const name = clean(typeof item?.name === 'string' ? item.name : typeof (offer as Record<string, unknown>)?.name === 'string' ? ((offer as Record<string, unknown>).name as string) : '');
+      if (name && name.length <= LIMITS.service) services.push(name);
+    }
+  }
+
+  // From here on the visible text only.
+  for (const el of root.querySelectorAll('script, style, noscript, template, svg')) el.remove();
+
+  for (const h of root.querySelectorAll('h1, h2, h3, h4')) {
+    const text = clean(h.text);
+    if (text.length > 60) continue;
+    if (SERVICES_WORDS.test(text)) services.push(...serviceItems(followingBlock(h)));
+    else if (!openingHours.length && HOURS_WORDS.test(text)) {
+      for (const line of followingBlock(h).flatMap(hoursLines)) addUnique(openingHours, line, LIMITS.hours);
+    }
+  }
+  if (!services.length) {
+    // The first few blocks labelled as services only: each is searched in full, and a hostile page
+    // can nest thousands of them.
+    const labelled = root
+      .querySelectorAll('section, div, ul')
+      .filter((el) => /\bservices?\b|leistungen|servicios|diensten|prestations/i.test(`${el.getAttribute('id') ?? ''} ${el.getAttribute('class') ?? ''}`))
+      .slice(0, 3);
+    for (const el of labelled) {
+      services.push(...serviceItems([el]));
+      if (services.length) break;
+    }
+  }
+
+  if (!address) {
+    const block = root.querySelector('address');
+    if (block) {
+      const lines = block.structuredText.split('\n').map(clean).filter((l) => l && !/@/.test(l) && !/^(?:tel|phone|fax|telefon)?[\s:.]*\+?[\d\s()./-]{6,}$/i.test(l));
+      if (lines.length) address = bounded(lines.join(', '), LIMITS.address);
+    }
+  }
+
+  // Text search is bounded (a page can be a megabyte of one word) and looks for addresses only in
+  // words with an @, so no pattern ever scans the page from every position.
+  const text = (root.querySelector('body') ?? root).structuredText.slice(0, MAX_TEXT_SCANNED);
+  for (const word of text.split(/[\s<>()"',;]+/)) {
+    if (word.length <= 254 && word.includes('@')) for (const m of word.match(EMAIL) ?? []) addEmail(emails, m);
+  }
+  for (const found of findPhoneNumbersInText(text, country ? { defaultCountry: country as CountryCode } : undefined)) {
+    if (found.number.isValid()) addUnique(phones, found.number.number, LIMITS.phones);
+  }
+
+  const kept: string[] = [];
+  for (const s of services) if (!namesSupplier(s)) addUnique(kept, s, LIMITS.services);
+
+  return {
+    title: title ? bounded(title, LIMITS.title) : null,
+    description,
+    services: kept,
+    phones,
+    emails,
+    address: address ? bounded(address, LIMITS.address) : null,
+    openingHours: openingHours.map((l) => bounded(l, LIMITS.hoursLine)),
+  };
+}
+
+/** Characters of HTML given to the parser (see `parseable`). */
+const MAX_PARSED_CHARS = 300_000;
+
+/**
+ * The part of a page worth parsing: comments, styles, SVG and scripts other than JSON-LD cut out
+ * (often most of a page's bytes, none of them read), then at most MAX_PARSED_CHARS. The parser's
+ * time grows faster than the page on deeply nested markup (a hostile megabyte of open `<div>`s
+ * takes seconds), so its input is bounded here, not only the download.
+ */
+function parseable(html: string): string {
+  // One pass, by hand: a regular expression with a lazy body would rescan the rest of the page
+  // from every unclosed `<style` (quadratic; a megabyte of them took seconds).
+  const lower = html.toLowerCase();
+  const open = /<!--|<(style|svg|script)\b/g;
+  let out = '';
+  let i = 0;
+  while (i < html.length && out.length < MAX_PARSED_CHARS) {
+    open.lastIndex = i;
+    const m = open.exec(lower);
+    if (!m) {
+      out += html.slice(i);
+      break;
+    }
+    out += html.slice(i, m.index);
+    // Unclosed: the rest of the page is inside it, and is dropped with it.
+    if (m[0] === '<!--') {
+      const end = lower.indexOf('-->', m.index + 4);
+      if (end < 0) break;
+      i = end + 3;
+      continue;
+    }
+    const close = lower.indexOf(`</${m[1]}`, m.index);
+    if (close < 0) break;
+    const closeEnd = lower.indexOf('>', close);
+    const stop = closeEnd < 0 ? html.length : closeEnd + 1;
+    if (m[1] === 'script' && /ld\+json/.test(lower.slice(m.index, lower.indexOf('>', m.index)))) out += html.slice(m.index, stop);
+    i = stop;
+  }
+  return out.length > MAX_PARSED_CHARS ? out.slice(0, MAX_PARSED_CHARS) : out;
+}
+
+function decodeSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The country of a country-code top-level domain ("example.co.uk" → GB), else undefined. */
+export function countryOfHost(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  const tld = host.split('.').pop() ?? '';
+  if (tld === 'uk') return 'GB';
+  return /^[a-z]{2}$/.test(tld) && !['io', 'co', 'me', 'tv', 'ai', 'fm', 'ly', 'to'].includes(tld) ? tld.toUpperCase() : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fetching
+
+/** Options of `researchSite`. */
+export interface ResearchOptions {
+  /**
+   * Whether private, loopback and link-local addresses may be fetched: the webhooks' setting
+   * (SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS, local development and tests only). A function decides
+   * per origin ("http://127.0.0.1:8080"), so a test can allow its own server and still see a
+   * redirect elsewhere refused.
+   */
+  allowPrivate: boolean | ((origin: string) => boolean);
+  /** The customer's country, for numbers written nationally. */
+  country?: string;
+  /** The customer's language, sent as Accept-Language so a multilingual site answers in it. */
+  locale?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  log?: Logger;
+}
+
+/** What research produced: the findings, or why there are none (for the build's log). */
+export type ResearchOutcome =
+  | { ok: true; research: SiteResearch; finalUrl: string; bytes: number; truncated: boolean }
+  | { ok: false; reason: string };
+
+/** One fetched response, before reading. */
+type Hop = { kind: 'redirect'; location: string } | { kind: 'page'; body: Buffer; truncated: boolean; contentType: string };
+
+/**
+ * Fetches `url` (http or https; a redirect at most `maxRedirects` times, each new address
+ * checked again) and reads it with `readSite`. Every address passes the webhooks' guard twice,
+ * as a webhook's does: `checkEndpointUrl` before the request (scheme, credentials, IP literals,
+ * names resolving to forbidden addresses) and `guardedLookup` on the connection itself (a name
+ * rebound since). Bounded: one deadline for everything (`timeoutMs`), and at most `maxBytes` of
+ * the page read before the connection is dropped (what was read is used). Never throws.
+ */
+export async function researchSite(url: string, opts: ResearchOptions): Promise<ResearchOutcome> {
+  const timeoutMs = opts.timeoutMs ?? RESEARCH_TIMEOUT_MS;
+  const maxBytes = opts.maxBytes ?? RESEARCH_MAX_BYTES;
+  const maxRedirects = opts.maxRedirects ?? RESEARCH_MAX_REDIRECTS;
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<ResearchOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      resolve({ ok: false, reason: `timed out after ${timeoutMs} ms` });
+    }, timeoutMs);
+  });
+  const work = (async (): Promise<ResearchOutcome> => {
+    let current = url;
+    for (let redirects = 0; ; redirects++) {
+      let parsed: URL;
+      try {
+        parsed = new URL(current);
+      } catch {
+        return { ok: false, reason: 'not a valid URL' };
+      }
+      const allowPrivate = typeof opts.allowPrivate === 'function' ? opts.allowPrivate(parsed.origin) : opts.allowPrivate;
+      // Research reads http sites too (many small businesses have no TLS): the test-mode scheme rule.
+      const check = await checkEndpointUrl(current, { mode: 'test', allowPrivate });
+      if (abort.signal.aborted) return { ok: false, reason: 'aborted' };
+      if (!check.ok) return { ok: false, reason: `${redirects ? 'redirect refused' : 'refused'}: ${check.reason}` };
+      const hop = await fetchOnce(parsed, { allowPrivate, maxBytes, signal: abort.signal, locale: opts.locale });
+      if ('error' in hop) return { ok: false, reason: hop.error };
+      if (hop.kind === 'redirect') {
+        if (redirects >= maxRedirects) return { ok: false, reason: `more than ${maxRedirects} redirects` };
+        try {
+          current = new URL(hop.location, parsed).href;
+        } catch {
+          return { ok: false, reason: 'redirect to an invalid URL' };
+        }
+        continue;
+      }
+      if (!/^(?:text\/html|application\/xhtml\+xml)\b/i.test(hop.contentType) && hop.contentType !== '') {
+        return { ok: false, reason: `not an HTML page (${hop.contentType.split(';')[0]})` };
+      }
+      const html = decode(hop.body, hop.contentType);
+      return { ok: true, research: readSite(html, current, { country: opts.country }), finalUrl: current, bytes: hop.body.length, truncated: hop.truncated };
+    }
+  })().catch((err: unknown): ResearchOutcome => ({ ok: false, reason: err instanceof Error ? err.message : String(err) }));
+
+  const outcome = await Promise.race([work, deadline]);
+  clearTimeout(timer);
+  abort.abort();
+  // Only the outcome is logged, never the address itself (a customer's URL is theirs).
+  if (outcome.ok) opts.log?.debug({ bytes: outcome.bytes, truncated: outcome.truncated, services: outcome.research.services.length }, 'site research read');
+  else opts.log?.info({ reason: outcome.reason }, 'site research found nothing');
+  return outcome;
+}
+
+/** One GET: a redirect's location, or the body up to `maxBytes`. Fresh socket every time (`agent: false`). */
+function fetchOnce(url: URL, o: { allowPrivate: boolean; maxBytes: number; signal: AbortSignal; locale?: string }): Promise<Hop | { error: string }> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (v: Hop | { error: string }) => {
+      if (settled) return;
+      settled = true;
+      req.destroy();
+      resolve(v);
+    };
+    const get = url.protocol === 'https:' ? https.get : http.get;
+    const req = get(url, {
+      headers: {
+        accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+        'accept-encoding': 'identity',
+        ...(o.locale ? { 'accept-language': `${o.locale},${o.locale.split('-')[0]};q=0.8` } : {}),
+        'user-agent': 'Mozilla/5.0 (compatible; SiteResearch/1.0)',
+      },
+      lookup: guardedLookup(o.allowPrivate),
+      agent: false,
+      signal: o.signal,
+    });
+    req.on('error', (err) => finish({ error: err.name === 'AbortError' ? 'aborted' : err.message }));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400 && status !== 304 && res.headers.location) return finish({ kind: 'redirect', location: res.headers.location });
+      if (status < 200 || status > 299) return finish({ error: `the site answered ${status}` });
+      const contentType = String(res.headers['content-type'] ?? '');
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        const room = o.maxBytes - bytes;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        bytes += Math.min(chunk.length, room);
+        // Enough read: stop paying for the rest.
+        if (bytes >= o.maxBytes) finish({ kind: 'page', body: Buffer.concat(chunks), truncated: true, contentType });
+      });
+      res.on('end', () => finish({ kind: 'page', body: Buffer.concat(chunks), truncated: false, contentType }));
+      res.on('error', (err) => finish({ error: err.message }));
+    });
+  });
+}
+
+/** The page's text in the charset its header or its `<meta charset>` names; UTF-8 otherwise. */
+function decode(body: Buffer, contentType: string): string {
+  const declared =
+    /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] ??
+    /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(body.subarray(0, 2048).toString('latin1'))?.[1] ??
+    'utf-8';
+  try {
+    return new TextDecoder(declared).decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
