@@ -28,6 +28,7 @@ const shared = {
   TWILIO_ACCOUNT_SID: process.env.TWILIO_ACCOUNT_SID,
   TWILIO_AUTH_TOKEN: process.env.TWILIO_AUTH_TOKEN,
   OPENAI_API_KEY: process.env.OPENAI_API_KEY,
+  SWITCHBOARD_SITES_DOMAIN: process.env.SWITCHBOARD_SITES_DOMAIN,
   LOG_LEVEL: process.env.LOG_LEVEL || 'info',
   SWITCHBOARD_DB_POOL_SIZE: process.env.SWITCHBOARD_DB_POOL_SIZE || '10',
   // Several API processes: request limits are counted in PostgreSQL so they hold across all.
@@ -55,6 +56,8 @@ module.exports = {
       env: { ...shared, SWITCHBOARD_ROLES: 'api', PORT: process.env.PORT || 8080 },
     }),
     app('switchboard-dialler', 'dialler', { exec_mode: 'fork', instances: Number(process.env.SWITCHBOARD_DIALLER_INSTANCES || 2) }),
-    app('switchboard-sender', 'sender', { exec_mode: 'fork', instances: Number(process.env.SWITCHBOARD_SENDER_INSTANCES || 2) }),
+    // The senders also build websites (research, copy, page): both wait on the network, not the
+    // CPU, and builds are claimed with SKIP LOCKED, so the two share processes without a seventh.
+    app('switchboard-sender', 'sender,builder', { exec_mode: 'fork', instances: Number(process.env.SWITCHBOARD_SENDER_INSTANCES || 2) }),
   ],
 };

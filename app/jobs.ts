@@ -2,6 +2,7 @@ import type { Deps } from '../runtime/deps.ts';
 import { closeMonth, expireBonuses, releaseExpiredHolds } from '../money/jobs.ts';
 import type { MoneyWriter } from '../money/writer.ts';
 import type { Numbers } from '../actors/numbers/numbers.ts';
+import type { Websites } from '../actors/websites/websites.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
@@ -10,8 +11,8 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
-/** What the jobs run on: the database, the clock, the settings, the one money writer and the numbers room. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'config'> & { money: MoneyWriter; numbers: Numbers };
+/** What the jobs run on: the database, the clock, the settings, the one money writer, and the numbers and websites rooms. */
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = [
@@ -25,6 +26,10 @@ export const JOB_NAMES = [
   'release_numbers',
   'expire_caller_id_verifications',
   'retry_number_steps',
+  'renew_hosting',
+  'suspend_sites',
+  'purge_sites',
+  'check_domains',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -53,6 +58,14 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
       return services.numbers.expireVerifications(now);
     case 'retry_number_steps':
       return services.numbers.retryNumberSteps(now);
+    case 'renew_hosting':
+      return services.websites.renewHosting(now);
+    case 'suspend_sites':
+      return services.websites.suspendOverdue(now);
+    case 'purge_sites':
+      return services.websites.purgeOverdue(now);
+    case 'check_domains':
+      return services.websites.checkDomains(now);
   }
 }
 

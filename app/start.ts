@@ -29,6 +29,10 @@ import { createChatMessages } from '../actors/chat/chat-messages.ts';
 import { assistantFor } from '../actors/chat/assistant.ts';
 import { createMoneyWriter } from '../money/writer.ts';
 import { createNumbers, type Numbers } from '../actors/numbers/numbers.ts';
+import { createWebsites, type Websites } from '../actors/websites/websites.ts';
+import { createSiteBuilder } from '../actors/websites/site-builder.ts';
+import { createCnameCheck } from '../actors/websites/dns-check.ts';
+import { pollLoop } from '../runtime/poll-loop.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
@@ -101,9 +105,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const deps = { pool, clock, log, config };
     // The one money writer: every change of money goes through it; a balance crossing one call's
     // hold refreshes the customer's readiness in the same transaction.
-    // A top-up pays rent left unpaid, in its own transaction (the numbers room, built below).
+    // A top-up pays rent and hosting left unpaid, in its own transaction (the numbers and
+    // websites rooms, built below).
     let numbers: Numbers | undefined;
-    const money = createMoneyWriter({ ...readinessFollowsMoney, fundsAdded: (db, accountId, now) => numbers!.fundsAdded(db, accountId, now) });
+    let websites: Websites | undefined;
+    const money = createMoneyWriter({
+      ...readinessFollowsMoney,
+      fundsAdded: async (db, accountId, now) => {
+        await numbers!.fundsAdded(db, accountId, now);
+        await websites!.fundsAdded(db, accountId, now);
+      },
+    });
     const keys = new KeyAuthenticator(pool, clock);
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
@@ -133,6 +145,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     );
     const numbersRoom = createNumbers({ ...deps, carriers: calling.carriers, money, secrets });
     numbers = numbersRoom;
+    const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck: createCnameCheck(config.dnsServers) });
+    websites = websitesRoom;
+    const rooms = { numbers: numbersRoom, websites: websitesRoom };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
@@ -184,19 +199,25 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       eventHistory: createEventHistory(pool),
       emergencyClosures: createEmergencyClosures(deps),
       chat: createChatSessions(deps, chatSessions, createChatMessages(deps, { assistant: assistantFor(config), money })),
-      jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money, numbers: numbersRoom }, name as JobName) },
+      jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money, ...rooms }, name as JobName) },
       numbers: numbersRoom,
+      websites: websitesRoom,
+      buildNow: () => websitesRoom.buildWaiting(),
       testClock: testClockControl(clock, pool),
       dialNow: () => dialler.tick(),
       keepNow: () => keeper.tick(),
       sendNow: () => sender.drain(),
     };
     if (config.roles.has('dialler')) {
-      onStop('jobs', scheduleJobs({ ...deps, money, numbers: numbersRoom }, config.jobIntervalMs));
+      onStop('jobs', scheduleJobs({ ...deps, money, ...rooms }, config.jobIntervalMs));
       dialler.start();
       onStop('dialler', () => dialler.stop());
       keeper.start();
       onStop('call keeper', () => keeper.stop());
+    }
+    if (config.roles.has('builder')) {
+      // Website builds: claimed with SKIP LOCKED by any builder process; a claim lapses if it dies.
+      onStop('website builder', pollLoop(() => websitesRoom.buildWaiting().then(() => undefined), config.builderPollMs, log, 'website builder'));
     }
     if (config.roles.has('sender')) {
       sender.start();

@@ -9,7 +9,7 @@ import type { Mode } from '../runtime/types.ts';
  */
 export type CursorScope =
   | { table: 'customers' | 'calls' | 'appointments' | 'ledger_entries' | 'events'; accountId: string; mode: Mode }
-  | { table: 'onboarding_links' | 'chat_sessions' | 'phone_numbers'; customerId: string }
+  | { table: 'onboarding_links' | 'chat_sessions' | 'phone_numbers' | 'website_builds'; customerId: string }
   /** The do-not-call list is one list for both modes (compliance is never relaxed in test mode). */
   | { table: 'dnc_numbers'; accountId: string }
   | { table: 'accounts' };
@@ -23,6 +23,7 @@ const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
   onboarding_links: { column: 'id', uuid: true },
   chat_sessions: { column: 'id', uuid: true },
   phone_numbers: { column: 'id', uuid: true },
+  website_builds: { column: 'id', uuid: true },
   accounts: { column: 'id', uuid: true },
   events: { column: 'id', uuid: false },
   dnc_numbers: { column: 'e164', uuid: false },
@@ -42,6 +43,7 @@ function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
     case 'onboarding_links':
     case 'chat_sessions':
     case 'phone_numbers':
+    case 'website_builds':
       return { sql: 'customer_id = $2', values: [scope.customerId] };
     case 'dnc_numbers':
       return { sql: 'account_id = $2', values: [scope.accountId] };

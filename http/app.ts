@@ -15,6 +15,8 @@ import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerOnboardingLinkRoutes } from './routes/onboarding-links.ts';
 import { registerNumberRoutes } from './routes/numbers.ts';
+import { registerWebsiteRoutes } from './routes/websites.ts';
+import { registerSitePages } from './pages/sites.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerBrandRoutes } from './routes/brand.ts';
 import { registerCoverageRoutes } from './routes/coverage.ts';
@@ -56,6 +58,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerReadinessRoutes> &
   RouteDeps<typeof registerOnboardingLinkRoutes> &
   RouteDeps<typeof registerNumberRoutes> &
+  RouteDeps<typeof registerWebsiteRoutes> &
+  RouteDeps<typeof registerSitePages> &
   RouteDeps<typeof registerLimitRoutes> &
   RouteDeps<typeof registerBrandRoutes> &
   RouteDeps<typeof registerCoverageRoutes> &
@@ -127,6 +131,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerReadinessRoutes(app, services);
   registerOnboardingLinkRoutes(app, services);
   registerNumberRoutes(app, services);
+  registerWebsiteRoutes(app, services);
+  await registerSitePages(app, services);
   registerLimitRoutes(app, services);
   registerBrandRoutes(app, services);
   registerCoverageRoutes(app, services);

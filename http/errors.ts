@@ -84,6 +84,12 @@ export const ERRORS = {
   number_already_added: e(409, 'conflict_error', 'This number is already a caller ID of this customer (verifying or verified).'),
   caller_id_in_use: e(409, 'conflict_error', 'This number is already verified at the carrier for another use; nothing was started.'),
   carrier_unavailable: e(503, 'api_error', 'The carrier could not be reached or refused the change; nothing changed. Retry later.'),
+  // websites
+  website_not_found: e(404, 'not_found_error', 'No website build with that id for this customer in this mode.'),
+  website_not_ready: e(409, 'conflict_error', 'The website is not in a state that allows this; the message says why.'),
+  revision_limit_reached: e(409, 'conflict_error', 'The revision included with this build has been used.'),
+  invalid_domain: e(400, 'invalid_request_error', 'domain must be a DNS name of the customer, such as www.brightdental.com.'),
+  domain_taken: e(409, 'conflict_error', 'Another website already uses that domain.'),
   recording_not_available: e(404, 'not_found_error', 'This call has no recording.'),
   transcript_not_available: e(404, 'not_found_error', 'This call has no transcript yet.'),
   invalid_twilio_signature: e(403, 'permission_error', 'The X-Twilio-Signature header does not match.'),

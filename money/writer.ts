@@ -515,6 +515,49 @@ export function createMoneyWriter(reactions: MoneyReactions) {
     },
 
     /**
+     * A one-off charge of a customer's item (a website's build fee): a `usage` line whose cause is
+     * the item's kind. Live money must cover it (balance less running calls' holds) or nothing is
+     * written; test mode prices it with `applied: false`.
+     */
+    async chargeItem(
+      client: Client,
+      c: { accountId: string; mode: Mode; customerId: string; cause: 'website_build'; amountCents: number; reference: string; description: string; now: Date },
+    ): Promise<{ outcome: 'charged'; line: LedgerRow } | { outcome: 'insufficient_balance' }> {
+      const row = await balanceWrites(client).lock(c.accountId, c.mode);
+      if (!row) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);
+      if (c.mode === 'live' && row.balance_cents - row.reserved_cents < c.amountCents) return { outcome: 'insufficient_balance' };
+      const line = await postLine(
+        client,
+        { accountId: c.accountId, mode: c.mode, customerId: c.customerId, type: 'usage', cause: c.cause, amountCents: -c.amountCents, reference: c.reference, description: c.description, now: c.now },
+        { row },
+      );
+      return { outcome: 'charged', line: line! };
+    },
+
+    /**
+     * Money back for an item never delivered (a website build that failed or was cancelled before
+     * delivery), as its own `refund` line on the customer in the item's mode (test mode: priced,
+     * not applied), referencing the item.
+     */
+    async refundItem(
+      client: Client,
+      r: { accountId: string; mode: Mode; customerId: string; amountCents: number; reference: string; description: string; now: Date },
+    ): Promise<LedgerRow> {
+      const line = await postLine(client, {
+        accountId: r.accountId,
+        mode: r.mode,
+        customerId: r.customerId,
+        type: 'refund',
+        cause: 'refund',
+        amountCents: r.amountCents,
+        reference: r.reference,
+        description: r.description,
+        now: r.now,
+      });
+      return line!;
+    },
+
+    /**
      * One period of a recurring charge (see the top of this file): claimed once, then charged as a
      * `usage` line on the customer. Live money must cover it (balance less running calls' holds)
      * or nothing is written; test mode prices it with `applied: false`.

@@ -61,8 +61,17 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** Key of the secrets stored encrypted (base64, 32 bytes); a key file in the data dir otherwise. */
   encryptionKey: string | undefined;
-  /** What this process does: `api` (HTTP), `dialler` (queue, calls, media server, jobs), `sender` (webhooks). */
+  /** What this process does: `api` (HTTP), `dialler` (queue, calls, media server, jobs), `sender` (webhooks), `builder` (website builds). */
   roles: ReadonlySet<Role>;
+  /**
+   * Where live websites are served: `https://<slug>.<sitesDomain>` (a wildcard DNS record and
+   * certificate in front of the API); unset, a site lives at `<publicUrl>/sites/<slug>/`.
+   */
+  sitesDomain: string | undefined;
+  /** DNS servers (`host` or `host:port`) the customers' domains are checked against; the system's when unset. */
+  dnsServers: string[] | undefined;
+  /** How often an idle builder looks for work, ms. */
+  builderPollMs: number;
 }
 
 /** A setting the operator gave that cannot be used: said in one line, without a stack trace. */
@@ -70,15 +79,25 @@ export class SettingError extends Error {
   override name = 'SettingError';
 }
 
-export type Role = 'api' | 'dialler' | 'sender';
-const ROLES: readonly Role[] = ['api', 'dialler', 'sender'];
+export type Role = 'api' | 'dialler' | 'sender' | 'builder';
+const ROLES: readonly Role[] = ['api', 'dialler', 'sender', 'builder'];
 
 function roles(value: string | undefined): ReadonlySet<Role> {
   if (!value) return new Set(ROLES);
   const list = value.split(',').map((r) => r.trim()).filter(Boolean);
   const unknown = list.filter((r) => !(ROLES as readonly string[]).includes(r));
-  if (unknown.length || list.length === 0) throw new SettingError(`SWITCHBOARD_ROLES takes api, dialler and sender, got "${value}"`);
+  if (unknown.length || list.length === 0) throw new SettingError(`SWITCHBOARD_ROLES takes api, dialler, sender and builder, got "${value}"`);
   return new Set(list as Role[]);
+}
+
+/** A DNS name the sites live under (`sites.example.com`), lower-cased; unset stays unset. */
+function sitesDomain(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const name = value.trim().toLowerCase().replace(/\.$/, '');
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(name)) {
+    throw new SettingError(`SWITCHBOARD_SITES_DOMAIN must be a DNS name such as sites.example.com, got "${value}"`);
+  }
+  return name;
 }
 
 function int(value: string | undefined, fallback: number, name: string, min = 0): number {
@@ -201,5 +220,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',
     encryptionKey: encryptionKey(env.SWITCHBOARD_ENCRYPTION_KEY),
     roles: roles(env.SWITCHBOARD_ROLES),
+    sitesDomain: sitesDomain(env.SWITCHBOARD_SITES_DOMAIN),
+    dnsServers: env.SWITCHBOARD_DNS_SERVERS ? env.SWITCHBOARD_DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    builderPollMs: int(env.SWITCHBOARD_BUILDER_POLL_MS, 2_000, 'SWITCHBOARD_BUILDER_POLL_MS', 10),
   };
 }

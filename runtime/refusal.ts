@@ -54,6 +54,12 @@ export type RefusalCode =
   | 'number_already_added'
   | 'caller_id_in_use'
   | 'carrier_unavailable'
+  // websites
+  | 'website_not_found'
+  | 'website_not_ready'
+  | 'revision_limit_reached'
+  | 'invalid_domain'
+  | 'domain_taken'
   // money
   | 'hold_not_found'
   | 'insufficient_balance'

@@ -10,6 +10,7 @@ const TAGS = [
   { name: 'account', description: 'The reseller account and the key making the request' },
   { name: 'customers', description: "The reseller's customers: readiness, provisioning, onboarding links, caps" },
   { name: 'numbers', description: "A customer's rented numbers and verified caller IDs, and their monthly rent" },
+  { name: 'websites', description: "A customer's one-page website: order, review, go live, its own domain, hosting" },
   { name: 'brand', description: 'The branding customers and callees see' },
   { name: 'coverage', description: 'Countries the service calls in' },
   { name: 'billing', description: 'The prepaid balance and its itemised ledger' },

@@ -21,6 +21,8 @@ export interface ConsoleMoneyRouteDeps {
   dialNow: () => Promise<number>;
   /** Runs one call keeper round now (inbox retries, leases, recovery, overdue events). */
   keepNow: () => Promise<unknown>;
+  /** Builds every website waiting, now (the builder's loop does the same on its own). */
+  buildNow: () => Promise<number>;
   carrierInbox: Pick<CarrierInbox, 'listPending'>;
   /** Present only under SWITCHBOARD_TEST_CLOCK=1, which the test facilities below require. */
   testClock: TestClockControl | null;
@@ -144,6 +146,8 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
     { config: CONSOLE, schema: { ...hide } },
     async () => ({ object: 'dialler_run', dialled: await services.dialNow() }),
   );
+
+  app.post('/console/v1/website_builder/run', { config: CONSOLE, schema: { ...hide } }, async () => ({ object: 'website_builder_run', built: await services.buildNow() }));
 
   app.post('/console/v1/call_keeper/run', { config: CONSOLE, schema: { ...hide } }, async () => {
     await services.keepNow();

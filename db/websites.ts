@@ -1,0 +1,188 @@
+import type { Queryable } from './pool.ts';
+import type { Mode } from '../runtime/types.ts';
+
+/** A customer's website build (`website_builds`): ordered, built, reviewed, live and hosted. */
+export interface WebsiteRow {
+  id: string;
+  seq: number;
+  account_id: string;
+  mode: Mode;
+  customer_id: string;
+  status: 'building' | 'ready' | 'live' | 'failed' | 'cancelled' | 'hosting_due' | 'suspended' | 'purged';
+  slug: string;
+  brief: string | null;
+  revision_briefs: string[];
+  revisions_included: number;
+  build_fee_cents: number;
+  hosting_cents_per_month: number;
+  build_wanted: boolean;
+  build_claimed_until: Date | null;
+  build_attempts: number;
+  html: string | null;
+  built_at: Date | null;
+  domain: string | null;
+  domain_verified_at: Date | null;
+  domain_checked_at: Date | null;
+  anchor_day: number | null;
+  /** YYYY-MM-DD (dates are read as text: db/pool.ts). */
+  hosting_renews_on: string | null;
+  notice_sent_for: string | null;
+  suspend_due_on: string | null;
+  purge_due_on: string | null;
+  live_at: Date | null;
+  failed_at: Date | null;
+  failure_reason: string | null;
+  cancelled_at: Date | null;
+  suspended_at: Date | null;
+  purged_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+type Changeable = Omit<WebsiteRow, 'id' | 'seq' | 'account_id' | 'mode' | 'customer_id' | 'slug' | 'created_at' | 'updated_at' | 'build_fee_cents' | 'hosting_cents_per_month' | 'revisions_included'>;
+export type WebsiteChange = Partial<Changeable>;
+
+const CHANGEABLE = new Set<string>([
+  'status', 'brief', 'revision_briefs', 'build_wanted', 'build_claimed_until', 'build_attempts', 'html', 'built_at', 'domain', 'domain_verified_at',
+  'domain_checked_at', 'anchor_day', 'hosting_renews_on', 'notice_sent_for', 'suspend_due_on', 'purge_due_on', 'live_at', 'failed_at', 'failure_reason',
+  'cancelled_at', 'suspended_at', 'purged_at',
+]);
+
+/** Columns a list or a GET needs (the page itself can be 100 KB: read only where it is served or built). */
+const SUMMARY = `id, seq, account_id, mode, customer_id, status, slug, brief, revision_briefs, revisions_included, build_fee_cents, hosting_cents_per_month,
+  build_wanted, build_claimed_until, build_attempts, NULL::text AS html, built_at, domain, domain_verified_at, domain_checked_at, anchor_day,
+  hosting_renews_on, notice_sent_for, suspend_due_on, purge_due_on, live_at, failed_at, failure_reason, cancelled_at, suspended_at, purged_at,
+  created_at, updated_at`;
+
+export function createWebsiteRepository(db: Queryable) {
+  return {
+    async insert(w: { id: string; accountId: string; mode: Mode; customerId: string; slug: string; brief: string | null; buildFeeCents: number; hostingCentsPerMonth: number; now: Date }): Promise<WebsiteRow> {
+      const { rows } = await db.query(
+        `INSERT INTO website_builds (id, account_id, mode, customer_id, status, slug, brief, build_fee_cents, hosting_cents_per_month, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'building', $5, $6, $7, $8, $9, $9) RETURNING *`,
+        [w.id, w.accountId, w.mode, w.customerId, w.slug, w.brief, w.buildFeeCents, w.hostingCentsPerMonth, w.now],
+      );
+      return rows[0];
+    },
+
+    /** The build `id` of `customerId` (without its page), or null. */
+    async get(customerId: string, id: string): Promise<WebsiteRow | null> {
+      const { rows } = await db.query(`SELECT ${SUMMARY} FROM website_builds WHERE id = $1 AND customer_id = $2`, [id, customerId]);
+      return rows[0] ?? null;
+    },
+
+    /** Locks the build (with its page) for a change; null when it is not `customerId`'s. */
+    async lock(id: string, customerId?: string): Promise<WebsiteRow | null> {
+      const { rows } = await db.query(`SELECT * FROM website_builds WHERE id = $1 AND ($2::uuid IS NULL OR customer_id = $2) FOR UPDATE`, [id, customerId ?? null]);
+      return rows[0] ?? null;
+    },
+
+    /** Locks the build unless another transaction holds it (a job's claim). */
+    async claim(id: string): Promise<WebsiteRow | null> {
+      const { rows } = await db.query(`SELECT * FROM website_builds WHERE id = $1 FOR UPDATE SKIP LOCKED`, [id]);
+      return rows[0] ?? null;
+    },
+
+    async update(id: string, change: WebsiteChange, now: Date): Promise<WebsiteRow> {
+      const keys = Object.keys(change).filter((k) => CHANGEABLE.has(k));
+      const sets = keys.map((k, i) => `${k} = $${i + 3}`);
+      const { rows } = await db.query(`UPDATE website_builds SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1 RETURNING *`, [
+        id,
+        now,
+        ...keys.map((k) => (change as Record<string, unknown>)[k]),
+      ]);
+      return rows[0];
+    },
+
+    async list(customerId: string, limit: number, beforeSeq: number | null): Promise<WebsiteRow[]> {
+      const { rows } = await db.query(
+        `SELECT ${SUMMARY} FROM website_builds WHERE customer_id = $1 AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
+        [customerId, beforeSeq, limit],
+      );
+      return rows;
+    },
+
+    /**
+     * Claims one build waiting to be built (none claimed, or its claim lapsed): its claim is set to
+     * `until` and its attempts counted, in the caller's transaction. Null when none waits.
+     */
+    async claimBuild(now: Date, until: Date): Promise<WebsiteRow | null> {
+      const { rows } = await db.query(
+        `UPDATE website_builds SET build_claimed_until = $2, build_attempts = build_attempts + 1, updated_at = $1
+          WHERE id = (SELECT id FROM website_builds WHERE build_wanted AND (build_claimed_until IS NULL OR build_claimed_until <= $1)
+                       ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [now, until],
+      );
+      return rows[0] ?? null;
+    },
+
+    /** What a site's address serves: a live (or counting-down) site by slug, or by verified domain. */
+    async servedBySlug(slug: string): Promise<Pick<WebsiteRow, 'id' | 'status' | 'html' | 'mode'> | null> {
+      const { rows } = await db.query(`SELECT id, status, html, mode FROM website_builds WHERE slug = $1`, [slug]);
+      return rows[0] ?? null;
+    },
+
+    async servedByDomain(domain: string): Promise<Pick<WebsiteRow, 'id' | 'status' | 'html' | 'mode'> | null> {
+      const { rows } = await db.query(
+        `SELECT id, status, html, mode FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL
+          AND status NOT IN ('cancelled', 'purged', 'failed') ORDER BY seq DESC LIMIT 1`,
+        [domain],
+      );
+      return rows[0] ?? null;
+    },
+
+    /** Ids of sites whose hosting renewal (or its notice window, up to `noticeUntil`) has come, by seq after `afterSeq`. */
+    async dueForHosting(today: string, noticeUntil: string, limit: number, afterSeq: number): Promise<{ id: string; seq: number }[]> {
+      const { rows } = await db.query(
+        `SELECT id, seq FROM website_builds
+          WHERE status IN ('live', 'hosting_due') AND seq > $4
+            AND (hosting_renews_on <= $1 OR (hosting_renews_on <= $2 AND notice_sent_for IS DISTINCT FROM hosting_renews_on))
+          ORDER BY seq LIMIT $3`,
+        [today, noticeUntil, limit, afterSeq],
+      );
+      return rows;
+    },
+
+    async dueForSuspension(today: string, limit: number): Promise<string[]> {
+      const { rows } = await db.query(`SELECT id FROM website_builds WHERE status = 'hosting_due' AND suspend_due_on <= $1 ORDER BY suspend_due_on LIMIT $2`, [today, limit]);
+      return rows.map((r) => r.id);
+    },
+
+    async dueForPurge(today: string, limit: number): Promise<string[]> {
+      const { rows } = await db.query(`SELECT id FROM website_builds WHERE status = 'suspended' AND purge_due_on <= $1 ORDER BY purge_due_on LIMIT $2`, [today, limit]);
+      return rows.map((r) => r.id);
+    },
+
+    /** The account's live sites waiting on hosting money, locked unless a job holds them (a top-up pays them). */
+    async claimUnpaidOf(accountId: string): Promise<WebsiteRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM website_builds WHERE account_id = $1 AND mode = 'live' AND status IN ('hosting_due', 'suspended')
+            AND hosting_renews_on IS NOT NULL ORDER BY seq FOR UPDATE SKIP LOCKED`,
+        [accountId],
+      );
+      return rows;
+    },
+
+    /** Domains not verified yet, least recently checked first (never checked first). */
+    async domainsToCheck(checkedBefore: Date, limit: number): Promise<{ id: string; domain: string; slug: string }[]> {
+      const { rows } = await db.query(
+        `SELECT id, domain, slug FROM website_builds
+          WHERE domain IS NOT NULL AND domain_verified_at IS NULL AND status NOT IN ('cancelled', 'purged', 'failed')
+            AND (domain_checked_at IS NULL OR domain_checked_at <= $1)
+          ORDER BY domain_checked_at NULLS FIRST LIMIT $2`,
+        [checkedBefore, limit],
+      );
+      return rows;
+    },
+
+    /** Whether `host` is a verified domain of a site that is served (live, or live in its countdown). */
+    async isServedDomain(host: string): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `SELECT 1 FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL AND status IN ('live', 'hosting_due')`,
+        [host],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+  };
+}
