@@ -9,7 +9,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { CONSOLE_TOKEN, startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, dialUntilFinished } from '../helpers/calls.ts';
@@ -447,6 +447,45 @@ test.serial('numbers: rent, a caller ID, list, get, release; 402 without money, 
   const live = await makeAccount(svc.url, { live: true });
   const customer = await makeCustomer(live.liveApi!);
   await expectAnswer(t, 'createNumber', { key: live.liveKey!, params: { id: customer.id } }, 402, 'insufficient_balance');
+});
+
+test.serial('websites: order, build, publish, revision, domain, cancel; 402 without money, 404, 409, 400', async (t) => {
+  const key = account.testKey;
+  const id = 'bright-1';
+  const ordered = await expectAnswer(t, 'orderWebsite', { key, params: { id }, body: exampleOf(operations.get('orderWebsite')!) }, 202);
+  const buildId = ordered.body.id;
+  await expectAnswer(t, 'orderWebsite', { key, params: { id }, body: { brief: 'x'.repeat(4001) } }, 400, 'field_too_long');
+  await expectAnswer(t, 'orderWebsite', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
+  await expectAnswer(t, 'publishWebsite', { key, params: { id, build_id: buildId }, body: {} }, 409, 'website_not_ready');
+  await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: { brief: 'Later.' } }, 409, 'website_not_ready');
+  await call(svc.url, 'POST', '/console/v1/website_builder/run', { key: CONSOLE_TOKEN });
+  await expectAnswer(t, 'listWebsites', { key, params: { id } }, 200);
+  await expectAnswer(t, 'listWebsites', { key, params: { id }, query: { starting_after: 'nothing' } }, 400, 'invalid_cursor');
+  await expectAnswer(t, 'listWebsites', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
+  await expectAnswer(t, 'getWebsite', { key, params: { id, build_id: buildId } }, 200);
+  await expectAnswer(t, 'getWebsite', { key, params: { id, build_id: 'nothing' } }, 404, 'website_not_found');
+  await expectAnswer(t, 'publishWebsite', { key, params: { id, build_id: buildId }, body: {} }, 200);
+  await expectAnswer(t, 'publishWebsite', { key, params: { id, build_id: 'nothing' }, body: {} }, 404, 'website_not_found');
+  await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: exampleOf(operations.get('reviseWebsite')!) }, 200);
+  await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: {} }, 400, 'parameter_missing');
+  await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: 'nothing' }, body: { brief: 'x' } }, 404, 'website_not_found');
+  await call(svc.url, 'POST', '/console/v1/website_builder/run', { key: CONSOLE_TOKEN });
+  await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: { brief: 'Again.' } }, 409, 'revision_limit_reached');
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: exampleOf(operations.get('setWebsiteDomain')!) }, 200);
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: { domain: 'not a domain' } }, 400, 'invalid_domain');
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: 'nothing' }, body: { domain: 'www.x.example' } }, 404, 'website_not_found');
+  const second = await expectAnswer(t, 'orderWebsite', { key, params: { id }, body: { brief: 'A second site for the same practice, for its new branch.' } }, 202);
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: second.body.id }, body: exampleOf(operations.get('setWebsiteDomain')!) }, 409, 'domain_taken');
+  await expectAnswer(t, 'cancelWebsite', { key, params: { id, build_id: second.body.id } }, 200);
+  await expectAnswer(t, 'cancelWebsite', { key, params: { id, build_id: 'nothing' } }, 404, 'website_not_found');
+  const live = await makeAccount(svc.url, { live: true });
+  const customer = await makeCustomer(live.liveApi!);
+  await expectAnswer(t, 'orderWebsite', { key: live.liveKey!, params: { id: customer.id }, body: { brief: 'A practice.' } }, 402, 'insufficient_balance');
+  // Money for the build and none for hosting: publishing is 402.
+  await call(svc.url, 'POST', `/console/v1/accounts/${live.id}/top_ups`, { key: CONSOLE_TOKEN, body: { amount_cents: 35_000 } });
+  const paid = await expectAnswer(t, 'orderWebsite', { key: live.liveKey!, params: { id: customer.id }, body: exampleOf(operations.get('orderWebsite')!) }, 202);
+  await call(svc.url, 'POST', '/console/v1/website_builder/run', { key: CONSOLE_TOKEN });
+  await expectAnswer(t, 'publishWebsite', { key: live.liveKey!, params: { id: customer.id, build_id: paid.body.id }, body: {} }, 402, 'insufficient_balance');
 });
 
 test.serial('every documented status below 500 of every operation was answered, and nothing else', (t) => {

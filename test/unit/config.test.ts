@@ -9,7 +9,9 @@ test('defaults: port 8080, every role, public URL from the port, data under ./.s
   t.is(c.port, 8080);
   t.is(c.publicUrl, 'http://localhost:8080');
   t.is(c.dataDir, path.resolve('.switchboard'));
-  t.deepEqual([...c.roles].sort(), ['api', 'dialler', 'sender']);
+  t.deepEqual([...c.roles].sort(), ['api', 'builder', 'dialler', 'sender']);
+  t.is(c.sitesDomain, undefined);
+  t.is(c.dnsServers, undefined);
   t.is(c.twilio, null);
   t.is(c.openai, null);
   t.false(c.testClock);
@@ -33,6 +35,9 @@ test('roles, credentials and URLs are read from the environment', (t) => {
 test('malformed settings are refused at start-up, never guessed', (t) => {
   t.throws(() => loadConfig({ PORT: 'eighty' }), { message: /PORT/ });
   t.throws(() => loadConfig({ SWITCHBOARD_ROLES: 'api,web' }), { message: /SWITCHBOARD_ROLES/ });
+  t.is(loadConfig({ SWITCHBOARD_SITES_DOMAIN: 'Sites.Example.com.' }).sitesDomain, 'sites.example.com');
+  t.throws(() => loadConfig({ SWITCHBOARD_SITES_DOMAIN: 'https://sites.example.com' }), { message: /SWITCHBOARD_SITES_DOMAIN/ });
+  t.deepEqual(loadConfig({ SWITCHBOARD_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.2' }).dnsServers, ['127.0.0.1:5353', '10.0.0.2']);
   t.throws(() => loadConfig({ SWITCHBOARD_PUBLIC_URL: 'not a url' }), { message: /SWITCHBOARD_PUBLIC_URL/ });
   t.throws(() => loadConfig({ SWITCHBOARD_MAX_CALLS: '-1' }), { message: /SWITCHBOARD_MAX_CALLS/ });
   t.throws(() => loadConfig({ SWITCHBOARD_DB_POOL_SIZE: '0' }), { message: /SWITCHBOARD_DB_POOL_SIZE must be at least 1/ });
