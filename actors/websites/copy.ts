@@ -23,12 +23,15 @@ export interface PageWords {
   testBanner: string;
   /** The about text when nothing else is known: `{name}` is replaced. */
   aboutFallback: string;
+  /** The same without a number to call (the page shows no phone then). */
+  aboutFallbackNoPhone: string;
   /** The tagline from services: `{list}` is replaced. */
   servicesTagline: string;
   /** Joins the last two items of a list ("A, B and C"). */
   and: string;
   /** The tagline when the brief and research give none. */
   taglineFallback: string;
+  taglineFallbackNoPhone: string;
   /** Meta description suffix when the description is short. */
   metaCall: string;
 }
@@ -46,9 +49,11 @@ const WORDS: Record<PageLanguage, PageWords> = {
     callUs: 'Call us',
     testBanner: 'Test site: not public and not indexed',
     aboutFallback: '{name} is here to help. Call us with your questions or to make an appointment.',
+    aboutFallbackNoPhone: '{name} is here to help with your questions and appointments.',
     servicesTagline: '{list}',
     and: 'and',
     taglineFallback: 'Call us: we are happy to help.',
+    taglineFallbackNoPhone: 'We are happy to help.',
     metaCall: 'Call us.',
   },
   de: {
@@ -63,9 +68,11 @@ const WORDS: Record<PageLanguage, PageWords> = {
     callUs: 'Rufen Sie uns an',
     testBanner: 'Testseite: nicht öffentlich und nicht indexiert',
     aboutFallback: '{name} ist für Sie da. Rufen Sie uns an, wenn Sie Fragen haben oder einen Termin möchten.',
+    aboutFallbackNoPhone: '{name} ist für Sie da, bei Fragen und für Ihren Termin.',
     servicesTagline: '{list}',
     and: 'und',
     taglineFallback: 'Rufen Sie uns an: Wir helfen Ihnen gern.',
+    taglineFallbackNoPhone: 'Wir helfen Ihnen gern.',
     metaCall: 'Rufen Sie uns an.',
   },
   fr: {
@@ -80,9 +87,11 @@ const WORDS: Record<PageLanguage, PageWords> = {
     callUs: 'Appelez-nous',
     testBanner: 'Site de test : non public et non indexé',
     aboutFallback: '{name} est à votre service. Appelez-nous pour toute question ou pour prendre rendez-vous.',
+    aboutFallbackNoPhone: '{name} est à votre service pour vos questions et vos rendez-vous.',
     servicesTagline: '{list}',
     and: 'et',
     taglineFallback: 'Appelez-nous : nous sommes là pour vous aider.',
+    taglineFallbackNoPhone: 'Nous sommes là pour vous aider.',
     metaCall: 'Appelez-nous.',
   },
   es: {
@@ -97,9 +106,11 @@ const WORDS: Record<PageLanguage, PageWords> = {
     callUs: 'Llámenos',
     testBanner: 'Sitio de prueba: no público y no indexado',
     aboutFallback: '{name} está a su servicio. Llámenos si tiene preguntas o para pedir una cita.',
+    aboutFallbackNoPhone: '{name} está a su servicio para sus preguntas y sus citas.',
     servicesTagline: '{list}',
     and: 'y',
     taglineFallback: 'Llámenos: estaremos encantados de ayudarle.',
+    taglineFallbackNoPhone: 'Estaremos encantados de ayudarle.',
     metaCall: 'Llámenos.',
   },
   nl: {
@@ -114,9 +125,11 @@ const WORDS: Record<PageLanguage, PageWords> = {
     callUs: 'Bel ons',
     testBanner: 'Testsite: niet openbaar en niet geïndexeerd',
     aboutFallback: '{name} staat voor u klaar. Bel ons met uw vragen of om een afspraak te maken.',
+    aboutFallbackNoPhone: '{name} staat voor u klaar voor uw vragen en afspraken.',
     servicesTagline: '{list}',
     and: 'en',
     taglineFallback: 'Bel ons: we helpen u graag.',
+    taglineFallbackNoPhone: 'We helpen u graag.',
     metaCall: 'Bel ons.',
   },
 };
@@ -191,6 +204,8 @@ export function deterministicCopy(facts: SiteFacts): CopyResult {
   const w = wordsFor(facts.locale);
   const name = displayName(facts);
   const r = facts.research;
+  // "Call us" only where the page shows a number to call.
+  const callable = Boolean(facts.phoneE164 || r?.phones.length);
   const brief = usableBrief(facts);
   const description = r?.description && letters(r.description) >= MIN_LETTERS ? r.description : '';
   const serviceNames = (r?.services ?? []).slice(0, COPY_LIMITS.services).map((s) => bounded(s, COPY_LIMITS.serviceName));
@@ -201,12 +216,14 @@ export function deterministicCopy(facts: SiteFacts): CopyResult {
       ? bounded(w.servicesTagline.replace('{list}', listText(serviceNames.slice(0, 3), w.and)), COPY_LIMITS.tagline)
       : letters(brief) >= MIN_LETTERS
         ? firstSentence(brief, COPY_LIMITS.tagline)
-        : w.taglineFallback;
+        : callable
+          ? w.taglineFallback
+          : w.taglineFallbackNoPhone;
   const introSource = description || brief;
   // The tagline is often the source's first sentence: the intro goes on from there.
   const rest = introSource.startsWith(tagline) ? introSource.slice(tagline.length).trim() : introSource;
   const intro = rest ? bounded(rest, COPY_LIMITS.intro) : '';
-  const about = brief && introSource !== brief ? bounded(brief, COPY_LIMITS.about) : w.aboutFallback.replace('{name}', name);
+  const about = brief && introSource !== brief ? bounded(brief, COPY_LIMITS.about) : (callable ? w.aboutFallback : w.aboutFallbackNoPhone).replace('{name}', name);
   const services: SiteService[] = serviceNames.map((s) => ({ name: s, description: '' }));
   const metaBase = description || brief || tagline;
   const metaDescription = bounded(metaBase.toLowerCase().includes(name.toLowerCase()) ? metaBase : `${name}: ${metaBase}`, COPY_LIMITS.metaDescription);

@@ -35,6 +35,14 @@ test('deterministic copy of a bare customer comes from the brief', (t) => {
   t.is(copy.about, 'Harbour Dental is here to help. Call us with your questions or to make an appointment.');
 });
 
+test('without a number to call the copy does not say "call us", in any language', (t) => {
+  for (const locale of ['en-GB', 'de-DE', 'fr-FR', 'es-ES', 'nl-NL']) {
+    const copy = copyOf(bareFacts({ phoneE164: null, locale }));
+    t.notRegex(`${copy.about} ${copy.tagline}`, /call us|rufen sie|appelez|llámenos|bel ons/i, locale);
+  }
+  t.is(copyOf(bareFacts({ phoneE164: null })).about, 'Harbour Dental is here to help with your questions and appointments.');
+});
+
 test('cannot build: nothing but a name and contact details', (t) => {
   t.regex(cannotBuildReason(bareFacts({ brief: null }))!, /no brief and no existing website/);
   t.regex(cannotBuildReason(bareFacts({ brief: '  Hi there!  ' }))!, /nothing usable/);
