@@ -125,16 +125,6 @@ export function createNumberRepository(db: Queryable) {
       return rows;
     },
 
-    /** What the account's working numbers of `mode` renewing on or before `day` cost together. */
-    async rentDueBy(accountId: string, mode: Mode, day: string): Promise<number> {
-      const { rows } = await db.query(
-        `SELECT COALESCE(sum(monthly_cents), 0)::bigint AS due FROM phone_numbers
-          WHERE account_id = $1 AND mode = $2 AND status IN ('active', 'payment_due') AND renews_on <= $3`,
-        [accountId, mode, day],
-      );
-      return Number(rows[0].due);
-    },
-
     /** Ids of numbers in their countdown whose release day has come. */
     async dueForRelease(today: string, limit: number): Promise<string[]> {
       const { rows } = await db.query(

@@ -176,10 +176,10 @@ export function createWebsiteRepository(db: Queryable) {
       return rows;
     },
 
-    /** Whether `host` is a verified domain of a site that is served (live, or live in its countdown). */
+    /** Whether `host` is a verified domain of a site its address answers for (live, counting down, or suspended: the offline page). */
     async isServedDomain(host: string): Promise<boolean> {
       const { rowCount } = await db.query(
-        `SELECT 1 FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL AND status IN ('live', 'hosting_due')`,
+        `SELECT 1 FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL AND status IN ('live', 'hosting_due', 'suspended')`,
         [host],
       );
       return (rowCount ?? 0) > 0;

@@ -5,6 +5,7 @@ import type { SecretBox } from '../../runtime/secret-box.ts';
 import { Refusal, isRefusal } from '../../runtime/refusal.ts';
 import { withTransaction, type Client, type Queryable } from '../../db/pool.ts';
 import { createNumberRepository, type NumberRow } from '../../db/numbers.ts';
+import { recurringDueBy } from '../../db/recurring-due.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { balanceReads } from '../../db/money/balances.ts';
 import { recordEvent } from '../../db/events.ts';
@@ -351,8 +352,8 @@ export function createNumbers(deps: NumbersDeps) {
     if (!row || (row.status !== 'active' && row.status !== 'payment_due') || !row.renews_on) return false;
     if (!reached(today, row.renews_on)) {
       if (!inNoticeWindow(today, row.renews_on) || row.notice_sent_for === row.renews_on) return false;
-      // Every rent of the account falling due by this one's renewal competes for the same money.
-      const due = await repo.rentDueBy(row.account_id, row.mode, row.renews_on);
+      // Every rent and hosting of the account falling due by this renewal competes for the same money.
+      const due = await recurringDueBy(client, row.account_id, row.mode, row.renews_on);
       const short = (await spendable(client, row.account_id, row.mode)) < Math.max(due, row.monthly_cents);
       row = await repo.update(row.id, { notice_sent_for: row.renews_on }, now);
       if (short) await emit(client, row, 'number.payment_due', now);
@@ -424,7 +425,13 @@ export function createNumbers(deps: NumbersDeps) {
     try {
       return await withTransaction(pool, async (client) => {
         const row = await createNumberRepository(client).claim(id);
-        if (!row || row.status !== 'payment_due' || !row.release_due_on || !reached(today, row.release_due_on)) return false;
+        if (!row || row.status !== 'payment_due' || !row.release_due_on || !reached(today, row.release_due_on) || !row.renews_on) return false;
+        // Money that came while this job held the number (a top-up skips a held number) pays it now.
+        const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
+        if (paid) {
+          await createNumberRepository(client).update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
+          return false;
+        }
         await releaseAtCarrier(row);
         await markReleased(client, row, now);
         log.info({ number_id: row.id, customer_id: row.customer_id }, 'number released at the end of its rent countdown');

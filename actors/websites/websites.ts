@@ -5,6 +5,7 @@ import type { SecretBox } from '../../runtime/secret-box.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { withTransaction, isUniqueViolation, type Client, type Queryable } from '../../db/pool.ts';
 import { createWebsiteRepository, type WebsiteRow } from '../../db/websites.ts';
+import { recurringDueBy } from '../../db/recurring-due.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { balanceReads } from '../../db/money/balances.ts';
 import { recordEvent } from '../../db/events.ts';
@@ -28,6 +29,8 @@ import { siteAddresses, websiteView, type SiteAddresses, type WebsiteView } from
 export const PURGE_AFTER_DAYS = 90;
 /** How long a builder may hold a build before another may take it over. */
 export const BUILD_CLAIM_MS = 2 * 60_000;
+/** A build whose page maker crashed is tried again after this long times its attempts. */
+export const BUILD_RETRY_MS = 5_000;
 /** Builds tried this many times (each a process that died or a page that could not be made) end failed. */
 export const MAX_BUILD_ATTEMPTS = 3;
 /** An unverified domain is checked again after this long. */
@@ -209,7 +212,13 @@ export function createWebsites(deps: WebsitesDeps) {
     } catch (err) {
       // A crash of the page maker: the claim lapses and another try follows (up to MAX_BUILD_ATTEMPTS).
       log.error({ err, website_id: claimed.id, attempt: claimed.build_attempts }, 'a website build crashed; it is tried again');
-      await withTransaction(pool, (client) => createWebsiteRepository(client).update(claimed.id, { build_claimed_until: null }, clock.now()));
+      // Our claim only (a slow crash may find its claim lapsed and taken over), and not at once.
+      await pool.query(`UPDATE website_builds SET build_claimed_until = $3, updated_at = $4 WHERE id = $1 AND build_claimed_until = $2`, [
+        claimed.id,
+        claimed.build_claimed_until,
+        new Date(clock.now().getTime() + BUILD_RETRY_MS * claimed.build_attempts),
+        clock.now(),
+      ]);
       return true;
     }
     await withTransaction(pool, async (client) => {
@@ -240,7 +249,9 @@ export function createWebsites(deps: WebsitesDeps) {
     if (!row || (row.status !== 'live' && row.status !== 'hosting_due') || !row.hosting_renews_on) return false;
     if (!reached(today, row.hosting_renews_on)) {
       if (!inNoticeWindow(today, row.hosting_renews_on) || row.notice_sent_for === row.hosting_renews_on) return false;
-      const short = (await spendable(client, row.account_id, row.mode)) < row.hosting_cents_per_month;
+      // Every hosting and rent of the account falling due by this renewal competes for the same money.
+      const due = await recurringDueBy(client, row.account_id, row.mode, row.hosting_renews_on);
+      const short = (await spendable(client, row.account_id, row.mode)) < Math.max(due, row.hosting_cents_per_month);
       row = await repo.update(
         row.id,
         short
@@ -428,7 +439,13 @@ export function createWebsites(deps: WebsitesDeps) {
       for (const id of await createWebsiteRepository(pool).dueForSuspension(today, BATCH)) {
         const did = await withTransaction(pool, async (client) => {
           const row = await createWebsiteRepository(client).claim(id);
-          if (!row || row.status !== 'hosting_due' || !row.suspend_due_on || !reached(today, row.suspend_due_on)) return false;
+          if (!row || row.status !== 'hosting_due' || !row.suspend_due_on || !reached(today, row.suspend_due_on) || !row.hosting_renews_on) return false;
+          // Money that came while a job held the site (a top-up skips a held site) pays it now.
+          const { paid, periodEnd } = await chargeHosting(client, row, row.hosting_renews_on, now);
+          if (paid) {
+            await createWebsiteRepository(client).update(row.id, { status: 'live', hosting_renews_on: periodEnd, suspend_due_on: null }, now);
+            return false;
+          }
           const suspended = await createWebsiteRepository(client).update(row.id, { status: 'suspended', suspended_at: now, purge_due_on: addDays(today, PURGE_AFTER_DAYS) }, now);
           await emit(client, suspended, 'website.suspended', now);
           return true;

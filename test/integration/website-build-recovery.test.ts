@@ -14,9 +14,21 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import type { Client } from '../helpers/http.ts';
-import { BUILD_CLAIM_MS, createWebsites, MAX_BUILD_ATTEMPTS, type BuildInput, type SiteBuilder } from '../../actors/websites/websites.ts';
+import { BUILD_CLAIM_MS, BUILD_RETRY_MS, createWebsites, MAX_BUILD_ATTEMPTS, type BuildInput, type SiteBuilder } from '../../actors/websites/websites.ts';
 import { createMoneyWriter } from '../../money/writer.ts';
 import { readinessFollowsMoney } from '../../actors/customer/readiness-check.ts';
+
+
+/**
+ * Runs `websites`' builder, then moves the clock past each crash's back-off and runs it again,
+ * `rounds` times: a crashed build is not tried again at once (BUILD_RETRY_MS times its attempts).
+ */
+async function buildThroughRetries(websites: { buildWaiting(): Promise<number> }, rounds = MAX_BUILD_ATTEMPTS): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await websites.buildWaiting();
+    await con.post('/console/v1/test_clock/advance', { seconds: (BUILD_RETRY_MS * MAX_BUILD_ATTEMPTS) / 1000 + 1 });
+  }
+}
 
 let svc: TestService;
 let con: Client;
@@ -109,6 +121,8 @@ test.serial(`a page maker that throws every time: tried ${MAX_BUILD_ATTEMPTS} ti
     },
   });
   await websites.buildWaiting();
+  t.is(tries.length, 1, 'a crashed build is not tried again at once');
+  await buildThroughRetries(websites, MAX_BUILD_ATTEMPTS + 1);
   t.is(tries.length, MAX_BUILD_ATTEMPTS);
   t.true(tries.every((input) => input.customer.id === c.id && input.brief === BRIEF));
   const failed = await siteOf(a, c.id, id);
@@ -140,7 +154,7 @@ test.serial('a page maker that throws and then succeeds within its tries: ready,
       return { ok: true, html: PAGE };
     },
   });
-  await websites.buildWaiting();
+  await buildThroughRetries(websites);
   t.is(tries, MAX_BUILD_ATTEMPTS);
   t.like(await siteOf(a, c.id, id), { status: 'ready' });
   t.like(await stored(id), { build_attempts: MAX_BUILD_ATTEMPTS, html: PAGE });

@@ -401,3 +401,41 @@ test.serial('a site taken down once live is never charged again: not at its rene
   t.is(await balanceOf(a.liveApi), 1_000 + 2_500);
   t.is((await visit(site.url)).status, 404);
 });
+
+test.serial('the early warning counts every hosting and rent of the account due by then: a site and a number, money for the site alone, warned', async (t) => {
+  await startOfTest();
+  const { a, c, site } = await liveSite(FEE + MONTH + 1_500 + 2_500);
+  // A number rented on the day the site went live renews the same day.
+  const n = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, {});
+  t.is(n.status, 201, n.text);
+  t.is(n.body.renews_on, site.hosting_renews_on);
+  t.is(await balanceOf(a.liveApi), 2_500, 'covers the hosting (2,000), not the hosting and the rent (3,500)');
+  await advanceTo(addDays(site.hosting_renews_on, -RENEWAL_NOTICE_DAYS));
+  await run('renew_hosting');
+  t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'hosting_due' });
+  t.is((await eventsAbout(a.liveApi, 'website.hosting_due', site.id)).length, 1);
+});
+
+test.serial('money that came while a job held the site (the top-up skipped it) pays it when its countdown ends, instead of a suspension', async (t) => {
+  await startOfTest();
+  const { a, c, site } = await liveSite(FEE + MONTH);
+  await advanceTo(site.hosting_renews_on);
+  await run('renew_hosting');
+  const due = await siteOf(a.liveApi, c.id, site.id);
+  t.is(due.status, 'hosting_due');
+  // A job holds the site's row while the top-up comes: the top-up does not wait for it.
+  const holder = new pg.Client({ connectionString: svc.databaseUrl });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT 1 FROM website_builds WHERE id = $1 FOR UPDATE', [site.id]);
+  await topUp(a, 2_500);
+  await holder.query('COMMIT');
+  await holder.end();
+  t.is((await siteOf(a.liveApi, c.id, site.id)).status, 'hosting_due', 'skipped by the top-up');
+  await advanceTo(due.suspend_due_on);
+  await run('suspend_sites');
+  t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'live', suspend_due_on: null });
+  t.is((await visit(site.url)).status, 200);
+  t.is((await hostingLines(a.liveApi, c.id)).length, 2);
+  t.is((await eventsAbout(a.liveApi, 'website.suspended', site.id)).length, 0);
+});
