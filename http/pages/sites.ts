@@ -38,11 +38,11 @@ export interface SitePageDeps {
 type Served = Awaited<ReturnType<Websites['bySlug']>>;
 
 /** Whether a site's page is served (live, also in its countdown). */
-const isServed = (site: Served): site is NonNullable<Served> => Boolean(site && (site.status === 'live' || site.status === 'hosting_due') && site.html);
+const isServed = (site: Served): boolean => Boolean(site && (site.status === 'live' || site.status === 'hosting_due') && site.html);
 
 /** Sends what a site's address shows: the live page (also in its countdown), offline when suspended, else not found. */
 function serveSite(reply: FastifyReply, site: Served, head: boolean) {
-  if (isServed(site)) {
+  if (site && isServed(site)) {
     const headers = site.mode === 'test' ? { ...SITE_HEADERS, 'x-robots-tag': 'noindex' } : SITE_HEADERS;
     return reply.code(200).headers(headers).send(head ? undefined : site.html);
   }
