@@ -8,6 +8,7 @@ import { mediaRelayBench } from './media-relay.ts';
 import { diallerBench } from './dialler.ts';
 import { webhooksBench } from './webhooks.ts';
 import { numbersBench } from './numbers.ts';
+import { websitesBench } from './websites.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   dialler: () => diallerBench(),
   webhooks: () => webhooksBench(seconds),
   numbers: () => numbersBench(),
+  websites: () => websitesBench(seconds),
 };
 
 for (const [key, run] of Object.entries(benches)) {

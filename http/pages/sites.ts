@@ -37,9 +37,12 @@ export interface SitePageDeps {
 
 type Served = Awaited<ReturnType<Websites['bySlug']>>;
 
+/** Whether a site's page is served (live, also in its countdown). */
+const isServed = (site: Served): boolean => Boolean(site && (site.status === 'live' || site.status === 'hosting_due') && site.html);
+
 /** Sends what a site's address shows: the live page (also in its countdown), offline when suspended, else not found. */
 function serveSite(reply: FastifyReply, site: Served, head: boolean) {
-  if (site && (site.status === 'live' || site.status === 'hosting_due') && site.html) {
+  if (site && isServed(site)) {
     const headers = site.mode === 'test' ? { ...SITE_HEADERS, 'x-robots-tag': 'noindex' } : SITE_HEADERS;
     return reply.code(200).headers(headers).send(head ? undefined : site.html);
   }
@@ -47,10 +50,10 @@ function serveSite(reply: FastifyReply, site: Served, head: boolean) {
   return reply.code(404).headers({ ...SITE_HEADERS, 'cache-control': 'no-store', 'x-robots-tag': 'noindex' }).send(head ? undefined : NOT_FOUND);
 }
 
-/** The host of a request, lower-cased, without its port. */
+/** The host of a request, lower-cased, without its port or a trailing dot (`www.example.com.` is the same name). */
 function hostOf(request: FastifyRequest): string {
   const host = (request.headers.host ?? '').toLowerCase();
-  return host.startsWith('[') ? host : host.replace(/:\d+$/, '');
+  return host.startsWith('[') ? host : host.replace(/:\d+$/, '').replace(/\.$/, '');
 }
 
 const API_PREFIXES = ['/v1/', '/console/', '/telephony/', '/onboarding/', '/healthz', '/openapi', '/chat', '/docs'];
@@ -94,9 +97,10 @@ export async function registerSitePages(app: App, services: SitePageDeps): Promi
   // Caddy's on_demand_tls `ask`: 200 lets it get a certificate for `domain`, anything else refuses.
   const askQuery = Type.Object({ domain: Type.String({ minLength: 1, maxLength: 253 }) });
   app.get('/sites/tls-ask', { config: { auth: 'none' }, schema: { hide: true, querystring: askQuery } }, async (request, reply) => {
-    const domain = request.query.domain.toLowerCase();
+    const domain = request.query.domain.toLowerCase().replace(/\.$/, '');
     const ours = sitesSuffix !== null && domain.endsWith(sitesSuffix) && /^[a-z0-9-]{1,80}$/.test(domain.slice(0, -sitesSuffix.length));
-    const allowed = ours ? Boolean(await websites.bySlug(domain.slice(0, -sitesSuffix!.length))) : await websites.allowsCertificate(domain);
+    // A site's own host, like a customer's domain, only while the site is served (not building, cancelled or purged).
+    const allowed = ours ? isServed(await websites.bySlug(domain.slice(0, -sitesSuffix!.length))) : await websites.allowsCertificate(domain);
     return reply.code(allowed ? 200 : 404).header('cache-control', 'no-store').send(allowed ? 'ok' : 'no');
   });
 }

@@ -67,6 +67,7 @@ test.before(async () => {
     SWITCHBOARD_SENDER_POLL_MS: never,
     SWITCHBOARD_KEEPER_POLL_MS: never,
     SWITCHBOARD_JOB_INTERVAL_MS: never,
+    // The website builder too: it would build (or fail, refunding) orders the property placed, between a refusal's row counts.
     SWITCHBOARD_BUILDER_POLL_MS: never,
   });
   db = new pg.Client({ connectionString: svc.databaseUrl });
