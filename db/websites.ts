@@ -164,14 +164,20 @@ export function createWebsiteRepository(db: Queryable) {
       return rows;
     },
 
-    /** Domains not verified yet, least recently checked first (never checked first). */
-    async domainsToCheck(checkedBefore: Date, limit: number): Promise<{ id: string; domain: string; slug: string }[]> {
+    /**
+     * Domains due a DNS look: unverified ones not checked since `checkedBefore`, and verified ones
+     * not checked since `reverifyBefore` (a CNAME taken away unverifies the domain); never
+     * checked first.
+     */
+    async domainsToCheck(checkedBefore: Date, reverifyBefore: Date, limit: number): Promise<{ id: string; domain: string; slug: string; verified: boolean }[]> {
       const { rows } = await db.query(
-        `SELECT id, domain, slug FROM website_builds
-          WHERE domain IS NOT NULL AND domain_verified_at IS NULL AND status NOT IN ('cancelled', 'purged', 'failed')
-            AND (domain_checked_at IS NULL OR domain_checked_at <= $1)
-          ORDER BY domain_checked_at NULLS FIRST LIMIT $2`,
-        [checkedBefore, limit],
+        `SELECT id, domain, slug, domain_verified_at IS NOT NULL AS verified FROM website_builds
+          WHERE domain IS NOT NULL AND status NOT IN ('cancelled', 'purged', 'failed')
+            AND (domain_checked_at IS NULL
+                 OR (domain_verified_at IS NULL AND domain_checked_at <= $1)
+                 OR (domain_verified_at IS NOT NULL AND domain_checked_at <= $2))
+          ORDER BY domain_checked_at NULLS FIRST LIMIT $3`,
+        [checkedBefore, reverifyBefore, limit],
       );
       return rows;
     },

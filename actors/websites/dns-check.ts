@@ -17,7 +17,8 @@ export function createCnameCheck(servers: string[] | undefined, timeoutMs = 3_00
       return names.some((n) => bare(n) === bare(target));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENODATA' || code === 'ENOTFOUND' || code === 'NXDOMAIN') return false;
+      // No such name, or no CNAME at it (node says NXDOMAIN with ENOTFOUND): a definite "not pointed".
+      if (code === 'ENODATA' || code === 'ENOTFOUND') return false;
       throw err;
     }
   };

@@ -35,6 +35,10 @@ export const BUILD_RETRY_MS = 5_000;
 export const MAX_BUILD_ATTEMPTS = 3;
 /** An unverified domain is checked again after this long. */
 export const DOMAIN_RECHECK_MS = 10 * 60_000;
+/** A verified domain is looked at again after this long (its CNAME may have been taken away). */
+export const DOMAIN_REVERIFY_MS = 6 * 60 * 60_000;
+/** DNS lookups made at once by one run (each can take seconds when a server does not answer). */
+const DOMAIN_CHECKS_AT_ONCE = 10;
 const BATCH = 100;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -284,6 +288,26 @@ export function createWebsites(deps: WebsitesDeps) {
     return changed;
   }
 
+  /** One domain's DNS look, recorded; true when its verification changed. */
+  async function checkOneDomain(site: { id: string; domain: string; slug: string; verified: boolean }, now: Date): Promise<boolean> {
+    let points: boolean | null = null;
+    try {
+      points = await cnameCheck(site.domain, addresses.cnameTarget(site.slug));
+    } catch (err) {
+      log.warn({ err, website_id: site.id, domain: site.domain }, 'a domain could not be looked up; checked again later');
+    }
+    return withTransaction(pool, async (client) => {
+      const repo = createWebsiteRepository(client);
+      const row = await repo.lock(site.id);
+      if (!row || row.domain !== site.domain) return false;
+      const verifiedNow = points === null ? row.domain_verified_at !== null : points;
+      const change = verifiedNow !== (row.domain_verified_at !== null);
+      await repo.update(row.id, { domain_checked_at: now, ...(change ? { domain_verified_at: verifiedNow ? now : null } : {}) }, now);
+      if (change) log.info({ website_id: row.id, domain: row.domain, verified: verifiedNow }, verifiedNow ? 'a domain now points at its site' : 'a domain no longer points at its site; it is not served there any more');
+      return change;
+    });
+  }
+
   return {
     addresses,
 
@@ -488,24 +512,20 @@ export function createWebsites(deps: WebsitesDeps) {
       }
     },
 
-    /** Unverified domains checked against DNS: verified once their CNAME points at the site. */
+    /**
+     * Customers' domains checked against DNS, a few at a time: an unverified one is verified once
+     * its CNAME points at the site; a verified one is looked at again every few hours and
+     * unverified if DNS now says it points elsewhere (a lookup that fails changes nothing).
+     * Returns how many changed.
+     */
     async checkDomains(now: Date): Promise<number> {
-      let verified = 0;
-      for (const site of await createWebsiteRepository(pool).domainsToCheck(new Date(now.getTime() - DOMAIN_RECHECK_MS), BATCH)) {
-        let ok = false;
-        try {
-          ok = await cnameCheck(site.domain, addresses.cnameTarget(site.slug));
-        } catch (err) {
-          log.warn({ err, website_id: site.id, domain: site.domain }, 'a domain could not be looked up; checked again later');
-        }
-        await withTransaction(pool, async (client) => {
-          const row = await createWebsiteRepository(client).lock(site.id);
-          if (!row || row.domain !== site.domain) return;
-          await createWebsiteRepository(client).update(row.id, ok ? { domain_verified_at: now, domain_checked_at: now } : { domain_checked_at: now }, now);
-        });
-        if (ok) verified++;
+      const due = await createWebsiteRepository(pool).domainsToCheck(new Date(now.getTime() - DOMAIN_RECHECK_MS), new Date(now.getTime() - DOMAIN_REVERIFY_MS), BATCH);
+      let changed = 0;
+      for (let i = 0; i < due.length; i += DOMAIN_CHECKS_AT_ONCE) {
+        const outcomes = await Promise.all(due.slice(i, i + DOMAIN_CHECKS_AT_ONCE).map((site) => checkOneDomain(site, now)));
+        changed += outcomes.filter(Boolean).length;
       }
-      return verified;
+      return changed;
     },
 
     /** What a request for a site serves: by slug or by a verified domain (`servedSite` in views decides the answer). */

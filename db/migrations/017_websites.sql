@@ -48,4 +48,4 @@ CREATE INDEX website_builds_purge_due ON website_builds (purge_due_on) WHERE sta
 -- A domain names one site at a time (a cancelled or purged site lets it go).
 CREATE UNIQUE INDEX website_builds_domain ON website_builds (lower(domain))
   WHERE domain IS NOT NULL AND status NOT IN ('cancelled', 'purged', 'failed');
-CREATE INDEX website_builds_domain_check ON website_builds (domain_checked_at) WHERE domain IS NOT NULL AND domain_verified_at IS NULL;
+CREATE INDEX website_builds_domain_check ON website_builds (domain_checked_at) WHERE domain IS NOT NULL;

@@ -26,6 +26,8 @@ async function emptyDatabase(): Promise<{ url: string; drop: () => Promise<void>
 test('016: keys made before the numbers permissions keep what they could do (spec Authentication §5)', async (t) => {
   const db = await emptyDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  // An idle connection cut by the database's drop at teardown is no failure of the test.
+  pool.on('error', () => {});
   t.teardown(async () => {
     await pool.end();
     await db.drop();

@@ -101,7 +101,22 @@ test.serial('a domain stays unverified without its CNAME; once the CNAME points 
   t.is((await byHost(svc, domain, '/anything/else')).body, page, 'every path of the domain is the page');
   // The API is not reachable through a customer's domain as a page.
   t.not((await byHost(svc, domain, '/healthz')).body, page);
-  t.is(await runJob(a, 'check_domains'), 0, 'a verified domain is not looked up again');
+  const questionsSoFar = dns.queries.length;
+  t.is(await runJob(a, 'check_domains'), 0);
+  t.is(dns.queries.length, questionsSoFar, 'a verified domain is not looked up again within hours');
+
+  // Hours later DNS is looked at again: a lookup that fails changes nothing…
+  dns.fail(domain, 'servfail');
+  await advance(a, 6 * 3600 + 60);
+  t.is(await runJob(a, 'check_domains'), 0);
+  t.true((await get()).domain_verified, 'a failed lookup does not unverify');
+  // …and a CNAME taken away unverifies it: no longer served there, no certificate.
+  dns.clear(domain);
+  await advance(a, 6 * 3600 + 60);
+  t.is(await runJob(a, 'check_domains'), 1);
+  t.false((await get()).domain_verified);
+  t.is((await ask(svc, domain)).status, 404);
+  t.not((await byHost(svc, domain)).body, page);
   await invariantsHold(t, svc);
 });
 
