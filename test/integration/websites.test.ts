@@ -237,3 +237,20 @@ test.serial('pages: an unknown slug is a neutral 404; a suspended site an offlin
   t.regex(offline.text, /offline/i);
   t.notRegex(offline.text, /switchboard/i);
 });
+
+test.serial('test mode: a failed build and a cancelled order refund as lines priced with applied:false, with website.failed; no money moves', async (t) => {
+  const a = await makeAccount(svc.url);
+  const bare = await makeCustomer(a.api, { name: 'Y' });
+  const failing = (await a.api.post(`/v1/customers/${bare.id}/websites`, {})).body.id;
+  await build(a);
+  t.like((await a.api.get(`/v1/customers/${bare.id}/websites/${failing}`)).body, { status: 'failed', mode: 'test' });
+  t.deepEqual((await ledgerOf(a.api, bare.id)).map((l) => [l.type, l.amount_cents, l.applied]), [['refund', 35_000, false], ['usage', -35_000, false]]);
+  t.is((await eventsOf(a.api, 'website.failed')).filter((e) => e.data.id === failing && e.mode === 'test').length, 1);
+
+  const c = await makeCustomer(a.api);
+  const cancelled = (await a.api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
+  t.like((await a.api.delete(`/v1/customers/${c.id}/websites/${cancelled}`)).body, { status: 'cancelled' });
+  t.deepEqual((await ledgerOf(a.api, c.id)).map((l) => [l.type, l.amount_cents, l.applied]), [['refund', 35_000, false], ['usage', -35_000, false]]);
+  t.is((await a.api.get('/v1/balance')).body.balance_cents, 0);
+  await invariantsHold(t);
+});
