@@ -20,6 +20,8 @@ import { escapeHtml as esc } from './text.ts';
 
 /** The largest page the composer may produce (issue 15: "under 100 KB"). */
 export const MAX_PAGE_BYTES = 100 * 1024;
+/** Longest page title (what search results show). */
+const MAX_TITLE = 70;
 
 export interface ComposeOptions {
   /** An unlisted preview (`preview_url`): never indexed, whatever the mode. */
@@ -154,7 +156,8 @@ export function hoursRow(line: string, locale: string): [string, string] | [stri
 
 /** `tel:` href and display text of an E.164 number. */
 function phoneLink(e164: string): { href: string; text: string } {
-  return { href: `tel:${e164.replace(/[^+\d]/g, '')}`, text: nationalFormat(e164) };
+  // Non-breaking spaces: a number is never split across lines.
+  return { href: `tel:${e164.replace(/[^+\d]/g, '')}`, text: nationalFormat(e164).replace(/ /g, '\u00a0') };
 }
 
 /** The id a section's heading carries, for its `aria-labelledby`. */
@@ -199,9 +202,10 @@ export function composePage(facts: SiteFacts, copy: SiteCopy, opts: ComposeOptio
   const hours = r?.openingHours ?? [];
   const noindex = facts.mode === 'test' || opts.preview === true;
   const year = opts.year ?? new Date().getUTCFullYear();
-  const title = copy.tagline && copy.headline.length + copy.tagline.length < 70 ? `${copy.headline} – ${copy.tagline}` : copy.headline;
+  // Search engines show about 70 characters of a title: the name and tagline when they fit, else the name.
+  const title = copy.tagline && copy.headline.length + copy.tagline.length + 3 <= MAX_TITLE ? `${copy.headline} – ${copy.tagline}` : copy.headline.slice(0, MAX_TITLE);
 
-  let html = `<!doctype html>
+  let html = `<!DOCTYPE html>
 <html lang="${esc(lang)}">
 <head>
 <meta charset="utf-8">

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { HtmlValidate } from 'html-validate';
 import { accentFor, composePage, hoursRow, MAX_PAGE_BYTES } from '../../actors/websites/composer.ts';
 import { cannotBuildReason, copyProblems, deterministicCopy } from '../../actors/websites/copy.ts';
 import { COPY_LIMITS, type SiteCopy, type SiteFacts } from '../../actors/websites/site-facts.ts';
@@ -67,15 +68,17 @@ test('sentences of the brief that name a supplier never reach the copy', (t) => 
 
 test('the page is a complete HTML5 document with landmarks, one h1 and a click-to-call', (t) => {
   const html = page(richFacts());
-  t.true(html.startsWith('<!doctype html>\n<html lang="en-GB">'));
+  t.true(html.startsWith('<!DOCTYPE html>\n<html lang="en-GB">'));
   t.regex(html, /<meta charset="utf-8">/);
   t.regex(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
   t.regex(html, /<meta name="description" content="Leeds Plumbing &amp; Heating: Family-run plumbers[^"]*">/);
-  t.regex(html, /<title>Leeds Plumbing &amp; Heating – Family-run plumbers serving Leeds since 1998\.<\/title>/);
+  // Name and tagline together would pass the 70 characters a title gets: the name alone.
+  t.regex(html, /<title>Leeds Plumbing &amp; Heating<\/title>/);
+  t.regex(page(bareFacts()), /<title>Harbour Dental – A small dental practice by the harbour\.<\/title>/);
   for (const tag of ['header', 'main', 'footer']) t.is(count(html, new RegExp(`<${tag}[\\s>]`, 'g')), 1, tag);
   t.is(count(html, /<h1[\s>]/g), 1);
   // The click-to-call dials E.164 and shows the number as it is written at home.
-  t.regex(html, /<a class="btn" href="tel:\+441134960123">Call us <span class="num">0113 496 0123<\/span><\/a>/);
+  t.regex(html, /<a class="btn" href="tel:\+441134960123">Call us <span class="num">0113\u00a0496\u00a00123<\/span><\/a>/);
   t.regex(html, /href="mailto:hello@leedsplumbing\.example"/);
   t.regex(html, /12 Kirkgate, Leeds LS1 6BY/);
   t.regex(html, /<span>Monday – Friday<\/span><span class="num">8:00 – 18:00<\/span>/);
@@ -152,7 +155,7 @@ test('a page at every limit, full of characters that escape long, stays under 10
 
 test('the page speaks its language: German, French, Spanish and Dutch words; English for the rest', (t) => {
   const de = page(richFacts({ locale: 'de-DE', mode: 'test' }));
-  t.true(de.startsWith('<!doctype html>\n<html lang="de-DE">'));
+  t.true(de.startsWith('<!DOCTYPE html>\n<html lang="de-DE">'));
   for (const word of ['Leistungen', 'Öffnungszeiten', 'Kontakt', 'Rufen Sie uns an', 'Testseite', 'Zum Inhalt springen', 'Montag – Freitag']) t.true(de.includes(word), word);
   t.true(page(richFacts({ locale: 'fr-FR' })).includes('Horaires d&#39;ouverture'));
   t.true(page(richFacts({ locale: 'es-ES' })).includes('Llámenos'));
@@ -192,4 +195,22 @@ test('copyProblems refuses wrong shapes, suppliers and the reseller (unless the 
 test('the accent colour is stable per name', (t) => {
   t.is(accentFor('Leeds Plumbing'), accentFor('Leeds Plumbing'));
   t.regex(accentFor(''), /^#[0-9a-f]{6}$/);
+});
+
+test('the pages are valid HTML by html-validate\'s recommended rules: rich and bare, live, test mode and preview, every language', async (t) => {
+  // A button's words ("Call us", the ☎) may wrap before the number; the number itself may not
+  // (its spaces are non-breaking, which the rule still checks in the contact list).
+  const validator = new HtmlValidate({ extends: ['html-validate:recommended'], rules: { 'tel-non-breaking': ['error', { ignoreClasses: ['btn'] }] } });
+  const cases: [string, SiteFacts, object][] = [
+    ['rich', richFacts(), {}],
+    ['bare', bareFacts(), {}],
+    ['bare without a phone', bareFacts({ phoneE164: null }), {}],
+    ['test mode', richFacts({ mode: 'test' }), {}],
+    ['preview', richFacts(), { preview: true }],
+    ...(['de-DE', 'fr-FR', 'es-ES', 'nl-NL'] as const).map((locale): [string, SiteFacts, object] => [locale, richFacts({ locale }), {}]),
+  ];
+  for (const [what, facts, opts] of cases) {
+    const report = await validator.validateString(page(facts, opts));
+    t.deepEqual(report.results.flatMap((r) => r.messages.map((m) => `${m.ruleId}: ${m.message}`)), [], what);
+  }
 });
