@@ -57,3 +57,13 @@ export async function buildBalance(db: Queryable, accountId: string, mode: Mode,
         : null,
   };
 }
+
+/**
+ * What an account's balance of `mode` can spend now: the live balance less what running calls
+ * hold. Test money never runs short (test lines are priced, not applied), so test mode is unbounded.
+ */
+export async function spendableCents(db: Queryable, accountId: string, mode: Mode): Promise<number> {
+  if (mode === 'test') return Number.POSITIVE_INFINITY;
+  const row = await balanceReads(db).get(accountId, 'live');
+  return row ? row.balance_cents - row.reserved_cents : 0;
+}

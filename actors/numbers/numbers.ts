@@ -7,7 +7,7 @@ import { withTransaction, type Client, type Queryable } from '../../db/pool.ts';
 import { createNumberRepository, type NumberRow } from '../../db/numbers.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
-import { balanceReads } from '../../db/money/balances.ts';
+import { spendableCents } from '../../money/balance-view.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { ITEM_PRICES } from '../../money/rules/pricing.ts';
@@ -93,13 +93,6 @@ export function createNumbers(deps: NumbersDeps) {
     return customer;
   }
 
-  /** What the live balance can spend now (balance less running calls' holds); test mode never runs short. */
-  async function spendable(db: Queryable, accountId: string, mode: Mode): Promise<number> {
-    if (mode === 'test') return Number.POSITIVE_INFINITY;
-    const row = await balanceReads(db).get(accountId, 'live');
-    return row ? row.balance_cents - row.reserved_cents : 0;
-  }
-
   function rentDescription(row: Pick<NumberRow, 'kind' | 'e164'>, from: string, to: string): string {
     const what = row.kind === 'rented' ? 'Phone number' : 'Verified caller ID';
     return `${what} ${nationalFormat(row.e164)}, ${from} to ${to}`;
@@ -171,7 +164,7 @@ export function createNumbers(deps: NumbersDeps) {
     const mode = customer.mode;
     if (!customer.country) throw new Refusal('country_required');
     const price = PRICE.rented;
-    if ((await spendable(client, customer.account_id, mode)) < price) {
+    if ((await spendableCents(client, customer.account_id, mode)) < price) {
       throw new Refusal('insufficient_balance', `The balance cannot cover the first month's rent (${price} cents); nothing was bought or charged.`);
     }
     const carrier = carriers[mode];
@@ -226,7 +219,7 @@ export function createNumbers(deps: NumbersDeps) {
     if (!parsed.ok) throw new Refusal('invalid_phone_number', 'phone_number is not a valid telephone number.');
     if (parsed.country !== customer.country) throw new Refusal('phone_country_mismatch');
     const price = PRICE.caller_id;
-    if ((await spendable(client, customer.account_id, customer.mode)) < price) {
+    if ((await spendableCents(client, customer.account_id, customer.mode)) < price) {
       throw new Refusal('insufficient_balance', `The balance cannot cover the caller ID's first month (${price} cents); nothing was started or charged.`);
     }
     const repo = createNumberRepository(client);
@@ -354,7 +347,7 @@ export function createNumbers(deps: NumbersDeps) {
       if (!inNoticeWindow(today, row.renews_on) || row.notice_sent_for === row.renews_on) return false;
       // Every rent and hosting of the account falling due by this renewal competes for the same money.
       const due = await recurringDueBy(client, row.account_id, row.mode, row.renews_on);
-      const short = (await spendable(client, row.account_id, row.mode)) < Math.max(due, row.monthly_cents);
+      const short = (await spendableCents(client, row.account_id, row.mode)) < Math.max(due, row.monthly_cents);
       row = await repo.update(row.id, { notice_sent_for: row.renews_on }, now);
       if (short) await emit(client, row, 'number.payment_due', now);
       return short;

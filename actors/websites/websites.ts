@@ -7,7 +7,7 @@ import { withTransaction, isUniqueViolation, type Client, type Queryable } from 
 import { createWebsiteRepository, type WebsiteRow } from '../../db/websites.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
-import { balanceReads } from '../../db/money/balances.ts';
+import { spendableCents } from '../../money/balance-view.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { ITEM_PRICES } from '../../money/rules/pricing.ts';
@@ -127,12 +127,6 @@ export function createWebsites(deps: WebsitesDeps) {
 
   async function emit(db: Queryable, row: WebsiteRow, type: 'website.ready' | 'website.live' | 'website.failed' | 'website.hosting_due' | 'website.suspended', now: Date) {
     await recordEvent(db, { accountId: row.account_id, mode: row.mode, type, data: view(row), now });
-  }
-
-  async function spendable(db: Queryable, accountId: string, mode: Mode): Promise<number> {
-    if (mode === 'test') return Number.POSITIVE_INFINITY;
-    const row = await balanceReads(db).get(accountId, 'live');
-    return row ? row.balance_cents - row.reserved_cents : 0;
   }
 
   /** Charges the hosting period starting `periodStart`; `paid` when charged now or before. */
@@ -255,7 +249,7 @@ export function createWebsites(deps: WebsitesDeps) {
       if (!inNoticeWindow(today, row.hosting_renews_on) || row.notice_sent_for === row.hosting_renews_on) return false;
       // Every hosting and rent of the account falling due by this renewal competes for the same money.
       const due = await recurringDueBy(client, row.account_id, row.mode, row.hosting_renews_on);
-      const short = (await spendable(client, row.account_id, row.mode)) < Math.max(due, row.hosting_cents_per_month);
+      const short = (await spendableCents(client, row.account_id, row.mode)) < Math.max(due, row.hosting_cents_per_month);
       row = await repo.update(
         row.id,
         short

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
+import { clockDays } from '../helpers/clock-days.ts';
 import { addDays, nextRenewal, RELEASE_COUNTDOWN_DAYS, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import type { Client } from '../helpers/http.ts';
 
@@ -48,24 +49,9 @@ async function run(job: 'renew_numbers' | 'release_numbers'): Promise<number> {
   return r.body.processed;
 }
 
-/** The test clock's now. */
-async function clockNow(): Promise<Date> {
-  return new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-}
-
-/** Moves the clock to noon UTC of `day` (YYYY-MM-DD), which must still be ahead. */
-async function advanceTo(day: string): Promise<void> {
-  const target = Date.parse(`${day}T12:00:00Z`);
-  const now = (await clockNow()).getTime();
-  if (target <= now) throw new Error(`the clock is past ${day} already`);
-  const r = await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((target - now) / 1000) });
-  if (r.body.now.slice(0, 10) !== day) throw new Error(`the clock moved to ${r.body.now}, not ${day}`);
-}
-
-/** Noon of the clock's next day: a number rented then cannot see its day change under it. */
-async function startOfTest(): Promise<void> {
-  await advanceTo(addDays((await clockNow()).toISOString().slice(0, 10), 1));
-}
+const clockNow = () => clockDays(con).clockNow();
+const advanceTo = (day: string) => clockDays(con).advanceTo(day);
+const startOfTest = () => clockDays(con).startOfTest();
 
 async function rent(api: Client, customerId: string) {
   const r = await api.post(`/v1/customers/${customerId}/numbers`, {});
