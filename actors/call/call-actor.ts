@@ -16,6 +16,7 @@ import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import { agentSetup, identificationOf } from './agent-setup.ts';
+import { scrubSuppliers } from '../shared/output-filter.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import { businessName } from '../customer/views.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
@@ -277,7 +278,13 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         onMark: (name: string) => session.sendMark(name),
         onInterrupted: () => session.clear(),
         onToolCall: (name, args) => self().ask(state.id, { type: 'tool_called', name, args }),
-        onTranscript: (role, text) => void self().ask(state.id, { type: 'transcript_heard', role, text }).catch(() => {}),
+        // The agent speaks for the business alone: a supplier it names anyway (a model saying
+        // where it comes from) is the business in the transcript the reseller and its customer
+        // read. The callee's words are kept as said.
+        onTranscript: (role, text) =>
+          void self()
+            .ask(state.id, { type: 'transcript_heard', role, text: role === 'agent' ? scrubSuppliers(text, setup.businessName) : text })
+            .catch(() => {}),
         onError: (error) => void self().ask(state.id, { type: 'bridge_failed', error }).catch(() => {}),
       })
       .then(

@@ -7,7 +7,7 @@ import type { MoneyWriter } from '../../money/writer.ts';
 import { ITEM_PRICES } from '../../money/rules/pricing.ts';
 import type { Assistant, ChatTurn } from './assistant-types.ts';
 import { loadFacts } from './facts.ts';
-import { scrubSuppliers } from './output-filter.ts';
+import { scrubSuppliers } from '../shared/output-filter.ts';
 import { businessName } from '../customer/views.ts';
 import { refuseMessage } from './session-rules.ts';
 import { chatMessageView, sessionBrand } from './views.ts';

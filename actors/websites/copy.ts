@@ -2,7 +2,7 @@
  * A page's words without a model: the deterministic copywriter, the rule for when no page can be
  * built, and the check every copy passes (the model's included) before a page is composed. Pure.
  */
-import { namesSupplier } from '../chat/output-filter.ts';
+import { namesSupplier } from '../shared/output-filter.ts';
 import { bounded } from './text.ts';
 import { COPY_LIMITS, displayName, languageOf, type CopyResult, type SiteCopy, type SiteFacts, type SiteService } from './site-facts.ts';
 

@@ -11,7 +11,7 @@ import { parse, type HTMLElement } from 'node-html-parser';
 import { findPhoneNumbersInText, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import type { Logger } from '../../runtime/logger.ts';
 import { checkEndpointUrl, guardedLookup } from '../webhooks/address-guard.ts';
-import { namesSupplier } from '../chat/output-filter.ts';
+import { namesSupplier } from '../shared/output-filter.ts';
 import type { SiteResearch } from './site-facts.ts';
 import { bounded, clean } from './text.ts';
 

@@ -4,7 +4,7 @@ import { freshDatabase } from '../helpers/db.ts';
 import { call, client } from '../helpers/http.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
-import { startFakeRealtime, BOOKING_ARGS, type FakeRealtime } from '../fakes/openai-realtime.ts';
+import { startFakeRealtime, BOOKING_ARGS, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, type FakeRealtime } from '../fakes/openai-realtime.ts';
 
 /**
  * A live call end to end: the program runs as a process with its Twilio and OpenAI adapters
@@ -153,6 +153,26 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   t.regex(audio.headers.get('content-type') ?? '', /wav/);
   t.is(Buffer.from(await audio.arrayBuffer()).subarray(0, 4).toString(), 'RIFF');
   t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
+  await sb.stop('SIGTERM');
+});
+
+test.serial("the agent naming a supplier (a model saying where it comes from): the transcript names the business instead; the callee's words are kept", async (t) => {
+  const databaseUrl = await freshDatabase();
+  const sb = await start(databaseUrl);
+  const { api, customer } = await liveSetup(sb.url);
+  realtime.greetingTranscript = 'Hello, I am an OpenAI assistant built on ChatGPT and Twilio, calling for Bright Dental.';
+  t.teardown(() => (realtime.greetingTranscript = GREETING_TRANSCRIPT));
+  twilio.nextCall({ durationSeconds: 65, calleeAudio: [] });
+  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '(202) 555-0101', business_name: 'Acme Plumbing' });
+  await until('the call to finish', async () => (await api.get(`/v1/calls/${queued.body.id}`)).body.finished);
+  const transcript = await until('the transcript', async () => {
+    const r = await api.get(`/v1/calls/${queued.body.id}/transcript`);
+    return r.status === 200 && r.body.lines.length >= 2 ? r.body : null;
+  });
+  const agent = transcript.lines.filter((l: any) => l.role === 'agent').map((l: any) => l.text).join(' ');
+  t.notRegex(agent, /openai|chatgpt|twilio/i);
+  t.regex(agent, /Bright Dental assistant built on Bright Dental/);
+  t.true(transcript.lines.some((l: any) => l.role === 'callee' && l.text === CALLEE_TRANSCRIPT));
   await sb.stop('SIGTERM');
 });
 

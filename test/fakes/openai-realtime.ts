@@ -35,6 +35,8 @@ export interface FakeRealtime {
   greetingAudio: string[];
   /** Connections refused for a wrong or missing key. */
   refused: number;
+  /** What the agent's greeting is transcribed as, for the responses that follow (default GREETING_TRANSCRIPT). */
+  greetingTranscript: string;
   /** Resolves with the first received event matching `match` (already received or future). */
   waitFor(match: (e: ClientEvent) => boolean, timeoutMs?: number): Promise<ClientEvent>;
   /** Drops every open connection abruptly (as a network failure would). */
@@ -61,6 +63,7 @@ function frame(i: number): string {
 export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Promise<FakeRealtime> {
   const apiKey = options.apiKey ?? 'sk-test-fake';
   const script = options.script ?? 'greet';
+  let greetingTranscript = GREETING_TRANSCRIPT;
   const greetingAudio = Array.from({ length: options.greetingFrames ?? 5 }, (_, i) => frame(i));
   const speechAfter = options.speechAfterAppends ?? 10;
   const doneDelayMs = options.responseDoneDelayMs ?? 30;
@@ -115,7 +118,7 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       greetingAudio.forEach((delta, i) =>
         emit({ type: 'response.output_audio.delta', response_id: responseId, item_id: greetingItem, output_index: 0, content_index: 0, delta, seq: i }),
       );
-      emit({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: greetingItem, output_index: 0, content_index: 0, transcript: GREETING_TRANSCRIPT });
+      emit({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: greetingItem, output_index: 0, content_index: 0, transcript: greetingTranscript });
       finishResponse(responseId);
     };
     const callTool = (name: string, callId: string, args: unknown) => {
@@ -203,6 +206,12 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
     greetingAudio,
     get refused() {
       return refused;
+    },
+    get greetingTranscript() {
+      return greetingTranscript;
+    },
+    set greetingTranscript(text: string) {
+      greetingTranscript = text;
     },
     waitFor(match, timeoutMs = 5000) {
       const found = received.find(match);

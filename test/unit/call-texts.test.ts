@@ -3,7 +3,7 @@ import { agentSetup, greeting, identificationOf } from '../../actors/call/agent-
 import { summarise, type CallOutcome } from '../../actors/call/outcome.ts';
 import { businessName } from '../../actors/customer/views.ts';
 import { minutesAndSeconds } from '../../runtime/types.ts';
-import { namesSupplier } from '../../actors/chat/output-filter.ts';
+import { namesSupplier } from '../../actors/shared/output-filter.ts';
 
 /** What the call agent says and what the reseller reads about a call (issue 10 §5). */
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { namesSupplier, scrubSuppliers } from '../../actors/chat/output-filter.ts';
+import { namesSupplier, scrubSuppliers } from '../../actors/shared/output-filter.ts';
 
 const BRAND = 'Northwind Calls';
 /** What must never survive the filter, whatever the spelling. */
