@@ -93,6 +93,12 @@ export function createCustomerRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
+    /** Locks customer `id` when it is `accountId`'s in `mode`; null otherwise (another's customer is no customer). */
+    async lockOwned(id: string, accountId: string, mode: Mode): Promise<CustomerRow | null> {
+      const row = await this.lock(id);
+      return row && row.account_id === accountId && row.mode === mode ? row : null;
+    },
+
     async lock(id: string): Promise<CustomerRow | null> {
       const { rows } = await db.query(`SELECT * FROM customers WHERE id = $1 FOR NO KEY UPDATE`, [id]);
       return rows[0] ?? null;

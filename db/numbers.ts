@@ -1,4 +1,5 @@
 import type { Queryable } from './pool.ts';
+import { updateColumns } from './update-columns.ts';
 import type { Mode } from '../runtime/types.ts';
 
 /** A customer's number (`phone_numbers`): rented at the carrier, or the customer's own as caller ID. */
@@ -38,7 +39,7 @@ export type NumberChange = Partial<
   Pick<NumberRow, 'status' | 'carrier_ref' | 'renews_on' | 'release_due_on' | 'notice_sent_for' | 'anchor_day' | 'verification_code_sealed' | 'verification_expires_at' | 'failure_reason' | 'failed_at' | 'released_at'>
 >;
 
-const CHANGEABLE = new Set<keyof NumberChange>([
+const CHANGEABLE: ReadonlySet<string> = new Set<keyof NumberChange>([
   'status', 'carrier_ref', 'renews_on', 'release_due_on', 'notice_sent_for', 'anchor_day', 'verification_code_sealed', 'verification_expires_at',
   'failure_reason', 'failed_at', 'released_at',
 ]);
@@ -82,14 +83,7 @@ export function createNumberRepository(db: Queryable) {
     },
 
     async update(id: string, change: NumberChange, now: Date): Promise<NumberRow> {
-      const keys = (Object.keys(change) as (keyof NumberChange)[]).filter((k) => CHANGEABLE.has(k));
-      const sets = keys.map((k, i) => `${k} = $${i + 3}`);
-      const { rows } = await db.query(`UPDATE phone_numbers SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1 RETURNING *`, [
-        id,
-        now,
-        ...keys.map((k) => change[k]),
-      ]);
-      return rows[0];
+      return updateColumns<NumberRow>(db, 'phone_numbers', CHANGEABLE, id, change, now);
     },
 
     /** A page of the customer's numbers, newest first, before `beforeSeq`. */
@@ -152,10 +146,11 @@ export function createNumberRepository(db: Queryable) {
       return rows;
     },
 
-    /** The verifying caller ID `e164` of a live or test customer, for a carrier report that names only the number. */
-    async verifyingByE164(e164: string, mode: Mode): Promise<NumberRow[]> {
-      const { rows } = await db.query(`SELECT * FROM phone_numbers WHERE e164 = $1 AND mode = $2 AND kind = 'caller_id' AND status = 'verifying'`, [e164, mode]);
-      return rows;
+    /** Which of the carrier ids `refs` are recorded as a number (a purchase whose transaction committed). */
+    async keptCarrierRefs(refs: string[]): Promise<Set<string>> {
+      if (refs.length === 0) return new Set();
+      const { rows } = await db.query(`SELECT carrier_ref FROM phone_numbers WHERE carrier_ref = ANY ($1)`, [refs]);
+      return new Set(rows.map((r) => r.carrier_ref as string));
     },
 
     /** The last failed try of the provisioning number step, recorded (or cleared with null). */
@@ -169,11 +164,6 @@ export function createNumberRepository(db: Queryable) {
          ON CONFLICT (customer_id) DO UPDATE SET outcome = EXCLUDED.outcome, message = EXCLUDED.message, attempted_at = EXCLUDED.attempted_at`,
         [customerId, outcome.code, outcome.message, now],
       );
-    },
-
-    async lastOrder(customerId: string): Promise<{ outcome: string; message: string; attempted_at: Date } | null> {
-      const { rows } = await db.query(`SELECT outcome, message, attempted_at FROM number_orders WHERE customer_id = $1`, [customerId]);
-      return rows[0] ?? null;
     },
 
     /** Live customers that asked for the number step, have no working number in their country, and whose last try is older than `triedBefore`. */

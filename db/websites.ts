@@ -1,4 +1,5 @@
 import type { Queryable } from './pool.ts';
+import { updateColumns } from './update-columns.ts';
 import type { Mode } from '../runtime/types.ts';
 
 /** A customer's website build (`website_builds`): ordered, built, reviewed, live and hosted. */
@@ -42,7 +43,7 @@ export interface WebsiteRow {
 type Changeable = Omit<WebsiteRow, 'id' | 'seq' | 'account_id' | 'mode' | 'customer_id' | 'slug' | 'created_at' | 'updated_at' | 'build_fee_cents' | 'hosting_cents_per_month' | 'revisions_included'>;
 export type WebsiteChange = Partial<Changeable>;
 
-const CHANGEABLE = new Set<string>([
+const CHANGEABLE: ReadonlySet<string> = new Set<string>([
   'status', 'brief', 'revision_briefs', 'build_wanted', 'build_claimed_until', 'build_attempts', 'html', 'built_at', 'domain', 'domain_verified_at',
   'domain_checked_at', 'anchor_day', 'hosting_renews_on', 'notice_sent_for', 'suspend_due_on', 'purge_due_on', 'live_at', 'failed_at', 'failure_reason',
   'cancelled_at', 'suspended_at', 'purged_at',
@@ -84,14 +85,33 @@ export function createWebsiteRepository(db: Queryable) {
     },
 
     async update(id: string, change: WebsiteChange, now: Date): Promise<WebsiteRow> {
-      const keys = Object.keys(change).filter((k) => CHANGEABLE.has(k));
-      const sets = keys.map((k, i) => `${k} = $${i + 3}`);
-      const { rows } = await db.query(`UPDATE website_builds SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1 RETURNING *`, [
-        id,
-        now,
-        ...keys.map((k) => (change as Record<string, unknown>)[k]),
-      ]);
-      return rows[0];
+      return updateColumns<WebsiteRow>(db, 'website_builds', CHANGEABLE, id, change, now);
+    },
+
+    /**
+     * Puts off a crashed build's next try until `until`, only while the claim is still the one
+     * `claimedUntil` took (a slow crash may find its claim lapsed and taken over by another builder).
+     */
+    async deferClaim(id: string, claimedUntil: Date | null, until: Date, now: Date): Promise<void> {
+      await db.query(`UPDATE website_builds SET build_claimed_until = $3, updated_at = $4 WHERE id = $1 AND build_claimed_until = $2`, [id, claimedUntil, until, now]);
+    },
+
+    /** What a build of `customerId` is made from beyond the customer row: its language, the reseller's name, the number to call. */
+    async buildContext(customerId: string): Promise<{ locale: string | null; resellerName: string | null; phoneE164: string | null }> {
+      const { rows } = await db.query(
+        `SELECT co.calling_language, COALESCE(a.display_name, a.name) AS reseller_name,
+                (SELECT n.e164 FROM phone_numbers n WHERE n.customer_id = c.id AND n.country = c.country AND n.status IN ('active', 'payment_due')
+                  ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS phone
+           FROM customers c JOIN accounts a ON a.id = c.account_id LEFT JOIN countries co ON co.country = c.country WHERE c.id = $1`,
+        [customerId],
+      );
+      return { locale: rows[0]?.calling_language ?? null, resellerName: rows[0]?.reseller_name ?? null, phoneE164: rows[0]?.phone ?? null };
+    },
+
+    /** The built page of build `id` while it can be previewed (not purged or cancelled). */
+    async preview(id: string): Promise<Pick<WebsiteRow, 'html' | 'mode'> & { html: string } | null> {
+      const { rows } = await db.query(`SELECT html, mode FROM website_builds WHERE id = $1 AND html IS NOT NULL AND status NOT IN ('purged', 'cancelled')`, [id]);
+      return rows[0] ?? null;
     },
 
     async list(customerId: string, limit: number, beforeSeq: number | null): Promise<WebsiteRow[]> {

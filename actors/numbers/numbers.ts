@@ -6,7 +6,7 @@ import { Refusal, isRefusal } from '../../runtime/refusal.ts';
 import { withTransaction, type Client, type Queryable } from '../../db/pool.ts';
 import { createNumberRepository, type NumberRow } from '../../db/numbers.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
-import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
+import { createCustomerRepository, isUuid, type CustomerRow } from '../../db/customers.ts';
 import { spendableCents } from '../../money/balance-view.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
@@ -76,10 +76,9 @@ const CAUSE: Record<NumberRow['kind'], 'number' | 'caller_id'> = { rented: 'numb
 
 export type Numbers = ReturnType<typeof createNumbers>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A number id that cannot name a row names none. */
 const notFoundUnlessUuid = (id: string) => {
-  if (!UUID.test(id)) throw new Refusal('number_not_found');
+  if (!isUuid(id)) throw new Refusal('number_not_found');
 };
 
 export function createNumbers(deps: NumbersDeps) {
@@ -88,8 +87,8 @@ export function createNumbers(deps: NumbersDeps) {
   const view = (row: NumberRow) => numberView(row, row.status === 'verifying' && row.verification_code_sealed ? secrets.open(row.verification_code_sealed) : undefined);
 
   async function lockCustomer(db: Queryable, owner: NumberOwner): Promise<CustomerRow> {
-    const customer = await createCustomerRepository(db).lock(owner.customerId);
-    if (!customer || customer.account_id !== owner.accountId || customer.mode !== owner.mode) throw new Refusal('customer_not_found');
+    const customer = await createCustomerRepository(db).lockOwned(owner.customerId, owner.accountId, owner.mode);
+    if (!customer) throw new Refusal('customer_not_found');
     return customer;
   }
 
@@ -518,7 +517,7 @@ export function createNumbers(deps: NumbersDeps) {
 
     /** The carrier's report of a caller ID verification (signed callback, or the test-mode carrier). */
     async verificationReported(numberId: string, report: CallerIdValidationReport): Promise<NumberView | null> {
-      if (!UUID.test(numberId)) return null;
+      if (!isUuid(numberId)) return null;
       // The carrier is asked inside the transaction that records the number, so a quick outcome
       // can arrive before that commits: wait for the row a few seconds (the carrier waits 15 s for
       // an answer) rather than drop the report and leave the number to its expiry.
@@ -610,10 +609,8 @@ export function createNumbers(deps: NumbersDeps) {
   };
 
   /** Which of `bought` ended up recorded (committed) as a number. */
-  async function keptNumbers(bought: string[]): Promise<Set<string>> {
-    if (bought.length === 0) return new Set();
-    const { rows } = await pool.query(`SELECT carrier_ref FROM phone_numbers WHERE carrier_ref = ANY ($1)`, [bought]);
-    return new Set(rows.map((r) => r.carrier_ref as string));
+  function keptNumbers(bought: string[]): Promise<Set<string>> {
+    return createNumberRepository(pool).keptCarrierRefs(bought);
   }
 }
 

@@ -6,7 +6,7 @@ import { Refusal } from '../../runtime/refusal.ts';
 import { withTransaction, isUniqueViolation, type Client, type Queryable } from '../../db/pool.ts';
 import { createWebsiteRepository, type WebsiteRow } from '../../db/websites.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
-import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
+import { createCustomerRepository, isUuid, type CustomerRow } from '../../db/customers.ts';
 import { spendableCents } from '../../money/balance-view.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
@@ -40,7 +40,6 @@ export const DOMAIN_REVERIFY_MS = 6 * 60 * 60_000;
 /** DNS lookups made at once by one run (each can take seconds when a server does not answer). */
 const DOMAIN_CHECKS_AT_ONCE = 10;
 const BATCH = 100;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a build is made from: the customer, its language, its number, the briefs. */
 export interface BuildInput {
@@ -113,13 +112,13 @@ export function createWebsites(deps: WebsitesDeps) {
   const view = (row: WebsiteRow) => websiteView(row, addresses);
 
   async function lockCustomer(db: Queryable, owner: WebsiteOwner): Promise<CustomerRow> {
-    const customer = await createCustomerRepository(db).lock(owner.customerId);
-    if (!customer || customer.account_id !== owner.accountId || customer.mode !== owner.mode) throw new Refusal('customer_not_found');
+    const customer = await createCustomerRepository(db).lockOwned(owner.customerId, owner.accountId, owner.mode);
+    if (!customer) throw new Refusal('customer_not_found');
     return customer;
   }
 
   async function lockOwn(client: Client, owner: WebsiteOwner, buildId: string): Promise<WebsiteRow> {
-    if (!UUID.test(buildId)) throw new Refusal('website_not_found');
+    if (!isUuid(buildId)) throw new Refusal('website_not_found');
     const row = await createWebsiteRepository(client).lock(buildId, owner.customerId);
     if (!row || row.account_id !== owner.accountId || row.mode !== owner.mode) throw new Refusal('website_not_found');
     return row;
@@ -188,21 +187,15 @@ export function createWebsites(deps: WebsitesDeps) {
     }
     const customer = await createCustomerRepository(pool).get(claimed.customer_id);
     // The page's language, the reseller's name (kept off the page) and the number to call.
-    const { rows } = await pool.query(
-      `SELECT co.calling_language, COALESCE(a.display_name, a.name) AS reseller_name,
-              (SELECT n.e164 FROM phone_numbers n WHERE n.customer_id = c.id AND n.country = c.country AND n.status IN ('active', 'payment_due')
-                ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS phone
-         FROM customers c JOIN accounts a ON a.id = c.account_id LEFT JOIN countries co ON co.country = c.country WHERE c.id = $1`,
-      [claimed.customer_id],
-    );
+    const context = await createWebsiteRepository(pool).buildContext(claimed.customer_id);
     let outcome: { ok: true; html: string } | { ok: false; reason: string };
     try {
       outcome = customer
         ? await builder.build({
             customer,
-            locale: rows[0]?.calling_language ?? 'en-US',
-            resellerName: rows[0]?.reseller_name ?? null,
-            phoneE164: rows[0]?.phone ?? null,
+            locale: context.locale ?? 'en-US',
+            resellerName: context.resellerName,
+            phoneE164: context.phoneE164,
             brief: claimed.brief,
             revisionBriefs: claimed.revision_briefs,
           })
@@ -211,12 +204,8 @@ export function createWebsites(deps: WebsitesDeps) {
       // A crash of the page maker: the claim lapses and another try follows (up to MAX_BUILD_ATTEMPTS).
       log.error({ err, website_id: claimed.id, attempt: claimed.build_attempts }, 'a website build crashed; it is tried again');
       // Our claim only (a slow crash may find its claim lapsed and taken over), and not at once.
-      await pool.query(`UPDATE website_builds SET build_claimed_until = $3, updated_at = $4 WHERE id = $1 AND build_claimed_until = $2`, [
-        claimed.id,
-        claimed.build_claimed_until,
-        new Date(clock.now().getTime() + BUILD_RETRY_MS * claimed.build_attempts),
-        clock.now(),
-      ]);
+      const now = clock.now();
+      await createWebsiteRepository(pool).deferClaim(claimed.id, claimed.build_claimed_until, new Date(now.getTime() + BUILD_RETRY_MS * claimed.build_attempts), now);
       return true;
     }
     await withTransaction(pool, async (client) => {
@@ -340,7 +329,7 @@ export function createWebsites(deps: WebsitesDeps) {
     },
 
     async get(owner: WebsiteOwner, buildId: string): Promise<WebsiteView> {
-      if (!UUID.test(buildId)) throw new Refusal('website_not_found');
+      if (!isUuid(buildId)) throw new Refusal('website_not_found');
       const row = await createWebsiteRepository(pool).get(owner.customerId, buildId);
       if (!row || row.account_id !== owner.accountId || row.mode !== owner.mode) throw new Refusal('website_not_found');
       return view(row);
@@ -531,9 +520,8 @@ export function createWebsites(deps: WebsitesDeps) {
     },
     /** The preview of build `id` when `token` is its own (unlisted, never indexed). */
     async preview(id: string, token: string): Promise<{ html: string; mode: Mode } | null> {
-      if (!UUID.test(id) || !addresses.previewTokenMatches(id, token)) return null;
-      const { rows } = await pool.query(`SELECT html, mode FROM website_builds WHERE id = $1 AND html IS NOT NULL AND status NOT IN ('purged', 'cancelled')`, [id]);
-      return rows[0] ?? null;
+      if (!isUuid(id) || !addresses.previewTokenMatches(id, token)) return null;
+      return createWebsiteRepository(pool).preview(id);
     },
     /** Caddy's on-demand TLS asks before it gets a certificate: yes only for verified domains of served sites. */
     async allowsCertificate(host: string): Promise<boolean> {

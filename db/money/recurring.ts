@@ -6,16 +6,6 @@ import type { Mode } from '../../runtime/types.ts';
  * by the money writer before it charges the period (money/writer.ts `chargeRecurring`).
  */
 
-export function recurringReads(db: Queryable) {
-  return {
-    /** Whether the period of `itemId` starting `periodStart` (YYYY-MM-DD) was charged. */
-    async charged(itemId: string, periodStart: string): Promise<boolean> {
-      const { rowCount } = await db.query(`SELECT 1 FROM recurring_charges WHERE item_id = $1 AND period_start = $2`, [itemId, periodStart]);
-      return (rowCount ?? 0) > 0;
-    },
-  };
-}
-
 export function recurringWrites(db: Queryable) {
   return {
     /** Claims a period; false when it was claimed already (by another run or process). */

@@ -35,6 +35,12 @@ export async function customerIdOf(deps: CustomerLookupDeps, request: FastifyReq
   return (await deps.customerDirectory.find(auth.accountId, auth.mode, idOrRef)).id;
 }
 
+/** The account, mode and customer an `{id}` path segment names: who owns a customer's numbers and websites. */
+export async function customerOwnerOf(deps: CustomerLookupDeps, request: FastifyRequest, idOrRef: string) {
+  const auth = caller(request);
+  return { accountId: auth.accountId, mode: auth.mode, customerId: await customerIdOf(deps, request, idOrRef) };
+}
+
 /** The page a list query asks for (the validator has filled in the default `limit`). */
 export function pageOf(query: { limit?: number; starting_after?: string }): Page {
   return { limit: query.limit ?? DEFAULT_PAGE_LIMIT, startingAfter: query.starting_after };

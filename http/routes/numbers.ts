@@ -3,7 +3,7 @@ import type { Numbers } from '../../actors/numbers/numbers.ts';
 import { NumberOrderBody, NumberParams, NumberSchema } from '../schemas/numbers.ts';
 import { CustomerIdParams } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
+import { customerOwnerOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
 /** What these routes use. */
@@ -13,10 +13,7 @@ export interface NumberRouteDeps extends CustomerLookupDeps {
 
 /** Rows 27 to 29 of the spec: a customer's numbers (docs/api.md, "Numbers"). */
 export function registerNumberRoutes(app: App, services: NumberRouteDeps): void {
-  const ownerOf = async (request: Parameters<typeof customerIdOf>[1], id: string) => {
-    const auth = caller(request);
-    return { accountId: auth.accountId, mode: auth.mode, customerId: await customerIdOf(services, request, id) };
-  };
+  const ownerOf = (request: Parameters<typeof customerOwnerOf>[1], id: string) => customerOwnerOf(services, request, id);
 
   app.post(
     '/v1/customers/:id/numbers',

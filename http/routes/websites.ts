@@ -3,7 +3,7 @@ import type { Websites } from '../../actors/websites/websites.ts';
 import { DnsRecordSchema, DomainBody, EmptyBody, RevisionBody, WebsiteOrderBody, WebsiteParams, WebsiteSchema } from '../schemas/websites.ts';
 import { CustomerIdParams } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses } from '../schemas/common.ts';
-import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
+import { customerOwnerOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { ACCEPTED, UPDATED } from '../write-status.ts';
 
 /** What these routes use. */
@@ -15,10 +15,7 @@ const WRITE_CODES = ['customer_not_found', 'website_not_found', 'idempotency_key
 
 /** Rows 30 to 32 of the spec: a customer's websites (docs/api.md, "Websites"). */
 export function registerWebsiteRoutes(app: App, services: WebsiteRouteDeps): void {
-  const ownerOf = async (request: Parameters<typeof customerIdOf>[1], id: string) => {
-    const auth = caller(request);
-    return { accountId: auth.accountId, mode: auth.mode, customerId: await customerIdOf(services, request, id) };
-  };
+  const ownerOf = (request: Parameters<typeof customerOwnerOf>[1], id: string) => customerOwnerOf(services, request, id);
 
   app.post(
     '/v1/customers/:id/websites',

@@ -71,6 +71,15 @@ test('no route or page opens a repository: it asks the room that owns the data',
   t.deepEqual(opened, []);
 });
 
+test('SQL lives under db/: the rooms, money, app/ and http/ run no statement of their own (savepoints aside)', (t) => {
+  const files = ['actors', 'money', 'app', 'http'].flatMap(sourceFiles);
+  t.true(files.length > 60, 'the scan reads the rooms');
+  const statements = files.flatMap((f) =>
+    [...readSource(f).matchAll(/\.query\(\s*[`'"]([^`'"]{0,40})/g)].filter((m) => !/^(?:SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT)\b/.test(m[1])).map((m) => `${f}: ${m[1]}`),
+  );
+  t.deepEqual(statements, []);
+});
+
 /** The lower rooms of the map (docs/decisions.md, "Map of the house") and the only rooms each may import. */
 const LOWER_ROOMS: Record<string, string[]> = {
   db: ['db', 'runtime'],
