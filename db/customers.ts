@@ -95,8 +95,8 @@ export function createCustomerRepository(db: Queryable) {
 
     /** Locks customer `id` when it is `accountId`'s in `mode`; null otherwise (another's customer is no customer). */
     async lockOwned(id: string, accountId: string, mode: Mode): Promise<CustomerRow | null> {
-      const row = await this.lock(id);
-      return row && row.account_id === accountId && row.mode === mode ? row : null;
+      const { rows } = await db.query(`SELECT * FROM customers WHERE id = $1 AND account_id = $2 AND mode = $3 FOR NO KEY UPDATE`, [id, accountId, mode]);
+      return rows[0] ?? null;
     },
 
     async lock(id: string): Promise<CustomerRow | null> {
