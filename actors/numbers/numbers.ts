@@ -16,10 +16,12 @@ import type { MoneyWriter } from '../../money/writer.ts';
 import { CarrierNumberError, type CallerIdValidationReport, type NumberCarrier } from '../../telephony/carrier.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import type { NumberOrderBlocker } from '../customer/provisioning.ts';
-import { parsePhone, nationalFormat } from '../shared/phone.ts';
+import { nationalFormat } from '../shared/phone.ts';
+import { callerIdNumber, verificationLimitRefusal } from './caller-id-rules.ts';
 import { pageStart, toList, type List, type Page } from '../shared/list.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { numberView, type NumberView } from './views.ts';
+import { areaCodeRefusal } from './area-code.ts';
 
 /**
  * Numbers (issue 14): a customer's rented numbers and verified caller IDs, their monthly rent,
@@ -162,6 +164,8 @@ export function createNumbers(deps: NumbersDeps) {
   async function rentIn(client: Client, customer: CustomerRow, areaCode: string | undefined, bought: string[], now: Date): Promise<NumberRow> {
     const mode = customer.mode;
     if (!customer.country) throw new Refusal('country_required');
+    const wrongAreaCode = areaCode === undefined ? null : areaCodeRefusal(customer.country, areaCode);
+    if (wrongAreaCode) throw new Refusal('invalid_parameter', wrongAreaCode);
     const price = PRICE.rented;
     if ((await spendableCents(client, customer.account_id, mode)) < price) {
       throw new Refusal('insufficient_balance', `The balance cannot cover the first month's rent (${price} cents); nothing was bought or charged.`);
@@ -211,17 +215,35 @@ export function createNumbers(deps: NumbersDeps) {
     return row;
   }
 
-  /** Starts a caller ID's verification inside `client`'s transaction; the carrier calls the number. */
+  /** Refuses `e164` as a caller ID while one of it verifies or works, whoever's it is. */
+  async function refuseHeldCallerId(repo: ReturnType<typeof createNumberRepository>, customer: CustomerRow, e164: string): Promise<void> {
+    const holder = await repo.callerIdHolder(customer.mode, e164);
+    if (!holder) return;
+    if (holder.customer_id === customer.id) throw new Refusal('number_already_added');
+    if (holder.status === 'verifying') throw new Refusal('verification_in_progress');
+    throw new Refusal('caller_id_in_use');
+  }
+
+  /**
+   * Starts a caller ID's verification inside `client`'s transaction; the carrier calls the number.
+   * Only a landline or mobile number without an extension; one verifying or working caller ID of
+   * a number per mode across every account; and bounded verifications per customer, per account
+   * and per day (caller-id-rules.ts), since each makes the carrier call someone.
+   */
   async function startCallerId(client: Client, customer: CustomerRow, phoneNumber: string | undefined, now: Date): Promise<{ row: NumberRow; code: string }> {
     if (!phoneNumber) throw new Refusal('parameter_missing', 'phone_number is required for a caller_id.');
-    const parsed = parsePhone(phoneNumber, customer.country);
-    if (!parsed.ok) throw new Refusal('invalid_phone_number', 'phone_number is not a valid telephone number.');
-    if (parsed.country !== customer.country) throw new Refusal('phone_country_mismatch');
+    const parsed = callerIdNumber(phoneNumber, customer.country);
+    if (!parsed.ok) throw new Refusal(parsed.code, parsed.message);
+    const repo = createNumberRepository(client);
+    await refuseHeldCallerId(repo, customer, parsed.e164);
+    await repo.lockVerificationStarts(customer.account_id, customer.mode);
+    const dayStart = new Date(`${dayOf(now)}T00:00:00Z`);
+    const limited = verificationLimitRefusal(await repo.verificationCounts(customer.account_id, customer.mode, customer.id, now, dayStart));
+    if (limited) throw new Refusal(limited.code, limited.message);
     const price = PRICE.caller_id;
     if ((await spendableCents(client, customer.account_id, customer.mode)) < price) {
       throw new Refusal('insufficient_balance', `The balance cannot cover the caller ID's first month (${price} cents); nothing was started or charged.`);
     }
-    const repo = createNumberRepository(client);
     const id = crypto.randomUUID();
     const expiresAt = new Date(now.getTime() + VERIFICATION_MINUTES * 60_000);
     let row: NumberRow;
@@ -248,7 +270,9 @@ export function createNumbers(deps: NumbersDeps) {
     } catch (err) {
       if ((err as { constraint?: string }).constraint === 'phone_numbers_one_caller_id') {
         await client.query('ROLLBACK TO SAVEPOINT caller_id');
-        throw new Refusal('number_already_added');
+        // Another order of the number committed meanwhile: whose it is decides the answer.
+        await refuseHeldCallerId(repo, customer, parsed.e164);
+        throw new Refusal('verification_in_progress');
       }
       throw err;
     }
