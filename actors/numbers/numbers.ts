@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Deps } from '../../runtime/deps.ts';
+import { liveCarrierKind } from '../../runtime/config.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { Refusal, isRefusal } from '../../runtime/refusal.ts';
@@ -86,6 +87,11 @@ const notFoundUnlessUuid = (id: string) => {
 export function createNumbers(deps: NumbersDeps) {
   const { pool, clock, log, config, carriers, money, secrets } = deps;
 
+  /** Live numbers need a carrier: without one nothing is bought, verified or charged. */
+  function requireCarrier(mode: Mode): void {
+    if (mode === 'live' && !liveCarrierKind(config)) throw new Refusal('carrier_unavailable', 'No carrier is set up for live numbers yet; nothing was bought or charged.');
+  }
+
   const view = (row: NumberRow) => numberView(row, row.status === 'verifying' && row.verification_code_sealed ? secrets.open(row.verification_code_sealed) : undefined);
 
   async function lockCustomer(db: Queryable, owner: NumberOwner): Promise<CustomerRow> {
@@ -163,6 +169,7 @@ export function createNumbers(deps: NumbersDeps) {
    */
   async function rentIn(client: Client, customer: CustomerRow, areaCode: string | undefined, bought: string[], now: Date): Promise<NumberRow> {
     const mode = customer.mode;
+    requireCarrier(mode);
     if (!customer.country) throw new Refusal('country_required');
     const wrongAreaCode = areaCode === undefined ? null : areaCodeRefusal(customer.country, areaCode);
     if (wrongAreaCode) throw new Refusal('invalid_parameter', wrongAreaCode);
@@ -231,6 +238,7 @@ export function createNumbers(deps: NumbersDeps) {
    * and per day (caller-id-rules.ts), since each makes the carrier call someone.
    */
   async function startCallerId(client: Client, customer: CustomerRow, phoneNumber: string | undefined, now: Date): Promise<{ row: NumberRow; code: string }> {
+    requireCarrier(customer.mode);
     if (!phoneNumber) throw new Refusal('parameter_missing', 'phone_number is required for a caller_id.');
     const parsed = callerIdNumber(phoneNumber, customer.country);
     if (!parsed.ok) throw new Refusal(parsed.code, parsed.message);
@@ -655,6 +663,7 @@ function stepBlocker(err: unknown): { code: NumberOrderBlocker; message: string 
   if (isRefusal(err)) {
     if (err.code === 'insufficient_balance') return { code: 'insufficient_balance', message: "The balance cannot cover the first month's rent; top up and the service rents one." };
     if (err.code === 'no_number_available') return { code: 'no_number_available', message: 'The carrier has no number for sale in this country right now.' };
+    if (err.code === 'carrier_unavailable') return { code: 'carrier_unavailable', message: 'No carrier is set up for live numbers yet; the service rents one once it is.' };
   }
   return null;
 }
