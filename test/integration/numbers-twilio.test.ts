@@ -309,6 +309,13 @@ test.serial('the caller ID callback: forged or re-pointed signatures are 403 and
   t.is((await postCallerIdCallback(other.id, { ...form, To: other.phone_number })).status, 204);
   t.deepEqual(await numbersSnapshot(), withOther);
 
+  // Signed, about this number's id, but reporting another number verified: nothing changes.
+  for (const to of ['+12025550147', '+12025550140']) {
+    t.is((await postCallerIdCallback(n.id, { ...form, To: to, Called: to })).status, 204);
+  }
+  t.deepEqual(await numbersSnapshot(), withOther, 'a report whose number does not match changes nothing');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'verifying' });
+
   // The genuine callback, signed as Twilio signs, settles it.
   t.is((await postCallerIdCallback(n.id, form)).status, 204);
   t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active' });
@@ -355,13 +362,16 @@ test.serial('a lost callback: once the verification expired, the job asks Twilio
   const callerId = [...fake.numbers.callerIds.values()].find((x) => x.phoneNumber === verified.phone_number)!;
   t.false(fake.callbacksSent.some((cb) => cb.params.To === verified.phone_number || cb.params.To === unverified.phone_number), 'no callback reached us');
 
-  // Not expired yet: the job leaves them alone and asks nothing.
+  // A verification has 10 minutes (the spec's value).
+  t.is(Date.parse(verified.verification.expires_at) - Date.parse(verified.created_at), 10 * 60_000);
+  // Not expired yet, even a second before the 10 minutes end: the job leaves them alone and asks nothing.
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 10 * 60 - 2 });
   const early = requestsFrom();
   t.like((await a.console.post('/console/v1/jobs/expire_caller_id_verifications/run')).body, { processed: 0 });
   t.deepEqual(early(), []);
   t.is((await numberOf(a.liveApi, c.id, verified.id)).status, 'verifying');
 
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 10 * 60 + 1 });
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 3 });
   const seen = requestsFrom();
   const run = await a.console.post('/console/v1/jobs/expire_caller_id_verifications/run');
   t.is(run.status, 200, run.text);
@@ -544,5 +554,25 @@ test.serial('a number two accounts verify at once ends active for one: the secon
   await db.end();
   t.deepEqual(rows.map((r) => r.status), ['active'], 'one active caller ID of the number');
   await won.api.delete(`/v1/customers/${won.c.id}/numbers/${won.r.body.id}`);
+  await invariantsHold(t);
+});
+
+test.serial('a number sold to someone else between the search and the purchase (21422): the next candidate is bought, one number kept and charged', async (t) => {
+  const a = await liveAccount(10_000);
+  const c = await makeCustomer(a.liveApi);
+  fake.numbers.nextSearch({ sellOut: 1 });
+  const seen = requestsFrom();
+  const r = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { area_code: '415' });
+  t.is(r.status, 201, r.text);
+  const requests = seen();
+  t.deepEqual(requests.map(brief), ['GET /AvailablePhoneNumbers/US/Local.json 200', 'POST /IncomingPhoneNumbers.json 400', 'POST /IncomingPhoneNumbers.json 201']);
+  const [, soldOut, bought] = requests;
+  // The first candidate was sold meanwhile (21422); the second is the one bought and answered.
+  t.regex(soldOut.form.PhoneNumber[0], /^\+1415/);
+  t.not(bought.form.PhoneNumber[0], soldOut.form.PhoneNumber[0]);
+  t.is(r.body.phone_number, bought.form.PhoneNumber[0]);
+  t.false([...fake.numbers.incoming.values()].some((n) => n.phoneNumber === soldOut.form.PhoneNumber[0]), 'nothing of ours holds the sold-out number');
+  t.is((await ledgerOf(a.liveApi, c.id)).length, 1);
+  t.is([...fake.numbers.incoming.values()].filter((n) => n.phoneNumber === r.body.phone_number && n.releasedAt === null).length, 1);
   await invariantsHold(t);
 });
