@@ -17,6 +17,8 @@ import type { CallerIdValidationReport, CallerIdValidationRequest, Carrier } fro
 import { startMediaServer } from '../telephony/media-server.ts';
 import { SimulatedCarrier } from '../telephony/simulated/simulated-carrier.ts';
 import { TwilioCarrier } from '../telephony/twilio/twilio-carrier.ts';
+import { UnconfiguredCarrier } from '../telephony/unconfigured-carrier.ts';
+import { liveCarrierKind } from '../runtime/config.ts';
 import { ScriptedBridge } from '../telephony/scripted/scripted-bridge.ts';
 import { OpenAIRealtimeBridge } from '../telephony/openai-realtime/openai-realtime-bridge.ts';
 
@@ -62,8 +64,8 @@ export async function composeCalls(
   // carrier reports in-process, so its reports wait in memory while the database is away.
   const inbox = createCarrierInbox({ ...deps, calls: callsRef });
   onStop('carrier inbox', () => inbox.stop());
-  // Test mode never reaches a carrier; live mode uses Twilio and OpenAI when configured and
-  // otherwise plays calls the simulated way.
+  // Test mode never reaches a carrier; live mode uses Twilio when configured, the simulated
+  // carrier only where a development set-up asked for it, and otherwise none (everything refused).
   const simulated = new SimulatedCarrier({
     log,
     onStatus: (r) => inbox.receiveLocal({ kind: 'status', report: r }),
@@ -72,17 +74,20 @@ export async function composeCalls(
     onCallerIdValidation: parts.onCallerIdValidation,
   });
   const scripted = new ScriptedBridge({ clock, log });
-  const liveCarrier = config.twilio ? new TwilioCarrier({ ...config.twilio, log }) : simulated;
+  const liveKind = liveCarrierKind(config);
+  const liveCarrier: Carrier = config.twilio ? new TwilioCarrier({ ...config.twilio, log }) : liveKind === 'simulated' ? simulated : new UnconfiguredCarrier();
   const liveBridge = config.openai
     ? new OpenAIRealtimeBridge({ apiKey: config.openai.apiKey, baseUrl: config.openai.realtimeUrl, model: config.openai.realtimeModel, log })
     : scripted;
-  if (!config.twilio || !config.openai) {
+  if (!liveKind) {
+    log.warn('no carrier is configured: live numbers and live calls are refused (set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN)');
+  } else if (!config.twilio || !config.openai) {
     log.warn(
       { carrier: liveCarrier.name, agent: liveBridge.name },
       'live-mode calls are simulated where credentials are missing (set TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN and OPENAI_API_KEY)',
     );
   }
-  const carriers = { test: simulated, live: liveCarrier };
+  const carriers: Record<Mode, Carrier> = { test: simulated, live: liveCarrier };
   const liveCalls = new Set<string>();
   let mediaUrl = config.mediaUrl ?? '';
   let keeper: CallKeeper | undefined;

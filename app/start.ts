@@ -1,4 +1,5 @@
-import type { Config } from '../runtime/config.ts';
+import { liveCarrierKind, type Config } from '../runtime/config.ts';
+import { createSettingsRepository, LIVE_CARRIER_SETTING } from '../db/settings.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { ActorSystem } from '../runtime/actor-system.ts';
@@ -98,6 +99,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     onStop('database pool', () => pool.end());
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
+    // Readiness and the call path read whether live mode has a carrier with their facts.
+    await createSettingsRepository(pool).set(LIVE_CARRIER_SETTING, liveCarrierKind(config) ?? 'none');
     const clock = await openClock(config.testClock, pool);
 
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);

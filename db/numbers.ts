@@ -146,6 +146,36 @@ export function createNumberRepository(db: Queryable) {
       return rows;
     },
 
+    /**
+     * Serialises caller ID verification starts of one account and mode until the transaction
+     * ends, so two starts at once cannot both pass the account's limits.
+     */
+    async lockVerificationStarts(accountId: string, mode: Mode): Promise<void> {
+      await db.query(`SELECT pg_advisory_xact_lock(hashtext('caller_id_starts'), hashtext($1 || ':' || $2))`, [accountId, mode]);
+    },
+
+    /** Verifications running at `now` (of the customer, of its account and mode) and started since `dayStart` by the account. */
+    async verificationCounts(accountId: string, mode: Mode, customerId: string, now: Date, dayStart: Date): Promise<{ customerRunning: number; accountRunning: number; accountStartedToday: number }> {
+      const { rows } = await db.query(
+        `SELECT count(*) FILTER (WHERE status = 'verifying' AND verification_expires_at > $4 AND customer_id = $3)::int AS "customerRunning",
+                count(*) FILTER (WHERE status = 'verifying' AND verification_expires_at > $4)::int AS "accountRunning",
+                count(*) FILTER (WHERE created_at >= $5)::int AS "accountStartedToday"
+           FROM phone_numbers
+          WHERE account_id = $1 AND mode = $2 AND kind = 'caller_id' AND (status = 'verifying' OR created_at >= $5)`,
+        [accountId, mode, customerId, now, dayStart],
+      );
+      return rows[0];
+    },
+
+    /** The caller ID of `e164` in `mode` that is verifying or working, whoever's it is (one at most). */
+    async callerIdHolder(mode: Mode, e164: string): Promise<NumberRow | null> {
+      const { rows } = await db.query(
+        `SELECT * FROM phone_numbers WHERE mode = $1 AND e164 = $2 AND kind = 'caller_id' AND status IN ('verifying', 'active', 'payment_due')`,
+        [mode, e164],
+      );
+      return rows[0] ?? null;
+    },
+
     /** Which of the carrier ids `refs` are recorded as a number (a purchase whose transaction committed). */
     async keptCarrierRefs(refs: string[]): Promise<Set<string>> {
       if (refs.length === 0) return new Set();

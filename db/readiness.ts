@@ -28,6 +28,8 @@ export interface ReadinessRow {
   country_opened: boolean;
   speech_certified: boolean;
   has_number_in_country: boolean;
+  /** Whether live mode has a carrier (the `live_carrier` setting each process writes at start-up). */
+  live_carrier_configured: boolean;
   /** Why the service's last try of the number step did not rent one (number_orders), or null. */
   number_order_outcome: string | null;
   requested_steps: string[] | null;
@@ -54,6 +56,7 @@ export const READINESS_FACTS_SQL = `SELECT c.id AS customer_id, c.external_ref, 
             (SELECT array_agg(DISTINCT s.step) FROM provisioning_requests p, unnest(p.steps) AS s(step) WHERE p.customer_id = c.id)
               AS requested_steps,
             (SELECT o.outcome FROM number_orders o WHERE o.customer_id = c.id) AS number_order_outcome,
+            COALESCE((SELECT st.value FROM settings st WHERE st.key = 'live_carrier'), 'none') <> 'none' AS live_carrier_configured,
             EXISTS (SELECT 1 FROM onboarding_links l WHERE l.customer_id = c.id AND l.status = 'active' AND l.expires_at > $2)
               AS onboarding_link_active
        FROM customers c

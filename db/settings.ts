@@ -1,5 +1,10 @@
 /** Where a test clock's position (ms ahead of real time) is kept. */
 export const TEST_CLOCK_SETTING = 'test_clock_offset_ms';
+/**
+ * The carrier live mode uses (`twilio`, `simulated` or `none`), written by each process at
+ * start-up from its configuration, so readiness and the call path read it with their facts.
+ */
+export const LIVE_CARRIER_SETTING = 'live_carrier';
 
 import type { Queryable } from './pool.ts';
 

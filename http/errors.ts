@@ -84,6 +84,11 @@ export const ERRORS = {
   number_already_added: e(409, 'conflict_error', 'This number is already a caller ID of this customer (verifying or verified).'),
   caller_id_in_use: e(409, 'conflict_error', 'This number is already verified at the carrier for another use; nothing was started.'),
   carrier_unavailable: e(503, 'api_error', 'The carrier could not be reached or refused the change; nothing changed. Retry later.'),
+  caller_id_not_geographic: e(400, 'invalid_request_error', 'A caller ID must be a landline or mobile number, not a premium-rate, toll-free, shared-cost or other non-geographic number; nothing was started.'),
+  phone_extension_not_allowed: e(400, 'invalid_request_error', 'The number has an extension, which the carrier cannot call; send it without one.'),
+  verification_in_progress: e(409, 'conflict_error', 'This number is being verified as a caller ID right now; try again when that verification has ended (within minutes).'),
+  verification_limit_reached: e(429, 'invalid_request_error', 'Too many caller ID verifications are running for this customer or account; try again when one has ended.'),
+  verification_daily_limit: e(429, 'invalid_request_error', 'This account has started the most caller ID verifications a day; try again tomorrow (UTC).'),
   // websites
   website_not_found: e(404, 'not_found_error', 'No website build with that id for this customer in this mode.'),
   website_not_ready: e(409, 'conflict_error', 'The website is not in a state that allows this; the message says why.'),

@@ -32,8 +32,13 @@ export interface Config {
   connectionTimeoutMs: number;
   /** Failed authentications (unknown API key or wrong console token) one client address may make per minute before 429. */
   authFailuresPerMinute: number;
-  /** Twilio credentials; without them live calls are simulated (and start-up says so). */
+  /** Twilio credentials; without them (and without `simulatedLiveCarrier`) live numbers and calls are refused. */
   twilio: { accountSid: string; authToken: string; apiBaseUrl: string | undefined } | null;
+  /**
+   * Live mode plays calls and sells fictional numbers through the simulated carrier when Twilio is
+   * not configured (development and tests only; never in production: live money is charged).
+   */
+  simulatedLiveCarrier: boolean;
   /** OpenAI credentials; without them the scripted agent and the built-in coach answer. */
   openai: { apiKey: string; baseUrl: string | undefined; realtimeUrl: string | undefined; realtimeModel: string; chatModel: string } | null;
   /** Port of the carrier media WebSocket server (0: a free one). */
@@ -199,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
         ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, apiBaseUrl: env.TWILIO_API_BASE_URL || undefined }
         : null,
+    simulatedLiveCarrier: env.SWITCHBOARD_SIMULATED_LIVE_CARRIER === '1',
     openai: env.OPENAI_API_KEY
       ? {
           apiKey: env.OPENAI_API_KEY,
@@ -224,4 +230,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dnsServers: env.SWITCHBOARD_DNS_SERVERS ? env.SWITCHBOARD_DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     builderPollMs: int(env.SWITCHBOARD_BUILDER_POLL_MS, 2_000, 'SWITCHBOARD_BUILDER_POLL_MS', 10),
   };
+}
+
+/**
+ * The carrier live mode uses: Twilio when configured, else the simulated one where a development
+ * or test set-up asked for it, else none (live numbers and calls are refused, and readiness says
+ * `carrier_not_configured`).
+ */
+export function liveCarrierKind(config: Pick<Config, 'twilio' | 'simulatedLiveCarrier'>): 'twilio' | 'simulated' | null {
+  return config.twilio ? 'twilio' : config.simulatedLiveCarrier ? 'simulated' : null;
 }

@@ -54,6 +54,11 @@ export type RefusalCode =
   | 'number_already_added'
   | 'caller_id_in_use'
   | 'carrier_unavailable'
+  | 'caller_id_not_geographic'
+  | 'phone_extension_not_allowed'
+  | 'verification_in_progress'
+  | 'verification_limit_reached'
+  | 'verification_daily_limit'
   // websites
   | 'website_not_found'
   | 'website_not_ready'

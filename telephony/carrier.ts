@@ -72,7 +72,8 @@ export interface RecordingReport {
 }
 
 export interface Carrier extends NumberCarrier {
-  readonly name: 'twilio' | 'simulated';
+  /** `none`: live mode without a configured carrier (telephony/unconfigured-carrier.ts), which refuses everything. */
+  readonly name: 'twilio' | 'simulated' | 'none';
   dial(request: DialRequest): Promise<DialResult>;
   hangup(carrierCallId: string): Promise<void>;
   /**

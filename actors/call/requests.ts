@@ -11,6 +11,7 @@ import { parsePhone } from '../shared/phone.ts';
 import type { CustomerDirectory } from '../customer/customer-directory.ts';
 import { callRequestView, callView, isFinished } from './views.ts';
 import { withTransaction } from '../../db/pool.ts';
+import { liveCarrierKind } from '../../runtime/config.ts';
 
 /**
  * The reseller-facing side of calls: queueing requests, reading them and cancelling them. A plain
@@ -84,6 +85,8 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
   async function queueCall(accountId: string, mode: Mode, input: QueueCallInput, idempotency: IdempotencyClaim | undefined): Promise<Written<ReturnType<typeof callRequestView>>> {
     const now = clock.now();
     const customer = await customers.find(accountId, mode, input.customer_id);
+    // Live calls need a carrier: without one nothing is queued (readiness says carrier_not_configured).
+    if (mode === 'live' && !liveCarrierKind(config)) throw new Refusal('carrier_unavailable', 'No carrier is set up for live calls yet; nothing was queued or charged.');
     const parsed = parsePhone(input.phone, customer.country);
     if (!parsed.ok) {
       throw new Refusal('invalid_phone_number', `"${input.phone}" is not a valid telephone number (read with ${customer.country} as the default country).`);

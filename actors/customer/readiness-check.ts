@@ -40,6 +40,7 @@ export function readinessFactsOf(facts: ReadinessRow, now: Date): ReadinessFacts
     countryOpened: facts.country_opened,
     speechCertified: facts.speech_certified,
     hasNumberInCountry: facts.has_number_in_country,
+    liveCarrierConfigured: facts.live_carrier_configured,
     scriptCertified: facts.script_certified,
     termsAccepted: facts.terms_accepted,
     requestedSteps: facts.requested_steps ?? [],

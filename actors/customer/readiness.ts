@@ -24,6 +24,8 @@ export interface ReadinessFacts {
   countryOpened: boolean;
   speechCertified: boolean;
   hasNumberInCountry: boolean;
+  /** Live mode has a carrier (Twilio configured): without one no live call or number can be had. */
+  liveCarrierConfigured: boolean;
   scriptCertified: boolean;
   termsAccepted: boolean;
   /** Provisioning steps the reseller has asked for: until asked, a step is the reseller's move. */
@@ -38,6 +40,7 @@ export const BLOCKER_CODES = [
   'kyb_incomplete',
   'agreement_unsigned',
   'insufficient_balance',
+  'carrier_not_configured',
   'human_speech_gate_closed',
   'no_number_in_country',
   'script_uncertified',
@@ -50,6 +53,7 @@ export type CheckName =
   | 'business_verified'
   | 'agreement_signed'
   | 'balance_loaded'
+  | 'carrier_configured'
   | 'speech_certified_for_language'
   | 'number_in_country'
   | 'script_certified'
@@ -142,6 +146,12 @@ const GATES: readonly Gate[] = [
               '(read it with a live key, GET /v1/balance; top it up in the console).',
           )
         : inConsole('Your available balance does not cover the reserve of one call; top up to call.', 'Top up your balance in the console.'),
+  },
+  {
+    // A live call needs a carrier; test calls never reach one.
+    check: 'carrier_configured', blocker: 'carrier_not_configured', liveOnly: true,
+    passes: (f) => f.liveCarrierConfigured,
+    explain: () => byService('No carrier is set up for live calls yet, so live calls and live numbers are refused; the service is setting one up.'),
   },
   {
     check: 'speech_certified_for_language', blocker: 'human_speech_gate_closed', liveOnly: false,

@@ -32,6 +32,7 @@ export function registerNumberRoutes(app: App, services: NumberRouteDeps): void 
         response: responses({ 201: NumberSchema }, [
           'customer_not_found', 'country_required', 'no_number_available', 'insufficient_balance', 'parameter_missing', 'invalid_phone_number',
           'phone_country_mismatch', 'number_already_added', 'caller_id_in_use', 'carrier_unavailable', 'invalid_parameter', 'unknown_parameter',
+          'caller_id_not_geographic', 'phone_extension_not_allowed', 'verification_in_progress', 'verification_limit_reached', 'verification_daily_limit',
           'invalid_json', 'field_too_long', 'idempotency_key_reused', 'idempotency_key_too_long', 'scope_missing',
         ]),
       },

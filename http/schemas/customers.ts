@@ -83,6 +83,7 @@ export const ReadinessSchema = Type.Object({
     business_verified: Type.Boolean(),
     agreement_signed: Type.Boolean(),
     balance_loaded: Type.Boolean(),
+    carrier_configured: Type.Boolean({ description: 'live mode has a carrier; false: carrier_not_configured (live calls and numbers refused)' }),
     speech_certified_for_language: Type.Boolean(),
     number_in_country: Type.Boolean(),
     script_certified: Type.Boolean(),

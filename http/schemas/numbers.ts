@@ -43,7 +43,16 @@ export const NumberOrderBody = Type.Object(
     kind: Type.Optional(Type.Union([Type.Literal('rented'), Type.Literal('caller_id')], { default: 'rented' })),
     phone_number: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "caller_id only: the customer's own number, in any common format" })),
     area_code: Type.Optional(
-      withCode(Type.String({ pattern: '^[2-9][0-9]{2}$', description: 'rented, US and CA only: a preferred area code; another is rented when it has none' }), 'invalid_parameter'),
+      withCode(
+        Type.String({
+          minLength: 1,
+          maxLength: 8,
+          description:
+            "rented, US and CA customers only: a preferred area code in service in the customer's country (three digits); another is rented when it has none. " +
+            'Any other country, or a code not in service there, is 400 invalid_parameter.',
+        }),
+        'invalid_parameter',
+      ),
     ),
   },
   { additionalProperties: false, examples: [{ kind: 'rented', area_code: '202' }] },

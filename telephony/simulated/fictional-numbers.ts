@@ -1,3 +1,5 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+
 /**
  * Ranges countries reserve for fiction and drama: test mode's numbers come from here, so a test
  * number can never ring a real person. The simulated carrier sells them; provisioning hands them
@@ -33,8 +35,23 @@ const NANP_COUNTRIES = new Set(['US', 'CA']);
 /** The countries with a fictional range. */
 export const FICTIONAL_COUNTRIES: readonly string[] = Object.keys(RANGES);
 
+/** Geographic number types: an area code whose numbers are of these is one in service. */
+const GEOGRAPHIC = new Set(['FIXED_LINE', 'MOBILE', 'FIXED_LINE_OR_MOBILE']);
+
+/**
+ * Whether `areaCode` is a geographic area code in service in `country` (US or CA), as
+ * libphonenumber's metadata knows it: no number is invented in an unassigned code (999), a
+ * non-geographic one (800, 900) or another country's (416 is Canadian).
+ */
+export function areaCodeInService(country: string, areaCode: string): boolean {
+  if (!NANP_COUNTRIES.has(country) || !/^[2-9]\d{2}$/.test(areaCode)) return false;
+  const sample = parsePhoneNumberFromString(`+1${areaCode}5550100`);
+  return !!sample && sample.isValid() && sample.country === country && GEOGRAPHIC.has(sample.getType() ?? '');
+}
+
+/** The range of `country`, in `areaCode` when one is asked for; none for an area code not in service there. */
 function rangeOf(country: string, areaCode?: string): FictionalRange | undefined {
-  if (areaCode && NANP_COUNTRIES.has(country) && /^[2-9]\d{2}$/.test(areaCode)) return NANP_FICTIONAL(areaCode);
+  if (areaCode && NANP_COUNTRIES.has(country)) return areaCodeInService(country, areaCode) ? NANP_FICTIONAL(areaCode) : undefined;
   return RANGES[country];
 }
 
@@ -47,8 +64,8 @@ function nth(range: FictionalRange, i: number): string {
 }
 
 /**
- * Up to `limit` distinct fictional numbers of `country` (an area code is honoured for US and CA),
- * starting at the fraction `start` in [0,1) of the range and wrapping; none for a country
+ * Up to `limit` distinct fictional numbers of `country` (an area code is honoured for US and CA;
+ * one not in service there has none), starting at the fraction `start` in [0,1) of the range and wrapping; none for a country
  * without a fictional range.
  */
 export function fictionalNumbers(country: string, options: { areaCode?: string; limit: number; start?: number }): string[] {

@@ -4,6 +4,11 @@
  * request, its signed status callback, list and delete). The stock is fictional: US and GB sell
  * freely, DE needs a regulatory bundle (21649), FR an address (21631), NZ has none (an empty
  * list), and any other country is one Twilio sells nothing in (404).
+ *
+ * As unkind as Twilio: lists come in pages (`PageSize`, at most `maxPageSize`, with
+ * `next_page_uri` naming the next page, which a client must follow), and a number offered by a
+ * search can be sold to someone else before the purchase (`nextSearch({ sellOut })`: the
+ * purchase then answers 21422, "PhoneNumber is not available").
  */
 import { randomHex } from '../../runtime/tokens.ts';
 
@@ -66,6 +71,12 @@ export interface FakePurchaseScript {
   beforeAnswer?: () => Promise<void>;
 }
 
+/** How the next search (AvailablePhoneNumbers) goes. */
+export interface FakeSearchScript {
+  /** Once answered, the first this many numbers it offered are sold to another Twilio customer. */
+  sellOut?: number;
+}
+
 /** How the next release (IncomingPhoneNumbers DELETE) goes. */
 export interface FakeReleaseScript {
   /** Twilio refuses with this error and the number stays bought. */
@@ -100,6 +111,9 @@ export interface FakeNumbers {
   validations: FakeValidation[];
   nextValidation(script: FakeValidationScript): void;
   nextPurchase(script: FakePurchaseScript): void;
+  nextSearch(script: FakeSearchScript): void;
+  /** The largest page the fake answers, whatever PageSize asks (Twilio's is 1,000; tests lower it to make lists page). */
+  setMaxPageSize(size: number): void;
   nextRelease(script: FakeReleaseScript): void;
   /** Answers `/2010-04-01/Accounts/{sid}/{rest}` for the number resources (later, when scripted so); null when `rest` is not one. */
   route(method: string, rest: string, form: Record<string, string[]>, query: URLSearchParams): Answer | Promise<Answer> | null;
@@ -122,6 +136,8 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
   const scripts: FakeValidationScript[] = [];
   const purchaseScripts: FakePurchaseScript[] = [];
   const releaseScripts: FakeReleaseScript[] = [];
+  const searchScripts: FakeSearchScript[] = [];
+  let maxPageSize = 1000;
   const timers = new Set<NodeJS.Timeout>();
   const accountUri = `/${API_VERSION}/Accounts/${accountSid}`;
 
@@ -145,9 +161,17 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
     const s = stock[country];
     if (!s) return notFound(`AvailablePhoneNumbers/${country}/Local.json`);
     const areaCode = query.get('AreaCode');
-    const pageSize = Math.min(Number(query.get('PageSize') ?? 50) || 50, 1000);
-    const matching = s.numbers.filter((n) => !areaCode || n.e164.startsWith(`+1${areaCode}`)).slice(0, pageSize);
-    const uri = `${accountUri}/AvailablePhoneNumbers/${country}/Local.json?PageSize=${pageSize}&Page=0`;
+    const { items: matching, paging } = page(
+      s.numbers.filter((n) => !areaCode || n.e164.startsWith(`+1${areaCode}`)),
+      query,
+      `${accountUri}/AvailablePhoneNumbers/${country}/Local.json`,
+    );
+    const script = searchScripts.shift();
+    if (script?.sellOut) {
+      // Sold to another Twilio customer once this answer went out.
+      const sold = new Set(matching.slice(0, script.sellOut).map((n) => n.e164));
+      s.numbers = s.numbers.filter((n) => !sold.has(n.e164));
+    }
     return {
       status: 200,
       body: {
@@ -167,7 +191,38 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
           // This resource names them SMS and MMS; IncomingPhoneNumbers says sms and mms.
           capabilities: { voice: true, SMS: country !== 'GB', MMS: country === 'US', fax: false },
         })),
-        ...onePage(matching.length, uri, pageSize),
+        ...paging,
+      },
+    };
+  }
+
+  /**
+   * One page of `all` as Twilio pages a list: `PageSize` (default 50, at most `maxPageSize`) and
+   * `Page` (from 0; Twilio's next_page_uri also carries a PageToken, which the fake ignores).
+   */
+  function page<T>(all: T[], query: URLSearchParams, path: string) {
+    const pageSize = Math.min(Number(query.get('PageSize') ?? 50) || 50, maxPageSize);
+    const pageNo = Math.max(Number(query.get('Page') ?? 0) || 0, 0);
+    const start = pageNo * pageSize;
+    const items = all.slice(start, start + pageSize);
+    const filters = [...query.entries()].filter(([k]) => !['PageSize', 'Page', 'PageToken'].includes(k));
+    const uriOf = (n: number) => {
+      const q = new URLSearchParams([...filters, ['PageSize', String(pageSize)], ['Page', String(n)]]);
+      if (n > 0) q.set('PageToken', `PA${n}`);
+      return `${path}?${q.toString()}`;
+    };
+    const hasNext = start + pageSize < all.length;
+    return {
+      items,
+      paging: {
+        end: Math.max(start + items.length - 1, 0),
+        first_page_uri: uriOf(0),
+        next_page_uri: hasNext ? uriOf(pageNo + 1) : null,
+        page: pageNo,
+        page_size: pageSize,
+        previous_page_uri: pageNo > 0 ? uriOf(pageNo - 1) : null,
+        start,
+        uri: uriOf(pageNo),
       },
     };
   }
@@ -297,9 +352,11 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
 
   function listCallerIds(query: URLSearchParams) {
     const phoneNumber = query.get('PhoneNumber');
-    const pageSize = Math.min(Number(query.get('PageSize') ?? 50) || 50, 1000);
-    const found = [...callerIds.values()].filter((c) => !phoneNumber || c.phoneNumber === phoneNumber).slice(0, pageSize);
-    const uri = `${accountUri}/OutgoingCallerIds.json?PageSize=${pageSize}&Page=0`;
+    const { items: found, paging } = page(
+      [...callerIds.values()].filter((c) => !phoneNumber || c.phoneNumber === phoneNumber),
+      query,
+      `${accountUri}/OutgoingCallerIds.json`,
+    );
     const now = rfc2822(new Date());
     return {
       status: 200,
@@ -313,7 +370,7 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
           sid: c.sid,
           uri: `${accountUri}/OutgoingCallerIds/${c.sid}.json`,
         })),
-        ...onePage(found.length, uri, pageSize),
+        ...paging,
       },
     };
   }
@@ -325,17 +382,14 @@ export function createFakeNumbers(deps: FakeNumbersDeps): FakeNumbers {
     nextValidation: (script) => void scripts.push(script),
     nextPurchase: (script) => void purchaseScripts.push(script),
     nextRelease: (script) => void releaseScripts.push(script),
+    nextSearch: (script) => void searchScripts.push(script),
+    setMaxPageSize: (size) => void (maxPageSize = size),
     route,
     close() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
     },
   };
-}
-
-/** The paging fields of a list answer that fits in one page. */
-function onePage(count: number, uri: string, pageSize: number) {
-  return { end: Math.max(count - 1, 0), first_page_uri: uri, next_page_uri: null, page: 0, page_size: pageSize, previous_page_uri: null, start: 0, uri };
 }
 
 function one(form: Record<string, string[]>, name: string): string | undefined {

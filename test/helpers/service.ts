@@ -43,6 +43,9 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     // Every test client is 127.0.0.1 and many tests check refusals on purpose; the throttle of
     // failed authentications has tests of their own that set it back down.
     SWITCHBOARD_AUTH_FAILURES_PER_MINUTE: '1000000',
+    // Live mode without Twilio plays calls and sells fictional numbers through the simulated
+    // carrier; tests of live mode without a carrier set this to ''.
+    SWITCHBOARD_SIMULATED_LIVE_CARRIER: '1',
     ...env,
   });
   const logs = new LogCapture();

@@ -61,6 +61,17 @@ test('searchNumbers reads AvailablePhoneNumbers/{country}/Local with AreaCode an
   t.is((await carrier.searchNumbers({ country: 'US' })).length, 20, 'twenty by default');
 });
 
+test('searchNumbers follows next_page_uri when Twilio answers in pages smaller than asked for, up to the limit', async (t) => {
+  const { fake, carrier } = await setup(t);
+  fake.numbers.setMaxPageSize(2);
+  const found = await carrier.searchNumbers({ country: 'US', areaCode: '202', limit: 5 });
+  t.deepEqual(found.map((n) => n.e164), ['+12025550100', '+12025550101', '+12025550102', '+12025550103', '+12025550104']);
+  const pages = fake.requests.filter((r) => r.path.endsWith('/AvailablePhoneNumbers/US/Local.json'));
+  t.deepEqual(pages.map((r) => r.query?.get('Page') ?? '0'), ['0', '1', '2'], 'three pages of two, two and one');
+  t.true(pages.every((r) => r.query?.get('AreaCode') === '202'), 'the next pages keep the filter');
+  t.deepEqual(pages.slice(1).map((r) => r.query?.get('PageToken')), ['PA1', 'PA2'], 'the next page is the one Twilio named');
+});
+
 test('searchNumbers outside the US and Canada sends no AreaCode (Twilio applies it to NANP only); GB numbers say no SMS', async (t) => {
   const { fake, carrier } = await setup(t);
   const found = await carrier.searchNumbers({ country: 'GB', areaCode: '20', limit: 2 });
@@ -189,7 +200,9 @@ test('wrong credentials: every number operation is a carrier_error (20003), neve
   // The fake checks Basic auth like Twilio: the right pair passes.
   const ok = await fetch(`${fake.baseUrl}/2010-04-01/Accounts/${ACCOUNT_SID}/AvailablePhoneNumbers/US/Local.json?PageSize=1`, { headers: { authorization: BASIC } });
   t.is(ok.status, 200);
-  t.like(await ok.json(), { available_phone_numbers: [{ phone_number: '+12025550100', friendly_name: '(202) 555-0100', iso_country: 'US' }], next_page_uri: null });
+  const body = (await ok.json()) as any;
+  t.like(body, { available_phone_numbers: [{ phone_number: '+12025550100', friendly_name: '(202) 555-0100', iso_country: 'US' }], page: 0, page_size: 1 });
+  t.regex(body.next_page_uri, /AvailablePhoneNumbers\/US\/Local\.json\?PageSize=1&Page=1&PageToken=/, 'more stock is on the next page');
 });
 
 test('an unreachable carrier is a carrier_error without a code', async (t) => {

@@ -3,8 +3,11 @@
  * the live balance will not cover it, the countdown when it cannot be taken, a top-up that ends
  * the countdown, the release when it runs out; caller IDs, test mode and numbers the operator
  * assigned by hand. The jobs run only when a test asks (`/console/v1/jobs/<name>/run`), and every
- * test moves the one clock forward, so the tests run one at a time and place each step at noon
- * UTC of a day worked out from the number's own `renews_on`. The money invariants hold after each.
+ * test moves the one clock forward, so the tests run one at a time, each from a day of its own
+ * later than the last test's, and place each step at noon UTC of a literal day: the spec's
+ * rules (a month to the same day, the warning 3 days before, the release 14 days after) are
+ * written out as dates here, never computed with the code's own constants or date functions.
+ * The money invariants hold after each.
  */
 import test, { type ExecutionContext } from 'ava';
 import crypto from 'node:crypto';
@@ -13,7 +16,6 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { clockDays } from '../helpers/clock-days.ts';
-import { addDays, nextRenewal, RELEASE_COUNTDOWN_DAYS, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import type { Client } from '../helpers/http.ts';
 
 let svc: TestService;
@@ -49,9 +51,7 @@ async function run(job: 'renew_numbers' | 'release_numbers'): Promise<number> {
   return r.body.processed;
 }
 
-const clockNow = () => clockDays(con).clockNow();
 const advanceTo = (day: string) => clockDays(con).advanceTo(day);
-const startOfTest = () => clockDays(con).startOfTest();
 
 async function rent(api: Client, customerId: string) {
   const r = await api.post(`/v1/customers/${customerId}/numbers`, {});
@@ -80,8 +80,6 @@ async function numberInCountry(api: Client, customerId: string): Promise<boolean
   return (await api.get(`/v1/customers/${customerId}/readiness`)).body.checks.number_in_country;
 }
 
-const anchorOf = (n: { created_at: string }) => new Date(n.created_at).getUTCDate();
-
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -97,115 +95,110 @@ function sameLines(t: ExecutionContext, lines: any[], expected: number, what: st
 }
 
 test.serial('renewal when the balance covers it: one number line per period with the period in its description, renews_on a month on, even when the job runs twice at once and again', async (t) => {
-  await startOfTest();
+  await advanceTo('2027-01-15');
   const a = await liveAccount(25_000);
   const c = await makeCustomer(a.liveApi);
   const numbers = [];
   for (let i = 0; i < 5; i++) numbers.push(await rent(a.liveApi, c.id));
   t.is(await balanceOf(a.liveApi), 25_000 - 5 * 1500);
-  const renewsOn = numbers[0].renews_on as string;
-  t.true(numbers.every((n) => n.renews_on === renewsOn));
-  const next = nextRenewal(renewsOn, anchorOf(numbers[0]));
+  t.true(numbers.every((n) => n.renews_on === '2027-02-15'), 'a month on, to the day');
 
-  // The notice window opens; the balance covers the rent, so nobody is warned.
-  await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS));
+  // The notice window opens 3 days ahead; the balance covers the rent, so nobody is warned.
+  await advanceTo('2027-02-12');
   await run('renew_numbers');
   t.is((await a.liveApi.get('/v1/events?type=number.payment_due')).body.data.length, 0);
   t.is((await ledgerOf(a.liveApi, c.id)).length, 5, 'nothing charged before the renewal');
 
-  await advanceTo(renewsOn);
+  await advanceTo('2027-02-15');
   await Promise.all([run('renew_numbers'), run('renew_numbers')]);
   await run('renew_numbers');
 
-  const renewals = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.description.includes(`${renewsOn} to ${next}`));
+  const renewals = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.description.includes('2027-02-15 to 2027-03-15'));
   sameLines(t, renewals, 5, 'one renewal line per number');
   for (const line of renewals) t.like(line, { type: 'usage', cause: 'number', amount_cents: -1500, applied: true, customer_id: c.id });
   t.is((await ledgerOf(a.liveApi, c.id)).length, 10);
   for (const n of numbers) {
-    t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next, release_due_on: null });
+    t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2027-03-15', release_due_on: null });
   }
   t.is(await balanceOf(a.liveApi), 25_000 - 10 * 1500);
   const db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
   t.teardown(() => db.end());
-  const claimed = await db.query(`SELECT count(*)::int AS n FROM recurring_charges WHERE customer_id = $1 AND period_start = $2`, [c.id, renewsOn]);
+  const claimed = await db.query(`SELECT count(*)::int AS n FROM recurring_charges WHERE customer_id = $1 AND period_start = $2`, [c.id, '2027-02-15']);
   t.is(claimed.rows[0].n, 5, 'each period claimed once');
   t.is((await a.liveApi.get('/v1/events?type=number.payment_due')).body.data.length, 0);
 });
 
-test.serial('short of the rent: warned once 3 days ahead; at renewal payment_due with the countdown, still dialling; a top-up in the countdown takes the rent at once and the number is active again', async (t) => {
-  await startOfTest();
+test.serial('short of the rent: warned once 3 days ahead; at renewal payment_due with the 14-day countdown, still dialling; a top-up in the countdown takes the rent at once and the number is active again', async (t) => {
+  await advanceTo('2027-04-10');
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
   const n = await rent(a.liveApi, c.id);
   t.is(await balanceOf(a.liveApi), 1_000, 'less than a month of rent left');
-  const renewsOn = n.renews_on as string;
-  const next = nextRenewal(renewsOn, anchorOf(n));
+  t.is(n.renews_on, '2027-05-10');
 
   // Four days ahead: no warning yet.
-  await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS - 1));
+  await advanceTo('2027-05-06');
   await run('renew_numbers');
   t.is((await eventsAbout(a.liveApi, 'number.payment_due', n.id)).length, 0);
 
   // Three days ahead: one early warning, without a release date, however often the job runs.
-  await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS));
+  await advanceTo('2027-05-07');
   await run('renew_numbers');
   await run('renew_numbers');
-  await advanceTo(addDays(renewsOn, -1));
+  await advanceTo('2027-05-09');
   await run('renew_numbers');
   const notices = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
   t.is(notices.length, 1);
-  t.like(notices[0].data, { id: n.id, status: 'active', renews_on: renewsOn, release_due_on: null });
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: renewsOn, release_due_on: null });
+  t.like(notices[0].data, { id: n.id, status: 'active', renews_on: '2027-05-10', release_due_on: null });
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2027-05-10', release_due_on: null });
 
-  // The renewal: the rent cannot be taken, so the countdown starts.
-  await advanceTo(renewsOn);
+  // The renewal: the rent cannot be taken, so the countdown starts: released 14 days on.
+  await advanceTo('2027-05-10');
   await run('renew_numbers');
   await run('renew_numbers');
-  const releaseOn = addDays(renewsOn, RELEASE_COUNTDOWN_DAYS);
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', renews_on: renewsOn, release_due_on: releaseOn });
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', renews_on: '2027-05-10', release_due_on: '2027-05-24' });
   const due = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
   t.is(due.length, 2, 'one warning and one countdown, however often the job runs');
-  t.like(due[1].data, { id: n.id, status: 'payment_due', release_due_on: releaseOn });
+  t.like(due[1].data, { id: n.id, status: 'payment_due', release_due_on: '2027-05-24' });
   t.is((await ledgerOf(a.liveApi, c.id)).length, 1, 'nothing charged');
   t.is(await balanceOf(a.liveApi), 1_000);
   t.true(await numberInCountry(a.liveApi, c.id), 'a number in its countdown still dials');
 
   // A top-up five days in: the rent is taken in the top-up's transaction.
-  await advanceTo(addDays(renewsOn, 5));
+  await advanceTo('2027-05-15');
   await topUp(a, 2_500);
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next, release_due_on: null });
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2027-06-10', release_due_on: null });
   const lines = await ledgerOf(a.liveApi, c.id);
-  sameLines(t, lines.filter((l) => l.cause === 'number' && l.description.includes(`${renewsOn} to ${next}`)), 1, 'the renewal line');
+  sameLines(t, lines.filter((l) => l.cause === 'number' && l.description.includes('2027-05-10 to 2027-06-10')), 1, 'the renewal line');
   t.is(await balanceOf(a.liveApi), 1_000 + 2_500 - 1_500);
   t.true(await numberInCountry(a.liveApi, c.id));
 
   // The countdown's end passes without a release, and the job charges nothing more.
-  await advanceTo(releaseOn);
+  await advanceTo('2027-05-24');
   await run('release_numbers');
   await run('renew_numbers');
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next });
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2027-06-10' });
   t.is((await eventsAbout(a.liveApi, 'number.released', n.id)).length, 0);
   t.is((await ledgerOf(a.liveApi, c.id)).length, 2);
 });
 
-test.serial('the countdown runs out: released by release_numbers on its day with number.released; readiness loses the number; a later top-up charges nothing', async (t) => {
-  await startOfTest();
+test.serial('the countdown runs out: released by release_numbers on its 14th day with number.released, not on the 13th; readiness loses the number; a later top-up charges nothing', async (t) => {
+  await advanceTo('2027-07-05');
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
   const n = await rent(a.liveApi, c.id);
-  const renewsOn = n.renews_on as string;
-  await advanceTo(renewsOn);
+  t.is(n.renews_on, '2027-08-05');
+  await advanceTo('2027-08-05');
   await run('renew_numbers');
-  const releaseOn = addDays(renewsOn, RELEASE_COUNTDOWN_DAYS);
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', release_due_on: releaseOn });
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', release_due_on: '2027-08-19' });
 
-  await advanceTo(addDays(releaseOn, -1));
+  await advanceTo('2027-08-18');
   await run('release_numbers');
   t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'payment_due', 'the day before: still counting down');
   t.true(await numberInCountry(a.liveApi, c.id));
 
-  await advanceTo(releaseOn);
+  await advanceTo('2027-08-19');
   await Promise.all([run('release_numbers'), run('release_numbers')]);
   const released = await numberOf(a.liveApi, c.id, n.id);
   t.like(released, { status: 'released', renews_on: null, release_due_on: null });
@@ -223,7 +216,7 @@ test.serial('the countdown runs out: released by release_numbers on its day with
 });
 
 test.serial('a service away for two renewals catches up both periods when the balance covers them, and starts the countdown at the first it cannot', async (t) => {
-  await startOfTest();
+  await advanceTo('2027-09-20');
   const rich = await liveAccount(5_000);
   const rc = await makeCustomer(rich.liveApi);
   const rn = await rent(rich.liveApi, rc.id);
@@ -231,59 +224,58 @@ test.serial('a service away for two renewals catches up both periods when the ba
   const poor = await liveAccount(3_000);
   const pc = await makeCustomer(poor.liveApi);
   const pn = await rent(poor.liveApi, pc.id);
-  t.is(rn.renews_on, pn.renews_on);
-  const first = rn.renews_on as string;
-  const second = nextRenewal(first, anchorOf(rn));
-  const third = nextRenewal(second, anchorOf(rn));
+  t.is(rn.renews_on, '2027-10-20');
+  t.is(pn.renews_on, '2027-10-20');
 
-  await advanceTo(addDays(second, 1));
+  await advanceTo('2027-11-21');
   await run('renew_numbers');
   const lines = (await ledgerOf(rich.liveApi, rc.id)).filter((l) => l.cause === 'number');
   sameLines(t, lines, 3, 'the first month and both renewals');
-  t.is(lines.filter((l) => l.description.includes(`${first} to ${second}`)).length, 1);
-  t.is(lines.filter((l) => l.description.includes(`${second} to ${third}`)).length, 1);
-  t.like(await numberOf(rich.liveApi, rc.id, rn.id), { status: 'active', renews_on: third, release_due_on: null });
+  t.is(lines.filter((l) => l.description.includes('2027-10-20 to 2027-11-20')).length, 1);
+  t.is(lines.filter((l) => l.description.includes('2027-11-20 to 2027-12-20')).length, 1);
+  t.like(await numberOf(rich.liveApi, rc.id, rn.id), { status: 'active', renews_on: '2027-12-20', release_due_on: null });
   t.is(await balanceOf(rich.liveApi), 5_000 - 3 * 1_500);
   await run('renew_numbers');
   t.is((await ledgerOf(rich.liveApi, rc.id)).length, 3, 'a second run charges nothing');
 
   const poorLines = await ledgerOf(poor.liveApi, pc.id);
   sameLines(t, poorLines, 2, 'the first month and the renewal it could pay');
-  t.is(poorLines.filter((l) => l.description.includes(`${first} to ${second}`)).length, 1);
-  // The countdown runs from the day the service found the rent unpaid (a day late), not from
-  // the renewal: a service away past a whole countdown would otherwise release with none.
-  const releaseDue = addDays(addDays(second, 1), RELEASE_COUNTDOWN_DAYS);
-  t.like(await numberOf(poor.liveApi, pc.id, pn.id), { status: 'payment_due', renews_on: second, release_due_on: releaseDue });
+  t.is(poorLines.filter((l) => l.description.includes('2027-10-20 to 2027-11-20')).length, 1);
+  // The countdown runs 14 days from the day the service found the rent unpaid (a day late,
+  // 21 November), not from the renewal: a service away past a whole countdown would otherwise release with none.
+  t.like(await numberOf(poor.liveApi, pc.id, pn.id), { status: 'payment_due', renews_on: '2027-11-20', release_due_on: '2027-12-05' });
   t.is(await balanceOf(poor.liveApi), 0);
   const [due] = await eventsAbout(poor.liveApi, 'number.payment_due', pn.id);
-  t.like(due?.data, { release_due_on: releaseDue });
+  t.like(due?.data, { release_due_on: '2027-12-05' });
 });
 
 test.serial('a service away past a whole countdown still gives the full countdown before releasing', async (t) => {
-  await startOfTest();
+  await advanceTo('2028-01-10');
   const a = await liveAccount();
   const c = await makeCustomer(a.liveApi);
   await topUp(a, 2_500);
   const n = await rent(a.liveApi, c.id);
+  t.is(n.renews_on, '2028-02-10');
   await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'spend-1' });
-  const late = addDays(n.renews_on, RELEASE_COUNTDOWN_DAYS + 5);
-  await advanceTo(late);
+  // 19 days late (2028 is a leap year): the countdown runs 14 days from then.
+  await advanceTo('2028-02-29');
   await run('renew_numbers');
   await run('release_numbers');
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', release_due_on: addDays(late, RELEASE_COUNTDOWN_DAYS) });
-  await advanceTo(addDays(late, RELEASE_COUNTDOWN_DAYS));
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', release_due_on: '2028-03-14' });
+  await advanceTo('2028-03-14');
   await run('release_numbers');
   t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'released');
 });
 
 test.serial('the early warning counts every rent due by then: two numbers and money for one, both warned', async (t) => {
-  await startOfTest();
+  await advanceTo('2028-04-01');
   const a = await liveAccount(5_000);
   const c = await makeCustomer(a.liveApi);
   const first = await rent(a.liveApi, c.id);
   const second = await rent(a.liveApi, c.id);
+  t.is(first.renews_on, '2028-05-01');
   t.is(await balanceOf(a.liveApi), 2_000, 'covers one renewal of 1,500, not two');
-  await advanceTo(addDays(first.renews_on, -RENEWAL_NOTICE_DAYS));
+  await advanceTo('2028-04-28');
   await run('renew_numbers');
   for (const n of [first, second]) {
     const events = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
@@ -293,7 +285,7 @@ test.serial('the early warning counts every rent due by then: two numbers and mo
 });
 
 test.serial('a verified caller ID renews at 1,200 cents', async (t) => {
-  await startOfTest();
+  await advanceTo('2028-06-12');
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
   const ordered = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550147' });
@@ -303,33 +295,36 @@ test.serial('a verified caller ID renews at 1,200 cents', async (t) => {
     return got.status === 'active' && got;
   });
   t.is(await balanceOf(a.liveApi), 2_500 - 1_200);
-  const renewsOn = n.renews_on as string;
-  const next = nextRenewal(renewsOn, anchorOf(n));
-  await advanceTo(renewsOn);
+  t.is(n.renews_on, '2028-07-12');
+  await advanceTo('2028-07-12');
   await run('renew_numbers');
-  const renewals = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.description.includes(`${renewsOn} to ${next}`));
+  const renewals = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.description.includes('2028-07-12 to 2028-08-12'));
   sameLines(t, renewals, 1, 'the renewal');
   t.like(renewals[0], { cause: 'caller_id', amount_cents: -1_200, applied: true });
   t.regex(renewals[0].description, /^Verified caller ID /);
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next });
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2028-08-12' });
   t.is(await balanceOf(a.liveApi), 2_500 - 2 * 1_200);
+  await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${n.id}`);
 });
 
 test.serial('test mode: rent is priced with applied:false each month and the number never goes payment_due', async (t) => {
-  await startOfTest();
+  await advanceTo('2028-09-03');
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
   const n = await rent(a.api, c.id);
   t.is(await balanceOf(a.api), 0, 'the test balance is empty and stays so');
-  let renewsOn = n.renews_on as string;
-  for (let month = 0; month < 3; month++) {
-    await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS));
+  t.is(n.renews_on, '2028-10-03');
+  const months = [
+    ['2028-09-30', '2028-10-03', '2028-11-03'],
+    ['2028-10-31', '2028-11-03', '2028-12-03'],
+    ['2028-11-30', '2028-12-03', '2029-01-03'],
+  ];
+  for (const [notice, renewal, next] of months) {
+    await advanceTo(notice);
     await run('renew_numbers');
-    await advanceTo(renewsOn);
+    await advanceTo(renewal);
     await run('renew_numbers');
-    const next = nextRenewal(renewsOn, anchorOf(n));
     t.like(await numberOf(a.api, c.id, n.id), { status: 'active', renews_on: next, release_due_on: null });
-    renewsOn = next;
   }
   const lines = await ledgerOf(a.api, c.id);
   sameLines(t, lines, 4, 'the first month and three renewals');
@@ -338,51 +333,48 @@ test.serial('test mode: rent is priced with applied:false each month and the num
   t.is(await balanceOf(a.api), 0);
 });
 
-test.serial('a number the operator assigned renews from a month after the assignment (its first month settled by hand)', async (t) => {
-  await startOfTest();
+test.serial('a number the operator assigned on 31 January renews from a month after the assignment (the last day of February, then 31 March)', async (t) => {
+  await advanceTo('2029-01-31');
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
-  const today = (await clockNow()).toISOString().slice(0, 10);
   const phone = `+1202${crypto.randomInt(2_000_000, 9_999_999)}`;
   const assigned = await a.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: phone });
   t.is(assigned.status, 200, assigned.text);
   t.true(assigned.body.checks.number_in_country);
   const [n] = (await a.liveApi.get(`/v1/customers/${c.id}/numbers`)).body.data;
-  const renewsOn = nextRenewal(today, Number(today.slice(8, 10)));
-  t.like(n, { phone_number: phone, status: 'active', monthly_cents: 1_500, renews_on: renewsOn });
+  t.like(n, { phone_number: phone, status: 'active', monthly_cents: 1_500, renews_on: '2029-02-28' });
   t.is((await ledgerOf(a.liveApi, c.id)).length, 0, 'nothing charged at assignment');
 
-  await advanceTo(addDays(renewsOn, -1));
+  await advanceTo('2029-02-27');
   await run('renew_numbers');
   t.is((await ledgerOf(a.liveApi, c.id)).length, 0);
-  await advanceTo(renewsOn);
+  await advanceTo('2029-02-28');
   await run('renew_numbers');
   const [line] = await ledgerOf(a.liveApi, c.id);
   t.like(line, { cause: 'number', amount_cents: -1_500, applied: true });
-  t.true(line.description.includes(`${renewsOn} to ${nextRenewal(renewsOn, Number(today.slice(8, 10)))}`), line.description);
+  t.true(line.description.includes('2029-02-28 to 2029-03-31'), line.description);
   t.is(await balanceOf(a.liveApi), 1_000);
 });
 
 test.serial('a top-up that covers one of two unpaid numbers pays the older one; the other keeps counting down and is released at its end', async (t) => {
-  await startOfTest();
+  await advanceTo('2029-04-08');
   const a = await liveAccount(3_000);
   const c = await makeCustomer(a.liveApi);
   const older = await rent(a.liveApi, c.id);
   const newer = await rent(a.liveApi, c.id);
   t.is(await balanceOf(a.liveApi), 0);
-  const renewsOn = older.renews_on as string;
-  await advanceTo(renewsOn);
+  t.is(older.renews_on, '2029-05-08');
+  await advanceTo('2029-05-08');
   await run('renew_numbers');
   for (const n of [older, newer]) t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'payment_due');
 
-  await advanceTo(addDays(renewsOn, 2));
+  await advanceTo('2029-05-10');
   await topUp(a, 2_500);
-  const next = nextRenewal(renewsOn, anchorOf(older));
-  t.like(await numberOf(a.liveApi, c.id, older.id), { status: 'active', renews_on: next, release_due_on: null });
-  t.like(await numberOf(a.liveApi, c.id, newer.id), { status: 'payment_due', renews_on: renewsOn, release_due_on: addDays(renewsOn, RELEASE_COUNTDOWN_DAYS) });
+  t.like(await numberOf(a.liveApi, c.id, older.id), { status: 'active', renews_on: '2029-06-08', release_due_on: null });
+  t.like(await numberOf(a.liveApi, c.id, newer.id), { status: 'payment_due', renews_on: '2029-05-08', release_due_on: '2029-05-22' });
   t.is(await balanceOf(a.liveApi), 1_000);
 
-  await advanceTo(addDays(renewsOn, RELEASE_COUNTDOWN_DAYS));
+  await advanceTo('2029-05-22');
   await run('renew_numbers');
   await run('release_numbers');
   t.is((await numberOf(a.liveApi, c.id, newer.id)).status, 'released');
@@ -392,7 +384,7 @@ test.serial('a top-up that covers one of two unpaid numbers pays the older one; 
 });
 
 test.serial('a caller ID verified when the balance no longer covers its first month starts in its countdown; a top-up takes that month', async (t) => {
-  await startOfTest();
+  await advanceTo('2029-07-17');
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
   const ordered = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550148' });
@@ -404,28 +396,27 @@ test.serial('a caller ID verified when the balance no longer covers its first mo
     const got = await numberOf(a.liveApi, c.id, ordered.body.id);
     return got.status !== 'verifying' && got;
   });
-  const today = (await clockNow()).toISOString().slice(0, 10);
-  t.like(n, { status: 'payment_due', renews_on: today, release_due_on: addDays(today, RELEASE_COUNTDOWN_DAYS), verification: null });
+  t.like(n, { status: 'payment_due', renews_on: '2029-07-17', release_due_on: '2029-07-31', verification: null });
   const [due] = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
-  t.like(due?.data, { id: n.id, release_due_on: addDays(today, RELEASE_COUNTDOWN_DAYS) });
+  t.like(due?.data, { id: n.id, release_due_on: '2029-07-31' });
   t.is((await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'caller_id').length, 0);
 
   await topUp(a, 2_500);
-  const next = nextRenewal(today, Number(today.slice(8, 10)));
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next, release_due_on: null });
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2029-08-17', release_due_on: null });
   const [line] = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'caller_id');
   t.like(line, { amount_cents: -1_200, applied: true });
-  t.true(line.description.includes(`${today} to ${next}`), line.description);
+  t.true(line.description.includes('2029-07-17 to 2029-08-17'), line.description);
   t.is(await balanceOf(a.liveApi), 1_000 + 2_500 - 1_200);
+  await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${n.id}`);
 });
 
 test.serial('an automatic top-up during the countdown (set off by a call charge) takes the rent in the same transaction, once', async (t) => {
-  await startOfTest();
+  await advanceTo('2029-09-09');
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
   const n = await rent(a.liveApi, c.id);
-  const renewsOn = n.renews_on as string;
-  await advanceTo(renewsOn);
+  t.is(n.renews_on, '2029-10-09');
+  await advanceTo('2029-10-09');
   await run('renew_numbers');
   t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'payment_due');
 
@@ -436,9 +427,8 @@ test.serial('an automatic top-up during the countdown (set off by a call charge)
   const ended = await a.console.post(`/console/v1/accounts/${a.id}/holds/lifecycle-call/end`, { duration_seconds: 60 });
   t.like(ended.body, { outcome: 'settled', charged_cents: 20 });
 
-  const next = nextRenewal(renewsOn, anchorOf(n));
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: next, release_due_on: null });
-  const rent_ = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'number' && l.description.includes(`${renewsOn} to ${next}`));
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2029-11-09', release_due_on: null });
+  const rent_ = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'number' && l.description.includes('2029-10-09 to 2029-11-09'));
   sameLines(t, rent_, 1, 'the renewal, once');
   // 1,000 − 20 (the call) + 2,500 (automatic) − 1,500 (rent) = 1,980, still below the threshold: a second automatic top-up.
   const topUps = (await a.liveApi.get('/v1/usage?limit=100')).body.data.filter((l: any) => l.type === 'top_up');
@@ -447,17 +437,62 @@ test.serial('an automatic top-up during the countdown (set off by a call charge)
 });
 
 test.serial('automatic top-up pays a renewal the balance cannot cover even when the balance sits above its threshold', async (t) => {
-  await startOfTest();
+  await advanceTo('2029-12-01');
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
   const n = await rent(a.liveApi, c.id);
   t.is(await balanceOf(a.liveApi), 1_000);
+  t.is(n.renews_on, '2030-01-01');
   // Threshold 500: a balance of 1,000 is above it, and still short of the 1,500 rent.
   const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
   t.true(set.status < 300, set.text);
-  await advanceTo(n.renews_on);
+  await advanceTo('2030-01-01');
   await run('renew_numbers');
   t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', release_due_on: null });
   t.is(await balanceOf(a.liveApi), 1_000 + 2_500 - 1_500);
   t.is((await eventsAbout(a.liveApi, 'number.payment_due', n.id)).length, 0);
+});
+
+test.serial('money held by a running call is not there for rent: 1,500 on the balance with 400 held does not pay a 1,500 renewal (warned, then the countdown)', async (t) => {
+  await advanceTo('2030-02-14');
+  const a = await liveAccount(3_000);
+  const c = await makeCustomer(a.liveApi);
+  const n = await rent(a.liveApi, c.id);
+  t.is(n.renews_on, '2030-03-14');
+  t.is(await balanceOf(a.liveApi), 1_500, 'exactly one month of rent on the balance');
+  // A call is running: its start held 400 cents (20 minutes at 20 cents).
+  t.true((await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'running-call' })).body.ok);
+  t.is((await a.liveApi.get('/v1/balance')).body.available_cents, 1_100);
+  await advanceTo('2030-03-11');
+  await run('renew_numbers');
+  const [warning] = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
+  t.like(warning?.data, { status: 'active', release_due_on: null }, 'warned 3 days ahead: 1,100 spendable will not cover 1,500');
+  await advanceTo('2030-03-14');
+  await run('renew_numbers');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', renews_on: '2030-03-14', release_due_on: '2030-03-28' });
+  t.is((await ledgerOf(a.liveApi, c.id)).length, 1, 'the renewal was not charged');
+  t.is(await balanceOf(a.liveApi), 1_500);
+});
+
+test.serial('money that came back during the countdown (a running call ended, no top-up) pays the rent at the end of the countdown instead of releasing', async (t) => {
+  await advanceTo('2030-04-05');
+  const a = await liveAccount(3_000);
+  const c = await makeCustomer(a.liveApi);
+  const n = await rent(a.liveApi, c.id);
+  t.true((await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'long-call' })).body.ok);
+  await advanceTo('2030-05-05');
+  await run('renew_numbers');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', release_due_on: '2030-05-19' });
+  // The call ends without a charge: its 400 cents come back, and no top-up pays the rent.
+  t.like((await a.console.post(`/console/v1/accounts/${a.id}/holds/long-call/end`, { duration_seconds: 0 })).body, { charged_cents: 0 });
+  t.is((await a.liveApi.get('/v1/balance')).body.available_cents, 1_500);
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due' }, 'nothing paid it yet');
+
+  await advanceTo('2030-05-19');
+  await run('release_numbers');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2030-06-05', release_due_on: null });
+  t.is((await eventsAbout(a.liveApi, 'number.released', n.id)).length, 0);
+  const renewal = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.description.includes('2030-05-05 to 2030-06-05'));
+  sameLines(t, renewal, 1, 'the renewal, taken at the end of the countdown');
+  t.is(await balanceOf(a.liveApi), 0);
 });

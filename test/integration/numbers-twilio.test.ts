@@ -104,12 +104,12 @@ test.serial('live rent: searched then bought at Twilio, the number is the one Tw
   t.like(lines[0], { type: 'usage', cause: 'number', amount_cents: -1500, applied: true, customer_id: c.id });
   t.is((await a.liveApi.get('/v1/balance')).body.available_cents, 10_000 - 1500);
 
-  // The fake has no number in area code 999: an empty first search, then one without AreaCode.
+  // The fake has no number in area code 212 (New York, in service): an empty first search, then one without AreaCode.
   const again = requestsFrom();
-  const fallback = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { area_code: '999' });
+  const fallback = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { area_code: '212' });
   t.is(fallback.status, 201, fallback.text);
   t.deepEqual(again().map(brief), ['GET /AvailablePhoneNumbers/US/Local.json 200', 'GET /AvailablePhoneNumbers/US/Local.json 200', 'POST /IncomingPhoneNumbers.json 201']);
-  t.is(again()[0].query?.get('AreaCode'), '999');
+  t.is(again()[0].query?.get('AreaCode'), '212');
   t.false(again()[1].query?.has('AreaCode'));
   t.true(fallback.body.phone_number.startsWith('+1202'), fallback.body.phone_number);
   t.is((await ledgerOf(a.liveApi, c.id)).length, 2);
@@ -309,6 +309,13 @@ test.serial('the caller ID callback: forged or re-pointed signatures are 403 and
   t.is((await postCallerIdCallback(other.id, { ...form, To: other.phone_number })).status, 204);
   t.deepEqual(await numbersSnapshot(), withOther);
 
+  // Signed, about this number's id, but reporting another number verified: nothing changes.
+  for (const to of ['+12025550147', '+12025550140']) {
+    t.is((await postCallerIdCallback(n.id, { ...form, To: to, Called: to })).status, 204);
+  }
+  t.deepEqual(await numbersSnapshot(), withOther, 'a report whose number does not match changes nothing');
+  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'verifying' });
+
   // The genuine callback, signed as Twilio signs, settles it.
   t.is((await postCallerIdCallback(n.id, form)).status, 204);
   t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active' });
@@ -355,13 +362,16 @@ test.serial('a lost callback: once the verification expired, the job asks Twilio
   const callerId = [...fake.numbers.callerIds.values()].find((x) => x.phoneNumber === verified.phone_number)!;
   t.false(fake.callbacksSent.some((cb) => cb.params.To === verified.phone_number || cb.params.To === unverified.phone_number), 'no callback reached us');
 
-  // Not expired yet: the job leaves them alone and asks nothing.
+  // A verification has 10 minutes (the spec's value).
+  t.is(Date.parse(verified.verification.expires_at) - Date.parse(verified.created_at), 10 * 60_000);
+  // Not expired yet, even a second before the 10 minutes end: the job leaves them alone and asks nothing.
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 10 * 60 - 2 });
   const early = requestsFrom();
   t.like((await a.console.post('/console/v1/jobs/expire_caller_id_verifications/run')).body, { processed: 0 });
   t.deepEqual(early(), []);
   t.is((await numberOf(a.liveApi, c.id, verified.id)).status, 'verifying');
 
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 10 * 60 + 1 });
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 3 });
   const seen = requestsFrom();
   const run = await a.console.post('/console/v1/jobs/expire_caller_id_verifications/run');
   t.is(run.status, 200, run.text);
@@ -449,4 +459,120 @@ test.serial('a caller ID released while verifying is asked about at Twilio and r
   const again = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { kind: 'caller_id', phone_number: '+12025550138' });
   t.is(again.status, 201, again.text);
   t.is((await ledgerOf(a.liveApi, c.id)).length, 0, 'nothing charged for the released one');
+});
+
+const callerIdOrder = (api: Client, customerId: string, phone: string) => api.post(`/v1/customers/${customerId}/numbers`, { kind: 'caller_id', phone_number: phone });
+
+test.serial('caller ID verifications are bounded: 2 running per customer, 5 per account (429 verification_limit_reached), Twilio not asked for the refused ones', async (t) => {
+  const a = await liveAccount(100_000);
+  const [c1, c2, c3] = [await makeCustomer(a.liveApi), await makeCustomer(a.liveApi), await makeCustomer(a.liveApi)];
+  const started: { customer: string; id: string }[] = [];
+  // Each verification call goes on for a minute: they all run while the test asks for more.
+  const start = async (customer: string, phone: string) => {
+    fake.numbers.nextValidation({ delayMs: 60_000 });
+    const r = await callerIdOrder(a.liveApi, customer, phone);
+    t.is(r.status, 201, `${phone}: ${r.text}`);
+    started.push({ customer, id: r.body.id });
+  };
+  await start(c1.id, '+12025550161');
+  await start(c1.id, '+12025550162');
+  const asked = fake.numbers.validations.length;
+  const third = await callerIdOrder(a.liveApi, c1.id, '+12025550163');
+  t.is(third.status, 429, third.text);
+  t.is(third.body.error.code, 'verification_limit_reached');
+  t.regex(third.body.error.message, /customer has 2 caller ID verifications running/);
+  await start(c2.id, '+12025550163');
+  await start(c2.id, '+12025550164');
+  await start(c3.id, '+12025550165');
+  const sixth = await callerIdOrder(a.liveApi, c3.id, '+12025550166');
+  t.is(sixth.status, 429, sixth.text);
+  t.is(sixth.body.error.code, 'verification_limit_reached');
+  t.regex(sixth.body.error.message, /account has 5 caller ID verifications running/);
+  t.is(fake.numbers.validations.length, asked + 3, 'Twilio was asked to call only for the verifications started');
+  // Another account is not held back by this one's.
+  const other = await liveAccount(10_000);
+  fake.numbers.nextValidation({ delayMs: 60_000 });
+  const theirs = await callerIdOrder(other.liveApi, (await makeCustomer(other.liveApi)).id, '+12025550167');
+  t.is(theirs.status, 201, theirs.text);
+  // One ended (released) frees its place.
+  await a.liveApi.delete(`/v1/customers/${c1.id}/numbers/${started[0].id}`);
+  await start(c1.id, '+12025550168');
+  for (const n of [...started.slice(1), { customer: theirs.body.customer_id, id: theirs.body.id }]) {
+    await (n.customer === theirs.body.customer_id ? other : a).liveApi.delete(`/v1/customers/${n.customer}/numbers/${n.id}`);
+  }
+  await invariantsHold(t);
+});
+
+test.serial('caller ID verifications: at most 20 started per account per UTC day, whatever came of them (429 verification_daily_limit)', async (t) => {
+  const a = await liveAccount(10_000);
+  const c = await makeCustomer(a.liveApi);
+  for (let i = 0; i < 20; i++) {
+    fake.numbers.nextValidation({ outcome: 'failed', delayMs: 60_000 });
+    const r = await callerIdOrder(a.liveApi, c.id, '+12025550169');
+    t.is(r.status, 201, `start ${i + 1}: ${r.text}`);
+    t.is((await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${r.body.id}`)).status, 200);
+  }
+  const asked = fake.numbers.validations.length;
+  const refused = await callerIdOrder(a.liveApi, c.id, '+12025550169');
+  t.is(refused.status, 429, refused.text);
+  t.is(refused.body.error.code, 'verification_daily_limit');
+  t.regex(refused.body.error.message, /20 caller ID verifications today/);
+  t.is(fake.numbers.validations.length, asked, 'Twilio was not asked to call');
+  // The next UTC day counts afresh.
+  const now = new Date((await a.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 0, 5);
+  t.is((await a.console.post('/console/v1/test_clock/advance', { seconds: Math.ceil((tomorrow - now.getTime()) / 1000) })).status, 200);
+  fake.numbers.nextValidation({ outcome: 'failed', delayMs: 60_000 });
+  const next = await callerIdOrder(a.liveApi, c.id, '+12025550169');
+  t.is(next.status, 201, next.text);
+  await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${next.body.id}`);
+});
+
+test.serial('a number two accounts verify at once ends active for one: the second is 409 verification_in_progress, and once verified 409 caller_id_in_use; Twilio calls once', async (t) => {
+  const a = await liveAccount(10_000);
+  const b = await liveAccount(10_000);
+  const ca = await makeCustomer(a.liveApi);
+  const cb = await makeCustomer(b.liveApi);
+  fake.numbers.nextValidation({ delayMs: 300 });
+  fake.numbers.nextValidation({ delayMs: 300 });
+  const asked = fake.numbers.validations.length;
+  const [ra, rb] = await Promise.all([callerIdOrder(a.liveApi, ca.id, '+12025550171'), callerIdOrder(b.liveApi, cb.id, '+12025550171')]);
+  const statuses = [ra.status, rb.status].sort();
+  t.deepEqual(statuses, [201, 409], `${ra.text} ${rb.text}`);
+  const [won, lost] = ra.status === 201 ? [{ api: a.liveApi, c: ca, r: ra }, rb] : [{ api: b.liveApi, c: cb, r: rb }, ra];
+  t.is(lost.body.error.code, 'verification_in_progress');
+  t.is(fake.numbers.validations.length, asked + 1, 'Twilio called the number once');
+  await until('the winner verified', async () => (await numberOf(won.api, won.c.id, won.r.body.id)).status === 'active');
+  for (const [api, c] of [[a.liveApi, ca], [b.liveApi, cb]] as const) {
+    const again = await callerIdOrder(api, c.id, '+12025550171');
+    t.is(again.status, 409, again.text);
+    t.is(again.body.error.code, api === won.api ? 'number_already_added' : 'caller_id_in_use');
+  }
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  const { rows } = await db.query(`SELECT status FROM phone_numbers WHERE e164 = '+12025550171' AND kind = 'caller_id' AND status IN ('verifying', 'active', 'payment_due')`);
+  await db.end();
+  t.deepEqual(rows.map((r) => r.status), ['active'], 'one active caller ID of the number');
+  await won.api.delete(`/v1/customers/${won.c.id}/numbers/${won.r.body.id}`);
+  await invariantsHold(t);
+});
+
+test.serial('a number sold to someone else between the search and the purchase (21422): the next candidate is bought, one number kept and charged', async (t) => {
+  const a = await liveAccount(10_000);
+  const c = await makeCustomer(a.liveApi);
+  fake.numbers.nextSearch({ sellOut: 1 });
+  const seen = requestsFrom();
+  const r = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, { area_code: '415' });
+  t.is(r.status, 201, r.text);
+  const requests = seen();
+  t.deepEqual(requests.map(brief), ['GET /AvailablePhoneNumbers/US/Local.json 200', 'POST /IncomingPhoneNumbers.json 400', 'POST /IncomingPhoneNumbers.json 201']);
+  const [, soldOut, bought] = requests;
+  // The first candidate was sold meanwhile (21422); the second is the one bought and answered.
+  t.regex(soldOut.form.PhoneNumber[0], /^\+1415/);
+  t.not(bought.form.PhoneNumber[0], soldOut.form.PhoneNumber[0]);
+  t.is(r.body.phone_number, bought.form.PhoneNumber[0]);
+  t.false([...fake.numbers.incoming.values()].some((n) => n.phoneNumber === soldOut.form.PhoneNumber[0]), 'nothing of ours holds the sold-out number');
+  t.is((await ledgerOf(a.liveApi, c.id)).length, 1);
+  t.is([...fake.numbers.incoming.values()].filter((n) => n.phoneNumber === r.body.phone_number && n.releasedAt === null).length, 1);
+  await invariantsHold(t);
 });

@@ -157,6 +157,61 @@ test('order errors: missing phone_number, unparseable, another country, a bad ar
   t.is((await a.api.get(`/v1/customers/${c.id}/numbers`)).body.data.length, 0);
 });
 
+test('area_code: refused outside the NANP (a GB customer), for a code not in service (999, 800) or of the other country (416 for a US customer), in words; a code in service is honoured', async (t) => {
+  const a = await makeAccount(svc.url);
+  const gb = await makeCustomer(a.api, { country: 'GB' });
+  const us = await makeCustomer(a.api, { country: 'US' });
+  const cases: [string, string, RegExp][] = [
+    [gb.id, '113', /only to numbers in the United States and Canada/],
+    [gb.id, '202', /only to numbers in the United States and Canada/],
+    [us.id, '999', /999 is not a geographic area code in service in the United States/],
+    [us.id, '800', /800 is not a geographic area code in service/],
+    [us.id, '416', /416 is in Canada, not in the United States/],
+    [us.id, '12', /three digits/],
+  ];
+  for (const [customerId, areaCode, message] of cases) {
+    const r = await a.api.post(`/v1/customers/${customerId}/numbers`, { area_code: areaCode });
+    t.is(r.status, 400, `${areaCode}: ${r.text}`);
+    t.is(r.body.error.code, 'invalid_parameter', areaCode);
+    t.regex(r.body.error.message, message, areaCode);
+    t.notRegex(r.body.error.message, /pattern|\^\[/, 'no validator internals');
+  }
+  t.is((await a.api.get(`/v1/customers/${gb.id}/numbers`)).body.data.length, 0, 'nothing rented for GB');
+  t.is((await a.api.get(`/v1/customers/${us.id}/numbers`)).body.data.length, 0, 'nothing rented for US');
+  const ok = await a.api.post(`/v1/customers/${us.id}/numbers`, { area_code: '212' });
+  t.is(ok.status, 201, ok.text);
+  t.regex(ok.body.phone_number, /^\+1212555/);
+});
+
+test('caller ID: premium-rate, toll-free, UAN, personal, pager and VoIP numbers are refused as not geographic, a number with an extension too; nothing started', async (t) => {
+  const a = await makeAccount(svc.url);
+  const us = await makeCustomer(a.api, { country: 'US' });
+  const gb = await makeCustomer(a.api, { country: 'GB' });
+  const cases: [string, string, string, RegExp][] = [
+    [us.id, '+1 900 555 0100', 'caller_id_not_geographic', /premium-rate/],
+    [us.id, '+1 800 555 0100', 'caller_id_not_geographic', /toll-free/],
+    [us.id, '+1 888 555 0100', 'caller_id_not_geographic', /toll-free/],
+    [gb.id, '+44 871 234 5678', 'caller_id_not_geographic', /premium-rate/],
+    [gb.id, '+44 845 464 0000', 'caller_id_not_geographic', /premium-rate/],
+    [gb.id, '+44 300 123 4567', 'caller_id_not_geographic', /UAN/],
+    [gb.id, '+44 70 1234 5678', 'caller_id_not_geographic', /personal/],
+    [gb.id, '+44 76 4012 3456', 'caller_id_not_geographic', /pager/],
+    [gb.id, '+44 56 1234 5678', 'caller_id_not_geographic', /VoIP/],
+    [us.id, '+1 202 555 0147 ext. 12', 'phone_extension_not_allowed', /extension/],
+    [us.id, '(202) 555-0147 x12', 'phone_extension_not_allowed', /extension/],
+  ];
+  for (const [customerId, phone, code, message] of cases) {
+    const r = await a.api.post(`/v1/customers/${customerId}/numbers`, { kind: 'caller_id', phone_number: phone });
+    t.is(r.status, 400, `${phone}: ${r.text}`);
+    t.is(r.body.error.code, code, phone);
+    t.regex(r.body.error.message, message, phone);
+  }
+  for (const c of [us, gb]) t.is((await a.api.get(`/v1/customers/${c.id}/numbers`)).body.data.length, 0);
+  // A landline and a mobile are caller IDs.
+  t.is((await a.api.post(`/v1/customers/${gb.id}/numbers`, { kind: 'caller_id', phone_number: '+44 20 7946 0958' })).status, 201);
+  t.is((await a.api.post(`/v1/customers/${us.id}/numbers`, { kind: 'caller_id', phone_number: '+1 202 555 0148' })).status, 201);
+});
+
 test('a number of another customer, another account or the other mode is 404 number_not_found; an unknown customer 404 customer_not_found', async (t) => {
   const a = await liveAccount(10_000);
   const c1 = await makeCustomer(a.api);

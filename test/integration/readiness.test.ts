@@ -40,6 +40,7 @@ test('a new test customer of a test account: every false check has its blocker; 
     business_verified: false,
     agreement_signed: false,
     balance_loaded: false,
+    carrier_configured: true,
     speech_certified_for_language: false,
     number_in_country: false,
     script_certified: false,

@@ -1,6 +1,7 @@
 /** Test mode's number stock (the simulated carrier's, which provisioning rents test numbers from): only ranges reserved for fiction. */
 import test from 'ava';
-import { FICTIONAL_COUNTRIES, fictionalNumbers, isFictional } from '../../telephony/simulated/fictional-numbers.ts';
+import { areaCodeInService, FICTIONAL_COUNTRIES, fictionalNumbers, isFictional } from '../../telephony/simulated/fictional-numbers.ts';
+import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
 
 test('every listed number of every country is fictional, distinct, and the count never exceeds the range', (t) => {
   for (const country of FICTIONAL_COUNTRIES) {
@@ -19,4 +20,16 @@ test('every listed number of every country is fictional, distinct, and the count
 test('isFictional: NANP 555-01xx in any area code, the drama ranges within their bounds, nothing else', (t) => {
   for (const n of ['+12025550100', '+19075550199', '+447700900000', '+61491570006', '+61491570159', '+33199000000']) t.true(isFictional(n), n);
   for (const n of ['+12025550200', '+12025550099', '+442071234567', '+61491570005', '+61491570160', '+4477009000001', '+1202555010']) t.false(isFictional(n), n);
+});
+
+test('no number is invented in an area code not in service: 999 (unassigned), 800 and 900 (not geographic), 416 for the US (Canadian) have none; 212 and 416 in their countries do', (t) => {
+  for (const [country, areaCode] of [['US', '999'], ['US', '800'], ['US', '900'], ['US', '416'], ['CA', '212'], ['US', '555']] as const) {
+    t.deepEqual(fictionalNumbers(country, { areaCode, limit: 5 }), [], `${country} ${areaCode}`);
+  }
+  t.deepEqual(fictionalNumbers('US', { areaCode: '212', limit: 1 }), ['+12125550100']);
+  t.deepEqual(fictionalNumbers('CA', { areaCode: '416', limit: 1 }), ['+14165550100']);
+});
+
+test('the simulated carrier and the numbers room agree on the area codes in service: every code of the NANP table, in its own country', (t) => {
+  for (const [code, entry] of Object.entries(NANP_AREA_CODES)) t.true(areaCodeInService(entry.country, code), `${entry.country} ${code}`);
 });

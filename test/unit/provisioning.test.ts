@@ -195,6 +195,7 @@ const factsArb: fc.Arbitrary<ReadinessFacts> = fc.record({
   countryOpened: fc.boolean(),
   speechCertified: fc.boolean(),
   hasNumberInCountry: fc.boolean(),
+  liveCarrierConfigured: fc.boolean(),
   scriptCertified: fc.boolean(),
   termsAccepted: fc.boolean(),
   requestedSteps: fc.constant([]),

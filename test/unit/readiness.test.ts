@@ -20,6 +20,7 @@ const GATES: Gate[] = [
   { check: 'business_verified', blocker: 'kyb_incomplete', waitingOn: 'reseller', liveOnly: true, failing: { kybStatus: 'pending' } },
   { check: 'agreement_signed', blocker: 'agreement_unsigned', waitingOn: 'reseller', liveOnly: true, failing: { agreementSigned: false } },
   { check: 'balance_loaded', blocker: 'insufficient_balance', waitingOn: 'reseller', liveOnly: true, failing: { availableCents: 0 } },
+  { check: 'carrier_configured', blocker: 'carrier_not_configured', waitingOn: 'service', liveOnly: true, failing: { liveCarrierConfigured: false } },
   { check: 'speech_certified_for_language', blocker: 'human_speech_gate_closed', waitingOn: 'service', liveOnly: false, failing: { speechCertified: false } },
   { check: 'number_in_country', blocker: 'no_number_in_country', waitingOn: 'reseller', liveOnly: false, failing: { hasNumberInCountry: false } },
   { check: 'script_certified', blocker: 'script_uncertified', waitingOn: 'reseller', liveOnly: false, failing: { scriptCertified: false } },
@@ -41,7 +42,7 @@ test('a live customer with every fact in place is ready for live and test calls'
   t.deepEqual(r.checks, allChecks(true));
 });
 
-test('the assessment has both questions, the call path answer and exactly the eight documented checks', (t) => {
+test('the assessment has both questions, the call path answer and exactly the nine documented checks', (t) => {
   for (const mode of MODES) {
     t.deepEqual(Object.keys(assessReadiness(facts({ mode }))).sort(), ['blockers', 'checks', 'live', 'ready', 'test']);
     t.deepEqual(Object.keys(assessReadiness(facts({ mode })).checks).sort(), GATES.map((g) => g.check).sort());
@@ -68,23 +69,23 @@ for (const gate of GATES) {
   }
 }
 
-test('with every fact missing: all eight blockers to live calls in either mode, the four service/customer ones to test calls', (t) => {
+test('with every fact missing: all nine blockers to live calls in either mode, the four service/customer ones to test calls', (t) => {
   for (const mode of MODES) {
     const r = assessReadiness(facts({ mode, ...Object.assign({}, ...GATES.map((g) => g.failing)) }));
     t.false(r.ready);
     t.deepEqual(r.checks, allChecks(false));
     t.deepEqual(codes(r.live.blockers), GATES.map((g) => g.blocker));
     t.deepEqual(r.live.blockers.map((b) => b.waitingOn), GATES.map((g) => g.waitingOn));
-    t.is(new Set(r.live.blockers.map((b) => b.message)).size, 8, 'each blocker has its own message');
+    t.is(new Set(r.live.blockers.map((b) => b.message)).size, 9, 'each blocker has its own message');
     t.deepEqual(codes(r.test.blockers), TEST_GATES);
-    t.deepEqual(r.test.blockers, r.live.blockers.slice(4), 'a blocker reads the same in both answers');
+    t.deepEqual(r.test.blockers, r.live.blockers.slice(5), 'a blocker reads the same in both answers');
   }
 });
 
 // --- who moves next, and what clears it ---
 
 test('the account gates wait on the reseller, who acts in the console', (t) => {
-  for (const gate of GATES.filter((g) => g.liveOnly)) {
+  for (const gate of GATES.filter((g) => g.liveOnly && g.check !== 'carrier_configured')) {
     const b = assessReadiness(facts(gate.failing)).live.blockers[0];
     t.is(b.waitingOn, 'reseller');
     t.is(b.action?.type, 'console', gate.blocker);
@@ -178,6 +179,7 @@ function expectedChecks(f: ReadinessFacts): Record<CheckName, boolean> {
     business_verified: f.kybStatus === 'verified',
     agreement_signed: f.agreementSigned,
     balance_loaded: f.availableCents >= f.callReserveCents,
+    carrier_configured: f.liveCarrierConfigured,
     speech_certified_for_language: f.countryOpened && f.speechCertified,
     number_in_country: f.countryOpened && f.hasNumberInCountry,
     script_certified: f.scriptCertified,
@@ -221,10 +223,10 @@ test('property: both answers agree with the call path and checks agree with bloc
 });
 
 test('exhaustive: every combination of two-valued facts, customer and account mode', (t) => {
-  // 2 customer modes × 2^11 facts, the balance either exactly the reserve or one cent short.
+  // 2 customer modes × 2^12 facts, the balance either exactly the reserve or one cent short.
   let cases = 0;
   for (const mode of MODES) {
-    for (let mask = 0; mask < 1 << 11; mask++) {
+    for (let mask = 0; mask < 1 << 12; mask++) {
       const bit = (i: number) => Boolean(mask & (1 << i));
       assertInvariants({
         mode,
@@ -240,9 +242,20 @@ test('exhaustive: every combination of two-valued facts, customer and account mo
         termsAccepted: bit(8),
         requestedSteps: bit(9) ? ['number', 'script'] : [],
         onboardingLinkActive: bit(10),
+        liveCarrierConfigured: bit(11),
       });
       cases++;
     }
   }
-  t.is(cases, 4096);
+  t.is(cases, 8192);
+});
+
+test('no carrier for live mode: carrier_not_configured to live calls of every customer, the service\'s move with no action; test calls are not held back', (t) => {
+  for (const mode of MODES) {
+    const r = assessReadiness(facts({ mode, liveCarrierConfigured: false }));
+    t.false(r.checks.carrier_configured);
+    t.deepEqual(codes(r.live.blockers), ['carrier_not_configured']);
+    t.like(r.live.blockers[0], { waitingOn: 'service', action: null });
+    t.true(r.test.ready);
+  }
 });

@@ -1,0 +1,127 @@
+import { withTransaction, type Client } from '../../db/pool.ts';
+import { createNumberRepository } from '../../db/numbers.ts';
+import { recurringDueBy } from '../../db/recurring-due.ts';
+import { spendableCents } from '../../money/balance-view.ts';
+import { addDays, dayOf, inNoticeWindow, reached, releaseDueOn, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
+import { CarrierNumberError } from '../../telephony/carrier.ts';
+import { BATCH, type NumbersDeps, type NumberTools } from './tools.ts';
+
+/**
+ * Renewals: each number's monthly rent taken on its day (every period due, for a service that
+ * was away), the early warning 3 days ahead when the balance will not cover it, the countdown
+ * when it cannot be taken, rent left unpaid taken when money comes, and the release when the
+ * countdown ends (unless money came meanwhile).
+ */
+
+export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
+  const { pool, log } = deps;
+  const { chargePeriod, emit, releaseAtCarrier, markReleased } = tools;
+
+  /**
+   * One renewal look at a number (claimed by the job): the early warning when the notice window
+   * has opened and the balance will not cover the rent; at renewal, the rent (every period due,
+   * if the service was away), or the countdown when it cannot be taken.
+   */
+  async function renewOne(client: Client, id: string, today: string, now: Date): Promise<boolean> {
+    const repo = createNumberRepository(client);
+    let row = await repo.claim(id);
+    if (!row || (row.status !== 'active' && row.status !== 'payment_due') || !row.renews_on) return false;
+    if (!reached(today, row.renews_on)) {
+      if (!inNoticeWindow(today, row.renews_on) || row.notice_sent_for === row.renews_on) return false;
+      // Every rent and hosting of the account falling due by this renewal competes for the same money.
+      const due = await recurringDueBy(client, row.account_id, row.mode, row.renews_on);
+      const short = (await spendableCents(client, row.account_id, row.mode)) < Math.max(due, row.monthly_cents);
+      row = await repo.update(row.id, { notice_sent_for: row.renews_on }, now);
+      if (short) await emit(client, row, 'number.payment_due', now);
+      return short;
+    }
+    let charged = false;
+    // Every period due is charged in turn (a service away over a renewal catches up).
+    while (row.renews_on && reached(today, row.renews_on)) {
+      const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
+      if (!paid) {
+        if (row.status === 'active') {
+          // The countdown runs from the renewal, or from today when the service was away past it:
+          // a countdown that has already ended would be none.
+          const from = today > row.renews_on ? today : row.renews_on;
+          row = await repo.update(row.id, { status: 'payment_due', release_due_on: releaseDueOn(from), notice_sent_for: row.renews_on }, now);
+          await emit(client, row, 'number.payment_due', now);
+          return true;
+        }
+        return charged;
+      }
+      row = await repo.update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
+      charged = true;
+    }
+    return charged;
+  }
+
+  /** Releases one number whose countdown ended (claimed; the carrier first); false if it is not due, held, or refused. */
+  async function releaseOne(id: string, today: string, now: Date): Promise<boolean> {
+    try {
+      return await withTransaction(pool, async (client) => {
+        const row = await createNumberRepository(client).claim(id);
+        if (!row || row.status !== 'payment_due' || !row.release_due_on || !reached(today, row.release_due_on) || !row.renews_on) return false;
+        // Money that came while this job held the number (a top-up skips a held number) pays it now.
+        const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
+        if (paid) {
+          await createNumberRepository(client).update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
+          return false;
+        }
+        await releaseAtCarrier(row);
+        await markReleased(client, row, now);
+        log.info({ number_id: row.id, customer_id: row.customer_id }, 'number released at the end of its rent countdown');
+        return true;
+      });
+    } catch (err) {
+      if (!(err instanceof CarrierNumberError)) throw err;
+      log.error({ err, number_id: id }, 'the carrier could not release a number whose countdown ended; tried again next run');
+      return false;
+    }
+  }
+
+  return {
+    /** Money came into `accountId`'s live balance (money writer reaction): unpaid rent is taken, in that transaction. */
+    async fundsAdded(client: Client, accountId: string, now: Date): Promise<void> {
+      const repo = createNumberRepository(client);
+      for (const row of await repo.claimUnpaidOf(accountId)) {
+        if (!row.renews_on) continue;
+        const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
+        // One the money does not cover waits; a cheaper one (a caller ID) may still be paid.
+        if (paid) await repo.update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
+      }
+    },
+
+    /** The renewal job: rent of every number due (and early warnings); each number in its own transaction. Returns how many were charged or warned. */
+    async renewDue(now: Date): Promise<number> {
+      const today = dayOf(now);
+      const noticeUntil = addDays(today, RENEWAL_NOTICE_DAYS);
+      let done = 0;
+      let after = 0;
+      for (;;) {
+        const due = await createNumberRepository(pool).dueForRenewal(today, noticeUntil, BATCH, after);
+        for (const { id, seq } of due) {
+          after = seq;
+          if (await withTransaction(pool, (client) => renewOne(client, id, today, now))) done++;
+        }
+        if (due.length < BATCH) return done;
+      }
+    },
+
+    /** Releases numbers whose countdown ended, batch after batch until none is left. Returns how many. */
+    async releaseOverdue(now: Date): Promise<number> {
+      const today = dayOf(now);
+      let released = 0;
+      // A number the carrier refused (or another process holds) comes back in the next batch: each is tried once a run.
+      const tried = new Set<string>();
+      for (;;) {
+        const ids = (await createNumberRepository(pool).dueForRelease(today, BATCH)).filter((id) => !tried.has(id));
+        if (ids.length === 0) return released;
+        for (const id of ids) {
+          tried.add(id);
+          if (await releaseOne(id, today, now)) released++;
+        }
+      }
+    },
+  };
+}
