@@ -36,18 +36,7 @@ export function createItemMoney(lines: Lines) {
       client: Client,
       r: { accountId: string; mode: Mode; customerId: string; amountCents: number; reference: string; description: string; now: Date },
     ): Promise<LedgerRow> {
-      const line = await lines.postLine(client, {
-        accountId: r.accountId,
-        mode: r.mode,
-        customerId: r.customerId,
-        type: 'refund',
-        cause: 'refund',
-        amountCents: r.amountCents,
-        reference: r.reference,
-        description: r.description,
-        now: r.now,
-      });
-      return line!;
+      return lines.postRefund(client, r);
     },
   };
 }

@@ -133,5 +133,15 @@ export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp) {
     return grants.length;
   }
 
-  return { postLine, balanceMoved, checkLowBalance, writeOffLockedAccountBonus };
+  /** Money given back as its own `refund` line (test mode: priced, not applied). */
+  async function postRefund(
+    client: Client,
+    r: { accountId: string; mode: LineInput['mode']; customerId: string | null; amountCents: number; reference: string | null; description: string; now: Date },
+  ): Promise<LedgerRow> {
+    const { accountId, mode, customerId, amountCents, reference, description, now } = r;
+    const line = await postLine(client, { accountId, mode, customerId, type: 'refund', cause: 'refund', amountCents, reference, description, now });
+    return line!;
+  }
+
+  return { postLine, postRefund, balanceMoved, checkLowBalance, writeOffLockedAccountBonus };
 }

@@ -72,18 +72,7 @@ export function createTopUps(lines: Lines, reactions: MoneyReactions) {
       client: Client,
       r: { accountId: string; customerId: string | null; amountCents: number; reference: string | null; description: string; now: Date },
     ): Promise<LedgerRow> {
-      const line = await lines.postLine(client, {
-        accountId: r.accountId,
-        mode: 'live',
-        customerId: r.customerId,
-        type: 'refund',
-        cause: 'refund',
-        amountCents: r.amountCents,
-        reference: r.reference,
-        description: r.description,
-        now: r.now,
-      });
-      return line!;
+      return lines.postRefund(client, { ...r, mode: 'live' });
     },
 
     /**

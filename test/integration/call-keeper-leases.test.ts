@@ -134,15 +134,21 @@ async function world(): Promise<World> {
 
 const seconds = (w: World, s: number) => (w.nowMs += s * 1000);
 
+/** Keepers of processes A and B, both healthy after one round each; B runs two calls. */
+async function twoProcesses(w: World) {
+  const a = w.keeper('process-a');
+  const b = w.keeper('process-b');
+  const bCalls = [await w.runningCall('process-b', 30), await w.runningCall('process-b', 30)];
+  await a.keeper.tick();
+  await b.keeper.tick();
+  return { a, b, bCalls };
+}
+
 test('after an outage longer than the 30-second lease, a keeper back first takes none of the other process’s calls during its own first 30 seconds of health, and none once that process renews', async (t) => {
   const w = await world();
   try {
-    const a = w.keeper('process-a');
-    const b = w.keeper('process-b');
-    const bCalls = [await w.runningCall('process-b', 30), await w.runningCall('process-b', 30)];
     // Both healthy: each renews its own leases.
-    await a.keeper.tick();
-    await b.keeper.tick();
+    const { a, b, bCalls } = await twoProcesses(w);
     t.deepEqual(await w.owners(bCalls), ['process-b', 'process-b']);
 
     // The database goes away for both, for longer than the 30-second lease: process B's leases lapse.
@@ -182,11 +188,7 @@ test('after an outage longer than the 30-second lease, a keeper back first takes
 test('a keeper whose own connection was cut comes back and leaves the other process’s leased calls alone; a lease that really lapsed is taken exactly once by the two keepers', async (t) => {
   const w = await world();
   try {
-    const a = w.keeper('process-a');
-    const b = w.keeper('process-b');
-    const bCalls = [await w.runningCall('process-b', 30), await w.runningCall('process-b', 30)];
-    await a.keeper.tick();
-    await b.keeper.tick();
+    const { a, b, bCalls } = await twoProcesses(w);
 
     // Only A loses the database, for longer than the 30-second lease; B keeps renewing its calls.
     a.setDown(true);
