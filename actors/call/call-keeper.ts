@@ -52,11 +52,22 @@ export class CallKeeper {
 
   constructor(
     private readonly deps: CallKeeperDeps,
-    private readonly options: { pollMs: number },
+    private readonly options: {
+      pollMs: number;
+      /**
+       * Real time in ms (default Date.now): leases run on real time, as the database's now() does,
+       * never on a test clock. Tests inject it to play a lease's 30 seconds without waiting them.
+       */
+      nowMs?: () => number;
+    },
   ) {}
 
+  private nowMs(): number {
+    return this.options.nowMs?.() ?? Date.now();
+  }
+
   start(): void {
-    this.healthySinceMs = Date.now();
+    this.healthySinceMs = this.nowMs();
     this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'call keeper');
   }
 
@@ -67,7 +78,7 @@ export class CallKeeper {
 
   /** The media stream of a call stopped: if its end is not recorded soon, the carrier is asked. */
   mediaStopped(callId: string): void {
-    this.watched.set(callId, Date.now() + AFTER_MEDIA_MS);
+    this.watched.set(callId, this.nowMs() + AFTER_MEDIA_MS);
   }
 
   /** One round of every duty; a duty that fails (database away) is tried again next round. */
@@ -97,11 +108,11 @@ export class CallKeeper {
   }
 
   private async renew(): Promise<void> {
-    if (Date.now() - this.lastRenewMs < (LEASE_SECONDS * 1000) / 3) return;
+    if (this.nowMs() - this.lastRenewMs < (LEASE_SECONDS * 1000) / 3) return;
     try {
       await createCallRepository(this.deps.pool).renewLeases(this.deps.owner, LEASE_SECONDS);
-      this.lastRenewMs = Date.now();
-      this.healthySinceMs ??= Date.now();
+      this.lastRenewMs = this.nowMs();
+      this.healthySinceMs ??= this.nowMs();
     } catch (err) {
       this.healthySinceMs = null;
       throw err;
@@ -114,11 +125,11 @@ export class CallKeeper {
    * owner renews within a third of a lease once the database is back.
    */
   private async takeOverOrphans(): Promise<void> {
-    if (this.healthySinceMs === null || Date.now() - this.healthySinceMs < LEASE_SECONDS * 1000) return;
+    if (this.healthySinceMs === null || this.nowMs() - this.healthySinceMs < LEASE_SECONDS * 1000) return;
     const orphans = await createCallRepository(this.deps.pool).takeOverOrphans(this.deps.owner, LEASE_SECONDS, 20);
     for (const call of orphans) {
       // Asked again in a while if this attempt does not end it (the carrier unreachable, a hangup whose report is lost).
-      this.watched.set(call.id, Date.now() + AFTER_MEDIA_MS);
+      this.watched.set(call.id, this.nowMs() + AFTER_MEDIA_MS);
       this.deps.log.warn({ call_id: call.id, status: call.status, previous_owner_lease_expired: true }, 'a call whose process stopped renewing its lease is recovered here');
       await this.recover(call).catch((err) => this.deps.log.warn({ err, call_id: call.id }, 'recovering a call failed; it is tried again'));
     }
@@ -128,7 +139,7 @@ export class CallKeeper {
   private async reconcileOverdue(): Promise<void> {
     const nowMs = this.deps.clock.now().getTime();
     const due = new Set<string>();
-    for (const [id, at] of this.watched) if (at <= Date.now()) due.add(id);
+    for (const [id, at] of this.watched) if (at <= this.nowMs()) due.add(id);
     const mine = await createCallRepository(this.deps.pool).runningOf(this.deps.owner);
     const running = new Set(mine.map((c) => c.id));
     for (const id of this.watched.keys()) if (!running.has(id)) this.watched.delete(id);
@@ -141,7 +152,7 @@ export class CallKeeper {
       const sinceDial = nowMs - call.dialed_at.getTime();
       const overdue = due.has(call.id) || sinceDial > RUNNING_OVERDUE_MS || (call.status !== 'in_progress' && sinceDial > RINGING_OVERDUE_MS);
       if (!overdue) continue;
-      this.watched.set(call.id, Date.now() + AFTER_MEDIA_MS);
+      this.watched.set(call.id, this.nowMs() + AFTER_MEDIA_MS);
       await this.recover(call).catch((err) => this.deps.log.warn({ err, call_id: call.id }, 'asking the carrier about an overdue call failed; it is tried again'));
     }
   }

@@ -4,6 +4,12 @@
  * takes `media`, `mark` and `clear` from our server. A mark comes back once the agent audio sent
  * before it has played (at `playbackSpeed` × real time); `clear` drops what has not played and
  * returns the pending marks at once, as Twilio does.
+ *
+ * With `network`, the stream crosses the internet as a real one does: each message is delayed by
+ * a jitter, the connection stalls now and then and the messages held behind the stall arrive in
+ * one burst, and frames are lost upstream (the carrier never had them: the next frame's
+ * `timestamp` jumps over them, `chunk` does not). The WebSocket is one TCP stream, so messages
+ * are late or missing but never out of order, marks and `stop` included.
  */
 import WebSocket from 'ws';
 import { FRAME_MS, SILENCE_FRAME_BASE64 } from '../../telephony/mulaw.ts';
@@ -25,6 +31,22 @@ export interface MediaStreamOptions {
   onAgentAudio(mulaw: Buffer): void;
   /** The stream ended from our server's side (closed, or never opened). */
   onEnd(opened: boolean): void;
+  /** Jitter, stalls and losses on the way (default: none, every message at once). */
+  network?: MediaNetwork;
+}
+
+/** The internet between the carrier and us (every field optional; all off by default). */
+export interface MediaNetwork {
+  /** Each message is delayed by a random 0 … jitterMs, ms. */
+  jitterMs?: number;
+  /** Every `stallEvery`-th frame is held `stallMs` longer; the frames behind it then arrive at once. */
+  stallEvery?: number;
+  stallMs?: number;
+  /** Every `lossEvery` frames, `lostFrames` frames are lost (their audio and timestamps skipped). */
+  lossEvery?: number;
+  lostFrames?: number;
+  /** Seed of the random delays (the same seed, the same delays). */
+  seed?: number;
 }
 
 /** What happened on the stream, for assertions. */
@@ -41,6 +63,12 @@ export interface MediaStreamRecord {
   protocolErrors: string[];
   /** Who closed the WebSocket. */
   closedBy: 'server' | 'twilio' | null;
+  /** Callee frames sent, in order: their `timestamp` and the index of their audio in `calleeAudio` (silence past its end). */
+  framesSent: { timestampMs: number; index: number }[];
+  /** Timestamps of frames lost upstream (never sent). */
+  framesLost: number[];
+  /** How many times the connection stalled (a burst followed). */
+  stalls: number;
 }
 
 export interface MediaStreamHandle {
@@ -62,19 +90,45 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
     clears: 0,
     protocolErrors: [],
     closedBy: null,
+    framesSent: [],
+    framesLost: [],
+    stalls: 0,
   };
   const { streamSid } = record;
   const ws = new WebSocket(options.url);
+  const net = options.network ?? {};
+  const random = seededRandom(net.seed ?? 1);
   let sequence = 0;
+  /** Messages of media sent (Twilio's `chunk`), and 20 ms slots of callee time elapsed. */
   let chunk = 0;
+  let slot = 0;
   let ending = false;
   let mediaTimer: NodeJS.Timeout | undefined;
   /** Wall time at which the agent audio received so far has finished playing. */
   let playheadAt = 0;
   const pendingMarks: { name: string; timer: NodeJS.Timeout }[] = [];
+  /** Messages on their way, in order, with the wall time each arrives (never before the one ahead). */
+  const inFlight: { at: number; text: string }[] = [];
+  let lastArrivalAt = 0;
+  let flushTimer: NodeJS.Timeout | undefined;
 
-  const send = (message: object) => {
-    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+  const write = (text: string) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(text);
+  };
+  const flushDue = (all = false) => {
+    clearTimeout(flushTimer);
+    const now = Date.now();
+    while (inFlight.length > 0 && (all || inFlight[0].at <= now)) write(inFlight.shift()!.text);
+    if (inFlight.length > 0) flushTimer = setTimeout(() => flushDue(), inFlight[0].at - now);
+  };
+  /** Sends `message` after the network's delay (`extraMs` more for a stall), behind everything already on its way. */
+  const send = (message: object, extraMs = 0) => {
+    const text = JSON.stringify(message);
+    const delayMs = extraMs + (net.jitterMs ? random() * net.jitterMs : 0);
+    if (delayMs === 0 && inFlight.length === 0) return write(text);
+    lastArrivalAt = Math.max(lastArrivalAt, Date.now() + delayMs);
+    inFlight.push({ at: lastArrivalAt, text });
+    if (inFlight.length === 1) flushDue();
   };
 
   const echoMark = (name: string) => {
@@ -84,6 +138,8 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
 
   const quiet = () => {
     clearInterval(mediaTimer);
+    clearTimeout(flushTimer);
+    inFlight.splice(0);
     for (const mark of pendingMarks.splice(0)) clearTimeout(mark.timer);
   };
 
@@ -104,9 +160,16 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
       streamSid,
     });
     mediaTimer = setInterval(() => {
-      const payload = options.calleeAudio[chunk] ?? SILENCE_FRAME_BASE64;
+      const index = slot++;
+      const timestampMs = index * FRAME_MS;
+      // Lost upstream: the carrier never had these frames.
+      if (net.lossEvery && net.lostFrames && index % net.lossEvery >= net.lossEvery - net.lostFrames) return void record.framesLost.push(timestampMs);
+      const payload = options.calleeAudio[index] ?? SILENCE_FRAME_BASE64;
       chunk++;
-      send({ event: 'media', sequenceNumber: String(++sequence), media: { track: 'inbound', chunk: String(chunk), timestamp: String((chunk - 1) * FRAME_MS), payload }, streamSid });
+      const stall = net.stallEvery && net.stallMs && index % net.stallEvery === net.stallEvery - 1 ? net.stallMs : 0;
+      if (stall) record.stalls++;
+      record.framesSent.push({ timestampMs, index });
+      send({ event: 'media', sequenceNumber: String(++sequence), media: { track: 'inbound', chunk: String(chunk), timestamp: String(timestampMs), payload }, streamSid }, stall);
     }, FRAME_MS);
   });
 
@@ -174,10 +237,12 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
     stop() {
       if (ending) return;
       ending = true;
+      // What is on its way arrives before the stop, as on one TCP stream.
+      if (ws.readyState === WebSocket.OPEN) flushDue(true);
       quiet();
       if (ws.readyState === WebSocket.OPEN) {
         record.closedBy = 'twilio';
-        send({ event: 'stop', sequenceNumber: String(++sequence), streamSid, stop: { accountSid: options.accountSid, callSid: options.callSid } });
+        write(JSON.stringify({ event: 'stop', sequenceNumber: String(++sequence), streamSid, stop: { accountSid: options.accountSid, callSid: options.callSid } }));
         ws.close(1000);
       } else ws.terminate();
     },
@@ -186,5 +251,17 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
       quiet();
       ws.terminate();
     },
+  };
+}
+
+/** mulberry32: a small seeded generator, so a run's delays can be had again. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }

@@ -15,6 +15,10 @@ const CAUSE_OF_TYPE: Record<string, string> = {
   minimum: 'monthly_minimum',
   bonus_expired: 'bonus_expiry',
 };
+/** Causes of a customer's item charged by the period (money/writer/recurring.ts): one charge per item and period. */
+const RECURRING_CAUSES = ['number', 'caller_id', 'website_hosting'];
+/** Every cause of a customer's item, recurring or one-off (money/writer/items.ts): each line names its item in `reference`. */
+const ITEM_CAUSES = [...RECURRING_CAUSES, 'website_build'];
 /** Sign of each line type's amount: money in (+1) or out (-1). */
 const SIGN_OF_TYPE: Record<string, 1 | -1> = { top_up: 1, bonus: 1, refund: 1, usage: -1, minimum: -1, bonus_expired: -1 };
 
@@ -23,7 +27,17 @@ export async function checkMoneyInvariants(databaseUrl: string): Promise<string[
   await db.connect();
   try {
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const violations = [...(await moneyRows(db)), ...(await customerRows(db)), ...(await lines(db)), ...(await runningBalances(db)), ...(await holds(db))];
+    const violations = [
+      ...(await moneyRows(db)),
+      ...(await customerRows(db)),
+      ...(await lines(db)),
+      ...(await runningBalances(db)),
+      ...(await holds(db)),
+      ...(await recurringLines(db)),
+      ...(await recurringClaims(db)),
+      ...(await itemCharges(db)),
+      ...(await refunds(db)),
+    ];
     await db.query('COMMIT');
     return violations;
   } finally {
@@ -114,8 +128,9 @@ async function lines(db: pg.Client): Promise<string[]> {
     else if (Math.sign(amount) !== SIGN_OF_TYPE[l.type]) out.push(`${who}: amount ${amount} has the wrong sign`);
     if (amount !== Number(l.cash) + Number(l.bonus)) out.push(`${who}: amount ${amount} ≠ cash ${l.cash} + bonus ${l.bonus}`);
     if (l.mode === 'test' && Number(l.bonus) !== 0) out.push(`${who}: a test line spends bonus credit`);
-    // Attribution for rebilling: a call or a monthly minimum is always some customer's.
-    if ((l.cause === 'call' || l.type === 'minimum') && !l.customer_id) out.push(`${who}: no customer_id`);
+    // Attribution for rebilling: a call, a monthly minimum or an item's charge is always some customer's.
+    if ((l.cause === 'call' || l.type === 'minimum' || ITEM_CAUSES.includes(l.cause)) && !l.customer_id) out.push(`${who}: no customer_id`);
+    if (ITEM_CAUSES.includes(l.cause) && !l.reference) out.push(`${who}: an item's charge without the item in its reference`);
     // A line is billed to a customer of its own account and mode (test and live are separate worlds).
     if (l.customer_id && (l.customer_account_id !== l.account_id || l.customer_mode !== l.mode)) {
       out.push(`${who}: billed to customer ${l.customer_id} of ${l.customer_account_id} (${l.customer_mode})`);
@@ -166,6 +181,113 @@ async function holds(db: pg.Client): Promise<string[]> {
     if (lines > 1) out.push(`${who}: billed ${lines} times`);
     const expected = charged ?? 0;
     if (Number(h.call_total) !== expected) out.push(`${who}: call lines total ${Number(h.call_total)} ≠ charged_cents ${expected}`);
+  }
+  return out;
+}
+
+/** The reference a period's line carries (money/writer/recurring.ts): `item:item_id:period_start`. */
+const PERIOD_REFERENCE = `r.item || ':' || r.item_id::text || ':' || to_char(r.period_start, 'YYYY-MM-DD')`;
+
+/**
+ * One charge per item and period: every recurring line has its period claimed in
+ * `recurring_charges` by the same item, account, mode, customer and amount, and no period is
+ * charged twice.
+ */
+async function recurringLines(db: pg.Client): Promise<string[]> {
+  const { rows } = await db.query(
+    `SELECT l.id, l.seq, l.account_id, l.mode, l.cause, l.customer_id, l.reference, (-l.amount_cents)::bigint AS charged,
+            r.item_id, r.amount_cents::bigint AS claimed, r.customer_id AS claim_customer_id, r.account_id AS claim_account_id, r.mode AS claim_mode,
+            count(*) OVER (PARTITION BY l.account_id, l.mode, l.reference) AS lines_for_period
+       FROM ledger_entries l
+       LEFT JOIN recurring_charges r ON l.reference = ${PERIOD_REFERENCE}
+      WHERE l.type = 'usage' AND l.cause = ANY($1)
+      ORDER BY l.seq`,
+    [RECURRING_CAUSES],
+  );
+  const out: string[] = [];
+  const reported = new Set<string>();
+  for (const l of rows) {
+    const who = `line ${l.id} (seq ${l.seq}, usage/${l.cause}, ${l.mode})`;
+    if (!l.reference) continue; // reported by lines()
+    const n = Number(l.lines_for_period);
+    const period = `${l.account_id}/${l.mode}/${l.reference}`;
+    if (n > 1 && !reported.has(period)) {
+      reported.add(period);
+      out.push(`item period ${l.reference} of account ${l.account_id} (${l.mode}): charged ${n} times for one period`);
+    }
+    if (l.item_id === null) {
+      out.push(`${who}: no claim of its period in recurring_charges (${l.reference})`);
+      continue;
+    }
+    const differs = [
+      Number(l.claimed) !== Number(l.charged) ? `amount ${Number(l.claimed)} ≠ charged ${Number(l.charged)}` : '',
+      l.claim_account_id !== l.account_id || l.claim_mode !== l.mode ? `account ${l.claim_account_id} (${l.claim_mode})` : '',
+      l.claim_customer_id !== l.customer_id ? `customer ${l.claim_customer_id} ≠ ${l.customer_id}` : '',
+    ].filter(Boolean);
+    if (differs.length > 0) out.push(`${who}: its claim in recurring_charges differs (${differs.join(', ')})`);
+  }
+  return out;
+}
+
+/** Every claimed period is charged by one line, is not empty, and overlaps no other period of its item. */
+async function recurringClaims(db: pg.Client): Promise<string[]> {
+  const { rows } = await db.query(`
+    SELECT r.item, r.item_id, r.account_id, r.mode, to_char(r.period_start, 'YYYY-MM-DD') AS start, to_char(r.period_end, 'YYYY-MM-DD') AS end,
+           (SELECT count(*) FROM ledger_entries l
+             WHERE l.account_id = r.account_id AND l.mode = r.mode AND l.type = 'usage' AND l.cause = r.item AND l.reference = ${PERIOD_REFERENCE}) AS lines,
+           (SELECT string_agg(to_char(o.period_start, 'YYYY-MM-DD') || '..' || to_char(o.period_end, 'YYYY-MM-DD'), ', ' ORDER BY o.period_start)
+              FROM recurring_charges o
+             WHERE o.item_id = r.item_id AND o.period_start > r.period_start AND o.period_start < r.period_end) AS overlapping
+      FROM recurring_charges r
+     ORDER BY r.item_id, r.period_start`);
+  const out: string[] = [];
+  for (const r of rows) {
+    const who = `${r.item} ${r.item_id} period ${r.start}..${r.end} (account ${r.account_id}, ${r.mode})`;
+    if (r.end <= r.start) out.push(`${who}: an empty period`);
+    if (Number(r.lines) === 0) out.push(`${who}: claimed without a charge line`);
+    if (r.overlapping) out.push(`${who}: periods overlap (${r.overlapping})`);
+  }
+  return out;
+}
+
+/** A one-off item (a website's build fee) is charged once. */
+async function itemCharges(db: pg.Client): Promise<string[]> {
+  const { rows } = await db.query(
+    `SELECT account_id, mode, cause, reference, count(*) AS n
+       FROM ledger_entries
+      WHERE type = 'usage' AND cause = ANY($1) AND reference IS NOT NULL
+      GROUP BY account_id, mode, cause, reference
+     HAVING count(*) > 1
+      ORDER BY reference`,
+    [ITEM_CAUSES.filter((c) => !RECURRING_CAUSES.includes(c))],
+  );
+  return rows.map((r) => `item ${r.reference} of account ${r.account_id} (${r.mode}): ${r.cause} charged ${Number(r.n)} times`);
+}
+
+/**
+ * A refund never exceeds what was charged for its item: the refunds naming a charge's reference
+ * (same account and mode) add up to at most its charges, and a refund naming an item
+ * (`website_build:…`, `number:…`) has a charge of that item to give back.
+ */
+async function refunds(db: pg.Client): Promise<string[]> {
+  const { rows } = await db.query(`
+    SELECT f.account_id, f.mode, f.reference, sum(f.amount_cents)::bigint AS refunded,
+           COALESCE(c.charged, 0)::bigint AS charged, COALESCE(c.n, 0)::bigint AS charges
+      FROM ledger_entries f
+      LEFT JOIN (SELECT account_id, mode, reference, sum(-amount_cents) AS charged, count(*) AS n
+                   FROM ledger_entries WHERE type IN ('usage', 'minimum') AND reference IS NOT NULL
+                  GROUP BY account_id, mode, reference) c
+             ON c.account_id = f.account_id AND c.mode = f.mode AND c.reference = f.reference
+     WHERE f.type = 'refund' AND f.reference IS NOT NULL
+     GROUP BY f.account_id, f.mode, f.reference, c.charged, c.n
+     ORDER BY f.reference`);
+  const itemReference = new RegExp(`^(${ITEM_CAUSES.join('|')}):`);
+  const out: string[] = [];
+  for (const r of rows) {
+    const who = `refunds of ${r.reference} (account ${r.account_id}, ${r.mode})`;
+    const refunded = Number(r.refunded);
+    if (Number(r.charges) > 0 && refunded > Number(r.charged)) out.push(`${who}: refunded ${refunded} over the ${Number(r.charged)} charged for its item`);
+    if (Number(r.charges) === 0 && itemReference.test(r.reference)) out.push(`${who}: refund of an item never charged (${refunded})`);
   }
   return out;
 }

@@ -14,6 +14,7 @@ import { OpenAIRealtimeBridge, type MarkingBridgeHandlers } from '../../telephon
 import { ScriptedBridge, nextWeekdayAt } from '../../telephony/scripted/scripted-bridge.ts';
 import type { AgentSetup, BridgeHandlers, ToolSpec } from '../../telephony/speech-bridge.ts';
 import { BOOKING_ARGS, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, startFakeRealtime, type ClientEvent } from '../fakes/openai-realtime.ts';
+import { openMediaStream, type MediaNetwork, type MediaStreamOptions } from '../fakes/twilio-media-stream.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -476,6 +477,159 @@ test('realtime bridge: the peer going away reports onError; our own close() does
   await sleep(30);
   t.is(dropped.rec.errors.length, 1, 'reported once');
   t.deepEqual(closed.rec.errors, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Over the internet: the fake carrier's stream with jitter, stalls (then bursts) and lost frames
+
+/** A stream as it crosses the internet: up to 30 ms of jitter, a 160 ms stall every 12 frames, 3 frames lost in every 17. */
+const UNKIND_NETWORK: MediaNetwork = { jitterMs: 30, stallEvery: 12, stallMs: 160, lossEvery: 17, lostFrames: 3, seed: 20 };
+
+/** The fake carrier's media stream (test/fakes/twilio-media-stream.ts) to our media server, for call `callId`. */
+function carrierStream(port: number, callId: string, options: Partial<MediaStreamOptions> = {}) {
+  const agentAudio: string[] = [];
+  const stream = openMediaStream({
+    url: `ws://127.0.0.1:${port}/media`,
+    accountSid: 'AC00000000000000000000000000000001',
+    callSid: 'CA00000000000000000000000000000001',
+    customParameters: { call_id: callId },
+    bidirectional: true,
+    playbackSpeed: 1,
+    calleeAudio: [],
+    onAgentAudio: (mulaw) => agentAudio.push(mulaw.toString('base64')),
+    onEnd: () => {},
+    network: UNKIND_NETWORK,
+    ...options,
+  });
+  return { stream, agentAudio };
+}
+
+test('media server over the internet: late, bursty and missing frames reach the session in order with their carrier timestamps, stop after the last', async (t) => {
+  const { promise, onSession } = sessionPromise();
+  const { server, logs } = await mediaServer(t, onSession);
+  // 60 frames the callee says, each its own bytes.
+  const said = Array.from({ length: 60 }, (_, i) => Buffer.alloc(FRAME_BYTES, i + 1).toString('base64'));
+  const { stream } = carrierStream(server.port, 'call_net', { calleeAudio: said });
+  const session = await promise;
+  const heard: { payload: string; timestampMs: number; atMs: number }[] = [];
+  session.onAudio((payload, timestampMs) => heard.push({ payload, timestampMs, atMs: performance.now() }));
+  let stops = 0;
+  session.onStop(() => stops++);
+  await eventually(() => stream.record.framesSent.some((f) => f.index >= 59), 5_000);
+  stream.stop();
+  await eventually(() => stops === 1, 3_000);
+
+  const { framesSent, framesLost, stalls, protocolErrors } = stream.record;
+  t.true(framesLost.length >= 6 && stalls >= 3, `the network was unkind: ${framesLost.length} frames lost, ${stalls} stalls`);
+  // Every frame sent after the session's handler was attached arrived, in the order sent, before the stop.
+  const first = framesSent.findIndex((f) => f.timestampMs === heard[0].timestampMs);
+  t.true(first >= 0);
+  t.deepEqual(
+    heard.map((h) => h.timestampMs),
+    framesSent.slice(first).map((f) => f.timestampMs),
+  );
+  t.deepEqual(
+    heard.map((h) => h.payload),
+    framesSent.slice(first).map((f) => said[f.index] ?? SILENCE_FRAME_BASE64),
+    'each frame carries its own audio',
+  );
+  t.true(
+    heard.every((h, i) => i === 0 || h.timestampMs > heard[i - 1].timestampMs),
+    'timestamps only grow',
+  );
+  t.true(
+    heard.some((h, i) => i > 0 && h.timestampMs - heard[i - 1].timestampMs > 20),
+    'lost frames show as a jump of the carrier clock',
+  );
+  t.false(
+    heard.some((h) => framesLost.includes(h.timestampMs)),
+    'nothing is made up for a lost frame',
+  );
+  // A burst: after a stall, several frames within a few ms.
+  const gaps = heard.slice(1).map((h, i) => h.atMs - heard[i].atMs);
+  t.true(
+    gaps.some((g, i) => g > 100 && gaps[i + 1] < 10 && gaps[i + 2] < 10),
+    `a stall followed by a burst (${gaps.map((g) => Math.round(g)).join(' ')})`,
+  );
+  t.deepEqual(protocolErrors, []);
+  t.false(logs.lines.some((l) => l.msg === 'ignored malformed media message' || Number(l.level) >= 50));
+  t.is(stops, 1);
+});
+
+test('call bridge over the internet: the agent is heard in order, barge-in cuts at what the callee heard by the carrier’s clock, the marks come back in order', async (t) => {
+  // 50 frames = 1,000 ms of greeting; the callee talks over it after 15 frames of its own.
+  const fake = await startFakeRealtime({ script: 'barge_in', greetingFrames: 50, speechAfterAppends: 15 });
+  t.teardown(() => fake.close());
+  const { promise, onSession } = sessionPromise();
+  const { server, logs } = await mediaServer(t, onSession);
+  const { stream, agentAudio } = carrierStream(server.port, 'call_net_bridge');
+  const session = await promise;
+
+  // What the bridge has been told, in the order it was told: the carrier clock and the returned marks.
+  let carrierMs = 0;
+  const sentTimestamps: number[] = [];
+  let relayedBytes = 0;
+  let startMs: number | null = null;
+  const markEnds = new Map<string, number>();
+  let markedBytes = 0;
+  let cutAt: { carrierMs: number; markedBytes: number; startMs: number } | null = null;
+  const errors: Error[] = [];
+  // Wired as the call actor wires them (actors/call/call-media.ts).
+  const conn = await new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet }).connect(setup(), {
+    onAudio: (payload) => {
+      startMs ??= carrierMs;
+      relayedBytes += Buffer.from(payload, 'base64').length;
+      session.sendAudio(payload);
+    },
+    onMark: (name: string) => {
+      markEnds.set(name, relayedBytes);
+      session.sendMark(name);
+    },
+    onInterrupted: () => {
+      cutAt = { carrierMs, markedBytes, startMs: startMs! };
+      session.clear();
+    },
+    onToolCall: async () => ({ ok: true }),
+    onTranscript: () => {},
+    onError: (e) => errors.push(e),
+  } satisfies MarkingBridgeHandlers);
+  t.teardown(() => conn.close());
+  session.onAudio((payload, timestampMs) => {
+    carrierMs = Math.max(carrierMs, timestampMs);
+    sentTimestamps.push(timestampMs);
+    conn.sendAudio(payload, timestampMs);
+  });
+  session.onMark((name) => {
+    if (!cutAt) markedBytes = Math.max(markedBytes, markEnds.get(name) ?? 0);
+    conn.markPlayed(name);
+  });
+
+  const truncate = await fake.waitFor((e) => e.type === 'conversation.item.truncate', 5_000);
+  await eventually(() => stream.record.clears === 1 && stream.record.marksEchoed.length === stream.record.marksReceived.length, 3_000);
+  await sleep(100);
+  const cut = cutAt as { carrierMs: number; markedBytes: number; startMs: number } | null;
+  t.truthy(cut, 'the callee talking over the agent interrupted it');
+  // What the callee heard: the carrier's clock since the agent's first audio, or what the returned marks confirm, whichever is further.
+  const heardMs = Math.floor(Math.max(cut!.carrierMs - cut!.startMs, cut!.markedBytes / 8, 0));
+  t.is(truncate.audio_end_ms, heardMs);
+  t.true(heardMs > 0 && heardMs < 1_000, `cut inside the greeting (${heardMs} ms)`);
+  t.is(fake.received.filter((e) => e.type === 'conversation.item.truncate').length, 1);
+
+  t.true(stream.record.framesLost.length > 0 && stream.record.stalls > 0, 'the network was unkind');
+  t.true(
+    sentTimestamps.every((ts, i) => i === 0 || ts > sentTimestamps[i - 1]),
+    'the callee reached the agent in order',
+  );
+  t.deepEqual(agentAudio, fake.greetingAudio, 'the carrier played the greeting in order, and nothing of the cut item after it');
+  t.deepEqual(stream.record.marksEchoed, stream.record.marksReceived, 'every mark came back, in the order sent');
+  t.is(stream.record.clears, 1);
+
+  stream.stop();
+  await eventually(() => stream.record.closedBy === 'twilio');
+  t.deepEqual(stream.record.protocolErrors, []);
+  t.deepEqual(fake.violations, []);
+  t.deepEqual(errors, []);
+  t.false(logs.lines.some((l) => Number(l.level) >= 50), 'nothing logged as an error');
 });
 
 // ---------------------------------------------------------------------------------------------

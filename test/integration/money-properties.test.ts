@@ -10,6 +10,9 @@ import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { holdRefusal, type RefusalReason } from '../../money/rules/hold-rules.ts';
 import { billableMinutes, callReserveCents, priceMinutes, topUpBonusCents } from '../../money/rules/pricing.ts';
 import type { Mode } from '../../runtime/types.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { createMoneyWriter } from '../../money/writer.ts';
+import { readinessFollowsMoney } from '../../actors/customer/readiness-check.ts';
 
 /*
  * Properties of the money as a whole, over random sequences of operations against the real
@@ -105,8 +108,18 @@ type Op =
   | { kind: 'next_month'; minutes: number }
   | { kind: 'job'; name: JobName }
   | { kind: 'auto_top_up'; threshold: number | null; amount: number }
-  /** Several starts, ends and hold releases at once, as concurrent calls and the sweeper would. */
-  | { kind: 'burst'; ops: (Extract<Op, { kind: 'start' | 'end' }> | { kind: 'job'; name: 'release_holds' })[] };
+  /**
+   * A period of an item's recurring charge, as the numbers and websites rooms ask the writer: a new
+   * item's first period, an item's next period, or (`again`) a period already charged, as a second
+   * run or process would. `copies` charges of it at once (in a burst).
+   */
+  | { kind: 'rent'; item: number; fresh: boolean; hosting: boolean; test: boolean; customer: number; again: boolean; copies: number }
+  /** A website's build fee (a one-off item charge). */
+  | { kind: 'build'; customer: number; test: boolean }
+  /** A charged build never delivered: its fee back, once, as the websites room does. */
+  | { kind: 'refund_build'; pick: number }
+  /** Several starts, ends, hold releases and item charges at once, as concurrent calls, the sweeper and the rooms' jobs would. */
+  | { kind: 'burst'; ops: (Extract<Op, { kind: 'start' | 'end' | 'rent' | 'build' | 'refund_build' }> | { kind: 'job'; name: 'release_holds' })[] };
 
 const startArb = fc.record({ kind: fc.constant('start' as const), customer: fc.nat(), test: fc.integer({ min: 0, max: 4 }).map((n) => n === 0) });
 const endArb = fc.record({
@@ -115,6 +128,18 @@ const endArb = fc.record({
   open: fc.boolean(),
   seconds: fc.oneof(fc.integer({ min: 0, max: 1_500 }), fc.constantFrom(0, 1, 60, 61, 1_199, 1_200, 1_201)),
 });
+const rentArb = fc.record({
+  kind: fc.constant('rent' as const),
+  item: fc.nat(),
+  fresh: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+  hosting: fc.boolean(),
+  test: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+  customer: fc.nat(),
+  again: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+  copies: fc.integer({ min: 1, max: 3 }),
+});
+const buildArb = fc.record({ kind: fc.constant('build' as const), customer: fc.nat(), test: fc.integer({ min: 0, max: 4 }).map((n) => n === 0) });
+const refundBuildArb = fc.record({ kind: fc.constant('refund_build' as const), pick: fc.nat() });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('top_up' as const), amount: fc.oneof(fc.integer({ min: 2_500, max: 300_000 }), fc.constantFrom(2_500, 49_999, 50_000, 250_000, 300_000)) }) },
   { weight: 6, arbitrary: startArb },
@@ -130,20 +155,62 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('next_month' as const), minutes: fc.integer({ min: 0, max: 120 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('job' as const), name: fc.constantFrom<JobName>('release_holds', 'expire_bonuses', 'close_month') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('auto_top_up' as const), threshold: fc.option(fc.integer({ min: 0, max: 5_000 }), { nil: null, freq: 3 }), amount: fc.integer({ min: 2_500, max: 10_000 }) }) },
+  { weight: 3, arbitrary: rentArb },
+  { weight: 1, arbitrary: buildArb },
+  { weight: 1, arbitrary: refundBuildArb },
   {
-    weight: 2,
+    weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('burst' as const),
-      ops: fc.array(fc.oneof(startArb, endArb, endArb, fc.constant({ kind: 'job' as const, name: 'release_holds' as const })), { minLength: 2, maxLength: 6 }),
+      ops: fc.array(fc.oneof(startArb, endArb, endArb, rentArb, buildArb, refundBuildArb, fc.constant({ kind: 'job' as const, name: 'release_holds' as const })), {
+        minLength: 2,
+        maxLength: 6,
+      }),
     }),
   },
 );
 
+/** A month's rent of a number and of a website's hosting, and a website's build fee (the writer charges what it is told). */
+const RENT_CENTS = { number: 1_500, website_hosting: 2_000 };
+const BUILD_FEE_CENTS = 35_000;
+
+/** Sequences that reach the edges for sure: a renewal and a build fee the balance covers only if running calls' holds are ignored, a period charged three times at once. */
+const ITEM_EXAMPLES: [boolean[], Op[]][] = [
+  [
+    [true, true],
+    [
+      { kind: 'start', customer: 0, test: false },
+      { kind: 'start', customer: 1, test: false },
+      { kind: 'start', customer: 0, test: false },
+      { kind: 'rent', item: 0, fresh: true, hosting: false, test: false, customer: 0, again: false, copies: 1 },
+      { kind: 'build', customer: 1, test: false },
+      { kind: 'end', pick: 0, open: true, seconds: 0 },
+      { kind: 'end', pick: 0, open: true, seconds: 0 },
+      { kind: 'end', pick: 0, open: true, seconds: 0 },
+      { kind: 'rent', item: 0, fresh: true, hosting: true, test: false, customer: 0, again: false, copies: 1 },
+      { kind: 'rent', item: 0, fresh: false, hosting: true, test: false, customer: 0, again: true, copies: 1 },
+      { kind: 'top_up', amount: 50_000 },
+      { kind: 'build', customer: 1, test: false },
+      // 35,000 on the balance, 400 of it held by a running call: the build fee is refused.
+      { kind: 'top_up', amount: 18_000 },
+      { kind: 'start', customer: 1, test: false },
+      { kind: 'build', customer: 1, test: false },
+      { kind: 'burst', ops: [{ kind: 'rent', item: 0, fresh: false, hosting: false, test: false, customer: 0, again: false, copies: 3 }, { kind: 'refund_build', pick: 0 }, { kind: 'start', customer: 1, test: false }] },
+      { kind: 'refund_build', pick: 0 },
+    ],
+  ],
+];
+
 const END_OUTCOMES = ['settled', 'late', 'already_settled'];
 
-test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep every money invariant, and no line ever changes', async (t) => {
+test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees, clock moves and jobs keep every money invariant, and no line ever changes', async (t) => {
   const con = consoleClient(svc.url);
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
+  // The rooms' money path: the numbers and websites rooms ask the writer in transactions of their own, beside the account actor.
+  const money = createMoneyWriter(readinessFollowsMoney);
+  const conns = new pg.Pool({ connectionString: svc.databaseUrl, max: 8 });
+  t.teardown(() => conns.end());
+  const itemOutcomes = new Map<string, number>();
   const seen = new Map<string, number>();
   let runs = 0;
   await fc.assert(
@@ -219,6 +286,101 @@ test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep
         return { reference: hold.reference, outcome: r.outcome };
       };
 
+      /** Items of this sequence charged by the period, with the periods claimed and the next one due. */
+      const items: { id: string; item: 'number' | 'website_hosting'; mode: Mode; customerId: string; claimed: string[]; next: string }[] = [];
+      /** Build fees charged, and whether given back. */
+      const builds: { reference: string; mode: Mode; customerId: string; refunded: boolean }[] = [];
+      const count = (label: string) => itemOutcomes.set(label, (itemOutcomes.get(label) ?? 0) + 1);
+      const customerOf = (test: boolean, pick: number) => (test ? testCustomer : customers[pick % customers.length]);
+      /** The live money row as it is now: spendable money is the balance less what running calls hold. */
+      const moneyRow = async () =>
+        (
+          await db.query(
+            `SELECT balance_cents::int AS balance, reserved_cents::int AS reserved, auto_top_up_threshold_cents::int AS threshold, auto_top_up_amount_cents::int AS auto
+               FROM account_money WHERE account_id = $1 AND mode = 'live'`,
+            [accountId],
+          )
+        ).rows[0] as { balance: number; reserved: number; threshold: number | null; auto: number | null };
+
+      /**
+       * Charges a period of an item; `alone` when nothing else runs, so the outcome is known from the
+       * money beforehand: a live charge only from money no running call holds (after one automatic
+       * top-up when it is on and the money is short), and each period once.
+       */
+      const rent = async (op: Extract<Op, { kind: 'rent' }>, what: string, alone: boolean) => {
+        const known = items.filter((it) => op.test === (it.mode === 'test'));
+        let target = op.fresh || known.length === 0 ? null : known[op.item % known.length];
+        if (!target) {
+          const item = op.hosting ? ('website_hosting' as const) : ('number' as const);
+          target = { id: crypto.randomUUID(), item, mode: op.test ? 'test' : 'live', customerId: customerOf(op.test, op.customer), claimed: [], next: svc.services.clock.now().toISOString().slice(0, 10) };
+          items.push(target);
+        }
+        const it = target;
+        const periodStart = op.again && it.claimed.length > 0 ? it.claimed[op.item % it.claimed.length] : it.next;
+        const until = new Date(`${periodStart}T00:00:00Z`);
+        until.setUTCMonth(until.getUTCMonth() + 1);
+        const periodEnd = until.toISOString().slice(0, 10);
+        const amountCents = RENT_CENTS[it.item];
+        const m = alone ? await moneyRow() : null;
+        const copies = alone ? 1 : op.copies;
+        const results = await Promise.all(
+          Array.from({ length: copies }, () =>
+            withTransaction(conns, (client) =>
+              money.chargeRecurring(client, { accountId, mode: it.mode, customerId: it.customerId, item: it.item, itemId: it.id, amountCents, periodStart, periodEnd, description: `${it.item} ${periodStart}`, now: svc.services.clock.now() }),
+            ),
+          ),
+        );
+        const charged = results.filter((r) => r.outcome === 'charged');
+        for (const r of results) count(`${it.item}/${it.mode}: ${r.outcome}`);
+        assert.ok(charged.length <= 1, `${what}: one period charged ${charged.length} times`);
+        if (m) {
+          let available = m.balance - m.reserved;
+          if (it.mode === 'live' && available < amountCents && m.threshold !== null && m.auto !== null) available += m.auto + topUpBonusCents(m.auto);
+          const short = it.mode === 'live' && available < amountCents;
+          const expected = short ? 'insufficient_balance' : it.claimed.includes(periodStart) ? 'already_charged' : 'charged';
+          assert.equal(results[0].outcome, expected, `${what}: ${it.item} ${it.mode} period ${periodStart}, ${amountCents} cents against ${m.balance} less ${m.reserved} held`);
+        }
+        for (const r of charged) {
+          if (r.outcome !== 'charged') continue;
+          assert.equal(Number(r.line.amount_cents), -amountCents, what);
+          // Never paid with money a running call holds: the line leaves the balance at or over the holds.
+          if (m && it.mode === 'live') assert.ok(Number(r.line.balance_after_cents) >= m.reserved, `${what}: rent spent money held by running calls`);
+          it.claimed.push(periodStart);
+          if (periodStart === it.next) it.next = periodEnd;
+        }
+      };
+
+      /** A website's build fee: live money no running call holds must cover it, or nothing is written. */
+      const build = async (op: Extract<Op, { kind: 'build' }>, what: string, alone: boolean) => {
+        const mode: Mode = op.test ? 'test' : 'live';
+        const customerId = customerOf(op.test, op.customer);
+        const reference = `website_build:${crypto.randomUUID()}`;
+        const m = alone ? await moneyRow() : null;
+        const r = await withTransaction(conns, (client) =>
+          money.chargeItem(client, { accountId, mode, customerId, cause: 'website_build', amountCents: BUILD_FEE_CENTS, reference, description: 'Website build', now: svc.services.clock.now() }),
+        );
+        count(`website_build/${mode}: ${r.outcome}`);
+        if (m) assert.equal(r.outcome, mode === 'live' && m.balance - m.reserved < BUILD_FEE_CENTS ? 'insufficient_balance' : 'charged', `${what}: ${m.balance} less ${m.reserved} held`);
+        if (r.outcome === 'charged') {
+          if (m && mode === 'live') assert.ok(Number(r.line.balance_after_cents) >= m.reserved, `${what}: the build fee spent money held by running calls`);
+          builds.push({ reference, mode, customerId, refunded: false });
+        }
+      };
+
+      /** A build never delivered: its whole fee back once, on its customer, in its mode. */
+      const refundBuild = async (op: Extract<Op, { kind: 'refund_build' }>, what: string) => {
+        const open = builds.filter((b) => !b.refunded);
+        if (open.length === 0) return;
+        const b = open[op.pick % open.length];
+        b.refunded = true;
+        const line = await withTransaction(conns, (client) =>
+          money.refundItem(client, { accountId, mode: b.mode, customerId: b.customerId, amountCents: BUILD_FEE_CENTS, reference: b.reference, description: 'Website build fee refunded', now: svc.services.clock.now() }),
+        );
+        count(`website_build/${b.mode}: refunded`);
+        assert.equal(Number(line.amount_cents), BUILD_FEE_CENTS, what);
+        assert.equal(line.applied, b.mode === 'live', what);
+      };
+
       let before = await ledgerSnapshot();
       for (const [i, op] of ops.entries()) {
         const what = `op ${i} ${JSON.stringify(op)}`;
@@ -256,11 +418,23 @@ test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep
             if (op.threshold === null) must(await account.console.delete(`/console/v1/accounts/${accountId}/auto_top_up`), 'auto top-up off');
             else must(await account.console.put(`/console/v1/accounts/${accountId}/auto_top_up`, { threshold_cents: op.threshold, amount_cents: op.amount }), 'auto top-up');
             break;
+          case 'rent':
+            await rent(op, what, true);
+            break;
+          case 'build':
+            await build(op, what, true);
+            break;
+          case 'refund_build':
+            await refundBuild(op, what);
+            break;
           case 'burst': {
             const results = await Promise.all(
               op.ops.map(async (sub) => {
                 if (sub.kind === 'start') await start(sub, what);
                 else if (sub.kind === 'end') return end(sub, what, false);
+                else if (sub.kind === 'rent') await rent(sub, what, false);
+                else if (sub.kind === 'build') await build(sub, what, false);
+                else if (sub.kind === 'refund_build') await refundBuild(sub, what);
                 else must(await con.post('/console/v1/jobs/release_holds/run'), 'release_holds');
                 return null;
               }),
@@ -278,9 +452,15 @@ test.serial('property: random top-ups, calls, refunds, clock moves and jobs keep
       }
       await assertInvariants(`${ops.length} operations on account ${accountId}`);
     }),
-    { numRuns: RUNS, includeErrorInReport: true },
+    { numRuns: RUNS, includeErrorInReport: true, examples: ITEM_EXAMPLES },
   );
   t.true(runs >= RUNS);
+  t.log('item charges', Object.fromEntries([...itemOutcomes].sort()));
+  // The runs reached every kind of item outcome, or the property proved little about them.
+  for (const outcome of ['number/live: charged', 'number/live: insufficient_balance', 'website_hosting/live: charged', 'website_build/live: charged', 'website_build/live: insufficient_balance', 'website_build/live: refunded']) {
+    t.true((itemOutcomes.get(outcome) ?? 0) > 0, `no item charge ended ${outcome}`);
+  }
+  t.true([...itemOutcomes.keys()].some((k) => k.endsWith('already_charged')), 'a period was charged again and found paid');
   // What the runs reached, so a weak sequence generator shows in the log.
   const { rows } = await db.query(`SELECT type, cause, mode, count(*)::int AS n FROM ledger_entries GROUP BY type, cause, mode ORDER BY type, cause, mode`);
   t.log('operations', Object.fromEntries(seen), 'lines', rows.map((r) => `${r.type}/${r.cause}/${r.mode}: ${r.n}`).join(', '));

@@ -5,12 +5,15 @@ import { localImports, readSource as read, sourceFiles } from '../helpers/source
 /**
  * Money has one writer (docs/decisions.md, "The money room"): SQL that writes a money table lives
  * only under db/money/, each db/money/ module keeps its writes apart from its reads (a `…Writes`
- * factory), and only money/writer.ts takes the writes. Read like a lint, over the source text.
+ * factory), and only the writer takes the writes: money/writer.ts, which assembles the one
+ * `MoneyWriter`, and its parts under money/writer/ (one per cause). Read like a lint, over the source text.
  * Tests are not scanned: some of them tamper with money rows on purpose.
  */
 
 const MONEY_TABLES = ['account_money', 'holds', 'ledger_entries', 'bonus_grants', 'activity_log', 'monthly_minimums', 'recurring_charges'];
 const WRITER = 'money/writer.ts';
+/** The writer: its assembling module and its parts. */
+const isWriter = (file: string) => file === WRITER || file.startsWith('money/writer/');
 /** Written on purpose outside the writer, each with why. The test fails if an entry no longer writes (drop it then). */
 const ALLOWED_SQL_WRITES: Record<string, string> = {
   'bench/money.ts': "the baseline: a bare UPDATE … RETURNING of a money row, the yardstick the money path is measured against",
@@ -80,12 +83,13 @@ test('db/money/ writes every money table, and each module keeps its write-side S
   }
 });
 
-test(`only ${WRITER} imports the write side of db/money/`, (t) => {
+test(`only ${WRITER} and its parts under money/writer/ import the write side of db/money/`, (t) => {
   const files = sourceFiles('').filter((f) => !f.startsWith('db/money/'));
   const imports = files.flatMap((f) => moneyDbImports(f).map((i) => ({ ...i, file: f })));
-  t.true(imports.some((i) => i.file === WRITER && i.names.some((n) => n.endsWith('Writes'))), 'the writer is found importing the writes');
+  t.true(imports.some((i) => isWriter(i.file) && i.names.some((n) => n.endsWith('Writes'))), 'the writer is found importing the writes');
+  t.true(sourceFiles('money/writer').length >= 5, 'the writer is split by cause under money/writer/');
   const offenders = imports
-    .filter((i) => i.file !== WRITER)
+    .filter((i) => !isWriter(i.file))
     .flatMap((i) => i.names.filter((n) => !/^[A-Z]/.test(n) && !n.endsWith('Reads')).map((n) => `${i.file} imports ${n} from ${i.target}`));
   t.deepEqual(offenders, []);
 });

@@ -1,0 +1,90 @@
+import { withTransaction } from '../../db/pool.ts';
+import { createCallRepository, type CallRow } from '../../db/calls.ts';
+import { createAppointmentRepository } from '../../db/appointments.ts';
+import { recordEvent } from '../../db/events.ts';
+import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
+import type { CarrierStatusReport } from '../../telephony/carrier.ts';
+import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
+import { appointmentView, callView, isFinished } from './views.ts';
+import { localTime } from './local-time.ts';
+import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
+
+/** How long an answered call's `call.completed` waits for its recording (real time). */
+export const RECORDING_WAIT_SECONDS = 45;
+
+/** A call's end: hanging up, and writing the outcome with its charge once. */
+export function createCallEnd(deps: CallDeps) {
+  const { pool, clock, log, config, money } = deps;
+
+  /**
+   * Writes the end of the call once: outcome, duration, summary, the charge of the used minutes
+   * (the hold's rest released), `call.completed` and `appointment.booked`, in one transaction,
+   * with the inbox report that brought the end marked processed in it. An answered call's
+   * `call.completed` waits for its recording (so the event carries what GET returns), until
+   * RECORDING_WAIT_SECONDS at the latest (`emitOverdueCompletions`).
+   */
+  async function finish(
+    state: CallState,
+    report: Pick<CarrierStatusReport, 'status' | 'durationSeconds' | 'answeredBy'>,
+    reportId?: string,
+  ): Promise<CallRow | null> {
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      if (reportId && !(await createCarrierReportRepository(client).lockUnprocessed(reportId))) return null;
+      const calls = createCallRepository(client);
+      const call = await calls.lock(state.id);
+      if (!call || isFinished(call.status)) {
+        if (reportId) await createCarrierReportRepository(client).markProcessed(reportId);
+        return null;
+      }
+      const answered = report.status === 'completed';
+      const duration = answered ? Math.min(report.durationSeconds ?? 0, TIME_LIMIT_SECONDS) : 0;
+      const outcome = decideOutcome({
+        carrierStatus: report.status,
+        answeredBy: report.answeredBy ?? call.answered_by,
+        durationSeconds: duration,
+        appointmentBooked: call.appointment_id !== null,
+        doNotCall: await calls.requestedDoNotCall(call.id),
+        endReason: call.end_reason,
+        hitTimeLimit: call.end_reason === 'time_limit',
+      });
+      if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
+      const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
+      const updated = await calls.update(call.id, {
+        status: 'completed',
+        outcome,
+        duration_seconds: duration,
+        answered_by: report.answeredBy ?? call.answered_by,
+        ended_at: now,
+        updated_at: now,
+        lease_expires_at: null,
+        summary: summarise(
+          outcome,
+          duration,
+          appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null,
+        ),
+      });
+      if (duration > 0 && !updated.recording_url) await calls.awaitRecording(call.id, RECORDING_WAIT_SECONDS);
+      else await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });
+      if (appointment && outcome === 'appointment_booked') {
+        await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'appointment.booked', data: appointmentView(appointment), now });
+      }
+      if (reportId) await createCarrierReportRepository(client).markProcessed(reportId);
+      return updated;
+    });
+  }
+
+  /** Asks the carrier to hang up, with the reason the call ends for (the first reason given stays). */
+  async function hangUp(state: CallState, reason: string | null): Promise<void> {
+    const call = await mustGetCall(pool, state.id);
+    if (reason && !call.end_reason) await createCallRepository(pool).update(call.id, { end_reason: reason });
+    state.media?.close();
+    if (call.carrier_call_id) {
+      await deps.carriers[state.mode].hangup(call.carrier_call_id).catch((err) => log.warn({ err, call_id: state.id }, 'hangup failed'));
+    }
+  }
+
+  return { finish, hangUp };
+}
+
+export type CallEnd = ReturnType<typeof createCallEnd>;

@@ -1,0 +1,69 @@
+import { withTransaction } from '../../db/pool.ts';
+import { createCallRepository } from '../../db/calls.ts';
+import { createAppointmentRepository } from '../../db/appointments.ts';
+import { createCustomerRepository } from '../../db/customers.ts';
+import { createDncRepository } from '../../db/dnc.ts';
+import { readToolCall } from './tool-args.ts';
+import { localTime } from './local-time.ts';
+import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
+import type { CallEnd } from './call-end.ts';
+
+/** The agent's tools during a call: book an appointment, record a do-not-call request, end the call. */
+export function createCallTools(deps: CallDeps, end: CallEnd) {
+  const { pool, clock, log } = deps;
+
+  /** Carries out the agent's call of a tool; its arguments are read (and made safe to write) by tool-args.ts. */
+  async function tool(state: CallState, name: string, args: Record<string, unknown>): Promise<unknown> {
+    const call = await mustGetCall(pool, state.id);
+    const now = clock.now();
+    const read = readToolCall(name, args, now);
+    if ('reply' in read) return read.reply;
+    const wanted = read.act;
+    switch (wanted.tool) {
+      case 'book_appointment': {
+        if (call.appointment_id) return { booked: true, appointment_id: call.appointment_id, note: 'already booked on this call' };
+        const customer = await createCustomerRepository(pool).get(call.customer_id);
+        const timezone = customer?.timezone ?? 'UTC';
+        const appointment = await withTransaction(pool, async (client) => {
+          const a = await createAppointmentRepository(client).insert({
+            account_id: call.account_id,
+            mode: call.mode,
+            customer_id: call.customer_id,
+            call_id: call.id,
+            start_at: wanted.startAt,
+            end_at: wanted.endAt,
+            timezone,
+            attendee_name: wanted.attendeeName,
+            notes: wanted.notes,
+            created_at: now,
+          });
+          await createCallRepository(client).update(call.id, { appointment_id: a.id, updated_at: now });
+          return a;
+        });
+        return { booked: true, appointment_id: appointment.id, starts: localTime(appointment.start_at, timezone), timezone };
+      }
+      case 'mark_do_not_call': {
+        await createDncRepository(pool).add({
+          accountId: call.account_id,
+          e164: call.to_e164,
+          source: 'callee_request',
+          reason: wanted.reason,
+          callId: call.id,
+          now,
+        });
+        return { recorded: true };
+      }
+      case 'end_call': {
+        // Hang up after this message: the agent's goodbye has already been sent to the carrier.
+        setTimeout(() => void end.hangUp(state, wanted.reason).catch((err) => log.warn({ err }, 'hangup failed')), 50).unref();
+        return { ending: true };
+      }
+      default: {
+        const unhandled: never = wanted;
+        throw new Error(`unhandled tool ${(unhandled as { tool: string }).tool}`);
+      }
+    }
+  }
+
+  return { tool };
+}

@@ -1,0 +1,65 @@
+import type { Client } from '../../db/pool.ts';
+import { balanceWrites, type MoneyRow } from '../../db/money/balances.ts';
+import type { LedgerRow } from '../../db/money/ledger.ts';
+import { recurringWrites } from '../../db/money/recurring.ts';
+import type { AutoTopUp, Lines } from './lines.ts';
+import type { RecurringCharge, RecurringChargeResult } from './types.ts';
+
+/**
+ * A recurring charge of a customer's item (a number's rent, a caller ID's fee, a website's
+ * hosting) is `chargeRecurring`: it claims the item's period once in `recurring_charges` (as
+ * `monthly_minimums` does for a customer-month), then posts a `usage` line whose cause is the
+ * item's kind and whose reference names the item and the period, so a second run or process
+ * charges nothing. The renewal calendar is a pure rule (money/rules/renewal.ts); what an unpaid
+ * renewal does to the item belongs to the item's own room (actors/numbers/, actors/websites/),
+ * whose job claims the items due and asks the writer to charge each, one transaction per item.
+ */
+export function createRecurringMoney(lines: Lines, autoTopUp: AutoTopUp) {
+  return {
+    /**
+     * One period of a recurring charge: claimed once, then charged as a `usage` line on the
+     * customer. Live money must cover it (balance less running calls' holds) or nothing is
+     * written; test mode prices it with `applied: false`.
+     */
+    async chargeRecurring(client: Client, c: RecurringCharge): Promise<RecurringChargeResult> {
+      let row = await balanceWrites(client).lock(c.accountId, c.mode);
+      if (!row) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);
+      const short = (r: MoneyRow) => c.mode === 'live' && r.balance_cents - r.reserved_cents < c.amountCents;
+      // A renewal is what automatic top-up is for: when it is on and the money is short, the card
+      // is charged first (once), as it would be after any charge that left the balance low.
+      if (short(row) && row.auto_top_up_threshold_cents !== null && row.auto_top_up_amount_cents !== null) {
+        await autoTopUp(client, c.accountId, row.auto_top_up_amount_cents, c.now);
+        row = (await balanceWrites(client).lock(c.accountId, c.mode))!;
+      }
+      if (short(row)) return { outcome: 'insufficient_balance' };
+      const claimed = await recurringWrites(client).claimPeriod({
+        itemId: c.itemId,
+        item: c.item,
+        accountId: c.accountId,
+        mode: c.mode,
+        customerId: c.customerId,
+        periodStart: c.periodStart,
+        periodEnd: c.periodEnd,
+        amountCents: c.amountCents,
+        now: c.now,
+      });
+      if (!claimed) return { outcome: 'already_charged' };
+      const line: LedgerRow | null = await lines.postLine(
+        client,
+        {
+          accountId: c.accountId,
+          mode: c.mode,
+          customerId: c.customerId,
+          type: 'usage',
+          cause: c.item,
+          amountCents: -c.amountCents,
+          reference: `${c.item}:${c.itemId}:${c.periodStart}`,
+          description: c.description,
+          now: c.now,
+        },
+        { row },
+      );
+      return { outcome: 'charged', line: line! };
+    },
+  };
+}
