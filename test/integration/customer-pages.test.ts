@@ -76,3 +76,16 @@ test('text on the brand colours is black on amber #f59e0b and white on navy #1e3
   t.regex(page.text, /button \{[^}]*background: var\(--accent\); color: var\(--on-accent\)/);
   t.regex(page.text, /header \{[^}]*background: var\(--primary\); color: var\(--on-primary\)/);
 });
+
+test("the chat page's read gives the customer's calling language and the text colours on the brand's", async (t) => {
+  const customer = await makeCustomer(account.api, { country: 'FR', name: 'Fromagerie Martin' });
+  const minted = await account.api.post(`/v1/customers/${customer.id}/sessions`, { end_user_ref: 'rep-1' });
+  t.is(minted.status, 201, minted.text);
+  const context = await call(svc.url, 'GET', '/v1/chat/session', { key: minted.body.token });
+  t.is(context.status, 200, context.text);
+  t.is(context.body.calling_language, 'fr-FR');
+  t.like(context.body.brand, { accent_color: '#f59e0b', text_on_accent_color: '#000000', primary_color: '#1e3a8a', text_on_primary_color: '#ffffff' });
+  const chatPage = await call(svc.url, 'GET', '/chat');
+  t.regex(chatPage.text, /#thread li\.user \{[^}]*background: var\(--accent\); color: var\(--on-accent\)/);
+  t.regex(chatPage.text, /"fr":\{"title":"Coach commercial"/, 'the page carries French words');
+});
