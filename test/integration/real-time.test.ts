@@ -64,3 +64,20 @@ test.serial('signing the agreement and going live after the test clock moved are
   t.is(live.status, 200, live.text);
   isRealTime(t, live.body.went_live_at, 'went_live_at');
 });
+
+test.serial('a failed delivery is retried on real time: moving the test clock an hour does not bring its retry', async (t) => {
+  const a = await makeAccount(svc.url);
+  const rx = await startReceiver(() => ({ status: 500 }));
+  const ep = (await a.console.post(`/console/v1/accounts/${a.id}/webhook_endpoints`, { url: rx.url, mode: 'test' })).body;
+  await a.console.post(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
+  await a.console.post('/console/v1/webhooks/run');
+  t.is(rx.received.length, 1);
+  await con().post('/console/v1/test_clock/advance', { seconds: 3600 });
+  await a.console.post('/console/v1/webhooks/run');
+  t.is(rx.received.length, 1, 'the first retry is 30 s of real time away');
+  const delivery = (await a.console.get(`/console/v1/accounts/${a.id}/webhook_endpoints/${ep.id}/deliveries`)).body.data[0];
+  t.like(delivery, { status: 'failed', attempts: 1 });
+  const due = Date.parse(delivery.next_attempt_at) - Date.now();
+  t.true(due > 0 && due <= 30_000, `the retry is due ${due} ms from now, on real time`);
+  await rx.close();
+});
