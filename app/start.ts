@@ -5,7 +5,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from '../runtime/embedde
 import { ActorSystem } from '../runtime/actor-system.ts';
 import { ChangeFeed } from '../runtime/change-feed.ts';
 import { SecretBox } from '../runtime/secret-box.ts';
-import { TestClock } from '../runtime/clock.ts';
+import { TestClock, realClock, type Clock } from '../runtime/clock.ts';
 import { createPool } from '../db/pool.ts';
 import { migrate } from '../db/migrate.ts';
 import { accountBehaviour } from '../actors/account/account-actor.ts';
@@ -51,6 +51,8 @@ export interface StartOptions {
   fastEmbeddedDb?: boolean;
   /** Where the one-time console token is written for a person to read (stdout by default). */
   announce?: (line: string) => void;
+  /** Real time (runtime/clock.ts `realClock` unless given): a test may hand a clock it moves to reach webhook retries. */
+  realClock?: Clock;
 }
 
 export interface RunningService {
@@ -105,7 +107,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
     onStop('actors', () => actors.stop());
-    const deps = { pool, clock, log, config };
+    const deps = { pool, clock, realClock: opts.realClock ?? realClock, log, config };
     // The one money writer: every change of money goes through it; a balance crossing one call's
     // hold refreshes the customer's readiness in the same transaction.
     // A top-up pays rent and hosting left unpaid, in its own transaction (the numbers and

@@ -75,8 +75,11 @@ const GET_CALL = prepared('call_by_id', `SELECT * FROM calls WHERE id = $1`);
 export function createCallRepository(db: Queryable) {
   return {
     /**
-     * Queues a request unless one is already open for this number and customer, or one carries
-     * the same external_ref: then that one is returned and nothing is queued.
+     * Queues a request unless one of the same customer is already open for this number or with
+     * the same external_ref: then that one is returned and nothing is queued. A ref whose request
+     * ended, or another customer's, queues a new request (docs/api.md, Calls). Two at once race on
+     * the partial unique indexes calls_one_open_per_number and calls_one_open_per_ref: the second
+     * waits for the first to commit, then finds its request.
      */
     async insertOrFindOpen(c: {
       accountId: string;
@@ -92,9 +95,17 @@ export function createCallRepository(db: Queryable) {
       lineType?: string | null;
       now: Date;
     }): Promise<{ row: CallRow; created: boolean }> {
+      const openOfCustomer = async (): Promise<CallRow | null> => {
+        const { rows } = await db.query(
+          `SELECT * FROM calls WHERE customer_id = $1 AND status IN ('queued', 'dialing', 'ringing', 'in_progress')
+              AND (to_e164 = $2 OR external_ref = $3) ORDER BY seq LIMIT 1`,
+          [c.customerId, c.toE164, c.externalRef],
+        );
+        return rows[0] ?? null;
+      };
       if (c.externalRef) {
-        const { rows } = await db.query(`SELECT * FROM calls WHERE account_id = $1 AND mode = $2 AND external_ref = $3`, [c.accountId, c.mode, c.externalRef]);
-        if (rows[0]) return { row: rows[0], created: false };
+        const open = await openOfCustomer();
+        if (open) return { row: open, created: false };
       }
       const { rows } = await db.query(
         `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, business_name, external_ref,
@@ -109,13 +120,9 @@ export function createCallRepository(db: Queryable) {
         ],
       );
       if (rows[0]) return { row: rows[0], created: true };
-      const existing = await db.query(
-        `SELECT * FROM calls WHERE (customer_id = $1 AND to_e164 = $2 AND status IN ('queued', 'dialing', 'ringing', 'in_progress'))
-            OR (account_id = $3 AND mode = $4 AND external_ref = $5) LIMIT 1`,
-        [c.customerId, c.toE164, c.accountId, c.mode, c.externalRef],
-      );
-      if (!existing.rows[0]) throw new Error('call request conflicted but no open request was found');
-      return { row: existing.rows[0], created: false };
+      const existing = await openOfCustomer();
+      if (!existing) throw new Error('call request conflicted but no open request was found');
+      return { row: existing, created: false };
     },
 
     async get(id: string): Promise<CallRow | null> {

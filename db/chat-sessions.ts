@@ -33,6 +33,8 @@ export interface ChatGateRow extends ChatSessionRow {
   support_email: string | null;
   email_from_name: string | null;
   domain: string | null;
+  /** The customer's calling language (its country's), which its chat page is written in. */
+  calling_language: string | null;
   /** Balance less money held for running calls, in this session's mode. */
   available_cents: number;
 }
@@ -48,9 +50,10 @@ const GATE = prepared(
   `SELECT ${COLUMNS}, c.name AS customer_name, c.brand_name AS customer_brand_name, c.status AS customer_status,
           a.status AS account_status, a.name AS account_name, a.display_name AS brand_display_name, a.logo_url,
           a.primary_color, a.accent_color, a.support_email, a.email_from_name, a.domain,
-          COALESCE(m.balance_cents - m.reserved_cents, 0) AS available_cents
+          COALESCE(m.balance_cents - m.reserved_cents, 0) AS available_cents, co.calling_language
      FROM chat_sessions s
      JOIN customers c ON c.id = s.customer_id
+     LEFT JOIN countries co ON co.country = c.country
      JOIN accounts a ON a.id = s.account_id
      LEFT JOIN account_money m ON m.account_id = s.account_id AND m.mode = s.mode
     WHERE s.id = $1`,

@@ -1,6 +1,7 @@
 import type { Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
 import { randomHex } from '../runtime/tokens.ts';
+import { realClock } from '../runtime/clock.ts';
 
 export interface EventRow {
   id: string;
@@ -24,13 +25,14 @@ export async function recordEvent(
     `INSERT INTO events (id, account_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
     [`evt_${randomHex(12)}`, e.accountId, e.mode, e.type, JSON.stringify(e.data), e.now],
   );
-  // Fan-out in the same transaction: one delivery per matching endpoint of the event's mode.
+  // Fan-out in the same transaction: one delivery per matching endpoint of the event's mode, due
+  // at once on real time (the sender's clock), whatever clock dated the event.
   const fanned = await db.query(
     `INSERT INTO webhook_deliveries (event_id, endpoint_id, account_id, next_attempt_at, created_at, updated_at)
      SELECT $1, w.id, w.account_id, $5, $5, $5 FROM webhook_endpoints w
       WHERE w.account_id = $2 AND w.mode = $3 AND w.enabled AND w.deleted_at IS NULL
         AND (cardinality(w.event_types) = 0 OR $4 = ANY (w.event_types))`,
-    [rows[0].id, e.accountId, e.mode, e.type, e.now],
+    [rows[0].id, e.accountId, e.mode, e.type, realClock.now()],
   );
   // Wakes the senders after commit (a notification is delivered only if the transaction commits).
   if ((fanned.rowCount ?? 0) > 0) await db.query(`SELECT pg_notify('switchboard_changes', 'delivery:' || $1)`, [rows[0].id]);

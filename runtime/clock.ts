@@ -3,7 +3,17 @@ export interface Clock {
   now(): Date;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+/**
+ * Real time. Two clocks run in a process (docs/decisions.md, "Real time and the test clock"):
+ * `Deps.clock` moves test-mode schedules and may be a test clock; `Deps.realClock` is always
+ * real time and dates what a receiver or the law checks against the wall clock: webhook
+ * signatures, delivery timestamps and their schedule, and live facts (an agreement signed, an
+ * account gone live).
+ */
+export const realClock: Clock = { now: () => new Date() };
+
+/** The system's clock: real time (the name the kernel used before there were two). */
+export const systemClock: Clock = realClock;
 
 /**
  * A clock that tests move by hand, as Stripe's test clocks do. It starts at the real time and

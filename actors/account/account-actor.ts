@@ -60,7 +60,9 @@ export interface AccountHooks {
 }
 
 export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
-  const { pool, clock, money } = deps;
+  // Live facts (an agreement signed, going live) are dated on real time, never on a test clock;
+  // money stays on the schedule clock its jobs run on (docs/decisions.md, "Real time and the test clock").
+  const { pool, clock, realClock, money } = deps;
   const accounts = createAccountRepository(pool);
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
@@ -281,8 +283,8 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
         return done(await changeAccount(id, async () => ({ kyb_status: msg.status })));
       case 'sign_agreement':
         return done(
-          await changeAccount(id, async (a, db, now) => {
-            const signature = agreementSignature(a, msg.version, now);
+          await changeAccount(id, async (a, db) => {
+            const signature = agreementSignature(a, msg.version, realClock.now());
             if (!signature) return {};
             await createAccountRepository(db).insertAgreementSignature(id, signature.version, signature.signedAt);
             return { agreement_version: signature.version, agreement_signed_at: signature.signedAt };
@@ -290,13 +292,13 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
         );
       case 'go_live':
         return done(
-          await changeAccount(id, async (a, _db, now) => {
+          await changeAccount(id, async (a) => {
             const missing = [
               a.kyb_status !== 'verified' && 'business verification',
               a.agreement_signed_at === null && 'the signed reseller agreement',
             ].filter(Boolean);
             if (missing.length) throw new Refusal('go_live_blocked', `The account cannot go live without ${missing.join(' and ')}.`, { missing });
-            return { mode: 'live', went_live_at: a.went_live_at ?? now };
+            return { mode: 'live', went_live_at: a.went_live_at ?? realClock.now() };
           }),
         );
       case 'set_status':

@@ -106,8 +106,9 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
     // The gate runs before anything is written: a refused request leaves nothing queued.
     const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, now });
     if (!gate.ok) throw new Refusal('consent_required', gate.explanation);
-    // Two requests for one open number race on the unique index calls_one_open_per_number: the
-    // second waits for the first to commit, then finds its request (created: false).
+    // Two requests for one open number, or with one external_ref, of a customer race on the unique
+    // indexes calls_one_open_per_number and calls_one_open_per_ref: the second waits for the first
+    // to commit, then finds its request (created: false).
     return writeTransaction(pool, idempotency, now, async (client) => {
       const { row, created } = await createCallRepository(client).insertOrFindOpen({
         accountId,

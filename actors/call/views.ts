@@ -33,6 +33,8 @@ export function callRequestView(c: CallRow) {
     external_ref: c.external_ref,
     status: c.status,
     finished: isFinished(c.status),
+    // How the request's call ended (one id names both): null while it is not finished.
+    outcome: c.outcome,
     waiting_reason: c.status === 'queued' ? c.waiting_reason : null,
     next_attempt_at: c.status === 'queued' ? iso(c.next_attempt_at) : null,
     dial_before: iso(c.dial_before),

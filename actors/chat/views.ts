@@ -3,6 +3,7 @@ import { iso, isoNow } from '../../runtime/types.ts';
 import { pageBrand } from '../account/views.ts';
 import { businessName } from '../customer/views.ts';
 import { sessionStatus } from './session-rules.ts';
+import { parseHexColour, textColourOn } from '../shared/contrast.ts';
 
 /** A session as the reseller sees it; `token` and `expires_in_seconds` only on the mint response. */
 export function chatSessionView(s: ChatSessionRow, now: Date, mint?: { expiresInSeconds: number }) {
@@ -44,6 +45,8 @@ export function sessionBrand(g: ChatGateRow) {
 /** What the chat page needs to dress itself and greet the person (GET /v1/chat/session). */
 export function chatContextView(g: ChatGateRow) {
   const brand = sessionBrand(g);
+  // Text on a brand colour: black or white by WCAG contrast (white if the colour is not a hex one).
+  const textOn = (colour: string) => (parseHexColour(colour) ? textColourOn(colour) : '#ffffff');
   return {
     object: 'chat_context' as const,
     brand: {
@@ -52,7 +55,10 @@ export function chatContextView(g: ChatGateRow) {
       primary_color: brand.primaryColor,
       accent_color: brand.accentColor,
       support_email: brand.supportEmail,
+      text_on_primary_color: textOn(brand.primaryColor),
+      text_on_accent_color: textOn(brand.accentColor),
     },
+    calling_language: g.calling_language,
     business: businessName({ name: g.customer_name, brand_name: g.customer_brand_name }),
     display_name: g.display_name,
     session_expires_at: isoNow(g.expires_at),

@@ -2,6 +2,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import { createOnboardingLinkRepository, type OnboardingLinkRow } from '../../db/onboarding-links.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createAccountRepository, type AccountRow } from '../../db/accounts.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
 import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
 import { ONBOARDING_TOKEN_PREFIX } from './customer-actor.ts';
 
@@ -12,6 +13,8 @@ export interface OpenedLink {
   state: LinkState;
   customer: CustomerRow;
   account: AccountRow;
+  /** The customer's calling language (its country's, e.g. `fr-FR`): the page is written in it. */
+  locale: string | null;
 }
 
 /**
@@ -31,8 +34,9 @@ export function createOnboardingPage({ pool, clock }: Pick<Deps, 'pool' | 'clock
         createAccountRepository(pool).get(link.account_id),
       ]);
       if (!customer || !account) return null;
+      const country = await createCoverageRepository(pool).get(customer.country);
       const state: LinkState = link.status === 'active' && link.expires_at <= now ? 'expired' : link.status;
-      return { link, state, customer, account };
+      return { link, state, customer, account, locale: country?.calling_language ?? null };
     },
   };
 }

@@ -31,7 +31,8 @@ export const MAX_ROLL_GRACE_SECONDS = 7 * 86_400;
 
 /** Webhook endpoints are console-only (spec: Authentication 7). */
 export function createWebhookEndpoints(deps: Deps & { secrets: SecretBox; allowPrivate: boolean }) {
-  const { pool, clock, secrets } = deps;
+  // Endpoints, secret grace windows and resends are on real time: the sender signs and schedules on it.
+  const { pool, realClock: clock, secrets } = deps;
   const repo = () => createWebhookRepository(pool);
 
   async function mustAccount(accountId: string) {

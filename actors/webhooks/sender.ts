@@ -92,12 +92,13 @@ export class WebhookSender {
   private async claim(): Promise<ClaimedDelivery[]> {
     const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0 || this.stopped) return [];
-    const now = this.deps.clock.now();
+    // Delivery runs on real time (runtime/clock.ts): a receiver checks the signed timestamp against its own clock.
+    const now = this.deps.realClock.now();
     return createWebhookRepository(this.deps.pool).claimDue(now, new Date(now.getTime() + CLAIM_MS), free);
   }
 
   private async send(d: ClaimedDelivery): Promise<void> {
-    const { pool, clock, log } = this.deps;
+    const { pool, realClock: clock, log } = this.deps;
     const repo = createWebhookRepository(pool);
     const { endpoint, event } = d;
     const attemptAt = clock.now();

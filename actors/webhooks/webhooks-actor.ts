@@ -61,7 +61,7 @@ export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivat
         return done(await endpoints.resend(id, msg.id, msg.deliveryId));
       case 'send_test_event': {
         // A `test.ping` goes to every endpoint of the mode that takes all types (receivers ignore types they do not know).
-        const now = deps.clock.now();
+        const now = deps.realClock.now();
         const row = await withTransaction(deps.pool, (client) =>
           recordEvent(client, { accountId: id, mode: msg.mode, type: 'test.ping', data: { object: 'ping', sent_at: now.toISOString() }, now }),
         );

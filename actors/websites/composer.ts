@@ -17,6 +17,7 @@ import { nationalFormat } from '../shared/phone.ts';
 import { pageLanguage, wordsFor, type PageWords } from './copy.ts';
 import { displayName, type SiteCopy, type SiteFacts } from './site-facts.ts';
 import { escapeHtml as esc } from './text.ts';
+import { textColourOn } from '../shared/contrast.ts';
 
 /** The largest page the composer may produce (issue 15: "under 100 KB"). */
 export const MAX_PAGE_BYTES = 100 * 1024;
@@ -57,7 +58,8 @@ function tint(hex: string, amount: number): string {
 }
 
 function css(accent: string): string {
-  return `:root{--accent:${accent};--soft:${tint(accent, 0.92)};--line:${tint(accent, 0.8)};--ink:#111827;--muted:#374151}
+  // Text on the accent is black or white by WCAG contrast (actors/shared/contrast.ts), like every page's.
+  return `:root{--accent:${accent};--on-accent:${textColourOn(accent)};--soft:${tint(accent, 0.92)};--line:${tint(accent, 0.8)};--ink:#111827;--muted:#374151}
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;font-size:1.0625rem;line-height:1.6;color:var(--ink);background:#fff;overflow-wrap:anywhere}
@@ -70,7 +72,7 @@ a:focus-visible,.btn:focus-visible{outline:3px solid var(--ink);outline-offset:3
 .bar{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.75rem;padding-top:1rem;padding-bottom:1rem}
 .top{border-bottom:1px solid var(--line);background:#fff}
 .brand{font-weight:700;font-size:1.25rem;letter-spacing:-.01em}
-.btn{display:inline-flex;align-items:center;gap:.5rem;background:var(--accent);color:#fff;text-decoration:none;font-weight:600;border-radius:.5rem;padding:.75rem 1.25rem;min-height:2.75rem}
+.btn{display:inline-flex;align-items:center;gap:.5rem;background:var(--accent);color:var(--on-accent);text-decoration:none;font-weight:600;border-radius:.5rem;padding:.75rem 1.25rem;min-height:2.75rem}
 .btn:hover{filter:brightness(1.1)}
 .btn-small{padding:.5rem .9rem;font-size:.95rem}
 .hero{background:var(--soft);padding:3.5rem 0 3rem}

@@ -5,6 +5,7 @@ import type { OnboardingPage, OpenedLink } from '../../actors/customer/onboardin
 import type { CustomerRegistry } from '../routes/deps.ts';
 import { pageBrand } from '../../actors/account/views.ts';
 import { brandedPage, escapeHtml, PAGE_HEADERS, type PageBrand } from './layout.ts';
+import { fill, onboardingWords } from './onboarding-words.ts';
 import { Type } from '../schemas/common.ts';
 import { clientWentAway } from '../plugins/error-boundary.ts';
 import { isApiError } from '../errors.ts';
@@ -16,44 +17,39 @@ function send(reply: FastifyReply, status: number, html: string) {
   return reply.code(status).headers(PAGE_HEADERS).send(html);
 }
 
-function termsText(o: OpenedLink, brandName: string): string {
-  const business = escapeHtml(o.customer.brand_name ?? o.customer.name);
-  const brand = escapeHtml(brandName);
+/** The customer's page: its words in the customer's calling language, the reseller's names as given. */
+function pageOf(o: OpenedLink, brand: PageBrand) {
+  const { lang, words } = onboardingWords(o.locale);
+  const names = {
+    business: escapeHtml(o.customer.brand_name ?? o.customer.name),
+    customer: escapeHtml(o.customer.name),
+    brand: escapeHtml(brand.name),
+  };
+  const page = (title: string, html: string) => brandedPage(brand, title, html, lang);
+  return { words, names, page };
+}
+
+function termsText(o: OpenedLink, brand: PageBrand): string {
+  const { words, names } = pageOf(o, brand);
   return `<div class="terms">
-<p>By accepting, you confirm on behalf of <strong>${business}</strong> that:</p>
+<p>${fill(words.intro, names)}</p>
 <ul>
-<li>${brand} may place outbound sales calls to businesses on ${business}'s behalf, using an AI voice agent that says it is an AI when asked;</li>
-<li>calls are made only within the legal calling hours of the called number's country, and numbers on do-not-call lists are never called;</li>
-<li>anyone who asks not to be called again is added to the do-not-call list at once;</li>
-<li>calls may be recorded and transcribed, and the recording is disclosed where the law requires it;</li>
-<li>you are authorised to accept these terms for ${business}.</li>
+${words.terms.map((term) => `<li>${fill(term, names)}</li>`).join('\n')}
 </ul>
 </div>`;
 }
 
-function stateMessage(o: OpenedLink, brandName: string): { status: number; title: string; html: string } | null {
-  const brand = escapeHtml(brandName);
+function stateMessage(o: OpenedLink, brand: PageBrand): { status: number; html: string } | null {
+  const { words, names, page } = pageOf(o, brand);
   switch (o.state) {
-    case 'completed':
-      return {
-        status: 200,
-        title: 'Already accepted',
-        html: `<h2>Already accepted</h2><p class="notice">These terms were accepted by ${escapeHtml(o.link.accepted_by)} on ${escapeHtml(
-          o.link.completed_at?.toISOString().slice(0, 10),
-        )}. There is nothing more to do.</p>`,
-      };
+    case 'completed': {
+      const text = fill(words.alreadyText, { name: escapeHtml(o.link.accepted_by), date: escapeHtml(o.link.completed_at?.toISOString().slice(0, 10)) });
+      return { status: 200, html: page(words.alreadyTitle, `<h2>${words.alreadyTitle}</h2><p class="notice">${text}</p>`) };
+    }
     case 'replaced':
-      return {
-        status: 410,
-        title: 'Link replaced',
-        html: `<h2>This link has been replaced</h2><p class="notice">A newer link was sent for ${escapeHtml(o.customer.name)}. Use the most recent link from ${brand}, or ask them for a new one.</p>`,
-      };
+      return { status: 410, html: page(words.replacedTitle, `<h2>${words.replacedHeading}</h2><p class="notice">${fill(words.replacedText, names)}</p>`) };
     case 'expired':
-      return {
-        status: 410,
-        title: 'Link expired',
-        html: `<h2>This link has expired</h2><p class="notice">Onboarding links last 30 days. Ask ${brand} to send you a new one.</p>`,
-      };
+      return { status: 410, html: page(words.expiredTitle, `<h2>${words.expiredHeading}</h2><p class="notice">${fill(words.expiredText, names)}</p>`) };
     case 'active':
       return null;
   }
@@ -111,22 +107,21 @@ export async function registerOnboardingPages(app: App, services: OnboardingPage
       const opened = await services.onboardingPage.open(request.params.token);
       if (!opened) return invalidPage(reply);
       const brand = pageBrand(opened.account);
-      const message = stateMessage(opened, brand.name);
-      if (message) return send(reply, message.status, brandedPage(brand, message.title, message.html));
-      const business = escapeHtml(opened.customer.brand_name ?? opened.customer.name);
+      const message = stateMessage(opened, brand);
+      if (message) return send(reply, message.status, message.html);
+      const { words, names, page } = pageOf(opened, brand);
       return send(
         reply,
         200,
-        brandedPage(
-          brand,
-          'Calling terms',
-          `<h2>Calling terms for ${business}</h2>
-${termsText(opened, brand.name)}
+        page(
+          words.title,
+          `<h2>${fill(words.heading, names)}</h2>
+${termsText(opened, brand)}
 <form method="post">
-<label for="accepted_by">Your full name</label>
+<label for="accepted_by">${words.nameLabel}</label>
 <input type="text" id="accepted_by" name="accepted_by" maxlength="${MAX_NAME}" required autocomplete="name">
-<label><input type="checkbox" name="agree" value="yes" required> I accept these terms for ${business}</label>
-<button type="submit">Accept the terms</button>
+<label><input type="checkbox" name="agree" value="yes" required> ${fill(words.agree, names)}</label>
+<button type="submit">${words.submit}</button>
 </form>`,
         ),
       );
@@ -139,19 +134,16 @@ ${termsText(opened, brand.name)}
         const opened = await services.onboardingPage.open(request.params.token);
         if (!opened) return invalidPage(reply);
         const brand = pageBrand(opened.account);
-        const message = stateMessage(opened, brand.name);
-        if (message) return send(reply, message.status, brandedPage(brand, message.title, message.html));
+        const message = stateMessage(opened, brand);
+        if (message) return send(reply, message.status, message.html);
+        const { words, names, page } = pageOf(opened, brand);
         const form = (request.body ?? {}) as Record<string, unknown>;
         const name = typeof form.accepted_by === 'string' ? form.accepted_by.trim() : '';
         if (!name || name.length > MAX_NAME || form.agree !== 'yes') {
           return send(
             reply,
             400,
-            brandedPage(
-              brand,
-              'Calling terms',
-              `<h2>Almost there</h2><p class="notice">Type your full name (up to ${MAX_NAME} characters) and tick the box to accept. <a href="">Go back</a>.</p>`,
-            ),
+            page(words.title, `<h2>${words.almostHeading}</h2><p class="notice">${fill(words.almostText, { max: MAX_NAME })} <a href="">${words.goBack}</a>.</p>`),
           );
         }
         try {
@@ -159,14 +151,14 @@ ${termsText(opened, brand.name)}
         } catch {
           // The link stopped being active between the read and the write (another tab accepted it).
           const again = await services.onboardingPage.open(request.params.token);
-          const late = again && stateMessage(again, brand.name);
-          if (late) return send(reply, late.status, brandedPage(brand, late.title, late.html));
+          const late = again && stateMessage(again, brand);
+          if (late) return send(reply, late.status, late.html);
           throw new Error('onboarding completion failed');
         }
         return send(
           reply,
           200,
-          brandedPage(brand, 'Thank you', `<h2>Thank you, ${escapeHtml(name)}</h2><p class="notice">The calling terms are accepted for ${escapeHtml(opened.customer.brand_name ?? opened.customer.name)}. You can close this page.</p>`),
+          page(words.thanksTitle, `<h2>${fill(words.thanksHeading, { name: escapeHtml(name) })}</h2><p class="notice">${fill(words.thanksText, names)}</p>`),
         );
       },
     );

@@ -29,6 +29,7 @@ export const CallRequestSchema = Type.Object({
   external_ref: NullableString,
   status: Type.String({ description: STATUS_DOC }),
   finished: Type.Boolean(),
+  outcome: Nullable(Type.String({ description: `how the request's call ended, null until finished: ${OUTCOME_DOC}` })),
   waiting_reason: Nullable(
     Type.String({
       description:

@@ -174,3 +174,23 @@ test.serial('a failed answer keeps the message to retry and counts nothing', asy
   const sessions = await request(service.url, 'GET', `/v1/customers/${customer}/sessions`, { token: key });
   t.is(sessions.body.data.find((s: any) => s.end_user_ref === 'rep-3').messages_sent, 1);
 });
+
+test.serial("a French customer's chat page speaks French, lang=fr, with the reseller's and the person's names as given", async (t) => {
+  const fr = await request(service.url, 'POST', '/v1/customers', { token: key, body: { name: 'Boulangerie Éclair', country: 'FR', external_ref: 'eclair-1' } });
+  t.is(fr.status, 201, fr.text);
+  const minted = await request(service.url, 'POST', `/v1/customers/${fr.body.id}/sessions`, { token: key, body: { end_user_ref: 'rep-fr', display_name: 'Chloé' } });
+  t.is(minted.status, 201, minted.text);
+  const page = await newPage();
+  t.teardown(() => page.context().close());
+  await page.goto(`${service.url}/chat#token=${minted.body.token}`);
+  await page.locator('#message:not([disabled])').waitFor({ timeout: 10_000 });
+  t.is(await page.evaluate(() => (globalThis as any).document.documentElement.lang as string), 'fr');
+  t.is((await page.locator('#greeting').innerText()).trim(), 'Bonjour Chloé, votre coach commercial de Northwind Calls');
+  t.regex(await page.locator('#intro').innerText(), /résultats d’appel de Boulangerie Éclair des 30 derniers jours/);
+  t.is((await page.locator('label[for=message]').innerText()).trim(), 'Votre message');
+  t.is((await page.locator('#send').innerText()).trim(), 'Envoyer');
+  t.regex(await page.title(), /^Coach commercial · Northwind Calls$/);
+  await page.locator('#message').fill('   ');
+  await page.locator('#ask').evaluate((f) => (f as any).requestSubmit());
+  t.is((await page.locator('#status').innerText()).trim(), 'Écrivez d’abord un message.');
+});

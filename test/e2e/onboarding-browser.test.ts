@@ -198,3 +198,28 @@ test.serial('an unknown or garbage token gets the neutral "not valid" page, 404,
     t.notRegex(html, /Northwind/, 'an unknown link cannot know whose brand to show');
   }
 });
+
+test.serial('at 375 px the terms card keeps a margin from both screen edges; button text is readable on a light accent', async (t) => {
+  const customer = await createCustomer('Narrow Screen Bakery', 'narrow-1');
+  const url = await mintLink(customer);
+  // A light accent (amber): white text on it would be 2.15:1.
+  const amber = await request(service.url, 'PATCH', '/v1/brand', { token: key, body: { accent_color: '#f59e0b' } });
+  t.is(amber.status, 200, amber.text);
+  t.teardown(() => request(service.url, 'PATCH', '/v1/brand', { token: key, body: { accent_color: null } }));
+  const context = await browser.newContext({ viewport: { width: 375, height: 812 } });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  await page.route('https://example.com/**', (route) => route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL }));
+  t.is((await page.goto(url))?.status(), 200);
+  const box = await page.locator('main').boundingBox();
+  t.truthy(box);
+  t.true(box!.x >= 12, `the card's left edge is ${box!.x} px from the screen's`);
+  t.true(375 - (box!.x + box!.width) >= 12, `the card's right edge is ${375 - (box!.x + box!.width)} px from the screen's`);
+  const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+  t.is(scrollWidth, 375, 'nothing scrolls sideways');
+  const button = await page.locator('button[type=submit]').evaluate((el) => {
+    const style = (globalThis as any).getComputedStyle(el);
+    return { color: style.color as string, background: style.backgroundColor as string };
+  });
+  t.deepEqual(button, { color: 'rgb(0, 0, 0)', background: 'rgb(245, 158, 11)' }, 'black text on amber');
+});

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../runtime/config.ts';
 import { createLogger } from '../../runtime/logger.ts';
-import { startService, type RunningService } from '../../app/start.ts';
+import { startService, type RunningService, type StartOptions } from '../../app/start.ts';
 import { freshDatabase } from './db.ts';
 
 export const CONSOLE_TOKEN = 'sbc_test_console_token_for_tests_only';
@@ -28,8 +28,11 @@ export interface TestService extends RunningService {
   databaseUrl: string;
 }
 
-/** The whole service in this process, on a database of its own, with a test clock. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+/**
+ * The whole service in this process, on a database of its own, with a test clock. `opts.realClock`
+ * stands in for real time (webhook delivery, live facts) where a test must move that too.
+ */
+export async function startTestService(env: Record<string, string> = {}, opts: Pick<StartOptions, 'realClock'> = {}): Promise<TestService> {
   const databaseUrl = env.DATABASE_URL ?? (await freshDatabase());
   const config = loadConfig({
     PORT: '0',
@@ -49,7 +52,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     ...env,
   });
   const logs = new LogCapture();
-  const service = await startService(config, { logger: createLogger('info', logs) });
+  const service = await startService(config, { logger: createLogger('info', logs), ...opts });
   // Hand out URLs that reach this server.
   config.publicUrl = service.url;
   return { ...service, logs, databaseUrl };

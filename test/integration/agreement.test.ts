@@ -2,14 +2,17 @@ import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { consoleClient } from '../helpers/factories.ts';
+import { TestClock } from '../../runtime/clock.ts';
 
 /**
  * The reseller agreement as the operator sees it: each new version signed is dated and kept in
  * `onboarding.agreement_history`; signing the version on file again changes nothing.
  */
 let svc: TestService;
+/** Stands in for real time, on which signatures are dated (the test clock never dates them). */
+const wall = new TestClock();
 test.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({}, { realClock: wall });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -18,8 +21,8 @@ test.after.always(async () => {
 const con = () => consoleClient(svc.url);
 const newAccount = async () => (await con().post('/console/v1/accounts', { name: 'Signing Agency', country: 'US' })).body;
 const sign = (id: string, version: string) => con().post(`/console/v1/accounts/${id}/agreement`, { version });
-/** Moves the service's test clock, so two signatures get different dates. */
-const advance = (seconds: number) => con().post('/console/v1/test_clock/advance', { seconds });
+/** Moves real time (as the service sees it), so two signatures get different dates. */
+const advance = async (seconds: number) => void wall.advance(seconds * 1000);
 
 test.serial('a new version is dated when it is signed, and every signature is kept, newest first', async (t) => {
   const account = await newAccount();

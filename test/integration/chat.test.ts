@@ -554,7 +554,17 @@ test.serial('GET /v1/chat/session gives the page the brand and the expiry, and c
   t.is(r.status, 200);
   t.deepEqual(r.body, {
     object: 'chat_context',
-    brand: { display_name: BRAND, logo_url: 'https://cdn.example.com/logo.png', primary_color: '#123456', accent_color: '#abcdef', support_email: 'help@northwind.example' },
+    brand: {
+      display_name: BRAND,
+      logo_url: 'https://cdn.example.com/logo.png',
+      primary_color: '#123456',
+      accent_color: '#abcdef',
+      support_email: 'help@northwind.example',
+      // Text on each colour: black or white, whichever reaches 4.5:1 (the light #abcdef takes black).
+      text_on_primary_color: '#ffffff',
+      text_on_accent_color: '#000000',
+    },
+    calling_language: 'en-US',
     business: 'Bright Smiles',
     display_name: 'Dana',
     session_expires_at: s.expires_at,

@@ -3,11 +3,14 @@ import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { TestClock } from '../../runtime/clock.ts';
 
 let svc: TestService;
+/** Stands in for real time, which delivery runs on (never the test clock): these tests move it to reach retries. */
+const wall = new TestClock();
 test.before(async () => {
-  // The sender runs only when asked, so retries follow the test clock, not real time.
-  svc = await startTestService({ SWITCHBOARD_SENDER_POLL_MS: '3600000' });
+  // The sender runs only when asked, so retries follow `wall`, not the passing of real time.
+  svc = await startTestService({ SWITCHBOARD_SENDER_POLL_MS: '3600000' }, { realClock: wall });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -15,7 +18,7 @@ test.after.always(async () => {
 
 const endpoints = (a: TestAccount) => `/console/v1/accounts/${a.id}/webhook_endpoints`;
 const send = (a: TestAccount) => a.console.post('/console/v1/webhooks/run');
-const advance = (a: TestAccount, seconds: number) => a.console.post('/console/v1/test_clock/advance', { seconds });
+const advance = async (_a: TestAccount, seconds: number) => void wall.advance(seconds * 1000);
 const rotate = (a: TestAccount) => a.console.post(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
 /** A fresh key.rotated event in test mode (rotating the key keeps the old secret valid for a day). */
 async function anEvent(a: TestAccount) {
@@ -23,9 +26,9 @@ async function anEvent(a: TestAccount) {
 }
 
 /**
- * Verifies with the standardwebhooks package as a receiver would. The service runs on a test
- * clock that these tests move forward, so the receiver's clock is set to the service's: the
- * package checks the timestamp against Date.now (its 5-minute tolerance has unit tests of its own).
+ * Verifies with the standardwebhooks package as a receiver would. These tests move the service's
+ * real time (`wall`) forward, so the receiver's clock is set to the service's: the package checks
+ * the timestamp against Date.now (its 5-minute tolerance has unit tests of its own).
  */
 function verify(secret: string, r: { body: string; headers: Record<string, any> }) {
   const realNow = Date.now;
