@@ -92,7 +92,7 @@ async function world(): Promise<World> {
       pools.push(pool);
       const carrier = runningCarrier(hangups);
       const keeper = new CallKeeper(
-        { pool, clock: systemClock, log: log.child({ owner }), config, money, owner, carriers: { test: carrier, live: carrier }, inbox },
+        { pool, clock: systemClock, realClock: systemClock, log: log.child({ owner }), config, money, owner, carriers: { test: carrier, live: carrier }, inbox },
         { pollMs: 1_000, nowMs: () => w.nowMs },
       );
       return { keeper, setDown };
