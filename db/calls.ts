@@ -103,26 +103,30 @@ export function createCallRepository(db: Queryable) {
         );
         return rows[0] ?? null;
       };
-      if (c.externalRef) {
-        const open = await openOfCustomer();
-        if (open) return { row: open, created: false };
+      // The open request that made the insert conflict can end before it is read back; the
+      // insert is then tried again (each statement sees what committed before it).
+      for (let attempt = 0; ; attempt++) {
+        if (c.externalRef) {
+          const open = await openOfCustomer();
+          if (open) return { row: open, created: false };
+        }
+        const { rows } = await db.query(
+          `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, business_name, external_ref,
+                              dial_before, next_attempt_at, created_at, updated_at,
+                              consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at, line_type)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10, $11, $12, $13, $14, $15, $16)
+           ON CONFLICT DO NOTHING RETURNING *`,
+          [
+            c.accountId, c.mode, c.customerId, c.toE164, c.toCountry, c.phoneInput, c.businessName, c.externalRef, c.dialBefore, c.now,
+            c.consent?.type ?? 'none', c.consent?.obtainedAt ?? null, c.consent?.source ?? null, c.consent?.evidenceRef ?? null, c.consent?.expiresAt ?? null,
+            c.lineType ?? null,
+          ],
+        );
+        if (rows[0]) return { row: rows[0], created: true };
+        const existing = await openOfCustomer();
+        if (existing) return { row: existing, created: false };
+        if (attempt >= 5) throw new Error('call request conflicted but no open request was found');
       }
-      const { rows } = await db.query(
-        `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, business_name, external_ref,
-                            dial_before, next_attempt_at, created_at, updated_at,
-                            consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at, line_type)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10, $11, $12, $13, $14, $15, $16)
-         ON CONFLICT DO NOTHING RETURNING *`,
-        [
-          c.accountId, c.mode, c.customerId, c.toE164, c.toCountry, c.phoneInput, c.businessName, c.externalRef, c.dialBefore, c.now,
-          c.consent?.type ?? 'none', c.consent?.obtainedAt ?? null, c.consent?.source ?? null, c.consent?.evidenceRef ?? null, c.consent?.expiresAt ?? null,
-          c.lineType ?? null,
-        ],
-      );
-      if (rows[0]) return { row: rows[0], created: true };
-      const existing = await openOfCustomer();
-      if (!existing) throw new Error('call request conflicted but no open request was found');
-      return { row: existing, created: false };
     },
 
     async get(id: string): Promise<CallRow | null> {
