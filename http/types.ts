@@ -25,7 +25,5 @@ declare module 'fastify' {
     auth: AuthContext | null;
     idempotency: IdempotencyClaim | undefined;
     startedAtNs: bigint;
-    /** The JSON body held a whole number beyond ±2^53−1, parsed rounded (http/plugins/json-body.ts). */
-    unsafeIntegerInBody: boolean;
   }
 }

@@ -8,32 +8,20 @@ import { ApiError } from '../errors.ts';
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** What one linear pass over a JSON text found, before it is parsed. */
-export interface JsonTextFacts {
-  /** The deepest nesting of objects and arrays (0 for a bare value). */
-  depth: number;
-  /**
-   * A whole number written without fraction or exponent that a JavaScript number cannot hold
-   * exactly (beyond ±9007199254740991): JSON.parse would silently round it.
-   */
-  unsafeInteger: boolean;
-}
-
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const MINUS = 0x2d;
-const ZERO = 0x30;
-const NINE = 0x39;
+const OPENING = new Set([0x5b, 0x7b]); // [ {
+const CLOSING = new Set([0x5d, 0x7d]); // ] }
 
 /**
- * Measures a JSON text without parsing it: one loop, no recursion, so a body of 10,000 nested
- * arrays costs what its bytes cost. It stops counting at `maxDepth + 1`. Text that is not JSON
- * is measured as well as it can be; JSON.parse refuses it afterwards.
+ * How deep a JSON text nests objects and arrays (0 for a bare value), measured without parsing
+ * it: one loop, no recursion, so a body of 10,000 nested arrays costs what its bytes cost. It
+ * stops counting past `maxDepth`. Text that is not JSON is measured as well as it can be;
+ * JSON.parse refuses it afterwards.
  */
-export function measureJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonTextFacts {
+export function jsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): number {
   let depth = 0;
   let deepest = 0;
-  let unsafeInteger = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
@@ -43,57 +31,44 @@ export function measureJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonTe
         if (s === BACKSLASH) i++;
         else if (s === QUOTE) break;
       }
-    } else if (c === 0x5b || c === 0x7b) {
+    } else if (OPENING.has(c)) {
       depth++;
       if (depth > deepest) deepest = depth;
       if (deepest > maxDepth) break;
-    } else if (c === 0x5d || c === 0x7d) {
+    } else if (CLOSING.has(c)) {
       depth--;
-    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-      const start = i;
-      while (i + 1 < text.length && /[0-9.eE+-]/.test(text[i + 1])) i++;
-      const token = text.slice(start, i + 1);
-      // Fifteen digits or fewer always fit; a fraction or exponent is a number, not a whole one as written.
-      if (!unsafeInteger && token.length > 15 && /^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) unsafeInteger = true;
     }
   }
-  return { depth: deepest, unsafeInteger };
+  return deepest;
 }
 
-/** Refuses a JSON text nested deeper than MAX_JSON_DEPTH, before it is parsed. */
-export function assertJsonDepth(text: string, what = 'The request body'): JsonTextFacts {
-  const facts = measureJsonText(text);
-  if (facts.depth > MAX_JSON_DEPTH) {
-    throw new ApiError('invalid_json', `${what} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
-  }
-  return facts;
+/** Refuses a JSON text nested deeper than MAX_JSON_DEPTH (`invalid_json`), before it is parsed. */
+export function assertJsonDepth(text: string, what = 'The request body'): void {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new ApiError('invalid_json', `${what} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
 }
 
 /**
  * JSON bodies: an empty body is no body (clients often send the header anyway); one nested too
- * deep is `invalid_json` before it is parsed (so no walker of it can run out of stack, and no
- * stack is logged for what a client sent); the parser itself is fastify's own, which refuses
- * __proto__ poisoning. A whole number beyond ±2^53−1 is parsed rounded, so at least 2^53 in size:
- * every integer of every schema has a maximum below that (a contract test checks), so validation
- * refuses it with the field's own code; the hook below refuses it where no schema would.
+ * deep is `invalid_json` before it is parsed, so no walker of it (the storable-text check,
+ * validation, the Idempotency-Key hash) can run out of stack and no stack is logged for what a
+ * client sent; the parser itself is fastify's own, which refuses __proto__ poisoning.
+ *
+ * A whole number beyond ±(2^53−1), such as 9007199254740993, parses rounded, and rounding never
+ * makes it smaller: it is at least 2^53 in size. Every integer of every schema has a maximum
+ * below that (docs/api.md; the OpenAPI contract test checks the document's), so validation
+ * refuses it with the field's own code (`invalid_limit` for a cap) instead of storing it rounded.
  */
 export function installJsonBody(app: AnyApp): void {
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.decorateRequest('unsafeIntegerInBody', false);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     try {
-      request.unsafeIntegerInBody = assertJsonDepth(text).unsafeInteger;
+      assertJsonDepth(text);
     } catch (err) {
       return done(err as Error, undefined);
     }
     json(request, text, done);
-  });
-  app.addHook('preHandler', async (request) => {
-    if (request.unsafeIntegerInBody) {
-      throw new ApiError('invalid_parameter', 'A whole number in the body is larger than 9007199254740991 (or smaller than its negative) and cannot be kept exactly.');
-    }
   });
 }

@@ -177,8 +177,9 @@ const REFUSING_KEYWORDS = ['type', 'minLength', 'pattern', 'enum', 'const', 'min
 /**
  * Every code `validationError` can answer for a request part declared by `schema`: the inverse
  * of the mapping above, so the OpenAPI document lists exactly what validation says. A path
- * parameter is always one string, present and never empty (the router matched it), and the query
- * is always an object; a query value can still be an array (`?a=1&a=2`), so its type can fail.
+ * parameter is always one string and present (the router matched it), but it can be empty in the
+ * middle of a path (`/v1/customers//limits`); the query is always an object, and a query value
+ * can still be an array (`?a=1&a=2`), so its type can fail.
  */
 export function validationCodes(schema: unknown, part: 'params' | 'querystring' | 'body'): Set<ErrorCode> {
   const codes = new Set<ErrorCode>();
@@ -187,7 +188,6 @@ export function validationCodes(schema: unknown, part: 'params' | 'querystring' 
     for (const keyword of REFUSING_KEYWORDS) {
       if (node[keyword] === undefined) continue;
       if (keyword === 'type' && (root ? part !== 'body' : part === 'params' && [node.type].flat().includes('string'))) continue;
-      if (keyword === 'minLength' && part === 'params' && (node.minLength ?? 0) <= 1) continue;
       codes.add(codeFor(node, keyword) ?? 'invalid_parameter');
     }
     for (const keyword of ['maxLength', 'maxItems']) if (node[keyword] !== undefined) codes.add(codeFor(node, keyword) ?? 'field_too_long');

@@ -488,11 +488,12 @@ test.serial('websites: order, build, publish, revision, domain, cancel; 402 with
   await expectAnswer(t, 'publishWebsite', { key: live.liveKey!, params: { id: customer.id, build_id: paid.body.id }, body: {} }, 402, 'insufficient_balance');
 });
 
-test.serial('every operation: 414 uri_too_long for a URL over 8,192 characters, before authentication', async (t) => {
+test.serial('every operation: 414 uri_too_long for a URL over 8,192 characters, 431 over 16 KB, before authentication', async (t) => {
   for (const op of operations.values()) {
     const s = passing(op, keyOf(op));
     await expectAnswer(t, op.operationId, { ...s, query: { starting_after: 'a'.repeat(8_200) } }, 414, 'uri_too_long');
     await expectAnswer(t, op.operationId, { ...s, key: undefined, query: { starting_after: 'a'.repeat(8_200) } }, 414, 'uri_too_long');
+    await expectAnswer(t, op.operationId, { ...s, query: { starting_after: 'a'.repeat(17_000) } }, 431, 'headers_too_large');
   }
 });
 
