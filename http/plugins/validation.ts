@@ -133,8 +133,13 @@ export function describeProblem(e: ErrorObject, field: string): string {
 
 /** Turns the first Ajv error of a request into the catalogue error a client can branch on, with a message for a person. */
 export function validationError(errors: ErrorObject[], part: string): ApiError {
-  // ajv reports a failed anyOf after the errors of its branches: the whole field's refusal is the clearer one.
-  const e = errors.find((x) => x.keyword === 'anyOf' || x.keyword === 'oneOf') ?? errors[0];
+  // ajv reports a failed anyOf after the errors of its branches. When no branch even had the
+  // value's kind ("must be test" of test | live, a number for a list or text), the union says it
+  // best; a branch that took the kind and failed on a rule (51 turns of `history`, a turn without
+  // its content) says more, with the code of that rule.
+  const union = errors.findIndex((x) => x.keyword === 'anyOf' || x.keyword === 'oneOf');
+  const kindOnly = union > 0 && errors.slice(0, union).every((x) => x.instancePath === errors[union].instancePath && ['type', 'const', 'enum'].includes(x.keyword));
+  const e = kindOnly ? errors[union] : errors[0];
   const where = part === 'body' ? '' : `${part === 'querystring' ? 'query parameter' : 'path parameter'} `;
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const named = (name: string) => `${where}"${name}"`;
