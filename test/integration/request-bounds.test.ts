@@ -198,3 +198,15 @@ test.serial('validation messages say what is wrong in words and name the field, 
     t.notRegex(r.body.error?.message ?? '', /must match|pattern|must NOT|must have required|additional|integer|\\S|minLength|maxLength|anyOf|format "/, 'no validator words');
   }
 });
+
+test.serial("found by the fuzzer: a console hold for another account's customer is 404 customer_not_found, not a 500", async (t) => {
+  const other = await makeAccount(svc.url);
+  const before = errorLines().length;
+  const r = await call(svc.url, 'POST', `/console/v1/accounts/${other.id}/holds`, { key: CONSOLE_TOKEN, body: { mode: 'test', customer_id: customerId, reference: 'ref-1' } });
+  t.is(r.status, 404, r.text);
+  t.is(r.body.error?.code, 'customer_not_found');
+  const liveMode = await call(svc.url, 'POST', `/console/v1/accounts/${a.id}/holds`, { key: CONSOLE_TOKEN, body: { mode: 'live', customer_id: customerId, reference: 'ref-2' } });
+  t.is(liveMode.body.error?.code, 'customer_not_found', 'a test customer is not found in live mode');
+  t.is((await call(svc.url, 'POST', `/console/v1/accounts/${a.id}/holds`, { key: CONSOLE_TOKEN, body: { mode: 'test', customer_id: customerId, reference: 'ref-3' } })).status, 200);
+  t.deepEqual(errorLines().slice(before), []);
+});
