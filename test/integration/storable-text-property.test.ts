@@ -1,7 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import pg from 'pg';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
+import { startTestService, CONSOLE_TOKEN, NO_BACKGROUND_WORK, type TestService } from '../helpers/service.ts';
 import { call, encodeAnyText, type Reply } from '../helpers/http.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
@@ -40,19 +40,9 @@ let targets: Target[];
 
 test.before(async () => {
   fake = await startFakeOpenAIChat();
-  const never = '3600000';
-  // Nothing runs on its own schedule: every change to the database is a request's.
-  svc = await startTestService({
-    OPENAI_API_KEY: fake.apiKey,
-    OPENAI_BASE_URL: fake.url,
-    OPENAI_CHAT_MODEL: 'fake-chat-1',
-    SWITCHBOARD_DIALLER_POLL_MS: never,
-    SWITCHBOARD_SENDER_POLL_MS: never,
-    SWITCHBOARD_KEEPER_POLL_MS: never,
-    SWITCHBOARD_JOB_INTERVAL_MS: never,
-    // The website builder too: it would build (or fail, refunding) orders the property placed, between a refusal's row counts.
-    SWITCHBOARD_BUILDER_POLL_MS: never,
-  });
+  // Nothing runs on its own schedule (the website builder would build or fail, refunding, orders
+  // placed here, between a refusal's row counts): every change to the database is a request's.
+  svc = await startTestService({ OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url, OPENAI_CHAT_MODEL: 'fake-chat-1', ...NO_BACKGROUND_WORK });
   db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
   account = await makeAccount(svc.url);
