@@ -5,6 +5,8 @@ import type { KeyAuthenticator } from './plugins/authenticate.ts';
 import { installValidators } from './plugins/validation.ts';
 import { clientErrorAnswer, frameworkError, installErrorBoundary } from './plugins/error-boundary.ts';
 import { installStorableText } from './plugins/storable-text.ts';
+import { installJsonBody } from './plugins/json-body.ts';
+import { installRequestHead } from './plugins/request-head.ts';
 import { genRequestId, installRequestLog } from './plugins/request-log.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
@@ -105,16 +107,11 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   installValidators(app);
-  // JSON bodies: an empty body is no body (clients often send the header anyway); the parser
-  // itself is fastify's own, which refuses __proto__ poisoning.
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    json(request, body as string, done);
-  });
+  installJsonBody(app);
   installErrorBoundary(app);
   installRequestLog(app);
+  // Before authentication: a request whose head is refused is not asked for its key.
+  installRequestHead(app);
   // A POST or PATCH without a body is an empty object: the body schema then decides.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};

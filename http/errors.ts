@@ -49,7 +49,7 @@ export const ERRORS = {
   rate_limit_exceeded: e(429, 'invalid_request_error', 'Too many requests; retry after the number of seconds in Retry-After.'),
   route_not_found: e(404, 'not_found_error', 'No such endpoint.'),
   // the connection and the router, before a route runs
-  uri_too_long: e(414, 'invalid_request_error', 'A segment of the request path is longer than 1,024 characters.'),
+  uri_too_long: e(414, 'invalid_request_error', 'The request URL is longer than 8,192 characters, or a segment of its path longer than 1,024.'),
   headers_too_large: e(431, 'invalid_request_error', 'The request line and headers are larger than 16 KB.'),
   request_timeout: e(408, 'invalid_request_error', 'The request was not received in time; the connection is closed.'),
   malformed_request: e(400, 'invalid_request_error', 'The request is not well-formed HTTP.'),

@@ -59,6 +59,8 @@ export function parseFutureTimestamp(value: string | null | undefined, now: Date
   return d;
 }
 
+/** C0 and C1 controls (CR, LF, tab…), DEL, and the Unicode line and paragraph separators. */
+export const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
 const HEX_COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i;
@@ -69,6 +71,8 @@ export function checkBrandField(field: BrandField, value: string | null): void {
   const bad = (why: string) => {
     throw new Refusal('invalid_brand_field', `${field} ${why}.`);
   };
+  // Brand fields become mail headers (From name, Reply-To) and page text: a line break would start a header of its own.
+  if (CONTROL_CHARACTER.test(value)) bad('must not contain control characters such as line breaks or tabs');
   switch (field) {
     case 'primary_color':
     case 'accent_color':

@@ -62,10 +62,11 @@ function stateMessage(o: OpenedLink, brand: PageBrand): { status: number; html: 
  * line without a stack.
  */
 function unreadableBody(err: FastifyError): { status: number; text: string } | null {
-  const status = err instanceof SyntaxError ? 400 : err.statusCode;
+  // A refusal of the request's head or body made before the page ran (nested too deep, a URL too long, two Hosts).
+  const status = err instanceof SyntaxError ? 400 : isApiError(err) && err.status < 500 ? err.status : err.statusCode;
   if (status === 415) return { status, text: 'This page accepts only the form it shows. Open the link again and use the form.' };
   if (status === 413) return { status, text: 'What was sent is larger than this form takes. Open the link again and use the form.' };
-  if (status === 400) return { status, text: 'What was sent could not be read. Open the link again and use the form.' };
+  if (status === 400 || status === 414) return { status, text: 'What was sent could not be read. Open the link again and use the form.' };
   return null;
 }
 

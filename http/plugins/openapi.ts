@@ -27,9 +27,12 @@ const BODY_PARSER_CODES: ErrorCode[] = ['invalid_json', 'payload_too_large', 'un
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 /**
  * Codes any operation can answer: text PostgreSQL cannot store anywhere in the request
- * (http/plugins/storable-text.ts), and the database being away (503 with Retry-After).
+ * (http/plugins/storable-text.ts), the database being away (503 with Retry-After), and the
+ * request line and headers refused before authentication (http/plugins/request-head.ts: a URL
+ * too long, more than one Host) or before routing (node's parser: a request line and headers over
+ * 16 KB).
  */
-const EVERY_OPERATION_CODES: ErrorCode[] = ['invalid_string', 'service_unavailable'];
+const EVERY_OPERATION_CODES: ErrorCode[] = ['invalid_string', 'service_unavailable', 'uri_too_long', 'malformed_request', 'headers_too_large'];
 /** Codes of the Idempotency-Key check, on every route that takes the header (http/plugins/idempotency.ts). */
 const IDEMPOTENCY_CODES: ErrorCode[] = ['idempotency_key_reused', 'idempotency_key_too_long'];
 

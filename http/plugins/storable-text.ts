@@ -16,25 +16,34 @@ export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);
 }
 
+/** Marks, on the walk's stack, a field name found unstorable: reported when its turn comes. */
+const UNSTORABLE_NAME = Symbol('unstorable field name');
+
 /**
  * The dotted path of the first string (a value or an object key, at any depth) that cannot be
- * stored, or null when every string can. `path` names `value` itself.
+ * stored, or null when every string can. `path` names `value` itself. The walk keeps its own
+ * stack instead of recursing, so no nesting of a value can run it out of call stack.
  */
 export function findUnstorable(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return isStorableText(value) ? null : path;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnstorable(value[i], path ? `${path}.${i}` : String(i));
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
-    for (const [key, item] of Object.entries(value)) {
-      // A name that cannot be stored is reported by where it sits, never by itself.
-      if (!isStorableText(key)) return path ? `${path} (a field name)` : '(a field name)';
-      const found = findUnstorable(item, path ? `${path}.${key}` : key);
-      if (found !== null) return found;
+  const pending: [unknown, string][] = [[value, path]];
+  const at = (base: string, key: string | number) => (base ? `${base}.${key}` : String(key));
+  while (pending.length) {
+    const [item, where] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (!isStorableText(item)) return where;
+    } else if (Array.isArray(item)) {
+      // Children in reverse, so the first in document order is looked at first.
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], at(where, i)]);
+    } else if (item !== null && typeof item === 'object' && !Buffer.isBuffer(item)) {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i];
+        pending.push([child, at(where, key)]);
+        // A name that cannot be stored is reported by where it sits, never by itself.
+        if (!isStorableText(key)) pending.push([UNSTORABLE_NAME, where ? `${where} (a field name)` : '(a field name)']);
+      }
+    } else if (item === UNSTORABLE_NAME) {
+      return where;
     }
   }
   return null;

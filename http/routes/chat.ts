@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from './app-type.ts';
 import type { ChatSessions } from './deps.ts';
 import { ApiError } from '../errors.ts';
+import { assertJsonDepth } from '../plugins/json-body.ts';
 import { ChatBody, ChatContextSchema, ChatMessageSchema } from '../schemas/chat.ts';
 import { responses } from '../schemas/common.ts';
 
@@ -75,6 +76,8 @@ export async function registerChatRoutes(app: App, services: ChatRouteDeps): Pro
           const body = request.body as { history?: unknown } | undefined;
           if (typeof body?.history !== 'string') return;
           let history: unknown;
+          // The same nesting bound as a body's: the string is a body of its own.
+          assertJsonDepth(body.history, '"history"');
           try {
             history = JSON.parse(body.history);
           } catch {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { App } from './app-type.ts';
 import type { AccountRegistry } from './deps.ts';
 import { ApiKeySchema, ConsoleAccountSchema } from '../schemas/account.ts';
-import { ListOf, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
+import { ListOf, MAX_CENTS, MAX_INT4, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { LIMIT_FIELDS } from '../../db/accounts.ts';
 import type { AccountDirectory } from '../../actors/account/account-directory.ts';
@@ -15,8 +15,9 @@ const Country = withCode(Type.String({ pattern: '^[A-Za-z]{2}$' }), 'invalid_par
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
 
-const positive = withCode(Type.Integer({ minimum: 1 }), 'invalid_limit');
-const nullableCount = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), minimum: 0 };
+const positive = withCode(Type.Integer({ minimum: 1, maximum: MAX_INT4 }), 'invalid_limit');
+const nullableCount = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), minimum: 0, maximum: MAX_INT4 };
+const nullableCents = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), minimum: 0, maximum: MAX_CENTS };
 
 /** What these routes use. */
 export interface ConsoleAccountRouteDeps {
@@ -35,7 +36,7 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
       schema: {
         ...hide,
         body: Type.Object(
-          { name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), 'parameter_missing'), country: Country },
+          { name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', format: 'single-line' }), { default: 'parameter_missing', format: 'invalid_parameter' }), country: Country },
           { additionalProperties: false },
         ),
         response: responses({ 201: ConsoleAccountSchema }, ['parameter_missing', 'invalid_parameter'], { auth: 'console' }),
@@ -169,10 +170,10 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
           {
             requests_per_minute: Type.Optional(positive),
             burst: Type.Optional(positive),
-            concurrent_calls: Type.Optional(withCode(Type.Integer({ minimum: 0 }), 'invalid_limit')),
+            concurrent_calls: Type.Optional(withCode(Type.Integer({ minimum: 0, maximum: MAX_INT4 }), 'invalid_limit')),
             max_customers: Type.Optional(nullableCount),
-            daily_spend_cap_cents: Type.Optional(nullableCount),
-            monthly_spend_cap_cents: Type.Optional(nullableCount),
+            daily_spend_cap_cents: Type.Optional(nullableCents),
+            monthly_spend_cap_cents: Type.Optional(nullableCents),
           },
           { additionalProperties: false },
         ),

@@ -2,7 +2,7 @@ import type { App } from './app-type.ts';
 import type { AccountRegistry, TestClockControl } from './deps.ts';
 import type { CarrierInbox } from '../../actors/call/carrier-inbox.ts';
 import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
-import { ListOf, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
+import { ListOf, MAX_CENTS, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { carrierReportView } from '../../actors/call/views.ts';
 import { MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
@@ -10,7 +10,9 @@ import { MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
 const CONSOLE = { auth: 'console' as const };
 const hide = { hide: true, tags: ['console'] };
 const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-const Cents = (min: number, code: 'invalid_parameter' | 'top_up_too_small' = 'invalid_parameter') => withCode(Type.Integer({ minimum: min }), code);
+/** An amount of money in cents from `min`; over MAX_CENTS is invalid_parameter, whatever else refuses it says `code`. */
+const Cents = (min: number, code: 'invalid_parameter' | 'top_up_too_small' = 'invalid_parameter') =>
+  withCode(Type.Integer({ minimum: min, maximum: MAX_CENTS }), { default: code, maximum: 'invalid_parameter' });
 
 /** What these routes use. */
 export interface ConsoleMoneyRouteDeps {

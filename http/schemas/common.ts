@@ -20,6 +20,15 @@ export function withCode<T extends TSchema>(schema: T, code: ErrorCode | Partial
   return { ...schema, 'x-error-code': code } as T;
 }
 
+/**
+ * Maxima of integers a request may carry, so that every one fits its column and stays a safe
+ * integer (docs/api.md, Bodies): a count kept in a PostgreSQL `integer` column, and an amount of
+ * money in cents (10,000,000,000 dollars; kept in `bigint`, and far enough below 2^53 that sums of
+ * them stay exact).
+ */
+export const MAX_INT4 = 2_147_483_647;
+export const MAX_CENTS = 1_000_000_000_000;
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' });
 export const NullableTimestamp = Nullable(Timestamp);
 export const NullableString = Nullable(Type.String());

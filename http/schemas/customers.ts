@@ -1,4 +1,4 @@
-import { Type, Nullable, NullableString, NullableTimestamp, NullableInteger, Timestamp, ModeSchema, withCode } from './common.ts';
+import { Type, Nullable, NullableString, NullableTimestamp, NullableInteger, Timestamp, ModeSchema, withCode, MAX_CENTS, MAX_INT4 } from './common.ts';
 
 /** Documented maximum lengths (docs/api.md). */
 export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255 } as const;
@@ -134,7 +134,8 @@ export const OnboardingLinkSchema = Type.Object({
 });
 
 const Limit = withCode(NullableInteger, 'invalid_limit');
-const LimitSchema = { ...Limit, minimum: 0 } as typeof Limit;
+const LimitSchema = { ...Limit, minimum: 0, maximum: MAX_INT4 } as typeof Limit;
+const CentsLimitSchema = { ...Limit, minimum: 0, maximum: MAX_CENTS } as typeof Limit;
 
 export const CustomerLimitsSchema = Type.Object({
   object: Type.Literal('customer_limits'),
@@ -148,8 +149,8 @@ export const CustomerLimitsSchema = Type.Object({
 
 export const CustomerLimitsBody = Type.Object(
   {
-    daily_spend_cap_cents: Type.Optional(LimitSchema),
-    monthly_spend_cap_cents: Type.Optional(LimitSchema),
+    daily_spend_cap_cents: Type.Optional(CentsLimitSchema),
+    monthly_spend_cap_cents: Type.Optional(CentsLimitSchema),
     max_concurrent_calls: Type.Optional(LimitSchema),
   },
   { additionalProperties: false, examples: [{ daily_spend_cap_cents: 5000, monthly_spend_cap_cents: null }] },

@@ -57,3 +57,18 @@ export async function startTestService(env: Record<string, string> = {}, opts: P
   config.publicUrl = service.url;
   return { ...service, logs, databaseUrl };
 }
+
+const NEVER_MS = '3600000';
+
+/**
+ * Settings under which nothing runs on its own schedule (dialler, webhook sender, call keeper,
+ * jobs, website builder): every change to the database is a request's, as property tests and
+ * fuzzers that count rows or send thousands of requests need.
+ */
+export const NO_BACKGROUND_WORK: Record<string, string> = {
+  SWITCHBOARD_DIALLER_POLL_MS: NEVER_MS,
+  SWITCHBOARD_SENDER_POLL_MS: NEVER_MS,
+  SWITCHBOARD_KEEPER_POLL_MS: NEVER_MS,
+  SWITCHBOARD_JOB_INTERVAL_MS: NEVER_MS,
+  SWITCHBOARD_BUILDER_POLL_MS: NEVER_MS,
+};

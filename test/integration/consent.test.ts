@@ -84,7 +84,7 @@ test.serial('consent fields are checked: missing, malformed, in the future, too 
   t.is((await post(written('2026-01-02T00:00:00Z', { evidence_ref: 'x'.repeat(256) }))).body.error.code, 'field_too_long');
   t.like((await post({ type: 'implied' })).body.error, {
     code: 'invalid_parameter',
-    message: 'Invalid "consent.type" must be one of prior_express_written, prior_express, existing_business_relationship, none.',
+    message: '"consent.type" must be one of prior_express_written, prior_express, existing_business_relationship, none.',
   });
   t.is((await post(written('2026-01-02T00:00:00Z', { extra: 1 }))).body.error.code, 'unknown_parameter');
   // Consent already expired is no consent.

@@ -488,6 +488,58 @@ test.serial('websites: order, build, publish, revision, domain, cancel; 402 with
   await expectAnswer(t, 'publishWebsite', { key: live.liveKey!, params: { id: customer.id, build_id: paid.body.id }, body: {} }, 402, 'insufficient_balance');
 });
 
+test.serial('every operation: 414 uri_too_long for a URL over 8,192 characters, 431 over 16 KB, before authentication', async (t) => {
+  for (const op of operations.values()) {
+    const s = passing(op, keyOf(op));
+    await expectAnswer(t, op.operationId, { ...s, query: { starting_after: 'a'.repeat(8_200) } }, 414, 'uri_too_long');
+    await expectAnswer(t, op.operationId, { ...s, key: undefined, query: { starting_after: 'a'.repeat(8_200) } }, 414, 'uri_too_long');
+    await expectAnswer(t, op.operationId, { ...s, query: { starting_after: 'a'.repeat(17_000) } }, 431, 'headers_too_large');
+  }
+});
+
+/** Every integer of a schema, with its path (array items as `[]`). */
+function integersOf(schema: Schema | undefined, at: string[] = []): { at: string[]; schema: Schema }[] {
+  if (!schema || typeof schema !== 'object') return [];
+  const resolved = typeof schema.$ref === 'string' ? doc.components.schemas[(schema.$ref as string).split('/').pop()!] : schema;
+  const types = [resolved.type ?? []].flat();
+  const own = types.includes('integer') ? [{ at, schema: resolved }] : [];
+  const children = [
+    ...Object.entries((resolved.properties ?? {}) as Record<string, Schema>).flatMap(([k, v]) => integersOf(v, [...at, k])),
+    ...integersOf(resolved.items as Schema | undefined, [...at, '[]']),
+    ...((resolved.anyOf ?? resolved.oneOf ?? []) as Schema[]).flatMap((v) => integersOf(v, at)),
+  ];
+  return [...own, ...children];
+}
+
+test.serial('every integer a request can carry has a maximum that fits its column and is a safe integer; one over it is 400', async (t) => {
+  let seen = 0;
+  for (const op of operations.values()) {
+    const inQuery = (op.parameters ?? []).filter((p) => p.in !== 'header').flatMap((p) => integersOf(p.schema, [p.name]).map((x) => ({ ...x, where: p.in })));
+    const inBody = integersOf(op.requestBody?.content['application/json']?.schema).map((x) => ({ ...x, where: 'body' as const }));
+    for (const { at, schema, where } of [...inQuery, ...inBody]) {
+      seen++;
+      const max = schema.maximum as number | undefined;
+      const what = `${op.operationId} ${where} ${at.join('.')}`;
+      if (!expect(t, typeof max === 'number', `${what} has no maximum`)) continue;
+      // 2,147,483,647 is the largest PostgreSQL integer; 9,007,199,254,740,991 the largest safe JavaScript integer.
+      t.true(max! <= 9_007_199_254_740_991, `${what}: ${max} is not a safe integer`);
+      if (at.length !== 1) continue;
+      const s = passing(op, keyOf(op));
+      const over = where === 'query' ? { ...s, query: { [at[0]]: String(max! + 1) } } : { ...s, body: { ...((s.body as object) ?? {}), [at[0]]: max! + 1 } };
+      const r = await send(t, op.operationId, over);
+      t.is(r.status, 400, `${what} = ${max! + 1}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    }
+  }
+  t.true(seen >= 6, `${seen} integers`);
+  // The spend caps and the concurrency cap, named: what PATCH limits answered with 500 (issue 20 §2).
+  const limits = integersOf(operations.get('updateCustomerLimits')!.requestBody!.content['application/json'].schema);
+  t.deepEqual(Object.fromEntries(limits.map((x) => [x.at.join('.'), x.schema.maximum])), {
+    daily_spend_cap_cents: 1_000_000_000_000,
+    monthly_spend_cap_cents: 1_000_000_000_000,
+    max_concurrent_calls: 2_147_483_647,
+  });
+});
+
 test.serial('every documented status below 500 of every operation was answered, and nothing else', (t) => {
   for (const op of operations.values()) {
     const documented = Object.keys(op.responses).filter((s) => Number(s) < 500);

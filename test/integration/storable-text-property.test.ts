@@ -1,18 +1,14 @@
 import test from 'ava';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import Fastify, { type RouteOptions } from 'fastify';
 import fc from 'fast-check';
 import pg from 'pg';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
+import { startTestService, CONSOLE_TOKEN, NO_BACKGROUND_WORK, type TestService } from '../helpers/service.ts';
 import { call, encodeAnyText, type Reply } from '../helpers/http.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { tableFingerprint } from '../helpers/db.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
-import { installValidators } from '../../http/plugins/validation.ts';
+import { consoleOperations, documentOperations, example as exampleOf, fieldsOf, withValue, type Operation, type Schema, type Segment } from '../helpers/route-operations.ts';
 import { isStorableText } from '../../http/plugins/storable-text.ts';
-import type { Services } from '../../app/services.ts';
 
 /**
  * Issue 11 §2, as a property: arbitrary unicode text, NUL and lone surrogates included, thrown at
@@ -24,19 +20,6 @@ import type { Services } from '../../app/services.ts';
  * Routes come from the document (GET /v1/openapi.json) and, for the console (hidden from it),
  * from the routes the console modules register, so a new route is covered without editing this.
  */
-
-type Schema = Record<string, any>;
-type Segment = string | number;
-
-interface Operation {
-  method: string;
-  /** Path with `{name}` parameters. */
-  path: string;
-  pathParams: string[];
-  query: { name: string; schema: Schema; required: boolean }[];
-  body: Schema | null;
-  auth: 'key' | 'console' | 'session';
-}
 
 interface Target {
   op: Operation;
@@ -57,19 +40,9 @@ let targets: Target[];
 
 test.before(async () => {
   fake = await startFakeOpenAIChat();
-  const never = '3600000';
-  // Nothing runs on its own schedule: every change to the database is a request's.
-  svc = await startTestService({
-    OPENAI_API_KEY: fake.apiKey,
-    OPENAI_BASE_URL: fake.url,
-    OPENAI_CHAT_MODEL: 'fake-chat-1',
-    SWITCHBOARD_DIALLER_POLL_MS: never,
-    SWITCHBOARD_SENDER_POLL_MS: never,
-    SWITCHBOARD_KEEPER_POLL_MS: never,
-    SWITCHBOARD_JOB_INTERVAL_MS: never,
-    // The website builder too: it would build (or fail, refunding) orders the property placed, between a refusal's row counts.
-    SWITCHBOARD_BUILDER_POLL_MS: never,
-  });
+  // Nothing runs on its own schedule (the website builder would build or fail, refunding, orders
+  // placed here, between a refusal's row counts): every change to the database is a request's.
+  svc = await startTestService({ OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url, OPENAI_CHAT_MODEL: 'fake-chat-1', ...NO_BACKGROUND_WORK });
   db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
   account = await makeAccount(svc.url);
@@ -89,152 +62,9 @@ test.after.always(async () => {
   await fake?.close();
 });
 
-// — routes —
-
-/** Every operation of the OpenAPI document. */
-function documentOperations(doc: Schema): Operation[] {
-  const resolve = (s: Schema | undefined): Schema | undefined => {
-    while (s?.$ref) s = s.$ref.split('/').slice(1).reduce((o: Schema, k: string) => o?.[k], doc);
-    return s;
-  };
-  const ops: Operation[] = [];
-  for (const [path, item] of Object.entries<Schema>(doc.paths)) {
-    for (const [method, op] of Object.entries<Schema>(item)) {
-      const params: Schema[] = (op.parameters ?? []).map(resolve);
-      const body = resolve(op.requestBody?.content?.['application/json']?.schema);
-      ops.push({
-        method: method.toUpperCase(),
-        path,
-        pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
-        query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: resolve(p.schema) ?? {}, required: !!p.required })),
-        body: body ? deref(body, resolve) : null,
-        auth: path.startsWith('/v1/chat') ? 'session' : 'key',
-      });
-    }
-  }
-  return ops;
-}
-
-/** Inlines every `$ref` of a schema (the document's bodies may point at shared components). */
-function deref(s: Schema, resolve: (s: Schema) => Schema | undefined): Schema {
-  if (Array.isArray(s)) return s.map((x) => deref(x, resolve)) as never;
-  if (!s || typeof s !== 'object') return s;
-  const r = s.$ref ? resolve(s)! : s;
-  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, deref(v as Schema, resolve)]));
-}
-
-/**
- * The console's routes, hidden from the document: the console modules' own registrations, seen
- * by an onRoute hook of an app that never listens.
- */
-async function consoleOperations(services: Services): Promise<Operation[]> {
-  const app = Fastify();
-  installValidators(app as never);
-  const routes: RouteOptions[] = [];
-  app.addHook('onRoute', (route) => void routes.push(route));
-  const dir = new URL('../../http/routes/', import.meta.url);
-  for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('console-') && f.endsWith('.ts'))) {
-    const mod = await import(new URL(file, dir).href);
-    for (const [name, register] of Object.entries(mod)) if (name.startsWith('register') && typeof register === 'function') await register(app, services);
-  }
-  if (routes.length < 20) throw new Error(`only ${routes.length} console routes found`);
-  return routes.flatMap((r) =>
-    [r.method].flat().filter((m) => m !== 'HEAD').map((method) => {
-      const schema = (r.schema ?? {}) as Schema;
-      const query = schema.querystring?.properties ?? {};
-      return {
-        method,
-        path: r.url.replace(/:(\w+)/g, '{$1}'),
-        pathParams: [...r.url.matchAll(/:(\w+)/g)].map((m) => m[1]),
-        query: Object.entries<Schema>(query).map(([name, s]) => ({ name, schema: s, required: (schema.querystring.required ?? []).includes(name) })),
-        body: schema.body ?? null,
-        auth: 'console' as const,
-      };
-    }),
-  );
-}
-
-// — schemas: where strings go, and a body that passes validation —
-
-function branches(s: Schema | undefined): Schema[] {
-  if (!s || typeof s !== 'object') return [];
-  if (s.anyOf || s.oneOf) return (s.anyOf ?? s.oneOf).flatMap(branches);
-  if (s.allOf) return [Object.assign({}, ...s.allOf.flatMap(branches))];
-  return [s];
-}
-
-function typesOf(s: Schema): string[] {
-  if (Array.isArray(s.type)) return s.type;
-  if (s.type) return [s.type];
-  if (s.properties) return ['object'];
-  const sample = s.const ?? s.enum?.[0];
-  return sample === undefined ? [] : [sample === null ? 'null' : typeof sample];
-}
-
 /** Body paths of every string field, at any depth (array items as index 0). */
-function stringFields(s: Schema, at: Segment[] = []): Segment[][] {
-  const out = new Map<string, Segment[]>();
-  for (const b of branches(s)) {
-    const types = typesOf(b);
-    if (types.includes('string') && at.length) out.set(JSON.stringify(at), at);
-    if (types.includes('object')) for (const [k, p] of Object.entries<Schema>(b.properties ?? {})) for (const f of stringFields(p, [...at, k])) out.set(JSON.stringify(f), f);
-    if (types.includes('array') && b.items) for (const f of stringFields(b.items, [...at, 0])) out.set(JSON.stringify(f), f);
-  }
-  return [...out.values()];
-}
-
-/** A value the schema accepts for a field called `name`, as near as a generic guess gets. */
-function example(s: Schema | undefined, name = ''): unknown {
-  const options = branches(s).filter((b) => !typesOf(b).every((t) => t === 'null'));
-  const b = options[0] ?? {};
-  if (b.const !== undefined) return b.const;
-  if (b.enum) return b.enum.find((v: unknown) => v !== null);
-  if (b.default !== undefined) return b.default;
-  const types = typesOf(b);
-  if (types.includes('object')) return Object.fromEntries((b.required ?? []).map((k: string) => [k, example(b.properties?.[k], k)]));
-  if (types.includes('array')) return b.minItems ? [example(b.items, name)] : [];
-  if (types.includes('integer') || types.includes('number')) return Math.min(b.maximum ?? Infinity, Math.max(b.minimum ?? 1, (b.exclusiveMinimum ?? 0) + 1));
-  if (types.includes('boolean')) return false;
-  if (types.includes('string')) return exampleString(b, name);
-  return null;
-}
-
-function exampleString(s: Schema, name: string): string {
-  if (name === 'customer_id') return ctx.customerId;
-  if (s.format === 'uuid') return crypto.randomUUID();
-  if (s.format === 'date-time') return new Date(Date.now() + 86_400_000).toISOString();
-  const guesses = [
-    name.includes('email') && 'help@example.com',
-    name === 'url' && 'http://127.0.0.1:9/hook',
-    name.endsWith('url') && 'https://example.com/logo.png',
-    name.includes('phone') && '+12025550123',
-    name === 'country' && 'US',
-    name === 'timezone' && 'America/New_York',
-    name.includes('color') && '#123456',
-    name === 'locale' && 'en-US',
-    'Text',
-  ].filter((g): g is string => typeof g === 'string');
-  const pattern = s.pattern ? new RegExp(s.pattern, 'u') : null;
-  const fit = guesses.find((g) => !pattern || pattern.test(g)) ?? 'Text';
-  return fit.padEnd(s.minLength ?? 0, 'x');
-}
-
-/** `base` with the value at `at` replaced (containers on the way made from the schema). */
-function withValue(s: Schema | undefined, base: unknown, at: Segment[], value: unknown): unknown {
-  if (!at.length) return value;
-  const [head, ...rest] = at;
-  if (typeof head === 'number') {
-    const b = branches(s).find((x) => typesOf(x).includes('array')) ?? {};
-    const arr = Array.isArray(base) ? [...base] : [];
-    arr[head] = withValue(b.items, arr[head] ?? example(b.items), rest, value);
-    return arr;
-  }
-  const b = branches(s).find((x) => typesOf(x).includes('object')) ?? {};
-  const obj = base && typeof base === 'object' && !Array.isArray(base) ? { ...(base as object) } : {};
-  const prop = b.properties?.[head];
-  (obj as Record<string, unknown>)[head] = withValue(prop, (obj as Record<string, unknown>)[head] ?? example(prop, head), rest, value);
-  return obj;
-}
+const stringFields = (s: Schema) => fieldsOf(s, ['string']);
+const example = (s: Schema | undefined, name = '') => exampleOf(s, name, ctx);
 
 function targetsOf(op: Operation): Target[] {
   return [
@@ -262,7 +92,7 @@ async function send(target: Target, text: string): Promise<Reply> {
     .map((q) => `${q.name}=${encodeAnyText(target.where === 'query' && target.at[0] === q.name ? text : String(example(q.schema, q.name)))}`);
   const url = query.length ? `${path}?${query.join('&')}` : path;
   let body: unknown;
-  if (op.body) body = target.where === 'body' ? withValue(op.body, example(op.body), target.at, text) : example(op.body);
+  if (op.body) body = target.where === 'body' ? withValue(op.body, example(op.body), target.at, text, ctx) : example(op.body);
   const key = op.auth === 'console' ? CONSOLE_TOKEN : op.auth === 'session' ? ctx.sessionToken : account.testKey;
   return call(svc.url, op.method, url, { key, body });
 }

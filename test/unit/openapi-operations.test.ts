@@ -34,8 +34,12 @@ test('an operation that declares no query takes none; its responses list what va
   t.is((await app.inject({ url: '/v1/thing/a' })).statusCode, 200);
   t.is((await app.inject({ url: '/hidden?anything=1' })).statusCode, 200, 'pages and hidden routes are left alone');
   const doc = app.swagger() as any;
-  t.is(doc.paths['/v1/thing/{id}'].get.responses['400'].description, 'error.code: invalid_string, field_too_long, unknown_parameter');
+  t.is(doc.paths['/v1/thing/{id}'].get.responses['400'].description, 'error.code: invalid_string, malformed_request, field_too_long, unknown_parameter');
   t.regex(doc.paths['/v1/thing/{id}'].get.responses['503'].description, /service_unavailable/, 'every operation may find the database away');
+  // The request head is checked before any route (http/plugins/request-head.ts): every operation may answer it.
+  t.is(doc.paths['/v1/thing/{id}'].get.responses['414'].description, 'error.code: uri_too_long');
+  t.is(doc.paths['/v1/thing'].post.responses['414'].description, 'error.code: uri_too_long');
+  t.is(doc.paths['/v1/thing'].post.responses['431'].description, 'error.code: headers_too_large');
   t.regex(doc.paths['/v1/thing'].post.responses['400'].description, /^error\.code: (?=.*invalid_parameter)(?=.*parameter_missing)(?=.*unknown_parameter)(?=.*invalid_json)(?=.*payload_too_large)(?=.*unsupported_content_type)(?=.*idempotency_key_too_long)/);
   t.regex(doc.paths['/v1/thing'].post.responses['409'].description, /idempotency_key_reused/);
   t.true(doc.paths['/v1/thing'].post.requestBody.required, '{} lacks n: the body is required');
