@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import test from 'ava';
-import pg from 'pg';
 import { freshDatabase } from '../helpers/db.ts';
 import { createCallRepository } from '../../db/calls.ts';
+import { createPool, type Queryable } from '../../db/pool.ts';
 
 /*
  * A request for a number that has an open request conflicts on insert; when that open request
@@ -11,8 +11,7 @@ import { createCallRepository } from '../../db/calls.ts';
  */
 test('a request whose conflicting open request ends before it is read back is queued, not an error', async (t) => {
   const url = await freshDatabase();
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
+  const db = createPool(url, 2);
   t.teardown(() => db.end());
   const { rows } = await db.query(`INSERT INTO accounts (slug, name, country, created_at) VALUES ($1, 'Agency', 'US', now()) RETURNING id`, [`r-${crypto.randomUUID()}`]);
   const accountId: string = rows[0].id;
@@ -43,7 +42,7 @@ test('a request whose conflicting open request ends before it is read back is qu
       }
       return result;
     },
-  } as unknown as pg.Client;
+  } as unknown as Queryable;
   const second = await createCallRepository(racing).insertOrFindOpen(request(null));
   t.true(finishedIt, 'the race was played');
   t.true(second.created, 'a new request is queued');
