@@ -49,7 +49,7 @@ export interface CallRow {
   /** call.completed waits for the recording until then (real time); null when nothing waits. */
   completion_event_due_at: Date | null;
   /** The consent the reseller holds for the called party (migration 015); 'none' when it sent none. */
-  consent_type: 'prior_express_written' | 'prior_express' | 'existing_business_relationship' | 'none';
+  consent_type: 'requested_call' | 'prior_express_written' | 'prior_express' | 'existing_business_relationship' | 'none';
   consent_obtained_at: Date | null;
   consent_source: string | null;
   consent_evidence_ref: string | null;

@@ -41,6 +41,7 @@ export type RefusalCode =
   | 'phone_country_mismatch'
   | 'invalid_dial_before'
   | 'consent_required'
+  | 'requested_call_only'
   | 'call_not_found'
   | 'call_already_claimed'
   | 'call_already_finished'

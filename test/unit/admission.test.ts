@@ -29,12 +29,12 @@ const CLOSED = at('2027-06-15T03:00:00Z');
 const FREE: Capacity = { liveCalls: 0, maxCalls: 2 };
 const FULL: Capacity = { liveCalls: 2, maxCalls: 2 };
 
-/** Written consent that never expires: meets every rule, so the consent gate never decides. */
-const CONSENTED: AdmissionFacts['consent'] = { held: 'prior_express_written', expiresAt: null, lineType: 'mobile' };
+/** A requested call (written) that never expires: meets every rule, so the consent gate never decides. */
+const CONSENTED: AdmissionFacts['consent'] = { held: 'requested_call', expiresAt: null, lineType: 'mobile' };
 
 /** A request every gate lets through at OPEN. */
 function facts(overrides: Partial<AdmissionFacts> = {}): AdmissionFacts {
-  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', emergencyClosures: new Set(), doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], consent: CONSENTED, ...overrides };
+  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', emergencyClosures: new Set(), doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], consent: CONSENTED, earlierOutcomes: [], ...overrides };
 }
 
 /** A Miami number: Florida caps three attempts in 24 hours. */
@@ -223,6 +223,7 @@ function run(i: Input): { f: AdmissionFacts; d: Admission } {
     callerId: i.callerId,
     attempts: i.attempts.map((a) => ({ at: plus(i.now, -a.agoMs), outcome: a.outcome, endedAt: plus(i.now, -a.agoMs + 60_000) })),
     consent: CONSENTED,
+    earlierOutcomes: [],
   };
   return { f, d: decide(f, i.now, i.capacity) };
 }
