@@ -1,4 +1,4 @@
-import { consentNotices, type ConsentNotice } from '../scheduler/consent.ts';
+import { consentNotices, type ConsentNotice } from '../shared/requested-call-only.ts';
 
 /**
  * Coverage of a country: whether it can be sold and what it waits on. Pure: a country row and

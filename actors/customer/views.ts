@@ -3,7 +3,7 @@ import type { OnboardingLinkRow } from '../../db/onboarding-links.ts';
 import type { ReadinessRow } from '../../db/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import type { Blocker, ReadinessAssessment } from './readiness.ts';
-import { consentNotices } from '../scheduler/consent.ts';
+import { consentNotices } from '../shared/requested-call-only.ts';
 
 /**
  * The name the customer's business goes by on calls and in the coach: `brand_name` when it says

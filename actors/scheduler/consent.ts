@@ -22,6 +22,9 @@
  */
 import { nanpAreaOf } from './nanp-area-codes.ts';
 import { LINE_TYPES, type LineType } from '../../runtime/types.ts';
+import { REQUESTED_CALL_ONLY } from '../shared/requested-call-only.ts';
+
+export { consentNotices, type ConsentNotice } from '../shared/requested-call-only.ts';
 
 export { LINE_TYPES, type LineType };
 
@@ -138,24 +141,9 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
   }),
   // ---- United States, state auto-dialler (ADAD) laws (issue 20 §1); no live operator ever
   // precedes the agent, so consent is the only way in, on every line type ----
-  rule({
-    id: 'US-WA',
-    country: 'US',
-    state: 'WA',
-    lineTypes: LINE_TYPES,
-    required: 'requested_call',
-    checked: ADAD_RULES_CHECKED,
-    citation: 'RCW 80.36.400(2) (no automatic dialing and announcing device for commercial solicitation, "the unsolicited initiation of a telephone conversation", of anyone in Washington)',
-  }),
-  rule({
-    id: 'US-ME',
-    country: 'US',
-    state: 'ME',
-    lineTypes: LINE_TYPES,
-    required: 'requested_call',
-    checked: ADAD_RULES_CHECKED,
-    citation: '10 M.R.S. § 1498(2)(B),(C) and (6)(B) (no automated solicitation call to a cellular or unlisted number except in response to an inquiry the person initiated)',
-  }),
+  ...REQUESTED_CALL_ONLY.map((r) =>
+    rule({ id: `${r.country}-${r.state}`, country: r.country, state: r.state, lineTypes: LINE_TYPES, required: 'requested_call', checked: ADAD_RULES_CHECKED, citation: r.citation }),
+  ),
   rule({
     id: 'US-MS',
     country: 'US',
@@ -355,8 +343,8 @@ const CONSENT_WORDS: Record<RequiredConsent, string> = {
   none: 'no consent',
 };
 
-/** The USPS states (and their names) whose rules take only a call the person asked for. */
-const REQUESTED_CALL_STATES: Readonly<Record<string, string>> = { WA: 'Washington', ME: 'Maine' };
+/** The names of the states whose rules take only a call the person asked for. */
+const REQUESTED_CALL_STATES: Readonly<Record<string, string>> = Object.fromEntries(REQUESTED_CALL_ONLY.map((r) => [r.state, r.name]));
 
 /** The refusal text: what is required and under which rule, e.g. for `consent_required` / `requested_call_only`. */
 export function consentExplanation(lineType: LineType, requirement: ConsentRequirement): string {
@@ -378,30 +366,6 @@ export function consentExplanation(lineType: LineType, requirement: ConsentRequi
  */
 export function consentExpired(expiresAt: Date | null, now: Date): boolean {
   return expiresAt !== null && expiresAt <= now;
-}
-
-// ---- jurisdictions closed to all but requested calls, shown before any call is sent ----
-
-/** A rule a reseller should know of before calling in a country: shown on coverage and readiness. */
-export interface ConsentNotice {
-  /** The refusal a request meets there: `requested_call_only`. */
-  code: 'requested_call_only';
-  /** The jurisdiction (calling-windows.ts EMERGENCY_JURISDICTIONS codes), e.g. `US-WA`. */
-  jurisdiction: string;
-  message: string;
-  citation: string;
-}
-
-/** The jurisdictions of `country` where only a call the person asked for may be made (Washington, Maine). */
-export function consentNotices(country: string): ConsentNotice[] {
-  return CONSENT_RULES.filter((r) => r.country === country && r.state && r.required === 'requested_call').map((r) => ({
-    code: 'requested_call_only',
-    jurisdiction: `${r.country}-${r.state}`,
-    message:
-      `${REQUESTED_CALL_STATES[r.state!] ?? r.state} numbers may be called only when the called party asked for the call (consent type requested_call, with its evidence); ` +
-      'every other request to them is refused, and checked again before each dial.',
-    citation: r.citation,
-  }));
 }
 
 // ---- no redial after the person hung up (Nevada) ----
