@@ -128,6 +128,12 @@ export function createCallRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
+    /** The distinct outcomes of every dialled call of `customerId` to `toE164` (no redial after a hang-up, consent.ts). */
+    async earlierOutcomes(customerId: string, toE164: string): Promise<(string | null)[]> {
+      const { rows } = await db.query(`SELECT DISTINCT outcome FROM calls WHERE customer_id = $1 AND to_e164 = $2 AND dialed_at IS NOT NULL`, [customerId, toE164]);
+      return rows.map((r) => r.outcome);
+    },
+
     async findForAccount(accountId: string, mode: Mode, id: string): Promise<CallRow | null> {
       if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
       const { rows } = await db.query(`SELECT * FROM calls WHERE id = $1 AND account_id = $2 AND mode = $3`, [id, accountId, mode]);

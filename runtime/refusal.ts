@@ -42,6 +42,7 @@ export type RefusalCode =
   | 'invalid_dial_before'
   | 'consent_required'
   | 'requested_call_only'
+  | 'no_redial_after_hang_up'
   | 'call_not_found'
   | 'call_already_claimed'
   | 'call_already_finished'

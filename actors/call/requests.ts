@@ -68,8 +68,12 @@ export type ConsentGate = (request: {
   consent: StoredConsent;
   /** What the request says of the called party; null when it says nothing (then never a business). */
   calledParty: 'business' | 'consumer' | null;
+  /** The outcomes of the customer's earlier dialled calls to the number (no redial after a hang-up). */
+  earlierOutcomes: readonly (string | null)[];
   now: Date;
-}) => Promise<{ ok: true; lineType: LineType } | { ok: false; lineType: LineType; code: 'consent_required' | 'requested_call_only'; explanation: string }>;
+}) => Promise<
+  { ok: true; lineType: LineType } | { ok: false; lineType: LineType; code: 'consent_required' | 'requested_call_only' | 'no_redial_after_hang_up'; explanation: string }
+>;
 
 /** A consent date as sent: a real RFC 3339 date-time with an offset, inside the documented range, else 400 naming the field. */
 function consentDate(field: 'obtained_at' | 'expires_at', text: string, earliest: Date, latest: Date, rule: string): Date {
@@ -129,7 +133,8 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
     }
     const consent = storedConsent(input.consent, now);
     // The gate runs before anything is written: a refused request leaves nothing queued.
-    const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, calledParty: input.called_party ?? null, now });
+    const earlierOutcomes = await createCallRepository(pool).earlierOutcomes(customer.id, parsed.e164);
+    const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, calledParty: input.called_party ?? null, earlierOutcomes, now });
     if (!gate.ok) throw new Refusal(gate.code, gate.explanation);
     // Two requests for one open number race on the unique index calls_one_open_per_number: the
     // second waits for the first to commit, then finds its request (created: false).

@@ -1,7 +1,7 @@
 import type { LineTypeOf } from '../call/line-types.ts';
 import type { ConsentGate } from '../call/requests.ts';
 import type { LineType } from '../../runtime/types.ts';
-import { consentExpired, consentExplanation, consentMeets, requiredConsent } from './consent.ts';
+import { consentExpired, consentExplanation, consentMeets, noRedialRule, requiredConsent } from './consent.ts';
 
 /**
  * The line type a call is decided on: the carrier's answer, except that a business landline is
@@ -20,13 +20,25 @@ export function effectiveLineType(lookedUp: LineType, calledParty: 'business' | 
  * the scheduler (which imports it).
  */
 export function createConsentGate(lineTypeOf: LineTypeOf): ConsentGate {
-  return async ({ mode, e164, country, consent, calledParty, now }) => {
+  return async ({ mode, e164, country, consent, calledParty, earlierOutcomes, now }) => {
     const lineType = effectiveLineType(await lineTypeOf(mode, e164, now), calledParty);
     const requirement = requiredConsent(e164, country, lineType, now);
     // Consent that has already expired is no consent.
     const held = consentExpired(consent.expiresAt, now) ? 'none' : consent.type;
-    if (consentMeets(held, requirement)) return { ok: true, lineType };
-    const code = requirement.required === 'requested_call' ? 'requested_call_only' : 'consent_required';
-    return { ok: false, lineType, code, explanation: consentExplanation(lineType, requirement) };
+    if (!consentMeets(held, requirement)) {
+      const code = requirement.required === 'requested_call' ? 'requested_call_only' : 'consent_required';
+      return { ok: false, lineType, code, explanation: consentExplanation(lineType, requirement) };
+    }
+    // Then, as at the dial (admission.ts): no redial after the callee hung up.
+    const noRedial = noRedialRule(e164, country, earlierOutcomes);
+    if (noRedial) {
+      return {
+        ok: false,
+        lineType,
+        code: 'no_redial_after_hang_up',
+        explanation: `The callee ended an earlier call from this customer to this number, and the law of the number forbids calling again (${noRedial.citation}).`,
+      };
+    }
+    return { ok: true, lineType };
   };
 }

@@ -259,12 +259,33 @@ test.serial('Nevada: a callee who hung up on the customer\'s earlier call is not
   const first = await account.api.post('/v1/calls', { customer_id: customer.id, phone, called_party: 'business', consent });
   t.is(first.status, 201);
   t.like(await dialUntilFinished(account, account.api, first.body.id), { status: 'completed', outcome: 'not_interested' });
+  // Refused at the POST, naming the statute; nothing is queued.
   const again = await account.api.post('/v1/calls', { customer_id: customer.id, phone, called_party: 'business', consent });
-  t.is(again.status, 201);
-  await account.console.post('/console/v1/dialler/run');
-  const ended = (await account.api.get(`/v1/calls/${again.body.id}`)).body;
-  t.like(ended, { status: 'blocked', outcome: 'no_redial_after_hang_up', dialed_at: null });
-  t.regex(ended.summary, /hung up on an earlier call/);
+  t.is(again.status, 400);
+  t.is(again.body.error.code, 'no_redial_after_hang_up');
+  t.regex(again.body.error.message, /NRS 597\.814\(2\)\(b\)/);
+  t.is(await requestsOf(phone), 1);
+  // And checked again at the dial: a request queued while the earlier outcome did not say so
+  // (here the outcome is rewritten around the API) is ended, never dialled.
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  try {
+    await db.query(`UPDATE calls SET outcome = 'voicemail' WHERE id = $1`, [first.body.id]);
+    const queued = await account.api.post('/v1/calls', { customer_id: customer.id, phone, called_party: 'business', consent });
+    t.is(queued.status, 201);
+    await db.query(`UPDATE calls SET outcome = 'not_interested' WHERE id = $1`, [first.body.id]);
+    await account.console.post('/console/v1/dialler/run');
+    const ended = (await account.api.get(`/v1/calls/${queued.body.id}`)).body;
+    t.like(ended, { status: 'blocked', outcome: 'no_redial_after_hang_up', dialed_at: null });
+    t.regex(ended.summary, /hung up on an earlier call/);
+  } finally {
+    await db.end();
+  }
+  // Another customer of the reseller may still call the number (the statute binds the caller).
+  const other = await makeReadyCustomer(svc.url, account.api);
+  const theirs = await account.api.post('/v1/calls', { customer_id: other.id, phone, called_party: 'business', consent });
+  t.is(theirs.status, 201);
+  await account.api.delete(`/v1/calls/${theirs.body.id}`);
 });
 
 // ---- issue 20 §2: consent dates are read strictly ----

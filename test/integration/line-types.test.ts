@@ -53,7 +53,7 @@ for (const [what, e164, script, expected] of UNKIND) {
     fake.scriptLookup(e164, script);
     t.is(await carrier.lookupLineType(e164), expected);
     const gate = createConsentGate(createLineTypeLookup(pool, { live: carrier, test: carrier }, log));
-    const answer = await gate({ mode: 'live', e164, country: 'US', consent: NONE, calledParty: 'business', now: NOW });
+    const answer = await gate({ mode: 'live', e164, country: 'US', consent: NONE, calledParty: 'business', earlierOutcomes: [], now: NOW });
     t.like(answer, { ok: false, code: 'consent_required' });
     t.not(answer.lineType, 'business_landline');
   });
@@ -69,7 +69,7 @@ for (const [status, code, message] of [
     fake.scriptLookup(e164, { httpError: { status, code, message } });
     await t.throwsAsync(() => carrier.lookupLineType(e164));
     const gate = createConsentGate(createLineTypeLookup(pool, { live: carrier, test: carrier }, log));
-    const answer = await gate({ mode: 'live', e164, country: 'US', consent: NONE, calledParty: 'business', now: NOW });
+    const answer = await gate({ mode: 'live', e164, country: 'US', consent: NONE, calledParty: 'business', earlierOutcomes: [], now: NOW });
     t.deepEqual({ ok: answer.ok, lineType: answer.lineType }, { ok: false, lineType: 'unknown' });
     t.is(await createLineTypeRepository(pool).fresh('twilio', e164, NOW), null, 'a failed lookup is asked again next time');
   });
@@ -80,7 +80,7 @@ test.serial('a BUSINESS landline is exempt only when the request says the called
   fake.scriptLookup(e164, { lineType: 'landline', callerType: 'BUSINESS' });
   t.is(await carrier.lookupLineType(e164), 'business_landline');
   const gate = createConsentGate(createLineTypeLookup(pool, { live: carrier, test: carrier }, log));
-  const ask = (calledParty: 'business' | 'consumer' | null) => gate({ mode: 'live', e164, country: 'US', consent: NONE, calledParty, now: NOW });
+  const ask = (calledParty: 'business' | 'consumer' | null) => gate({ mode: 'live', e164, country: 'US', consent: NONE, calledParty, earlierOutcomes: [], now: NOW });
   t.deepEqual(await ask('business'), { ok: true, lineType: 'business_landline' });
   for (const calledParty of [null, 'consumer'] as const) {
     const answer = await ask(calledParty);
