@@ -16,9 +16,13 @@
  * - An unknown line type is a mobile; a VoIP number is a mobile too (47 CFR 64.1200(a)(1)(iii)
  *   reaches "any service for which the called party is charged for the call").
  * - A US number whose area code is not listed could be in any state: every state's rule applies.
- * - `business_landline` is a landline the carrier says belongs to a business. Rules limited to
- *   consumers or natural persons do not reach it; rules for every subscriber do. A sole trader's
- *   business line is the doubtful case (docs/compliance.md ("Consent for AI-voice calls")).
+ * - `business_landline` is a landline the carrier says belongs to a business and the request says
+ *   calls a business (`called_party: "business"`, consent-gate.ts `effectiveLineType`). Rules
+ *   limited to consumers or natural persons do not reach it; rules for every subscriber do, among
+ *   them the state auto-dialler (ADAD) laws of issue 20. A sole trader's business line is the
+ *   doubtful case (docs/compliance.md ("Consent for AI-voice calls")).
+ * - `requested_call` sits above written consent: Washington and Maine bar automated sales calls
+ *   outright except a call the person asked for (actors/shared/requested-call-only.ts).
  */
 import { nanpAreaOf } from './nanp-area-codes.ts';
 import { LINE_TYPES, type LineType } from '../../runtime/types.ts';
