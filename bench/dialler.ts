@@ -44,7 +44,7 @@ export async function diallerBench(requests = 1000) {
         // Line numbers 0xx2: business landlines in test mode (no consent needed, README), no answer.
         Array.from({ length: Math.min(50, requests - i) }, (_, j) => {
           const n = String(i + j).padStart(3, '0');
-          return api.post('/v1/calls', { customer_id: customer.id, phone: `+12025${n.slice(0, 2)}0${n[2]}02` });
+          return api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: `+12025${n.slice(0, 2)}0${n[2]}02` });
         }),
       );
     }

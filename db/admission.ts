@@ -19,6 +19,8 @@ export interface AdmissionRow {
   attempts: { at: Date; outcome: string | null; ended_at: Date | null }[];
   /** Every jurisdiction an operator has closed to calling (emergency_closures), sorted. */
   emergency_closures: string[];
+  /** The distinct outcomes of every call of the customer to the number, however old (no redial after a hang-up). */
+  earlier_outcomes: (string | null)[];
 }
 
 // The readiness statement is embedded as it is ($1 customer, $2 now), so the call path and the
@@ -34,6 +36,7 @@ const ADMISSION = prepared(
             ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS caller_id,
           a.attempt_at, a.attempt_outcome, a.attempt_ended_at,
           ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
+          ARRAY(SELECT DISTINCT c.outcome FROM calls c WHERE c.customer_id = $1 AND c.to_e164 = $4 AND c.dialed_at IS NOT NULL) AS earlier_outcomes,
           r.*
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (${READINESS_FACTS_SQL}) AS r ON true
@@ -57,12 +60,13 @@ export async function loadAdmissionFacts(
   now: Date,
 ): Promise<AdmissionRow> {
   const { rows } = await db.query(ADMISSION([request.customerId, now, request.accountId, request.toE164, request.attemptsSince]));
-  const { dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, emergency_closures, ...readiness } = rows[0];
+  const { dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, emergency_closures, earlier_outcomes, ...readiness } = rows[0];
   return {
     do_not_call: dnc_own ? 'account_list' : dnc_national ? 'national_registry' : null,
     readiness: readiness.customer_id === null ? null : (readiness as ReadinessRow),
     caller_id,
     attempts: (attempt_at as Date[]).map((at, i) => ({ at, outcome: attempt_outcome[i], ended_at: attempt_ended_at[i] })),
     emergency_closures,
+    earlier_outcomes,
   };
 }

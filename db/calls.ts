@@ -49,7 +49,7 @@ export interface CallRow {
   /** call.completed waits for the recording until then (real time); null when nothing waits. */
   completion_event_due_at: Date | null;
   /** The consent the reseller holds for the called party (migration 015); 'none' when it sent none. */
-  consent_type: 'prior_express_written' | 'prior_express' | 'existing_business_relationship' | 'none';
+  consent_type: 'requested_call' | 'prior_express_written' | 'prior_express' | 'existing_business_relationship' | 'none';
   consent_obtained_at: Date | null;
   consent_source: string | null;
   consent_evidence_ref: string | null;
@@ -137,6 +137,12 @@ export function createCallRepository(db: Queryable) {
     async lock(id: string): Promise<CallRow | null> {
       const { rows } = await db.query(`SELECT * FROM calls WHERE id = $1 FOR NO KEY UPDATE`, [id]);
       return rows[0] ?? null;
+    },
+
+    /** The distinct outcomes of every dialled call of `customerId` to `toE164` (no redial after a hang-up, consent.ts). */
+    async earlierOutcomes(customerId: string, toE164: string): Promise<(string | null)[]> {
+      const { rows } = await db.query(`SELECT DISTINCT outcome FROM calls WHERE customer_id = $1 AND to_e164 = $2 AND dialed_at IS NOT NULL`, [customerId, toE164]);
+      return rows.map((r) => r.outcome);
     },
 
     async findForAccount(accountId: string, mode: Mode, id: string): Promise<CallRow | null> {

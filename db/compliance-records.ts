@@ -11,7 +11,7 @@ export interface AdmissionRecord {
   callId: string;
   consent: Pick<CallRow, 'consent_type' | 'consent_obtained_at' | 'consent_source' | 'consent_evidence_ref' | 'consent_expires_at'>;
   lineType: string;
-  requiredConsent: 'prior_express_written' | 'prior_express' | 'none';
+  requiredConsent: 'requested_call' | 'prior_express_written' | 'prior_express' | 'none';
   rules: string[];
   citations: string[];
   admittedAt: Date;

@@ -71,6 +71,8 @@ export const ERRORS = {
   phone_country_mismatch: e(400, 'invalid_request_error', "The number is not in the customer's country."),
   invalid_dial_before: e(400, 'invalid_request_error', 'dial_before must be an ISO 8601 time between now and 30 days ahead.'),
   consent_required: e(400, 'invalid_request_error', 'The consent sent does not meet what an AI-voice call to this number needs; the message names what is required.'),
+  requested_call_only: e(400, 'invalid_request_error', 'An AI-voice sales call to this number is lawful only when the called party asked for it (consent type requested_call); the message names the state and its statute.'),
+  no_redial_after_hang_up: e(400, 'invalid_request_error', 'The callee ended an earlier call from this customer, and the law of the number forbids calling it again; the message names the statute.'),
   call_not_found: e(404, 'not_found_error', 'No call or call request with that id in this mode.'),
   call_already_claimed: e(409, 'conflict_error', 'The dialler has already claimed this request; it can no longer be cancelled.'),
   call_already_finished: e(409, 'conflict_error', 'This request has already ended.'),

@@ -41,6 +41,8 @@ export type RefusalCode =
   | 'phone_country_mismatch'
   | 'invalid_dial_before'
   | 'consent_required'
+  | 'requested_call_only'
+  | 'no_redial_after_hang_up'
   | 'call_not_found'
   | 'call_already_claimed'
   | 'call_already_finished'

@@ -8,6 +8,7 @@ import { Refusal } from '../../runtime/refusal.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { parsePhone } from '../shared/phone.ts';
+import { parseRfc3339 } from '../shared/rfc3339.ts';
 import type { CustomerDirectory } from '../customer/customer-directory.ts';
 import { callRequestView, callView, isFinished } from './views.ts';
 import { withTransaction } from '../../db/pool.ts';
@@ -23,6 +24,16 @@ import { liveCarrierKind } from '../../runtime/config.ts';
 /** A request not dialled within this long expires (unless the request names an earlier `dial_before`). */
 export const DEFAULT_DIAL_WINDOW_DAYS = 7;
 export const MAX_DIAL_WINDOW_DAYS = 30;
+
+/**
+ * The range a consent's dates are read in (docs/api.md, "Calls"): `obtained_at` no earlier than
+ * CONSENT_EARLIEST and no later than the service's clock plus CONSENT_CLOCK_SKEW_MS (the
+ * reseller's clock may run a little ahead); `expires_at` after `obtained_at` and no later than
+ * CONSENT_LATEST.
+ */
+export const CONSENT_EARLIEST = new Date('2000-01-01T00:00:00Z');
+export const CONSENT_LATEST = new Date('2100-01-01T00:00:00Z');
+export const CONSENT_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** The consent the reseller says it holds for the called party, as sent. */
 export interface ConsentInput {
@@ -43,6 +54,8 @@ export interface QueueCallInput {
   dial_before?: string | null;
   /** Absent: `none`. */
   consent?: ConsentInput;
+  /** Who the reseller says answers: `business` lets a business landline go without consent (47 U.S.C. 227(b)(1)(B)). */
+  called_party?: 'business' | 'consumer' | null;
 }
 
 /**
@@ -54,8 +67,27 @@ export type ConsentGate = (request: {
   e164: string;
   country: string;
   consent: StoredConsent;
+  /** What the request says of the called party; null when it says nothing (then never a business). */
+  calledParty: 'business' | 'consumer' | null;
+  /** The outcomes of the customer's earlier dialled calls to the number (no redial after a hang-up). */
+  earlierOutcomes: readonly (string | null)[];
   now: Date;
-}) => Promise<{ ok: true; lineType: LineType } | { ok: false; lineType: LineType; explanation: string }>;
+}) => Promise<
+  { ok: true; lineType: LineType } | { ok: false; lineType: LineType; code: 'consent_required' | 'requested_call_only' | 'no_redial_after_hang_up'; explanation: string }
+>;
+
+/** A consent date as sent: a real RFC 3339 date-time with an offset, inside the documented range, else 400 naming the field. */
+function consentDate(field: 'obtained_at' | 'expires_at', text: string, earliest: Date, latest: Date, rule: string): Date {
+  const at = parseRfc3339(text);
+  if (!at) {
+    throw new Refusal(
+      'invalid_parameter',
+      `consent.${field} must be an RFC 3339 date-time with a real calendar date and an offset, such as 2026-11-20T14:02:00Z or 2026-11-20T09:02:00-05:00; "${text.slice(0, 40)}" is not.`,
+    );
+  }
+  if (at < earliest || at > latest) throw new Refusal('invalid_parameter', `consent.${field} must be ${rule}; ${at.toISOString()} is not.`);
+  return at;
+}
 
 /** Reads the consent of a request; `invalid_parameter` / `parameter_missing` name the field. */
 function storedConsent(input: ConsentInput | undefined, now: Date): StoredConsent {
@@ -65,16 +97,16 @@ function storedConsent(input: ConsentInput | undefined, now: Date): StoredConsen
   for (const field of ['obtained_at', 'source', 'evidence_ref'] as const) {
     if (!input[field]?.trim()) throw new Refusal('parameter_missing', `consent.${field} is required when consent.type is ${input.type}.`);
   }
-  const obtainedAt = new Date(input.obtained_at!);
-  if (Number.isNaN(obtainedAt.getTime()) || obtainedAt > now) {
-    throw new Refusal('invalid_parameter', 'consent.obtained_at must be an ISO 8601 time, not in the future.');
-  }
+  const obtainedAt = consentDate(
+    'obtained_at',
+    input.obtained_at!,
+    CONSENT_EARLIEST,
+    new Date(now.getTime() + CONSENT_CLOCK_SKEW_MS),
+    `no earlier than ${CONSENT_EARLIEST.toISOString()} and not in the future (5 minutes of clock difference allowed)`,
+  );
   let expiresAt: Date | null = null;
   if (input.expires_at) {
-    expiresAt = new Date(input.expires_at);
-    if (Number.isNaN(expiresAt.getTime()) || expiresAt <= obtainedAt) {
-      throw new Refusal('invalid_parameter', 'consent.expires_at must be an ISO 8601 time after consent.obtained_at.');
-    }
+    expiresAt = consentDate('expires_at', input.expires_at, new Date(obtainedAt.getTime() + 1), CONSENT_LATEST, `after consent.obtained_at and no later than ${CONSENT_LATEST.toISOString()}`);
   }
   return { type: input.type, obtainedAt, source: input.source!, evidenceRef: input.evidence_ref!, expiresAt };
 }
@@ -104,8 +136,9 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
     }
     const consent = storedConsent(input.consent, now);
     // The gate runs before anything is written: a refused request leaves nothing queued.
-    const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, now });
-    if (!gate.ok) throw new Refusal('consent_required', gate.explanation);
+    const earlierOutcomes = await createCallRepository(pool).earlierOutcomes(customer.id, parsed.e164);
+    const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, calledParty: input.called_party ?? null, earlierOutcomes, now });
+    if (!gate.ok) throw new Refusal(gate.code, gate.explanation);
     // Two requests for one open number, or with one external_ref, of a customer race on the unique
     // indexes calls_one_open_per_number and calls_one_open_per_ref: the second waits for the first
     // to commit, then finds its request (created: false).

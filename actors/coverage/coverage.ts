@@ -1,3 +1,5 @@
+import { consentNotices, type ConsentNotice } from '../shared/requested-call-only.ts';
+
 /**
  * Coverage of a country: whether it can be sold and what it waits on. Pure: a country row and
  * the facts of its gates in, the `coverage` object out.
@@ -29,6 +31,8 @@ export interface Coverage {
   waiting_on: 'nobody' | 'service';
   summary: string;
   blockers: CoverageBlocker[];
+  /** Jurisdictions of the country where only a call the person asked for is lawful; not blockers. */
+  notices: ConsentNotice[];
 }
 
 /** The coverage of an opened country, or of one not opened (`facts` null). */
@@ -45,6 +49,7 @@ export function assessCoverage(country: string, facts: CountryFacts | null): Cov
       waiting_on: 'service',
       summary: `${facts?.name ?? country} is not an opened market; customers there cannot be created yet.`,
       blockers: [{ code: 'country_not_opened', message: 'This country is not an opened market.' }],
+      notices: consentNotices(country),
     };
   }
   const blockers: CoverageBlocker[] = [];
@@ -71,5 +76,6 @@ export function assessCoverage(country: string, facts: CountryFacts | null): Cov
       ? `${facts.name} is open: calls are made in ${facts.calling_language} from local numbers.`
       : `${facts.name} is opened; live calling waits on: ${blockers.map((b) => b.code).join(', ')}.`,
     blockers,
+    notices: consentNotices(facts.country),
   };
 }

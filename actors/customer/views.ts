@@ -3,6 +3,7 @@ import type { OnboardingLinkRow } from '../../db/onboarding-links.ts';
 import type { ReadinessRow } from '../../db/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import type { Blocker, ReadinessAssessment } from './readiness.ts';
+import { consentNotices } from '../shared/requested-call-only.ts';
 
 /**
  * The name the customer's business goes by on calls and in the coach: `brand_name` when it says
@@ -48,6 +49,8 @@ export function readinessView(f: ReadinessRow, a: ReadinessAssessment) {
     checks: a.checks,
     ready_for_test_calls: a.test.ready,
     test_blockers: a.test.blockers.map(blockerView),
+    // Not blockers: where only a requested call is lawful (Washington, Maine), other requests are refused.
+    notices: consentNotices(f.country),
   };
 }
 

@@ -1,7 +1,7 @@
 import { assessReadiness, type BlockerCode, type ReadinessFacts } from '../customer/readiness.ts';
 import { emergencyClosure, isOpen, nextOpening } from './calling-windows.ts';
 import { checkCaps, type PastAttempt } from './frequency-caps.ts';
-import { consentExpired, consentMeets, requiredConsent, type ConsentType, type LineType } from './consent.ts';
+import { consentExpired, consentMeets, noRedialRule, requiredConsent, type ConsentType, type LineType } from './consent.ts';
 
 /**
  * Admission: whether a claimed request is dialled now, waits, or ends. Pure: the dialler loads the
@@ -9,8 +9,9 @@ import { consentExpired, consentMeets, requiredConsent, type ConsentType, type L
  * be skipped by a parameter: a request carries only who and whom to call.
  *
  * Gates, in order: the request's deadline; do-not-call (the account's list and national
- * registries); the consent the call needs (consent.ts; ends the request `consent_expired` or
- * `consent_required`); customer readiness (the question of the customer's mode: a test customer's calls
+ * registries); the consent the call needs (consent.ts; ends the request `consent_expired`,
+ * `consent_required` or `requested_call_only`); no redial after the callee hung up (Nevada; ends it
+ * `no_redial_after_hang_up`); customer readiness (the question of the customer's mode: a test customer's calls
  * leave out the four live-money gates); the call-frequency caps of the called number's
  * jurisdiction (frequency-caps.ts), waiting until they free it; the calling window of the called
  * number (first whether an operator has closed a jurisdiction it may be in, La. R.S. 45:844.31's
@@ -61,6 +62,12 @@ export interface AdmissionFacts {
    * dial: consent may have expired, or a rule come into force, since the POST.
    */
   consent: { held: ConsentType; expiresAt: Date | null; lineType: LineType | null };
+  /**
+   * The outcomes of every earlier call of the customer to `to`, however long ago (NRS
+   * 597.814(2)(b) has no time limit): a callee who hung up is not called again (consent.ts
+   * `noRedialRule`).
+   */
+  earlierOutcomes: readonly (string | null)[];
 }
 
 /** This process's calls: running now, and the most it runs at once. */
@@ -82,7 +89,7 @@ export type Admission =
   | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean }
   /** Never to be dialled: closed with this status and outcome. */
   | { kind: 'end'; status: 'expired'; outcome: 'expired' }
-  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' };
+  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' | 'requested_call_only' | 'no_redial_after_hang_up' };
 
 /** The gates before the money start, in order. Throws only if the number has no window within a month (calling-windows.ts). */
 export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Admission {
@@ -90,6 +97,7 @@ export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Ad
   if (facts.doNotCall) return { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' };
   const consent = consentGate(facts, now);
   if (consent) return { kind: 'end', status: 'blocked', outcome: consent };
+  if (noRedialRule(facts.to, facts.toCountry, facts.earlierOutcomes)) return { kind: 'end', status: 'blocked', outcome: 'no_redial_after_hang_up' };
   const readiness = facts.readiness ? assessReadiness(facts.readiness) : null;
   if (!readiness?.ready) return wait(facts, readiness?.blockers[0]?.code ?? 'not_ready', after(now, RETRY_MS.not_ready));
   // Before the window: a cap that frees in weeks should not wake the request at every opening.
@@ -103,13 +111,13 @@ export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Ad
 }
 
 /** Why the consent held no longer allows the call at `now`, or null when it does. */
-function consentGate(facts: AdmissionFacts, now: Date): 'consent_expired' | 'consent_required' | null {
+function consentGate(facts: AdmissionFacts, now: Date): 'consent_expired' | 'consent_required' | 'requested_call_only' | null {
   const lineType = facts.consent.lineType ?? 'unknown';
   const requirement = requiredConsent(facts.to, facts.toCountry, lineType, now);
   if (consentMeets(facts.consent.held, requirement)) {
     return consentExpired(facts.consent.expiresAt, now) && !consentMeets('none', requirement) ? 'consent_expired' : null;
   }
-  return 'consent_required';
+  return requirement.required === 'requested_call' ? 'requested_call_only' : 'consent_required';
 }
 
 /**

@@ -16,24 +16,38 @@
  * - An unknown line type is a mobile; a VoIP number is a mobile too (47 CFR 64.1200(a)(1)(iii)
  *   reaches "any service for which the called party is charged for the call").
  * - A US number whose area code is not listed could be in any state: every state's rule applies.
- * - `business_landline` is a landline the carrier says belongs to a business. Rules limited to
- *   consumers or natural persons do not reach it; rules for every subscriber do. A sole trader's
- *   business line is the doubtful case (docs/compliance.md ("Consent for AI-voice calls")).
+ * - `business_landline` is a landline the carrier says belongs to a business and the request says
+ *   calls a business (`called_party: "business"`, consent-gate.ts `effectiveLineType`). Rules
+ *   limited to consumers or natural persons do not reach it; rules for every subscriber do, among
+ *   them the state auto-dialler (ADAD) laws of issue 20. A sole trader's business line is the
+ *   doubtful case (docs/compliance.md ("Consent for AI-voice calls")).
+ * - `requested_call` sits above written consent: Washington and Maine bar automated sales calls
+ *   outright except a call the person asked for (actors/shared/requested-call-only.ts).
  */
 import { nanpAreaOf } from './nanp-area-codes.ts';
 import { LINE_TYPES, type LineType } from '../../runtime/types.ts';
+import { REQUESTED_CALL_ONLY } from '../shared/requested-call-only.ts';
+
+export { consentNotices, type ConsentNotice } from '../shared/requested-call-only.ts';
 
 export { LINE_TYPES, type LineType };
 
-/** What the reseller says it holds for the called party. */
-export type ConsentType = 'prior_express_written' | 'prior_express' | 'existing_business_relationship' | 'none';
-export const CONSENT_TYPES: readonly ConsentType[] = ['prior_express_written', 'prior_express', 'existing_business_relationship', 'none'];
+/**
+ * What the reseller says it holds for the called party. `requested_call`: the called party itself
+ * asked for this call, in a signed written request naming the number (a web form's "call me"
+ * with its consent checkbox, an e-mail); it is prior express written consent as well, and the
+ * only consent a state that bars automated sales calls outright accepts (Washington, Maine).
+ */
+export type ConsentType = 'requested_call' | 'prior_express_written' | 'prior_express' | 'existing_business_relationship' | 'none';
+export const CONSENT_TYPES: readonly ConsentType[] = ['requested_call', 'prior_express_written', 'prior_express', 'existing_business_relationship', 'none'];
 
-/** What a call needs, strongest first. */
-export type RequiredConsent = 'prior_express_written' | 'prior_express' | 'none';
+/** What a call needs, strongest first. `requested_call`: only a call the person asked for is lawful. */
+export type RequiredConsent = 'requested_call' | 'prior_express_written' | 'prior_express' | 'none';
 
-/** The day every citation below was last read against its source. */
+/** The day the rules of issue 13 were last read against their sources. */
 export const CONSENT_RULES_CHECKED = '2026-11-25';
+/** The day the state auto-dialler (ADAD) rules of issue 20 were read against their sources. */
+export const ADAD_RULES_CHECKED = '2026-11-27';
 
 /** One rule of the table: who it reaches and what it asks for. */
 export interface ConsentRule {
@@ -55,7 +69,7 @@ export interface ConsentRule {
 const CONSUMER_LINES: readonly LineType[] = ['mobile', 'landline', 'voip', 'unknown'];
 const MOBILE_LIKE: readonly LineType[] = ['mobile', 'voip', 'unknown'];
 
-const rule = (r: Omit<ConsentRule, 'checked' | 'acceptsExistingBusinessRelationship' | 'from'> & Partial<Pick<ConsentRule, 'acceptsExistingBusinessRelationship' | 'from'>>): ConsentRule => ({
+const rule = (r: Omit<ConsentRule, 'checked' | 'acceptsExistingBusinessRelationship' | 'from'> & Partial<Pick<ConsentRule, 'acceptsExistingBusinessRelationship' | 'from' | 'checked'>>): ConsentRule => ({
   acceptsExistingBusinessRelationship: false,
   from: null,
   checked: CONSENT_RULES_CHECKED,
@@ -128,6 +142,67 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
     lineTypes: LINE_TYPES,
     required: 'prior_express',
     citation: '201 CMR 12.02(4) (no unsolicited telephonic sales call by a recorded message device)',
+  }),
+  // ---- United States, state auto-dialler (ADAD) laws (issue 20 §1); no live operator ever
+  // precedes the agent, so consent is the only way in, on every line type ----
+  ...REQUESTED_CALL_ONLY.map((r) =>
+    rule({ id: `${r.country}-${r.state}`, country: r.country, state: r.state, lineTypes: LINE_TYPES, required: 'requested_call', checked: ADAD_RULES_CHECKED, citation: r.citation }),
+  ),
+  rule({
+    id: 'US-MS',
+    country: 'US',
+    state: 'MS',
+    lineTypes: LINE_TYPES,
+    required: 'prior_express',
+    checked: ADAD_RULES_CHECKED,
+    citation: 'Miss. Code Ann. § 77-3-723(2) (automatic dialing-announcing devices with recorded messages only with the consumer\'s prior consent; § 77-3-705(a): a consumer is a person or business)',
+  }),
+  rule({
+    id: 'US-OK-adad',
+    country: 'US',
+    state: 'OK',
+    lineTypes: LINE_TYPES,
+    required: 'prior_express',
+    checked: ADAD_RULES_CHECKED,
+    citation: 'Okla. Stat. tit. 15, § 755.1(C)(3) (automatic dial announcing device: recorded message only with the called party\'s consent or after a live operator)',
+  }),
+  rule({
+    id: 'US-MN',
+    country: 'US',
+    state: 'MN',
+    lineTypes: LINE_TYPES,
+    required: 'prior_express',
+    checked: ADAD_RULES_CHECKED,
+    citation: 'Minn. Stat. § 325E.27 (automatic dialing-announcing device only if the subscriber knowingly requested, consented to, permitted or authorized the message, or a live operator first obtains consent)',
+  }),
+  rule({
+    id: 'US-CA',
+    country: 'US',
+    state: 'CA',
+    lineTypes: LINE_TYPES,
+    required: 'prior_express',
+    checked: ADAD_RULES_CHECKED,
+    citation: 'Cal. Pub. Util. Code § 2874 (automatic dialing-announcing device only after an unrecorded natural voice obtains the called party\'s consent)',
+  }),
+  rule({
+    id: 'US-NV',
+    country: 'US',
+    state: 'NV',
+    lineTypes: LINE_TYPES,
+    required: 'prior_express',
+    acceptsExistingBusinessRelationship: true,
+    checked: ADAD_RULES_CHECKED,
+    citation: 'NRS 597.814(1),(3) (a prerecorded message only after a natural voice introduces the call, or to a person with a preexisting business relationship)',
+  }),
+  rule({
+    id: 'US-MI',
+    country: 'US',
+    state: 'MI',
+    lineTypes: LINE_TYPES,
+    required: 'prior_express',
+    acceptsExistingBusinessRelationship: true,
+    checked: ADAD_RULES_CHECKED,
+    citation: 'MCL 445.111a(1) (no telephone solicitation using a recorded message); MCL 445.111(m)(i),(ii) (except with the subscriber\'s express invitation or permission, or to an existing customer)',
   }),
   // ---- Elsewhere ----
   rule({
@@ -202,7 +277,7 @@ export interface ConsentRequirement {
   rules: string[];
 }
 
-const STRENGTH: Record<RequiredConsent, number> = { none: 0, prior_express: 1, prior_express_written: 2 };
+const STRENGTH: Record<RequiredConsent, number> = { none: 0, prior_express: 1, prior_express_written: 2, requested_call: 3 };
 
 /** The USPS state of a US number; null when its area code is not listed (then every state could apply). */
 export function usStateOf(e164: string): string | null {
@@ -246,9 +321,11 @@ export function consentMeets(held: ConsentType, requirement: Pick<ConsentRequire
     case 'none':
       return true;
     case 'prior_express':
-      return held === 'prior_express' || held === 'prior_express_written' || (held === 'existing_business_relationship' && requirement.acceptsExistingBusinessRelationship);
+      return held === 'prior_express' || held === 'prior_express_written' || held === 'requested_call' || (held === 'existing_business_relationship' && requirement.acceptsExistingBusinessRelationship);
     case 'prior_express_written':
-      return held === 'prior_express_written';
+      return held === 'prior_express_written' || held === 'requested_call';
+    case 'requested_call':
+      return held === 'requested_call';
     default: {
       const unhandled: never = requirement.required;
       throw new Error(`unknown consent requirement ${String(unhandled)}`);
@@ -264,13 +341,25 @@ const LINE_WORDS: Record<LineType, string> = {
   unknown: 'unverified (treated as mobile)',
 };
 const CONSENT_WORDS: Record<RequiredConsent, string> = {
+  requested_call: 'the called party\'s own written request for this call (consent type requested_call)',
   prior_express_written: 'prior express written consent',
   prior_express: 'prior express consent',
   none: 'no consent',
 };
 
-/** The refusal text: what is required and under which rule, e.g. for `consent_required`. */
+/** The names of the states whose rules take only a call the person asked for. */
+const REQUESTED_CALL_STATES: Readonly<Record<string, string>> = Object.fromEntries(REQUESTED_CALL_ONLY.map((r) => [r.state, r.name]));
+
+/** The refusal text: what is required and under which rule, e.g. for `consent_required` / `requested_call_only`. */
 export function consentExplanation(lineType: LineType, requirement: ConsentRequirement): string {
+  if (requirement.required === 'requested_call') {
+    const states = CONSENT_RULES.filter((r) => requirement.rules.includes(r.id) && r.state).map((r) => REQUESTED_CALL_STATES[r.state!] ?? r.state!);
+    const where = states.length === 1 ? states[0] : `${states.slice(0, -1).join(', ')} or ${states.at(-1)}`;
+    return (
+      `An AI-voice sales call to this ${LINE_WORDS[lineType]} number (it may be in ${where}) is lawful only when the called party asked for this call: ` +
+      `send consent of type requested_call with the request's evidence; no other consent makes it lawful (${requirement.citations.join('; ')}).`
+    );
+  }
   const also = requirement.acceptsExistingBusinessRelationship ? ' (or an existing business relationship)' : '';
   return `Calling this ${LINE_WORDS[lineType]} number with an AI voice needs ${CONSENT_WORDS[requirement.required]}${also} (${requirement.citations.join('; ')}).`;
 }
@@ -281,4 +370,43 @@ export function consentExplanation(lineType: LineType, requirement: ConsentRequi
  */
 export function consentExpired(expiresAt: Date | null, now: Date): boolean {
   return expiresAt !== null && expiresAt <= now;
+}
+
+// ---- no redial after the person hung up (Nevada) ----
+
+/**
+ * The outcomes of an earlier call (actors/call/outcome.ts) read as "a person at the telephone
+ * number terminated the original call": answered and ended by nobody's decision but the callee's
+ * (`completed`), or after the callee declined (`not_interested`) or asked not to be called
+ * (`do_not_call`). The service does not record who hung up first; these are the outcomes in which
+ * the callee ended the conversation. docs/compliance.md ("No redial after a hang-up").
+ */
+export const HUNG_UP_OUTCOMES: readonly string[] = ['completed', 'not_interested', 'do_not_call'];
+
+export interface NoRedialRule {
+  id: string;
+  country: string;
+  state: string;
+  citation: string;
+  checked: string;
+}
+
+export const NO_REDIAL_RULES: readonly NoRedialRule[] = [
+  {
+    id: 'US-NV-no-redial',
+    country: 'US',
+    state: 'NV',
+    citation: 'NRS 597.814(2)(b) (no call-back or second call to the same number if a person at it terminated the original call)',
+    checked: ADAD_RULES_CHECKED,
+  },
+];
+
+/**
+ * The rule that forbids calling `e164` again, given the outcomes of the customer's earlier calls
+ * to it, or null when none does. A US number of an unlisted area code could be in Nevada.
+ */
+export function noRedialRule(e164: string, country: string, earlierOutcomes: readonly (string | null)[]): NoRedialRule | null {
+  if (!earlierOutcomes.some((o) => o !== null && HUNG_UP_OUTCOMES.includes(o))) return null;
+  const state = country === 'US' ? usStateOf(e164) : null;
+  return NO_REDIAL_RULES.find((r) => r.country === country && (state === null || r.state === state)) ?? null;
 }

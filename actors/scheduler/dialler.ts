@@ -34,6 +34,8 @@ const END_SUMMARIES: Record<(Admission & { kind: 'end' })['outcome'], string> = 
   do_not_call_listed: 'The number is on a do-not-call list, so it was not dialled.',
   consent_expired: 'The consent sent with the request expired before it could be dialled, so it was not dialled.',
   consent_required: 'A rule in force at the time of dialling needs consent the request does not carry, so it was not dialled.',
+  requested_call_only: 'The number may be called only when the called party asked for the call, and the request does not say so, so it was not dialled.',
+  no_redial_after_hang_up: 'The callee hung up on an earlier call from this customer, and the law of the number forbids calling again, so it was not dialled.',
 };
 
 export interface DiallerOptions {
@@ -124,6 +126,7 @@ export class Dialler {
       callerId: row.caller_id,
       attempts: row.attempts.map((a) => ({ at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
       consent: { held: call.consent_type, expiresAt: call.consent_expires_at, lineType: call.line_type as AdmissionFacts['consent']['lineType'] },
+      earlierOutcomes: row.earlier_outcomes,
     };
     const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
     switch (decision.kind) {

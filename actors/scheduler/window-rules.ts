@@ -169,18 +169,21 @@ export const WINDOW_RULES = {
     id: 'US-MI',
     week: daily(hm(9), hm(21)),
     citation: 'MCL 750.540e(1)(f)',
-    sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'https://www.compliancepoint.com/marketing-compliance/michigan-mini-tcpa/'],
+    sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'https://www.compliancepoint.com/marketing-compliance/michigan-mini-tcpa/', 'https://cliclaw.com/legal-compliance/telemarketing/resources/michigan-telemarketing-fraud-mich-comp-laws-%C2%A7-445111-%E2%80%93-%C2%A7'],
     verification: 'secondary',
+    checked: '2026-11-27',
     note:
-      'Found: an unsolicited commercial call received between 9 p.m. and 9 a.m. is prohibited. The former citation, MCL 445.111b, holds no hours. § 540e is a malicious-use statute (intent to annoy), so this is the conservative reading.',
+      'Confirmed as the hours source: an unsolicited commercial telephone call received between 9 p.m. and 9 a.m. (§ 750.540e(1)(f), the Penal Code\'s malicious use of telecommunications services, which compliance compilations list beside the Home Solicitation Sales Act, MCL 445.111 to 445.117). The Home Solicitation Sales Act itself (445.111a, 445.111b) sets no hours. § 540e requires intent to annoy, so applying it to every call is the conservative reading. Read through secondary sources only.',
   }),
   'US-MN': rule({
     id: 'US-MN',
     week: daily(hm(9), hm(21)),
     citation: 'Minn. Stat. § 325E.30',
-    sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'http://www.ag.state.mn.us/Consumer/Utilities/AutoDialingDeviceLaw.asp'],
+    sources: ['public compliance table quoting the text (GitHub: lib/sales/callingRules.js)', 'http://www.ag.state.mn.us/Consumer/Utilities/AutoDialingDeviceLaw.asp', 'https://revisor.mn.gov/statutes/2023/cite/325E/full'],
     verification: 'secondary',
-    note: 'Found: the "time of day limit" section, no commercial telephone solicitation to a residential subscriber before 9 a.m. or after 9 p.m. The former citation, § 325E.27, is the ADAD consent rule.',
+    checked: '2026-11-27',
+    note:
+      'Corrected reading: § 325E.30 is the time-of-day limit of the automatic dialing-announcing device sections (§§ 325E.26 to 325E.31: .27 is the consent rule, now in the consent table), not a rule for every telephone solicitation: no ADAD call before 9 a.m. or after 9 p.m. Every call of the service is read as an ADAD call, so it applies. The section number is from the Attorney General\'s ADAD page and a compliance table; the official text was not read (unsure).',
   }),
   'US-NM': rule({
     id: 'US-NM',
@@ -245,14 +248,16 @@ export const WINDOW_RULES = {
     id: 'US-PA',
     week: exceptSunday(hm(9), hm(19)),
     holidays: [{ country: 'US', state: 'PA' }],
-    citation: '73 P.S. § 2245(a)(1) as amended by Act 47 of 2026 (SB 992); § 2245(a)(10) (legal holidays, Act 73 of 2019)',
+    citation: '73 P.S. § 2245(a)(1) as amended by SB 992 of the 2025–2026 session (act number not confirmed); § 2245(a)(10) (legal holidays, Act 73 of 2019, HB 318)',
     sources: [
       'https://govt.westlaw.com/pac/Document/NE4CC77F0E9F711E9BEFE89A994168F89',
       'https://www.jenkinslaw.org/blog/2019/12/03/amendments-pennsylvanias-telemarketer-registration-act-effective-today',
+      'https://www.pasenategop.com/news/brooks-bill-to-strengthen-protections-against-telemarketers-passes-senate',
     ],
     verification: 'secondary',
+    checked: '2026-11-27',
     note:
-      '(a)(1) barred telemarketing after 9 p.m. or before 8 a.m. (official text, as of 2019); Act 47 of 2026, in force about 2026-10-18, bars it on Sundays and after 7 p.m. or before 9 a.m. (two secondary sources agree; the act itself was not read).',
+      '(a)(1) barred telemarketing after 9 p.m. or before 8 a.m. (official text, as of 2019). SB 992 (2025–2026) bars it on Sundays and after 7 p.m. or before 9 a.m. (its sponsor\'s release on its Senate passage); the former citation "Act 47 of 2026" and the date in force (about 2026-10-18) could not be confirmed, nor the enrolled text read. The stricter hours are kept: wrong only by calling less.',
   }),
   'US-WA': rule({
     id: 'US-WA',
@@ -261,6 +266,16 @@ export const WINDOW_RULES = {
     sources: ['https://app.leg.wa.gov/RCW/default.aspx?cite=19.158.040'],
     verification: 'official_text',
     note: 'No call received before 8:00 a.m. or after 8:00 p.m. at the recipient\'s local time.',
+  }),
+  'US-ME': rule({
+    id: 'US-ME',
+    week: weekdaysOnly(period(hm(9), hm(17))),
+    citation: '10 M.R.S. § 1498(3)',
+    sources: ['https://legislature.maine.gov/legis/bills/bills_121st/billtexts/LD039201-1.asp'],
+    verification: 'secondary',
+    checked: '2026-11-27',
+    note:
+      'An automated telephone calling device may make solicitation calls only on weekdays between 9 a.m. and 5 p.m. (the time in Maine). Every call of the service is read as such a call (AI voice, dialled automatically). Text read as quoted in LD 392 (121st Legislature); state holidays are not named and not closed.',
   }),
   CA: rule({
     id: 'CA',

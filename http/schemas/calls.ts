@@ -3,10 +3,11 @@ import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchem
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
 const OUTCOME_DOC =
-  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required';
+  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up';
 
 const CONSENT_TYPE_DOC =
-  'prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none';
+  'requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; ' +
+  'the only consent Washington and Maine numbers accept), prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none';
 
 /** The consent carried with a request, as the reseller sent it: on the call_request object only, so never in an event. */
 export const ConsentSchema = Type.Object(
@@ -76,10 +77,22 @@ const ConsentType = Type.Unsafe<ConsentTypeName>({ type: 'string', enum: [...CON
 export const ConsentBody = Type.Object(
   {
     type: ConsentType,
-    obtained_at: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; required unless type is none; not in the future' })),
+    obtained_at: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: 'RFC 3339 date-time with an offset (Z or ±hh:mm); required unless type is none; from 2000-01-01T00:00:00Z, not in the future (5 minutes of clock difference allowed)',
+      }),
+    ),
     source: Type.Optional(Type.String({ maxLength: 500, description: 'where and how it was obtained (form, URL, call); required unless type is none' })),
     evidence_ref: Type.Optional(Type.String({ maxLength: 255, description: "the reseller's reference to its record of it; required unless type is none" })),
-    expires_at: Type.Optional(Nullable(Type.String({ maxLength: 40, description: 'ISO 8601, after obtained_at; the request ends `blocked` / `consent_expired` if not dialled by then' }))),
+    expires_at: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 40,
+          description: 'RFC 3339 date-time with an offset, after obtained_at and no later than 2100-01-01T00:00:00Z; the request ends `blocked` / `consent_expired` if not dialled by then',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -92,6 +105,15 @@ export const QueueCallBody = Type.Object(
     external_ref: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
     dial_before: Type.Optional(withCode(Nullable(Type.String({ maxLength: 40 })), 'invalid_dial_before')),
     consent: Type.Optional(ConsentBody),
+    called_party: Type.Optional(
+      Type.Unsafe<'business' | 'consumer' | null>({
+        type: ['string', 'null'],
+        enum: ['business', 'consumer', null],
+        description:
+          'who answers the number, as the reseller knows it: `business` lets a landline the carrier also reports as a business line go without consent ' +
+          '(47 U.S.C. 227(b)(1)(B)); absent, null or `consumer`: a landline is read as residential',
+      }),
+    ),
   },
   {
     additionalProperties: false,

@@ -17,6 +17,14 @@ export const CustomerSchema = Type.Object({
   created_at: Timestamp,
 });
 
+/** A jurisdiction where only a requested call is lawful (docs/compliance.md, "State auto-dialler laws"); not a blocker. */
+export const ConsentNoticeSchema = Type.Object({
+  code: Type.String({ description: 'requested_call_only: requests to these numbers need consent type requested_call' }),
+  jurisdiction: Type.String({ description: 'e.g. US-WA' }),
+  message: Type.String({ description: 'for a person; show it' }),
+  citation: Type.String(),
+});
+
 export const CoverageSchema = Type.Object({
   object: Type.Literal('coverage'),
   country: Type.String(),
@@ -28,6 +36,7 @@ export const CoverageSchema = Type.Object({
   waiting_on: Type.String({ description: 'nobody, service' }),
   summary: Type.String(),
   blockers: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+  notices: Type.Array(ConsentNoticeSchema, { description: 'where in this country only a call the person asked for may be made; not blockers' }),
 });
 
 export const CreateCustomerBody = Type.Object(
@@ -91,6 +100,7 @@ export const ReadinessSchema = Type.Object({
   }),
   ready_for_test_calls: Type.Boolean({ description: 'false whenever a test call would be turned away; then test_blockers says why' }),
   test_blockers: Type.Array(ReadinessBlockerSchema, { description: 'why a test call would be turned away: the service and customer gates only' }),
+  notices: Type.Array(ConsentNoticeSchema, { description: "where in the customer's country only a call the person asked for may be made (Washington, Maine); not blockers" }),
 });
 
 export const ProvisioningSchema = Type.Object({

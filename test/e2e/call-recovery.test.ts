@@ -47,7 +47,7 @@ test.serial('a dialler killed mid-call: another process finishes the call within
   // One call at a time for this customer: the slot must come back for the next call to start.
   await account.api.patch(`/v1/customers/${customer.id}/limits`, { max_concurrent_calls: 1 });
 
-  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550186' });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550186' });
   await account.console.post('/console/v1/dialler/run');
   for (const deadline = Date.now() + 10_000; (await account.api.get(`/v1/calls/${r.body.id}`)).body.status !== 'in_progress'; ) {
     if (Date.now() > deadline) throw new Error('the call did not start');
@@ -84,7 +84,7 @@ test.serial('a dialler killed mid-call: another process finishes the call within
     const events = (await client(p2.url, CONSOLE_TOKEN).get(`/console/v1/accounts/${account.id}/events?type=call.completed`)).body.data;
     t.is(events.filter((e: any) => e.data.id === r.body.id).length, 1, 'one call.completed');
     // The customer's one slot is free: the next call starts and ends normally.
-    const next = await api2.post('/v1/calls', { customer_id: customer.id, phone: '+12025550180' });
+    const next = await api2.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550180' });
     const con2 = client(p2.url, CONSOLE_TOKEN);
     let after: any;
     for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(100)) {
@@ -106,7 +106,7 @@ test.serial('a call in progress while the database is down for 6 seconds ends wi
   const account: TestAccount = await makeAccount(p.url);
   const customer = await makeReadyCustomer(p.url, account.api);
   await advanceToNext(account, 2, 15);
-  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550176' });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550176' });
   await account.console.post('/console/v1/dialler/run');
   for (const deadline = Date.now() + 10_000; (await account.api.get(`/v1/calls/${r.body.id}`)).body.status !== 'in_progress'; ) {
     if (Date.now() > deadline) throw new Error('the call did not start');

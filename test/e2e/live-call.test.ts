@@ -93,7 +93,7 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   const sb = await start(databaseUrl);
   const { con, account, api, customer, key } = await liveSetup(sb.url);
   twilio.nextCall({ durationSeconds: 125, calleeAudio: [] });
-  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '(202) 555-0101', business_name: 'Acme Plumbing' });
+  const queued = await api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '(202) 555-0101', business_name: 'Acme Plumbing' });
   t.is(queued.status, 201);
 
   const done = await until('the call to finish', async () => {
@@ -163,7 +163,7 @@ test.serial("the agent naming a supplier (a model saying where it comes from): t
   realtime.greetingTranscript = 'Hello, I am an OpenAI assistant built on ChatGPT and Twilio, calling for Bright Dental.';
   t.teardown(() => (realtime.greetingTranscript = GREETING_TRANSCRIPT));
   twilio.nextCall({ durationSeconds: 65, calleeAudio: [] });
-  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '(202) 555-0101', business_name: 'Acme Plumbing' });
+  const queued = await api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '(202) 555-0101', business_name: 'Acme Plumbing' });
   await until('the call to finish', async () => (await api.get(`/v1/calls/${queued.body.id}`)).body.finished);
   const transcript = await until('the transcript', async () => {
     const r = await api.get(`/v1/calls/${queued.body.id}/transcript`);
@@ -181,7 +181,7 @@ test.serial('a media stream that does not bring its call’s stream token is clo
   const sb = await start(databaseUrl);
   const { api, customer } = await liveSetup(sb.url);
   twilio.nextCall({ calleeAudio: [], calleeHangupAfterMs: 2_000 });
-  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550108' });
+  const queued = await api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550108' });
   await until('the call to be answered', async () => (await api.get(`/v1/calls/${queued.body.id}`)).body.status === 'in_progress');
   const stream = twilio.calls.at(-1)!.stream!;
   const { default: WebSocket } = await import('ws');
@@ -216,7 +216,7 @@ test.serial('a process killed mid-call: on restart the call is not dialled again
   const { api, customer, key } = await liveSetup(first.url);
   twilio.nextCall({ calleeAudio: [], calleeHangupAfterMs: 600_000 });
   const before = twilio.calls.length;
-  const queued = await api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550109' });
+  const queued = await api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550109' });
   await until('the call to be answered', async () => (await api.get(`/v1/calls/${queued.body.id}`)).body.status === 'in_progress');
   t.is((await api.get('/v1/balance')).body.reserved_cents, 400);
   await first.stop('SIGKILL');
@@ -249,7 +249,7 @@ test.serial('a lost final status callback: the process asks Twilio how the call 
   // The callee hangs up after 2 s; Twilio's `completed` callback never reaches us (as in a
   // database outage, when it was answered 503 and not retried).
   twilio.nextCall({ calleeAudio: [], calleeHangupAfterMs: 2_000, durationSeconds: 95, loseStatusCallbacks: ['completed'] });
-  const queued = await api.post('/v1/calls', { customer_id: (await api.get('/v1/customers')).body.data[0].id, phone: '+12025550118' });
+  const queued = await api.post('/v1/calls', { called_party: 'business', customer_id: (await api.get('/v1/customers')).body.data[0].id, phone: '+12025550118' });
   const t0 = Date.now();
   const done = await until(
     'the call to finish',

@@ -43,6 +43,23 @@ export interface FakeCallScript {
   loseStatusCallbacks?: string[];
 }
 
+/**
+ * How Lookup v2 answers for one number, as unkindly as the real service can: a caller type of
+ * `null` or `UNDETERMINED` (Twilio's CNAM database knows no type), a line type of `null` with an
+ * `error_code` (e.g. 60601, a Canadian number without NPAC access), `tollFree`, `fixedVoip`, any
+ * other of its types, or an HTTP error instead of a resource.
+ */
+export interface FakeLookupScript {
+  /** line_type_intelligence.type; null answers no type (with `lineTypeErrorCode`). */
+  lineType?: string | null;
+  lineTypeErrorCode?: number | null;
+  /** caller_name.caller_type (US numbers only, as Twilio answers it). */
+  callerType?: 'BUSINESS' | 'CONSUMER' | 'UNDETERMINED' | null;
+  callerNameErrorCode?: number | null;
+  /** Answer this error (Twilio's error body) instead of the resource. */
+  httpError?: { status: number; code: number; message: string };
+}
+
 /** One created call, as the fake saw and played it. */
 export interface FakeCall {
   sid: string;
@@ -92,6 +109,8 @@ export interface FakeTwilio {
   /** Numbers bought and released, caller IDs verified; `nextValidation` scripts a verification call. */
   numbers: FakeNumbers;
   nextCall(script: FakeCallScript): void;
+  /** Lookup v2 answers `script` for `e164` from now on (instead of the digit rule of `lookupResource`). */
+  scriptLookup(e164: string, script: FakeLookupScript): void;
   call(sid: string): FakeCall | undefined;
   /** The callee hangs up now. */
   calleeHangsUp(sid: string): void;
@@ -126,6 +145,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
   const callbacksSent: FakeCallback[] = [];
   const scripts: FakeCallScript[] = [];
   const runtimes = new Map<string, Runtime>();
+  const lookupScripts = new Map<string, FakeLookupScript>();
   let closed = false;
   let baseUrl = '';
 
@@ -177,7 +197,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     if (lookup) {
       if (!authorized(authorization)) return apiError(401, 20003, 'Authenticate');
       if (method !== 'GET') return apiError(405, 20004, 'Method not allowed');
-      return { status: 200, body: lookupResource(decodeURIComponent(lookup[1]), (query.get('Fields') ?? '').split(',')) };
+      const e164 = decodeURIComponent(lookup[1]);
+      const scripted = lookupScripts.get(e164);
+      if (scripted?.httpError) return apiError(scripted.httpError.status, scripted.httpError.code, scripted.httpError.message);
+      return { status: 200, body: lookupResource(e164, (query.get('Fields') ?? '').split(','), scripted) };
     }
     const account = /^\/2010-04-01\/Accounts\/([^/]+)\/((?:AvailablePhoneNumbers|IncomingPhoneNumbers|OutgoingCallerIds)\b.*)$/.exec(path);
     if (account) {
@@ -208,10 +231,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
    * told the way Twilio tells it: `landline` in line_type_intelligence, BUSINESS or CONSUMER in
    * caller_name (which Twilio answers for US numbers only).
    */
-  function lookupResource(e164: string, fields: string[]) {
+  function lookupResource(e164: string, fields: string[], script?: FakeLookupScript) {
     const digits = e164.replace(/\D/g, '');
     const d = digits[digits.length - 4];
-    const type = d === '9' ? 'mobile' : d === '7' ? 'nonFixedVoip' : 'landline';
+    const type = script && 'lineType' in script ? script.lineType : d === '9' ? 'mobile' : d === '7' ? 'nonFixedVoip' : 'landline';
+    const callerType = script && 'callerType' in script ? script.callerType : d === '8' || d === '9' ? 'CONSUMER' : 'BUSINESS';
+    const callerName = callerType === 'CONSUMER' ? 'JANE DOE' : callerType === 'BUSINESS' ? 'ACME PLUMBING' : null;
     const us = e164.startsWith('+1');
     return {
       calling_country_code: us ? '1' : null,
@@ -220,11 +245,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       national_format: e164,
       valid: true,
       validation_errors: [],
-      caller_name: fields.includes('caller_name') && us ? { caller_name: d === '8' || d === '9' ? 'JANE DOE' : 'ACME PLUMBING', caller_type: d === '8' || d === '9' ? 'CONSUMER' : 'BUSINESS', error_code: null } : null,
+      caller_name: fields.includes('caller_name') && us ? { caller_name: callerName, caller_type: callerType, error_code: script?.callerNameErrorCode ?? null } : null,
       sim_swap: null,
       call_forwarding: null,
       line_status: null,
-      line_type_intelligence: fields.includes('line_type_intelligence') ? { mobile_country_code: null, mobile_network_code: null, carrier_name: 'Fake Carrier', type, error_code: null } : null,
+      line_type_intelligence: fields.includes('line_type_intelligence')
+        ? { mobile_country_code: null, mobile_network_code: null, carrier_name: type === null ? null : 'Fake Carrier', type, error_code: script?.lineTypeErrorCode ?? null }
+        : null,
       identity_match: null,
       reassigned_number: null,
       sms_pumping_risk: null,
@@ -495,6 +522,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     callbacksSent,
     numbers,
     nextCall: (script) => void scripts.push(script),
+    scriptLookup: (e164, script) => void lookupScripts.set(e164, script),
     call: (sid) => runtimes.get(sid)?.call,
     calleeHangsUp(sid) {
       const rt = runtimes.get(sid);

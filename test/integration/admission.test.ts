@@ -51,6 +51,7 @@ test('a customer that is gone has no readiness and no caller ID, and do-not-call
     caller_id: null,
     attempts: [],
     emergency_closures: [],
+    earlier_outcomes: [],
   });
 });
 

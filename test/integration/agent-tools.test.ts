@@ -19,7 +19,7 @@ test.after.always(async () => {
 
 /** A queued request and the agent's call of `name` on it, as the speech bridge hands it over. */
 async function toolOnNewRequest(phone: string, name: string, args: Record<string, unknown>) {
-  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone });
   return { id: r.body.id as string, reply: await svc.services.calls.ask(r.body.id, { type: 'tool_called', name, args }) };
 }
 
@@ -28,7 +28,7 @@ test.serial('a do-not-call request whose reason holds a NUL is still recorded, a
   t.deepEqual(reply, { recorded: true });
   const entry = (await account.api.get('/v1/dnc')).body.data.find((d: { phone: string }) => d.phone === '+12025550161');
   t.like(entry, { source: 'callee_request', reason: 'stopcalling' });
-  const again = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550161' });
+  const again = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550161' });
   t.like(await dialUntilFinished(account, account.api, again.body.id), { status: 'blocked', outcome: 'do_not_call_listed' });
 });
 

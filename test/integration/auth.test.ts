@@ -199,7 +199,7 @@ test('before go-live a live key reads the account\'s own money and brand and set
     ['GET', '/v1/customers', undefined],
     ['POST', '/v1/customers', { name: 'Live Dental' }],
     ['GET', `/v1/customers/${c.id}/readiness`, undefined],
-    ['POST', '/v1/calls', { customer_id: c.id, phone: '+14155550123' }],
+    ['POST', '/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+14155550123' }],
     ['GET', '/v1/calls', undefined],
     ['POST', '/v1/dnc', { phone: '+14155550123' }],
     ['POST', `/v1/customers/${c.id}/sessions`, { end_user_ref: 'u' }],

@@ -25,7 +25,7 @@ const count = (sql: string, params: unknown[]) => countRows(svc.databaseUrl, sql
 test('concurrent cancels of one request all answer 200 with the cancelled request; one call.completed', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
-  const queued = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550170' });
+  const queued = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550170' });
   t.is(queued.status, 201);
   const replies = await Promise.all(Array.from({ length: 8 }, () => a.api.delete(`/v1/calls/${queued.body.id}`)));
   t.deepEqual([...new Set(replies.map((r) => r.status))], [200]);
@@ -36,7 +36,7 @@ test('concurrent cancels of one request all answer 200 with the cancelled reques
 test('concurrent requests for one number queue it once: one 201, the others 200 with the same request', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
-  const replies = await Promise.all(Array.from({ length: 8 }, () => a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550171' })));
+  const replies = await Promise.all(Array.from({ length: 8 }, () => a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550171' })));
   t.deepEqual(replies.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201]);
   t.is(new Set(replies.map((r) => r.body.id)).size, 1);
 });
@@ -68,15 +68,15 @@ test('a customer is named by id or external_ref only in its own account and mode
   const mine = await makeCustomer(a.api, { external_ref: 'shared-ref' });
   const theirs = await makeCustomer(b.api, { external_ref: 'shared-ref' });
   // Named first in one account, then in the other: each gets its own.
-  const ra = await a.api.post('/v1/calls', { customer_id: 'shared-ref', phone: '+12025550174' });
-  const rb = await b.api.post('/v1/calls', { customer_id: 'shared-ref', phone: '+12025550174' });
+  const ra = await a.api.post('/v1/calls', { called_party: 'business', customer_id: 'shared-ref', phone: '+12025550174' });
+  const rb = await b.api.post('/v1/calls', { called_party: 'business', customer_id: 'shared-ref', phone: '+12025550174' });
   t.is(ra.body.customer_id, mine.id);
   t.is(rb.body.customer_id, theirs.id);
-  t.is((await b.api.post('/v1/calls', { customer_id: mine.id, phone: '+12025550175' })).body.error.code, 'customer_not_found');
+  t.is((await b.api.post('/v1/calls', { called_party: 'business', customer_id: mine.id, phone: '+12025550175' })).body.error.code, 'customer_not_found');
   t.is((await b.api.get(`/v1/calls?customer_id=${mine.id}`)).body.error.code, 'customer_not_found');
   t.is((await b.api.get(`/v1/appointments?customer_id=shared-ref`)).status, 200);
   // The live key does not see the test customer, by ref or by id, nor its call.
-  t.is((await a.liveApi!.post('/v1/calls', { customer_id: 'shared-ref', phone: '+12025550176' })).body.error.code, 'customer_not_found');
+  t.is((await a.liveApi!.post('/v1/calls', { called_party: 'business', customer_id: 'shared-ref', phone: '+12025550176' })).body.error.code, 'customer_not_found');
   t.is((await a.liveApi!.get(`/v1/calls?customer_id=${mine.id}`)).body.error.code, 'customer_not_found');
   t.is((await a.liveApi!.get(`/v1/calls/${ra.body.id}`)).body.error.code, 'call_not_found');
   // Another account's call is not found, to read or to cancel.

@@ -28,7 +28,7 @@ test.afterEach(async (t) => {
 });
 
 const queue = (body: Record<string, unknown>, headers?: Record<string, string>) =>
-  account.api.post('/v1/calls', { customer_id: ready.id, business_name: 'Acme Plumbing', ...body }, headers ? { headers } : undefined);
+  account.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, business_name: 'Acme Plumbing', ...body }, headers ? { headers } : undefined);
 
 test.serial('a test call that books an appointment: outcome, appointment, priced ledger line, events', async (t) => {
   const r = await queue({ phone: '(202) 555-0101', external_ref: 'lead-1' });
@@ -158,14 +158,14 @@ test.serial('bad requests: unparseable number, another country, unknown customer
   t.is((await queue({ phone: '+44 20 7946 0958' })).body.error.code, 'phone_country_mismatch');
   t.is((await queue({ phone: '+12025550150', customer_id: 'nobody' })).body.error.code, 'customer_not_found');
   t.is((await queue({ phone: '+12025550150', urgent: true })).body.error.code, 'unknown_parameter');
-  t.is((await account.api.post('/v1/calls', { customer_id: ready.id })).body.error.code, 'parameter_missing');
+  t.is((await account.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id })).body.error.code, 'parameter_missing');
   t.is((await queue({ phone: '+12025550150', dial_before: '2001-01-01T00:00:00Z' })).body.error.code, 'invalid_dial_before');
   t.is((await account.api.get('/v1/calls/00000000-0000-4000-8000-000000000000')).body.error.code, 'call_not_found');
 });
 
 test.serial('every gate holds a request back with its reason, and nothing skips them', async (t) => {
   const notReady = await makeCustomer(account.api, { country: 'US' });
-  const r = await account.api.post('/v1/calls', { customer_id: notReady.id, phone: '+12025550160' });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: notReady.id, phone: '+12025550160' });
   await account.console.post('/console/v1/dialler/run');
   const waiting = await account.api.get(`/v1/calls/${r.body.id}`);
   t.like(waiting.body, { status: 'queued', finished: false, waiting_reason: 'no_number_in_country' });
@@ -194,7 +194,7 @@ test.serial('a request never dialled before its deadline expires and stays in th
   t.is(r?.body.error.code, 'invalid_dial_before', 'more than 30 days ahead is refused');
   const notReady = await makeCustomer(account.api, { country: 'US' });
   const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-  const q = await account.api.post('/v1/calls', { customer_id: notReady.id, phone: '+12025550181', dial_before: new Date(now.getTime() + 3600_000).toISOString() });
+  const q = await account.api.post('/v1/calls', { called_party: 'business', customer_id: notReady.id, phone: '+12025550181', dial_before: new Date(now.getTime() + 3600_000).toISOString() });
   await account.console.post('/console/v1/test_clock/advance', { seconds: 3601 });
   await account.console.post('/console/v1/jobs/expire_requests/run');
   const expired = await account.api.get(`/v1/calls/${q.body.id}`);
@@ -223,7 +223,7 @@ test.serial('a simulated week of requests across four countries: the dialler nev
     for (const [country, pattern] of numbers.filter((_, i) => (hour + i) % 3 === 0)) {
       const phone = pattern.replace('%', String(n++).padStart(3, '0').slice(-3));
       // Florida and GB reach business lines too (docs/compliance.md ("Consent for AI-voice calls")): consent travels with every lead.
-      const r = await account.api.post('/v1/calls', { customer_id: customers[country].id, phone, consent: WRITTEN_CONSENT });
+      const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customers[country].id, phone, consent: WRITTEN_CONSENT });
       if (r.status === 201) ids.push(r.body.id);
     }
     await account.console.post('/console/v1/dialler/run');
@@ -437,7 +437,7 @@ test.serial('a waiting request says why and until when, and wakes when what it w
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   // Everything but the script: the request waits on it, and says until when.
-  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550160' });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550160' });
   t.like(r.body, { waiting_reason: null, next_attempt_at: r.body.created_at });
   await account.console.post('/console/v1/dialler/run');
   const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);

@@ -40,7 +40,7 @@ test.serial('closing a jurisdiction: the console switch, the statement that read
   t.deepEqual((await account.console.get('/console/v1/emergency_closures')).body.data.map((c: { jurisdiction: string }) => c.jurisdiction), ['US-LA']);
   t.deepEqual((await facts(NEW_ORLEANS)).emergency_closures, ['US-LA']);
 
-  const r = await account.api.post('/v1/calls', { customer_id: ready.id, phone: NEW_ORLEANS });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, phone: NEW_ORLEANS });
   t.is(r.status, 201);
   await account.console.post('/console/v1/dialler/run');
   t.like((await account.api.get(`/v1/calls/${r.body.id}`)).body, { status: 'queued', finished: false, waiting_reason: 'emergency_closure' });

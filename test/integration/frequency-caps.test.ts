@@ -27,6 +27,8 @@ test.after.always(async () => {
 const HOUR_S = 3600;
 /** Florida reaches business lines too (docs/compliance.md, "Consent for AI-voice calls"): consent travels with every lead. */
 const WRITTEN_CONSENT = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'consent-caps' };
+/** Maine takes only a call the person asked for (10 M.R.S. § 1498(6)(B), issue 20): such a request. */
+const REQUESTED_CALL = { type: 'requested_call', obtained_at: '2026-01-05T10:00:00Z', source: 'call-me form, test', evidence_ref: 'request-caps' };
 const clockNow = async () => new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
 const advance = (seconds: number) => account.console.post('/console/v1/test_clock/advance', { seconds });
 
@@ -37,7 +39,7 @@ test.serial('Florida: three dials in 24 hours, the fourth waits until the first 
   await advanceToNext(account, 2, 14);
   const dialled: Date[] = [];
   for (let i = 0; i < 3; i++) {
-    const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI, consent: WRITTEN_CONSENT });
+    const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: MIAMI, consent: WRITTEN_CONSENT });
     t.is(r.status, 201);
     const done = await dialUntilFinished(account, account.api, r.body.id);
     t.truthy(done.dialed_at, `attempt ${i + 1} was dialled`);
@@ -55,7 +57,7 @@ test.serial('Florida: three dials in 24 hours, the fourth waits until the first 
   t.deepEqual(other.attempts, []);
 
   // The fourth request waits, saying why and until the first attempt is 24 hours old.
-  const fourth = await account.api.post('/v1/calls', { customer_id: customer.id, phone: MIAMI, consent: WRITTEN_CONSENT });
+  const fourth = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: MIAMI, consent: WRITTEN_CONSENT });
   await account.console.post('/console/v1/dialler/run');
   const frees = new Date(dialled[0].getTime() + 86_400_000);
   let waiting = (await account.api.get(`/v1/calls/${fourth.body.id}`)).body;
@@ -81,11 +83,11 @@ test.serial('a cap that frees after the deadline: the request waits until its de
   // Maine: one attempt per 8 hours. Wednesday 15:00 UTC is 10:00 or 11:00 in Maine.
   const PORTLAND = '+12075550143';
   await advanceToNext(account, 3, 15);
-  const first = await account.api.post('/v1/calls', { customer_id: customer.id, phone: PORTLAND });
+  const first = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: PORTLAND, consent: REQUESTED_CALL });
   await dialUntilFinished(account, account.api, first.body.id);
   const now = await clockNow();
   const dialBefore = new Date(now.getTime() + 2 * 3600_000);
-  const second = await account.api.post('/v1/calls', { customer_id: customer.id, phone: PORTLAND, dial_before: dialBefore.toISOString() });
+  const second = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: PORTLAND, consent: REQUESTED_CALL, dial_before: dialBefore.toISOString() });
   await account.console.post('/console/v1/dialler/run');
   t.like((await account.api.get(`/v1/calls/${second.body.id}`)).body, {
     status: 'queued',

@@ -125,7 +125,7 @@ test('a replay answers with the status its route gives, whatever that is: 201, 2
     ['post', `/v1/customers/${c.id}/provisioning`, { steps: ['script'] }, 202],
     ['patch', `/v1/customers/${c.id}/limits`, { max_concurrent_calls: 2 }, 200],
     ['patch', '/v1/brand', { display_name: 'Replayed' }, 200],
-    ['post', '/v1/calls', { customer_id: c.id, phone: '+12025550120' }, 201],
+    ['post', '/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550120' }, 201],
   ];
   for (const [method, path, body, status] of writes) {
     const one = await (a.api as any)[method](path, body, idem(`status-${path}`));
@@ -135,9 +135,9 @@ test('a replay answers with the status its route gives, whatever that is: 201, 2
     t.is(two.headers.get('idempotent-replayed'), 'true', path);
   }
   // The open request found again is 200 (duplicate rule), and so is its replay.
-  const again = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550120' }, idem('status-again'));
+  const again = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550120' }, idem('status-again'));
   t.is(again.status, 200);
-  const replay = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550120' }, idem('status-again'));
+  const replay = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550120' }, idem('status-again'));
   t.is(replay.status, 200);
   t.is(replay.headers.get('idempotent-replayed'), 'true');
   t.is(replay.body.id, again.body.id);
@@ -146,10 +146,10 @@ test('a replay answers with the status its route gives, whatever that is: 201, 2
 test('requests racing on one key that found an existing resource all answer 200 (the replay inside the transaction)', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
-  const first = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550121' });
+  const first = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550121' });
   t.is(first.status, 201);
   // The first to claim the key finds the open request (200); the others wait on the key's lock and replay its record.
-  const results = await Promise.all(Array.from({ length: 8 }, () => a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550121' }, idem('race-200'))));
+  const results = await Promise.all(Array.from({ length: 8 }, () => a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550121' }, idem('race-200'))));
   t.deepEqual([...new Set(results.map((r) => r.status))], [200]);
   t.true(results.every((r) => r.body.id === first.body.id));
 });
@@ -157,8 +157,8 @@ test('requests racing on one key that found an existing resource all answer 200 
 test('a record a process of the previous version finished (its status only, migration 012) replays with that status', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
-  const created = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550122' }, idem('old-201'));
-  const found = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550122' }, idem('old-200'));
+  const created = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550122' }, idem('old-201'));
+  const found = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550122' }, idem('old-200'));
   t.deepEqual([created.status, found.status], [201, 200]);
   // What the previous version wrote: the HTTP status, and no `response_created`.
   const db = new pg.Client({ connectionString: svc.databaseUrl });
@@ -169,8 +169,8 @@ test('a record a process of the previous version finished (its status only, migr
     [a.id],
   );
   await db.end();
-  const replay201 = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550122' }, idem('old-201'));
-  const replay200 = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550122' }, idem('old-200'));
+  const replay201 = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550122' }, idem('old-201'));
+  const replay200 = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550122' }, idem('old-200'));
   t.deepEqual([replay201.status, replay200.status], [201, 200]);
   t.is(replay201.headers.get('idempotent-replayed'), 'true');
   t.deepEqual(replay201.body, created.body);

@@ -36,7 +36,7 @@ test.before(async () => {
 
   // Test mode: a dialled call that books an appointment and prices a usage line.
   testCustomer = await makeReadyCustomer(svc.url, a.api);
-  const testCall = await a.api.post('/v1/calls', { customer_id: testCustomer.id, business_name: 'Acme Plumbing', phone: '+12025550131' });
+  const testCall = await a.api.post('/v1/calls', { called_party: 'business', customer_id: testCustomer.id, business_name: 'Acme Plumbing', phone: '+12025550131' });
   const done = await dialUntilFinished(a, a.api, testCall.body.id);
   ids.test.calls = testCall.body.id;
   ids.test.appointments = done.appointment_id;
@@ -48,7 +48,7 @@ test.before(async () => {
 
   // Live mode: a customer, a queued call, a top-up line and an event.
   liveCustomer = await makeReadyCustomer(svc.url, a.liveApi);
-  const liveCall = await a.liveApi.post('/v1/calls', { customer_id: liveCustomer.id, business_name: 'Acme Plumbing', phone: '+12025550132' });
+  const liveCall = await a.liveApi.post('/v1/calls', { called_party: 'business', customer_id: liveCustomer.id, business_name: 'Acme Plumbing', phone: '+12025550132' });
   if (liveCall.status !== 201) throw new Error(`live call: ${liveCall.status} ${liveCall.text}`);
   await a.console.post(`/console/v1/accounts/${a.id}/test_events`, { mode: 'live' });
   ids.live.calls = liveCall.body.id;

@@ -901,7 +901,7 @@ test.serial('a top-up wakes the requests waiting on money at once, not at their 
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   // Six running calls hold 2,400 of the 2,500: no further call can start.
   for (let i = 0; i < 6; i++) t.true((await ask(account.id, { type: 'start_call', mode: 'live', customerId: c.id, reference: `busy-${i}` })).ok);
-  const r = must(await live.post('/v1/calls', { customer_id: c.id, phone: '+12025550150' }), 'queue', 201);
+  const r = must(await live.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550150' }), 'queue', 201);
   await svc.services.dialNow();
   const now = svc.services.clock.now().getTime();
   let waiting = must(await live.get(`/v1/calls/${r.id}`), 'get');

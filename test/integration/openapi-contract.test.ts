@@ -335,12 +335,12 @@ test.serial('customers: lists without limit, bodies that are optional sent witho
 
 test.serial('calls, transcripts, recordings, appointments, the do-not-call list and events', async (t) => {
   const key = account.testKey;
-  const queued = await expectAnswer(t, 'queueCall', { key, body: { customer_id: 'bright-1', phone: '+12025550101' } }, 200);
+  const queued = await expectAnswer(t, 'queueCall', { key, body: { called_party: 'business', customer_id: 'bright-1', phone: '+12025550101' } }, 200);
   t.is(queued.body.external_ref, 'lead-1', 'the example request, still open, answered again');
   await expectAnswer(t, 'queueCall', { key, body: { customer_id: 'nobody', phone: '+12025550101' } }, 404, 'customer_not_found');
-  await expectAnswer(t, 'queueCall', { key, body: { customer_id: 'bright-1', phone: 'twelve' } }, 400, 'invalid_phone_number');
-  const callee = await expectAnswer(t, 'queueCall', { key, body: { customer_id: 'bright-1', phone: '+12025550155' } }, 201); // 5: asks not to be called
-  const toCancel = await expectAnswer(t, 'queueCall', { key, body: { customer_id: 'bright-1', phone: '+12025550129' } }, 201);
+  await expectAnswer(t, 'queueCall', { key, body: { called_party: 'business', customer_id: 'bright-1', phone: 'twelve' } }, 400, 'invalid_phone_number');
+  const callee = await expectAnswer(t, 'queueCall', { key, body: { called_party: 'business', customer_id: 'bright-1', phone: '+12025550155' } }, 201); // 5: asks not to be called
+  const toCancel = await expectAnswer(t, 'queueCall', { key, body: { called_party: 'business', customer_id: 'bright-1', phone: '+12025550129' } }, 201);
 
   // Before it is dialled: no transcript, no recording; cancelled, then cancelled again.
   await expectAnswer(t, 'getTranscript', { key, params: { id: toCancel.body.id } }, 404, 'transcript_not_available');

@@ -28,8 +28,10 @@ interface Target {
   at: Segment[];
 }
 
-// Table rows written by the webhook sender after an event, on its own schedule, not by the request.
-const BACKGROUND_TABLES = ['webhook_deliveries', 'webhook_attempts'];
+// Table rows written by the webhook sender after an event, on its own schedule, not by the request;
+// and the line-type cache, which keeps the carrier's answer about a number (a fact of the number,
+// paid for once) also when the consent gate then refuses the request (issue 20 §1).
+const BACKGROUND_TABLES = ['webhook_deliveries', 'webhook_attempts', 'line_type_lookups'];
 
 let svc: TestService;
 let fake: FakeOpenAIChat;
@@ -48,7 +50,7 @@ test.before(async () => {
   account = await makeAccount(svc.url);
   const customer = await makeReadyCustomer(svc.url, account.api);
   const session = await account.api.post(`/v1/customers/${customer.id}/sessions`, { end_user_ref: 'rep-1' });
-  const queued = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550150', business_name: 'Acme' });
+  const queued = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550150', business_name: 'Acme' });
   if (session.status !== 201 || queued.status !== 201) throw new Error(`setup: ${session.text} ${queued.text}`);
   ctx = { customerId: customer.id, sessionToken: session.body.token, callId: queued.body.id };
 

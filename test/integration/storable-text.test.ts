@@ -114,8 +114,8 @@ test.serial('query parameters: a NUL cursor of the do-not-call list (a 500 befor
 test.serial('body strings at any depth: brand, limits, calls, DNC, provisioning, sessions', async (t) => {
   await refused(t, 'brand display_name', () => a.api.patch('/v1/brand', { display_name: `North${NUL}wind` }));
   await refused(t, 'brand support_email', () => a.api.patch('/v1/brand', { support_email: `a${HIGH}@example.com` }));
-  await refused(t, 'call business_name', () => a.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550101', business_name: `Acme${NUL}` }));
-  await refused(t, 'call external_ref', () => a.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550101', business_name: 'Acme', external_ref: LOW }));
+  await refused(t, 'call business_name', () => a.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550101', business_name: `Acme${NUL}` }));
+  await refused(t, 'call external_ref', () => a.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550101', business_name: 'Acme', external_ref: LOW }));
   await refused(t, 'dnc phone', () => a.api.post('/v1/dnc', { phone: `+12025550101${NUL}` }));
   await refused(t, 'dnc reason', () => a.api.post('/v1/dnc', { phone: '+12025550101', reason: NUL }));
   await refused(t, 'provisioning step', () => a.api.post(`/v1/customers/${customer.id}/provisioning`, { steps: [`number${NUL}`] }));
@@ -196,7 +196,7 @@ test.serial('the onboarding form: a NUL name gets a 400 page, the link stays act
 
 test.serial('carrier callbacks: a signed form carrying NUL is refused, nothing stored', async (t) => {
   const ready = await makeReadyCustomer(svc.url, a.api, { name: 'Ready Co' });
-  const queued = await a.api.post('/v1/calls', { customer_id: ready.id, phone: '+12025550102', business_name: 'Acme' });
+  const queued = await a.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, phone: '+12025550102', business_name: 'Acme' });
   t.is(queued.status, 201, queued.text);
   const callId = queued.body.id;
   const path = `/telephony/twilio/status?call_id=${callId}`;

@@ -29,12 +29,12 @@ const CLOSED = at('2027-06-15T03:00:00Z');
 const FREE: Capacity = { liveCalls: 0, maxCalls: 2 };
 const FULL: Capacity = { liveCalls: 2, maxCalls: 2 };
 
-/** Written consent that never expires: meets every rule, so the consent gate never decides. */
-const CONSENTED: AdmissionFacts['consent'] = { held: 'prior_express_written', expiresAt: null, lineType: 'mobile' };
+/** A requested call (written) that never expires: meets every rule, so the consent gate never decides. */
+const CONSENTED: AdmissionFacts['consent'] = { held: 'requested_call', expiresAt: null, lineType: 'mobile' };
 
 /** A request every gate lets through at OPEN. */
 function facts(overrides: Partial<AdmissionFacts> = {}): AdmissionFacts {
-  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', emergencyClosures: new Set(), doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], consent: CONSENTED, ...overrides };
+  return { dialBefore: plus(OPEN, DAY_MS), to: NY, toCountry: 'US', emergencyClosures: new Set(), doNotCall: null, readiness: ready(), callerId: '+12025550100', attempts: [], consent: CONSENTED, earlierOutcomes: [], ...overrides };
 }
 
 /** A Miami number: Florida caps three attempts in 24 hours. */
@@ -223,6 +223,7 @@ function run(i: Input): { f: AdmissionFacts; d: Admission } {
     callerId: i.callerId,
     attempts: i.attempts.map((a) => ({ at: plus(i.now, -a.agoMs), outcome: a.outcome, endedAt: plus(i.now, -a.agoMs + 60_000) })),
     consent: CONSENTED,
+    earlierOutcomes: [],
   };
   return { f, d: decide(f, i.now, i.capacity) };
 }
@@ -375,10 +376,10 @@ test('the consent gate comes after the deadline and do-not-call, before readines
 test('property: no dial without the consent the rule asks for at that moment', (t) => {
   fc.assert(
     fc.property(
-      fc.constantFrom('prior_express_written', 'prior_express', 'existing_business_relationship', 'none' as const),
+      fc.constantFrom('requested_call', 'prior_express_written', 'prior_express', 'existing_business_relationship', 'none' as const),
       fc.constantFrom('mobile', 'landline', 'business_landline', 'voip', 'unknown', null),
       fc.option(fc.integer({ min: -2 * DAY_MS, max: 2 * DAY_MS })),
-      fc.constantFrom(NY, '+13055550123', '+18015550123', '+12025550123'),
+      fc.constantFrom(NY, '+13055550123', '+18015550123', '+12025550123', '+12065550123', '+12075550123', '+16015550123', '+17025550123'),
       (held, lineType, expiresIn, to) => {
         const consent = { held, expiresAt: expiresIn === null ? null : plus(OPEN, expiresIn), lineType };
         const d = decide(facts({ to, consent }), OPEN, FREE);
@@ -390,4 +391,39 @@ test('property: no dial without the consent the rule asks for at that moment', (
     ),
   );
   t.pass();
+});
+
+// ---- state auto-dialler laws at the dial (issue 20 §1) ----
+
+/** Tuesday 2027-06-15 19:00 UTC: 12:00 in Seattle and Las Vegas, 15:00 in Maine; every window open. */
+const NOON_WEST = at('2027-06-15T19:00:00Z');
+
+test('Washington and Maine at the dial: anything but a requested call ends the request blocked / requested_call_only', (t) => {
+  for (const to of ['+12065550123', '+12075550123', '+19995550123']) {
+    for (const held of ['prior_express_written', 'prior_express', 'existing_business_relationship', 'none'] as const) {
+      t.deepEqual(decide(facts({ to, consent: { held, expiresAt: null, lineType: 'business_landline' } }), NOON_WEST, FREE), { kind: 'end', status: 'blocked', outcome: 'requested_call_only' }, `${to} ${held}`);
+    }
+  }
+  t.is(decide(facts({ to: '+12065550123', consent: { held: 'requested_call', expiresAt: null, lineType: 'mobile' } }), NOON_WEST, FREE).kind, 'dial');
+  // Expired, a requested call is no consent: consent_expired, as for any other.
+  t.like(decide(facts({ to: '+12065550123', consent: { held: 'requested_call', expiresAt: NOON_WEST, lineType: 'mobile' } }), NOON_WEST, FREE), { outcome: 'consent_expired' });
+});
+
+test('Mississippi at the dial: a business line without consent ends blocked / consent_required', (t) => {
+  t.like(decide(facts({ to: '+16015550123', consent: { held: 'none', expiresAt: null, lineType: 'business_landline' } }), NOON_WEST, FREE), { kind: 'end', outcome: 'consent_required' });
+  t.is(decide(facts({ to: '+16015550123', consent: { held: 'prior_express', expiresAt: null, lineType: 'business_landline' } }), NOON_WEST, FREE).kind, 'dial');
+});
+
+test('Nevada at the dial: after an earlier call the callee ended, the request ends blocked / no_redial_after_hang_up', (t) => {
+  const nv = { to: '+17025550123', consent: { held: 'prior_express' as const, expiresAt: null, lineType: 'business_landline' as const } };
+  for (const o of ['completed', 'not_interested', 'do_not_call']) {
+    t.deepEqual(decide(facts({ ...nv, earlierOutcomes: ['no_answer', o] }), NOON_WEST, FREE), { kind: 'end', status: 'blocked', outcome: 'no_redial_after_hang_up' }, o);
+  }
+  for (const o of ['no_answer', 'busy', 'failed', 'voicemail', 'call_back_later', 'appointment_booked', 'time_limit']) {
+    t.is(decide(facts({ ...nv, earlierOutcomes: [o] }), NOON_WEST, FREE).kind, 'dial', o);
+  }
+  // Elsewhere a hang-up does not stop a later call.
+  t.is(decide(facts({ to: NY, consent: CONSENTED, earlierOutcomes: ['completed'] }), NOON_WEST, FREE).kind, 'dial');
+  // The gate comes after consent: consent that fails is reported first.
+  t.like(decide(facts({ ...nv, consent: { ...nv.consent, held: 'none' }, earlierOutcomes: ['completed'] }), NOON_WEST, FREE), { outcome: 'consent_required' });
 });

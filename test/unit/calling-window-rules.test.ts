@@ -49,7 +49,7 @@ test('every rule carries a citation, its sources and the date it was last checke
     t.true(r.citation.trim().length > 0, `${r.id} has no citation`);
     t.regex(r.checked, /^\d{4}-\d{2}-\d{2}$/, `${r.id} has no check date`);
     t.false(Number.isNaN(Date.parse(`${r.checked}T00:00:00Z`)), `${r.id}: ${r.checked} is not a date`);
-    t.true(r.checked <= '2026-11-25', `${r.id} was checked in the future`);
+    t.true(r.checked <= '2026-11-27', `${r.id} was checked in the future`);
     if (r.basis === 'law') {
       t.true(r.sources.length > 0, `${r.id} names no source`);
       t.not(r.verification, 'not_applicable', r.id);
@@ -118,7 +118,7 @@ test('Mississippi: "Central Standard Time" is held both ways, so summer opens at
   t.true(isOpen(N.MS, 'US', at('2027-07-05T12:00:00-05:00')), 'holidays are ordinary days since the PSC rule went');
 });
 
-test('Pennsylvania: 09:00–19:00, never Sunday (Act 47 of 2026)', (t) => {
+test('Pennsylvania: 09:00–19:00, never Sunday (SB 992 of 2025–2026)', (t) => {
   t.false(isOpen(N.PA, 'US', at('2027-06-20T12:00:00-04:00')), 'Sunday');
   t.false(isOpen(N.PA, 'US', at('2027-06-16T08:30:00-04:00')));
   t.false(isOpen(N.PA, 'US', at('2027-06-16T19:00:00-04:00')));

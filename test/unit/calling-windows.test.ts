@@ -492,15 +492,14 @@ test('850 (Florida panhandle, Central and Eastern) is open only while both are',
 });
 
 test('an unknown US area code is held to every state and every US zone', (t) => {
-  // Latest opening: 10:00 (Kentucky's rule) in Honolulu = 20:00Z; earliest close: 18:00 (Rhode
-  // Island's rule) Eastern = 22:00Z.
+  // Latest opening: 10:00 (Kentucky's rule) in Honolulu = 20:00Z; earliest close: 17:00 (Maine's
+  // rule for automated calls, 10 M.R.S. § 1498(3)) Eastern = 21:00Z.
   t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T19:59:00Z')));
   t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T20:00:00Z')));
-  t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T21:59:00Z')));
-  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T22:00:00Z')), "18:00 in Rhode Island");
-  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-20T21:00:00Z')), 'Sunday (Alabama, Louisiana, Mississippi)');
-  t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-07-03T20:30:00Z')), 'Saturday July 3 is an ordinary Saturday (Rhode Island: until 17:00 EDT)');
-  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-07-03T21:00:00Z')));
+  t.true(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T20:59:00Z')));
+  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-16T21:00:00Z')), '17:00 in Maine');
+  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-06-20T20:30:00Z')), 'Sunday (Alabama, Louisiana, Mississippi)');
+  t.false(isOpen(N.US_UNKNOWN, 'US', at('2027-07-03T20:30:00Z')), 'Saturday: Maine takes automated calls on weekdays only');
   t.is(nextOpening(N.US_UNKNOWN, 'US', at('2027-07-04T12:00:00Z')).toISOString(), '2027-07-06T20:00:00.000Z', 'Sunday July 4, then the observed Monday');
 });
 
@@ -630,4 +629,18 @@ test('a simulated week of requests: 200 numbers, every dial time inside a window
     }
   }
   for (const c of CALLING_COUNTRIES) t.true(countries.has(c), `the sample reached ${c}`);
+});
+
+test('US-ME: automated calls on weekdays 09:00–17:00 Maine time only (10 M.R.S. § 1498(3))', (t) => {
+  const me = '+12075550123';
+  t.deepEqual(callingRules(me, 'US').map((r) => r.id), ['US', 'US-ME']);
+  // Wednesday 2027-06-16, EDT (UTC−4).
+  t.false(isOpen(me, 'US', at('2027-06-16T12:59:00Z')), '08:59');
+  t.true(isOpen(me, 'US', at('2027-06-16T13:00:00Z')), '09:00');
+  t.true(isOpen(me, 'US', at('2027-06-16T20:59:00Z')), '16:59');
+  t.false(isOpen(me, 'US', at('2027-06-16T21:00:00Z')), '17:00');
+  // Saturday and Sunday are closed; Friday 17:00 opens next on Monday 09:00.
+  t.false(isOpen(me, 'US', at('2027-06-19T15:00:00Z')));
+  t.false(isOpen(me, 'US', at('2027-06-20T15:00:00Z')));
+  t.is(nextOpening(me, 'US', at('2027-06-18T21:00:00Z')).toISOString(), '2027-06-21T13:00:00.000Z');
 });

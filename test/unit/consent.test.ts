@@ -6,7 +6,10 @@ import {
   CONSENT_TYPES,
   LINE_TYPES,
   NO_CONSENT_RULE_FOUND,
+  NO_REDIAL_RULES,
   consentExpired,
+  consentNotices,
+  noRedialRule,
   consentExplanation,
   consentMeets,
   requiredConsent,
@@ -22,12 +25,14 @@ import { simulatedLineType } from '../../telephony/simulated/scenarios.ts';
 
 const at = (iso: string): Date => new Date(iso);
 const NOW = at('2026-11-25T12:00:00Z');
-const STRENGTH: Record<RequiredConsent, number> = { none: 0, prior_express: 1, prior_express_written: 2 };
+const STRENGTH: Record<RequiredConsent, number> = { none: 0, prior_express: 1, prior_express_written: 2, requested_call: 3 };
 const US_CODES = Object.entries(NANP_AREA_CODES).filter(([, c]) => c.country === 'US').map(([npa]) => npa);
 const CA_CODES = Object.entries(NANP_AREA_CODES).filter(([, c]) => c.country === 'CA').map(([npa]) => npa);
 /** A number of each area code's state (the first listed). */
 const IN_STATE: Record<string, string> = {};
 for (const npa of US_CODES) IN_STATE[NANP_AREA_CODES[npa].region] ??= `+1${npa}5550123`;
+
+const ADAD_IDS = ['US-WA', 'US-ME', 'US-MS', 'US-OK-adad', 'US-MN', 'US-CA', 'US-NV', 'US-MI'];
 
 const req = (e164: string, country: string, line: LineType, when = NOW) => requiredConsent(e164, country, line, when);
 
@@ -36,7 +41,8 @@ const req = (e164: string, country: string, line: LineType, when = NOW) => requi
 test('every rule carries a citation and the day it was checked; ids are unique', (t) => {
   for (const r of CONSENT_RULES) {
     t.true(r.citation.trim().length > 10, `${r.id} has no citation`);
-    t.is(r.checked, CONSENT_RULES_CHECKED, `${r.id} has no checked date`);
+    // Issue 13's rules were read on 2026-11-25, the state auto-dialler rules of issue 20 on 2026-11-27.
+    t.is(r.checked, ADAD_IDS.includes(r.id) ? '2026-11-27' : CONSENT_RULES_CHECKED, `${r.id} has no checked date`);
     t.regex(r.checked, /^\d{4}-\d{2}-\d{2}$/);
     t.true(r.lineTypes.length > 0, r.id);
     if (r.from !== null) t.regex(r.from, /^\d{4}-\d{2}-\d{2}$/);
@@ -65,7 +71,20 @@ const TABLE: [string, string, string, LineType, RequiredConsent, boolean][] = [
   ['Utah mobile: federal written consent wins, no EBR', IN_STATE.UT, 'US', 'mobile', 'prior_express_written', false],
   ['Rhode Island business landline', IN_STATE.RI, 'US', 'business_landline', 'prior_express', false],
   ['Massachusetts business landline', IN_STATE.MA, 'US', 'business_landline', 'prior_express', false],
-  ['unlisted US area code: every state could apply', '+19995550123', 'US', 'business_landline', 'prior_express_written', false],
+  ['unlisted US area code: every state could apply (Washington and Maine take only requested calls)', '+19995550123', 'US', 'business_landline', 'requested_call', false],
+  // State auto-dialler (ADAD) laws, issue 20 §1
+  ['Washington business landline: RCW 80.36.400(2)', '+12065550123', 'US', 'business_landline', 'requested_call', false],
+  ['Washington mobile: RCW 80.36.400(2) over the TCPA', '+12065550123', 'US', 'mobile', 'requested_call', false],
+  ['Washington residential landline', '+15095550123', 'US', 'landline', 'requested_call', false],
+  ['Maine business landline: 10 M.R.S. § 1498 (unlisted cannot be told)', '+12075550123', 'US', 'business_landline', 'requested_call', false],
+  ['Maine mobile: 10 M.R.S. § 1498(2)(B)', '+12075550123', 'US', 'mobile', 'requested_call', false],
+  ['Mississippi business landline: 77-3-723(2)', '+16015550123', 'US', 'business_landline', 'prior_express', false],
+  ['Oklahoma business landline: 775C and 755.1(C)(3), written wins', '+14055550123', 'US', 'business_landline', 'prior_express_written', false],
+  ['Minnesota business landline: 325E.27', '+16125550123', 'US', 'business_landline', 'prior_express', false],
+  ['California business landline: Pub. Util. Code 2874', '+14155550123', 'US', 'business_landline', 'prior_express', false],
+  ['Nevada business landline: NRS 597.814(1),(3), a preexisting relationship stands in', '+17025550123', 'US', 'business_landline', 'prior_express', true],
+  ['Michigan business landline: MCL 445.111a(1)', '+13135550123', 'US', 'business_landline', 'prior_express', true],
+  ['Michigan mobile: federal written consent wins', '+13135550123', 'US', 'mobile', 'prior_express_written', false],
   ['GB corporate subscriber: PECR reg. 19', '+442079460000', 'GB', 'business_landline', 'prior_express', false],
   ['GB mobile', '+447700900001', 'GB', 'mobile', 'prior_express', false],
   ['DE business: § 7(2) Nr. 2 UWG', '+4930123456', 'DE', 'business_landline', 'prior_express', false],
@@ -112,6 +131,11 @@ test('consent meets a requirement exactly as the ladder says', (t) => {
     ['prior_express', { required: 'prior_express', acceptsExistingBusinessRelationship: false }, true],
     ['prior_express', { required: 'prior_express_written', acceptsExistingBusinessRelationship: false }, false],
     ['prior_express_written', { required: 'prior_express_written', acceptsExistingBusinessRelationship: false }, true],
+    ['prior_express_written', { required: 'requested_call', acceptsExistingBusinessRelationship: false }, false],
+    ['existing_business_relationship', { required: 'requested_call', acceptsExistingBusinessRelationship: true }, false],
+    ['requested_call', { required: 'requested_call', acceptsExistingBusinessRelationship: false }, true],
+    ['requested_call', { required: 'prior_express_written', acceptsExistingBusinessRelationship: false }, true],
+    ['requested_call', { required: 'prior_express', acceptsExistingBusinessRelationship: false }, true],
   ];
   for (const [held, r, expected] of cases) t.is(consentMeets(held, r), expected, `${held} vs ${r.required}`);
 });
@@ -170,11 +194,15 @@ test('property: a business landline never needs more than a residential one', (t
   t.pass();
 });
 
-test('property: written consent meets every requirement; no consent meets only "none"', (t) => {
+test('property: a requested call meets every requirement, written consent all but a requested-call-only state\'s; no consent meets only "none"', (t) => {
   fc.assert(
     fc.property(numberArb, lineArb, dayArb, ([country, e164], line, day) => {
       const r = req(e164, country, line, day);
-      return consentMeets('prior_express_written', r) && consentMeets('none', r) === (r.required === 'none');
+      return (
+        consentMeets('requested_call', r) &&
+        consentMeets('prior_express_written', r) === (r.required !== 'requested_call') &&
+        consentMeets('none', r) === (r.required === 'none')
+      );
     }),
   );
   t.pass();
@@ -185,6 +213,7 @@ test('property: stronger consent meets whatever weaker consent meets', (t) => {
     ['none', 'existing_business_relationship'],
     ['existing_business_relationship', 'prior_express'],
     ['prior_express', 'prior_express_written'],
+    ['prior_express_written', 'requested_call'],
   ];
   fc.assert(
     fc.property(numberArb, lineArb, dayArb, fc.constantFrom(...weaker), ([country, e164], line, day, [weak, strong]) => {
@@ -239,4 +268,51 @@ test('property: the answer depends on the state, not on the rest of the number',
     }),
   );
   t.pass();
+});
+
+// ---- state auto-dialler laws (issue 20 §1) ----
+
+test('Washington and Maine: the refusal names the state and its statute, and asks for requested_call', (t) => {
+  const wa = req('+12065550123', 'US', 'business_landline');
+  t.deepEqual(wa.rules, ['US-WA']);
+  t.is(
+    consentExplanation('business_landline', wa),
+    'An AI-voice sales call to this business number (it may be in Washington) is lawful only when the called party asked for this call: send consent of type requested_call ' +
+      'with the request\'s evidence; no other consent makes it lawful (RCW 80.36.400(2) (no automatic dialing and announcing device for commercial solicitation, ' +
+      '"the unsolicited initiation of a telephone conversation", of anyone in Washington)).',
+  );
+  t.regex(consentExplanation('mobile', req('+12075550123', 'US', 'mobile')), /it may be in Maine\).*\(10 M\.R\.S\. § 1498\(2\)\(B\)/);
+  t.regex(consentExplanation('mobile', req('+19995550123', 'US', 'mobile')), /it may be in Washington or Maine\)/);
+  for (const held of ['prior_express_written', 'prior_express', 'existing_business_relationship', 'none'] as const) t.false(consentMeets(held, wa), held);
+  t.true(consentMeets('requested_call', wa));
+});
+
+test('the ADAD states need consent on business lines too (no live operator precedes the agent)', (t) => {
+  for (const e164 of ['+16015550123', '+14055550123', '+16125550123', '+14155550123', '+17025550123', '+13135550123']) {
+    const r = req(e164, 'US', 'business_landline');
+    t.not(r.required, 'none', e164);
+    t.false(consentMeets('none', r), e164);
+  }
+  // Canada's 416 is no US state: the US-CA rule (California) does not reach it.
+  t.false(req('+14165550123', 'CA', 'business_landline').rules.includes('US-CA'));
+});
+
+test('coverage and readiness notices: the US lists Washington and Maine as requested-call-only; other countries none', (t) => {
+  const us = consentNotices('US');
+  t.deepEqual(us.map((n) => [n.code, n.jurisdiction]), [['requested_call_only', 'US-WA'], ['requested_call_only', 'US-ME']]);
+  t.regex(us[0].message, /^Washington numbers may be called only when the called party asked for the call/);
+  t.regex(us[0].citation, /RCW 80\.36\.400\(2\)/);
+  for (const c of ['GB', 'CA', 'FR', 'AU']) t.deepEqual(consentNotices(c), [], c);
+});
+
+test('Nevada: no redial after the callee hung up (completed, not_interested, do_not_call); other outcomes and other states do not stop it', (t) => {
+  const nv = '+17025550123';
+  t.is(NO_REDIAL_RULES[0].checked, '2026-11-27');
+  for (const o of ['completed', 'not_interested', 'do_not_call']) t.is(noRedialRule(nv, 'US', ['no_answer', o])?.id, 'US-NV-no-redial', o);
+  for (const o of ['no_answer', 'busy', 'failed', 'voicemail', 'call_back_later', 'appointment_booked', 'time_limit']) t.is(noRedialRule(nv, 'US', [o, null]), null, o);
+  t.is(noRedialRule(nv, 'US', []), null);
+  t.regex(noRedialRule(nv, 'US', ['completed'])!.citation, /NRS 597\.814\(2\)\(b\)/);
+  t.is(noRedialRule('+12025550123', 'US', ['completed']), null, 'D.C. has no such rule');
+  t.is(noRedialRule('+19995550123', 'US', ['completed'])?.id, 'US-NV-no-redial', 'an unlisted area code could be in Nevada');
+  t.is(noRedialRule('+442079460000', 'GB', ['completed']), null);
 });

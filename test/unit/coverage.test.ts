@@ -33,6 +33,7 @@ test('a fully available country is sellable and waits on nobody', (t) => {
     waiting_on: 'nobody',
     summary: c.summary,
     blockers: [],
+    notices: [],
   });
   t.regex(c.summary, /United Kingdom/);
   t.regex(c.summary, /en-GB/);
@@ -51,6 +52,7 @@ test('an unknown country (no facts) is not opened', (t) => {
     waiting_on: 'service',
     summary: c.summary,
     blockers: [{ code: 'country_not_opened', message: c.blockers[0].message }],
+    notices: [],
   });
   t.regex(c.summary, /ZZ/);
   t.true(c.blockers[0].message.length > 0);
@@ -155,4 +157,13 @@ test('no output of any case mentions Switchboard, Twilio or OpenAI', (t) => {
     const text = JSON.stringify(c);
     t.notRegex(text, HIDDEN_NAMES, text);
   }
+});
+
+test('US coverage shows Washington and Maine as requested-call-only, not as blockers (issue 20 §1)', (t) => {
+  const c = assessCoverage('US', country({ country: 'US', name: 'United States', calling_language: 'en-US' }));
+  t.true(c.sellable);
+  t.deepEqual(c.blockers, []);
+  t.deepEqual(c.notices.map((n) => [n.code, n.jurisdiction]), [['requested_call_only', 'US-WA'], ['requested_call_only', 'US-ME']]);
+  t.regex(c.notices[0].citation, /^RCW 80\.36\.400\(2\)/);
+  t.regex(c.notices[1].citation, /^10 M\.R\.S\. § 1498/);
 });

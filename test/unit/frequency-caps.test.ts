@@ -272,7 +272,7 @@ test('a simulated year through the admission rule, for a number in every jurisdi
     let dialBefore = plus(now, 7 * DAY_MS);
     let consent = drawConsent(now);
     while (now < end) {
-      const d = decide({ dialBefore, to, toCountry: country, emergencyClosures: new Set(), doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts, consent }, now, { liveCalls: 0, maxCalls: 1 });
+      const d = decide({ dialBefore, to, toCountry: country, emergencyClosures: new Set(), doNotCall: null, readiness: readyFacts(), callerId: '+12025550100', attempts, consent, earlierOutcomes: [] }, now, { liveCalls: 0, maxCalls: 1 });
       if (d.kind === 'dial') {
         t.true(isOpen(to, country, now), `${to} dialled outside its window at ${now.toISOString()}`);
         const requirement = requiredConsent(to, country, consent.lineType ?? 'unknown', now);
