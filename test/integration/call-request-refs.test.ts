@@ -28,7 +28,7 @@ test.after.always(async () => {
 });
 
 const queue = (body: Record<string, unknown>, headers?: Record<string, string>) =>
-  account.api.post('/v1/calls', { customer_id: ready.id, business_name: 'Acme Plumbing', ...body }, headers ? { headers } : undefined);
+  account.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, business_name: 'Acme Plumbing', ...body }, headers ? { headers } : undefined);
 /** The request as `GET /v1/calls?view=requests` lists it. */
 async function listedRequest(id: string) {
   return (await account.api.get('/v1/calls?view=requests&limit=100')).body.data.find((r: any) => r.id === id);
@@ -83,7 +83,7 @@ test.serial('an external_ref whose call finished queues a new request', async (t
 test.serial("another customer's request with the same external_ref is never returned: a new request is queued", async (t) => {
   const mine = await queue({ phone: '+12025550160', external_ref: 'lead-shared' });
   t.is(mine.status, 201, mine.text);
-  const theirs = await account.api.post('/v1/calls', { customer_id: other.id, phone: '+12025550161', external_ref: 'lead-shared' });
+  const theirs = await account.api.post('/v1/calls', { called_party: 'business', customer_id: other.id, phone: '+12025550161', external_ref: 'lead-shared' });
   t.is(theirs.status, 201, theirs.text);
   t.not(theirs.body.id, mine.body.id);
   t.like(theirs.body, { customer_id: other.id, phone: '+12025550161', status: 'queued' });

@@ -37,7 +37,7 @@ test.before(async () => {
     return r.body;
   };
   const session = must(await api.post(`/v1/customers/${customer.id}/sessions`, { end_user_ref: 'rep-1' }), 'session');
-  const queued = must(await api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550150', business_name: 'Acme' }), 'call');
+  const queued = must(await api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550150', business_name: 'Acme' }), 'call');
   const number = must(await api.post(`/v1/customers/${customer.id}/numbers`, { kind: 'rented' }), 'number');
   const site = must(await api.post(`/v1/customers/${customer.id}/websites`, { brief: 'A family dental practice.' }), 'website');
   must(await api.post('/v1/dnc', { phone: '+12025550143' }), 'dnc');

@@ -79,7 +79,7 @@ test('readiness: carrier_not_configured among a live customer\'s blockers (the s
   const assessed = assessReadiness(readinessFactsOf(admission.readiness!, new Date()));
   t.deepEqual(assessed.blockers.map((b) => b.code), ['carrier_not_configured']);
 
-  const call = await a.liveApi.post('/v1/calls', { customer_id: c.id, phone: '+12025550111' });
+  const call = await a.liveApi.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550111' });
   t.is(call.status, 503, call.text);
   t.is(call.body.error.code, 'carrier_unavailable');
   t.regex(call.body.error.message, /no carrier is set up for live calls/i);
@@ -95,6 +95,6 @@ test('test mode keeps the simulated carrier: a test number is rented and a test 
   const readiness = (await a.api.get(`/v1/customers/${c.id}/readiness`)).body;
   t.true(readiness.ready_for_test_calls);
   t.true(readiness.blockers.some((b: any) => b.code === 'carrier_not_configured'), 'the live question says why a live call would be turned away');
-  const call = await a.api.post('/v1/calls', { customer_id: c.id, phone: '+12025550111' });
+  const call = await a.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, phone: '+12025550111' });
   t.is(call.status, 201, call.text);
 });
