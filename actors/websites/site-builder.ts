@@ -3,7 +3,7 @@ import { researchSite } from './research.ts';
 import { copywriterFor, type Copywriter } from './copywriter.ts';
 import { composePage } from './composer.ts';
 import { MAX_BRIEF_CHARS, type SiteFacts } from './site-facts.ts';
-import type { BuildInput, SiteBuilder } from './websites.ts';
+import type { BuildInput, SiteBuilder } from './room.ts';
 
 /**
  * The page of a build, made from what the service knows: the customer's existing website read

@@ -10,7 +10,7 @@ import type { Mode } from '../../runtime/types.ts';
 export const MAX_BRIEF_CHARS = 4_000;
 
 /**
- * What was found on the customer's existing website (research.ts `readSite`). Every field is
+ * What was found on the customer's existing website (read-site.ts `readSite`). Every field is
  * what the site itself says, cleaned (whitespace collapsed, bounded in length) but never
  * invented: an empty list or null means "not found", not "none".
  */

@@ -14,7 +14,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import type { Client } from '../helpers/http.ts';
-import { BUILD_CLAIM_MS, BUILD_RETRY_MS, createWebsites, MAX_BUILD_ATTEMPTS, type BuildInput, type SiteBuilder } from '../../actors/websites/websites.ts';
+import { createWebsites, type BuildInput, type SiteBuilder } from '../../actors/websites/websites.ts';
+import { BUILD_CLAIM_MS, BUILD_RETRY_MS, MAX_BUILD_ATTEMPTS } from '../../actors/websites/builds.ts';
 import { createMoneyWriter } from '../../money/writer.ts';
 import { readinessFollowsMoney } from '../../actors/customer/readiness-check.ts';
 

@@ -16,7 +16,7 @@ import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { clockDays } from '../helpers/clock-days.ts';
 import { call, type Client } from '../helpers/http.ts';
 import { addDays, nextRenewal, RELEASE_COUNTDOWN_DAYS, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
-import { PURGE_AFTER_DAYS } from '../../actors/websites/websites.ts';
+import { PURGE_AFTER_DAYS } from '../../actors/websites/hosting.ts';
 
 let svc: TestService;
 let con: Client;
