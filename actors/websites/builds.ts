@@ -2,6 +2,9 @@ import { withTransaction, type Client } from '../../db/pool.ts';
 import { createWebsiteRepository, type WebsiteRow } from '../../db/websites.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { BATCH, type Room } from './room.ts';
+import { PREVIEW_DAYS } from './views.ts';
+
+const addDays = (d: Date, days: number) => new Date(d.getTime() + days * 86_400_000);
 
 /**
  * Making the pages: any builder process claims a build waiting (SKIP LOCKED, a claim that lapses
@@ -81,7 +84,7 @@ export function createWebsiteBuilds(room: Room) {
       }
       const built = await repo.update(
         row.id,
-        { html: outcome.html, built_at: done, build_wanted: false, build_claimed_until: null, failure_reason: null, ...(row.status === 'building' ? { status: 'ready' as const } : {}) },
+        { html: outcome.html, built_at: done, preview_expires_at: addDays(done, PREVIEW_DAYS), build_wanted: false, build_claimed_until: null, failure_reason: null, ...(row.status === 'building' ? { status: 'ready' as const } : {}) },
         done,
       );
       await room.emit(client, built, 'website.ready', done);

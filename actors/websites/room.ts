@@ -60,9 +60,9 @@ export type WebsiteEvent = 'website.ready' | 'website.live' | 'website.failed' |
 export type Room = ReturnType<typeof createRoom>;
 
 export function createRoom(deps: WebsitesDeps) {
-  const { money, secrets, config } = deps;
-  const addresses: SiteAddresses = siteAddresses(config, (id) => secrets.mac('site-preview', id));
-  const view = (row: WebsiteRow) => websiteView(row, addresses);
+  const { money, secrets, config, clock } = deps;
+  const addresses: SiteAddresses = siteAddresses(config, (message) => secrets.mac('site-preview', message));
+  const view = (row: WebsiteRow) => websiteView(row, addresses, clock.now());
 
   return {
     deps,

@@ -3,13 +3,14 @@ import { createWebsiteRepository } from '../../db/websites.ts';
 import { isUuid } from '../../db/customers.ts';
 import { normaliseDomain } from './domain-names.ts';
 import type { Room } from './room.ts';
+import { previewOpen } from './views.ts';
 
 /**
  * What a site's addresses serve (http/pages/sites.ts asks): a site by its slug or a verified
  * domain, a build's unlisted preview, and whether Caddy may get a certificate for a host.
  */
 export function createWebsiteServing(room: Room) {
-  const { pool } = room.deps;
+  const { pool, clock } = room.deps;
   const { addresses } = room;
 
   return {
@@ -20,10 +21,12 @@ export function createWebsiteServing(room: Room) {
     async byDomain(host: string) {
       return createWebsiteRepository(pool).servedByDomain(host);
     },
-    /** The preview of build `id` when `token` is its own (unlisted, never indexed). */
+    /** The preview of build `id` when `token` is its current one and the preview is open (unlisted, never indexed). */
     async preview(id: string, token: string): Promise<{ html: string; mode: Mode } | null> {
-      if (!isUuid(id) || !addresses.previewTokenMatches(id, token)) return null;
-      return createWebsiteRepository(pool).preview(id);
+      if (!isUuid(id)) return null;
+      const row = await createWebsiteRepository(pool).preview(id);
+      if (!row?.html || !addresses.previewTokenMatches(id, row.preview_nonce, token) || !previewOpen(row, clock.now())) return null;
+      return { html: row.html, mode: row.mode };
     },
     /** Caddy's on-demand TLS asks before it gets a certificate: yes only for verified domains of served sites. */
     async allowsCertificate(host: string): Promise<boolean> {
