@@ -357,7 +357,11 @@ test.serial('test mode: hosting is priced with applied:false each month and the 
   for (const line of lines) t.like(line, { cause: 'website_hosting', amount_cents: -MONTH, applied: false });
   t.is((await eventsAbout(a.api, 'website.hosting_due', site.id)).length, 0);
   t.is(await balanceOf(a.api), 0);
-  t.is((await visit(site.url)).status, 200);
+  // A test site is served only at its preview, which lapses 30 days after the build: re-issued, it serves again.
+  t.is((await visit(site.url)).status, 404);
+  const reissued = (await a.api.post(`/v1/customers/${c.id}/websites/${site.id}/preview`, {})).body;
+  t.is(reissued.status, 'live');
+  t.is((await visit(reissued.url)).status, 200);
 });
 
 test.serial('a site taken down once live is never charged again: not at its renewal, not by a top-up', async (t) => {
