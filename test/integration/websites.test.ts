@@ -227,7 +227,7 @@ test.serial('errors: unknown build, another customer or mode, long brief, unknow
   t.is((await b.api.post(`/v1/customers/${cb.id}/websites/${id}/publish`, {})).body.error.code, 'website_not_ready');
 });
 
-test.serial('publish, revision, preview, domain and cancel act only on a build of the customer named in the path: another customer of the same account gets 404 and nothing changes', async (t) => {
+test.serial('publish, revision, preview and cancel act only on a build of the customer named in the path: another customer of the same account gets 404 and nothing changes', async (t) => {
   const a = await makeAccount(svc.url);
   const owner = await makeCustomer(a.api);
   const other = await makeCustomer(a.api);
