@@ -43,17 +43,6 @@ const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 
 const BRIEF = 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments; evening hours on Thursdays.';
 
-/** A build's slug (the API shows it only in a live site's url). */
-async function slugOf(id: string): Promise<string> {
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  try {
-    return (await db.query('SELECT slug FROM website_builds WHERE id = $1', [id])).rows[0].slug;
-  } finally {
-    await db.end();
-  }
-}
-
 async function sql(text: string, values: unknown[]) {
   const db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
@@ -63,6 +52,9 @@ async function sql(text: string, values: unknown[]) {
     await db.end();
   }
 }
+
+/** A build's slug (the API shows it only in a live site's url). */
+const slugOf = async (id: string): Promise<string> => (await sql('SELECT slug FROM website_builds WHERE id = $1', [id]))[0].slug;
 
 test.serial('test mode: order (202, fee priced not applied), build (ready, preview noindex), publish (live, hosting priced), the site is served only at its preview, with a test banner', async (t) => {
   const a = await makeAccount(svc.url);
