@@ -96,15 +96,16 @@ export function createWebsitePublishing(room: Room) {
      */
     async setDomain(owner: WebsiteOwner, buildId: string, input: { domain: string; replace?: boolean }, idempotency?: IdempotencyClaim): Promise<Written<DnsRecord>> {
       const now = clock.now();
-      if (!config.sitesDomain) throw new Refusal('sites_not_configured');
       const domain = normaliseDomain(input.domain);
       if (!domain) throw new Refusal('invalid_domain');
-      if (domain === config.sitesDomain || domain.endsWith(`.${config.sitesDomain}`)) throw new Refusal('invalid_domain', 'That name is the service\'s own; use a domain of the customer.');
+      if (config.sitesDomain && (domain === config.sitesDomain || domain.endsWith(`.${config.sitesDomain}`))) throw new Refusal('invalid_domain', 'That name is the service\'s own; use a domain of the customer.');
       const refused = domainRefusal(domain, owner.mode);
       if (refused) throw new Refusal(refused.code, refused.message);
       return writeTransaction(pool, idempotency, now, async (client) => {
         const row = await room.lockOwn(client, owner, buildId);
         if (['cancelled', 'failed', 'purged'].includes(row.status)) throw new Refusal('website_not_ready', `A ${row.status} site takes no domain.`);
+        // Bad input is answered first (400, 404, 409); a well-formed request here cannot be served.
+        if (!config.sitesDomain) throw new Refusal('sites_not_configured');
         if (row.domain !== domain) {
           if (row.domain && input.replace !== true) {
             throw new Refusal('domain_already_set', `This site already has the domain ${row.domain}; send "replace": true to put ${domain} in its place.`);
