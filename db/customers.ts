@@ -10,6 +10,8 @@ export interface CustomerRow {
   name: string;
   brand_name: string | null;
   website_url: string | null;
+  /** The business's own number, E.164 in its country (its website shows it); null when not given. */
+  phone: string | null;
   country: string;
   timezone: string;
   status: 'prospect' | 'active' | 'paused';
@@ -55,14 +57,15 @@ export function createCustomerRepository(db: Queryable) {
       name: string;
       brandName: string | null;
       websiteUrl: string | null;
+      phone?: string | null;
       country: string;
       timezone: string;
       now: Date;
     }): Promise<CustomerRow> {
       const { rows } = await db.query(
-        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now],
+        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at, phone)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now, c.phone ?? null],
       );
       return rows[0];
     },

@@ -24,6 +24,12 @@ export interface WebsiteRow {
   domain: string | null;
   domain_verified_at: Date | null;
   domain_checked_at: Date | null;
+  /** When the domain was claimed, or last lost its verification: an unverified claim lapses 7 days on. */
+  domain_claimed_at: Date | null;
+  /** Part of the preview token's MAC; a re-issue replaces it, which ends the old address. */
+  preview_nonce: string;
+  /** The preview lapses then (30 days after the build or the re-issue); null before a page is built. */
+  preview_expires_at: Date | null;
   anchor_day: number | null;
   /** YYYY-MM-DD (dates are read as text: db/pool.ts). */
   hosting_renews_on: string | null;
@@ -45,13 +51,14 @@ export type WebsiteChange = Partial<Changeable>;
 
 const CHANGEABLE: ReadonlySet<string> = new Set<string>([
   'status', 'brief', 'revision_briefs', 'build_wanted', 'build_claimed_until', 'build_attempts', 'html', 'built_at', 'domain', 'domain_verified_at',
-  'domain_checked_at', 'anchor_day', 'hosting_renews_on', 'notice_sent_for', 'suspend_due_on', 'purge_due_on', 'live_at', 'failed_at', 'failure_reason',
+  'domain_checked_at', 'domain_claimed_at', 'preview_nonce', 'preview_expires_at', 'anchor_day', 'hosting_renews_on', 'notice_sent_for', 'suspend_due_on', 'purge_due_on', 'live_at', 'failed_at', 'failure_reason',
   'cancelled_at', 'suspended_at', 'purged_at',
 ]);
 
 /** Columns a list or a GET needs (the page itself can be 100 KB: read only where it is served or built). */
 const SUMMARY = `id, seq, account_id, mode, customer_id, status, slug, brief, revision_briefs, revisions_included, build_fee_cents, hosting_cents_per_month,
-  build_wanted, build_claimed_until, build_attempts, NULL::text AS html, built_at, domain, domain_verified_at, domain_checked_at, anchor_day,
+  build_wanted, build_claimed_until, build_attempts, NULL::text AS html, built_at, domain, domain_verified_at, domain_checked_at, domain_claimed_at,
+  preview_nonce, preview_expires_at, anchor_day,
   hosting_renews_on, notice_sent_for, suspend_due_on, purge_due_on, live_at, failed_at, failure_reason, cancelled_at, suspended_at, purged_at,
   created_at, updated_at`;
 
@@ -96,21 +103,19 @@ export function createWebsiteRepository(db: Queryable) {
       await db.query(`UPDATE website_builds SET build_claimed_until = $3, updated_at = $4 WHERE id = $1 AND build_claimed_until = $2`, [id, claimedUntil, until, now]);
     },
 
-    /** What a build of `customerId` is made from beyond the customer row: its language, the reseller's name, the number to call. */
+    /** What a build of `customerId` is made from beyond the customer row: its language, the reseller's name, the business's own number. */
     async buildContext(customerId: string): Promise<{ locale: string | null; resellerName: string | null; phoneE164: string | null }> {
       const { rows } = await db.query(
-        `SELECT co.calling_language, COALESCE(a.display_name, a.name) AS reseller_name,
-                (SELECT n.e164 FROM phone_numbers n WHERE n.customer_id = c.id AND n.country = c.country AND n.status IN ('active', 'payment_due')
-                  ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS phone
+        `SELECT co.calling_language, COALESCE(a.display_name, a.name) AS reseller_name, c.phone
            FROM customers c JOIN accounts a ON a.id = c.account_id LEFT JOIN countries co ON co.country = c.country WHERE c.id = $1`,
         [customerId],
       );
       return { locale: rows[0]?.calling_language ?? null, resellerName: rows[0]?.reseller_name ?? null, phoneE164: rows[0]?.phone ?? null };
     },
 
-    /** The built page of build `id` while it can be previewed (not purged or cancelled). */
-    async preview(id: string): Promise<Pick<WebsiteRow, 'html' | 'mode'> & { html: string } | null> {
-      const { rows } = await db.query(`SELECT html, mode FROM website_builds WHERE id = $1 AND html IS NOT NULL AND status NOT IN ('purged', 'cancelled')`, [id]);
+    /** Build `id`'s page and what decides whether its preview is served (views.ts `previewOpen`). */
+    async preview(id: string): Promise<Pick<WebsiteRow, 'html' | 'mode' | 'status' | 'built_at' | 'preview_nonce' | 'preview_expires_at'> | null> {
+      const { rows } = await db.query(`SELECT html, mode, status, built_at, preview_nonce, preview_expires_at FROM website_builds WHERE id = $1`, [id]);
       return rows[0] ?? null;
     },
 
@@ -137,15 +142,15 @@ export function createWebsiteRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    /** What a site's address serves: a live (or counting-down) site by slug, or by verified domain. */
+    /** What a site's address serves: a live-mode site by slug, or by verified domain (a test site only at its preview). */
     async servedBySlug(slug: string): Promise<Pick<WebsiteRow, 'id' | 'status' | 'html' | 'mode'> | null> {
-      const { rows } = await db.query(`SELECT id, status, html, mode FROM website_builds WHERE slug = $1`, [slug]);
+      const { rows } = await db.query(`SELECT id, status, html, mode FROM website_builds WHERE slug = $1 AND mode = 'live'`, [slug]);
       return rows[0] ?? null;
     },
 
     async servedByDomain(domain: string): Promise<Pick<WebsiteRow, 'id' | 'status' | 'html' | 'mode'> | null> {
       const { rows } = await db.query(
-        `SELECT id, status, html, mode FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL
+        `SELECT id, status, html, mode FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL AND mode = 'live'
           AND status NOT IN ('cancelled', 'purged', 'failed') ORDER BY seq DESC LIMIT 1`,
         [domain],
       );
@@ -202,10 +207,35 @@ export function createWebsiteRepository(db: Queryable) {
       return rows;
     },
 
-    /** Whether `host` is a verified domain of a site its address answers for (live, counting down, or suspended: the offline page). */
+    /**
+     * Drops every other build's claim of `domain` (DNS has just shown build `id` holds it): the
+     * claims of others, verified before or never, let the name go. Returns the builds that lost it.
+     */
+    async dropOtherClaims(id: string, domain: string, now: Date): Promise<string[]> {
+      const { rows } = await db.query(
+        `UPDATE website_builds SET domain = NULL, domain_verified_at = NULL, domain_checked_at = NULL, domain_claimed_at = NULL, updated_at = $3
+          WHERE lower(domain) = lower($2) AND id <> $1 RETURNING id`,
+        [id, domain, now],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** Unverified claims made (or unverified) before `claimedBefore` lapse: the domain is dropped. Returns the builds. */
+    async lapseUnverifiedClaims(claimedBefore: Date, now: Date): Promise<{ id: string; domain: string }[]> {
+      const { rows } = await db.query(
+        `UPDATE website_builds w SET domain = NULL, domain_checked_at = NULL, domain_claimed_at = NULL, updated_at = $2
+           FROM (SELECT id, domain FROM website_builds WHERE domain IS NOT NULL AND domain_verified_at IS NULL AND domain_claimed_at <= $1
+                  FOR UPDATE SKIP LOCKED) old
+          WHERE w.id = old.id RETURNING w.id, old.domain`,
+        [claimedBefore, now],
+      );
+      return rows;
+    },
+
+    /** Whether `host` is a verified domain of a live-mode site its address answers for (live, counting down, or suspended: the offline page). */
     async isServedDomain(host: string): Promise<boolean> {
       const { rowCount } = await db.query(
-        `SELECT 1 FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL AND status IN ('live', 'hosting_due', 'suspended')`,
+        `SELECT 1 FROM website_builds WHERE lower(domain) = lower($1) AND domain_verified_at IS NOT NULL AND mode = 'live' AND status IN ('live', 'hosting_due', 'suspended')`,
         [host],
       );
       return (rowCount ?? 0) > 0;

@@ -66,7 +66,9 @@ export type RefusalCode =
   | 'website_not_ready'
   | 'revision_limit_reached'
   | 'invalid_domain'
-  | 'domain_taken'
+  | 'domain_already_set'
+  | 'test_mode_domain'
+  | 'sites_not_configured'
   // money
   | 'hold_not_found'
   | 'insufficient_balance'

@@ -24,6 +24,7 @@ import { activityReads } from '../../db/money/activity.ts';
 import { buildBalance } from '../../money/balance-view.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import { iso } from '../../runtime/types.ts';
+import { parsePhone } from '../shared/phone.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { BrandField } from '../../db/accounts.ts';
@@ -128,6 +129,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       const timezone = input.timezone ?? countryRow.default_timezone;
       if (!isTimeZone(timezone)) throw new Refusal('invalid_timezone');
       if (input.website_url && !isHttpUrl(input.website_url)) throw new Refusal('invalid_url');
+      const phone = input.phone ? businessPhone(input.phone, country) : null;
       if (account.max_customers !== null) {
         const count = await createAccountRepository(client).customerCount(state.id, mode);
         if (count >= account.max_customers) {
@@ -146,6 +148,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
           name: input.name.trim(),
           brandName: input.brand_name ?? null,
           websiteUrl: input.website_url ?? null,
+          phone,
           country,
           timezone,
           now,
@@ -388,6 +391,15 @@ function isTimeZone(tz: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A customer's own number: valid (full metadata) and in its country, as E.164; else `invalid_phone_number`. */
+function businessPhone(text: string, country: string): string {
+  const parsed = parsePhone(text, country);
+  if (!parsed.ok || parsed.country !== country) {
+    throw new Refusal('invalid_phone_number', `phone must be a valid telephone number in the customer's country (${country}), such as its number in international form.`);
+  }
+  return parsed.e164;
 }
 
 function isHttpUrl(text: string): boolean {

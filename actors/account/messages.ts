@@ -18,6 +18,8 @@ export interface CreateCustomerInput {
   external_ref?: string | null;
   brand_name?: string | null;
   website_url?: string | null;
+  /** The business's own number (its website shows it), valid in the customer's country. */
+  phone?: string | null;
   country?: string | null;
   timezone?: string | null;
 }

@@ -21,6 +21,7 @@ export function customerView(c: CustomerRow) {
     name: c.name,
     brand_name: c.brand_name,
     website_url: c.website_url,
+    phone: c.phone,
     country: c.country,
     timezone: c.timezone,
     status: c.status,

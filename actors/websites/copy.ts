@@ -197,6 +197,8 @@ function listText(items: string[], and: string): string {
  * description (or the brief); the about text the brief (its sentences naming no supplier) when
  * the intro did not use it, else a fixed sentence; services by name only. Text from the brief
  * and the old site is used as written: it is the customer's own language more often than ours.
+ * The changes asked for in revisions (`facts.changes`) are instructions, which fixed rules cannot
+ * follow: they never reach the page (a revision rebuilds it from the brief and current facts).
  */
 export function deterministicCopy(facts: SiteFacts): CopyResult {
   const reason = cannotBuildReason(facts);
@@ -265,9 +267,12 @@ export function copyProblems(value: unknown, facts: SiteFacts): string[] {
   const all = allText(value as SiteCopy);
   if (namesSupplier(all)) problems.push('names a supplier');
   const reseller = facts.resellerName?.trim();
-  if (reseller && all.toLowerCase().includes(reseller.toLowerCase()) && !(facts.brief ?? '').toLowerCase().includes(reseller.toLowerCase())) {
+  if (reseller && all.toLowerCase().includes(reseller.toLowerCase()) && ![facts.brief ?? '', ...(facts.changes ?? [])].join('\n').toLowerCase().includes(reseller.toLowerCase())) {
     problems.push('names the reseller');
   }
+  // A change asked for is an instruction: copy that quotes one shows instructions as words.
+  const squashed = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+  if ((facts.changes ?? []).some((c) => squashed(c).length >= 20 && squashed(all).includes(squashed(c)))) problems.push('quotes a requested change');
   return problems;
 }
 

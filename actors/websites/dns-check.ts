@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import type { CnameCheck } from './websites.ts';
+import type { CnameCheck } from './room.ts';
 
 /**
  * The DNS check of a customer's domain: verified when its CNAME record names the site's target.

@@ -3,13 +3,14 @@ import { researchSite } from './research.ts';
 import { copywriterFor, type Copywriter } from './copywriter.ts';
 import { composePage } from './composer.ts';
 import { MAX_BRIEF_CHARS, type SiteFacts } from './site-facts.ts';
-import type { BuildInput, SiteBuilder } from './websites.ts';
+import type { BuildInput, SiteBuilder } from './room.ts';
 
 /**
  * The page of a build, made from what the service knows: the customer's existing website read
  * through the webhooks' address guard (research.ts), the copy written by the model when
  * configured or the deterministic copywriter otherwise (copywriter.ts), and the composer's page
- * (composer.ts). A revision's brief is the order's brief with each change after it.
+ * (composer.ts). A revision rewrites the page from the order's brief with each change asked
+ * for as an instruction to the copywriter (`changes`), never as the page's words.
  */
 export function createSiteBuilder(deps: Pick<Deps, 'config' | 'log'>, opts: { copywriter?: Copywriter } = {}): SiteBuilder {
   const { config, log } = deps;
@@ -29,7 +30,8 @@ export function createSiteBuilder(deps: Pick<Deps, 'config' | 'log'>, opts: { co
         country: customer.country,
         locale: input.locale,
         phoneE164: input.phoneE164,
-        brief: briefOf(input),
+        brief: input.brief?.trim() ? input.brief.slice(0, MAX_BRIEF_CHARS) : null,
+        changes: changesOf(input.revisionBriefs),
         research,
         resellerName: input.resellerName,
         mode: customer.mode,
@@ -41,11 +43,16 @@ export function createSiteBuilder(deps: Pick<Deps, 'config' | 'log'>, opts: { co
   };
 }
 
-/** The order's brief followed by each revision's change, bounded like a brief. */
-function briefOf(input: BuildInput): string | null {
-  const parts = [input.brief, ...input.revisionBriefs.map((b) => `Change: ${b}`)].filter((p): p is string => Boolean(p && p.trim()));
-  if (parts.length === 0) return null;
-  const text = parts.join('\n\n');
-  // Revisions are the latest word: keep the end when the whole is too long.
-  return text.length <= MAX_BRIEF_CHARS ? text : text.slice(text.length - MAX_BRIEF_CHARS);
+/** Each revision's change, bounded together like a brief: the latest are kept when the whole is too long. */
+function changesOf(revisions: string[]): string[] {
+  const kept: string[] = [];
+  let room = MAX_BRIEF_CHARS;
+  for (const change of [...revisions].reverse()) {
+    const text = change.trim();
+    if (!text) continue;
+    if (text.length > room) break;
+    kept.unshift(text);
+    room -= text.length;
+  }
+  return kept;
 }

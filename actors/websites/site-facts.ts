@@ -10,7 +10,7 @@ import type { Mode } from '../../runtime/types.ts';
 export const MAX_BRIEF_CHARS = 4_000;
 
 /**
- * What was found on the customer's existing website (research.ts `readSite`). Every field is
+ * What was found on the customer's existing website (read-site.ts `readSite`). Every field is
  * what the site itself says, cleaned (whitespace collapsed, bounded in length) but never
  * invented: an empty list or null means "not found", not "none".
  */
@@ -49,6 +49,12 @@ export interface SiteFacts {
   phoneE164: string | null;
   /** The reseller's brief (≤ MAX_BRIEF_CHARS): what the business does and what the page should say; null when none was given. */
   brief: string | null;
+  /**
+   * The changes the reseller asked for in revisions, oldest first: instructions to the copywriter
+   * ("put the opening hours higher"), never the page's words. The model follows them; the
+   * deterministic copywriter cannot, and leaves them off the page.
+   */
+  changes?: string[];
   /** What was found on the customer's existing website; null when it has none or it could not be read. */
   research: SiteResearch | null;
   /**

@@ -8,9 +8,11 @@ export interface WebsiteView {
   id: string;
   customer_id: string;
   status: WebsiteRow['status'];
-  /** Once a page is built (unlisted, never indexed). */
+  /** While the preview is open (unlisted, never indexed; see `previewOpen`). */
   preview_url: string | null;
-  /** The site's address once live (kept while it counts down and while suspended). */
+  /** When the preview lapses unless re-issued; null when none is open. */
+  preview_expires_at: string | null;
+  /** The site's address once live (kept while it counts down and while suspended); a test site's is its preview. */
   url: string | null;
   domain: string | null;
   domain_verified: boolean;
@@ -32,44 +34,63 @@ export interface WebsiteView {
 export interface SiteAddresses {
   /** The address of a live site. */
   siteUrl(slug: string): string;
-  /** The unlisted preview of a build. */
-  previewUrl(id: string): string;
+  /** The unlisted preview of a build, with its current nonce. */
+  previewUrl(id: string, nonce: string): string;
   /** What a customer's domain's CNAME must point at. */
   cnameTarget(slug: string): string;
-  previewTokenMatches(id: string, token: string): boolean;
+  /** Whether `token` is the preview token of build `id` with `nonce` (compared in constant time). */
+  previewTokenMatches(id: string, nonce: string, token: string): boolean;
 }
+
+/** A preview is open this long after the page is built, or re-issued. */
+export const PREVIEW_DAYS = 30;
 
 /**
  * Sites live at `https://<slug>.<sitesDomain>` when a sites domain is set, else at
  * `<publicUrl>/sites/<slug>/` (a path form that works on localhost). A preview carries a token
- * derived from the build's id (`mac`), so it can be shown again without being stored.
+ * derived from the build's id and its preview nonce (`mac`), so it can be shown again without
+ * being stored, and re-issuing (a new nonce) ends the old one.
  */
-export function siteAddresses(config: Pick<Config, 'publicUrl' | 'sitesDomain'>, mac: (id: string) => string): SiteAddresses {
+export function siteAddresses(config: Pick<Config, 'publicUrl' | 'sitesDomain'>, mac: (message: string) => string): SiteAddresses {
   const publicHost = () => new URL(config.publicUrl).hostname;
+  const token = (id: string, nonce: string) => mac(`${id}.${nonce}`);
   return {
     siteUrl: (slug) => (config.sitesDomain ? `https://${slug}.${config.sitesDomain}/` : `${config.publicUrl}/sites/${slug}/`),
-    previewUrl: (id) => `${config.publicUrl}/sites/preview/${id}/${mac(id)}`,
+    previewUrl: (id, nonce) => `${config.publicUrl}/sites/preview/${id}/${token(id, nonce)}`,
     cnameTarget: (slug) => (config.sitesDomain ? `${slug}.${config.sitesDomain}` : publicHost()),
-    previewTokenMatches: (id, token) => {
-      const expected = Buffer.from(mac(id));
-      const given = Buffer.from(token);
-      return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+    previewTokenMatches: (id, nonce, given) => {
+      // Both sides hashed to one length first: the comparison's time says nothing about either.
+      const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
+      return crypto.timingSafeEqual(digest(token(id, nonce)), digest(given));
     },
   };
 }
 
+/**
+ * Whether a build's preview is served at `now`: a page was built, it has not lapsed
+ * (`preview_expires_at`), and the site is not published: building (a revision of a ready site)
+ * or ready. A test site is served nowhere else, so its preview stays open once live too; a
+ * suspended, cancelled, failed or purged build has none.
+ */
+export function previewOpen(row: Pick<WebsiteRow, 'status' | 'mode' | 'built_at' | 'preview_expires_at'>, now: Date): boolean {
+  if (row.built_at === null || row.preview_expires_at === null || row.preview_expires_at.getTime() <= now.getTime()) return false;
+  if (row.status === 'building' || row.status === 'ready') return true;
+  return row.mode === 'test' && (row.status === 'live' || row.status === 'hosting_due');
+}
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export function websiteView(row: WebsiteRow, addresses: SiteAddresses): WebsiteView {
-  const delivered = row.built_at !== null && !['purged', 'cancelled', 'failed'].includes(row.status);
+export function websiteView(row: WebsiteRow, addresses: SiteAddresses, now: Date): WebsiteView {
+  const preview = previewOpen(row, now) ? addresses.previewUrl(row.id, row.preview_nonce) : null;
   const addressed = row.live_at !== null && ['live', 'hosting_due', 'suspended'].includes(row.status);
   return {
     object: 'website_build',
     id: row.id,
     customer_id: row.customer_id,
     status: row.status,
-    preview_url: delivered ? addresses.previewUrl(row.id) : null,
-    url: addressed ? addresses.siteUrl(row.slug) : null,
+    preview_url: preview,
+    preview_expires_at: preview ? iso(row.preview_expires_at) : null,
+    url: addressed ? (row.mode === 'test' ? preview : addresses.siteUrl(row.slug)) : null,
     domain: row.domain,
     domain_verified: row.domain_verified_at !== null,
     brief: row.brief,

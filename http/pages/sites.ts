@@ -5,8 +5,9 @@ import type { Websites } from '../../actors/websites/websites.ts';
 import { Type } from '../schemas/common.ts';
 
 /**
- * Websites as their visitors see them: a live site at `/sites/<slug>/` (or `<slug>.<sites
- * domain>` and a verified custom domain, by the Host header), an unlisted preview, and the
+ * Websites as their visitors see them: a live-mode site at `/sites/<slug>/` (or `<slug>.<sites
+ * domain>` and a verified custom domain, by the Host header), an unlisted preview (a test-mode
+ * site's only address), and the
  * question Caddy's on-demand TLS asks before it gets a certificate for a customer's domain.
  * Nothing here names the service: a site names its business only, and what is not a site is a
  * neutral page.
@@ -28,6 +29,12 @@ const plain = (title: string, text: string) => `<!doctype html>
 
 const NOT_FOUND = plain('Page not found', 'There is no site at this address.');
 const OFFLINE = plain('This site is offline', 'This site is temporarily unavailable. Please try again later.');
+
+/** A page as a preview serves it: never indexed, by its own `<meta name="robots">` as well as the header. */
+function noindexed(html: string): string {
+  if (/<meta\s+name=["']?robots["']?\s+content=["']?noindex/i.test(html)) return html;
+  return html.replace(/<head(\s[^>]*)?>/i, (head) => `${head}\n<meta name="robots" content="noindex, nofollow">`);
+}
 
 /** What these pages use. */
 export interface SitePageDeps {
@@ -91,7 +98,7 @@ export async function registerSitePages(app: App, services: SitePageDeps): Promi
   app.get('/sites/preview/:id/:token', { config: { auth: 'none' }, schema: { hide: true, params: previewParams } }, async (request, reply) => {
     const preview = await websites.preview(request.params.id, request.params.token);
     if (!preview) return reply.code(404).headers({ ...SITE_HEADERS, 'cache-control': 'no-store', 'x-robots-tag': 'noindex' }).send(NOT_FOUND);
-    return reply.code(200).headers({ ...SITE_HEADERS, 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' }).send(preview.html);
+    return reply.code(200).headers({ ...SITE_HEADERS, 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' }).send(noindexed(preview.html));
   });
 
   // Caddy's on_demand_tls `ask`: 200 lets it get a certificate for `domain`, anything else refuses.

@@ -23,7 +23,7 @@ export function registerCustomerRoutes(app: App, services: CustomerRouteDeps): v
         tags: ['customers'],
         body: CreateCustomerBody,
         response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })]) }, [
-          'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'unknown_parameter', 'field_too_long',
+          'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'invalid_phone_number', 'unknown_parameter', 'field_too_long',
           'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'idempotency_key_reused',
           'idempotency_key_too_long', 'scope_missing',
         ]),

@@ -8,7 +8,7 @@ import { ACCEPTED, UPDATED } from '../write-status.ts';
 
 /** What these routes use. */
 export interface WebsiteRouteDeps extends CustomerLookupDeps {
-  websites: Pick<Websites, 'order' | 'get' | 'list' | 'publish' | 'revise' | 'setDomain' | 'cancel'>;
+  websites: Pick<Websites, 'order' | 'get' | 'list' | 'publish' | 'revise' | 'setDomain' | 'reissuePreview' | 'cancel'>;
 }
 
 const WRITE_CODES = ['customer_not_found', 'website_not_found', 'idempotency_key_reused', 'idempotency_key_too_long', 'scope_missing', 'unknown_parameter', 'invalid_json'] as const;
@@ -113,15 +113,40 @@ export function registerWebsiteRoutes(app: App, services: WebsiteRouteDeps): voi
       schema: {
         operationId: 'setWebsiteDomain',
         summary: "Serve the website on the customer's own domain",
-        description: 'Answers the one CNAME record to create at the domain; the site is served there once DNS shows it (checked every few minutes; `domain_verified`).',
+        description:
+          'Answers the one CNAME record to create at the domain (a name under the registrable domain, such as www.; an apex cannot carry a CNAME). The site is served there once DNS shows it (checked every few minutes; `domain_verified`): a claim holds the name only once verified, and an unverified claim lapses after 7 days. A site with a domain takes another only with `replace: true`. A test-mode site takes only names reserved for testing (.test, .example).',
         tags: ['websites'],
         params: WebsiteParams,
         body: DomainBody,
-        response: responses({ 200: DnsRecordSchema }, [...WRITE_CODES, 'website_not_ready', 'invalid_domain', 'domain_taken', 'parameter_missing', 'invalid_parameter', 'field_too_long']),
+        response: responses({ 200: DnsRecordSchema }, [
+          ...WRITE_CODES, 'website_not_ready', 'invalid_domain', 'test_mode_domain', 'domain_already_set', 'sites_not_configured', 'parameter_missing', 'invalid_parameter', 'field_too_long',
+        ]),
       },
     },
     async (request, reply) =>
-      sendWritten(reply, await services.websites.setDomain(await ownerOf(request, request.params.id), request.params.build_id, request.body.domain, request.idempotency)),
+      sendWritten(
+        reply,
+        await services.websites.setDomain(await ownerOf(request, request.params.id), request.params.build_id, { domain: request.body.domain, replace: request.body.replace }, request.idempotency),
+      ),
+  );
+
+  app.post(
+    '/v1/customers/:id/websites/:build_id/preview',
+    {
+      config: { scope: 'sites:order', idempotent: true, writeStatus: UPDATED },
+      schema: {
+        operationId: 'reissueWebsitePreview',
+        summary: "Issue a new preview address (the old one stops)",
+        description:
+          'A preview is open for 30 days after the page is built and ends when a live site is published (a test site is served only at its preview, so it stays open). This gives a new `preview_url`, open 30 days from now; the previous address answers 404 at once.',
+        tags: ['websites'],
+        params: WebsiteParams,
+        body: EmptyBody,
+        response: responses({ 200: WebsiteSchema }, [...WRITE_CODES, 'website_not_ready']),
+      },
+    },
+    async (request, reply) =>
+      sendWritten(reply, await services.websites.reissuePreview(await ownerOf(request, request.params.id), request.params.build_id, request.idempotency)),
   );
 
   app.delete(

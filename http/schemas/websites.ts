@@ -13,8 +13,9 @@ export const WebsiteSchema = Type.Object(
       WEBSITE_STATUSES.map((s) => Type.Literal(s)),
       { description: 'building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged' },
     ),
-    preview_url: Nullable(Type.String({ description: 'once built: unlisted, never indexed' })),
-    url: Nullable(Type.String({ description: 'the address once live' })),
+    preview_url: Nullable(Type.String({ description: 'while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed' })),
+    preview_expires_at: Nullable(Timestamp),
+    url: Nullable(Type.String({ description: "the address once live; a test site's is its preview (test sites are served nowhere else)" })),
     domain: NullableString,
     domain_verified: Type.Boolean({ description: "true once the domain's CNAME points at the site (checked by DNS)" }),
     brief: NullableString,
@@ -53,7 +54,10 @@ const Brief = Type.String({ minLength: 1, maxLength: 4000, description: 'what th
 export const WebsiteOrderBody = Type.Object({ brief: Type.Optional(Brief) }, { additionalProperties: false, examples: [{ brief: 'Family dental practice; highlight evening appointments and emergency care.' }] });
 export const RevisionBody = Type.Object({ brief: Brief }, { additionalProperties: false, examples: [{ brief: 'Put the opening hours higher up and mention free parking.' }] });
 export const DomainBody = Type.Object(
-  { domain: Type.String({ minLength: 1, maxLength: 253, description: "the customer's own host name, e.g. www.brightdental.com" }) },
+  {
+    domain: Type.String({ minLength: 1, maxLength: 253, description: "the customer's own host name, e.g. www.brightdental.com" }),
+    replace: Type.Optional(Type.Boolean({ description: 'true to replace the domain the site already has (otherwise 409 domain_already_set)' })),
+  },
   { additionalProperties: false, examples: [{ domain: 'www.brightdental.com' }] },
 );
 export const EmptyBody = Type.Object({}, { additionalProperties: false, examples: [{}] });

@@ -29,25 +29,31 @@ let shots = '';
 const pages = new Map<string, { url: string; status: number; mode?: 'live' | 'test' }>();
 
 /** Orders, builds and publishes a site for a new customer of `api`; returns the published build. */
-async function publishedSite(api: Client, con: Client, name: string) {
+async function publishedSite(api: Client, con: Client, name: string, publish = true) {
   const c = (await api.post('/v1/customers', { name, country: 'GB' })).body;
   const order = await api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF });
   if (order.status !== 202) throw new Error(`order: ${order.status} ${order.text}`);
   await con.post('/console/v1/website_builder/run');
+  // The preview as it was before publishing (a live-mode site's preview ends at publish).
+  const preview = (await api.get(`/v1/customers/${c.id}/websites/${order.body.id}`)).body.preview_url as string;
+  if (!publish) return { id: order.body.id as string, url: '', preview_url: preview };
   const live = await api.post(`/v1/customers/${c.id}/websites/${order.body.id}/publish`, {});
   if (live.status !== 200) throw new Error(`publish: ${live.status} ${live.text}`);
-  return live.body as { id: string; url: string; preview_url: string };
+  return { ...(live.body as { id: string; url: string }), preview_url: preview };
 }
 
 test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: '3600000', SWITCHBOARD_BUILDER_POLL_MS: '3600000' });
   const a = await makeAccount(svc.url, { live: true });
-  await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 100_000 });
+  await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 150_000 });
   const live = await publishedSite(a.liveApi!, a.console, 'Bright Dental');
   const testMode = await publishedSite(a.api, a.console, 'Harbour Cafe');
-  const suspended = await publishedSite(a.api, a.console, 'Corner Bakery');
+  // Test sites are served only at their preview (issue 20): the offline page is a live site's.
+  const suspended = await publishedSite(a.liveApi!, a.console, 'Corner Bakery');
   pages.set('live-site', { url: live.url, status: 200, mode: 'live' });
-  pages.set('live-preview', { url: live.preview_url, status: 200, mode: 'live' });
+  // A live-mode preview is served until publishing: a build that is ready, not published.
+  const ready = await publishedSite(a.liveApi!, a.console, 'Bright Dental', false);
+  pages.set('live-preview', { url: ready.preview_url, status: 200, mode: 'live' });
   pages.set('test-site', { url: testMode.url, status: 200, mode: 'test' });
   pages.set('test-preview', { url: testMode.preview_url, status: 200, mode: 'test' });
   // The offline page: a site in its suspension (the hosting lifecycle that leads here has tests of its own).

@@ -84,7 +84,7 @@ let sessionToken: string;
 
 test.before(async () => {
   // The dialler runs when asked (console), so the tests decide when a call is dialled.
-  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
+  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000', SWITCHBOARD_SITES_DOMAIN: 'sites.contract.example' });
   const r = await call(svc.url, 'GET', '/v1/openapi.json');
   doc = r.body;
   ajv.addSchema({ $id: COMPONENTS, $defs: doc.components.schemas });
@@ -471,11 +471,18 @@ test.serial('websites: order, build, publish, revision, domain, cancel; 402 with
   await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: 'nothing' }, body: { brief: 'x' } }, 404, 'website_not_found');
   await call(svc.url, 'POST', '/console/v1/website_builder/run', { key: CONSOLE_TOKEN });
   await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: { brief: 'Again.' } }, 409, 'revision_limit_reached');
-  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: exampleOf(operations.get('setWebsiteDomain')!) }, 200);
+  // A test site takes only names reserved for testing.
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: exampleOf(operations.get('setWebsiteDomain')!) }, 400, 'test_mode_domain');
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: { domain: 'www.bright.test' } }, 200);
   await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: { domain: 'not a domain' } }, 400, 'invalid_domain');
-  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: 'nothing' }, body: { domain: 'www.x.example' } }, 404, 'website_not_found');
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: 'nothing' }, body: { domain: 'www.x.test' } }, 404, 'website_not_found');
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: { domain: 'www.other.test' } }, 409, 'domain_already_set');
+  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: { domain: 'www.other.test', replace: true } }, 200);
+  await expectAnswer(t, 'reissueWebsitePreview', { key, params: { id, build_id: buildId }, body: {} }, 200);
+  await expectAnswer(t, 'reissueWebsitePreview', { key, params: { id, build_id: 'nothing' }, body: {} }, 404, 'website_not_found');
+  await expectAnswer(t, 'reissueWebsitePreview', { key, params: { id, build_id: buildId }, body: { x: 1 } }, 400, 'unknown_parameter');
   const second = await expectAnswer(t, 'orderWebsite', { key, params: { id }, body: { brief: 'A second site for the same practice, for its new branch.' } }, 202);
-  await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: second.body.id }, body: exampleOf(operations.get('setWebsiteDomain')!) }, 409, 'domain_taken');
+  await expectAnswer(t, 'reissueWebsitePreview', { key, params: { id, build_id: second.body.id }, body: {} }, 409, 'website_not_ready');
   await expectAnswer(t, 'cancelWebsite', { key, params: { id, build_id: second.body.id } }, 200);
   await expectAnswer(t, 'cancelWebsite', { key, params: { id, build_id: 'nothing' } }, 404, 'website_not_found');
   const live = await makeAccount(svc.url, { live: true });

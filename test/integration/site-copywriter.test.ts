@@ -117,3 +117,30 @@ test('copywriterFor picks the model with a key and the deterministic copywriter 
   t.is(copywriterFor({ openai: null }).name, 'deterministic');
   t.is(copywriterFor({ openai: { apiKey: 'k', baseUrl: undefined, realtimeUrl: undefined, realtimeModel: 'r', chatModel: 'c' } }).name, 'openai');
 });
+
+test.serial('a revision: the model gets the change as an instruction (apart from the brief); copy that quotes it falls back; the deterministic copy never shows it', async (t) => {
+  const change = 'Put the free quotes first and leave out the landlord certificates.';
+  fake.requests.length = 0;
+  fake.script({ reply: JSON.stringify(MODEL_COPY) });
+  const facts = richFacts({ changes: [change] });
+  t.deepEqual(await writer().write(facts), { ok: true, copy: MODEL_COPY });
+  const body = fake.requests[0].body;
+  const sent = JSON.parse(body.messages[1].content.replace(/^FACTS \(JSON\):\n/, ''));
+  t.deepEqual(sent.changes_requested_by_the_reseller, [change]);
+  t.is(sent.brief_from_the_reseller, richFacts().brief, 'the brief is the order\'s, without the change in it');
+  t.regex(body.messages[0].content, /changes_requested_by_the_reseller[^\n]*instructions[^\n]*never the page's words/);
+
+  // The model put the instruction on the page: not used.
+  const { log, lines } = capturedLog();
+  fake.script({ reply: JSON.stringify({ ...MODEL_COPY, about: `Change: ${change}` }) });
+  const quoted = await writer().write(facts, log);
+  t.deepEqual(quoted, deterministicCopy(facts));
+  t.true(lines.some((l) => JSON.stringify(l.problems ?? '').includes('quotes a requested change')));
+
+  // Without a model the change cannot be followed, and it is nowhere in the copy.
+  const plain = deterministicCopy(richFacts({ research: null, changes: [change] }));
+  t.true(plain.ok);
+  const words = plain.ok ? Object.values(plain.copy).flat().map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n') : '';
+  t.false(words.includes('free quotes first'));
+  t.false(words.includes('Change:'));
+});

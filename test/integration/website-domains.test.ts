@@ -1,18 +1,20 @@
 /**
- * Customers' own domains (issue 15) checked against a DNS server the test controls
+ * Customers' own domains (issues 15 and 20) checked against a DNS server the test controls
  * (test/helpers/dns-server.ts, given to the service as SWITCHBOARD_DNS_SERVERS): unverified while
  * the CNAME is missing or the lookup fails (no certificate, not served by Host), verified by the
  * check_domains job once the CNAME points at the site and the 10-minute recheck has come (on the
- * test clock), then served by Host and allowed a certificate by Caddy's `ask`. A second service
- * with SWITCHBOARD_SITES_DOMAIN serves sites at `<slug>.<sites domain>`. Serial: the test clock
- * and the builder are shared by every test of a service.
+ * test clock), then served by Host and allowed a certificate by Caddy's `ask`. Domains need
+ * SWITCHBOARD_SITES_DOMAIN (each site's CNAME names its own `<slug>.<sites domain>`, which is what
+ * proves a claim); a service without it refuses them. An unverified claim blocks nobody, lapses
+ * after 7 days, and a claim DNS verifies drops the others. Test sites are served only at their
+ * preview. Serial: the test clock and the builder are shared by every test of a service.
  */
 import test, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
-import { call } from '../helpers/http.ts';
+import { call, type Client } from '../helpers/http.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { startTestDns, type TestDns } from '../helpers/dns-server.ts';
 
@@ -33,7 +35,6 @@ test.after.always(async () => {
   await dns?.close();
 });
 
-const pathOf = (url: string) => new URL(url).pathname;
 const runJob = async (a: TestAccount, name: string) => (await a.console.post(`/console/v1/jobs/${name}/run`)).body.processed as number;
 const advance = (a: TestAccount, seconds: number) => a.console.post('/console/v1/test_clock/advance', { seconds });
 const ask = (s: TestService, domain: string) => call(s.url, 'GET', `/sites/tls-ask?domain=${encodeURIComponent(domain)}`);
@@ -43,16 +44,34 @@ const byHost = async (s: TestService, host: string, target = '/') => {
   // (the raw reader keeps bytes as latin1 characters)
   return { ...r, body: Buffer.from(r.body, 'latin1').toString('utf8') };
 };
+/** A name no other test uses, under a real top-level domain (the test's DNS server answers it). */
+const unique = (label: string, id: string, tld = 'com') => `www.${label}-${id.slice(0, 8)}.${tld}`;
 
-/** A test-mode customer's site, built and live on `s`. */
-async function liveSite(s: TestService, name = 'Bright Dental') {
-  const a = await makeAccount(s.url);
-  const c = await makeCustomer(a.api, { name, country: 'GB' });
-  const id = (await a.api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id as string;
+/**
+ * A customer's site, built and published on `s`: live mode (an account with money) unless
+ * `mode` is 'test'. `api` is the key of that mode.
+ */
+async function liveSite(s: TestService, name = 'Bright Dental', mode: 'live' | 'test' = 'live') {
+  const a = await makeAccount(s.url, mode === 'live' ? { live: true } : {});
+  if (mode === 'live') await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 100_000 });
+  const api: Client = mode === 'live' ? a.liveApi! : a.api;
+  const c = await makeCustomer(api, { name, country: 'GB' });
+  const id = (await api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id as string;
   await a.console.post('/console/v1/website_builder/run');
-  const live = await a.api.post(`/v1/customers/${c.id}/websites/${id}/publish`, {});
+  const live = await api.post(`/v1/customers/${c.id}/websites/${id}/publish`, {});
   if (live.status !== 200) throw new Error(`publish: ${live.status} ${live.text}`);
-  return { a, c, id, site: live.body, get: async () => (await a.api.get(`/v1/customers/${c.id}/websites/${id}`)).body };
+  const slug = await slugOf(s, id);
+  return {
+    a,
+    api,
+    c,
+    id,
+    slug,
+    site: live.body,
+    host: `${slug}.${SITES_DOMAIN}`,
+    get: async () => (await api.get(`/v1/customers/${c.id}/websites/${id}`)).body,
+    setDomain: (body: Record<string, unknown>) => api.post(`/v1/customers/${c.id}/websites/${id}/domain`, body),
+  };
 }
 
 async function invariantsHold(t: ExecutionContext, s: TestService) {
@@ -60,20 +79,20 @@ async function invariantsHold(t: ExecutionContext, s: TestService) {
 }
 
 test.serial('a domain stays unverified without its CNAME; once the CNAME points at the site, the recheck verifies it; then it is served by Host and allowed a certificate', async (t) => {
-  const { a, c, id, site, get } = await liveSite(svc);
-  const domain = `www.bright-${id.slice(0, 8)}.example`;
-  const record = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain })).body;
+  const { a, id, host, slug, setDomain, get } = await liveSite(sites);
+  const domain = unique('bright', id);
+  const record = (await setDomain({ domain })).body;
   t.like(record, { object: 'dns_record', type: 'CNAME', name: domain });
-  // Without a sites domain the CNAME names the service's own host.
-  t.is(record.value, new URL(svc.url).hostname);
+  // The CNAME names the site's own host under the sites domain.
+  t.is(record.value, host);
 
   // No record yet: the job looks (at the test's server), and the domain stays unverified.
   const asked = dns.queries.length;
   t.is(await runJob(a, 'check_domains'), 0);
   t.true(dns.queries.slice(asked).some((q) => q.name.toLowerCase() === domain && q.type === 'CNAME'), 'the service asked the test DNS server');
   t.like(await get(), { domain, domain_verified: false });
-  t.is((await ask(svc, domain)).status, 404);
-  const notYet = await byHost(svc, domain);
+  t.is((await ask(sites, domain)).status, 404);
+  const notYet = await byHost(sites, domain);
   t.not(notYet.status, 200, 'an unverified domain is not served');
   t.notRegex(notYet.body, /Bright Dental/);
 
@@ -87,20 +106,21 @@ test.serial('a domain stays unverified without its CNAME; once the CNAME points 
   await advance(a, 10 * 60 + 1);
   t.is(await runJob(a, 'check_domains'), 1);
   t.like(await get(), { domain, domain_verified: true });
-  t.is((await ask(svc, domain)).status, 200);
-  t.is((await ask(svc, domain.toUpperCase())).status, 200, 'the ask ignores case');
-  t.is((await ask(svc, `${domain}.`)).status, 200, 'and a trailing dot');
+  t.is((await ask(sites, domain)).status, 200);
+  t.is((await ask(sites, domain.toUpperCase())).status, 200, 'the ask ignores case');
+  t.is((await ask(sites, `${domain}.`)).status, 200, 'and a trailing dot');
 
-  const page = (await call(svc.url, 'GET', pathOf(site.url))).text;
-  for (const host of [domain, domain.toUpperCase(), `${domain}:443`, `${domain}.`]) {
-    const served = await byHost(svc, host);
-    t.is(served.status, 200, host);
-    t.is(served.body, page, `the site itself at Host ${host}`);
+  const page = (await call(sites.url, 'GET', `/sites/${slug}/`)).text;
+  t.regex(page, /Bright Dental/);
+  for (const h of [domain, domain.toUpperCase(), `${domain}:443`, `${domain}.`]) {
+    const served = await byHost(sites, h);
+    t.is(served.status, 200, h);
+    t.is(served.body, page, `the site itself at Host ${h}`);
     t.regex(served.headers['content-security-policy'] ?? '', /default-src 'none'/);
   }
-  t.is((await byHost(svc, domain, '/anything/else')).body, page, 'every path of the domain is the page');
+  t.is((await byHost(sites, domain, '/anything/else')).body, page, 'every path of the domain is the page');
   // The API is not reachable through a customer's domain as a page.
-  t.not((await byHost(svc, domain, '/healthz')).body, page);
+  t.not((await byHost(sites, domain, '/healthz')).body, page);
   const questionsSoFar = dns.queries.length;
   t.is(await runJob(a, 'check_domains'), 0);
   t.is(dns.queries.length, questionsSoFar, 'a verified domain is not looked up again within hours');
@@ -115,21 +135,21 @@ test.serial('a domain stays unverified without its CNAME; once the CNAME points 
   await advance(a, 6 * 3600 + 60);
   t.is(await runJob(a, 'check_domains'), 1);
   t.false((await get()).domain_verified);
-  t.is((await ask(svc, domain)).status, 404);
-  t.not((await byHost(svc, domain)).body, page);
-  await invariantsHold(t, svc);
+  t.is((await ask(sites, domain)).status, 404);
+  t.not((await byHost(sites, domain)).body, page);
+  await invariantsHold(t, sites);
 });
 
 test.serial('a lookup that fails (SERVFAIL) keeps the domain unverified and it is checked again later; a CNAME to another site never verifies', async (t) => {
-  const { a, c, id, get } = await liveSite(svc);
-  const domain = `shop.flaky-${id.slice(0, 8)}.example`;
-  const record = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain })).body;
+  const { a, id, setDomain, get } = await liveSite(sites);
+  const domain = unique('flaky', id);
+  const record = (await setDomain({ domain })).body;
   dns.cname(domain, record.value);
   dns.fail(domain, 'servfail');
   t.is(await runJob(a, 'check_domains'), 0);
   t.false((await get()).domain_verified);
-  t.true(svc.logs.lines.some((l) => l.domain === domain && /checked again later/.test(String(l.msg))), 'the failure is logged');
-  t.is((await ask(svc, domain)).status, 404);
+  t.true(sites.logs.lines.some((l) => l.domain === domain && /checked again later/.test(String(l.msg))), 'the failure is logged');
+  t.is((await ask(sites, domain)).status, 404);
 
   dns.clear(domain);
   dns.cname(domain, record.value);
@@ -138,46 +158,45 @@ test.serial('a lookup that fails (SERVFAIL) keeps the domain unverified and it i
   t.true((await get()).domain_verified);
 
   // Another customer's domain pointed somewhere else: looked at, never verified.
-  const other = await liveSite(svc, 'Harbour Cafe');
-  const elsewhere = `www.harbour-${other.id.slice(0, 8)}.example`;
-  await other.a.api.post(`/v1/customers/${other.c.id}/websites/${other.id}/domain`, { domain: elsewhere });
+  const other = await liveSite(sites, 'Harbour Cafe');
+  const elsewhere = unique('harbour', other.id);
+  await other.setDomain({ domain: elsewhere });
   dns.cname(elsewhere, 'somewhere-else.example.org');
   t.is(await runJob(a, 'check_domains'), 0);
   t.false((await other.get()).domain_verified);
-  t.is((await ask(svc, elsewhere)).status, 404);
+  t.is((await ask(sites, elsewhere)).status, 404);
 });
 
 test.serial('tls-ask: 404 for a cancelled site\'s domain, an unknown name and garbage; never a 5xx', async (t) => {
-  const { a, c, id, get } = await liveSite(svc);
-  const domain = `www.gone-${id.slice(0, 8)}.example`;
-  const record = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain })).body;
+  const { a, c, id, api, setDomain, get } = await liveSite(sites);
+  const domain = unique('gone', id);
+  const record = (await setDomain({ domain })).body;
   dns.cname(domain, record.value);
+  await advance(a, 10 * 60 + 1);
   await runJob(a, 'check_domains');
   t.true((await get()).domain_verified);
-  t.is((await ask(svc, domain)).status, 200);
-  t.is((await a.api.delete(`/v1/customers/${c.id}/websites/${id}`)).status, 200);
-  t.is((await ask(svc, domain)).status, 404, 'a taken-down site gets no certificate');
-  t.is((await byHost(svc, domain)).status, 404, 'nor is it served');
+  t.is((await ask(sites, domain)).status, 200);
+  t.is((await api.delete(`/v1/customers/${c.id}/websites/${id}`)).status, 200);
+  t.is((await ask(sites, domain)).status, 404, 'a taken-down site gets no certificate');
+  t.is((await byHost(sites, domain)).status, 404, 'nor is it served');
 
   for (const garbage of ['www.nobody.example', 'localhost', '127.0.0.1', '::1', '-x.example', 'a..b.example', 'exa mple.com', '<script>', 'x'.repeat(253), `${domain}/path`, 'é.example']) {
-    const r = await ask(svc, garbage);
+    const r = await ask(sites, garbage);
     t.is(r.status, 404, JSON.stringify(garbage));
   }
   // No name at all, or one longer than a DNS name can be: the request itself is refused, in the API's error shape.
   for (const query of ['', '?domain=', '?domain=%00', `?domain=${'x'.repeat(254)}`]) {
-    const r = await call(svc.url, 'GET', `/sites/tls-ask${query}`);
+    const r = await call(sites.url, 'GET', `/sites/tls-ask${query}`);
     t.is(r.status, 400, query);
     t.truthy(r.body.error?.code, query);
   }
-  await invariantsHold(t, svc);
+  await invariantsHold(t, sites);
 });
 
 test.serial('with SWITCHBOARD_SITES_DOMAIN: a live site is at https://<slug>.<sites domain>/, served by that Host, allowed a certificate only while live; a customer\'s CNAME names that host', async (t) => {
-  const { a, c, id, site, get } = await liveSite(sites);
-  const slug = /^https:\/\/([a-z0-9-]+)\./.exec(site.url)?.[1] ?? '';
+  const { a, c, api, id, site, slug, host, setDomain, get } = await liveSite(sites);
   t.is(site.url, `https://${slug}.${SITES_DOMAIN}/`);
   t.regex(slug, /^bright-dental-[0-9a-f]{6}$/);
-  const host = `${slug}.${SITES_DOMAIN}`;
 
   const page = (await call(sites.url, 'GET', `/sites/${slug}/`)).text;
   t.regex(page, /Bright Dental/);
@@ -193,15 +212,15 @@ test.serial('with SWITCHBOARD_SITES_DOMAIN: a live site is at https://<slug>.<si
   t.is((await ask(sites, SITES_DOMAIN)).status, 404);
 
   // An order not live yet has a slug but no site: no certificate.
-  const waiting = (await a.api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body;
+  const waiting = (await api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body;
   const waitingSlug = await slugOf(sites, waiting.id);
   t.is((await ask(sites, `${waitingSlug}.${SITES_DOMAIN}`)).status, 404, 'a site still building gets no certificate');
 
   // The customer's domain points at <slug>.<sites domain>.
-  const domain = `www.bright-${id.slice(0, 8)}.example`;
-  const record = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain })).body;
+  const domain = unique('bright', id);
+  const record = (await setDomain({ domain })).body;
   t.is(record.value, host);
-  t.is((await a.api.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain: `shop.${SITES_DOMAIN}` })).body.error?.code, 'invalid_domain', 'the service\'s own names are not a customer\'s');
+  t.is((await setDomain({ domain: `shop.${SITES_DOMAIN}`, replace: true })).body.error?.code, 'invalid_domain', 'the service\'s own names are not a customer\'s');
   // (the refused name left the domain as it was)
   dns.cname(domain, host);
   t.is(await runJob(a, 'check_domains'), 1);
@@ -210,10 +229,100 @@ test.serial('with SWITCHBOARD_SITES_DOMAIN: a live site is at https://<slug>.<si
   t.is((await ask(sites, domain)).status, 200);
 
   // Taken down: neither its own host nor the customer's domain gets a certificate or the page.
-  await a.api.delete(`/v1/customers/${c.id}/websites/${id}`);
+  await api.delete(`/v1/customers/${c.id}/websites/${id}`);
   t.is((await ask(sites, host)).status, 404, 'a cancelled site\'s own host gets no certificate');
   t.is((await ask(sites, domain)).status, 404);
   t.is((await byHost(sites, host)).status, 404);
+  await invariantsHold(t, sites);
+});
+
+test.serial('test sites are served only at their preview: not at <slug>.<sites domain>, not at /sites/<slug>/, not at a verified domain, and never given a certificate', async (t) => {
+  const { a, id, slug, host, site, setDomain, get } = await liveSite(sites, 'Test Dental', 'test');
+  t.is(site.status, 'live');
+  t.is(site.url, site.preview_url, 'its address is its preview');
+  t.is((await call(sites.url, 'GET', new URL(site.url).pathname)).status, 200, 'the preview serves it');
+  t.is((await byHost(sites, host)).status, 404, 'not at its slug host');
+  t.is((await call(sites.url, 'GET', `/sites/${slug}/`)).status, 404, 'not at its slug path');
+  t.is((await ask(sites, host)).status, 404, 'no certificate for its slug host');
+
+  // Even a testing name DNS verifies is neither served nor certified.
+  const domain = `www.test-${id.slice(0, 8)}.test`;
+  const record = (await setDomain({ domain })).body;
+  t.is(record.value, host);
+  dns.cname(domain, host);
+  await advance(a, 10 * 60 + 1);
+  await runJob(a, 'check_domains');
+  t.true((await get()).domain_verified);
+  t.is((await ask(sites, domain)).status, 404);
+  t.is((await byHost(sites, domain)).status, 404);
+});
+
+test.serial('domain names: apex, special-use and IP names are 400 invalid_domain; a test site takes only testing names (400 test_mode_domain); a service without a sites domain is 503', async (t) => {
+  const live = await liveSite(sites);
+  for (const domain of ['brightdental.com', 'brightdental.co.uk', 'foo.localhost', 'shop.local', 'www.bright.test', 'www.bright.example', 'www.example.com', 'printer.internal', 'www.bright.invalid', 'x.onion', '127.0.0.1', '[::1]', 'localhost']) {
+    const r = await live.setDomain({ domain });
+    t.is(r.status, 400, `${domain}: ${r.text}`);
+    t.is(r.body.error.code, 'invalid_domain', domain);
+  }
+  t.regex((await live.setDomain({ domain: 'brightdental.com' })).body.error.message, /apex/i);
+  t.is((await live.setDomain({ domain: 'www.brightdental.co.uk' })).status, 200, 'a name under a country\'s registrable domain');
+
+  const test = await liveSite(sites, 'Test Dental', 'test');
+  const real = await test.setDomain({ domain: 'www.brightdental.com' });
+  t.is(real.status, 400, real.text);
+  t.is(real.body.error.code, 'test_mode_domain', 'a free test build claims no real domain');
+  t.is((await test.setDomain({ domain: 'foo.localhost' })).body.error.code, 'invalid_domain');
+  t.is((await test.setDomain({ domain: 'bright.test' })).body.error.code, 'invalid_domain', 'an apex, even for testing');
+  t.is((await test.setDomain({ domain: 'www.bright.test' })).status, 200);
+
+  const none = await liveSite(svc);
+  const r = await none.setDomain({ domain: 'www.brightdental.com' });
+  t.is(r.status, 503, r.text);
+  t.is(r.body.error.code, 'sites_not_configured');
+});
+
+test.serial('replacing a domain is explicit: another name is 409 domain_already_set unless replace is true; the same name again answers the record', async (t) => {
+  const { id, setDomain, get } = await liveSite(sites);
+  const first = unique('first', id);
+  const second = unique('second', id);
+  t.is((await setDomain({ domain: first })).status, 200);
+  t.is((await setDomain({ domain: first })).status, 200, 'the same name: as it is');
+  const refused = await setDomain({ domain: second });
+  t.is(refused.status, 409, refused.text);
+  t.is(refused.body.error.code, 'domain_already_set');
+  t.like(await get(), { domain: first });
+  const replaced = await setDomain({ domain: second, replace: true });
+  t.is(replaced.status, 200, replaced.text);
+  t.like(await get(), { domain: second, domain_verified: false });
+});
+
+test.serial('squatting: an unverified claim blocks nobody; the claim DNS verifies takes the domain and the other claims are dropped; an unverified claim lapses after 7 days', async (t) => {
+  const squatter = await liveSite(sites, 'Squatter');
+  const owner = await liveSite(sites, 'Owner Dental');
+  const domain = unique('owner', owner.id);
+  t.is((await squatter.setDomain({ domain })).status, 200, 'the squatter claims first');
+  const claimed = await owner.setDomain({ domain });
+  t.is(claimed.status, 200, `the owner is not blocked: ${claimed.text}`);
+  t.is(claimed.body.value, owner.host);
+
+  // The owner points the name at its own site: DNS proves it, and the squatter's claim goes.
+  dns.cname(domain, owner.host);
+  await advance(owner.a, 10 * 60 + 1);
+  await runJob(owner.a, 'check_domains');
+  t.like(await owner.get(), { domain, domain_verified: true });
+  t.like(await squatter.get(), { domain: null, domain_verified: false });
+  t.is((await byHost(sites, domain)).body, (await call(sites.url, 'GET', `/sites/${owner.slug}/`)).text);
+
+  // A claim DNS never verifies lapses 7 days after it was made (a test-mode claim, on the test clock).
+  const idle = await liveSite(sites, 'Idle Dental', 'test');
+  const name = `www.idle-${idle.id.slice(0, 8)}.test`;
+  t.is((await idle.setDomain({ domain: name })).status, 200);
+  await advance(idle.a, 6 * 86_400);
+  await runJob(idle.a, 'check_domains');
+  t.like(await idle.get(), { domain: name }, 'day 6: still claimed');
+  await advance(idle.a, 86_400 + 60);
+  await runJob(idle.a, 'check_domains');
+  t.like(await idle.get(), { domain: null }, 'after 7 days: lapsed');
   await invariantsHold(t, sites);
 });
 

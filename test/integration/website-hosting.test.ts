@@ -15,8 +15,7 @@ import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../h
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { clockDays } from '../helpers/clock-days.ts';
 import { call, type Client } from '../helpers/http.ts';
-import { addDays, nextRenewal, RELEASE_COUNTDOWN_DAYS, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
-import { PURGE_AFTER_DAYS } from '../../actors/websites/websites.ts';
+import { nextRenewal } from '../../money/rules/renewal.ts';
 
 let svc: TestService;
 let con: Client;
@@ -37,6 +36,13 @@ test.afterEach(async (t) => {
 
 const BRIEF = 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments; evening hours on Thursdays.';
 const FEE = 35_000;
+// The spec's days, named here (never the code's constants): a 14-day countdown, warned 3 days
+// ahead, and a suspended site kept 90 days before its page is purged.
+const COUNTDOWN_DAYS = 14;
+const NOTICE_DAYS = 3;
+const PURGE_DAYS = 90;
+/** A UTC calendar day `n` days after `day` (YYYY-MM-DD), by the test's own arithmetic. */
+const plusDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 const MONTH = 2_000;
 
 type Live = TestAccount & { liveApi: Client };
@@ -124,7 +130,7 @@ test.serial('renewal when the balance covers it: one website_hosting line per pe
   const second = nextRenewal(first, anchorOf(site));
 
   // The notice window opens; the balance covers the renewal, so nobody is warned and nothing is charged yet.
-  await advanceTo(addDays(first, -RENEWAL_NOTICE_DAYS));
+  await advanceTo(plusDays(first, -NOTICE_DAYS));
   await run('renew_hosting');
   t.is((await eventsAbout(a.liveApi, 'website.hosting_due', site.id)).length, 0);
   t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'live', hosting_renews_on: first, suspend_due_on: null });
@@ -150,13 +156,13 @@ test.serial('3 days ahead of a renewal the balance will not cover: hosting_due w
   const { a, c, site } = await liveSite(38_000);
   const renewsOn = site.hosting_renews_on as string;
   const next = nextRenewal(renewsOn, anchorOf(site));
-  const suspendOn = addDays(renewsOn, RELEASE_COUNTDOWN_DAYS);
+  const suspendOn = plusDays(renewsOn, COUNTDOWN_DAYS);
 
-  await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS - 1));
+  await advanceTo(plusDays(renewsOn, -NOTICE_DAYS - 1));
   await run('renew_hosting');
   t.is((await siteOf(a.liveApi, c.id, site.id)).status, 'live', 'four days ahead: not yet');
 
-  await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS));
+  await advanceTo(plusDays(renewsOn, -NOTICE_DAYS));
   await Promise.all([run('renew_hosting'), run('renew_hosting')]);
   await run('renew_hosting');
   t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'hosting_due', hosting_renews_on: renewsOn, suspend_due_on: suspendOn, url: site.url });
@@ -178,7 +184,7 @@ test.serial('3 days ahead of a renewal the balance will not cover: hosting_due w
   t.is((await visit(site.url)).status, 200);
 
   // Five days into the countdown a top-up takes the hosting in its own transaction.
-  await advanceTo(addDays(renewsOn, 5));
+  await advanceTo(plusDays(renewsOn, 5));
   await topUp(a, 2_500);
   t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'live', hosting_renews_on: next, suspend_due_on: null, url: site.url });
   const lines = await hostingLines(a.liveApi, c.id);
@@ -202,9 +208,9 @@ test.serial('a renewal that cannot be taken (no warning before it): hosting_due 
   // The job did not run in the notice window: the renewal itself finds the money short.
   await advanceTo(renewsOn);
   await Promise.all([run('renew_hosting'), run('renew_hosting')]);
-  await advanceTo(addDays(renewsOn, 1));
+  await advanceTo(plusDays(renewsOn, 1));
   await run('renew_hosting');
-  const suspendOn = addDays(renewsOn, RELEASE_COUNTDOWN_DAYS);
+  const suspendOn = plusDays(renewsOn, COUNTDOWN_DAYS);
   t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'hosting_due', hosting_renews_on: renewsOn, suspend_due_on: suspendOn });
   const due = await eventsAbout(a.liveApi, 'website.hosting_due', site.id);
   t.is(due.length, 1, 'one event however often the job runs');
@@ -218,12 +224,12 @@ test.serial('the countdown ends: suspended with website.suspended and purge_due_
   await startOfTest();
   const { a, c, site } = await liveSite(38_000);
   const renewsOn = site.hosting_renews_on as string;
-  const suspendOn = addDays(renewsOn, RELEASE_COUNTDOWN_DAYS);
+  const suspendOn = plusDays(renewsOn, COUNTDOWN_DAYS);
   await advanceTo(renewsOn);
   await run('renew_hosting');
   t.is((await siteOf(a.liveApi, c.id, site.id)).status, 'hosting_due');
 
-  await advanceTo(addDays(suspendOn, -1));
+  await advanceTo(plusDays(suspendOn, -1));
   await run('renew_hosting');
   await run('suspend_sites');
   t.is((await siteOf(a.liveApi, c.id, site.id)).status, 'hosting_due', 'the day before: still counting down');
@@ -231,7 +237,7 @@ test.serial('the countdown ends: suspended with website.suspended and purge_due_
 
   await advanceTo(suspendOn);
   await Promise.all([run('suspend_sites'), run('suspend_sites')]);
-  const purgeOn = addDays(suspendOn, PURGE_AFTER_DAYS);
+  const purgeOn = plusDays(suspendOn, PURGE_DAYS);
   const suspended = await siteOf(a.liveApi, c.id, site.id);
   t.like(suspended, { status: 'suspended', purge_due_on: purgeOn, url: site.url });
   const events = await eventsAbout(a.liveApi, 'website.suspended', site.id);
@@ -245,7 +251,7 @@ test.serial('the countdown ends: suspended with website.suspended and purge_due_
   t.true(stored.rows[0].kept, 'nothing deleted while suspended');
 
   // Twenty days offline; the jobs charge nothing meanwhile.
-  const back = addDays(suspendOn, 20);
+  const back = plusDays(suspendOn, 20);
   await advanceTo(back);
   await run('renew_hosting');
   await run('purge_sites');
@@ -273,15 +279,15 @@ test.serial('after 90 days suspended: purged, the page deleted (404, html null),
   await startOfTest();
   const { a, c, site } = await liveSite(38_000);
   const renewsOn = site.hosting_renews_on as string;
-  const suspendOn = addDays(renewsOn, RELEASE_COUNTDOWN_DAYS);
+  const suspendOn = plusDays(renewsOn, COUNTDOWN_DAYS);
   await advanceTo(renewsOn);
   await run('renew_hosting');
   await advanceTo(suspendOn);
   await run('suspend_sites');
-  const purgeOn = addDays(suspendOn, PURGE_AFTER_DAYS);
+  const purgeOn = plusDays(suspendOn, PURGE_DAYS);
   t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'suspended', purge_due_on: purgeOn });
 
-  await advanceTo(addDays(purgeOn, -1));
+  await advanceTo(plusDays(purgeOn, -1));
   await run('renew_hosting');
   await run('purge_sites');
   t.is((await siteOf(a.liveApi, c.id, site.id)).status, 'suspended', 'the day before: still recoverable');
@@ -299,7 +305,7 @@ test.serial('after 90 days suspended: purged, the page deleted (404, html null),
 
   // Money coming in, and the jobs over the next renewals, charge nothing.
   await topUp(a, 2_500);
-  await advanceTo(addDays(purgeOn, 40));
+  await advanceTo(plusDays(purgeOn, 40));
   await run('renew_hosting');
   await run('suspend_sites');
   await run('purge_sites');
@@ -336,7 +342,7 @@ test.serial('test mode: hosting is priced with applied:false each month and the 
   t.is(await balanceOf(a.api), 0, 'the test balance is empty and stays so');
   let renewsOn = site.hosting_renews_on as string;
   for (let month = 0; month < 3; month++) {
-    await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS));
+    await advanceTo(plusDays(renewsOn, -NOTICE_DAYS));
     await run('renew_hosting');
     t.is((await siteOf(a.api, c.id, site.id)).status, 'live');
     await advanceTo(renewsOn);
@@ -351,7 +357,11 @@ test.serial('test mode: hosting is priced with applied:false each month and the 
   for (const line of lines) t.like(line, { cause: 'website_hosting', amount_cents: -MONTH, applied: false });
   t.is((await eventsAbout(a.api, 'website.hosting_due', site.id)).length, 0);
   t.is(await balanceOf(a.api), 0);
-  t.is((await visit(site.url)).status, 200);
+  // A test site is served only at its preview, which lapses 30 days after the build: re-issued, it serves again.
+  t.is((await visit(site.url)).status, 404);
+  const reissued = (await a.api.post(`/v1/customers/${c.id}/websites/${site.id}/preview`, {})).body;
+  t.is(reissued.status, 'live');
+  t.is((await visit(reissued.url)).status, 200);
 });
 
 test.serial('a site taken down once live is never charged again: not at its renewal, not by a top-up', async (t) => {
@@ -362,12 +372,12 @@ test.serial('a site taken down once live is never charged again: not at its rene
   t.is(down.status, 200, down.text);
   t.like(down.body, { status: 'cancelled', hosting_renews_on: null, url: null });
 
-  await advanceTo(addDays(renewsOn, -RENEWAL_NOTICE_DAYS));
+  await advanceTo(plusDays(renewsOn, -NOTICE_DAYS));
   await run('renew_hosting');
   await advanceTo(renewsOn);
   await run('renew_hosting');
   await topUp(a, 2_500);
-  await advanceTo(addDays(renewsOn, RELEASE_COUNTDOWN_DAYS));
+  await advanceTo(plusDays(renewsOn, COUNTDOWN_DAYS));
   await run('renew_hosting');
   await run('suspend_sites');
   await run('purge_sites');
@@ -393,7 +403,7 @@ test.serial('the early warning counts every hosting and rent of the account due 
   t.is(n.status, 201, n.text);
   t.is(n.body.renews_on, site.hosting_renews_on);
   t.is(await balanceOf(a.liveApi), 2_500, 'covers the hosting (2,000), not the hosting and the rent (3,500)');
-  await advanceTo(addDays(site.hosting_renews_on, -RENEWAL_NOTICE_DAYS));
+  await advanceTo(plusDays(site.hosting_renews_on, -NOTICE_DAYS));
   await run('renew_hosting');
   t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'hosting_due' });
   t.is((await eventsAbout(a.liveApi, 'website.hosting_due', site.id)).length, 1);

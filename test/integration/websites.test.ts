@@ -11,7 +11,6 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { call, type Client } from '../helpers/http.ts';
-import { rawRequest } from '../helpers/raw-http.ts';
 import { startTestDns, type TestDns } from '../helpers/dns-server.ts';
 
 let svc: TestService;
@@ -44,7 +43,20 @@ const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 
 const BRIEF = 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments; evening hours on Thursdays.';
 
-test.serial('test mode: order (202, fee priced not applied), build (ready, preview noindex), publish (live, hosting priced), the site is served with a test banner', async (t) => {
+async function sql(text: string, values: unknown[]) {
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  try {
+    return (await db.query(text, values)).rows;
+  } finally {
+    await db.end();
+  }
+}
+
+/** A build's slug (the API shows it only in a live site's url). */
+const slugOf = async (id: string): Promise<string> => (await sql('SELECT slug FROM website_builds WHERE id = $1', [id]))[0].slug;
+
+test.serial('test mode: order (202, fee priced not applied), build (ready, preview noindex), publish (live, hosting priced), the site is served only at its preview, with a test banner', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api, { name: 'Bright Dental', country: 'GB' });
   const order = await a.api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF });
@@ -72,10 +84,15 @@ test.serial('test mode: order (202, fee priced not applied), build (ready, previ
   const [liveEvent] = await eventsOf(a.api, 'website.live');
   t.is(liveEvent.data.url, live.body.url, 'website.live carries the address');
   t.like((await ledgerOf(a.api, c.id))[0], { cause: 'website_hosting', amount_cents: -2_000, applied: false });
+  // A test site is served at its preview only: its url is the preview, its slug answers nothing.
+  t.is(live.body.url, live.body.preview_url, "a test site's address is its preview");
+  t.is(live.body.preview_url, ready.preview_url);
   const site = await call(svc.url, 'GET', pathOf(live.body.url));
   t.is(site.status, 200);
   t.regex(site.text, /noindex/, 'a test site is never indexed');
   t.regex(site.text, /test/i);
+  const slug = await slugOf(order.body.id);
+  t.is((await call(svc.url, 'GET', `/sites/${slug}/`)).status, 404, 'a test site is not served at /sites/<slug>/');
   // Publishing again answers the live site as it is.
   const again = await a.api.post(`/v1/customers/${c.id}/websites/${order.body.id}/publish`, {});
   t.like(again.body, { status: 'live', live_at: live.body.live_at });
@@ -120,23 +137,32 @@ test.serial('a build that cannot complete ends failed with the fee refunded as i
   await invariantsHold(t);
 });
 
-test.serial('revision: one included, rebuilt (a live site keeps serving), a second is 409 revision_limit_reached', async (t) => {
-  const a = await makeAccount(svc.url);
-  const c = await makeCustomer(a.api);
-  const id = (await a.api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
-  const early = await a.api.post(`/v1/customers/${c.id}/websites/${id}/revision`, { brief: 'Mention free parking.' });
+test.serial('revision: one included, rebuilt from the brief (a live site keeps serving), the change never shown as the page\'s words; a second is 409 revision_limit_reached', async (t) => {
+  const a = await liveAccount(100_000);
+  const c = await makeCustomer(a.liveApi, { name: 'Bright Dental', country: 'GB' });
+  const id = (await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
+  const early = await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/revision`, { brief: 'Mention free parking.' });
   t.is(early.status, 409, 'still building');
   t.is(early.body.error.code, 'website_not_ready');
   await build(a);
-  await a.api.post(`/v1/customers/${c.id}/websites/${id}/publish`, {});
-  const revised = await a.api.post(`/v1/customers/${c.id}/websites/${id}/revision`, { brief: 'Mention free parking behind the practice.' });
+  await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/publish`, {});
+  const change = 'Put the opening hours higher up and tell people about the free parking behind the practice.';
+  const revised = await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/revision`, { brief: change });
   t.is(revised.status, 200, revised.text);
   t.like(revised.body, { status: 'live', revisions_used: 1 });
   const url = revised.body.url;
   t.is((await call(svc.url, 'GET', pathOf(url))).status, 200, 'served while the revision builds');
-  await build(a);
-  t.regex((await call(svc.url, 'GET', pathOf(url))).text, /parking/i, 'the revised page is served');
-  const second = await a.api.post(`/v1/customers/${c.id}/websites/${id}/revision`, { brief: 'And the car park.' });
+  t.is((await build(a)).body.built, 1);
+  t.is((await eventsOf(a.liveApi, 'website.ready')).filter((e) => e.data.id === id).length, 2, 'website.ready for the revised page');
+  const page = await call(svc.url, 'GET', pathOf(url));
+  t.is(page.status, 200);
+  t.regex(page.text, /Bright Dental/);
+  t.regex(page.text, /evening hours on Thursdays/, 'rewritten from the brief');
+  // Without a model nothing can follow the instruction: it never appears as the page's words.
+  t.notRegex(page.text, /Change:/);
+  t.notRegex(page.text, /opening hours higher up/i);
+  t.notRegex(page.text, /tell people about/i);
+  const second = await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/revision`, { brief: 'And the car park.' });
   t.is(second.status, 409);
   t.is(second.body.error.code, 'revision_limit_reached');
 });
@@ -162,43 +188,17 @@ test.serial('cancel: before delivery cancelled with a full refund line; once liv
   await invariantsHold(t);
 });
 
-test.serial('domain: the CNAME record; invalid and taken domains refused; verified by the DNS check, then served by Host and allowed a certificate', async (t) => {
-  const a = await makeAccount(svc.url);
-  const c = await makeCustomer(a.api);
-  const id = (await a.api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
+test.serial('domain: without SWITCHBOARD_SITES_DOMAIN no domain is taken (503 sites_not_configured), never a CNAME to the service\'s own host', async (t) => {
+  const a = await liveAccount(100_000);
+  const c = await makeCustomer(a.liveApi);
+  const id = (await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
   await build(a);
-  const live = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/publish`, {})).body;
-  const domain = `www.bright-${id.slice(0, 8)}.example`;
-  const r = await a.api.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain: domain.toUpperCase() });
-  t.is(r.status, 200, r.text);
-  t.like(r.body, { object: 'dns_record', type: 'CNAME', name: domain });
-  t.truthy(r.body.value);
-  for (const bad of ['not a domain', 'localhost', '127.0.0.1', '-x.example']) {
-    const refused = await a.api.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain: bad });
-    t.is(refused.body.error?.code, 'invalid_domain', bad);
-  }
-  const c2 = await makeCustomer(a.api);
-  const other = (await a.api.post(`/v1/customers/${c2.id}/websites`, { brief: BRIEF })).body.id;
-  t.is((await a.api.post(`/v1/customers/${c2.id}/websites/${other}/domain`, { domain })).body.error.code, 'domain_taken');
-
-  // Not verified yet: neither served by Host nor allowed a certificate.
-  t.is((await call(svc.url, 'GET', `/sites/tls-ask?domain=${domain}`)).status, 404);
-  t.false((await a.api.get(`/v1/customers/${c.id}/websites/${id}`)).body.domain_verified);
-  // The customer points the CNAME at the site on the test's DNS server; the service's check finds it.
-  t.is((await a.console.post('/console/v1/jobs/check_domains/run')).body.processed, 0, 'no record yet');
-  t.false((await a.api.get(`/v1/customers/${c.id}/websites/${id}`)).body.domain_verified);
-  dns.cname(domain, r.body.value);
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 10 * 60 + 1 });
-  t.is((await a.console.post('/console/v1/jobs/check_domains/run')).body.processed, 1);
-  t.true((await a.api.get(`/v1/customers/${c.id}/websites/${id}`)).body.domain_verified);
-  t.is((await call(svc.url, 'GET', `/sites/tls-ask?domain=${domain}`)).status, 200);
-  // fetch will not send another Host: a raw request, as a browser at the customer's domain sends it.
-  const byHost = await rawRequest(svc.port, { method: 'GET', target: '/', headers: { host: domain, connection: 'close' } });
-  t.is(byHost.status, 200);
-  // (the raw reader keeps bytes as latin1 characters)
-  t.is(Buffer.from(byHost.body, 'latin1').toString('utf8'), (await call(svc.url, 'GET', pathOf(live.url))).text);
-  const otherHost = await rawRequest(svc.port, { method: 'GET', target: '/', headers: { host: 'www.nobody.example', connection: 'close' } });
-  t.not(otherHost.status, 200, 'an unknown host is no site');
+  await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/publish`, {});
+  const r = await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain: 'www.brightdental.com' });
+  t.is(r.status, 503, r.text);
+  t.is(r.body.error.code, 'sites_not_configured');
+  t.notRegex(r.text, /localhost|127\.0\.0\.1/);
+  t.like((await a.liveApi.get(`/v1/customers/${c.id}/websites/${id}`)).body, { domain: null });
 });
 
 test.serial('errors: unknown build, another customer or mode, long brief, unknown field, scopes', async (t) => {
@@ -219,23 +219,156 @@ test.serial('errors: unknown build, another customer or mode, long brief, unknow
   t.is((await b.api.post(`/v1/customers/${cb.id}/websites/${id}/publish`, {})).body.error.code, 'website_not_ready');
 });
 
-test.serial('pages: an unknown slug is a neutral 404; a suspended site an offline page; nothing names the service', async (t) => {
+test.serial('publish, revision, preview and cancel act only on a build of the customer named in the path: another customer of the same account gets 404 and nothing changes', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await makeCustomer(a.api);
+  const other = await makeCustomer(a.api);
+  const id = (await a.api.post(`/v1/customers/${owner.id}/websites`, { brief: BRIEF })).body.id;
+  await build(a);
+  const viaOther = (path: string, body: unknown = {}) => a.api.post(`/v1/customers/${other.id}/websites/${id}${path}`, body);
+  for (const [what, answer] of [
+    ['publish', await viaOther('/publish')],
+    ['revision', await viaOther('/revision', { brief: 'Mention the free parking behind the practice.' })],
+    ['preview', await viaOther('/preview')],
+    ['cancel', await a.api.delete(`/v1/customers/${other.id}/websites/${id}`)],
+  ] as const) {
+    t.is(answer.status, 404, `${what}: ${answer.text}`);
+    t.is(answer.body.error.code, 'website_not_found', what);
+  }
+  const untouched = (await a.api.get(`/v1/customers/${owner.id}/websites/${id}`)).body;
+  t.like(untouched, { status: 'ready', revisions_used: 0, live_at: null });
+  t.deepEqual((await ledgerOf(a.api, owner.id)).map((l) => l.cause), ['website_build'], 'no hosting charged, no refund');
+  // The owner's own requests still work.
+  t.is((await a.api.post(`/v1/customers/${owner.id}/websites/${id}/publish`, {})).status, 200);
+});
+
+test.serial('pages: an unknown slug is a neutral 404; a suspended site an offline page and no preview; nothing names the service', async (t) => {
   const missing = await call(svc.url, 'GET', '/sites/nobody-here/');
   t.is(missing.status, 404);
   t.notRegex(missing.text, /switchboard/i);
+  const a = await liveAccount(100_000);
+  const c = await makeCustomer(a.liveApi);
+  const id = (await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
+  await build(a);
+  const ready = (await a.liveApi.get(`/v1/customers/${c.id}/websites/${id}`)).body;
+  const live = (await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/publish`, {})).body;
+  await sql(`UPDATE website_builds SET status = 'suspended' WHERE id = $1`, [id]);
+  const offline = await call(svc.url, 'GET', pathOf(live.url));
+  t.is(offline.status, 503);
+  t.regex(offline.text, /offline/i);
+  t.notRegex(offline.text, /switchboard/i);
+  const preview = await call(svc.url, 'GET', pathOf(ready.preview_url));
+  t.is(preview.status, 404, 'a suspended site is not served at its preview either');
+  t.notRegex(preview.text, /Family dental/);
+});
+
+test.serial('previews: a live-mode build\'s preview is noindex (header and meta), needs its exact token (a wrong one of the same length is 404), lapses 30 days after the build, can be re-issued (the old address stops), and ends at publish', async (t) => {
+  const a = await liveAccount(100_000);
+  const c = await makeCustomer(a.liveApi, { name: 'Bright Dental', country: 'GB' });
+  const id = (await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
+  t.is((await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/preview`, {})).body.error?.code, 'website_not_ready', 'no page, no preview');
+  await build(a);
+  const ready = (await a.liveApi.get(`/v1/customers/${c.id}/websites/${id}`)).body;
+  const path = pathOf(ready.preview_url);
+  const page = await call(svc.url, 'GET', path);
+  t.is(page.status, 200);
+  t.regex(page.headers.get('x-robots-tag') ?? '', /noindex/);
+  t.regex(page.text, /<meta name="robots" content="noindex/, 'the page itself says noindex');
+  t.regex(page.text, /Bright Dental/);
+
+  // A token of the same length with one character changed is no token.
+  const token = path.split('/').pop()!;
+  const flipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+  t.is(flipped.length, token.length);
+  t.is((await call(svc.url, 'GET', path.replace(/[^/]+$/, flipped))).status, 404, 'a wrong token of the same length');
+  t.is((await call(svc.url, 'GET', path.replace(/[^/]+$/, token.slice(1)))).status, 404, 'a shorter one');
+
+  // Open 30 days from the build.
+  const [stored] = await sql('SELECT built_at, preview_expires_at FROM website_builds WHERE id = $1', [id]);
+  t.is(stored.preview_expires_at.getTime() - stored.built_at.getTime(), 30 * 24 * 3600 * 1000, '30 days after the build');
+  t.is(ready.preview_expires_at, stored.preview_expires_at.toISOString());
+
+  // Re-issued: a new address, open; the old one stops at once.
+  const reissued = await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/preview`, {});
+  t.is(reissued.status, 200, reissued.text);
+  t.truthy(reissued.body.preview_url);
+  t.not(reissued.body.preview_url, ready.preview_url);
+  t.is((await call(svc.url, 'GET', path)).status, 404, 'the old preview address stops');
+  t.is((await call(svc.url, 'GET', pathOf(reissued.body.preview_url))).status, 200);
+
+  // Lapsed: not served, and no preview_url shown.
+  await sql(`UPDATE website_builds SET preview_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+  t.is((await call(svc.url, 'GET', pathOf(reissued.body.preview_url))).status, 404, 'a lapsed preview');
+  t.like((await a.liveApi.get(`/v1/customers/${c.id}/websites/${id}`)).body, { preview_url: null, preview_expires_at: null });
+  const again = (await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/preview`, {})).body;
+  t.is((await call(svc.url, 'GET', pathOf(again.preview_url))).status, 200, 're-issued after it lapsed');
+
+  // Published: the site is at its address, the preview ends.
+  const live = (await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/publish`, {})).body;
+  t.like(live, { status: 'live', preview_url: null });
+  t.is((await call(svc.url, 'GET', pathOf(again.preview_url))).status, 404, 'no preview once published');
+  t.is((await a.liveApi.post(`/v1/customers/${c.id}/websites/${id}/preview`, {})).body.error?.code, 'website_not_ready');
+  t.is((await call(svc.url, 'GET', pathOf(live.url))).status, 200);
+
+  // Cancelled before publishing: its preview stops too.
+  const other = (await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
+  await build(a);
+  const otherPreview = (await a.liveApi.get(`/v1/customers/${c.id}/websites/${other}`)).body.preview_url;
+  t.is((await call(svc.url, 'GET', pathOf(otherPreview))).status, 200);
+  await a.liveApi.delete(`/v1/customers/${c.id}/websites/${other}`);
+  t.is((await call(svc.url, 'GET', pathOf(otherPreview))).status, 404, 'a cancelled build has no preview');
+  await invariantsHold(t);
+});
+
+test.serial('a test site\'s preview lapses 30 days after its build on the test clock, then its url answers 404', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
   const id = (await a.api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id;
   await build(a);
   const live = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/publish`, {})).body;
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  t.teardown(() => db.end());
-  await db.query(`UPDATE website_builds SET status = 'suspended' WHERE id = $1`, [id]);
-  const offline = await call(svc.url, 'GET', pathOf(live.url));
-  t.is(offline.status, 503);
-  t.regex(offline.text, /offline/i);
-  t.notRegex(offline.text, /switchboard/i);
+  t.is((await call(svc.url, 'GET', pathOf(live.url))).status, 200);
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 29 * 86_400 });
+  t.is((await call(svc.url, 'GET', pathOf(live.url))).status, 200, 'day 29: open');
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 86_400 + 60 });
+  t.is((await call(svc.url, 'GET', pathOf(live.url))).status, 404, 'after 30 days: lapsed');
+  t.like((await a.api.get(`/v1/customers/${c.id}/websites/${id}`)).body, { status: 'live', preview_url: null, url: null });
+  const reissued = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/preview`, {})).body;
+  t.is(reissued.url, reissued.preview_url);
+  t.is((await call(svc.url, 'GET', pathOf(reissued.url))).status, 200, 'a test site\'s preview can be re-issued once live');
+});
+
+test.serial('the site shows the business\'s own phone (customers.phone), never a number rented for calling; without one it shows none', async (t) => {
+  const a = await makeAccount(svc.url);
+  // Refused: not a number, not valid, or not in the customer's country.
+  for (const phone of ['call us', '+44 20 1234', '+1 202 555 0147']) {
+    const r = await a.api.post('/v1/customers', { name: 'Bright Dental', country: 'GB', phone });
+    t.is(r.status, 400, `${phone}: ${r.text}`);
+    t.is(r.body.error.code, 'invalid_phone_number', phone);
+  }
+  const withPhone = await a.api.post('/v1/customers', { name: 'Bright Dental', country: 'GB', phone: '0113 496 0000' });
+  t.is(withPhone.status, 201, withPhone.text);
+  t.is(withPhone.body.phone, '+441134960000', 'stored in E.164');
+  t.is((await a.api.get(`/v1/customers/${withPhone.body.id}`)).body.phone, '+441134960000');
+  const without = await makeCustomer(a.api, { name: 'Harbour Dental', country: 'GB' });
+  t.is(without.phone, null);
+  // Both have a number rented for calling.
+  for (const id of [withPhone.body.id, without.id]) {
+    const rented = await a.api.post(`/v1/customers/${id}/numbers`, {});
+    t.is(rented.status, 201, rented.text);
+  }
+  const rentedOf = async (id: string) => ((await a.api.get(`/v1/customers/${id}/numbers`)).body.data as any[]).map((n) => n.phone_number as string);
+  const pageOf = async (customerId: string) => {
+    const order = (await a.api.post(`/v1/customers/${customerId}/websites`, { brief: BRIEF })).body.id;
+    await build(a);
+    return (await call(svc.url, 'GET', pathOf((await a.api.get(`/v1/customers/${customerId}/websites/${order}`)).body.preview_url))).text;
+  };
+  const shown = await pageOf(withPhone.body.id);
+  t.regex(shown, /href="tel:\+441134960000"/);
+  t.regex(shown, /0113\s496\s0000/, "written as the country writes it");
+  for (const n of await rentedOf(withPhone.body.id)) t.false(shown.includes(n), `the calling number ${n} is not the business's`);
+  const none = await pageOf(without.id);
+  t.notRegex(none, /href="tel:/, 'no number of the business: none shown');
+  for (const n of await rentedOf(without.id)) t.false(none.includes(n));
 });
 
 test.serial('test mode: a failed build and a cancelled order refund as lines priced with applied:false, with website.failed; no money moves', async (t) => {

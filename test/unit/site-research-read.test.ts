@@ -1,5 +1,5 @@
 import test from 'ava';
-import { countryOfHost, readSite, specificationLines } from '../../actors/websites/research.ts';
+import { countryOfHost, readSite, specificationLines } from '../../actors/websites/read-site.ts';
 
 /** A plumber's site the way they are written: JSON-LD, a services list, tel: and mailto: links, a supplier's credit. */
 const RICH = `<!doctype html><html><head><title>Leeds Plumbing &amp; Heating | Emergency plumber in Leeds</title>
