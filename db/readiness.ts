@@ -32,6 +32,8 @@ export interface ReadinessRow {
   number_order_outcome: string | null;
   requested_steps: string[] | null;
   onboarding_link_active: boolean;
+  /** The last load of each national do-not-call registry of the customer's country (JSON: imported_at is text). */
+  dnc_registry_imports: { registry: string; imported_at: string }[];
 }
 
 /**
@@ -55,7 +57,9 @@ export const READINESS_FACTS_SQL = `SELECT c.id AS customer_id, c.external_ref, 
               AS requested_steps,
             (SELECT o.outcome FROM number_orders o WHERE o.customer_id = c.id) AS number_order_outcome,
             EXISTS (SELECT 1 FROM onboarding_links l WHERE l.customer_id = c.id AND l.status = 'active' AND l.expires_at > $2)
-              AS onboarding_link_active
+              AS onboarding_link_active,
+            (SELECT coalesce(json_agg(json_build_object('registry', i.registry, 'imported_at', i.imported_at)), '[]')
+               FROM dnc_registry_imports i WHERE i.country = c.country) AS dnc_registry_imports
        FROM customers c
        JOIN accounts a ON a.id = c.account_id
        -- The money of the customer's own mode, as its mode's key sees it: test mode holds none.

@@ -79,7 +79,7 @@ export type Admission =
    * Back to the queue until `until` (never past the deadline), saying why. `logRefusal`: the
    * refusal also goes into the account's activity log, as the account's own money refusals do.
    */
-  | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean }
+  | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean; detail?: string }
   /** Never to be dialled: closed with this status and outcome. */
   | { kind: 'end'; status: 'expired'; outcome: 'expired' }
   | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' };
@@ -91,7 +91,11 @@ export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Ad
   const consent = consentGate(facts, now);
   if (consent) return { kind: 'end', status: 'blocked', outcome: consent };
   const readiness = facts.readiness ? assessReadiness(facts.readiness) : null;
-  if (!readiness?.ready) return wait(facts, readiness?.blockers[0]?.code ?? 'not_ready', after(now, RETRY_MS.not_ready));
+  if (!readiness?.ready) {
+    // The blocker's words go with its code: for a stale registry, which one and since when.
+    const blocker = readiness?.blockers[0];
+    return { ...wait(facts, blocker?.code ?? 'not_ready', after(now, RETRY_MS.not_ready)), ...(blocker ? { detail: blocker.message } : {}) };
+  }
   // Before the window: a cap that frees in weeks should not wake the request at every opening.
   const caps = checkCaps(facts.to, facts.toCountry, facts.attempts, now);
   if (!caps.allowed) return wait(facts, 'frequency_cap', caps.until);

@@ -32,9 +32,12 @@ export const CallRequestSchema = Type.Object({
   waiting_reason: Nullable(
     Type.String({
       description:
-        'why a queued request has not been dialled yet: a readiness blocker code, frequency_cap, outside_calling_window, platform_at_capacity, ' +
+        'why a queued request has not been dialled yet: a readiness blocker code (dnc_registry_stale among them), frequency_cap, outside_calling_window, platform_at_capacity, ' +
         'no_number_in_country, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls)',
     }),
+  ),
+  waiting_detail: Nullable(
+    Type.String({ description: 'why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when)' }),
   ),
   next_attempt_at: { ...NullableTimestamp, description: 'when a queued request is looked at next (earlier if what it waits on changes)' },
   dial_before: Timestamp,
@@ -59,6 +62,7 @@ export const CallSchema = Type.Object({
   recording_url: NullableString,
   transcript_url: NullableString,
   waiting_reason: NullableString,
+  waiting_detail: NullableString,
   next_attempt_at: NullableTimestamp,
   dial_before: Timestamp,
   dialed_at: NullableTimestamp,

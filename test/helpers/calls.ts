@@ -1,13 +1,17 @@
 import { call, type Client } from './http.ts';
 import { consoleClient, makeCustomer, type TestAccount } from './factories.ts';
+import { loadDncRegistries } from './dnc-registries.ts';
 
 /**
- * A customer every gate lets through: calling language certified, number provisioned, script
- * certified, terms accepted on the onboarding page. `api` decides the mode.
+ * A customer every gate lets through: its country's do-not-call registries loaded, calling
+ * language certified, number provisioned, script certified, terms accepted on the onboarding page.
+ * `api` decides the mode.
  */
 export async function makeReadyCustomer(baseUrl: string, api: Client, fields: Record<string, unknown> = {}) {
   const con = consoleClient(baseUrl);
   const customer = await makeCustomer(api, { country: 'US', timezone: 'America/New_York', ...fields });
+  // Calls to a country with a national do-not-call registry wait until it is loaded (issue 20 §1).
+  await loadDncRegistries(con, customer.country);
   const language = (await api.get(`/v1/coverage?country=${customer.country}`)).body.calling_language;
   await con.post(`/console/v1/languages/${language}/certify`);
   if (customer.mode === 'test') await api.post(`/v1/customers/${customer.id}/provisioning`, { steps: ['number'] });

@@ -14,6 +14,9 @@ interface Gate {
   failing: Partial<ReadinessFacts>;
 }
 
+/** The US registry, never loaded (issue 20 §1). */
+const NEVER_LOADED = { id: 'US-NDNC', name: 'US National Do Not Call Registry', country: 'US', maxAgeDays: 31, importedAt: null, staleSince: null };
+
 /** The documented gates, in reporting order. */
 const GATES: Gate[] = [
   { check: 'account_live', blocker: 'reseller_not_live', waitingOn: 'reseller', liveOnly: true, failing: { accountMode: 'test' } },
@@ -24,6 +27,7 @@ const GATES: Gate[] = [
   { check: 'number_in_country', blocker: 'no_number_in_country', waitingOn: 'reseller', liveOnly: false, failing: { hasNumberInCountry: false } },
   { check: 'script_certified', blocker: 'script_uncertified', waitingOn: 'reseller', liveOnly: false, failing: { scriptCertified: false } },
   { check: 'customer_accepted_terms', blocker: 'customer_not_attested', waitingOn: 'reseller', liveOnly: false, failing: { termsAccepted: false } },
+  { check: 'dnc_registries_current', blocker: 'dnc_registry_stale', waitingOn: 'service', liveOnly: false, failing: { staleDncRegistries: [NEVER_LOADED] } },
 ];
 const LIVE_ONLY = GATES.filter((g) => g.liveOnly).map((g) => g.blocker);
 const TEST_GATES = GATES.filter((g) => !g.liveOnly).map((g) => g.blocker);
@@ -68,14 +72,14 @@ for (const gate of GATES) {
   }
 }
 
-test('with every fact missing: all eight blockers to live calls in either mode, the four service/customer ones to test calls', (t) => {
+test('with every fact missing: all nine blockers to live calls in either mode, the five service/customer ones to test calls', (t) => {
   for (const mode of MODES) {
     const r = assessReadiness(facts({ mode, ...Object.assign({}, ...GATES.map((g) => g.failing)) }));
     t.false(r.ready);
     t.deepEqual(r.checks, allChecks(false));
     t.deepEqual(codes(r.live.blockers), GATES.map((g) => g.blocker));
     t.deepEqual(r.live.blockers.map((b) => b.waitingOn), GATES.map((g) => g.waitingOn));
-    t.is(new Set(r.live.blockers.map((b) => b.message)).size, 8, 'each blocker has its own message');
+    t.is(new Set(r.live.blockers.map((b) => b.message)).size, 9, 'each blocker has its own message');
     t.deepEqual(codes(r.test.blockers), TEST_GATES);
     t.deepEqual(r.test.blockers, r.live.blockers.slice(4), 'a blocker reads the same in both answers');
   }
@@ -182,6 +186,7 @@ function expectedChecks(f: ReadinessFacts): Record<CheckName, boolean> {
     number_in_country: f.countryOpened && f.hasNumberInCountry,
     script_certified: f.scriptCertified,
     customer_accepted_terms: f.termsAccepted,
+    dnc_registries_current: f.staleDncRegistries.length === 0,
   };
 }
 
@@ -221,10 +226,10 @@ test('property: both answers agree with the call path and checks agree with bloc
 });
 
 test('exhaustive: every combination of two-valued facts, customer and account mode', (t) => {
-  // 2 customer modes × 2^11 facts, the balance either exactly the reserve or one cent short.
+  // 2 customer modes × 2^12 facts, the balance either exactly the reserve or one cent short.
   let cases = 0;
   for (const mode of MODES) {
-    for (let mask = 0; mask < 1 << 11; mask++) {
+    for (let mask = 0; mask < 1 << 12; mask++) {
       const bit = (i: number) => Boolean(mask & (1 << i));
       assertInvariants({
         mode,
@@ -240,9 +245,10 @@ test('exhaustive: every combination of two-valued facts, customer and account mo
         termsAccepted: bit(8),
         requestedSteps: bit(9) ? ['number', 'script'] : [],
         onboardingLinkActive: bit(10),
+        staleDncRegistries: bit(11) ? [NEVER_LOADED] : [],
       });
       cases++;
     }
   }
-  t.is(cases, 4096);
+  t.is(cases, 8192);
 });
