@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { DNC_REGISTRIES, registriesOf, registryFor, staleRegistries } from '../../actors/dnc/registries.ts';
 
@@ -39,5 +40,16 @@ test('every registry carries its citation, source and check date, and none is ol
     t.truthy(r.citation && r.url.startsWith('https://'), r.id);
     t.is(r.checked, '2026-11-27', r.id);
     t.true(r.maxAgeDays > 0 && r.maxAgeDays <= 31, r.id);
+  }
+});
+
+test('docs/compliance.md lists every registry with its citation and the 2026-11-27 check', (t) => {
+  const doc = readFileSync(new URL('../../docs/compliance.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## National do-not-call registries'), doc.indexOf('## Records of consent'));
+  t.true(section.length > 0);
+  for (const r of DNC_REGISTRIES) {
+    const row = section.split('\n').find((line) => line.startsWith(`| \`${r.id}\``));
+    t.truthy(row, r.id);
+    t.true(row!.includes(r.citation) && row!.includes(`${r.maxAgeDays} days`) && row!.includes(r.checked), r.id);
   }
 });
