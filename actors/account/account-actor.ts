@@ -14,7 +14,7 @@ import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction } from '../shared/transaction.ts';
 import { assessCoverage } from '../coverage/coverage.ts';
-import { staleRegistriesOf } from '../dnc/registries.ts';
+import { staleRegistriesOf } from '../shared/dnc-registries.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { customerView } from '../customer/views.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';

@@ -4,7 +4,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { assessCoverage, type Coverage } from './coverage.ts';
 import { createDncRepository } from '../../db/dnc.ts';
-import { staleRegistriesOf } from '../dnc/registries.ts';
+import { staleRegistriesOf } from '../shared/dnc-registries.ts';
 
 /**
  * Coverage is platform-wide (not an entity with a single writer): reads go to PostgreSQL and the

@@ -1,4 +1,4 @@
-import { describeStale, type StaleRegistry } from '../dnc/registries.ts';
+import { describeStale, type StaleRegistry } from '../shared/dnc-registries.ts';
 
 /**
  * Coverage of a country: whether it can be sold and what it waits on. Pure: a country row and
@@ -35,7 +35,7 @@ export interface Coverage {
 
 /**
  * The coverage of an opened country, or of one not opened (`facts` null). `staleRegistries`: the
- * country's national do-not-call registries that stop calls now (actors/dnc/registries.ts).
+ * country's national do-not-call registries that stop calls now (actors/shared/dnc-registries.ts).
  */
 export function assessCoverage(country: string, facts: CountryFacts | null, staleRegistries: readonly StaleRegistry[] = []): Coverage {
   if (!facts || !facts.opened) {

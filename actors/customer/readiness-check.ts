@@ -8,7 +8,7 @@ import { assessReadiness, type ReadinessAssessment, type ReadinessFacts } from '
 import { readinessView } from './views.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { BLOCKER_CODES } from './readiness.ts';
-import { staleRegistries } from '../dnc/registries.ts';
+import { staleRegistries } from '../shared/dnc-registries.ts';
 
 /** The waiting reasons readiness gives a request (its blockers, and the dialler's fallback). */
 const READINESS_WAITS: readonly string[] = [...BLOCKER_CODES, 'not_ready'];

@@ -1,5 +1,5 @@
 import type { Mode } from '../../runtime/types.ts';
-import { describeStale, type StaleRegistry } from '../dnc/registries.ts';
+import { describeStale, type StaleRegistry } from '../shared/dnc-registries.ts';
 
 /**
  * Readiness: whether a customer can be called, and exactly what stands in the way. Pure; the
@@ -31,7 +31,7 @@ export interface ReadinessFacts {
   requestedSteps: readonly string[];
   /** An onboarding link is out and unexpired: until then the terms wait on the reseller sending one. */
   onboardingLinkActive: boolean;
-  /** National do-not-call registries of the customer's country that stop its calls (never loaded, or too old: actors/dnc/registries.ts). */
+  /** National do-not-call registries of the customer's country that stop its calls (never loaded, or too old: actors/shared/dnc-registries.ts). */
   staleDncRegistries: readonly StaleRegistry[];
 }
 

@@ -11,7 +11,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { iso, type Mode } from '../../runtime/types.ts';
-import { DNC_REGISTRIES, describeStale, registryFor, staleAfter, staleRegistries } from './registries.ts';
+import { DNC_REGISTRIES, describeStale, registryFor, staleAfter, staleRegistries } from '../shared/dnc-registries.ts';
 
 /**
  * The reseller's do-not-call list (numbers in E.164; a national number is read in the account's

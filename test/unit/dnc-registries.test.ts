@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { DNC_REGISTRIES, registriesOf, registryFor, staleRegistries } from '../../actors/dnc/registries.ts';
+import { DNC_REGISTRIES, registriesOf, registryFor, staleRegistries } from '../../actors/shared/dnc-registries.ts';
 
 /** National do-not-call registries (issue 20 §1): 16 CFR 310.4(b)(3)(iv), 47 CFR 64.1200(c)(2): a list no older than 31 days. */
 const DAY = 86_400_000;
