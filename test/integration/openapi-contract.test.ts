@@ -16,6 +16,7 @@ import { advanceToNext, dialUntilFinished } from '../helpers/calls.ts';
 import { Spectral, Document } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
+import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -95,6 +96,8 @@ test.before(async () => {
     }
   }
   account = await makeAccount(svc.url);
+  // US calls wait until the US do-not-call registry is loaded (issue 20 §1).
+  await loadDncRegistries(account.console, 'US');
   farKey = (await account.console.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'far', ip_allowlist: ['10.0.0.0/8'] })).body.secret;
   const throttled = await makeAccount(svc.url);
   await throttled.console.patch(`/console/v1/accounts/${throttled.id}/limits`, { requests_per_minute: 1, burst: 1 });
