@@ -133,3 +133,38 @@ export const DncEntrySchema = Type.Object({
   call_id: NullableString,
   created_at: Timestamp,
 });
+
+const RecordConsentSchema = Type.Object({
+  type: NullableString,
+  obtained_at: NullableTimestamp,
+  source: NullableString,
+  evidence_ref: NullableString,
+  expires_at: NullableTimestamp,
+});
+
+/** A dialled call's compliance record with the request it came from (docs/api.md, "Calls"; docs/compliance.md, "Records of consent"). */
+export const ComplianceRecordSchema = Type.Object({
+  object: Type.Literal('compliance_record'),
+  call_id: Type.String(),
+  request: Type.Object({
+    id: Type.String(),
+    account_id: Type.String(),
+    customer_id: Type.String(),
+    mode: Type.String(),
+    phone: Type.String(),
+    country: Type.String(),
+    external_ref: NullableString,
+    requested_at: Timestamp,
+    consent: { ...RecordConsentSchema, description: 'the consent as the request carried it' },
+  }),
+  recorded_at: { ...Timestamp, description: 'when the record was written: right before the dial' },
+  consent: { ...RecordConsentSchema, description: 'the consent as recorded at the dial' },
+  line_type: NullableString,
+  required_consent: NullableString,
+  rules: Type.Array(Type.String()),
+  citations: Type.Array(Type.String()),
+  identification: NullableString,
+  opt_out_offered: Nullable(Type.Boolean()),
+  identified_at: NullableTimestamp,
+  keep_until: { ...NullableTimestamp, description: 'kept at least until then (UWG § 7a: five years for calls to German numbers); null: no term, kept' },
+});

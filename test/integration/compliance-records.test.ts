@@ -70,6 +70,11 @@ test.serial('a German call: its consent record is produced with its request, kep
   t.is(record.keep_until, fiveYears.toISOString());
   t.is(record.keep_until.slice(0, 4), String(recordedAt.getUTCFullYear() + 5));
 
+  // The reseller produces the same record with its key; another account cannot read it.
+  t.deepEqual((await account.api.get(`/v1/calls/${queued.body.id}/compliance_record`)).body, record);
+  const other = await makeAccount(svc.url);
+  t.is((await other.api.get(`/v1/calls/${queued.body.id}/compliance_record`)).body.error.code, 'call_not_found');
+
   // The operator's CLI produces the same record.
   const cli = await consoleCli(svc.url, ['compliance-record', '--call', queued.body.id]);
   t.is(cli.code, 0);
@@ -86,6 +91,7 @@ test.serial('a German call: its consent record is produced with its request, kep
     t.is(ran.status, 200, job);
   }
   t.deepEqual((await account.console.get(`/console/v1/calls/${queued.body.id}/compliance_record`)).body, record);
+  t.deepEqual((await account.api.get(`/v1/calls/${queued.body.id}/compliance_record`)).body, record);
   t.like((await account.api.get(`/v1/calls/${queued.body.id}`)).body, { id: queued.body.id, finished: true });
 
   // Nor can a statement delete it before its term: the database refuses.

@@ -346,6 +346,7 @@ test.serial('calls, transcripts, recordings, appointments, the do-not-call list 
   const toCancel = await expectAnswer(t, 'queueCall', { key, body: { customer_id: 'bright-1', phone: '+12025550129' } }, 201);
 
   // Before it is dialled: no transcript, no recording; cancelled, then cancelled again.
+  await expectAnswer(t, 'getComplianceRecord', { key, params: { id: toCancel.body.id } }, 404, 'compliance_record_not_found');
   await expectAnswer(t, 'getTranscript', { key, params: { id: toCancel.body.id } }, 404, 'transcript_not_available');
   await expectAnswer(t, 'getRecording', { key, params: { id: toCancel.body.id } }, 404, 'recording_not_available');
   await expectAnswer(t, 'cancelCall', { key, params: { id: toCancel.body.id } }, 200);
@@ -357,6 +358,8 @@ test.serial('calls, transcripts, recordings, appointments, the do-not-call list 
   await expectAnswer(t, 'getCall', { key, params: { id: booked.id } }, 200);
   await expectAnswer(t, 'cancelCall', { key, params: { id: booked.id } }, 409, 'call_already_finished');
   await expectAnswer(t, 'getTranscript', { key, params: { id: booked.id } }, 200);
+  await expectAnswer(t, 'getComplianceRecord', { key, params: { id: booked.id } }, 200);
+  await expectAnswer(t, 'getComplianceRecord', { key, params: { id: 'call_nothing' } }, 404, 'call_not_found');
   const recording = await expectAnswer(t, 'getRecording', { key, params: { id: booked.id } }, 200);
   t.is(recording.headers.get('content-type'), 'audio/wav');
   t.is((recording.body as Buffer).subarray(0, 4).toString('ascii'), 'RIFF');
