@@ -97,8 +97,14 @@ export const ACTIONS: Record<string, Action> = {
   'import-dnc': {
     method: 'POST',
     path: () => '/console/v1/dnc/registry',
-    body: (f) => ({ country: need(f, 'country'), source: f.source ?? need(f, 'file'), text: readFileSync(need(f, 'file'), 'utf8') }),
-    help: '--country US --file registry.csv [--source "FTC DNC 2026-11"]',
+    body: (f) => compact({ country: need(f, 'country'), registry: f.registry, source: f.source ?? need(f, 'file'), text: readFileSync(need(f, 'file'), 'utf8') }),
+    help: '--country US --file registry.csv [--registry GB-TPS] [--source "FTC DNC 2026-11"] (replaces the registry\'s list)',
+  },
+  'dnc-registries': { method: 'GET', path: () => '/console/v1/dnc/registries', help: '(each registry, when it was last loaded, whether it stops calls)' },
+  'compliance-record': {
+    method: 'GET',
+    path: (f) => `/console/v1/calls/${encodeURIComponent(need(f, 'call'))}/compliance_record`,
+    help: '--call CALL_ID',
   },
   'top-up': {
     method: 'POST',

@@ -15,7 +15,8 @@ import { customerBehaviour } from '../actors/customer/customer-actor.ts';
 import type { CustomerMessage, CustomerReplies } from '../actors/customer/messages.ts';
 import { createOnboardingPage } from '../actors/customer/onboarding-page.ts';
 import { createCoverageService } from '../actors/coverage/coverage-service.ts';
-import { createDncList, importRegistry } from '../actors/dnc/dnc-list.ts';
+import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc-list.ts';
+import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
@@ -193,6 +194,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       onboardingPage: createOnboardingPage(deps),
       coverage: createCoverageService(deps),
       importDncRegistry: (file) => importRegistry(deps, file),
+      listDncRegistries: () => listRegistries(deps),
+      complianceRecord: (callId) => produceComplianceRecord(pool, callId),
       calls: calling.calls,
       callRequests: calling.callRequests,
       customerDirectory,

@@ -27,6 +27,8 @@ export interface CallRow {
   next_attempt_at: Date;
   attempts: number;
   waiting_reason: string | null;
+  /** Why it waits, for a person (migration 019); null when the code says it all. */
+  waiting_detail: string | null;
   claimed_at: Date | null;
   claimed_by: string | null;
   carrier: string | null;
@@ -186,13 +188,13 @@ export function createCallRepository(db: Queryable) {
       return rows;
     },
 
-    /** Puts a claimed request back in the queue until `at`, saying why it waits. */
-    async requeue(id: string, at: Date, reason: string, now: Date): Promise<void> {
+    /** Puts a claimed request back in the queue until `at`, saying why it waits (`detail`: in words, when there is more to say). */
+    async requeue(id: string, at: Date, reason: string, now: Date, detail: string | null = null): Promise<void> {
       await db.query(
-        `UPDATE calls SET status = 'queued', next_attempt_at = $2, waiting_reason = $3, claimed_at = NULL, claimed_by = NULL,
+        `UPDATE calls SET status = 'queued', next_attempt_at = $2, waiting_reason = $3, waiting_detail = $5, claimed_at = NULL, claimed_by = NULL,
                 lease_expires_at = NULL, updated_at = $4
           WHERE id = $1 AND status = 'dialing' AND dialed_at IS NULL`,
-        [id, at, reason, now],
+        [id, at, reason, now, detail],
       );
     },
 

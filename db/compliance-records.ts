@@ -15,6 +15,40 @@ export interface AdmissionRecord {
   rules: string[];
   citations: string[];
   admittedAt: Date;
+  /** Until when it must be kept (actors/scheduler/record-retention.ts); null where no law sets a term. */
+  keepUntil: Date | null;
+}
+
+/** A call's compliance record with the request it came from, as an operator produces it (migration 019's keep_until). */
+export interface ProducedRecordRow {
+  call_id: string;
+  account_id: string;
+  customer_id: string;
+  mode: string;
+  to_e164: string;
+  to_country: string;
+  external_ref: string | null;
+  requested_at: Date;
+  request_consent_type: string;
+  request_consent_obtained_at: Date | null;
+  request_consent_source: string | null;
+  request_consent_evidence_ref: string | null;
+  request_consent_expires_at: Date | null;
+  /** Null when the request was never dialled (no record was written). */
+  admitted_at: Date | null;
+  consent_type: string | null;
+  consent_obtained_at: Date | null;
+  consent_source: string | null;
+  consent_evidence_ref: string | null;
+  consent_expires_at: Date | null;
+  line_type: string | null;
+  required_consent: string | null;
+  rules: string[] | null;
+  citations: string[] | null;
+  identification: string | null;
+  opt_out_offered: boolean | null;
+  identified_at: Date | null;
+  keep_until: Date | null;
 }
 
 export function createComplianceRecordRepository(db: Queryable) {
@@ -23,9 +57,9 @@ export function createComplianceRecordRepository(db: Queryable) {
       const c = r.consent;
       await db.query(
         `INSERT INTO call_compliance_records (call_id, consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at,
-                                              line_type, required_consent, rules, citations, admitted_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (call_id) DO NOTHING`,
-        [r.callId, c.consent_type, c.consent_obtained_at, c.consent_source, c.consent_evidence_ref, c.consent_expires_at, r.lineType, r.requiredConsent, r.rules, r.citations, r.admittedAt],
+                                              line_type, required_consent, rules, citations, admitted_at, keep_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (call_id) DO NOTHING`,
+        [r.callId, c.consent_type, c.consent_obtained_at, c.consent_source, c.consent_evidence_ref, c.consent_expires_at, r.lineType, r.requiredConsent, r.rules, r.citations, r.admittedAt, r.keepUntil],
       );
     },
 
@@ -34,6 +68,22 @@ export function createComplianceRecordRepository(db: Queryable) {
         `UPDATE call_compliance_records SET identification = $2, opt_out_offered = $3, identified_at = $4 WHERE call_id = $1 AND identified_at IS NULL`,
         [callId, identification, optOutOffered, at],
       );
+    },
+
+    /** The record of call `callId` with its request (null when there is no such call). */
+    async produce(callId: string): Promise<ProducedRecordRow | null> {
+      const { rows } = await db.query(
+        `SELECT c.id AS call_id, c.account_id, c.customer_id, c.mode, c.to_e164, c.to_country, c.external_ref, c.created_at AS requested_at,
+                c.consent_type AS request_consent_type, c.consent_obtained_at AS request_consent_obtained_at,
+                c.consent_source AS request_consent_source, c.consent_evidence_ref AS request_consent_evidence_ref,
+                c.consent_expires_at AS request_consent_expires_at,
+                r.admitted_at, r.consent_type, r.consent_obtained_at, r.consent_source, r.consent_evidence_ref, r.consent_expires_at,
+                r.line_type, r.required_consent, r.rules, r.citations, r.identification, r.opt_out_offered, r.identified_at, r.keep_until
+           FROM calls c LEFT JOIN call_compliance_records r ON r.call_id = c.id
+          WHERE c.id = $1`,
+        [callId],
+      );
+      return rows[0] ?? null;
     },
 
     async get(callId: string) {

@@ -91,6 +91,12 @@ export function createCustomerRepository(db: Queryable) {
       return rows.map((r) => r.id);
     },
 
+    /** Every customer that calls in `country` (both modes, every account). */
+    async idsIn(country: string): Promise<string[]> {
+      const { rows } = await db.query(`SELECT id FROM customers WHERE country = $1`, [country]);
+      return rows.map((r) => r.id);
+    },
+
     async get(id: string): Promise<CustomerRow | null> {
       const { rows } = await db.query(GET([id]));
       return rows[0] ?? null;

@@ -34,6 +34,8 @@ export interface ReadinessRow {
   number_order_outcome: string | null;
   requested_steps: string[] | null;
   onboarding_link_active: boolean;
+  /** The last load of each national do-not-call registry of the customer's country (JSON: imported_at is text). */
+  dnc_registry_imports: { registry: string; imported_at: string }[];
 }
 
 /**
@@ -58,7 +60,9 @@ export const READINESS_FACTS_SQL = `SELECT c.id AS customer_id, c.external_ref, 
             (SELECT o.outcome FROM number_orders o WHERE o.customer_id = c.id) AS number_order_outcome,
             COALESCE((SELECT st.value FROM settings st WHERE st.key = 'live_carrier'), 'none') <> 'none' AS live_carrier_configured,
             EXISTS (SELECT 1 FROM onboarding_links l WHERE l.customer_id = c.id AND l.status = 'active' AND l.expires_at > $2)
-              AS onboarding_link_active
+              AS onboarding_link_active,
+            (SELECT coalesce(json_agg(json_build_object('registry', i.registry, 'imported_at', i.imported_at)), '[]')
+               FROM dnc_registry_imports i WHERE i.country = c.country) AS dnc_registry_imports
        FROM customers c
        JOIN accounts a ON a.id = c.account_id
        -- The money of the customer's own mode, as its mode's key sees it: test mode holds none.

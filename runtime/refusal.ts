@@ -49,6 +49,10 @@ export type RefusalCode =
   | 'appointment_not_found'
   | 'dnc_entry_not_found'
   | 'dnc_entry_protected'
+  | 'dnc_entry_other_mode'
+  | 'dnc_registry_unknown'
+  | 'dnc_registry_empty'
+  | 'compliance_record_not_found'
   // numbers
   | 'number_not_found'
   | 'country_required'

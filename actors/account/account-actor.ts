@@ -14,6 +14,8 @@ import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
 import { writeTransaction } from '../shared/transaction.ts';
 import { assessCoverage } from '../coverage/coverage.ts';
+import { staleRegistriesOf } from '../shared/dnc-registries.ts';
+import { createDncRepository } from '../../db/dnc.ts';
 import { customerView } from '../customer/views.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
@@ -157,7 +159,8 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
         if (isUniqueViolation(err)) throw new Refusal('external_ref_taken');
         throw err;
       }
-      return { created: true, body: { ...customerView(row), coverage: assessCoverage(country, countryRow) } };
+      const stale = staleRegistriesOf(country, await createDncRepository(client).registryImports(country), now);
+      return { created: true, body: { ...customerView(row), coverage: assessCoverage(country, countryRow, stale) } };
     });
   }
 

@@ -13,6 +13,7 @@ import type { CustomerDirectory } from '../customer/customer-directory.ts';
 import { callRequestView, callView, isFinished } from './views.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { liveCarrierKind } from '../../runtime/config.ts';
+import { produceComplianceRecord } from './compliance-record.ts';
 
 /**
  * The reseller-facing side of calls: queueing requests, reading them and cancelling them. A plain
@@ -174,6 +175,11 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
 
     async getCallView(accountId: string, mode: Mode, id: string) {
       return callView(await getCall(accountId, mode, id), config.publicUrl);
+    },
+
+    /** The compliance record of the account's call (UWG § 7a: the reseller produces it on request). */
+    async getComplianceRecord(accountId: string, mode: Mode, id: string) {
+      return produceComplianceRecord(pool, (await getCall(accountId, mode, id)).id);
     },
 
     async listCalls(accountId: string, mode: Mode, f: { customerId: string | null; view: 'calls' | 'requests'; status: string | null; page: Page }) {

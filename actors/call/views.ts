@@ -36,6 +36,7 @@ export function callRequestView(c: CallRow) {
     // How the request's call ended (one id names both): null while it is not finished.
     outcome: c.outcome,
     waiting_reason: c.status === 'queued' ? c.waiting_reason : null,
+    waiting_detail: c.status === 'queued' ? c.waiting_detail : null,
     next_attempt_at: c.status === 'queued' ? iso(c.next_attempt_at) : null,
     dial_before: iso(c.dial_before),
     consent: consentView(c),
@@ -63,6 +64,7 @@ export function callView(c: CallRow, publicUrl: string) {
     recording_url: c.recording_url ? `${publicUrl}/v1/calls/${c.id}/recording` : null,
     transcript_url: finished && c.transcript.length > 0 ? `${publicUrl}/v1/calls/${c.id}/transcript` : null,
     waiting_reason: c.status === 'queued' ? c.waiting_reason : null,
+    waiting_detail: c.status === 'queued' ? c.waiting_detail : null,
     next_attempt_at: c.status === 'queued' ? iso(c.next_attempt_at) : null,
     dial_before: iso(c.dial_before),
     dialed_at: iso(c.dialed_at),

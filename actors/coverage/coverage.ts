@@ -1,4 +1,5 @@
 import { consentNotices, type ConsentNotice } from '../shared/requested-call-only.ts';
+import { describeStale, type StaleRegistry } from '../shared/dnc-registries.ts';
 
 /**
  * Coverage of a country: whether it can be sold and what it waits on. Pure: a country row and
@@ -16,7 +17,7 @@ export interface CountryFacts {
 }
 
 export interface CoverageBlocker {
-  code: 'country_not_opened' | 'human_speech_gate_closed' | 'no_numbers_available';
+  code: 'country_not_opened' | 'human_speech_gate_closed' | 'no_numbers_available' | 'dnc_registry_stale';
   message: string;
 }
 
@@ -35,8 +36,11 @@ export interface Coverage {
   notices: ConsentNotice[];
 }
 
-/** The coverage of an opened country, or of one not opened (`facts` null). */
-export function assessCoverage(country: string, facts: CountryFacts | null): Coverage {
+/**
+ * The coverage of an opened country, or of one not opened (`facts` null). `staleRegistries`: the
+ * country's national do-not-call registries that stop calls now (actors/shared/dnc-registries.ts).
+ */
+export function assessCoverage(country: string, facts: CountryFacts | null, staleRegistries: readonly StaleRegistry[] = []): Coverage {
   if (!facts || !facts.opened) {
     return {
       object: 'coverage',
@@ -62,6 +66,7 @@ export function assessCoverage(country: string, facts: CountryFacts | null): Cov
   if (facts.numbers_available <= 0) {
     blockers.push({ code: 'no_numbers_available', message: `No numbers are in stock in ${facts.name} right now.` });
   }
+  for (const stale of staleRegistries) blockers.push({ code: 'dnc_registry_stale', message: describeStale(stale) });
   const sellable = blockers.length === 0;
   return {
     object: 'coverage',

@@ -8,6 +8,7 @@ import { assessReadiness, type ReadinessAssessment, type ReadinessFacts } from '
 import { readinessView } from './views.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { BLOCKER_CODES } from './readiness.ts';
+import { staleRegistries } from '../shared/dnc-registries.ts';
 
 /** The waiting reasons readiness gives a request (its blockers, and the dialler's fallback). */
 const READINESS_WAITS: readonly string[] = [...BLOCKER_CODES, 'not_ready'];
@@ -45,11 +46,16 @@ export function readinessFactsOf(facts: ReadinessRow, now: Date): ReadinessFacts
     termsAccepted: facts.terms_accepted,
     requestedSteps: facts.requested_steps ?? [],
     onboardingLinkActive: facts.onboarding_link_active,
+    staleDncRegistries: staleRegistries(
+      facts.country,
+      facts.dnc_registry_imports.map((i) => ({ registry: i.registry, importedAt: new Date(i.imported_at) })),
+      now,
+    ),
   };
 }
 
 /** Which customers a change may have made ready (or unready). */
-export type ReadinessScope = { customerId: string } | { accountId: string } | { locale: string };
+export type ReadinessScope = { customerId: string } | { accountId: string } | { locale: string } | { country: string };
 
 /**
  * Re-assesses the customers a committed-in-this-transaction change touches. Ready means ready for
@@ -66,7 +72,9 @@ export async function refreshReadiness(db: Queryable, scope: ReadinessScope, now
       ? [scope.customerId]
       : 'accountId' in scope
         ? await customers.idsOfAccount(scope.accountId)
-        : await customers.idsCallingIn(scope.locale);
+        : 'locale' in scope
+          ? await customers.idsCallingIn(scope.locale)
+          : await customers.idsIn(scope.country);
   for (const id of ids) {
     const result = await checkReadiness(db, id, now);
     if (!result) continue;

@@ -1,4 +1,5 @@
 import type { Mode } from '../../runtime/types.ts';
+import { describeStale, type StaleRegistry } from '../shared/dnc-registries.ts';
 
 /**
  * Readiness: whether a customer can be called, and exactly what stands in the way. Pure; the
@@ -32,6 +33,8 @@ export interface ReadinessFacts {
   requestedSteps: readonly string[];
   /** An onboarding link is out and unexpired: until then the terms wait on the reseller sending one. */
   onboardingLinkActive: boolean;
+  /** National do-not-call registries of the customer's country that stop its calls (never loaded, or too old: actors/shared/dnc-registries.ts). */
+  staleDncRegistries: readonly StaleRegistry[];
 }
 
 /** The spec's stable blocker codes, in the order they are reported. */
@@ -45,6 +48,7 @@ export const BLOCKER_CODES = [
   'no_number_in_country',
   'script_uncertified',
   'customer_not_attested',
+  'dnc_registry_stale',
 ] as const;
 export type BlockerCode = (typeof BLOCKER_CODES)[number];
 
@@ -57,7 +61,8 @@ export type CheckName =
   | 'speech_certified_for_language'
   | 'number_in_country'
   | 'script_certified'
-  | 'customer_accepted_terms';
+  | 'customer_accepted_terms'
+  | 'dnc_registries_current';
 
 /** Who owes the next move to clear a blocker (the spec's provisioning words). */
 export type Party = 'reseller' | 'service' | 'customer';
@@ -187,6 +192,12 @@ const GATES: readonly Gate[] = [
             action: { type: 'api', method: 'POST', path, description: 'Send the customer their onboarding link.' },
           };
     },
+  },
+  {
+    // Compliance is never relaxed in test mode: a test call waits as a live one would.
+    check: 'dnc_registries_current', blocker: 'dnc_registry_stale', liveOnly: false,
+    passes: (f) => f.staleDncRegistries.length === 0,
+    explain: (f) => byService(f.staleDncRegistries.map(describeStale).join(' ')),
   },
 ];
 

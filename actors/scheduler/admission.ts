@@ -86,7 +86,7 @@ export type Admission =
    * Back to the queue until `until` (never past the deadline), saying why. `logRefusal`: the
    * refusal also goes into the account's activity log, as the account's own money refusals do.
    */
-  | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean }
+  | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean; detail?: string }
   /** Never to be dialled: closed with this status and outcome. */
   | { kind: 'end'; status: 'expired'; outcome: 'expired' }
   | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' | 'requested_call_only' | 'no_redial_after_hang_up' };
@@ -99,7 +99,11 @@ export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Ad
   if (consent) return { kind: 'end', status: 'blocked', outcome: consent };
   if (noRedialRule(facts.to, facts.toCountry, facts.earlierOutcomes)) return { kind: 'end', status: 'blocked', outcome: 'no_redial_after_hang_up' };
   const readiness = facts.readiness ? assessReadiness(facts.readiness) : null;
-  if (!readiness?.ready) return wait(facts, readiness?.blockers[0]?.code ?? 'not_ready', after(now, RETRY_MS.not_ready));
+  if (!readiness?.ready) {
+    // The blocker's words go with its code: for a stale registry, which one and since when.
+    const blocker = readiness?.blockers[0];
+    return { ...wait(facts, blocker?.code ?? 'not_ready', after(now, RETRY_MS.not_ready)), ...(blocker ? { detail: blocker.message } : {}) };
+  }
   // Before the window: a cap that frees in weeks should not wake the request at every opening.
   const caps = checkCaps(facts.to, facts.toCountry, facts.attempts, now);
   if (!caps.allowed) return wait(facts, 'frequency_cap', caps.until);

@@ -17,6 +17,7 @@ import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from '.
 import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
 import { requiredConsent } from './consent.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
+import { recordKeptUntil } from './record-retention.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
@@ -170,6 +171,7 @@ export class Dialler {
       rules: requirement.rules,
       citations: requirement.citations,
       admittedAt: now,
+      keepUntil: recordKeptUntil(call.to_country, now),
     });
   }
 
@@ -194,7 +196,7 @@ export class Dialler {
         now,
       });
     }
-    await createCallRepository(this.deps.pool).requeue(call.id, w.until, w.reason, this.deps.clock.now());
+    await createCallRepository(this.deps.pool).requeue(call.id, w.until, w.reason, this.deps.clock.now(), w.detail ?? null);
   }
 
   /** Ends a request that will never be dialled, with its reason, and tells the reseller. */

@@ -2,7 +2,7 @@ import type { App } from './app-type.ts';
 import type { CallRequests } from '../../actors/call/requests.ts';
 import type { Carrier } from '../../telephony/carrier.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { CallRequestSchema, CallSchema, QueueCallBody } from '../schemas/calls.ts';
+import { CallRequestSchema, CallSchema, ComplianceRecordSchema, QueueCallBody } from '../schemas/calls.ts';
 import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
@@ -162,6 +162,28 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
       const audio = await deps.carriers[call.mode].fetchRecording(call.recording_url);
       // Always the WAV rendition, whatever type the carrier labels it with (audio/x-wav…): the document says audio/wav.
       return reply.code(200).header('content-type', RECORDING_TYPE).header('cache-control', 'private, no-store').send(audio.body);
+    },
+  );
+
+  app.get(
+    '/v1/calls/:id/compliance_record',
+    {
+      config: { scope: 'calls:read' },
+      schema: {
+        operationId: 'getComplianceRecord',
+        summary: 'The compliance record of a dialled call: the consent stored, when, and from which request',
+        description:
+          'What was recorded right before the dial (the consent as sent and as recorded, the line type, the rule and its citations) and the ' +
+          "agent's identification, with the request it came from; kept at least until keep_until (UWG § 7a for German numbers). " +
+          '404 compliance_record_not_found for a request never dialled.',
+        tags: ['calls'],
+        params: IdParams,
+        response: responses({ 200: ComplianceRecordSchema }, ['call_not_found', 'compliance_record_not_found', 'scope_missing']),
+      },
+    },
+    async (request) => {
+      const auth = caller(request);
+      return callRequests.getComplianceRecord(auth.accountId, auth.mode, request.params.id);
     },
   );
 }

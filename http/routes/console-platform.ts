@@ -17,8 +17,12 @@ const CustomerParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export interface ConsolePlatformRouteDeps {
   customers: CustomerRegistry;
   coverage: Pick<CoverageService, 'certifyLanguage'>;
-  /** Imports a national do-not-call registry file; resolves to the import's summary (the response body). */
-  importDncRegistry: (file: { country: string; source: string; text: string }) => Promise<object>;
+  /** Loads a national do-not-call registry file (it replaces the registry's list); resolves to the load's summary (the response body). */
+  importDncRegistry: (file: { country: string; registry?: string; source: string; text: string }) => Promise<object>;
+  /** Every national do-not-call registry with its last load (the response body). */
+  listDncRegistries: () => Promise<object>;
+  /** A call's compliance record with its request (the response body); `call_not_found`, `compliance_record_not_found`. */
+  complianceRecord: (callId: string) => Promise<object>;
   eventHistory: EventHistory;
   emergencyClosures: EmergencyClosures;
   testClock: TestClockControl | null;
@@ -119,6 +123,7 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
         body: Type.Object(
           {
             country: withCode(Type.String({ pattern: '^[A-Z]{2}$' }), 'invalid_parameter'),
+            registry: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'the registry id (GB-TPS, GB-CTPS); needed where the country has several' })),
             source: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. the registry and file date' }),
             text: Type.String({ minLength: 1, maxLength: 900_000, description: 'the file: one number per line, or CSV with the number first' }),
           },
@@ -127,6 +132,16 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
       },
     },
     async (request) => services.importDncRegistry(request.body),
+  );
+
+  // Which national do-not-call registries exist, when each was last loaded and whether it still stops calls.
+  app.get('/console/v1/dnc/registries', { config: CONSOLE, schema: { ...hide } }, async () => services.listDncRegistries());
+
+  // A call's compliance record, as produced on request (UWG § 7a(2)).
+  app.get(
+    '/console/v1/calls/:id/compliance_record',
+    { config: CONSOLE, schema: { ...hide, params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
+    async (request) => services.complianceRecord(request.params.id),
   );
 
   // Emergency closures (La. R.S. 45:844.31): a closed jurisdiction gets no calls until reopened.

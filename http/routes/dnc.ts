@@ -29,7 +29,7 @@ export function registerDncRoutes(app: App, { dnc }: DncRouteDeps): void {
       },
     },
     async (request, reply) =>
-      sendWritten(reply, await dnc.add(caller(request).accountId, { phone: request.body.phone, reason: request.body.reason ?? null }, request.idempotency)),
+      sendWritten(reply, await dnc.add(caller(request).accountId, caller(request).mode, { phone: request.body.phone, reason: request.body.reason ?? null }, request.idempotency)),
   );
 
   app.get(
@@ -55,15 +55,17 @@ export function registerDncRoutes(app: App, { dnc }: DncRouteDeps): void {
       schema: {
         operationId: 'removeDncEntry',
         summary: 'Take a number you added off the list; a callee’s own request cannot be removed',
-        description: 'The path takes the number in E.164 (percent-encode the +) or national form.',
+        description:
+          'The path takes the number in E.164 (percent-encode the +) or national form. Only a key of the mode that added the entry removes it ' +
+          '(409 dnc_entry_other_mode): a test key never relaxes live compliance.',
         tags: ['calls'],
         params: Type.Object({ phone: Type.String({ maxLength: 64, description: 'the number, E.164 or national' }) }),
         response: responses(
           { 200: Type.Object({ object: Type.Literal('dnc_entry'), phone: Type.String(), deleted: Type.Boolean() }) },
-          ['invalid_phone_number', 'dnc_entry_not_found', 'dnc_entry_protected', 'scope_missing'],
+          ['invalid_phone_number', 'dnc_entry_not_found', 'dnc_entry_protected', 'dnc_entry_other_mode', 'scope_missing'],
         ),
       },
     },
-    async (request) => dnc.remove(caller(request).accountId, request.params.phone),
+    async (request) => dnc.remove(caller(request).accountId, caller(request).mode, request.params.phone),
   );
 }

@@ -34,9 +34,12 @@ export const CallRequestSchema = Type.Object({
   waiting_reason: Nullable(
     Type.String({
       description:
-        'why a queued request has not been dialled yet: a readiness blocker code, frequency_cap, outside_calling_window, platform_at_capacity, ' +
+        'why a queued request has not been dialled yet: a readiness blocker code (dnc_registry_stale among them), frequency_cap, outside_calling_window, platform_at_capacity, ' +
         'no_number_in_country, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls)',
     }),
+  ),
+  waiting_detail: Nullable(
+    Type.String({ description: 'why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when)' }),
   ),
   next_attempt_at: { ...NullableTimestamp, description: 'when a queued request is looked at next (earlier if what it waits on changes)' },
   dial_before: Timestamp,
@@ -61,6 +64,7 @@ export const CallSchema = Type.Object({
   recording_url: NullableString,
   transcript_url: NullableString,
   waiting_reason: NullableString,
+  waiting_detail: NullableString,
   next_attempt_at: NullableTimestamp,
   dial_before: Timestamp,
   dialed_at: NullableTimestamp,
@@ -151,4 +155,39 @@ export const DncEntrySchema = Type.Object({
   reason: NullableString,
   call_id: NullableString,
   created_at: Timestamp,
+});
+
+const RecordConsentSchema = Type.Object({
+  type: NullableString,
+  obtained_at: NullableTimestamp,
+  source: NullableString,
+  evidence_ref: NullableString,
+  expires_at: NullableTimestamp,
+});
+
+/** A dialled call's compliance record with the request it came from (docs/api.md, "Calls"; docs/compliance.md, "Records of consent"). */
+export const ComplianceRecordSchema = Type.Object({
+  object: Type.Literal('compliance_record'),
+  call_id: Type.String(),
+  request: Type.Object({
+    id: Type.String(),
+    account_id: Type.String(),
+    customer_id: Type.String(),
+    mode: Type.String(),
+    phone: Type.String(),
+    country: Type.String(),
+    external_ref: NullableString,
+    requested_at: Timestamp,
+    consent: { ...RecordConsentSchema, description: 'the consent as the request carried it' },
+  }),
+  recorded_at: { ...Timestamp, description: 'when the record was written: right before the dial' },
+  consent: { ...RecordConsentSchema, description: 'the consent as recorded at the dial' },
+  line_type: NullableString,
+  required_consent: NullableString,
+  rules: Type.Array(Type.String()),
+  citations: Type.Array(Type.String()),
+  identification: NullableString,
+  opt_out_offered: Nullable(Type.Boolean()),
+  identified_at: NullableTimestamp,
+  keep_until: { ...NullableTimestamp, description: 'kept at least until then (UWG § 7a: five years for calls to German numbers); null: no term, kept' },
 });

@@ -99,6 +99,7 @@ export const ReadinessSchema = Type.Object({
     number_in_country: Type.Boolean(),
     script_certified: Type.Boolean(),
     customer_accepted_terms: Type.Boolean(),
+    dnc_registries_current: Type.Boolean({ description: "every national do-not-call registry of the customer's country is loaded and recent enough" }),
   }),
   ready_for_test_calls: Type.Boolean({ description: 'false whenever a test call would be turned away; then test_blockers says why' }),
   test_blockers: Type.Array(ReadinessBlockerSchema, { description: 'why a test call would be turned away: the service and customer gates only' }),

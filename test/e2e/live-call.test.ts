@@ -3,6 +3,7 @@ import { cleanUpEverything, freePort, makeTempRoot, startSwitchboard, type Insta
 import { freshDatabase } from '../helpers/db.ts';
 import { call, client } from '../helpers/http.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
+import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
 import { startFakeRealtime, BOOKING_ARGS, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, type FakeRealtime } from '../fakes/openai-realtime.ts';
 
@@ -60,6 +61,7 @@ async function liveSetup(url: string) {
   const api = client(url, key.secret);
   const customer = (await api.post('/v1/customers', { name: 'Bright Dental', country: 'US', timezone: 'America/New_York' })).body;
   await con.post('/console/v1/languages/en-US/certify');
+  await loadDncRegistries(con, 'US');
   await con.post(`/console/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
   await con.post(`/console/v1/customers/${customer.id}/script/certify`, { script: 'SCRIPT-MARKER: ask about their front-desk workload.' });
   await con.post(`/console/v1/customers/${customer.id}/research`, { notes: 'RESEARCH-MARKER: family practice, two chairs.' });

@@ -18,6 +18,7 @@ export function readyFacts(overrides: Partial<ReadinessFacts> = {}): ReadinessFa
     termsAccepted: true,
     requestedSteps: [],
     onboardingLinkActive: false,
+    staleDncRegistries: [],
     ...overrides,
   };
 }
@@ -38,4 +39,5 @@ export const readinessFactsArb: fc.Arbitrary<ReadinessFacts> = fc.record({
   termsAccepted: fc.boolean(),
   requestedSteps: fc.subarray(['number', 'script', 'agent', 'calendar']),
   onboardingLinkActive: fc.boolean(),
+  staleDncRegistries: fc.constantFrom([], [{ id: 'US-NDNC', name: 'US National Do Not Call Registry', country: 'US', maxAgeDays: 31, importedAt: null, staleSince: null }]),
 });

@@ -99,3 +99,33 @@ test.serial('a cap that frees after the deadline: the request waits until its de
   await account.console.post('/console/v1/jobs/expire_requests/run');
   t.like((await account.api.get(`/v1/calls/${second.body.id}`)).body, { status: 'expired', outcome: 'expired' });
 });
+
+test.serial("caps are per customer: another customer's attempts to the same number, of the same reseller or another, do not count", async (t) => {
+  // docs/compliance.md ("What is counted"): every attempt "of the same customer to the same number".
+  // Maine: 1 attempt per 8 hours. Thursday 15:00 UTC is 10:00 or 11:00 in Maine.
+  const BANGOR = '+12075550177';
+  const first = await makeReadyCustomer(svc.url, account.api);
+  const sameReseller = await makeReadyCustomer(svc.url, account.api);
+  const otherAccount = await makeAccount(svc.url);
+  const otherReseller = await makeReadyCustomer(svc.url, otherAccount.api);
+  await advanceToNext(account, 4, 15);
+  const dialled = await account.api.post('/v1/calls', { customer_id: first.id, phone: BANGOR });
+  t.truthy((await dialUntilFinished(account, account.api, dialled.body.id)).dialed_at);
+
+  // The first customer's next request is held by the cap: the cap is in force for this number.
+  const again = await account.api.post('/v1/calls', { customer_id: first.id, phone: BANGOR });
+  await account.console.post('/console/v1/dialler/run');
+  t.like((await account.api.get(`/v1/calls/${again.body.id}`)).body, { status: 'queued', waiting_reason: 'frequency_cap' });
+
+  // The admission statement reads none of the first customer's attempts for the other two.
+  const now = await clockNow();
+  for (const [accountId, customerId] of [[account.id, sameReseller.id], [otherAccount.id, otherReseller.id]]) {
+    const facts = await loadAdmissionFacts(pool, { accountId, customerId, toE164: BANGOR, attemptsSince: new Date(0) }, now);
+    t.deepEqual(facts.attempts, [], `customer ${customerId} counts no attempt of another customer`);
+  }
+  // And both are dialled now, within the 8 hours of the first customer's attempt.
+  const mine = await account.api.post('/v1/calls', { customer_id: sameReseller.id, phone: BANGOR });
+  t.truthy((await dialUntilFinished(account, account.api, mine.body.id)).dialed_at, 'another customer of the same reseller is dialled');
+  const theirs = await otherAccount.api.post('/v1/calls', { customer_id: otherReseller.id, phone: BANGOR });
+  t.truthy((await dialUntilFinished(otherAccount, otherAccount.api, theirs.body.id)).dialed_at, "another reseller's customer is dialled");
+});

@@ -7,6 +7,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { consoleClient, makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
+import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 import { holdRefusal, type RefusalReason } from '../../money/rules/hold-rules.ts';
 import { billableMinutes, callReserveCents, priceMinutes, topUpBonusCents } from '../../money/rules/pricing.ts';
 import type { Mode } from '../../runtime/types.ts';
@@ -81,6 +82,8 @@ async function assertInvariants(what: string) {
 async function takeLive(account: Awaited<ReturnType<typeof makeAccount>>, customerId: string) {
   const con = account.console;
   const live = account.liveApi!;
+  // The clock moves in these properties: the US registry is (re)loaded when older than 31 days.
+  await loadDncRegistries(con, 'US');
   must(await con.post(`/console/v1/customers/${customerId}/script/certify`), 'certify script');
   // A number bought by hand (assign-number): the service's own rental would charge its first
   // month, and these properties count every cent.
@@ -723,6 +726,7 @@ test.serial('a top-up that clears the last readiness gate records customer.ready
   const account = await makeAccount(svc.url, { live: true });
   const live = account.liveApi!;
   const c = await makeCustomer(live);
+  await loadDncRegistries(account.console, 'US');
   must(await account.console.post(`/console/v1/customers/${c.id}/script/certify`), 'certify script');
   must(await live.post(`/v1/customers/${c.id}/provisioning`, { steps: ['number'] }), 'provisioning', 202);
   must(await account.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: `+1202${crypto.randomInt(1_000_000, 9_999_999)}` }), 'assign number');

@@ -4,6 +4,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import type { Client } from '../helpers/http.ts';
+import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -336,6 +337,7 @@ test.serial('an end report racing the release resolves the hold exactly once', a
 
 /** A live customer made ready the way a reseller and its customer would: certified, numbered, terms accepted. */
 async function takenLive(a: Live, externalRef: string, phone: string) {
+  await loadDncRegistries(a.console, 'US');
   await a.console.post('/console/v1/languages/en-US/certify');
   const c = await makeCustomer(a.liveApi, { external_ref: externalRef });
   await a.console.post(`/console/v1/customers/${c.id}/script/certify`);

@@ -16,6 +16,7 @@ import { advanceToNext, dialUntilFinished } from '../helpers/calls.ts';
 import { Spectral, Document } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
+import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -95,6 +96,8 @@ test.before(async () => {
     }
   }
   account = await makeAccount(svc.url);
+  // US calls wait until the US do-not-call registry is loaded (issue 20 §1).
+  await loadDncRegistries(account.console, 'US');
   farKey = (await account.console.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'far', ip_allowlist: ['10.0.0.0/8'] })).body.secret;
   const throttled = await makeAccount(svc.url);
   await throttled.console.patch(`/console/v1/accounts/${throttled.id}/limits`, { requests_per_minute: 1, burst: 1 });
@@ -343,6 +346,7 @@ test.serial('calls, transcripts, recordings, appointments, the do-not-call list 
   const toCancel = await expectAnswer(t, 'queueCall', { key, body: { called_party: 'business', customer_id: 'bright-1', phone: '+12025550129' } }, 201);
 
   // Before it is dialled: no transcript, no recording; cancelled, then cancelled again.
+  await expectAnswer(t, 'getComplianceRecord', { key, params: { id: toCancel.body.id } }, 404, 'compliance_record_not_found');
   await expectAnswer(t, 'getTranscript', { key, params: { id: toCancel.body.id } }, 404, 'transcript_not_available');
   await expectAnswer(t, 'getRecording', { key, params: { id: toCancel.body.id } }, 404, 'recording_not_available');
   await expectAnswer(t, 'cancelCall', { key, params: { id: toCancel.body.id } }, 200);
@@ -354,6 +358,8 @@ test.serial('calls, transcripts, recordings, appointments, the do-not-call list 
   await expectAnswer(t, 'getCall', { key, params: { id: booked.id } }, 200);
   await expectAnswer(t, 'cancelCall', { key, params: { id: booked.id } }, 409, 'call_already_finished');
   await expectAnswer(t, 'getTranscript', { key, params: { id: booked.id } }, 200);
+  await expectAnswer(t, 'getComplianceRecord', { key, params: { id: booked.id } }, 200);
+  await expectAnswer(t, 'getComplianceRecord', { key, params: { id: 'call_nothing' } }, 404, 'call_not_found');
   const recording = await expectAnswer(t, 'getRecording', { key, params: { id: booked.id } }, 200);
   t.is(recording.headers.get('content-type'), 'audio/wav');
   t.is((recording.body as Buffer).subarray(0, 4).toString('ascii'), 'RIFF');

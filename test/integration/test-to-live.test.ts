@@ -1,4 +1,7 @@
 import test from 'ava';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { call, client } from '../helpers/http.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
@@ -67,11 +70,18 @@ test.serial('from test to live, in the README order', async (t) => {
     'no_number_in_country',
     'script_uncertified',
     'customer_not_attested',
+    'dnc_registry_stale',
   ]);
 
   // 7. The calling language's speech gate (operator, once per language).
   await consoleCommand(['certify-language', '--locale', 'en-US']);
   t.false(blockers(await live.get('/v1/customers/bright-1/readiness')).includes('human_speech_gate_closed'));
+  // And the country's national do-not-call registry (operator; issue 20 §1).
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'registry-')), 'registry.csv');
+  fs.writeFileSync(file, 'phone_number\n+12125550198\n');
+  const loaded = await consoleCommand(['import-dnc', '--country', 'US', '--file', file]);
+  t.is(loaded.code, 0, JSON.stringify(loaded.body));
+  t.false(blockers(await live.get('/v1/customers/bright-1/readiness')).includes('dnc_registry_stale'));
 
   // 8. The number: the reseller asks, the service rents one in the customer's country at once.
   const asked = await live.post('/v1/customers/bright-1/provisioning', { steps: ['number'] });

@@ -64,7 +64,7 @@ test('a number on a do-not-call list ends blocked, from the account list or a na
 test('readiness: the first blocker of the customer’s own question is the reason; a customer gone waits as not_ready', (t) => {
   const until = plus(OPEN, 10 * MINUTE_MS);
   t.deepEqual(decide(facts({ readiness: ready({ kybStatus: 'pending', scriptCertified: false }) }), OPEN, FREE), {
-    kind: 'wait', reason: 'kyb_incomplete', until, logRefusal: false,
+    kind: 'wait', reason: 'kyb_incomplete', until, logRefusal: false, detail: 'Business verification of your account is not finished.',
   });
   t.deepEqual(decide(facts({ readiness: null }), OPEN, FREE), { kind: 'wait', reason: 'not_ready', until, logRefusal: false });
   // A test customer is decided on the test question: live money and live status do not hold it back.
@@ -73,6 +73,17 @@ test('readiness: the first blocker of the customer’s own question is the reaso
   t.like(decide(facts({ readiness: { ...testCustomer, termsAccepted: false } }), OPEN, FREE), { kind: 'wait', reason: 'customer_not_attested' });
   // The same facts on a live customer are held back by the first live gate.
   t.like(decide(facts({ readiness: { ...testCustomer, mode: 'live' } }), OPEN, FREE), { kind: 'wait', reason: 'reseller_not_live' });
+});
+
+test('a national do-not-call registry of the country never loaded or loaded more than 31 days ago holds the request, naming it and since when', (t) => {
+  const registry = { id: 'US-NDNC', name: 'US National Do Not Call Registry', country: 'US', maxAgeDays: 31 };
+  const never = decide(facts({ readiness: ready({ mode: 'test', accountMode: 'test', staleDncRegistries: [{ ...registry, importedAt: null, staleSince: null }] }) }), OPEN, FREE);
+  t.like(never, { kind: 'wait', reason: 'dnc_registry_stale', until: plus(OPEN, 10 * MINUTE_MS) });
+  t.regex((never as { detail: string }).detail, /US National Do Not Call Registry \(US-NDNC\) has never been loaded/);
+  const loaded = at('2027-05-01T00:00:00Z');
+  const old = decide(facts({ readiness: ready({ staleDncRegistries: [{ ...registry, importedAt: loaded, staleSince: at('2027-06-01T00:00:00Z') }] }) }), OPEN, FREE);
+  t.like(old, { kind: 'wait', reason: 'dnc_registry_stale' });
+  t.regex((old as { detail: string }).detail, /US-NDNC\) was last loaded on 2027-05-01.*31 days.*since 2027-06-01T00:00:00.000Z/);
 });
 
 test('outside the window: wait for the next opening, or the deadline if that comes first', (t) => {
@@ -166,7 +177,7 @@ test('exhaustive: deadline × do-not-call × readiness × caps × emergency clos
               // The documented order, restated gate by gate.
               if (expired) t.deepEqual(d, { kind: 'end', status: 'expired', outcome: 'expired' }, what);
               else if (doNotCall) t.deepEqual(d, { kind: 'end', status: 'blocked', outcome: 'do_not_call_listed' }, what);
-              else if (blocker) t.deepEqual(d, { kind: 'wait', reason: blocker, until: plus(now, 10 * MINUTE_MS), logRefusal: false }, what);
+              else if (blocker) t.deepEqual(d, { kind: 'wait', reason: blocker, until: plus(now, 10 * MINUTE_MS), logRefusal: false, ...('detail' in d ? { detail: d.detail } : {}) }, what);
               else if (capped) t.deepEqual(d, { kind: 'wait', reason: 'frequency_cap', until: plus(now, 4 * 3600_000), logRefusal: false }, what);
               else if (closed.size > 0) t.deepEqual(d, { kind: 'wait', reason: 'emergency_closure', until: plus(now, 15 * MINUTE_MS), logRefusal: false }, what);
               else if (now === CLOSED) t.deepEqual(d, { kind: 'wait', reason: 'outside_calling_window', until: nextOpening(MIAMI, 'US', now), logRefusal: false }, what);

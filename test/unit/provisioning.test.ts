@@ -200,6 +200,7 @@ const factsArb: fc.Arbitrary<ReadinessFacts> = fc.record({
   termsAccepted: fc.boolean(),
   requestedSteps: fc.constant([]),
   onboardingLinkActive: fc.boolean(),
+  staleDncRegistries: fc.constant([]),
 });
 const requestedArb = fc.subarray(['number', 'script', 'agent', 'calendar']);
 const STATES = ['awaiting_number', 'awaiting_script', 'awaiting_agent', 'awaiting_calendar', 'awaiting_customer', 'awaiting_reseller', 'ready'];

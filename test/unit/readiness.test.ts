@@ -14,6 +14,9 @@ interface Gate {
   failing: Partial<ReadinessFacts>;
 }
 
+/** The US registry, never loaded (issue 20 §1). */
+const NEVER_LOADED = { id: 'US-NDNC', name: 'US National Do Not Call Registry', country: 'US', maxAgeDays: 31, importedAt: null, staleSince: null };
+
 /** The documented gates, in reporting order. */
 const GATES: Gate[] = [
   { check: 'account_live', blocker: 'reseller_not_live', waitingOn: 'reseller', liveOnly: true, failing: { accountMode: 'test' } },
@@ -25,6 +28,7 @@ const GATES: Gate[] = [
   { check: 'number_in_country', blocker: 'no_number_in_country', waitingOn: 'reseller', liveOnly: false, failing: { hasNumberInCountry: false } },
   { check: 'script_certified', blocker: 'script_uncertified', waitingOn: 'reseller', liveOnly: false, failing: { scriptCertified: false } },
   { check: 'customer_accepted_terms', blocker: 'customer_not_attested', waitingOn: 'reseller', liveOnly: false, failing: { termsAccepted: false } },
+  { check: 'dnc_registries_current', blocker: 'dnc_registry_stale', waitingOn: 'service', liveOnly: false, failing: { staleDncRegistries: [NEVER_LOADED] } },
 ];
 const LIVE_ONLY = GATES.filter((g) => g.liveOnly).map((g) => g.blocker);
 const TEST_GATES = GATES.filter((g) => !g.liveOnly).map((g) => g.blocker);
@@ -42,7 +46,7 @@ test('a live customer with every fact in place is ready for live and test calls'
   t.deepEqual(r.checks, allChecks(true));
 });
 
-test('the assessment has both questions, the call path answer and exactly the nine documented checks', (t) => {
+test('the assessment has both questions, the call path answer and exactly the ten documented checks', (t) => {
   for (const mode of MODES) {
     t.deepEqual(Object.keys(assessReadiness(facts({ mode }))).sort(), ['blockers', 'checks', 'live', 'ready', 'test']);
     t.deepEqual(Object.keys(assessReadiness(facts({ mode })).checks).sort(), GATES.map((g) => g.check).sort());
@@ -69,14 +73,14 @@ for (const gate of GATES) {
   }
 }
 
-test('with every fact missing: all nine blockers to live calls in either mode, the four service/customer ones to test calls', (t) => {
+test('with every fact missing: all ten blockers to live calls in either mode, the five service/customer ones to test calls', (t) => {
   for (const mode of MODES) {
     const r = assessReadiness(facts({ mode, ...Object.assign({}, ...GATES.map((g) => g.failing)) }));
     t.false(r.ready);
     t.deepEqual(r.checks, allChecks(false));
     t.deepEqual(codes(r.live.blockers), GATES.map((g) => g.blocker));
     t.deepEqual(r.live.blockers.map((b) => b.waitingOn), GATES.map((g) => g.waitingOn));
-    t.is(new Set(r.live.blockers.map((b) => b.message)).size, 9, 'each blocker has its own message');
+    t.is(new Set(r.live.blockers.map((b) => b.message)).size, 10, 'each blocker has its own message');
     t.deepEqual(codes(r.test.blockers), TEST_GATES);
     t.deepEqual(r.test.blockers, r.live.blockers.slice(5), 'a blocker reads the same in both answers');
   }
@@ -184,6 +188,7 @@ function expectedChecks(f: ReadinessFacts): Record<CheckName, boolean> {
     number_in_country: f.countryOpened && f.hasNumberInCountry,
     script_certified: f.scriptCertified,
     customer_accepted_terms: f.termsAccepted,
+    dnc_registries_current: f.staleDncRegistries.length === 0,
   };
 }
 
@@ -223,10 +228,10 @@ test('property: both answers agree with the call path and checks agree with bloc
 });
 
 test('exhaustive: every combination of two-valued facts, customer and account mode', (t) => {
-  // 2 customer modes × 2^12 facts, the balance either exactly the reserve or one cent short.
+  // 2 customer modes × 2^13 facts, the balance either exactly the reserve or one cent short.
   let cases = 0;
   for (const mode of MODES) {
-    for (let mask = 0; mask < 1 << 12; mask++) {
+    for (let mask = 0; mask < 1 << 13; mask++) {
       const bit = (i: number) => Boolean(mask & (1 << i));
       assertInvariants({
         mode,
@@ -243,11 +248,12 @@ test('exhaustive: every combination of two-valued facts, customer and account mo
         requestedSteps: bit(9) ? ['number', 'script'] : [],
         onboardingLinkActive: bit(10),
         liveCarrierConfigured: bit(11),
+        staleDncRegistries: bit(12) ? [NEVER_LOADED] : [],
       });
       cases++;
     }
   }
-  t.is(cases, 8192);
+  t.is(cases, 16384);
 });
 
 test('no carrier for live mode: carrier_not_configured to live calls of every customer, the service\'s move with no action; test calls are not held back', (t) => {
