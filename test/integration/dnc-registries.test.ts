@@ -50,7 +50,7 @@ test.serial('a registry never loaded holds calls to its country, named in readin
 
   // Tuesday 15:00 UTC: 10:00 or 11:00 in Washington, inside every window.
   await advanceToNext(account, 2, 15);
-  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550182' });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550182' });
   await account.console.post('/console/v1/dialler/run');
   const waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'dnc_registry_stale', dialed_at: null });
@@ -91,7 +91,7 @@ test.serial('a load up to 31 days old counts; older, calls wait again, saying wh
   t.regex(readiness.test_blockers[0].message, since);
   t.regex((await account.api.get('/v1/coverage?country=US')).body.blockers.find((b: { code: string }) => b.code === 'dnc_registry_stale').message, since);
 
-  const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025550183' });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550183' });
   await account.console.post('/console/v1/dialler/run');
   const waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'dnc_registry_stale', dialed_at: null });
@@ -112,16 +112,16 @@ test.serial("a re-import replaces the registry's list: numbers that left it leav
   t.like(replaced.body, { numbers: 2, imported: 1, removed: 1 }, `${LEFT} left; ${OWN} came in`);
   t.like(await usRegistry(), { numbers: 2, current: true });
   // The number that left the registry is dialled; the one still on it is not.
-  const left = await account.api.post('/v1/calls', { customer_id: customer.id, phone: LEFT });
+  const left = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: LEFT });
   t.truthy((await dialUntilFinished(account, account.api, left.body.id)).dialed_at, 'off the registry now');
-  const stays = await account.api.post('/v1/calls', { customer_id: customer.id, phone: STAYS });
+  const stays = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: STAYS });
   t.like(await dialUntilFinished(account, account.api, stays.body.id), { status: 'blocked', outcome: 'do_not_call_listed', dialed_at: null });
 
   // A registry load never takes an entry off the account's own list.
   await load(STAYS);
   const own = (await account.api.get('/v1/dnc')).body.data.find((d: { phone: string }) => d.phone === OWN);
   t.like(own, { source: 'api', reason: 'asked by email' });
-  const ownCall = await account.api.post('/v1/calls', { customer_id: customer.id, phone: OWN });
+  const ownCall = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: OWN });
   t.like(await dialUntilFinished(account, account.api, ownCall.body.id), { status: 'blocked', outcome: 'do_not_call_listed' });
 });
 

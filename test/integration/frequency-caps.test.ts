@@ -109,11 +109,11 @@ test.serial("caps are per customer: another customer's attempts to the same numb
   const otherAccount = await makeAccount(svc.url);
   const otherReseller = await makeReadyCustomer(svc.url, otherAccount.api);
   await advanceToNext(account, 4, 15);
-  const dialled = await account.api.post('/v1/calls', { customer_id: first.id, phone: BANGOR });
+  const dialled = await account.api.post('/v1/calls', { customer_id: first.id, phone: BANGOR, consent: REQUESTED_CALL });
   t.truthy((await dialUntilFinished(account, account.api, dialled.body.id)).dialed_at);
 
   // The first customer's next request is held by the cap: the cap is in force for this number.
-  const again = await account.api.post('/v1/calls', { customer_id: first.id, phone: BANGOR });
+  const again = await account.api.post('/v1/calls', { customer_id: first.id, phone: BANGOR, consent: REQUESTED_CALL });
   await account.console.post('/console/v1/dialler/run');
   t.like((await account.api.get(`/v1/calls/${again.body.id}`)).body, { status: 'queued', waiting_reason: 'frequency_cap' });
 
@@ -124,8 +124,8 @@ test.serial("caps are per customer: another customer's attempts to the same numb
     t.deepEqual(facts.attempts, [], `customer ${customerId} counts no attempt of another customer`);
   }
   // And both are dialled now, within the 8 hours of the first customer's attempt.
-  const mine = await account.api.post('/v1/calls', { customer_id: sameReseller.id, phone: BANGOR });
+  const mine = await account.api.post('/v1/calls', { customer_id: sameReseller.id, phone: BANGOR, consent: REQUESTED_CALL });
   t.truthy((await dialUntilFinished(account, account.api, mine.body.id)).dialed_at, 'another customer of the same reseller is dialled');
-  const theirs = await otherAccount.api.post('/v1/calls', { customer_id: otherReseller.id, phone: BANGOR });
+  const theirs = await otherAccount.api.post('/v1/calls', { customer_id: otherReseller.id, phone: BANGOR, consent: REQUESTED_CALL });
   t.truthy((await dialUntilFinished(otherAccount, otherAccount.api, theirs.body.id)).dialed_at, "another reseller's customer is dialled");
 });
