@@ -12,7 +12,7 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 /** What the jobs run on: the database, the clock, the settings, the one money writer, and the numbers and websites rooms. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites };
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = [
@@ -40,7 +40,8 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
     case 'release_holds':
       return releaseExpiredHolds(services.pool, services.money, now);
     case 'expire_bonuses':
-      return expireBonuses(services.pool, services.money, now);
+      // Bonus credit is live money: it expires on real time, never on a test clock.
+      return expireBonuses(services.pool, services.money, services.realClock.now());
     case 'close_month':
       return closeMonth(services.pool, services.money, now);
     case 'expire_requests':

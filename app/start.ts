@@ -52,7 +52,7 @@ export interface StartOptions {
   fastEmbeddedDb?: boolean;
   /** Where the one-time console token is written for a person to read (stdout by default). */
   announce?: (line: string) => void;
-  /** Real time (runtime/clock.ts `realClock` unless given): a test may hand a clock it moves to reach webhook retries. */
+  /** Real time (runtime/clock.ts `realClock` unless given): a test may hand a clock it moves to reach webhook retries or a bonus credit's expiry. */
   realClock?: Clock;
 }
 
@@ -115,14 +115,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // websites rooms, built below).
     let numbers: Numbers | undefined;
     let websites: Websites | undefined;
-    const money = createMoneyWriter({
-      ...readinessFollowsMoney,
-      fundsAdded: async (db, accountId, now) => {
-        await numbers!.fundsAdded(db, accountId, now);
-        await websites!.fundsAdded(db, accountId, now);
+    const money = createMoneyWriter(
+      {
+        ...readinessFollowsMoney,
+        fundsAdded: async (db, accountId, now) => {
+          await numbers!.fundsAdded(db, accountId, now);
+          await websites!.fundsAdded(db, accountId, now);
+        },
       },
-    });
-    const keys = new KeyAuthenticator(pool, clock);
+      deps.realClock,
+    );
+    const keys = new KeyAuthenticator(pool, clock, Date.now, deps.realClock);
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );

@@ -10,12 +10,14 @@ import { lowBalanceStage } from './rules/low-balance.ts';
 /**
  * The `balance` object (spec: Balance) of one account in one mode. Test mode has no money: its
  * balance and available amount are 0 and its reserved and spend are priced, never charged.
+ * `now` is the schedule clock (spend days and months); `realNow` real time, on which bonus
+ * credit expires.
  */
-export async function buildBalance(db: Queryable, accountId: string, mode: Mode, now: Date) {
+export async function buildBalance(db: Queryable, accountId: string, mode: Mode, now: Date, realNow: Date) {
   // One query at a time: `db` may be a transaction's client.
   const row = await balanceReads(db).get(accountId, mode);
   const account = await createAccountRepository(db).get(accountId);
-  const bonusExpiresAt = mode === 'live' ? await grantReads(db).earliestBonusExpiry(accountId, now) : null;
+  const bonusExpiresAt = mode === 'live' ? await grantReads(db).earliestBonusExpiry(accountId, realNow) : null;
   if (!row || !account) throw new Error(`no money row for account ${accountId}`);
   const live = mode === 'live';
   const available = live ? row.balance_cents - row.reserved_cents : 0;

@@ -24,7 +24,10 @@ export async function releaseExpiredHolds(pool: Pool, money: MoneyWriter, now: D
   }
 }
 
-/** Writes off bonus credit left at its expiry, one ledger line per grant, each account in its own transaction. */
+/**
+ * Writes off bonus credit left at its expiry, one ledger line per grant, each account in its own
+ * transaction. `now` is real time: bonus credit never expires on a test clock.
+ */
 export async function expireBonuses(pool: Pool, money: MoneyWriter, now: Date): Promise<number> {
   let total = 0;
   for (const accountId of await grantReads(pool).accountsWithExpiredBonus(now, BATCH)) {

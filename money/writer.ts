@@ -8,6 +8,7 @@ import { createItemMoney } from './writer/items.ts';
 import { createRecurringMoney } from './writer/recurring.ts';
 import { createMonthClose } from './writer/month-close.ts';
 import type { MoneyReactions } from './writer/types.ts';
+import { realClock, type Clock } from '../runtime/clock.ts';
 
 export type { CallEnd, EndCallResult, MoneyReactions, RecurringCharge, RecurringChargeResult, StartCallResult } from './writer/types.ts';
 export { HOLD_LIFETIME_MS } from './writer/calls.ts';
@@ -28,15 +29,19 @@ export { HOLD_LIFETIME_MS } from './writer/calls.ts';
  * - month-close.ts: the monthly minimum.
  *
  * What money changes elsewhere is told through `MoneyReactions`, so money/ imports no actor.
+ *
+ * Each operation's `now` dates its lines (the schedule clock, which a test clock moves); bonus
+ * credit, a live fact, is granted and expires on `realTime` (real time unless a test hands a clock
+ * it moves: docs/decisions.md, "Real time and the test clock").
  */
 
 export type MoneyWriter = ReturnType<typeof createMoneyWriter>;
 
-export function createMoneyWriter(reactions: MoneyReactions) {
+export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = realClock) {
   // A line that leaves the balance under the threshold tops up the card, and a top-up posts lines:
   // the lines get the top-up late, once both exist.
-  const lines = createLines(reactions, (client, accountId, amountCents, now) => topUps.autoTopUp(client, accountId, amountCents, now));
-  const topUps = createTopUps(lines, reactions);
+  const lines = createLines(reactions, (client, accountId, amountCents, now) => topUps.autoTopUp(client, accountId, amountCents, now), realTime);
+  const topUps = createTopUps(lines, reactions, realTime);
   const calls = createCallMoney(lines);
   const chat = createChatMoney(lines);
   const items = createItemMoney(lines);

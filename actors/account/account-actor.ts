@@ -18,7 +18,7 @@ import { staleRegistriesOf } from '../shared/dnc-registries.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { customerView } from '../customer/views.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
-import { KEY_PREFIX, ROTATION_GRACE_MS } from './api-key-rules.ts';
+import { KEY_PREFIX, ROTATION_GRACE_MS, keyClock } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
 import { accountView, apiKeyView, brandView, consoleAccountView, usageView } from './views.ts';
 import { ledgerReads } from '../../db/money/ledger.ts';
@@ -64,7 +64,7 @@ export interface AccountHooks {
 
 export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
   // Live facts (an agreement signed, going live) are dated on real time, never on a test clock;
-  // money stays on the schedule clock its jobs run on (docs/decisions.md, "Real time and the test clock").
+  // so is bonus credit's expiry; money lines stay on the schedule clock (docs/decisions.md, "Real time and the test clock").
   const { pool, clock, realClock, money } = deps;
   const accounts = createAccountRepository(pool);
 
@@ -171,7 +171,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
   }
 
   async function createKey(id: string, input: CreateKeyInput) {
-    const now = clock.now();
+    const now = keyClock(input.mode, clock, realClock).now();
     const scopes = parseScopes(input.scopes);
     const ipAllowlist = parseAllowlist(input.ip_allowlist);
     const expiresAt = parseFutureTimestamp(input.expires_at, now);
@@ -195,10 +195,10 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
   }
 
   async function rotateKey(id: string, keyId: string) {
-    const now = clock.now();
     return credentialChange(id, async (client) => {
       const keys = createApiKeyRepository(client);
       const key = await usableKey(keys, id, keyId);
+      const now = keyClock(key.mode, clock, realClock).now();
       const { secret, ...stored } = newKeySecret(key.mode);
       const graceUntil = new Date(now.getTime() + ROTATION_GRACE_MS);
       const rotated = await keys.rotate(keyId, { ...stored, graceUntil, now });
@@ -215,11 +215,10 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
   }
 
   async function revokeKey(id: string, keyId: string) {
-    const now = clock.now();
     return credentialChange(id, async (client) => {
       const keys = createApiKeyRepository(client);
-      await usableKey(keys, id, keyId);
-      const revoked = await keys.revoke(keyId, now);
+      const key = await usableKey(keys, id, keyId);
+      const revoked = await keys.revoke(keyId, keyClock(key.mode, clock, realClock).now());
       await notifyAccountChanged(client, id);
       return apiKeyView(revoked);
     });
@@ -319,7 +318,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
         );
       case 'get_balance':
         await mustGet(pool, id);
-        return done(await buildBalance(pool, id, msg.mode, clock.now()));
+        return done(await buildBalance(pool, id, msg.mode, clock.now(), realClock.now()));
       case 'list_usage':
         return done(await listUsage(id, msg.mode, msg.page, msg.customerId));
       case 'top_up':
@@ -331,12 +330,12 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
             description: 'Top-up (card)',
             now,
           });
-          return { object: 'top_up' as const, lines: lines.map(usageView), balance: await buildBalance(client, id, 'live', now) };
+          return { object: 'top_up' as const, lines: lines.map(usageView), balance: await buildBalance(client, id, 'live', now, realClock.now()) };
         }));
       case 'set_auto_top_up':
         return done(await moneyChange(id, async (client, now) => {
           await money.setAutoTopUp(client, id, { thresholdCents: msg.thresholdCents, amountCents: msg.amountCents });
-          return buildBalance(client, id, 'live', now);
+          return buildBalance(client, id, 'live', now, realClock.now());
         }));
       case 'refund':
         return done(await moneyChange(id, async (client, now) => {
@@ -351,7 +350,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
             description: msg.description ?? 'Refund',
             now,
           });
-          return { object: 'refund' as const, line: usageView(line), balance: await buildBalance(client, id, 'live', now) };
+          return { object: 'refund' as const, line: usageView(line), balance: await buildBalance(client, id, 'live', now, realClock.now()) };
         }));
       case 'start_call': {
         // A customer of another account (or mode) is not found, as for a refund: the writer would take it for a broken invariant.

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { Mode } from '../../runtime/types.ts';
+import type { Clock } from '../../runtime/clock.ts';
 
 /** Every permission a key can hold (spec: Authentication 2). */
 export const SCOPES = [
@@ -23,6 +24,15 @@ export const KEY_PREFIX: Record<Mode, string> = { test: 'svc_test_', live: 'svc_
 
 /** How long a rotated secret keeps working (spec: 24-hour grace window). */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The clock a key's dates are on (created, expires, rotated with its grace, revoked), and so the
+ * one its checks compare with: a live key is a live credential, on real time, which no test clock
+ * moves; a test key follows the schedule clock (docs/decisions.md, "Real time and the test clock").
+ */
+export function keyClock(mode: Mode, schedule: Clock, real: Clock): Clock {
+  return mode === 'live' ? real : schedule;
+}
 
 /** The facts about a presented secret that decide whether it is accepted. */
 export interface KeyFacts {

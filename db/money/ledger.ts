@@ -48,7 +48,10 @@ export interface MoneyChange {
   line: NewLedgerLine | null;
   /** How much of this change's charge bonus credit may pay (0 for test lines and money in). */
   bonusEligibleCents: number;
+  /** The change's date (a settled hold's `resolved_at`): the schedule clock. */
   now: Date;
+  /** Real time, on which bonus grants expire (live facts are never on a test clock). */
+  realNow: Date;
 }
 
 /** What the money change did beyond its inputs. */
@@ -65,7 +68,7 @@ const APPLY_CHANGE = prepared(
   `WITH t AS (
      SELECT id, LEAST(remaining_cents, GREATEST(0, $35::bigint - before)) AS take
        FROM (SELECT id, remaining_cents, sum(remaining_cents) OVER (ORDER BY expires_at, id) - remaining_cents AS before
-               FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $34 AND $35::bigint > 0) r
+               FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at > $36 AND $35::bigint > 0) r
    ), bt AS (
      SELECT COALESCE(sum(take), 0)::bigint AS taken FROM t
    ), m AS (
@@ -95,7 +98,7 @@ const APPLY_CHANGE = prepared(
      RETURNING *
    )
    SELECT (SELECT to_jsonb(l) FROM l) AS line, (SELECT count(*) FROM h)::int AS settled, (SELECT taken FROM bt) AS bonus_taken,
-          $35::bigint > 0 AND EXISTS (SELECT 1 FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $34) AS expired_left`,
+          $35::bigint > 0 AND EXISTS (SELECT 1 FROM bonus_grants WHERE account_id = $1 AND remaining_cents > 0 AND expires_at <= $36) AS expired_left`,
 );
 
 export function ledgerReads(db: Queryable) {
@@ -126,7 +129,7 @@ export function ledgerWrites(db: Queryable) {
           change.holdCharge?.holdId ?? null, change.holdCharge?.chargedCents ?? null,
           l?.customer_id ?? null, l?.type ?? null, l?.cause ?? null, l?.amount_cents ?? null, l?.cash_cents ?? null, l?.bonus_cents ?? null,
           l?.balance_after_cents ?? null, l?.applied ?? null, l?.minutes ?? null, l?.reference ?? null, l?.payment_reference ?? null,
-          l?.description ?? null, l?.created_at ?? null, change.now, change.bonusEligibleCents,
+          l?.description ?? null, l?.created_at ?? null, change.now, change.bonusEligibleCents, change.realNow,
         ]),
       );
       // The caller locked the open hold, so it settles here; if it did not, nothing may be written.

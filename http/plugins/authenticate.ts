@@ -1,9 +1,9 @@
 import type { Pool } from '../../db/pool.ts';
 import { createApiKeyRepository, type SecretLookup } from '../../db/api-keys.ts';
-import type { Clock } from '../../runtime/clock.ts';
+import { realClock, type Clock } from '../../runtime/clock.ts';
 import { hashToken, isWellFormed } from '../../runtime/tokens.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { checkKey, KEY_PREFIX, type Scope } from '../../actors/account/api-key-rules.ts';
+import { checkKey, KEY_PREFIX, keyClock, type Scope } from '../../actors/account/api-key-rules.ts';
 import { ApiError } from '../errors.ts';
 
 /** Who is asking: the account and mode a key acts for. */
@@ -57,9 +57,12 @@ export class KeyAuthenticator {
 
   constructor(
     private readonly pool: Pool,
+    /** The schedule clock (a test clock moves it): a test key's expiry and rotation grace. */
     private readonly clock: Clock,
     /** Wall time for the cache's lifetimes, ms: never the test clock, which tests move by days. */
     private readonly nowMs: () => number = Date.now,
+    /** Real time: a live key's expiry and rotation grace, which no test clock moves. */
+    private readonly realTime: Clock = realClock,
   ) {}
 
   async authenticate(header: string | undefined, ip: string, { scope, beforeGoLive }: KeyRequirement): Promise<AuthContext> {
@@ -81,7 +84,7 @@ export class KeyAuthenticator {
         accountStatus: account.status,
         accountMode: account.mode,
       },
-      { now: this.clock.now(), ip, scope, beforeGoLive },
+      { now: keyClock(key.mode, this.clock, this.realTime).now(), ip, scope, beforeGoLive },
     );
     if (rejection === 'scope_missing') {
       throw new ApiError('scope_missing', `This API key does not have the ${scope} permission.`);

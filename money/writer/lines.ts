@@ -7,6 +7,7 @@ import { callReserveCents, minutesUsedNow } from '../rules/pricing.ts';
 import { applyLine, type LineInput } from '../rules/apply-line.ts';
 import { crossedStages, lowBalanceStageOf, type LowBalanceStage } from '../rules/low-balance.ts';
 import { buildBalance } from '../balance-view.ts';
+import type { Clock } from '../../runtime/clock.ts';
 import type { MoneyReactions } from './types.ts';
 
 /**
@@ -16,6 +17,9 @@ import type { MoneyReactions } from './types.ts';
  * it spends) in one statement, in the caller's transaction. What follows from the new values is
  * here too: low-balance warnings, readiness's reaction, automatic top-up, and the write-off of
  * expired bonus credit found on the way.
+ *
+ * Bonus credit is a live fact: its grants expire on `realTime`, never on the schedule clock that
+ * dates the lines (docs/decisions.md, "Real time and the test clock").
  */
 
 /** A settled hold whose money and call slot go back in the same write as its charge. */
@@ -31,7 +35,7 @@ export type AutoTopUp = (client: Client, accountId: string, amountCents: number,
 
 export type Lines = ReturnType<typeof createLines>;
 
-export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp) {
+export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp, realTime: Clock) {
   /**
    * Applies one line (or, with `noLine`, only a hold's return) on a row already locked by the
    * caller or locked here. Returns the line written, if any.
@@ -60,9 +64,10 @@ export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp) {
       line,
       bonusEligibleCents: live && line && row.bonus_cents > 0 ? charge : 0,
       now: input.now,
+      realNow: realTime.now(),
     });
-    // Expired credit found on the way is written off right after this line.
-    if (written.expiredBonusLeft) await writeOffLockedAccountBonus(client, input.accountId, input.now);
+    // Expired credit found on the way is written off right after this line, at the real time it is found.
+    if (written.expiredBonusLeft) await writeOffLockedAccountBonus(client, input.accountId, realTime.now());
     if (live) {
       await recordLowBalance(client, input.accountId, before, next.low_balance_stage as LowBalanceStage, input.now);
       await balanceMoved(client, input.accountId, row.balance_cents - row.reserved_cents, next, input.now);
@@ -94,7 +99,7 @@ export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp) {
   async function recordLowBalance(client: Client, accountId: string, from: LowBalanceStage, to: LowBalanceStage, now: Date): Promise<void> {
     const crossed = crossedStages(from, to);
     if (crossed.length === 0) return;
-    const balance = await buildBalance(client, accountId, 'live', now);
+    const balance = await buildBalance(client, accountId, 'live', now, realTime.now());
     for (const stage of crossed) {
       await recordEvent(client, { accountId, mode: 'live', type: 'balance.low', data: { ...balance, low_balance: stage }, now });
     }
@@ -126,10 +131,13 @@ export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp) {
     });
   }
 
-  /** Writes off an account's expired bonus grants; returns how many. The caller holds the account's money row lock. */
-  async function writeOffLockedAccountBonus(client: Client, accountId: string, now: Date): Promise<number> {
-    const grants = await grantWrites(client).lockExpiredGrantsOf(accountId, now);
-    for (const grant of grants) await writeOffGrant(client, grant, now);
+  /**
+   * Writes off an account's grants expired at `realNow` (real time: the write-off lines are dated
+   * then); returns how many. The caller holds the account's money row lock.
+   */
+  async function writeOffLockedAccountBonus(client: Client, accountId: string, realNow: Date): Promise<number> {
+    const grants = await grantWrites(client).lockExpiredGrantsOf(accountId, realNow);
+    for (const grant of grants) await writeOffGrant(client, grant, realNow);
     return grants.length;
   }
 

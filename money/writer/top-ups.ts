@@ -5,14 +5,18 @@ import type { LedgerRow } from '../../db/money/ledger.ts';
 import { grantWrites } from '../../db/money/grants.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { BONUS_LIFETIME_MONTHS, dayKey, topUpBonusCents } from '../rules/pricing.ts';
+import type { Clock } from '../../runtime/clock.ts';
 import type { Lines } from './lines.ts';
 import type { MoneyReactions } from './types.ts';
 
 /**
  * Money coming in: the console's card top-ups and the automatic top-up, the bonus credit a top-up
  * grants and its write-off when it expires, and the console's refunds to the live balance.
+ *
+ * A top-up is live money, and its bonus credit a live fact: the grant is dated and expires on
+ * `realTime`, never on the schedule clock (a test clock) that dates the lines.
  */
-export function createTopUps(lines: Lines, reactions: MoneyReactions) {
+export function createTopUps(lines: Lines, reactions: MoneyReactions, realTime: Clock) {
   /** The console's card charge: a top-up line with a payment reference, and its bonus credit. */
   async function topUp(
     client: Client,
@@ -33,9 +37,10 @@ export function createTopUps(lines: Lines, reactions: MoneyReactions) {
     await createCallRepository(client).wakeWaiting({ accountId: t.accountId, mode: 'live', reasons: ['insufficient_balance'], now: t.now });
     const written = [top!];
     if (bonus > 0) {
-      const expiresAt = new Date(t.now);
+      const grantedAt = realTime.now();
+      const expiresAt = new Date(grantedAt);
       expiresAt.setUTCMonth(expiresAt.getUTCMonth() + BONUS_LIFETIME_MONTHS);
-      await grantWrites(client).insertGrant(t.accountId, bonus, t.now, expiresAt);
+      await grantWrites(client).insertGrant(t.accountId, bonus, grantedAt, expiresAt);
       const bonusLine = await lines.postLine(client, {
         accountId: t.accountId,
         mode: 'live',
@@ -76,7 +81,8 @@ export function createTopUps(lines: Lines, reactions: MoneyReactions) {
     },
 
     /**
-     * Writes off an account's expired bonus grants, one line each; returns how many. Locks the
+     * Writes off an account's bonus grants expired at `now`, which is real time (the bonus-expiry
+     * job runs on it), one line each; returns how many. Locks the
      * account's money row before its grants: the lock order of every money path. (Locking the
      * grants first, as the job once did, deadlocked against a call end on the same account, which
      * holds the money row and then writes off the expired grants it finds.)

@@ -3,10 +3,13 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { call, client } from '../helpers/http.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { mintToken } from '../../runtime/tokens.ts';
+import { TestClock } from '../../runtime/clock.ts';
 
 let svc: TestService;
+/** Real time, which a test moves to reach a live key's expiry and the end of its rotation grace. */
+const wall = new TestClock();
 test.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({}, { realClock: wall });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -98,6 +101,49 @@ test.serial('an expired key answers key_expired', async (t) => {
   const r = await api.get('/v1/me');
   t.is(r.status, 401);
   t.is(codeOf(r), 'key_expired');
+});
+
+test.serial('a live key is on real time: a moved test clock neither expires it nor ends its rotation grace, and revokes it at once (issue 20 §4)', async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const liveKey = async (body: Record<string, unknown>) => {
+    const k = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'real time', ...body });
+    t.is(k.status, 201);
+    return { id: k.body.id as string, api: client(svc.url, k.body.secret) };
+  };
+  // Expires in 2 days of real time.
+  const expiring = await liveKey({ expires_at: new Date(wall.now().getTime() + 2 * 86_400_000).toISOString() });
+  const rotating = await liveKey({});
+  const revoking = await liveKey({});
+  const before = wall.now().getTime();
+  const rotated = await a.console.post(`/console/v1/accounts/${a.id}/keys/${rotating.id}/rotate`);
+  const after = wall.now().getTime();
+  t.is(rotated.status, 200);
+  const fresh = client(svc.url, rotated.body.secret);
+  const event = (await a.console.get(`/console/v1/accounts/${a.id}/events?type=key.rotated`)).body.data[0];
+  const graceEnds = new Date(event.data.previous_secret_expires_at).getTime();
+  t.true(graceEnds >= before + 24 * 3_600_000 && graceEnds <= after + 24 * 3_600_000, 'the grace ends 24 hours after the real time of the rotation');
+
+  // Three days on the test clock: past the expiry and the grace on it, neither on real time.
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 3 * 86_400 });
+  t.is((await expiring.api.get('/v1/me')).status, 200, 'not expired');
+  t.is((await rotating.api.get('/v1/me')).status, 200, 'the old secret is inside its 24-hour grace');
+  t.is((await fresh.get('/v1/me')).status, 200);
+  // A revocation after the move holds at once (it is not dated days ahead of the check).
+  t.is((await a.console.delete(`/console/v1/accounts/${a.id}/keys/${revoking.id}`)).status, 200);
+  t.is(codeOf(await revoking.api.get('/v1/me')), 'key_revoked');
+
+  // Real time: 24 hours and a minute later the old secret is refused; the key still works.
+  wall.advance(24 * 3_600_000 + 60_000);
+  const old = await rotating.api.get('/v1/me');
+  t.is(old.status, 401);
+  t.is(codeOf(old), 'key_rotated');
+  t.is((await fresh.get('/v1/me')).status, 200);
+  t.is((await expiring.api.get('/v1/me')).status, 200, 'one day of its 2 left');
+  // Real time past the 2 days: expired.
+  wall.advance(86_400_000);
+  const expired = await expiring.api.get('/v1/me');
+  t.is(expired.status, 401);
+  t.is(codeOf(expired), 'key_expired');
 });
 
 test('an IP allowlist admits listed addresses and ranges and refuses others with ip_not_allowed (403)', async (t) => {

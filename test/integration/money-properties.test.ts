@@ -14,6 +14,7 @@ import type { Mode } from '../../runtime/types.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { createMoneyWriter } from '../../money/writer.ts';
 import { readinessFollowsMoney } from '../../actors/customer/readiness-check.ts';
+import { TestClock } from '../../runtime/clock.ts';
 
 /*
  * Properties of the money as a whole, over random sequences of operations against the real
@@ -23,9 +24,11 @@ import { readinessFollowsMoney } from '../../actors/customer/readiness-check.ts'
 
 let svc: TestService;
 let db: pg.Pool;
+/** Real time, on which bonus credit expires: the sequences move it with the test clock. */
+const wall = new TestClock();
 test.before(async () => {
   // The periodic jobs stay out of the way: the sequences run them when they choose.
-  svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: String(24 * 3_600_000) });
+  svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: String(24 * 3_600_000) }, { realClock: wall });
   db = new pg.Pool({ connectionString: svc.databaseUrl, max: 4 });
   await consoleClient(svc.url).post('/console/v1/languages/en-US/certify');
 });
@@ -67,6 +70,12 @@ function assertUnchanged(before: Map<string, string>, after: Map<string, string>
 }
 
 /** Moves the service's test clock to the start of the next UTC month, plus `minutes`. */
+/** Time passing: the test clock (schedules) and real time (bonus credit's expiry) move together. */
+async function advanceBoth(seconds: number) {
+  wall.advance(seconds * 1000);
+  must(await consoleClient(svc.url).post('/console/v1/test_clock/advance', { seconds }), 'advance');
+}
+
 async function toNextMonth(minutes: number) {
   const now = svc.services.clock.now();
   const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) + minutes * 60_000;
@@ -210,7 +219,7 @@ test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees
   const con = consoleClient(svc.url);
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   // The rooms' money path: the numbers and websites rooms ask the writer in transactions of their own, beside the account actor.
-  const money = createMoneyWriter(readinessFollowsMoney);
+  const money = createMoneyWriter(readinessFollowsMoney, wall);
   const conns = new pg.Pool({ connectionString: svc.databaseUrl, max: 8 });
   t.teardown(() => conns.end());
   const itemOutcomes = new Map<string, number>();
@@ -258,7 +267,7 @@ test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees
                   (SELECT COALESCE(sum(remaining_cents), 0)::int FROM bonus_grants g
                     WHERE g.account_id = h.account_id AND remaining_cents > 0 AND expires_at > $3) AS spendable_bonus
              FROM holds h WHERE account_id = $1 AND reference = $2`,
-          [accountId, hold.reference, svc.services.clock.now()],
+          [accountId, hold.reference, wall.now()],
         );
         const r = await ask(accountId, { type: 'end_call', reference: hold.reference, durationSeconds: op.seconds });
         assert.ok(END_OUTCOMES.includes(r.outcome), `${what}: outcome ${r.outcome}`);
@@ -409,7 +418,7 @@ test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees
             break;
           }
           case 'advance':
-            must(await con.post('/console/v1/test_clock/advance', { seconds: op.seconds }), 'advance');
+            await advanceBoth(op.seconds);
             break;
           case 'next_month':
             await toNextMonth(op.minutes);
@@ -824,7 +833,7 @@ test.serial('property: concurrent settlements on separate connections spend bonu
   const { createMoneyWriter } = await import('../../money/writer.ts');
   const { readinessFollowsMoney } = await import('../../actors/customer/readiness-check.ts');
   const { expireBonuses, releaseExpiredHolds } = await import('../../money/jobs.ts');
-  const money = createMoneyWriter(readinessFollowsMoney);
+  const money = createMoneyWriter(readinessFollowsMoney, wall);
   const con = consoleClient(svc.url);
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   // The call path's own pool shape: one connection per concurrent settlement.
@@ -858,7 +867,7 @@ test.serial('property: concurrent settlements on separate connections spend bonu
               const now = svc.services.clock.now();
               const results = await Promise.all([
                 ...chosen.map((reference, k) => money.endCall(conns, { accountId: account.id, reference, durationSeconds: op.seconds[k], now })),
-                ...(op.withJobs ? [expireBonuses(conns, money, now), releaseExpiredHolds(conns, money, now)] : []),
+                ...(op.withJobs ? [expireBonuses(conns, money, wall.now()), releaseExpiredHolds(conns, money, now)] : []),
               ]);
               for (const reference of chosen) open.splice(open.indexOf(reference), 1);
               settlements += chosen.length;
@@ -869,14 +878,14 @@ test.serial('property: concurrent settlements on separate connections spend bonu
               const cashPaid = lines.some((l) => Number(l.cash_cents) < 0);
               if (cashPaid && lines.some((l) => Number(l.bonus_cents) < 0)) mixed++;
               if (cashPaid) {
-                const { rows } = await db.query(`SELECT COALESCE(sum(remaining_cents), 0)::int AS left FROM bonus_grants WHERE account_id = $1 AND expires_at > $2`, [account.id, now]);
+                const { rows } = await db.query(`SELECT COALESCE(sum(remaining_cents), 0)::int AS left FROM bonus_grants WHERE account_id = $1 AND expires_at > $2`, [account.id, wall.now()]);
                 assert.equal(rows[0].left, 0, `${what}: cash paid while unexpired bonus was left`);
               }
               assert.equal(results.length, chosen.length + (op.withJobs ? 2 : 0));
               break;
             }
             case 'advance':
-              must(await con.post('/console/v1/test_clock/advance', { seconds: op.seconds }), 'advance');
+              await advanceBoth(op.seconds);
               break;
             case 'next_month':
               await toNextMonth(0);

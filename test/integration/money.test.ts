@@ -5,10 +5,13 @@ import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import type { Client } from '../helpers/http.ts';
 import { loadDncRegistries } from '../helpers/dnc-registries.ts';
+import { TestClock } from '../../runtime/clock.ts';
 
 let svc: TestService;
+/** Real time, which the tests move to reach a bonus credit's expiry (bonus credit never expires on the test clock). */
+const wall = new TestClock();
 test.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({}, { realClock: wall });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -79,10 +82,11 @@ test('top-ups: minimum 2,500; bonus +3/+5/+8 % as its own line, spent first, exp
     ],
   );
   t.like(r.body.balance, { balance_cents: 51_500, paid_cents: 50_000, bonus_cents: 1_500, available_cents: 51_500, low_balance: 'ok' });
+  // Twelve months after the real date of the top-up (whatever the test clock says).
   const expires = new Date(r.body.balance.bonus_expires_at);
-  const created = new Date(r.body.lines[1].created_at);
-  t.is(expires.getUTCFullYear() - created.getUTCFullYear(), 1);
-  t.is(expires.getUTCMonth(), created.getUTCMonth());
+  const granted = wall.now();
+  t.is(expires.getUTCFullYear() - granted.getUTCFullYear(), 1);
+  t.is(expires.getUTCMonth(), granted.getUTCMonth());
   t.is((await topUp(a, 250_000)).body.lines[1].amount_cents, 12_500);
   t.is((await topUp(a, 1_000_000)).body.lines[1].amount_cents, 80_000);
   t.is((await topUp(a, 49_999)).body.lines.length, 1, 'no bonus under 50,000');
@@ -403,12 +407,46 @@ test.serial('monthly minimum: a service that did not run the job for months char
 test.serial('bonus credit left at expiry is written off by the job', async (t) => {
   const a = await liveAccount();
   await topUp(a, 50_000); // +1,500 bonus
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 366 * 86_400 });
+  wall.advance(366 * 86_400_000);
   await a.console.post('/console/v1/jobs/expire_bonuses/run');
   const b = await a.liveApi.get('/v1/balance');
   t.like(b.body, { bonus_cents: 0, paid_cents: 50_000, balance_cents: 50_000, bonus_expires_at: null });
   const line = (await a.liveApi.get('/v1/usage')).body.data[0];
   t.like(line, { type: 'bonus_expired', amount_cents: -1_500 });
+});
+
+test.serial('a live bonus expires twelve months after the real date of its top-up: thirteen months on the test clock expire nothing (issue 20 §4)', async (t) => {
+  const twelveMonthsAfter = (d: Date) => {
+    const at = new Date(d);
+    at.setUTCMonth(at.getUTCMonth() + 12);
+    return at;
+  };
+  const a = await liveAccount();
+  // The test clock first catches up with real time (other tests here move real time ahead).
+  const scheduleNow = new Date((await a.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const lag = Math.ceil((wall.now().getTime() - scheduleNow.getTime()) / 1000);
+  if (lag > 0) await a.console.post('/console/v1/test_clock/advance', { seconds: lag });
+  const before = wall.now();
+  const r = await topUp(a, 50_000); // +1,500 bonus
+  const after = wall.now();
+  t.regex(r.body.lines[1].description, new RegExp(`expires ${twelveMonthsAfter(before).toISOString().slice(0, 10)}`));
+  // Thirteen months on the test clock (396 days): neither the job nor a charge finds the bonus expired.
+  await a.console.post('/console/v1/test_clock/advance', { seconds: 396 * 86_400 });
+  t.is((await a.console.post('/console/v1/jobs/expire_bonuses/run')).body.processed, 0);
+  const c = await makeCustomer(a.liveApi);
+  t.true((await hold(a, c.id, 'bonus-after-test-clock')).body.ok);
+  t.is((await end(a, 'bonus-after-test-clock', 600)).status, 200);
+  const b = (await a.liveApi.get('/v1/balance')).body;
+  t.like(b, { bonus_cents: 1_300, paid_cents: 50_000, balance_cents: 51_300 }, 'the call paid 200 from the bonus');
+  const expires = new Date(b.bonus_expires_at).getTime();
+  t.true(expires >= twelveMonthsAfter(before).getTime() && expires <= twelveMonthsAfter(after).getTime(), `bonus_expires_at ${b.bonus_expires_at}`);
+  const usage = async () => (await a.liveApi.get('/v1/usage?limit=50')).body.data;
+  t.false((await usage()).some((l: any) => l.type === 'bonus_expired'));
+  // Real time past the twelve months: the job writes the bonus off.
+  wall.setTo(new Date(expires + 1_000));
+  t.is((await a.console.post('/console/v1/jobs/expire_bonuses/run')).body.processed >= 1, true);
+  t.like((await a.liveApi.get('/v1/balance')).body, { bonus_cents: 0, bonus_expires_at: null, paid_cents: 50_000, balance_cents: 50_000 });
+  t.like((await usage())[0], { type: 'bonus_expired', amount_cents: -1_300 });
 });
 
 test.serial('bonus expiry racing call ends: every end and every job run succeeds, each grant written off once', async (t) => {
@@ -426,7 +464,7 @@ test.serial('bonus expiry racing call ends: every end and every job run succeeds
       return a;
     }),
   );
-  await accounts[0].console.post('/console/v1/test_clock/advance', { seconds: 366 * 86_400 });
+  wall.advance(366 * 86_400_000);
   const replies = await Promise.all([
     ...accounts.flatMap((a) => Array.from({ length: 10 }, (_, i) => end(a, `race-${i}`, 30))),
     ...Array.from({ length: 6 }, () => accounts[0].console.post('/console/v1/jobs/expire_bonuses/run')),
@@ -460,8 +498,13 @@ test.serial('everything at once: starts, ends, top-ups, refunds, automatic top-u
   );
   const con = accounts[0].a.console;
   // Just before the bonus credit of the first top-ups expires.
+  // Bonus credit expires on real time, holds on the test clock: both move together here.
+  const advance = (seconds: number) => {
+    wall.advance(seconds * 1000);
+    return con.post('/console/v1/test_clock/advance', { seconds });
+  };
   const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-  await con.post('/console/v1/test_clock/advance', { seconds: 365 * 86_400 - 600 });
+  await advance(365 * 86_400 - 600);
   t.log(`clock moved from ${now.toISOString()}`);
   let n = 0;
   const op = async () => {
@@ -477,7 +520,7 @@ test.serial('everything at once: starts, ends, top-ups, refunds, automatic top-u
     if (r < 0.78) return topUp(acc.a, 2_500 + Math.floor(random() * 60_000));
     if (r < 0.84) return acc.a.console.post(`/console/v1/accounts/${acc.a.id}/refunds`, { amount_cents: 1 + Math.floor(random() * 500), customer_id: pick(acc.customers).id });
     if (r < 0.96) return con.post(`/console/v1/jobs/${pick(['release_holds', 'expire_bonuses', 'close_month'])}/run`);
-    return con.post('/console/v1/test_clock/advance', { seconds: pick([60, 300, 31 * 60]) });
+    return advance(pick([60, 300, 31 * 60]));
   };
   const failures: unknown[] = [];
   for (let burst = 0; burst < 6; burst++) {
@@ -516,6 +559,7 @@ test('a money change that settles a hold which is not open writes nothing', asyn
           line: null,
           bonusEligibleCents: 0,
           now: new Date(),
+          realNow: new Date(),
         });
       }),
       { message: /was not open/ },
