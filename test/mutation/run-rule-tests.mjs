@@ -79,4 +79,7 @@ const file = mutant === undefined ? undefined : fileOfMutant(mutant);
 const tests = file ? all.filter((t) => reaches(t, file)) : all;
 const ava = path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs');
 const run = spawnSync(process.execPath, [ava, '--fail-fast', '--node-arguments=--import=./test/mutation/fast-check-budget.ts', ...(tests.length ? tests : all)], { stdio: 'inherit' });
+// MUTATE_LOG=<file>: one line per mutant (id, file, ava's exit status: 0 means it survived), to
+// follow a long run before Stryker's report at its end.
+if (process.env.MUTATE_LOG) fs.appendFileSync(process.env.MUTATE_LOG, `${mutant ?? '-'} ${file ?? '-'} ${run.status}\n`);
 process.exit(run.status ?? 1);
