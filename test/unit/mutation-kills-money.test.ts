@@ -14,6 +14,7 @@ import {
 } from '../../money/rules/pricing.ts';
 import { CAP_WAITS } from '../../money/rules/hold-rules.ts';
 import { applyLine, type MoneyCounters } from '../../money/rules/apply-line.ts';
+import { lowBalanceStage, lowBalanceStageOf } from '../../money/rules/low-balance.ts';
 
 test('the spec\'s item prices: number 1,500 a month, caller ID 1,200, message 2, prospect 4, build 35,000, hosting 2,000 a month', (t) => {
   t.deepEqual(
@@ -126,4 +127,34 @@ test('a line without references or minutes stores null for each, and a charge wi
   t.is(next.minutes_month, '2027-05-01');
   // Test lines never move the balance: the balance after is the balance before.
   t.is(line.balance_after_cents, 5_000);
+});
+
+test('a spendable balance of zero or less is the zero stage whatever one call would hold', (t) => {
+  // The spec's third warning is "zero": no balance is zero even if a call's hold were nothing.
+  t.is(lowBalanceStage(0, 10_000, 0), 'zero');
+  t.is(lowBalanceStage(-1, 10_000, 0), 'zero');
+  t.is(lowBalanceStage(0, null, 0), 'zero');
+  // One cent with nothing to hold is above every threshold of no top-up.
+  t.is(lowBalanceStage(1, null, 0), 'ok');
+});
+
+test('a money row\'s stage: money held by running calls is not spendable, and one call\'s hold follows the month\'s tier', (t) => {
+  const march = new Date('2026-03-15T12:00:00Z');
+  const row = { balance_cents: 1_000, reserved_cents: 0, last_top_up_cents: 1_000, minutes_month: '2026-03-01', minutes_used: 0 };
+  t.is(lowBalanceStageOf(row, march), 'ok');
+  // 700 held by running calls leave 300 spendable, below the 400 one call at 20 cents a minute holds for 20 minutes.
+  t.is(lowBalanceStageOf({ ...row, reserved_cents: 700 }, march), 'zero');
+  // From minute 100,000 a minute costs 15: one call holds 300, so 350 spendable still starts one.
+  const busy = { ...row, balance_cents: 350, last_top_up_cents: 1_000, minutes_used: 100_000 };
+  t.is(lowBalanceStageOf(busy, march), 'ok');
+  // April: the month's minutes start again at 20 cents, so the same 350 no longer covers a call.
+  t.is(lowBalanceStageOf(busy, new Date('2026-04-01T00:00:00Z')), 'zero');
+});
+
+test('charges on the same UTC day and month add up in the day\'s and the month\'s spend', (t) => {
+  const now = new Date('2027-05-20T18:00:00Z');
+  const today = { ...EMPTY, spend_day: '2027-05-20', spend_day_cents: 700, spend_month: '2027-05-01', spend_month_cents: 2_000 };
+  const { next, spendCents } = applyLine(today, { accountId: 'a', mode: 'live', customerId: 'c', type: 'usage', cause: 'call', amountCents: -100, description: 'Call', now });
+  t.is(spendCents, 100);
+  t.like(next, { spend_day: '2027-05-20', spend_day_cents: 800, spend_month: '2027-05-01', spend_month_cents: 2_100 });
 });

@@ -28,3 +28,20 @@ test('why the number order failed shows on the number step only: an open script 
   ]);
   t.is(v.state, 'awaiting_number');
 });
+
+const blocker = (f: Partial<ReadinessFacts>, code: string) => assessReadiness(readyFacts(f)).live.blockers.find((b) => b.code === code)!;
+
+test('a test customer\'s balance blocker says test calls are never charged, test money cannot be loaded, and where live money is read', (t) => {
+  const b = blocker({ mode: 'test', availableCents: 0 }, 'insufficient_balance');
+  t.regex(b.message, /test customer/);
+  t.regex(b.message, /never charged/);
+  t.regex(b.action!.description, /Test money cannot be loaded/);
+  t.regex(b.action!.description, /GET \/v1\/balance/);
+});
+
+test('the number and script blockers name what is missing, asked for or not', (t) => {
+  for (const requestedSteps of [[], ['number', 'script']]) {
+    t.regex(blocker({ hasNumberInCountry: false, requestedSteps }, 'no_number_in_country').message, /calling number/, String(requestedSteps));
+    t.regex(blocker({ scriptCertified: false, requestedSteps }, 'script_uncertified').message, /script/, String(requestedSteps));
+  }
+});
