@@ -10,15 +10,19 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Folders never scanned: dependencies, the tests themselves, git. */
-const SKIPPED = new Set(['node_modules', 'test', '.git']);
+/**
+ * Folders never scanned: dependencies, the tests themselves, and every hidden folder (git, the
+ * embedded database's data, Stryker's instrumented copies in `.stryker-tmp*`, which hold a whole
+ * second tree of the service while `npm run mutate` runs or after it was kept).
+ */
+const SKIPPED = new Set(['node_modules', 'test']);
 
 /** Every .ts file under `dir` ('' for the whole tree, tests excepted); none when it does not exist. */
 export function sourceFiles(dir: string): string[] {
   if (!fs.existsSync(path.join(ROOT, dir))) return [];
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const rel = dir ? path.posix.join(dir, entry.name) : entry.name;
-    if (entry.isDirectory()) return SKIPPED.has(rel) ? [] : sourceFiles(rel);
+    if (entry.isDirectory()) return SKIPPED.has(rel) || entry.name.startsWith('.') ? [] : sourceFiles(rel);
     return entry.name.endsWith('.ts') ? [rel] : [];
   });
 }
