@@ -640,16 +640,14 @@ const FRIDAY = { now: () => new Date('2025-03-28T12:00:00Z') };
 
 async function runScripted(to: string, timezone = 'Europe/London') {
   const { rec, handlers, until } = recorder();
-  const started = Date.now();
   const conn = await new ScriptedBridge({ clock: FRIDAY }).connect(setup({ to, timezone }), handlers);
   await until(() => rec.tools.some((x) => x.name === 'end_call'), 2000);
-  const wallMs = Date.now() - started;
   conn.close();
-  return { rec, wallMs };
+  return { rec };
 }
 
 test('scripted bridge: digit 1 books the next weekday at 10:00 local time, then ends the call', async (t) => {
-  const { rec, wallMs } = await runScripted('+447700900001');
+  const { rec } = await runScripted('+447700900001');
   t.deepEqual(rec.tools, [
     {
       name: 'book_appointment',
@@ -657,7 +655,6 @@ test('scripted bridge: digit 1 books the next weekday at 10:00 local time, then 
     },
     { name: 'end_call', args: { reason: 'appointment_booked' } },
   ]);
-  t.true(wallMs < 1000, `took ${wallMs} ms`);
   t.true(rec.audio.length > 0 && rec.audio.every((p) => Buffer.from(p, 'base64').length === FRAME_BYTES));
   t.is(rec.transcripts[0].role, 'agent');
   t.true(rec.transcripts.some((x) => x.role === 'callee'));
