@@ -3,7 +3,7 @@
  * test for. Each test names the rule it holds (ITU-T E.164, the statutes' hours) literally.
  */
 import test from 'ava';
-import { callingZones, isOpen } from '../../actors/scheduler/calling-windows.ts';
+import { callingZones, isOpen, windowExplanation } from '../../actors/scheduler/calling-windows.ts';
 
 const at = (iso: string): Date => new Date(iso);
 
@@ -15,4 +15,33 @@ test('an E.164 number has at most 15 digits after the plus and nothing else (ITU
     t.throws(() => isOpen(bad, 'US', noon), { instanceOf: RangeError }, bad);
     t.throws(() => callingZones(bad, 'US'), { instanceOf: RangeError }, bad);
   }
+});
+
+test('the explanation of a closed window gives the local weekday, date and time, the hours the law allows and the next opening', (t) => {
+  // 47 CFR § 64.1200(c)(1): 8:00–21:00 at the called party's location; 22:30 in New York on a Wednesday is after it.
+  t.is(
+    windowExplanation('+12125550123', 'US', at('2027-06-17T02:30:00Z')),
+    '+12125550123 (US; America/New_York) at 2027-06-17T02:30:00.000Z is closed: it is Wednesday 2027-06-16 22:30 in America/New_York, ' +
+      'where US (47 CFR § 64.1200(c)(1); 16 CFR § 310.4(c), law) allows 08:00–21:00; next opening 2027-06-17T12:00:00.000Z.',
+  );
+  // Code de la consommation art. D223-9: 10:00–13:00 and 14:00–20:00; 13:30 in Paris is the lunch gap.
+  t.regex(windowExplanation('+33142000000', 'FR', at('2027-06-16T11:30:00Z')), /it is Wednesday 2027-06-16 13:30 in Europe\/Paris, where FR .* allows 10:00–13:00 and 14:00–20:00; next opening 2027-06-16T12:00:00\.000Z\.$/);
+});
+
+test('the explanation names each local weekday (a week of 21:30 evenings in London, after the 9:00–20:00 policy window)', (t) => {
+  const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+  for (let i = 0; i < 7; i++) {
+    const date = `2027-06-${13 + i}`; // Sunday 13 June 2027 … Saturday 19 June
+    t.regex(windowExplanation('+442079460000', 'GB', at(`${date}T20:30:00Z`)), new RegExp(`it is ${days[i]} ${date} 21:30 in Europe/London`), date);
+  }
+});
+
+test('the explanation names every rule that reaches the number: Alabama is held to the federal window and its own', (t) => {
+  // Ala. Admin. Code r. 770-X-5-.17(1)(b): none on Sundays, 8:00–20:00; 20:30 in Birmingham on a Wednesday.
+  t.regex(windowExplanation('+12055550123', 'US', at('2027-06-17T01:30:00Z')), /^\+12055550123 \(US \+ US-AL; America\/Chicago\) at 2027-06-17T01:30:00\.000Z is closed: .* where US-AL .* allows 08:00–20:00;/);
+});
+
+test('the explanation names every zone the callee may be in: an Australian 03 number is Melbourne or Hobart', (t) => {
+  // Telemarketing Industry Standard 2017: weekdays 9:00–20:00; 21:00 AEST on a Wednesday is after it.
+  t.regex(windowExplanation('+61390001234', 'AU', at('2027-06-16T11:00:00Z')), /^\+61390001234 \(AU; Australia\/Melbourne, Australia\/Hobart\) at .* is closed: it is Wednesday 2027-06-16 21:00 in Australia\/Melbourne, where AU .* allows 09:00–20:00;/);
 });
