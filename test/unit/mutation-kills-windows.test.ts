@@ -45,3 +45,22 @@ test('the explanation names every zone the callee may be in: an Australian 03 nu
   // Telemarketing Industry Standard 2017: weekdays 9:00–20:00; 21:00 AEST on a Wednesday is after it.
   t.regex(windowExplanation('+61390001234', 'AU', at('2027-06-16T11:00:00Z')), /^\+61390001234 \(AU; Australia\/Melbourne, Australia\/Hobart\) at .* is closed: it is Wednesday 2027-06-16 21:00 in Australia\/Melbourne, where AU .* allows 09:00–20:00;/);
 });
+
+test('a public holiday closes the whole day: the explanation says no calls are allowed that day (Alabama, 5 July 2027, Independence Day observed)', (t) => {
+  // Ala. Admin. Code r. 770-X-5-.17(1)(b): no automated solicitation calls on holidays; 10:00 in Birmingham is inside 8:00–20:00.
+  t.regex(windowExplanation('+12055550123', 'US', at('2027-07-05T15:00:00Z')), /it is Monday 2027-07-05 10:00, a public holiday in America\/Chicago, where US-AL \(Ala\. Admin\. Code r\. 770-X-5-\.17\(1\)\(b\), law\) allows no calls that day;/);
+});
+
+test('Spanish regional festivos close only their own community (TRLGDCU art. 96.2: no calls on festivos): Madrid and Catalonia in one year', (t) => {
+  const madrid = '+34911234567';
+  const barcelona = '+34931234567';
+  // Thursday 25 March 2027, Jueves Santo: a festivo in Madrid, not in Catalonia (12:00 CET, inside 9:00–21:00).
+  t.false(isOpen(madrid, 'ES', at('2027-03-25T11:00:00Z')));
+  t.true(isOpen(barcelona, 'ES', at('2027-03-25T11:00:00Z')));
+  // Thursday 24 June 2027, Sant Joan: a festivo in Catalonia, not in Madrid (12:00 CEST).
+  t.true(isOpen(madrid, 'ES', at('2027-06-24T10:00:00Z')));
+  t.false(isOpen(barcelona, 'ES', at('2027-06-24T10:00:00Z')));
+  // Monday 29 March 2027, Easter Monday: Catalonia only.
+  t.true(isOpen(madrid, 'ES', at('2027-03-29T10:00:00Z')));
+  t.false(isOpen(barcelona, 'ES', at('2027-03-29T10:00:00Z')));
+});
