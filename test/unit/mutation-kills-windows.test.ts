@@ -3,7 +3,7 @@
  * test for. Each test names the rule it holds (ITU-T E.164, the statutes' hours) literally.
  */
 import test from 'ava';
-import { callingZones, isOpen, windowExplanation } from '../../actors/scheduler/calling-windows.ts';
+import { callingZones, isOpen, nextOpening, windowExplanation } from '../../actors/scheduler/calling-windows.ts';
 
 const at = (iso: string): Date => new Date(iso);
 
@@ -63,4 +63,34 @@ test('Spanish regional festivos close only their own community (TRLGDCU art. 96.
   // Monday 29 March 2027, Easter Monday: Catalonia only.
   t.true(isOpen(madrid, 'ES', at('2027-03-29T10:00:00Z')));
   t.false(isOpen(barcelona, 'ES', at('2027-03-29T10:00:00Z')));
+});
+
+test('a number is read only in the country whose calling code it carries (ITU-T E.164 country codes): another country\'s number is refused', (t) => {
+  const noon = at('2027-06-16T11:00:00Z');
+  const foreign: [string, string][] = [
+    ['US', '+442079460000'], // +44 is the United Kingdom, not +1
+    ['CA', '+33142000000'],
+    ['AU', '+442079460000'], // not +61
+    ['GB', '+33142000000'], // not +44
+    ['IE', '+442079460000'], // not +353
+    ['DE', '+31201234567'], // not +49
+    ['FR', '+4930123456'], // not +33
+    ['ES', '+33142000000'], // not +34
+    ['NL', '+4930123456'], // not +31
+  ];
+  for (const [country, e164] of foreign) {
+    t.throws(() => isOpen(e164, country, noon), { instanceOf: RangeError }, `${e164} as ${country}`);
+    t.throws(() => nextOpening(e164, country, noon), { instanceOf: RangeError }, `${e164} as ${country}`);
+  }
+});
+
+test('Australian geographic area codes reach every clock their area keeps', (t) => {
+  // 02: New South Wales (Sydney), Broken Hill on South Australia's clock, Lord Howe Island's half-hour shift.
+  t.deepEqual(callingZones('+61291234567', 'AU').sort(), ['Australia/Broken_Hill', 'Australia/Lord_Howe', 'Australia/Sydney']);
+  // 03: Victoria and Tasmania.
+  t.deepEqual(callingZones('+61390001234', 'AU').sort(), ['Australia/Hobart', 'Australia/Melbourne']);
+  // 07: Queensland (no daylight time) and Tweed Heads in New South Wales (daylight time).
+  t.deepEqual(callingZones('+61731234567', 'AU').sort(), ['Australia/Brisbane', 'Australia/Sydney']);
+  // 08: South Australia, Western Australia, the Northern Territory, Broken Hill and Eucla (+08:45).
+  t.deepEqual(callingZones('+61881234567', 'AU').sort(), ['Australia/Adelaide', 'Australia/Broken_Hill', 'Australia/Darwin', 'Australia/Eucla', 'Australia/Perth']);
 });
