@@ -3,7 +3,7 @@
  * unchecked: the line type in words and every deciding statute, each named in full.
  */
 import test from 'ava';
-import { consentExplanation, requiredConsent, type LineType } from '../../actors/scheduler/consent.ts';
+import { CONSENT_TYPES, consentExplanation, requiredConsent, type LineType } from '../../actors/scheduler/consent.ts';
 
 const DAY = new Date('2027-01-15T12:00:00Z');
 const NEW_YORK = '+12125550123';
@@ -25,4 +25,19 @@ test('an unknown area code may be in Washington or Maine: both statutes are cite
   const text = consentExplanation('mobile', requiredConsent('+19995550123', 'US', 'mobile', DAY));
   t.regex(text, /\(it may be in Washington or Maine\)/);
   t.regex(text, /of anyone in Washington\); 10 M\.R\.S\. § 1498\(2\)\(B\)/);
+});
+
+test('the consent types a request may carry are the five docs/api.md names', (t) => {
+  t.deepEqual([...CONSENT_TYPES].sort(), ['existing_business_relationship', 'none', 'prior_express', 'prior_express_written', 'requested_call']);
+});
+
+test('Ireland and France protect natural persons on every consumer line: a residential landline needs prior consent as a mobile does', (t) => {
+  // S.I. 336/2011 reg. 13(1); CPCE art. L34-5 (système automatisé; personne physique).
+  for (const line of ['landline', 'mobile', 'voip', 'unknown'] as const) {
+    t.is(requiredConsent('+35312345678', 'IE', line, DAY).required, 'prior_express', `IE ${line}`);
+    t.is(requiredConsent('+33142000000', 'FR', line, DAY).required, 'prior_express', `FR ${line}`);
+  }
+  // Neither reaches a business line (legal persons are outside both).
+  t.is(requiredConsent('+35312345678', 'IE', 'business_landline', DAY).required, 'none');
+  t.is(requiredConsent('+33142000000', 'FR', 'business_landline', DAY).required, 'none');
 });
