@@ -94,3 +94,17 @@ test('Australian geographic area codes reach every clock their area keeps', (t) 
   // 08: South Australia, Western Australia, the Northern Territory, Broken Hill and Eucla (+08:45).
   t.deepEqual(callingZones('+61881234567', 'AU').sort(), ['Australia/Adelaide', 'Australia/Broken_Hill', 'Australia/Darwin', 'Australia/Eucla', 'Australia/Perth']);
 });
+
+test('a day the law closes altogether allows no calls: Alabama on a Sunday (r. 770-X-5-.17(1)(b)), the 9:00–20:00 weekday policy on a Saturday and a Sunday', (t) => {
+  // Sunday 20 June 2027, 12:00 in Birmingham.
+  t.regex(windowExplanation('+12055550123', 'US', at('2027-06-20T17:00:00Z')), /it is Sunday 2027-06-20 12:00 in America\/Chicago, where US-AL .* allows no calls that day;/);
+  t.regex(windowExplanation('+442079460000', 'GB', at('2027-06-19T11:00:00Z')), /it is Saturday 2027-06-19 12:00 in Europe\/London, where GB .* allows no calls that day;/);
+  t.regex(windowExplanation('+442079460000', 'GB', at('2027-06-20T11:00:00Z')), /it is Sunday 2027-06-20 12:00 in Europe\/London, where GB .* allows no calls that day;/);
+});
+
+test('a refused number says what is wrong with it', (t) => {
+  const noon = at('2027-06-16T16:00:00Z');
+  t.throws(() => isOpen('+12125550123x', 'US', noon), { instanceOf: RangeError, message: /\+12125550123x is not an E\.164 number/ });
+  t.throws(() => isOpen('+442079460000', 'FR', noon), { instanceOf: RangeError, message: /\+442079460000 is not a FR number/ });
+  t.throws(() => isOpen('+390612345678', 'IT', noon), { instanceOf: RangeError, message: /unsupported country IT/ });
+});
