@@ -3,7 +3,7 @@
  * test for. Each test names the rule it holds (ITU-T E.164, the statutes' hours) literally.
  */
 import test from 'ava';
-import { callingZones, isOpen, nextOpening, windowExplanation } from '../../actors/scheduler/calling-windows.ts';
+import { WINDOW_RULES, callingZones, isOpen, nextOpening, windowExplanation } from '../../actors/scheduler/calling-windows.ts';
 
 const at = (iso: string): Date => new Date(iso);
 
@@ -107,4 +107,13 @@ test('a refused number says what is wrong with it', (t) => {
   t.throws(() => isOpen('+12125550123x', 'US', noon), { instanceOf: RangeError, message: /\+12125550123x is not an E\.164 number/ });
   t.throws(() => isOpen('+442079460000', 'FR', noon), { instanceOf: RangeError, message: /\+442079460000 is not a FR number/ });
   t.throws(() => isOpen('+390612345678', 'IT', noon), { instanceOf: RangeError, message: /unsupported country IT/ });
+  t.throws(() => isOpen('+14165550123', 'US', noon), { instanceOf: RangeError, message: /area code of \+14165550123 is in CA, not US/ }, '416 is Toronto');
+});
+
+test('GB, IE, DE and NL set no calling hours in law: their window is policy, with no statute and no source, and the explanation says so', (t) => {
+  for (const id of ['GB', 'IE', 'DE', 'NL'] as const) {
+    t.is(WINDOW_RULES[id].basis, 'policy', id);
+    t.deepEqual(WINDOW_RULES[id].sources, [], id);
+  }
+  t.regex(windowExplanation('+442079460000', 'GB', at('2027-06-19T11:00:00Z')), /where GB \(Switchboard policy \(no statutory calling hours in GB\), policy\) allows no calls that day/);
 });
