@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import { WINDOW_RULES, callingZones, isOpen, nextOpening, windowExplanation } from '../../actors/scheduler/calling-windows.ts';
+import { REMOVED_RULES } from '../../actors/scheduler/window-rules.ts';
 
 const at = (iso: string): Date => new Date(iso);
 
@@ -116,4 +117,9 @@ test('GB, IE, DE and NL set no calling hours in law: their window is policy, wit
     t.deepEqual(WINDOW_RULES[id].sources, [], id);
   }
   t.regex(windowExplanation('+442079460000', 'GB', at('2027-06-19T11:00:00Z')), /where GB \(Switchboard policy \(no statutory calling hours in GB\), policy\) allows no calls that day/);
+});
+
+test('no window rule is removed today: Michigan, Minnesota, Kentucky, Nevada and Texas were each found (docs/compliance.md)', (t) => {
+  t.deepEqual(REMOVED_RULES, []);
+  for (const id of ['US-MI', 'US-MN', 'US-KY', 'US-NV', 'US-TX'] as const) t.is(WINDOW_RULES[id].basis, 'law', id);
 });
