@@ -1,6 +1,7 @@
 import { withTransaction, type Client } from '../../db/pool.ts';
 import { createNumberRepository } from '../../db/numbers.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
+import { eachDueInOwnTransaction } from '../shared/due-batches.ts';
 import { spendableCents } from '../../money/balance-view.ts';
 import { addDays, dayOf, inNoticeWindow, reached, releaseDueOn, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import { CarrierNumberError } from '../../telephony/carrier.ts';
@@ -96,16 +97,12 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
     async renewDue(now: Date): Promise<number> {
       const today = dayOf(now);
       const noticeUntil = addDays(today, RENEWAL_NOTICE_DAYS);
-      let done = 0;
-      let after = 0;
-      for (;;) {
-        const due = await createNumberRepository(pool).dueForRenewal(today, noticeUntil, BATCH, after);
-        for (const { id, seq } of due) {
-          after = seq;
-          if (await withTransaction(pool, (client) => renewOne(client, id, today, now))) done++;
-        }
-        if (due.length < BATCH) return done;
-      }
+      return eachDueInOwnTransaction(
+        pool,
+        BATCH,
+        (after) => createNumberRepository(pool).dueForRenewal(today, noticeUntil, BATCH, after),
+        (client, id) => renewOne(client, id, today, now),
+      );
     },
 
     /** Releases numbers whose countdown ended, batch after batch until none is left. Returns how many. */

@@ -1,6 +1,7 @@
 import { withTransaction, type Client } from '../../db/pool.ts';
 import { createWebsiteRepository } from '../../db/websites.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
+import { eachDueInOwnTransaction } from '../shared/due-batches.ts';
 import { spendableCents } from '../../money/balance-view.ts';
 import { addDays, dayOf, inNoticeWindow, reached, RELEASE_COUNTDOWN_DAYS, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import { BATCH, type Room } from './room.ts';
@@ -64,16 +65,12 @@ export function createWebsiteHosting(room: Room) {
     async renewHosting(now: Date): Promise<number> {
       const today = dayOf(now);
       const noticeUntil = addDays(today, RENEWAL_NOTICE_DAYS);
-      let done = 0;
-      let after = 0;
-      for (;;) {
-        const due = await createWebsiteRepository(pool).dueForHosting(today, noticeUntil, BATCH, after);
-        for (const { id, seq } of due) {
-          after = seq;
-          if (await withTransaction(pool, (client) => renewOne(client, id, today, now))) done++;
-        }
-        if (due.length < BATCH) return done;
-      }
+      return eachDueInOwnTransaction(
+        pool,
+        BATCH,
+        (after) => createWebsiteRepository(pool).dueForHosting(today, noticeUntil, BATCH, after),
+        (client, id) => renewOne(client, id, today, now),
+      );
     },
 
     /** Sites whose countdown ended go offline (nothing deleted) with `website.suspended`. */
