@@ -1,15 +1,15 @@
 import { loadConfig, SettingError } from '../runtime/config.ts';
 import { createLogger, logDestination } from '../runtime/logger.ts';
 import { startService } from './start.ts';
-import { consoleUsage, runConsole } from './console-cli.ts';
+import { adminUsage, runAdmin } from './admin-cli.ts';
 import { createPool } from '../db/pool.ts';
 import { migrate } from '../db/migrate.ts';
 
 const USAGE = `Usage: switchboard <command>
 
-  start [--new-console-token]   run the whole service in this process
+  start [--new-admin-token]   run the whole service in this process
   migrate                       apply database migrations to DATABASE_URL
-  console <action> [flags]      operator actions against a running service (see: switchboard console)
+  console <action> [flags]      operator actions against a running service (see: switchboard admin)
 `;
 
 /**
@@ -38,7 +38,7 @@ async function start(args: string[]): Promise<void> {
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
-  service = await startService(config, { logger: log, newConsoleToken: args.includes('--new-console-token') });
+  service = await startService(config, { logger: log, newAdminToken: args.includes('--new-admin-token') });
   // The service runs until it is signalled. A role with no server of its own (the webhook sender)
   // holds nothing but database sockets and unref'd timers: without this, losing the database
   // would empty the event loop and end the process quietly, with status 0.
@@ -47,7 +47,7 @@ async function start(args: string[]): Promise<void> {
 }
 
 /**
- * A reader that goes away (`switchboard console … | head`) is not a fault. Node reports the closed
+ * A reader that goes away (`switchboard admin … | head`) is not a fault. Node reports the closed
  * pipe as an 'error' event (EPIPE) on process.stdout or process.stderr, which without a listener
  * is an uncaught exception and a stack trace. A one-shot command then exits quietly with the
  * status it had; `start` keeps serving and drops what it would have printed (its pino destination
@@ -79,10 +79,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     case 'console':
       if (rest.length === 0) {
-        process.stdout.write(`${consoleUsage()}\n`);
+        process.stdout.write(`${adminUsage()}\n`);
         return;
       }
-      process.exitCode = await runConsole(rest);
+      process.exitCode = await runAdmin(rest);
       return;
     default:
       process.stderr.write(USAGE);

@@ -41,16 +41,16 @@ import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
 import { JOB_NAMES, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { composeCalls } from './calls.ts';
-import { consoleToken } from './console-token.ts';
+import { adminToken } from './admin-token.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 
 export interface StartOptions {
   logger?: Logger;
-  /** Mint a fresh console token even if one is stored. */
-  newConsoleToken?: boolean;
+  /** Mint a fresh admin token even if one is stored. */
+  newAdminToken?: boolean;
   /** Embedded database tuned for tests (no fsync). */
   fastEmbeddedDb?: boolean;
-  /** Where the one-time console token is written for a person to read (stdout by default). */
+  /** Where the one-time admin token is written for a person to read (stdout by default). */
   announce?: (line: string) => void;
   /** Real time (runtime/clock.ts `realClock` unless given): a test may hand a clock it moves to reach webhook retries or a bonus credit's expiry. */
   realClock?: Clock;
@@ -185,12 +185,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     await feed.start();
     onStop('change feed', () => feed.stop());
 
-    const tokenHash = await consoleToken(pool, config, opts, log);
+    const tokenHash = await adminToken(pool, config, opts, log);
     const { dialler, keeper } = calling;
     const services: Services = {
       ...deps,
       keys,
-      consoleTokenHash: () => tokenHash,
+      adminTokenHash: () => tokenHash,
       accounts,
       accountDirectory: createAccountDirectory(pool),
       customers,

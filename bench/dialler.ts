@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { cleanUpEverything, makeTempRoot, startSwitchboard, type Instance } from '../test/e2e/process-helpers.ts';
 import { client } from '../test/helpers/http.ts';
-import { CONSOLE_TOKEN } from '../test/helpers/service.ts';
+import { ADMIN_TOKEN } from '../test/helpers/service.ts';
 import { advanceToNext, makeReadyCustomer } from '../test/helpers/calls.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -18,10 +18,10 @@ export async function diallerBench(requests = 1000) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-dialler-'));
   const db = await startEmbeddedDatabase(dir, createLogger('warn'));
   // makeReadyCustomer drives the console with the test helpers' token.
-  const token = CONSOLE_TOKEN;
+  const token = ADMIN_TOKEN;
   const env = {
     DATABASE_URL: db.url,
-    SWITCHBOARD_CONSOLE_TOKEN: token,
+    SWITCHBOARD_ADMIN_TOKEN: token,
     SWITCHBOARD_TEST_CLOCK: '1',
     SWITCHBOARD_DIALLER_POLL_MS: '3600000',
     SWITCHBOARD_MAX_CALLS: '1000',
@@ -33,12 +33,12 @@ export async function diallerBench(requests = 1000) {
     for (let i = 0; i < 4; i++) processes.push(await startSwitchboard({ dataDir: await makeTempRoot('switchboard-bench-'), env }));
     const url = processes[0].url;
     const con = client(url, token);
-    const account = (await con.post('/console/v1/accounts', { name: 'Dialler Bench', country: 'US' })).body;
-    await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000_000, burst: 100_000_000, concurrent_calls: 100_000 });
-    const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'bench' })).body;
+    const account = (await con.post('/admin/v1/accounts', { name: 'Dialler Bench', country: 'US' })).body;
+    await con.patch(`/admin/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000_000, burst: 100_000_000, concurrent_calls: 100_000 });
+    const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'bench' })).body;
     const api = client(url, key.secret);
     const customer = await makeReadyCustomer(url, api);
-    await advanceToNext({ id: account.id, testKey: key.secret, testKeyId: key.id, api, console: con }, 2, 15);
+    await advanceToNext({ id: account.id, testKey: key.secret, testKeyId: key.id, api, admin: con }, 2, 15);
     for (let i = 0; i < requests; i += 50) {
       await Promise.all(
         // Line numbers 0xx2: business landlines in test mode (no consent needed, README), no answer.
@@ -58,7 +58,7 @@ export async function diallerBench(requests = 1000) {
         for (;;) {
           const left = Number((await pool.query(`SELECT count(*) FROM calls WHERE status = 'queued'`)).rows[0].count);
           if (left === 0) return;
-          await c.post('/console/v1/dialler/run');
+          await c.post('/admin/v1/dialler/run');
         }
       }),
     );

@@ -25,7 +25,7 @@ export async function moneyBench(seconds: number) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-money-'));
   const log = createLogger('warn');
   const db = await startEmbeddedDatabase(dir, log);
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: db.url, SWITCHBOARD_CONSOLE_TOKEN: 'sbc_bench_money_7H0yOqrswWOBdZD1z87N', LOG_LEVEL: 'warn' });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: db.url, SWITCHBOARD_ADMIN_TOKEN: 'sbc_bench_money_7H0yOqrswWOBdZD1z87N', LOG_LEVEL: 'warn' });
   const svc = await startService(config, { logger: log });
   const { accounts, pool } = svc.services;
   const workers = 32;

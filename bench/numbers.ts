@@ -36,7 +36,7 @@ export async function numbersBench() {
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: db.url,
-    SWITCHBOARD_CONSOLE_TOKEN: 'sbc_bench_numbers_Qm4c2WkfP0aZL7xvR1t9',
+    SWITCHBOARD_ADMIN_TOKEN: 'sbc_bench_numbers_Qm4c2WkfP0aZL7xvR1t9',
     SWITCHBOARD_JOB_INTERVAL_MS: '3600000',
     LOG_LEVEL: 'warn',
   });

@@ -18,12 +18,12 @@ export async function readinessBench(seconds: number) {
   // into this process, which also runs autocannon.
   let sb: Awaited<ReturnType<typeof startSwitchboard>> | undefined;
   try {
-    sb = await startSwitchboard({ dataDir, env: { SWITCHBOARD_CONSOLE_TOKEN: 'sbc_bench_readiness_token_UfUfhL8VxIU4' }, stdoutFile: path.join(dataDir, 'switchboard.log') });
+    sb = await startSwitchboard({ dataDir, env: { SWITCHBOARD_ADMIN_TOKEN: 'sbc_bench_readiness_token_UfUfhL8VxIU4' }, stdoutFile: path.join(dataDir, 'switchboard.log') });
     const con = client(sb.url, 'sbc_bench_readiness_token_UfUfhL8VxIU4');
-    const account = (await con.post('/console/v1/accounts', { name: 'Bench', country: 'US' })).body;
+    const account = (await con.post('/admin/v1/accounts', { name: 'Bench', country: 'US' })).body;
     // Limits high enough that the benchmark measures the work, not the 429 path.
-    await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000_000, burst: 100_000_000 });
-    const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'bench' })).body;
+    await con.patch(`/admin/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000_000, burst: 100_000_000 });
+    const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'bench' })).body;
     const customer = (await client(sb.url, key.secret).post('/v1/customers', { name: 'Bench Customer' })).body;
     const subject = await load(`${sb.url}/v1/customers/${customer.id}/readiness`, { seconds, headers: { authorization: `Bearer ${key.secret}` }, serverPid: sb.pid });
     // The service's own floor: every hook, no key, no database.

@@ -29,12 +29,12 @@ export async function webhooksBench(seconds: number, rate = 500) {
   const token = 'sbc_bench_webhooks_token_cL68WPdGAsAn';
   const sb = await startSwitchboard({
     dataDir: await makeTempRoot('switchboard-bench-'),
-    env: { SWITCHBOARD_CONSOLE_TOKEN: token, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1', SWITCHBOARD_SENDER_POLL_MS: '100' },
+    env: { SWITCHBOARD_ADMIN_TOKEN: token, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1', SWITCHBOARD_SENDER_POLL_MS: '100' },
   });
   try {
     const con = client(sb.url, token);
-    const account = (await con.post('/console/v1/accounts', { name: 'Webhook Bench', country: 'US' })).body;
-    await con.post(`/console/v1/accounts/${account.id}/webhook_endpoints`, { url: `http://127.0.0.1:${port}/hook`, mode: 'test' });
+    const account = (await con.post('/admin/v1/accounts', { name: 'Webhook Bench', country: 'US' })).body;
+    await con.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: `http://127.0.0.1:${port}/hook`, mode: 'test' });
     // Events at a steady rate: one every 1/rate s, spread over the second.
     const total = rate * seconds;
     const started = Date.now();
@@ -44,7 +44,7 @@ export async function webhooksBench(seconds: number, rate = 500) {
         const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * rate));
         while (sent < due) {
           sent++;
-          void con.post(`/console/v1/accounts/${account.id}/test_events`, { mode: 'test' });
+          void con.post(`/admin/v1/accounts/${account.id}/test_events`, { mode: 'test' });
         }
         if (sent >= total) {
           clearInterval(timer);

@@ -11,7 +11,7 @@ import { client } from '../test/helpers/http.ts';
 import { load, ratio } from './lib.ts';
 
 const BUILDS = 20_000;
-const CONSOLE_TOKEN = 'sbc_bench_websites_token_3kQz9VfLr2Tn8xWp';
+const ADMIN_TOKEN = 'sbc_bench_websites_token_3kQz9VfLr2Tn8xWp';
 const BRIEF = 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments; evening hours on Thursdays.';
 
 /** Customers as a builder sees them, varied (names, countries, languages, briefs), none with a website to read: no network. */
@@ -41,7 +41,7 @@ function inputs(n: number): BuildInput[] {
  */
 async function buildsPerMinute() {
   const log = createLogger('warn');
-  const config = loadConfig({ PORT: '0', DATABASE_URL: 'postgres://bench@127.0.0.1:1/unused', SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN });
+  const config = loadConfig({ PORT: '0', DATABASE_URL: 'postgres://bench@127.0.0.1:1/unused', SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN });
   const builder = createSiteBuilder({ config, log }, { copywriter: createDeterministicCopywriter() });
   const all = inputs(BUILDS);
   for (const input of all.slice(0, 200)) await builder.build(input); // warm-up
@@ -86,14 +86,14 @@ export async function websitesBench(seconds: number) {
   let sb: Awaited<ReturnType<typeof startSwitchboard>> | undefined;
   let baselineServer: Awaited<ReturnType<typeof startStatic>> | undefined;
   try {
-    sb = await startSwitchboard({ dataDir, env: { SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN }, stdoutFile: path.join(dataDir, 'switchboard.log') });
-    const con = client(sb.url, CONSOLE_TOKEN);
-    const account = (await con.post('/console/v1/accounts', { name: 'Bench', country: 'GB' })).body;
-    const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'bench' })).body;
+    sb = await startSwitchboard({ dataDir, env: { SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN }, stdoutFile: path.join(dataDir, 'switchboard.log') });
+    const con = client(sb.url, ADMIN_TOKEN);
+    const account = (await con.post('/admin/v1/accounts', { name: 'Bench', country: 'GB' })).body;
+    const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'bench' })).body;
     const api = client(sb.url, key.secret);
     const customer = (await api.post('/v1/customers', { name: 'Bright Dental', country: 'GB' })).body;
     const order = (await api.post(`/v1/customers/${customer.id}/websites`, { brief: BRIEF })).body;
-    await con.post('/console/v1/website_builder/run');
+    await con.post('/admin/v1/website_builder/run');
     const live = await api.post(`/v1/customers/${customer.id}/websites/${order.id}/publish`, {});
     if (live.status !== 200) throw new Error(`publish: ${live.status} ${live.text}`);
     const siteUrl = live.body.url as string;

@@ -22,17 +22,17 @@ import { registerSitePages } from './pages/sites.ts';
 import { registerLimitRoutes } from './routes/limits.ts';
 import { registerBrandRoutes } from './routes/brand.ts';
 import { registerCoverageRoutes } from './routes/coverage.ts';
-import { registerConsoleAccountRoutes } from './routes/console-accounts.ts';
-import { registerConsolePlatformRoutes } from './routes/console-platform.ts';
+import { registerAdminAccountRoutes } from './routes/admin-accounts.ts';
+import { registerAdminPlatformRoutes } from './routes/admin-platform.ts';
 import { registerOnboardingPages } from './pages/onboarding.ts';
 import { registerBalanceRoutes } from './routes/balance.ts';
-import { registerConsoleMoneyRoutes } from './routes/console-money.ts';
+import { registerAdminMoneyRoutes } from './routes/admin-money.ts';
 import { registerCallRoutes } from './routes/calls.ts';
 import { registerAppointmentRoutes } from './routes/appointments.ts';
 import { registerDncRoutes } from './routes/dnc.ts';
 import { registerTelephonyRoutes } from './routes/telephony.ts';
 import { registerEventRoutes } from './routes/events.ts';
-import { registerConsoleWebhookRoutes } from './routes/console-webhooks.ts';
+import { registerAdminWebhookRoutes } from './routes/admin-webhooks.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerChatRoutes } from './routes/chat.ts';
 import { registerChatPage } from './pages/chat.ts';
@@ -42,8 +42,8 @@ import './types.ts';
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
 export interface PluginDeps extends Deps {
   keys: KeyAuthenticator;
-  /** SHA-256 of the operator token of /console/v1. */
-  consoleTokenHash: () => Buffer | null;
+  /** SHA-256 of the operator token of /admin/v1. */
+  adminTokenHash: () => Buffer | null;
 }
 
 /** The second parameter of a route registration: the deps that route file declares. */
@@ -70,10 +70,10 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerAppointmentRoutes> &
   RouteDeps<typeof registerDncRoutes> &
   RouteDeps<typeof registerEventRoutes> &
-  RouteDeps<typeof registerConsoleAccountRoutes> &
-  RouteDeps<typeof registerConsolePlatformRoutes> &
-  RouteDeps<typeof registerConsoleMoneyRoutes> &
-  RouteDeps<typeof registerConsoleWebhookRoutes> &
+  RouteDeps<typeof registerAdminAccountRoutes> &
+  RouteDeps<typeof registerAdminPlatformRoutes> &
+  RouteDeps<typeof registerAdminMoneyRoutes> &
+  RouteDeps<typeof registerAdminWebhookRoutes> &
   RouteDeps<typeof registerOnboardingPages> &
   RouteDeps<typeof registerTelephonyRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
@@ -118,7 +118,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   });
   // Before validation and every other preHandler: text PostgreSQL cannot store never reaches a handler.
   installStorableText(app);
-  installAuth(app, { keys: services.keys, consoleTokenHash: services.consoleTokenHash, failuresPerMinute: services.config.authFailuresPerMinute });
+  installAuth(app, { keys: services.keys, adminTokenHash: services.adminTokenHash, failuresPerMinute: services.config.authFailuresPerMinute });
   await installRateLimit(app, { store: services.config.rateLimitStore, pool: services.pool });
   installIdempotency(app, { pool: services.pool, clock: services.clock });
   await installOpenApi(app, services.config.publicUrl);
@@ -138,10 +138,10 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerAppointmentRoutes(app, services);
   registerDncRoutes(app, services);
   registerEventRoutes(app, services);
-  registerConsoleAccountRoutes(app, services);
-  registerConsolePlatformRoutes(app, services);
-  registerConsoleMoneyRoutes(app, services);
-  registerConsoleWebhookRoutes(app, services);
+  registerAdminAccountRoutes(app, services);
+  registerAdminPlatformRoutes(app, services);
+  registerAdminMoneyRoutes(app, services);
+  registerAdminWebhookRoutes(app, services);
   await registerOnboardingPages(app, services);
   await registerTelephonyRoutes(app, services);
   registerSessionRoutes(app, services);

@@ -33,7 +33,7 @@ export const ERRORS = {
   ip_not_allowed: e(403, 'permission_error', "The request comes from an address outside this key's IP allowlist."),
   reseller_suspended: e(403, 'permission_error', 'This account is suspended.'),
   live_not_enabled: e(403, 'permission_error', 'Live mode is not enabled for this account yet.'),
-  console_unauthorized: e(401, 'authentication_error', 'The console token is missing or wrong.'),
+  admin_unauthorized: e(401, 'authentication_error', 'The admin token is missing or wrong.'),
   // request shape
   invalid_json: e(400, 'invalid_request_error', 'The request body is not valid JSON.'),
   invalid_parameter: e(400, 'invalid_request_error', 'A parameter is invalid.'),

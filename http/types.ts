@@ -3,8 +3,8 @@ import type { IdempotencyClaim } from '../db/idempotency.ts';
 import type { AuthContext } from './plugins/authenticate.ts';
 import type { WriteStatus } from './write-status.ts';
 
-/** How a route authenticates: an API key (default for routes under /v1), the console token, or nothing. */
-export type RouteAuth = 'key' | 'console' | 'none';
+/** How a route authenticates: an API key (default for routes under /v1), the admin token, or nothing. */
+export type RouteAuth = 'key' | 'admin' | 'none';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -12,8 +12,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Where the embedded database and other local state live. */
   dataDir: string;
-  /** Operator token for /console/v1; when absent `start` generates one and prints it once. */
-  consoleToken: string | undefined;
+  /** Operator token for /admin/v1; when absent `start` generates one and prints it once. */
+  adminToken: string | undefined;
   /** pino level. */
   logLevel: string;
   /** Honour X-Forwarded-For when deciding the client address (behind a proxy only). */
@@ -30,7 +30,7 @@ export interface Config {
   requestTimeoutMs: number;
   /** Longest a connection may sit with nothing sent either way while a request is open, ms. */
   connectionTimeoutMs: number;
-  /** Failed authentications (unknown API key or wrong console token) one client address may make per minute before 429. */
+  /** Failed authentications (unknown API key or wrong admin token) one client address may make per minute before 429. */
   authFailuresPerMinute: number;
   /** Twilio credentials; without them (and without `simulatedLiveCarrier`) live numbers and calls are refused. */
   twilio: { accountSid: string; authToken: string; apiBaseUrl: string | undefined } | null;
@@ -144,7 +144,7 @@ export function estimatedEntropyBits(text: string): number {
 }
 
 /**
- * The operator token of /console/v1, refused when it is guessable: it opens every account, so a
+ * The operator token of /admin/v1, refused when it is guessable: it opens every account, so a
  * short or repetitive one stops start-up rather than being accepted (unset: start generates one).
  */
 function operatorToken(value: string | undefined): string | undefined {
@@ -152,7 +152,7 @@ function operatorToken(value: string | undefined): string | undefined {
   const length = [...value].length;
   if (length < MIN_CONSOLE_TOKEN_LENGTH || estimatedEntropyBits(value) < MIN_CONSOLE_TOKEN_BITS) {
     throw new SettingError(
-      `SWITCHBOARD_CONSOLE_TOKEN is too weak (${length} characters): use at least ${MIN_CONSOLE_TOKEN_LENGTH} random characters, ` +
+      `SWITCHBOARD_ADMIN_TOKEN is too weak (${length} characters): use at least ${MIN_CONSOLE_TOKEN_LENGTH} random characters, ` +
         'such as the token `switchboard start` prints when it is unset, or `openssl rand -base64 32`',
     );
   }
@@ -190,7 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || '.switchboard'),
-    consoleToken: operatorToken(env.SWITCHBOARD_CONSOLE_TOKEN),
+    adminToken: operatorToken(env.SWITCHBOARD_ADMIN_TOKEN),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.SWITCHBOARD_TRUST_PROXY === '1',
     testClock: env.SWITCHBOARD_TEST_CLOCK === '1',

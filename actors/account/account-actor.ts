@@ -20,7 +20,7 @@ import { customerView } from '../customer/views.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS, keyClock } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
-import { accountView, apiKeyView, brandView, consoleAccountView, usageView } from './views.ts';
+import { accountView, apiKeyView, brandView, adminAccountView, usageView } from './views.ts';
 import { ledgerReads } from '../../db/money/ledger.ts';
 import { activityReads } from '../../db/money/activity.ts';
 import { buildBalance } from '../../money/balance-view.ts';
@@ -92,14 +92,14 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       const updated = (await repo.update(id, fields))!;
       await refreshReadiness(client, { accountId: id }, now);
       await notifyAccountChanged(client, id);
-      return consoleAccountView(updated, (await repo.agreementHistory([id])).get(id)!);
+      return adminAccountView(updated, (await repo.agreementHistory([id])).get(id)!);
     });
   }
 
   /** The account as the console shows it, with its agreement history. */
-  async function consoleAccount(id: string) {
+  async function adminAccount(id: string) {
     const [row, history] = await Promise.all([mustGet(pool, id), accounts.agreementHistory([id])]);
-    return consoleAccountView(row, history.get(id)!);
+    return adminAccountView(row, history.get(id)!);
   }
 
   async function createAccount(id: string, name: string, country: string) {
@@ -111,7 +111,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
           await money.openAccount(client, id);
           return account;
         });
-        return consoleAccountView(row, []);
+        return adminAccountView(row, []);
       } catch (err) {
         if (!isUniqueViolation(err, 'accounts_slug_key') || n >= 10) throw err;
       }
@@ -255,7 +255,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       case 'create_account':
         return done(await createAccount(id, msg.name, msg.country));
       case 'get_account':
-        return done(await consoleAccount(id));
+        return done(await adminAccount(id));
       case 'get_me': {
         const [account, key, count] = await Promise.all([
           mustGet(pool, id),

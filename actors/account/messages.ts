@@ -3,7 +3,7 @@ import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import type { Page, List } from '../shared/list.ts';
 import type { Written } from '../shared/transaction.ts';
 import type { BrandField, AccountLimitField } from '../../db/accounts.ts';
-import type { accountView, apiKeyView, brandView, consoleAccountView } from './views.ts';
+import type { accountView, apiKeyView, brandView, adminAccountView } from './views.ts';
 import type { customerView } from '../customer/views.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import type { buildBalance } from '../../money/balance-view.ts';
@@ -63,8 +63,8 @@ type CustomerWithCoverage = ReturnType<typeof customerView> & { coverage: Covera
 
 /** The reply of each message. */
 export interface AccountReplies {
-  create_account: ReturnType<typeof consoleAccountView>;
-  get_account: ReturnType<typeof consoleAccountView>;
+  create_account: ReturnType<typeof adminAccountView>;
+  get_account: ReturnType<typeof adminAccountView>;
   get_me: ReturnType<typeof accountView>;
   create_customer: Written<CustomerWithCoverage>;
   list_customers: List<ReturnType<typeof customerView>>;
@@ -74,11 +74,11 @@ export interface AccountReplies {
   list_keys: List<ReturnType<typeof apiKeyView>>;
   rotate_key: ReturnType<typeof apiKeyView>;
   revoke_key: ReturnType<typeof apiKeyView>;
-  set_kyb: ReturnType<typeof consoleAccountView>;
-  sign_agreement: ReturnType<typeof consoleAccountView>;
-  go_live: ReturnType<typeof consoleAccountView>;
-  set_status: ReturnType<typeof consoleAccountView>;
-  update_limits: ReturnType<typeof consoleAccountView>;
+  set_kyb: ReturnType<typeof adminAccountView>;
+  sign_agreement: ReturnType<typeof adminAccountView>;
+  go_live: ReturnType<typeof adminAccountView>;
+  set_status: ReturnType<typeof adminAccountView>;
+  update_limits: ReturnType<typeof adminAccountView>;
   get_balance: Balance;
   list_usage: List<UsageEntry>;
   top_up: { object: 'top_up'; lines: UsageEntry[]; balance: Balance };

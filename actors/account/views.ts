@@ -41,7 +41,7 @@ function limitsOf(a: AccountRow) {
 }
 
 /** The account as the console shows it to operators; `agreementHistory` newest first. */
-export function consoleAccountView(a: AccountRow, agreementHistory: AgreementSignatureRow[]) {
+export function adminAccountView(a: AccountRow, agreementHistory: AgreementSignatureRow[]) {
   return {
     object: 'account' as const,
     id: a.id,

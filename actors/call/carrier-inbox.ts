@@ -9,7 +9,7 @@ import type { CallMessage, CallReplies } from './messages.ts';
  * with it, then handed to the call's actor, which processes it idempotently (the report is marked
  * processed in the transaction that acts on it). A failed attempt is logged (one line per attempt)
  * and retried with backoff by the retry loop of any process, forever, and is listed for the
- * operator (`GET /console/v1/carrier_reports`). The mirror of the events outbox (DESIGN: "What
+ * operator (`GET /admin/v1/carrier_reports`). The mirror of the events outbox (DESIGN: "What
  * outside parties tell us lands in an inbox row first").
  */
 

@@ -1,7 +1,7 @@
 /**
  * National do-not-call registries (issue 20 §1): which registry applies to a called country, and
  * how old its last load may be before calls there stop. Pure: the imports' dates and `now` in,
- * the registries that stop calls out. An operator loads each registry (`switchboard console
+ * the registries that stop calls out. An operator loads each registry (`switchboard admin
  * import-dnc`); a load replaces that registry's list. A registry of the called country that was
  * never loaded, or was loaded longer ago than its law allows, holds every request to that country
  * back (the readiness blocker `dnc_registry_stale`, which the dialler's admission shares).

@@ -6,7 +6,7 @@ export const FAILURE_WINDOW_MS = 60_000;
 const MAX_ADDRESSES = 100_000;
 
 /**
- * Counts failed authentications (an unknown API key, a wrong console token) per client address
+ * Counts failed authentications (an unknown API key, a wrong admin token) per client address
  * (`throttleKey`) in fixed one-minute windows. Once an address has failed `limit` times in a
  * window, every further attempt from it is refused until the window ends, before its credential
  * is looked at: a guesser learns nothing more and costs nothing more. In-process: with several API

@@ -7,11 +7,11 @@ import type { KeyAuthenticator } from './authenticate.ts';
 import { FailureThrottle } from './auth-throttle.ts';
 
 /** Answers that mean "this credential is not one we know": what a guesser gets, so what is counted. */
-const GUESS_FAILURES = new Set<ErrorCode>(['invalid_api_key', 'console_unauthorized']);
+const GUESS_FAILURES = new Set<ErrorCode>(['invalid_api_key', 'admin_unauthorized']);
 
 export interface AuthOptions {
   keys: KeyAuthenticator;
-  consoleTokenHash: () => Buffer | null;
+  adminTokenHash: () => Buffer | null;
   /** Failed authentications one client address may make per minute before it is answered 429. */
   failuresPerMinute: number;
 }
@@ -45,7 +45,7 @@ export function installAuth(app: AnyApp, opts: AuthOptions): void {
     if (request.is404) return;
     const { auth, scope, beforeGoLive } = request.routeOptions.config;
     if (auth === 'none') return;
-    if (auth !== 'key' && auth !== 'console') throw new Error(`route ${request.routeOptions.url} reached without an authentication mode`);
+    if (auth !== 'key' && auth !== 'admin') throw new Error(`route ${request.routeOptions.url} reached without an authentication mode`);
 
     const wait = throttle.retryAfterSeconds(request.ip);
     if (wait) {
@@ -57,10 +57,10 @@ export function installAuth(app: AnyApp, opts: AuthOptions): void {
       if (auth === 'key') {
         request.auth = await opts.keys.authenticate(request.headers.authorization, request.ip, { scope: scope ?? null, beforeGoLive: beforeGoLive ?? false });
       } else {
-        const expected = opts.consoleTokenHash();
+        const expected = opts.adminTokenHash();
         const header = request.headers.authorization;
         const given = header?.startsWith('Bearer ') ? hashToken(header.slice(7).trim()) : null;
-        if (!expected || !given || !crypto.timingSafeEqual(expected, given)) throw new ApiError('console_unauthorized');
+        if (!expected || !given || !crypto.timingSafeEqual(expected, given)) throw new ApiError('admin_unauthorized');
       }
     } catch (err) {
       const code = apiErrorOf(err)?.code;

@@ -59,7 +59,7 @@ export const BrandBody = Type.Object(
   { additionalProperties: false, examples: [{ display_name: 'Northwind Calls', primary_color: '#123456', support_email: 'help@northwind.example' }] },
 );
 
-export const ConsoleAccountSchema = Type.Object({
+export const AdminAccountSchema = Type.Object({
   object: Type.Literal('account'),
   id: Type.String(),
   slug: Type.String(),

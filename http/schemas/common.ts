@@ -83,7 +83,7 @@ export const AUTH_CODES: ErrorCode[] = [
   'api_error',
 ];
 
-type ResponseOptions = { auth?: 'key' | 'console' | 'none' };
+type ResponseOptions = { auth?: 'key' | 'admin' | 'none' };
 
 /** What `responses()` was given, kept (not enumerable) on its result so codes found later join it. */
 const DECLARED = Symbol('declared responses');
@@ -96,7 +96,7 @@ type Declared = { ok: Record<number, TSchema>; codes: ErrorCode[]; opts: Respons
 export function responses(ok: Record<number, TSchema>, codes: ErrorCode[], opts: ResponseOptions = {}) {
   const all = new Set<ErrorCode>(codes);
   if (opts.auth === 'key' || opts.auth === undefined) AUTH_CODES.forEach((c) => all.add(c));
-  if (opts.auth === 'console') ['console_unauthorized', 'service_unavailable', 'api_error'].forEach((c) => all.add(c as ErrorCode));
+  if (opts.auth === 'admin') ['admin_unauthorized', 'service_unavailable', 'api_error'].forEach((c) => all.add(c as ErrorCode));
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) {
     const status = ERRORS[code].status;

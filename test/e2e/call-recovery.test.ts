@@ -3,7 +3,7 @@ import pg from 'pg';
 import { cleanUpEverything, makeTempRoot, startSwitchboard, type Instance } from './process-helpers.ts';
 import { freshDatabase } from '../helpers/db.ts';
 import { client } from '../helpers/http.ts';
-import { CONSOLE_TOKEN } from '../helpers/service.ts';
+import { ADMIN_TOKEN } from '../helpers/service.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, makeReadyCustomer } from '../helpers/calls.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
@@ -26,7 +26,7 @@ async function start(databaseUrl: string, roles: string, talkMs = 60_000): Promi
     dataDir: await makeTempRoot('switchboard-recovery-'),
     env: {
       DATABASE_URL: databaseUrl,
-      SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN,
+      SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
       SWITCHBOARD_TEST_CLOCK: '1',
       SWITCHBOARD_ROLES: roles,
       // The talk-until-limit call (digit 6) lasts a minute of wall time, so it is running when the process dies.
@@ -48,7 +48,7 @@ test.serial('a dialler killed mid-call: another process finishes the call within
   await account.api.patch(`/v1/customers/${customer.id}/limits`, { max_concurrent_calls: 1 });
 
   const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550186' });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   for (const deadline = Date.now() + 10_000; (await account.api.get(`/v1/calls/${r.body.id}`)).body.status !== 'in_progress'; ) {
     if (Date.now() > deadline) throw new Error('the call did not start');
     await sleep(50);
@@ -81,14 +81,14 @@ test.serial('a dialler killed mid-call: another process finishes the call within
     const holds = (await db.query(`SELECT status, charged_cents FROM holds WHERE reference = $1`, [r.body.id])).rows;
     t.deepEqual(holds, [{ status: 'settled', charged_cents: 0 }]);
     t.deepEqual(await checkMoneyInvariants(databaseUrl), []);
-    const events = (await client(p2.url, CONSOLE_TOKEN).get(`/console/v1/accounts/${account.id}/events?type=call.completed`)).body.data;
+    const events = (await client(p2.url, ADMIN_TOKEN).get(`/admin/v1/accounts/${account.id}/events?type=call.completed`)).body.data;
     t.is(events.filter((e: any) => e.data.id === r.body.id).length, 1, 'one call.completed');
     // The customer's one slot is free: the next call starts and ends normally.
     const next = await api2.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550180' });
-    const con2 = client(p2.url, CONSOLE_TOKEN);
+    const con2 = client(p2.url, ADMIN_TOKEN);
     let after: any;
     for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(100)) {
-      await con2.post('/console/v1/dialler/run');
+      await con2.post('/admin/v1/dialler/run');
       after = (await api2.get(`/v1/calls/${next.body.id}`)).body;
       if (after.finished) break;
     }
@@ -107,7 +107,7 @@ test.serial('a call in progress while the database is down for 6 seconds ends wi
   const customer = await makeReadyCustomer(p.url, account.api);
   await advanceToNext(account, 2, 15);
   const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550176' });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   for (const deadline = Date.now() + 10_000; (await account.api.get(`/v1/calls/${r.body.id}`)).body.status !== 'in_progress'; ) {
     if (Date.now() > deadline) throw new Error('the call did not start');
     await sleep(50);

@@ -11,7 +11,7 @@ import { launchChromium } from './browser.ts';
 import { cleanUpEverything, freePort, makeTempRoot, request, startSwitchboard, type Instance } from './process-helpers.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
 
-const CONSOLE_TOKEN = 'sbc_e2e_chat_browser_console_token_YOOkzqaVAM53';
+const ADMIN_TOKEN = 'sbc_e2e_chat_browser_console_token_YOOkzqaVAM53';
 const BRAND = { display_name: 'Northwind Calls', primary_color: '#123456', accent_color: '#0f766e', logo_url: 'https://example.com/logo.png' };
 /** Names the white-label page must never show. */
 const HIDDEN_NAMES = /switchboard|twilio|openai|chatgpt|gpt-|anthropic|claude|gemini|aws|azure|vercel|heroku|cloudflare/i;
@@ -32,7 +32,7 @@ test.before(async () => {
       dataDir,
       port,
       env: {
-        SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN,
+        SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
         SWITCHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
         OPENAI_API_KEY: fake.apiKey,
         OPENAI_BASE_URL: fake.url,
@@ -46,9 +46,9 @@ test.before(async () => {
   if (started.status === 'rejected') throw started.reason;
   if (launched.status === 'rejected') throw launched.reason;
 
-  const account = await request(service.url, 'POST', '/console/v1/accounts', { token: CONSOLE_TOKEN, body: { name: 'Northwind Reselling LLC', country: 'US' } });
+  const account = await request(service.url, 'POST', '/admin/v1/accounts', { token: ADMIN_TOKEN, body: { name: 'Northwind Reselling LLC', country: 'US' } });
   if (account.status !== 201) throw new Error(`create account: ${account.status} ${account.text}`);
-  const created = await request(service.url, 'POST', `/console/v1/accounts/${account.body.id}/keys`, { token: CONSOLE_TOKEN, body: { mode: 'test', label: 'chat-e2e' } });
+  const created = await request(service.url, 'POST', `/admin/v1/accounts/${account.body.id}/keys`, { token: ADMIN_TOKEN, body: { mode: 'test', label: 'chat-e2e' } });
   key = created.body.secret;
   const brand = await request(service.url, 'PATCH', '/v1/brand', { token: key, body: BRAND });
   if (brand.status !== 200) throw new Error(`brand: ${brand.status} ${brand.text}`);
@@ -82,8 +82,8 @@ test.serial('a person opens the chat link, sends messages and sees the replies i
   t.teardown(() => page.context().close());
   const seen: string[] = [];
   page.on('request', (r) => seen.push(r.url()));
-  const consoleErrors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  const adminErrors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && adminErrors.push(m.text()));
 
   const opened = await page.goto(`${service.url}/chat#token=${token}`);
   t.is(opened?.status(), 200);
@@ -126,7 +126,7 @@ test.serial('a person opens the chat link, sends messages and sees the replies i
   t.notRegex(await page.content(), HIDDEN_NAMES);
   t.notRegex(await page.title(), HIDDEN_NAMES);
   t.notRegex(JSON.stringify(await opened!.allHeaders()), HIDDEN_NAMES);
-  t.deepEqual(consoleErrors, [], 'no CSP violation or script error');
+  t.deepEqual(adminErrors, [], 'no CSP violation or script error');
 
   const sessions = await request(service.url, 'GET', `/v1/customers/${customer}/sessions`, { token: key });
   t.is(sessions.body.data[0].messages_sent, 2);

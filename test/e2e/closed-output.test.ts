@@ -1,5 +1,5 @@
 /**
- * The reader of the command's output goes away (`switchboard console … | head`, a log shipper
+ * The reader of the command's output goes away (`switchboard admin … | head`, a log shipper
  * that dies): a one-shot command exits quietly, and `start` keeps serving; neither prints a stack
  * trace.
  */
@@ -7,8 +7,8 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BIN, childEnv, cleanUpEverything, makeTempRoot, ROOT, spawnSwitchboard } from './process-helpers.ts';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
-import { consoleClient } from '../helpers/factories.ts';
+import { startTestService, ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
+import { adminClient } from '../helpers/factories.ts';
 import { freshDatabase } from '../helpers/db.ts';
 
 let svc: TestService;
@@ -36,7 +36,7 @@ function withStdoutClosed(args: string[], env: Record<string, string> = {}): Pro
 }
 
 test('console output into a reader that has gone: exit 0, nothing on stderr', async (t) => {
-  const env = { SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN, SWITCHBOARD_URL: svc.url };
+  const env = { SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHBOARD_URL: svc.url };
   for (const args of [['console'], ['console', 'list-accounts']]) {
     const { code, stderr } = await withStdoutClosed(args, env);
     t.is(code, 0, `${args.join(' ')}: ${stderr}`);
@@ -44,17 +44,17 @@ test('console output into a reader that has gone: exit 0, nothing on stderr', as
   }
 });
 
-test('switchboard console list-accounts | head -n 1: the first line, then a quiet exit 0', async (t) => {
+test('switchboard admin list-accounts | head -n 1: the first line, then a quiet exit 0', async (t) => {
   // More output than a pipe holds, so the command is still writing when head has gone.
-  const con = consoleClient(svc.url);
-  await Promise.all(Array.from({ length: 100 }, (_, i) => con.post('/console/v1/accounts', { name: `Piped Agency ${i} ${'x'.repeat(180)}`, country: 'US' })));
-  const printed = JSON.stringify((await con.get('/console/v1/accounts')).body, null, 2).length;
+  const con = adminClient(svc.url);
+  await Promise.all(Array.from({ length: 100 }, (_, i) => con.post('/admin/v1/accounts', { name: `Piped Agency ${i} ${'x'.repeat(180)}`, country: 'US' })));
+  const printed = JSON.stringify((await con.get('/admin/v1/accounts')).body, null, 2).length;
   t.true(printed > 90 * 1024, `${printed} bytes: well over what the pipe (64 KiB) and head's first read (8 KiB) take`);
   const script = `"${process.execPath}" "${BIN}" console list-accounts 2>"$ERR" | head -n 1; echo "status=\${PIPESTATUS[0]}"`;
   const dir = await makeTempRoot('switchboard-pipe-');
   const child = spawn('bash', ['-c', script], {
     cwd: ROOT,
-    env: childEnv({ SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN, SWITCHBOARD_URL: svc.url, ERR: `${dir}/stderr` }),
+    env: childEnv({ SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHBOARD_URL: svc.url, ERR: `${dir}/stderr` }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -66,7 +66,7 @@ test('switchboard console list-accounts | head -n 1: the first line, then a quie
 });
 
 test('start keeps serving when its stdout goes away, and stops cleanly without a stack trace', async (t) => {
-  // No console token in the environment: start prints a new one, into the closed pipe.
+  // No admin token in the environment: start prints a new one, into the closed pipe.
   const instance = await spawnSwitchboard({ dataDir: await makeTempRoot('switchboard-closed-'), env: { DATABASE_URL: await freshDatabase() } });
   instance.child.stdout!.destroy();
   const deadline = Date.now() + 30_000;

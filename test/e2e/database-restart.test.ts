@@ -31,7 +31,7 @@ async function startRole(db: RestartableDatabase, roles: string): Promise<Instan
     env: {
       DATABASE_URL: db.url,
       SWITCHBOARD_ROLES: roles,
-      SWITCHBOARD_CONSOLE_TOKEN: TOKEN,
+      SWITCHBOARD_ADMIN_TOKEN: TOKEN,
       SWITCHBOARD_ENCRYPTION_KEY: ENCRYPTION_KEY,
       SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1',
       SWITCHBOARD_SENDER_POLL_MS: '200',
@@ -109,16 +109,16 @@ const notRequests = (p: Instance) => `${p.stdout().split('\n').filter((l) => !l.
 /** An account with a test key, a second key, and a webhook endpoint on a local receiver. */
 async function setUp(api: Instance) {
   const con = client(api.url, TOKEN);
-  const account = (await con.post('/console/v1/accounts', { name: 'Restart Agency', country: 'US' })).body;
-  await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 1_000_000, burst: 1_000_000 });
-  const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'load' })).body;
-  const doomed = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'revoked after the restart' })).body;
+  const account = (await con.post('/admin/v1/accounts', { name: 'Restart Agency', country: 'US' })).body;
+  await con.patch(`/admin/v1/accounts/${account.id}/limits`, { requests_per_minute: 1_000_000, burst: 1_000_000 });
+  const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'load' })).body;
+  const doomed = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'revoked after the restart' })).body;
   const rx = await startReceiver();
   leftovers.push(rx.close);
-  await con.post(`/console/v1/accounts/${account.id}/webhook_endpoints`, { url: rx.url, mode: 'test' });
+  await con.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: rx.url, mode: 'test' });
   /** Records a test.ping event and resolves once the receiver has it. */
   const ping = async (what: string, timeoutMs = 10_000) => {
-    const event = (await con.post(`/console/v1/accounts/${account.id}/test_events`, { mode: 'test' })).body;
+    const event = (await con.post(`/admin/v1/accounts/${account.id}/test_events`, { mode: 'test' })).body;
     const id = event.id;
     if (!id) throw new Error(`no event id in ${JSON.stringify(event)}`);
     await until(`${what}: event ${id} delivered`, () => rx.received.some((r) => r.headers['webhook-id'] === id), timeoutMs);
@@ -131,7 +131,7 @@ async function setUp(api: Instance) {
 async function assertRevocationReaches(t: ExecutionContext, api: Instance, con: Client, accountId: string, doomed: { id: string; secret: string }) {
   const viaDoomed = client(api.url, doomed.secret);
   t.is((await viaDoomed.get('/v1/customers?limit=1')).status, 200, 'the second key works (and is cached)');
-  t.is((await con.delete(`/console/v1/accounts/${accountId}/keys/${doomed.id}`)).status, 200);
+  t.is((await con.delete(`/admin/v1/accounts/${accountId}/keys/${doomed.id}`)).status, 200);
   const revokedAt = Date.now();
   await until('the revoked key to be refused', async () => (await viaDoomed.get('/v1/customers?limit=1')).status === 401, 1_000, 20);
   t.log(`revoked key refused after ${Date.now() - revokedAt} ms`);

@@ -35,7 +35,7 @@ async function start(databaseUrl: string): Promise<Instance> {
     port,
     env: {
       DATABASE_URL: databaseUrl,
-      SWITCHBOARD_CONSOLE_TOKEN: TOKEN,
+      SWITCHBOARD_ADMIN_TOKEN: TOKEN,
       SWITCHBOARD_TEST_CLOCK: '1',
       SWITCHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
       SWITCHBOARD_DIALLER_POLL_MS: '100',
@@ -52,19 +52,19 @@ async function start(databaseUrl: string): Promise<Instance> {
 /** A live, funded account with a customer every gate lets through, on a Tuesday morning in New York. */
 async function liveSetup(url: string) {
   const con = client(url, TOKEN);
-  const account = (await con.post('/console/v1/accounts', { name: 'Live Agency', country: 'US' })).body;
-  await con.post(`/console/v1/accounts/${account.id}/kyb`, { status: 'verified' });
-  await con.post(`/console/v1/accounts/${account.id}/agreement`, { version: 'v1' });
-  await con.post(`/console/v1/accounts/${account.id}/go_live`);
-  await con.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 });
-  const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'live', label: 'e2e' })).body;
+  const account = (await con.post('/admin/v1/accounts', { name: 'Live Agency', country: 'US' })).body;
+  await con.post(`/admin/v1/accounts/${account.id}/kyb`, { status: 'verified' });
+  await con.post(`/admin/v1/accounts/${account.id}/agreement`, { version: 'v1' });
+  await con.post(`/admin/v1/accounts/${account.id}/go_live`);
+  await con.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 });
+  const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'live', label: 'e2e' })).body;
   const api = client(url, key.secret);
   const customer = (await api.post('/v1/customers', { name: 'Bright Dental', country: 'US', timezone: 'America/New_York' })).body;
-  await con.post('/console/v1/languages/en-US/certify');
+  await con.post('/admin/v1/languages/en-US/certify');
   await loadDncRegistries(con, 'US');
-  await con.post(`/console/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
-  await con.post(`/console/v1/customers/${customer.id}/script/certify`, { script: 'SCRIPT-MARKER: ask about their front-desk workload.' });
-  await con.post(`/console/v1/customers/${customer.id}/research`, { notes: 'RESEARCH-MARKER: family practice, two chairs.' });
+  await con.post(`/admin/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
+  await con.post(`/admin/v1/customers/${customer.id}/script/certify`, { script: 'SCRIPT-MARKER: ask about their front-desk workload.' });
+  await con.post(`/admin/v1/customers/${customer.id}/research`, { notes: 'RESEARCH-MARKER: family practice, two chairs.' });
   const link = await api.post(`/v1/customers/${customer.id}/onboarding_link`);
   await call(url, 'POST', new URL(link.body.url).pathname, {
     rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
@@ -73,10 +73,10 @@ async function liveSetup(url: string) {
   const ready = await api.get(`/v1/customers/${customer.id}/readiness`);
   if (!ready.body.ready_for_live_calls) throw new Error(JSON.stringify(ready.body.blockers));
   // Tuesday 15:00 UTC: inside every US calling window.
-  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await con.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   const target = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 15));
   while (target <= now || target.getUTCDay() !== 2) target.setUTCDate(target.getUTCDate() + 1);
-  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((target.getTime() - now.getTime()) / 1000) });
+  await con.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((target.getTime() - now.getTime()) / 1000) });
   return { con, account, api, customer, key: key.secret as string };
 }
 
@@ -141,7 +141,7 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   const balance = (await api.get('/v1/balance')).body;
   t.like(balance, { reserved_cents: 0, balance_cents: 10_000 - 60 });
 
-  const events = (await con.get(`/console/v1/accounts/${account.id}/events`)).body.data;
+  const events = (await con.get(`/admin/v1/accounts/${account.id}/events`)).body.data;
   t.is(events.filter((e: any) => e.type === 'call.completed' && e.data.id === done.id).length, 1);
   t.is(events.filter((e: any) => e.type === 'appointment.booked' && e.data.id === done.appointment_id).length, 1);
 
@@ -227,14 +227,14 @@ test.serial('a process killed mid-call: on restart the call is not dialled again
   const con = client(second.url, TOKEN);
   const api2 = client(second.url, key);
   // Dialler rounds run; nothing is dialled twice.
-  await con.post('/console/v1/dialler/run');
+  await con.post('/admin/v1/dialler/run');
   await new Promise((r) => setTimeout(r, 500));
   t.is(twilio.calls.length, before + 1, 'exactly one carrier call for the request');
-  await con.post('/console/v1/test_clock/advance', { seconds: 30 * 60 });
-  await con.post('/console/v1/jobs/release_holds/run');
+  await con.post('/admin/v1/test_clock/advance', { seconds: 30 * 60 });
+  await con.post('/admin/v1/jobs/release_holds/run');
   t.like((await api2.get('/v1/balance')).body, { reserved_cents: 0, balance_cents: 10_000 });
-  await con.post('/console/v1/test_clock/advance', { seconds: 6 * 60 });
-  await con.post('/console/v1/jobs/finish_stale_calls/run');
+  await con.post('/admin/v1/test_clock/advance', { seconds: 6 * 60 });
+  await con.post('/admin/v1/jobs/finish_stale_calls/run');
   const lost = (await api2.get(`/v1/calls/${queued.body.id}`)).body;
   t.like(lost, { status: 'completed', finished: true, outcome: 'failed' });
   t.like((await api2.get('/v1/balance')).body, { reserved_cents: 0, balance_cents: 10_000 });
@@ -247,7 +247,7 @@ test.serial('a lost final status callback: the process asks Twilio how the call 
   const sb = await start(databaseUrl);
   const { api, con, account } = await liveSetup(sb.url);
   // This test polls for a while: out of the request limits' way.
-  await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000, burst: 100_000 });
+  await con.patch(`/admin/v1/accounts/${account.id}/limits`, { requests_per_minute: 100_000, burst: 100_000 });
   // The callee hangs up after 2 s; Twilio's `completed` callback never reaches us (as in a
   // database outage, when it was answered 503 and not retried).
   twilio.nextCall({ calleeAudio: [], calleeHangupAfterMs: 2_000, durationSeconds: 95, loseStatusCallbacks: ['completed'] });

@@ -34,7 +34,7 @@ test('live numbers: the number step rents at Twilio, a caller ID is verified by 
     port,
     env: {
       DATABASE_URL: databaseUrl,
-      SWITCHBOARD_CONSOLE_TOKEN: TOKEN,
+      SWITCHBOARD_ADMIN_TOKEN: TOKEN,
       SWITCHBOARD_TEST_CLOCK: '1',
       SWITCHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
       SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
@@ -44,12 +44,12 @@ test('live numbers: the number step rents at Twilio, a caller ID is verified by 
     },
   });
   const con = client(sb.url, TOKEN);
-  const account = (await con.post('/console/v1/accounts', { name: 'Numbers Agency', country: 'US' })).body;
-  await con.post(`/console/v1/accounts/${account.id}/kyb`, { status: 'verified' });
-  await con.post(`/console/v1/accounts/${account.id}/agreement`, { version: 'v1' });
-  t.is((await con.post(`/console/v1/accounts/${account.id}/go_live`)).status, 200);
-  t.is((await con.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 })).status, 201);
-  const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'live', label: 'e2e' })).body;
+  const account = (await con.post('/admin/v1/accounts', { name: 'Numbers Agency', country: 'US' })).body;
+  await con.post(`/admin/v1/accounts/${account.id}/kyb`, { status: 'verified' });
+  await con.post(`/admin/v1/accounts/${account.id}/agreement`, { version: 'v1' });
+  t.is((await con.post(`/admin/v1/accounts/${account.id}/go_live`)).status, 200);
+  t.is((await con.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 })).status, 201);
+  const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'live', label: 'e2e' })).body;
   const api = client(sb.url, key.secret);
   const customer = (await api.post('/v1/customers', { name: 'Bright Dental', country: 'US', timezone: 'America/New_York' })).body;
   t.false((await api.get(`/v1/customers/${customer.id}/readiness`)).body.checks.number_in_country);

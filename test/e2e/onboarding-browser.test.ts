@@ -10,7 +10,7 @@ import { launchChromium } from './browser.ts';
 import { mintToken } from '../../runtime/tokens.ts';
 import { cleanUpEverything, freePort, makeTempRoot, request, startSwitchboard, type Instance } from './process-helpers.ts';
 
-const CONSOLE_TOKEN = 'sbc_e2e_browser_console_token_XpVBlbl8NL8W';
+const ADMIN_TOKEN = 'sbc_e2e_browser_console_token_XpVBlbl8NL8W';
 const BRAND = { display_name: 'Northwind Calls', primary_color: '#123456', logo_url: 'https://example.com/logo.png' };
 /** Names the white-label pages must never show. */
 const HIDDEN_NAMES = /switchboard|twilio|openai/i;
@@ -30,7 +30,7 @@ test.before(async () => {
     startSwitchboard({
       dataDir,
       port,
-      env: { SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN, SWITCHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}` },
+      env: { SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}` },
     }),
     launchChromium(),
   ]);
@@ -39,10 +39,10 @@ test.before(async () => {
   if (started.status === 'rejected') throw started.reason;
   if (launched.status === 'rejected') throw launched.reason;
 
-  const account = await request(service.url, 'POST', '/console/v1/accounts', { token: CONSOLE_TOKEN, body: { name: 'Northwind Reselling LLC', country: 'US' } });
+  const account = await request(service.url, 'POST', '/admin/v1/accounts', { token: ADMIN_TOKEN, body: { name: 'Northwind Reselling LLC', country: 'US' } });
   if (account.status !== 201) throw new Error(`create account: ${account.status} ${account.text}`);
-  const created = await request(service.url, 'POST', `/console/v1/accounts/${account.body.id}/keys`, {
-    token: CONSOLE_TOKEN,
+  const created = await request(service.url, 'POST', `/admin/v1/accounts/${account.body.id}/keys`, {
+    token: ADMIN_TOKEN,
     body: { mode: 'test', label: 'browser-e2e' },
   });
   if (created.status !== 201) throw new Error(`create key: ${created.status} ${created.text}`);

@@ -27,7 +27,7 @@ test('under pm2 cluster mode the api logs into its own out file, not the daemon 
       DATABASE_URL: await freshDatabase(),
       SWITCHBOARD_DATA_DIR: path.join(dir, 'data'),
       SWITCHBOARD_ROLES: 'api',
-      SWITCHBOARD_CONSOLE_TOKEN: 'sbc_pm2_cluster_test_token_YhfEQlFDo4F4',
+      SWITCHBOARD_ADMIN_TOKEN: 'sbc_pm2_cluster_test_token_YhfEQlFDo4F4',
       PORT: String(port),
       HOST: '127.0.0.1',
     }),

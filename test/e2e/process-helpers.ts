@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const BIN = path.join(ROOT, 'bin', 'switchboard.mjs');
-export const TOKEN_LINE = /^Console token \(shown once; [^)]*\): (sbc_\S+)$/m;
+export const TOKEN_LINE = /^Admin token \(shown once; [^)]*\): (sbc_\S+)$/m;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -92,8 +92,8 @@ export interface Instance {
   stderr(): string;
   /** stdout lines that parsed as JSON (pino log lines). */
   logs(): Record<string, any>[];
-  /** The console token printed at this start, if one was. */
-  consoleToken: string | undefined;
+  /** The admin token printed at this start, if one was. */
+  adminToken: string | undefined;
   /** spawn → first answered HTTP request, ms. */
   coldStartMs: number;
   exited: Promise<Exit>;
@@ -182,7 +182,7 @@ export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & {
             return [];
           }
         }),
-    consoleToken: undefined,
+    adminToken: undefined,
     coldStartMs: NaN,
     exited,
     isRunning: () => exit === undefined,
@@ -244,7 +244,7 @@ export async function startSwitchboard(opts: StartOptions): Promise<Instance> {
   // The log line is written right after listen(); give the pipe a moment to deliver it.
   for (let i = 0; i < 100 && !started(); i++) await sleep(20);
   if (!started()) throw new Error(`no "switchboard started" log line${describe()}`);
-  instance.consoleToken = TOKEN_LINE.exec(instance.stdout())?.[1];
+  instance.adminToken = TOKEN_LINE.exec(instance.stdout())?.[1];
   return instance;
 }
 

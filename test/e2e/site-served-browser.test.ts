@@ -33,7 +33,7 @@ async function publishedSite(api: Client, con: Client, name: string, publish = t
   const c = (await api.post('/v1/customers', { name, country: 'GB' })).body;
   const order = await api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF });
   if (order.status !== 202) throw new Error(`order: ${order.status} ${order.text}`);
-  await con.post('/console/v1/website_builder/run');
+  await con.post('/admin/v1/website_builder/run');
   // The preview as it was before publishing (a live-mode site's preview ends at publish).
   const preview = (await api.get(`/v1/customers/${c.id}/websites/${order.body.id}`)).body.preview_url as string;
   if (!publish) return { id: order.body.id as string, url: '', preview_url: preview };
@@ -45,14 +45,14 @@ async function publishedSite(api: Client, con: Client, name: string, publish = t
 test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: '3600000', SWITCHBOARD_BUILDER_POLL_MS: '3600000' });
   const a = await makeAccount(svc.url, { live: true });
-  await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 150_000 });
-  const live = await publishedSite(a.liveApi!, a.console, 'Bright Dental');
-  const testMode = await publishedSite(a.api, a.console, 'Harbour Cafe');
+  await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 150_000 });
+  const live = await publishedSite(a.liveApi!, a.admin, 'Bright Dental');
+  const testMode = await publishedSite(a.api, a.admin, 'Harbour Cafe');
   // Test sites are served only at their preview (issue 20): the offline page is a live site's.
-  const suspended = await publishedSite(a.liveApi!, a.console, 'Corner Bakery');
+  const suspended = await publishedSite(a.liveApi!, a.admin, 'Corner Bakery');
   pages.set('live-site', { url: live.url, status: 200, mode: 'live' });
   // A live-mode preview is served until publishing: a build that is ready, not published.
-  const ready = await publishedSite(a.liveApi!, a.console, 'Bright Dental', false);
+  const ready = await publishedSite(a.liveApi!, a.admin, 'Bright Dental', false);
   pages.set('live-preview', { url: ready.preview_url, status: 200, mode: 'live' });
   pages.set('test-site', { url: testMode.url, status: 200, mode: 'test' });
   pages.set('test-preview', { url: testMode.preview_url, status: 200, mode: 'test' });

@@ -1,6 +1,6 @@
 /**
  * `switchboard start` as a person runs it: a child process on its own embedded PostgreSQL, the
- * README's first steps through the `switchboard console` command, signals, restarts, two
+ * README's first steps through the `switchboard admin` command, signals, restarts, two
  * instances side by side, and recovery after the node process was SIGKILLed.
  */
 import crypto from 'node:crypto';
@@ -26,7 +26,7 @@ test.after.always('kill every process and postgres this file started', cleanUpEv
 /** State carried through the serial tests: one data directory that lives across restarts. */
 let dirA = '';
 let first: Instance | undefined;
-let consoleToken = '';
+let adminToken = '';
 let accountId = '';
 let apiKey = '';
 const coldStarts: Record<string, number> = {};
@@ -36,9 +36,9 @@ const killOnFailure = (t: ExecutionContext, instance: Instance) =>
     if (instance.isRunning()) await instance.stop('SIGKILL', 5_000).catch(() => {});
   });
 
-/** `switchboard console …` against one instance with the given token; parses the JSON it prints. */
-async function consoleCli(instance: Instance, token: string, args: string[]) {
-  const result = await runCli(['console', ...args], { SWITCHBOARD_CONSOLE_TOKEN: token, SWITCHBOARD_URL: `http://127.0.0.1:${instance.port}` });
+/** `switchboard admin …` against one instance with the given token; parses the JSON it prints. */
+async function adminCli(instance: Instance, token: string, args: string[]) {
+  const result = await runCli(['console', ...args], { SWITCHBOARD_ADMIN_TOKEN: token, SWITCHBOARD_URL: `http://127.0.0.1:${instance.port}` });
   const printed = result.code === 0 ? result.stdout : result.stderr;
   let json: any;
   try {
@@ -64,7 +64,7 @@ async function stopsCleanly(t: ExecutionContext, instance: Instance, signal: Nod
   t.is(instance.logs().find((l) => l.msg === 'stopping')?.signal, signal);
 }
 
-test.serial('first start on an empty data dir prints a console token once and answers HTTP', async (t) => {
+test.serial('first start on an empty data dir prints a admin token once and answers HTTP', async (t) => {
   dirA = path.join(await makeTempRoot(), 'data');
   first = await startSwitchboard({ dataDir: dirA, port: await freePort(), env: { SWITCHBOARD_PUBLIC_URL: PUBLIC_URL } });
   coldStarts['first start (initdb + migrations)'] = first.coldStartMs;
@@ -72,14 +72,14 @@ test.serial('first start on an empty data dir prints a console token once and an
   t.true(first.coldStartMs < 30_000);
 
   const out = first.stdout();
-  t.truthy(first.consoleToken, `a console token line on stdout:\n${out}`);
-  consoleToken = first.consoleToken!;
-  t.regex(consoleToken, /^sbc_[0-9A-Za-z]{20,}$/);
+  t.truthy(first.adminToken, `a admin token line on stdout:\n${out}`);
+  adminToken = first.adminToken!;
+  t.regex(adminToken, /^sbc_[0-9A-Za-z]{20,}$/);
   t.is(out.match(new RegExp(TOKEN_LINE.source, 'gm'))?.length, 1, 'the token is printed exactly once');
   // Every other stdout line is a pino JSON line, and none of them carries the token.
   const others = out.split('\n').filter((l) => l && !TOKEN_LINE.test(l));
   for (const line of others) t.notThrows(() => JSON.parse(line), `not a JSON log line: ${line}`);
-  t.false(others.some((l) => l.includes(consoleToken)), 'the token is not logged');
+  t.false(others.some((l) => l.includes(adminToken)), 'the token is not logged');
   const started = first.logs().find((l) => l.msg === 'switchboard started');
   t.is(started?.port, first.port);
   t.is(started?.publicUrl, PUBLIC_URL);
@@ -93,7 +93,7 @@ test.serial('first start on an empty data dir prints a console token once and an
 
 test.serial('the README newcomer flow: console create-account and create-key, then the API with the key', async (t) => {
   t.truthy(first?.isRunning(), 'needs the first start');
-  const created = await consoleCli(first!, consoleToken, ['create-account', '--name', 'Acme Agency', '--country', 'US']);
+  const created = await adminCli(first!, adminToken, ['create-account', '--name', 'Acme Agency', '--country', 'US']);
   t.is(created.code, 0, created.stderr);
   t.is(created.json?.object, 'account');
   t.is(created.json?.name, 'Acme Agency');
@@ -103,7 +103,7 @@ test.serial('the README newcomer flow: console create-account and create-key, th
   accountId = created.json.id;
   t.regex(accountId, /^[0-9a-f-]{36}$/);
 
-  const key = await consoleCli(first!, consoleToken, ['create-key', '--account', accountId, '--mode', 'test', '--label', 'laptop']);
+  const key = await adminCli(first!, adminToken, ['create-key', '--account', accountId, '--mode', 'test', '--label', 'laptop']);
   t.is(key.code, 0, key.stderr);
   t.is(key.json?.object, 'api_key');
   t.is(key.json?.account_id, accountId);
@@ -142,21 +142,21 @@ test.serial('the README newcomer flow: console create-account and create-key, th
   t.regex(page.text, /Calling terms for Bright Dental/);
 });
 
-test.serial('switchboard console: a wrong token prints console_unauthorized and exits 1; an unknown action exits 2', async (t) => {
+test.serial('switchboard admin: a wrong token prints admin_unauthorized and exits 1; an unknown action exits 2', async (t) => {
   t.truthy(first?.isRunning(), 'needs the first start');
-  const bad = await consoleCli(first!, 'sbc_not_the_right_token', ['list-accounts']);
+  const bad = await adminCli(first!, 'sbc_not_the_right_token', ['list-accounts']);
   t.is(bad.code, 1);
   t.is(bad.stdout, '', 'nothing on stdout');
-  t.is(bad.json?.error?.code, 'console_unauthorized', bad.stderr);
+  t.is(bad.json?.error?.code, 'admin_unauthorized', bad.stderr);
   t.is(bad.json?.error?.type, 'authentication_error');
 
-  const unknown = await consoleCli(first!, consoleToken, ['make-coffee']);
+  const unknown = await adminCli(first!, adminToken, ['make-coffee']);
   t.is(unknown.code, 2);
   t.regex(unknown.stderr, /unknown console action "make-coffee"/);
-  t.regex(unknown.stderr, /Usage: switchboard console/);
+  t.regex(unknown.stderr, /Usage: switchboard admin/);
 
   // The right token still works against the same instance.
-  const good = await consoleCli(first!, consoleToken, ['list-accounts']);
+  const good = await adminCli(first!, adminToken, ['list-accounts']);
   t.is(good.code, 0, good.stderr);
   t.deepEqual(good.json?.data?.map((a: { id: string }) => a.id), [accountId]);
 });
@@ -169,11 +169,11 @@ test.serial('a bad setting stops start-up with one line naming it, exit 2, befor
   t.deepEqual(postgresProcessesFor(dataDir), []);
 });
 
-test.serial('a weak console token stops start-up with one line that does not print it, exit 2', async (t) => {
+test.serial('a weak admin token stops start-up with one line that does not print it, exit 2', async (t) => {
   const dataDir = await makeTempRoot();
-  const r = await runCli(['start'], { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_CONSOLE_TOKEN: 'sbc_16_characters' });
+  const r = await runCli(['start'], { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_ADMIN_TOKEN: 'sbc_16_characters' });
   t.is(r.code, 2);
-  t.regex(r.stderr, /^switchboard: SWITCHBOARD_CONSOLE_TOKEN is too weak \(17 characters\): use at least 32 random characters[^\n]*\n$/);
+  t.regex(r.stderr, /^switchboard: SWITCHBOARD_ADMIN_TOKEN is too weak \(17 characters\): use at least 32 random characters[^\n]*\n$/);
   t.false(r.stderr.includes('sbc_16_characters'));
   t.deepEqual(postgresProcessesFor(dataDir), []);
 });
@@ -194,19 +194,19 @@ test.serial('SIGTERM: exits 0 within 10 s and leaves no postgres for its data di
 });
 
 test.serial('a restart on the same data dir keeps the data, prints no new token, and the first token works; SIGINT stops it', async (t) => {
-  t.truthy(consoleToken && accountId, 'needs the newcomer flow');
+  t.truthy(adminToken && accountId, 'needs the newcomer flow');
   const again = await startSwitchboard({ dataDir: dirA, env: { SWITCHBOARD_PUBLIC_URL: PUBLIC_URL } });
   killOnFailure(t, again);
   coldStarts['restart (existing data dir)'] = again.coldStartMs;
   t.log(`cold start, existing data dir: ${Math.round(again.coldStartMs)} ms`);
   t.true(again.coldStartMs < 30_000);
 
-  t.is(again.consoleToken, undefined, 'no new console token is printed');
-  t.false(again.stdout().includes('Console token'), again.stdout());
+  t.is(again.adminToken, undefined, 'no new admin token is printed');
+  t.false(again.stdout().includes('Admin token'), again.stdout());
   t.false(again.logs().some((l) => l.msg === 'initialising embedded PostgreSQL'), 'the cluster is reused, not re-initialised');
   t.false(again.logs().some((l) => l.msg === 'migrations applied'), 'nothing left to migrate');
 
-  const account = await consoleCli(again, consoleToken, ['get-account', '--account', accountId]);
+  const account = await adminCli(again, adminToken, ['get-account', '--account', accountId]);
   t.is(account.code, 0, account.stderr);
   t.is(account.json?.id, accountId);
   t.is(account.json?.name, 'Acme Agency');
@@ -221,7 +221,7 @@ test.serial('a restart on the same data dir keeps the data, prints no new token,
 });
 
 test.serial('two instances with different data dirs and ports run side by side', async (t) => {
-  t.truthy(consoleToken && accountId, 'needs the newcomer flow');
+  t.truthy(adminToken && accountId, 'needs the newcomer flow');
   const dirB = path.join(await makeTempRoot(), 'data');
   const [a, b] = await Promise.all([
     startSwitchboard({ dataDir: dirA, env: { SWITCHBOARD_PUBLIC_URL: PUBLIC_URL } }),
@@ -237,20 +237,20 @@ test.serial('two instances with different data dirs and ports run side by side',
     t.is(health.status, 200, `${instance.url} answers`);
   }
   // Each has a database of its own: B made its own token, and A's token and data are not B's.
-  t.is(a.consoleToken, undefined);
-  t.truthy(b.consoleToken);
-  t.not(b.consoleToken, consoleToken);
+  t.is(a.adminToken, undefined);
+  t.truthy(b.adminToken);
+  t.not(b.adminToken, adminToken);
   const pgA = postgresProcessesFor(dirA);
   const pgB = postgresProcessesFor(dirB);
   t.true(pgA.length > 0 && pgB.length > 0);
   t.false(pgA.some((p) => pgB.some((q) => q.pid === p.pid)));
 
-  const listA = await consoleCli(a, consoleToken, ['list-accounts']);
+  const listA = await adminCli(a, adminToken, ['list-accounts']);
   t.deepEqual(listA.json?.data?.map((x: { id: string }) => x.id), [accountId]);
-  const wrong = await consoleCli(b, consoleToken, ['list-accounts']);
+  const wrong = await adminCli(b, adminToken, ['list-accounts']);
   t.is(wrong.code, 1);
-  t.is(wrong.json?.error?.code, 'console_unauthorized');
-  const listB = await consoleCli(b, b.consoleToken!, ['list-accounts']);
+  t.is(wrong.json?.error?.code, 'admin_unauthorized');
+  const listB = await adminCli(b, b.adminToken!, ['list-accounts']);
   t.is(listB.code, 0, listB.stderr);
   t.deepEqual(listB.json?.data, []);
   t.is((await request(b.url, 'GET', '/v1/me', { token: apiKey })).status, 401, "A's key means nothing to B");
@@ -259,7 +259,7 @@ test.serial('two instances with different data dirs and ports run side by side',
 });
 
 test.serial('after a SIGKILL of node its postgres is stale; the next start stops it, keeps the data, and stops cleanly', async (t) => {
-  t.truthy(consoleToken && accountId, 'needs the newcomer flow');
+  t.truthy(adminToken && accountId, 'needs the newcomer flow');
   const doomed = await startSwitchboard({ dataDir: dirA, env: { SWITCHBOARD_PUBLIC_URL: PUBLIC_URL } });
   killOnFailure(t, doomed);
   const before = postgresProcessesFor(dirA);
@@ -280,9 +280,9 @@ test.serial('after a SIGKILL of node its postgres is stale; the next start stops
   const now = postgresProcessesFor(dirA);
   t.is(now.length, 1);
   t.false(now.some((p) => p.pid === stale[0].pid), 'the stale postmaster is gone');
-  t.is(revived.consoleToken, undefined, 'no new token: the data dir is the same');
+  t.is(revived.adminToken, undefined, 'no new token: the data dir is the same');
 
-  const account = await consoleCli(revived, consoleToken, ['get-account', '--account', accountId]);
+  const account = await adminCli(revived, adminToken, ['get-account', '--account', accountId]);
   t.is(account.code, 0, account.stderr);
   t.is(account.json?.name, 'Acme Agency');
   t.is((await request(revived.url, 'GET', '/v1/customers/bright-1', { token: apiKey })).status, 200);

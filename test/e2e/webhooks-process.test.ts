@@ -19,7 +19,7 @@ async function start(databaseUrl: string): Promise<Instance> {
     dataDir: await makeTempRoot('switchboard-webhooks-'),
     env: {
       DATABASE_URL: databaseUrl,
-      SWITCHBOARD_CONSOLE_TOKEN: TOKEN,
+      SWITCHBOARD_ADMIN_TOKEN: TOKEN,
       SWITCHBOARD_TEST_CLOCK: '1',
       SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1',
       SWITCHBOARD_SENDER_POLL_MS: '100',
@@ -63,10 +63,10 @@ test.serial('a sender killed mid-delivery: after restart the event is still deli
   rx.set('hang');
   const a = await start(databaseUrl);
   const con = client(a.url, TOKEN);
-  const account = (await con.post('/console/v1/accounts', { name: 'Hooks', country: 'US' })).body;
-  const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'k' })).body;
-  const endpoint = (await con.post(`/console/v1/accounts/${account.id}/webhook_endpoints`, { url: `http://127.0.0.1:${rx.port}/hook`, mode: 'test' })).body;
-  await con.post(`/console/v1/accounts/${account.id}/keys/${key.id}/rotate`);
+  const account = (await con.post('/admin/v1/accounts', { name: 'Hooks', country: 'US' })).body;
+  const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'k' })).body;
+  const endpoint = (await con.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: `http://127.0.0.1:${rx.port}/hook`, mode: 'test' })).body;
+  await con.post(`/admin/v1/accounts/${account.id}/keys/${key.id}/rotate`);
   await until('the first attempt to reach the receiver', () => rx.bodies.length === 1);
   await a.stop('SIGKILL');
 
@@ -75,9 +75,9 @@ test.serial('a sender killed mid-delivery: after restart the event is still deli
   const con2 = client(b.url, TOKEN);
   // The dead sender's claim runs out after a minute of real time (moving the test clock does not
   // hasten it); then the delivery is anyone's again.
-  await con2.post('/console/v1/test_clock/advance', { seconds: 3600 });
+  await con2.post('/admin/v1/test_clock/advance', { seconds: 3600 });
   await until('the delivery to be retried', () => rx.bodies.length >= 2, 90_000);
-  const deliveries = async () => (await con2.get(`/console/v1/accounts/${account.id}/webhook_endpoints/${endpoint.id}/deliveries`)).body.data;
+  const deliveries = async () => (await con2.get(`/admin/v1/accounts/${account.id}/webhook_endpoints/${endpoint.id}/deliveries`)).body.data;
   await until('the delivery to succeed', async () => (await deliveries())[0]?.status === 'succeeded');
   t.is(rx.bodies[0].id, rx.bodies[1].id, 'the same event, at least once');
   const last = rx.bodies.at(-1)!;
@@ -93,12 +93,12 @@ test.serial('a receiver that is down and comes back gets the event on the retry 
   const port = rx.port;
   const sb = await start(databaseUrl);
   const con = client(sb.url, TOKEN);
-  const account = (await con.post('/console/v1/accounts', { name: 'Down', country: 'US' })).body;
-  const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'k' })).body;
-  const endpoint = (await con.post(`/console/v1/accounts/${account.id}/webhook_endpoints`, { url: `http://127.0.0.1:${port}/hook`, mode: 'test' })).body;
+  const account = (await con.post('/admin/v1/accounts', { name: 'Down', country: 'US' })).body;
+  const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'k' })).body;
+  const endpoint = (await con.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: `http://127.0.0.1:${port}/hook`, mode: 'test' })).body;
   await rx.close();
-  await con.post(`/console/v1/accounts/${account.id}/keys/${key.id}/rotate`);
-  const deliveries = async () => (await con.get(`/console/v1/accounts/${account.id}/webhook_endpoints/${endpoint.id}/deliveries`)).body.data;
+  await con.post(`/admin/v1/accounts/${account.id}/keys/${key.id}/rotate`);
+  const deliveries = async () => (await con.get(`/admin/v1/accounts/${account.id}/webhook_endpoints/${endpoint.id}/deliveries`)).body.data;
   await until('the first attempt to fail', async () => (await deliveries())[0]?.attempts === 1);
   const failed = (await deliveries())[0];
   t.is(failed.status, 'failed');

@@ -21,7 +21,7 @@ async function start(databaseUrl: string): Promise<Instance> {
     env: {
       DATABASE_URL: databaseUrl,
       SWITCHBOARD_ROLES: 'api,builder',
-      SWITCHBOARD_CONSOLE_TOKEN: TOKEN,
+      SWITCHBOARD_ADMIN_TOKEN: TOKEN,
       SWITCHBOARD_TEST_CLOCK: '1',
       // The customer's existing website is on this machine.
       SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1',
@@ -55,8 +55,8 @@ test.serial('a builder killed mid-build: another process takes the build over on
   const site = await oldWebsite();
   const a = await start(databaseUrl);
   const con = client(a.url, TOKEN);
-  const account = (await con.post('/console/v1/accounts', { name: 'Sites Agency', country: 'GB' })).body;
-  const key = (await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'k' })).body;
+  const account = (await con.post('/admin/v1/accounts', { name: 'Sites Agency', country: 'GB' })).body;
+  const key = (await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'k' })).body;
   const api = client(a.url, key.secret);
   const customer = (await api.post('/v1/customers', { name: 'Harbour Dental', country: 'GB', website_url: site.url })).body;
   const order = await api.post(`/v1/customers/${customer.id}/websites`, {});
@@ -70,7 +70,7 @@ test.serial('a builder killed mid-build: another process takes the build over on
   const build = async () => (await api2.get(`/v1/customers/${customer.id}/websites/${order.body.id}`)).body;
   t.is((await build()).status, 'building', 'the dead builder still holds it');
   // Its claim lapses two minutes after it was taken; then the build is anyone's again.
-  await con2.post('/console/v1/test_clock/advance', { seconds: 3 * 60 });
+  await con2.post('/admin/v1/test_clock/advance', { seconds: 3 * 60 });
   await until('the build to be finished by the other process', async () => (await build()).status === 'ready', 20_000);
   t.is(site.visits(), 2, 'the old website read again by the new builder');
   const page = await fetch((await build()).preview_url);

@@ -1,5 +1,5 @@
 import { call, type Client } from './http.ts';
-import { consoleClient, makeCustomer, type TestAccount } from './factories.ts';
+import { adminClient, makeCustomer, type TestAccount } from './factories.ts';
 import { loadDncRegistries } from './dnc-registries.ts';
 
 /**
@@ -8,15 +8,15 @@ import { loadDncRegistries } from './dnc-registries.ts';
  * `api` decides the mode. `loadRegistries: false` leaves the registries as they are.
  */
 export async function makeReadyCustomer(baseUrl: string, api: Client, fields: Record<string, unknown> = {}, opts: { loadRegistries?: boolean } = {}) {
-  const con = consoleClient(baseUrl);
+  const con = adminClient(baseUrl);
   const customer = await makeCustomer(api, { country: 'US', timezone: 'America/New_York', ...fields });
   // Calls to a country with a national do-not-call registry wait until it is loaded (issue 20 §1).
   if (opts.loadRegistries !== false) await loadDncRegistries(con, customer.country);
   const language = (await api.get(`/v1/coverage?country=${customer.country}`)).body.calling_language;
-  await con.post(`/console/v1/languages/${language}/certify`);
+  await con.post(`/admin/v1/languages/${language}/certify`);
   if (customer.mode === 'test') await api.post(`/v1/customers/${customer.id}/provisioning`, { steps: ['number'] });
-  else await con.post(`/console/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
-  await con.post(`/console/v1/customers/${customer.id}/script/certify`);
+  else await con.post(`/admin/v1/customers/${customer.id}/numbers`, { phone_number: '+12025550188' });
+  await con.post(`/admin/v1/customers/${customer.id}/script/certify`);
   const link = await api.post(`/v1/customers/${customer.id}/onboarding_link`);
   await call(baseUrl, 'POST', new URL(link.body.url).pathname, {
     rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
@@ -33,10 +33,10 @@ export async function makeReadyCustomer(baseUrl: string, api: Client, fields: Re
 
 /** Moves the service's test clock forward to the next `weekday` (0 = Sunday) at `hourUtc`:00 UTC. */
 export async function advanceToNext(account: TestAccount, weekday: number, hourUtc: number): Promise<Date> {
-  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await account.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   const target = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hourUtc));
   while (target <= now || target.getUTCDay() !== weekday) target.setUTCDate(target.getUTCDate() + 1);
-  const res = await account.console.post('/console/v1/test_clock/advance', { seconds: Math.ceil((target.getTime() - now.getTime()) / 1000) });
+  const res = await account.admin.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((target.getTime() - now.getTime()) / 1000) });
   return new Date(res.body.now);
 }
 
@@ -47,10 +47,10 @@ export async function advanceToNext(account: TestAccount, weekday: number, hourU
 export async function dialUntilFinished(account: TestAccount, api: Client, callId: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    await account.console.post('/console/v1/dialler/run');
+    await account.admin.post('/admin/v1/dialler/run');
     const c = await api.get(`/v1/calls/${callId}`);
     if (c.body.finished) {
-      const events = (await account.console.get(`/console/v1/accounts/${account.id}/events?type=call.completed`)).body.data;
+      const events = (await account.admin.get(`/admin/v1/accounts/${account.id}/events?type=call.completed`)).body.data;
       if (events.some((e: { data: { id: string } }) => e.data.id === callId)) return (await api.get(`/v1/calls/${callId}`)).body;
     }
     if (Date.now() > deadline) throw new Error(`call ${callId} did not finish: ${JSON.stringify(c.body)}`);

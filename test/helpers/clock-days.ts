@@ -9,7 +9,7 @@ import { addDays } from '../../money/rules/renewal.ts';
 export function clockDays(con: Client) {
   /** The test clock's now. */
   async function clockNow(): Promise<Date> {
-    return new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+    return new Date((await con.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   }
 
   /** Moves the clock to noon UTC of `day` (YYYY-MM-DD), which must still be ahead. */
@@ -17,7 +17,7 @@ export function clockDays(con: Client) {
     const target = Date.parse(`${day}T12:00:00Z`);
     const now = (await clockNow()).getTime();
     if (target <= now) throw new Error(`the clock is past ${day} already`);
-    const r = await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((target - now) / 1000) });
+    const r = await con.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((target - now) / 1000) });
     if (r.body.now.slice(0, 10) !== day) throw new Error(`the clock moved to ${r.body.now}, not ${day}`);
   }
 

@@ -17,11 +17,11 @@ export const PLACEHOLDER_REGISTRY_NUMBER: Record<string, string> = {
  * wait until then. Returns the ids it loaded.
  */
 export async function loadDncRegistries(con: Client, country: string, numbers: string[] = [PLACEHOLDER_REGISTRY_NUMBER[country]]): Promise<string[]> {
-  const list = await con.get('/console/v1/dnc/registries');
+  const list = await con.get('/admin/v1/dnc/registries');
   if (list.status !== 200) throw new Error(`listing registries failed: ${list.status} ${list.text}`);
   const due = (list.body.data as { id: string; country: string; current: boolean }[]).filter((r) => r.country === country && !r.current);
   for (const r of due) {
-    const res = await con.post('/console/v1/dnc/registry', { country, registry: r.id, source: `test load of ${r.id}`, text: numbers.join('\n') });
+    const res = await con.post('/admin/v1/dnc/registry', { country, registry: r.id, source: `test load of ${r.id}`, text: numbers.join('\n') });
     if (res.status !== 200) throw new Error(`loading ${r.id} failed: ${res.status} ${res.text}`);
   }
   return due.map((r) => r.id);

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { client, type Client } from './http.ts';
-import { CONSOLE_TOKEN } from './service.ts';
+import { ADMIN_TOKEN } from './service.ts';
 
 /** The operator console of a running service. */
-export function consoleClient(baseUrl: string): Client {
-  return client(baseUrl, CONSOLE_TOKEN);
+export function adminClient(baseUrl: string): Client {
+  return client(baseUrl, ADMIN_TOKEN);
 }
 
 function must<T>(reply: { status: number; body: T; text: string }, what: string): T {
@@ -18,7 +18,7 @@ export interface TestAccount {
   testKey: string;
   testKeyId: string;
   api: Client;
-  console: Client;
+  admin: Client;
 }
 
 /**
@@ -29,23 +29,23 @@ export async function makeAccount(
   baseUrl: string,
   opts: { name?: string; country?: string; live?: boolean; scopes?: string[] } = {},
 ): Promise<TestAccount & { liveKey?: string; liveApi?: Client }> {
-  const con = consoleClient(baseUrl);
-  const account = must(await con.post('/console/v1/accounts', { name: opts.name ?? `Agency ${crypto.randomBytes(3).toString('hex')}`, country: opts.country ?? 'US' }), 'create account');
+  const con = adminClient(baseUrl);
+  const account = must(await con.post('/admin/v1/accounts', { name: opts.name ?? `Agency ${crypto.randomBytes(3).toString('hex')}`, country: opts.country ?? 'US' }), 'create account');
   // Tests poll; the request limits have tests of their own that set them back down.
-  must(await con.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 1_000_000, burst: 1_000_000 }), 'limits');
-  const key = must(await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'tests', ...(opts.scopes ? { scopes: opts.scopes } : {}) }), 'create key');
+  must(await con.patch(`/admin/v1/accounts/${account.id}/limits`, { requests_per_minute: 1_000_000, burst: 1_000_000 }), 'limits');
+  const key = must(await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'tests', ...(opts.scopes ? { scopes: opts.scopes } : {}) }), 'create key');
   const result: TestAccount & { liveKey?: string; liveApi?: Client } = {
     id: account.id,
     testKey: key.secret,
     testKeyId: key.id,
     api: client(baseUrl, key.secret),
-    console: con,
+    admin: con,
   };
   if (opts.live) {
-    must(await con.post(`/console/v1/accounts/${account.id}/kyb`, { status: 'verified' }), 'kyb');
-    must(await con.post(`/console/v1/accounts/${account.id}/agreement`, { version: '2026-08' }), 'agreement');
-    must(await con.post(`/console/v1/accounts/${account.id}/go_live`), 'go live');
-    const live = must(await con.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'live', label: 'live tests' }), 'live key');
+    must(await con.post(`/admin/v1/accounts/${account.id}/kyb`, { status: 'verified' }), 'kyb');
+    must(await con.post(`/admin/v1/accounts/${account.id}/agreement`, { version: '2026-08' }), 'agreement');
+    must(await con.post(`/admin/v1/accounts/${account.id}/go_live`), 'go live');
+    const live = must(await con.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'live', label: 'live tests' }), 'live key');
     result.liveKey = live.secret;
     result.liveApi = client(baseUrl, live.secret);
   }

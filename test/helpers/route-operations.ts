@@ -20,7 +20,7 @@ export interface Operation {
   pathParams: string[];
   query: { name: string; schema: Schema; required: boolean }[];
   body: Schema | null;
-  auth: 'key' | 'console' | 'session';
+  auth: 'key' | 'admin' | 'session';
   /** The document's responses (status → description listing `error.code: a, b`); absent for console routes. */
   responses?: Record<string, { description: string }>;
 }
@@ -62,13 +62,13 @@ function deref(s: Schema, resolve: (s: Schema) => Schema | undefined): Schema {
  * The console's routes, hidden from the document: the console modules' own registrations, seen
  * by an onRoute hook of an app that never listens.
  */
-export async function consoleOperations(services: Services): Promise<Operation[]> {
+export async function adminOperations(services: Services): Promise<Operation[]> {
   const app = Fastify();
   installValidators(app as never);
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => void routes.push(route));
   const dir = new URL('../../http/routes/', import.meta.url);
-  for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('console-') && f.endsWith('.ts'))) {
+  for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('admin-') && f.endsWith('.ts'))) {
     const mod = await import(new URL(file, dir).href);
     for (const [name, register] of Object.entries(mod)) if (name.startsWith('register') && typeof register === 'function') await register(app, services);
   }
@@ -83,7 +83,7 @@ export async function consoleOperations(services: Services): Promise<Operation[]
         pathParams: [...r.url.matchAll(/:(\w+)/g)].map((m) => m[1]),
         query: Object.entries<Schema>(query).map(([name, s]) => ({ name, schema: s, required: (schema.querystring.required ?? []).includes(name) })),
         body: schema.body ?? null,
-        auth: 'console' as const,
+        auth: 'admin' as const,
       };
     }),
   );

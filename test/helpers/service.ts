@@ -4,7 +4,7 @@ import { createLogger } from '../../runtime/logger.ts';
 import { startService, type RunningService, type StartOptions } from '../../app/start.ts';
 import { freshDatabase } from './db.ts';
 
-export const CONSOLE_TOKEN = 'sbc_test_console_token_for_tests_only';
+export const ADMIN_TOKEN = 'sbc_test_console_token_for_tests_only';
 
 /** Every log line the service wrote, parsed, for tests that assert on logs. */
 export class LogCapture extends Writable {
@@ -38,7 +38,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: P
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
-    SWITCHBOARD_CONSOLE_TOKEN: CONSOLE_TOKEN,
+    SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
     SWITCHBOARD_TEST_CLOCK: '1',
     SWITCHBOARD_PUBLIC_URL: 'http://127.0.0.1:0',
     SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),

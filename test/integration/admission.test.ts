@@ -16,7 +16,7 @@ test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
   account = await makeAccount(svc.url, { live: true });
   other = await makeAccount(svc.url);
-  await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 });
+  await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 10_000 });
   pool = createPool(svc.databaseUrl, 2);
 });
 test.after.always(async () => {
@@ -59,7 +59,7 @@ test('do-not-call: the account’s own list first, then the national registry; a
   const customer = await makeReadyCustomer(svc.url, account.api);
   const read = (toE164: string) => loadAdmissionFacts(pool, { accountId: account.id, customerId: customer.id, toE164, attemptsSince: YEAR_AGO }, now());
   await other.api.post('/v1/dnc', { phone: '+12025550121' });
-  await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'admission test', text: 'phone_number\n+12025550122\n+12025550123\n' });
+  await account.admin.post('/admin/v1/dnc/registry', { country: 'US', source: 'admission test', text: 'phone_number\n+12025550122\n+12025550123\n' });
   await account.api.post('/v1/dnc', { phone: '+12025550123' });
   t.is((await read('+12025550120')).do_not_call, null);
   t.is((await read('+12025550121')).do_not_call, null, 'listed by another account only');

@@ -1,7 +1,7 @@
 import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { consoleClient } from '../helpers/factories.ts';
+import { adminClient } from '../helpers/factories.ts';
 import { TestClock } from '../../runtime/clock.ts';
 
 /**
@@ -18,9 +18,9 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const con = () => consoleClient(svc.url);
-const newAccount = async () => (await con().post('/console/v1/accounts', { name: 'Signing Agency', country: 'US' })).body;
-const sign = (id: string, version: string) => con().post(`/console/v1/accounts/${id}/agreement`, { version });
+const con = () => adminClient(svc.url);
+const newAccount = async () => (await con().post('/admin/v1/accounts', { name: 'Signing Agency', country: 'US' })).body;
+const sign = (id: string, version: string) => con().post(`/admin/v1/accounts/${id}/agreement`, { version });
 /** Moves real time (as the service sees it), so two signatures get different dates. */
 const advance = async (seconds: number) => void wall.advance(seconds * 1000);
 
@@ -47,8 +47,8 @@ test.serial('a new version is dated when it is signed, and every signature is ke
   t.deepEqual(second.body.onboarding.agreement_history, history);
 
   // Where an operator looks: the account, and the account list.
-  t.deepEqual((await con().get(`/console/v1/accounts/${account.id}`)).body.onboarding.agreement_history, history);
-  const listed = (await con().get('/console/v1/accounts?limit=200')).body.data.find((a: any) => a.id === account.id);
+  t.deepEqual((await con().get(`/admin/v1/accounts/${account.id}`)).body.onboarding.agreement_history, history);
+  const listed = (await con().get('/admin/v1/accounts?limit=200')).body.data.find((a: any) => a.id === account.id);
   t.deepEqual(listed.onboarding.agreement_history, history);
 });
 
@@ -87,11 +87,11 @@ test.serial('going back to an earlier version is a new signature of it', async (
 test('a blank version is refused and signs nothing', async (t) => {
   const account = await newAccount();
   for (const body of [{ version: '   ' }, { version: '' }, {}]) {
-    const r = await con().post(`/console/v1/accounts/${account.id}/agreement`, body);
+    const r = await con().post(`/admin/v1/accounts/${account.id}/agreement`, body);
     t.is(r.status, 400, JSON.stringify(body));
     t.is(r.body.error.code, 'parameter_missing', JSON.stringify(body));
   }
-  const after = (await con().get(`/console/v1/accounts/${account.id}`)).body.onboarding;
+  const after = (await con().get(`/admin/v1/accounts/${account.id}`)).body.onboarding;
   t.like(after, { agreement_signed: false, agreement_version: null, agreement_signed_at: null });
   t.deepEqual(after.agreement_history, []);
 });

@@ -41,16 +41,16 @@ test('GET /v1/me describes the account and the calling key', async (t) => {
   t.true(a.testKey.startsWith(r.body.key.prefix));
   t.true(a.testKey.endsWith(r.body.key.last_four));
   t.is(r.body.limits.requests_per_minute, 1_000_000, 'as the factory set it');
-  const fresh = await a.console.post('/console/v1/accounts', { name: 'Defaults', country: 'US' });
+  const fresh = await a.admin.post('/admin/v1/accounts', { name: 'Defaults', country: 'US' });
   t.like(fresh.body.limits, { requests_per_minute: 120, burst: 30, concurrent_calls: 10, max_customers: null });
   t.deepEqual(r.body.customers, { count: 0 });
 });
 
 test('sixty agencies of the same name are all created, each with its own slug', async (t) => {
-  const con = (await makeAccount(svc.url)).console;
+  const con = (await makeAccount(svc.url)).admin;
   const slugs = new Set<string>();
   for (let i = 0; i < 60; i++) {
-    const r = await con.post('/console/v1/accounts', { name: 'Same Name Agency', country: 'US' });
+    const r = await con.post('/admin/v1/accounts', { name: 'Same Name Agency', country: 'US' });
     t.is(r.status, 201, r.text);
     slugs.add(r.body.slug);
   }
@@ -60,7 +60,7 @@ test('sixty agencies of the same name are all created, each with its own slug', 
 
 test('a revoked key answers key_revoked', async (t) => {
   const a = await makeAccount(svc.url);
-  t.is((await a.console.delete(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}`)).status, 200);
+  t.is((await a.admin.delete(`/admin/v1/accounts/${a.id}/keys/${a.testKeyId}`)).status, 200);
   const r = await a.api.get('/v1/me');
   t.is(r.status, 401);
   t.is(codeOf(r), 'key_revoked');
@@ -68,21 +68,21 @@ test('a revoked key answers key_revoked', async (t) => {
 
 test.serial('rotation: the old secret works for 24 hours, then answers key_rotated; key.rotated is recorded', async (t) => {
   const a = await makeAccount(svc.url);
-  const rotated = await a.console.post(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
+  const rotated = await a.admin.post(`/admin/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
   t.is(rotated.status, 200);
   t.not(rotated.body.secret, a.testKey);
   const fresh = client(svc.url, rotated.body.secret);
   t.is((await fresh.get('/v1/me')).status, 200);
   t.is((await a.api.get('/v1/me')).status, 200, 'old secret inside grace');
 
-  const events = await a.console.get(`/console/v1/accounts/${a.id}/events?type=key.rotated`);
+  const events = await a.admin.get(`/admin/v1/accounts/${a.id}/events?type=key.rotated`);
   t.is(events.body.data.length, 1);
   t.is(events.body.data[0].data.id, a.testKeyId);
   t.truthy(events.body.data[0].data.previous_secret_expires_at);
   t.false(JSON.stringify(events.body).includes(rotated.body.secret), 'event never carries the secret');
 
   // Tests that move the shared clock are serial: ava runs them before the concurrent ones.
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 24 * 3600 + 1 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 24 * 3600 + 1 });
   const old = await a.api.get('/v1/me');
   t.is(old.status, 401);
   t.is(codeOf(old), 'key_rotated');
@@ -92,12 +92,12 @@ test.serial('rotation: the old secret works for 24 hours, then answers key_rotat
 test.serial('an expired key answers key_expired', async (t) => {
   const a = await makeAccount(svc.url);
   const expiresAt = new Date(Date.now() + 3 * 86_400_000 * 365).toISOString();
-  const k = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'short', expires_at: expiresAt });
+  const k = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'short', expires_at: expiresAt });
   t.is(k.status, 201);
   t.is(k.body.expires_at, new Date(expiresAt).toISOString());
   const api = client(svc.url, k.body.secret);
   t.is((await api.get('/v1/me')).status, 200);
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 3 * 86_400 * 365 + 10 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 3 * 86_400 * 365 + 10 });
   const r = await api.get('/v1/me');
   t.is(r.status, 401);
   t.is(codeOf(r), 'key_expired');
@@ -106,7 +106,7 @@ test.serial('an expired key answers key_expired', async (t) => {
 test.serial('a live key is on real time: a moved test clock neither expires it nor ends its rotation grace, and revokes it at once (issue 20 §4)', async (t) => {
   const a = await makeAccount(svc.url, { live: true });
   const liveKey = async (body: Record<string, unknown>) => {
-    const k = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'real time', ...body });
+    const k = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'real time', ...body });
     t.is(k.status, 201);
     return { id: k.body.id as string, api: client(svc.url, k.body.secret) };
   };
@@ -115,21 +115,21 @@ test.serial('a live key is on real time: a moved test clock neither expires it n
   const rotating = await liveKey({});
   const revoking = await liveKey({});
   const before = wall.now().getTime();
-  const rotated = await a.console.post(`/console/v1/accounts/${a.id}/keys/${rotating.id}/rotate`);
+  const rotated = await a.admin.post(`/admin/v1/accounts/${a.id}/keys/${rotating.id}/rotate`);
   const after = wall.now().getTime();
   t.is(rotated.status, 200);
   const fresh = client(svc.url, rotated.body.secret);
-  const event = (await a.console.get(`/console/v1/accounts/${a.id}/events?type=key.rotated`)).body.data[0];
+  const event = (await a.admin.get(`/admin/v1/accounts/${a.id}/events?type=key.rotated`)).body.data[0];
   const graceEnds = new Date(event.data.previous_secret_expires_at).getTime();
   t.true(graceEnds >= before + 24 * 3_600_000 && graceEnds <= after + 24 * 3_600_000, 'the grace ends 24 hours after the real time of the rotation');
 
   // Three days on the test clock: past the expiry and the grace on it, neither on real time.
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 3 * 86_400 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 3 * 86_400 });
   t.is((await expiring.api.get('/v1/me')).status, 200, 'not expired');
   t.is((await rotating.api.get('/v1/me')).status, 200, 'the old secret is inside its 24-hour grace');
   t.is((await fresh.get('/v1/me')).status, 200);
   // A revocation after the move holds at once (it is not dated days ahead of the check).
-  t.is((await a.console.delete(`/console/v1/accounts/${a.id}/keys/${revoking.id}`)).status, 200);
+  t.is((await a.admin.delete(`/admin/v1/accounts/${a.id}/keys/${revoking.id}`)).status, 200);
   t.is(codeOf(await revoking.api.get('/v1/me')), 'key_revoked');
 
   // Real time: 24 hours and a minute later the old secret is refused; the key still works.
@@ -149,7 +149,7 @@ test.serial('a live key is on real time: a moved test clock neither expires it n
 test('an IP allowlist admits listed addresses and ranges and refuses others with ip_not_allowed (403)', async (t) => {
   const a = await makeAccount(svc.url);
   const make = async (ip_allowlist: string[]) => {
-    const k = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'ip', ip_allowlist });
+    const k = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'ip', ip_allowlist });
     t.is(k.status, 201, k.text);
     return client(svc.url, k.body.secret);
   };
@@ -160,7 +160,7 @@ test('an IP allowlist admits listed addresses and ranges and refuses others with
   t.is(codeOf(outside), 'ip_not_allowed');
   t.is(outside.body.error.type, 'permission_error');
 
-  const bad = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'bad', ip_allowlist: ['10.0.0.0/99'] });
+  const bad = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'bad', ip_allowlist: ['10.0.0.0/99'] });
   t.is(bad.status, 400);
   t.is(codeOf(bad), 'invalid_ip_allowlist');
 });
@@ -179,28 +179,28 @@ test('a key without the route scope gets scope_missing (403); /v1/me needs no sc
 
 test('an unknown scope is refused when the key is created', async (t) => {
   const a = await makeAccount(svc.url);
-  const r = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'x', scopes: ['customers:read', 'root'] });
+  const r = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'x', scopes: ['customers:read', 'root'] });
   t.is(r.status, 400);
   t.is(codeOf(r), 'invalid_scope');
 });
 
 test('a suspended account answers reseller_suspended until reinstated', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.post(`/console/v1/accounts/${a.id}/suspend`);
+  await a.admin.post(`/admin/v1/accounts/${a.id}/suspend`);
   const r = await a.api.get('/v1/me');
   t.is(r.status, 403);
   t.is(codeOf(r), 'reseller_suspended');
-  await a.console.post(`/console/v1/accounts/${a.id}/reinstate`);
+  await a.admin.post(`/admin/v1/accounts/${a.id}/reinstate`);
   t.is((await a.api.get('/v1/me')).status, 200);
 });
 
 test('live keys need KYB; a live key on an account not yet live answers live_not_enabled', async (t) => {
   const a = await makeAccount(svc.url);
-  const early = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'live' });
+  const early = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'live' });
   t.is(early.status, 409);
   t.is(codeOf(early), 'kyb_incomplete');
-  await a.console.post(`/console/v1/accounts/${a.id}/kyb`, { status: 'verified' });
-  const live = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'live' });
+  await a.admin.post(`/admin/v1/accounts/${a.id}/kyb`, { status: 'verified' });
+  const live = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'live' });
   t.is(live.status, 201);
   t.true(live.body.secret.startsWith('svc_live_'));
   const api = client(svc.url, live.body.secret);
@@ -209,10 +209,10 @@ test('live keys need KYB; a live key on an account not yet live answers live_not
   t.is(codeOf(refused), 'live_not_enabled');
   t.is((await api.get('/v1/me')).body.mode, 'test', 'the account is not live yet');
 
-  const blocked = await a.console.post(`/console/v1/accounts/${a.id}/go_live`);
+  const blocked = await a.admin.post(`/admin/v1/accounts/${a.id}/go_live`);
   t.is(codeOf(blocked), 'go_live_blocked', 'agreement still unsigned');
-  await a.console.post(`/console/v1/accounts/${a.id}/agreement`, { version: 'v1' });
-  t.is((await a.console.post(`/console/v1/accounts/${a.id}/go_live`)).status, 200);
+  await a.admin.post(`/admin/v1/accounts/${a.id}/agreement`, { version: 'v1' });
+  t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/go_live`)).status, 200);
   const me = await api.get('/v1/me');
   t.is(me.status, 200);
   t.is(me.body.mode, 'live');
@@ -220,10 +220,10 @@ test('live keys need KYB; a live key on an account not yet live answers live_not
 
 test('before go-live a live key reads the account\'s own money and brand and sets the brand; nothing live is acted on', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.post(`/console/v1/accounts/${a.id}/kyb`, { status: 'verified' });
-  const liveKey: string = (await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'live' })).body.secret;
+  await a.admin.post(`/admin/v1/accounts/${a.id}/kyb`, { status: 'verified' });
+  const liveKey: string = (await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'live', label: 'live' })).body.secret;
   const live = client(svc.url, liveKey);
-  t.is((await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 5_000 })).status, 201);
+  t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 5_000 })).status, 201);
 
   const me = await live.get('/v1/me');
   t.is(me.status, 200, me.text);
@@ -286,7 +286,7 @@ test('logs never contain a secret, a token or an Authorization header', async (t
   const link = await a.api.post(`/v1/customers/${c.id}/onboarding_link`);
   await call(svc.url, 'GET', new URL(link.body.url).pathname);
   await a.api.get('/v1/me');
-  const rotated = await a.console.post(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
+  const rotated = await a.admin.post(`/admin/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
   const token = new URL(link.body.url).pathname.split('/').pop()!;
   const all = svc.logs.raw.join('\n');
   for (const secret of [a.testKey, rotated.body.secret, token, 'sbc_test_console_token_for_tests_only']) {

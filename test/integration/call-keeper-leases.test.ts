@@ -71,7 +71,7 @@ interface World {
 async function world(): Promise<World> {
   const url = await freshDatabase();
   const db = createPool(url, 6);
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: url, SWITCHBOARD_CONSOLE_TOKEN: 'sbc_test_console_token_for_tests_only', SWITCHBOARD_PUBLIC_URL: 'http://127.0.0.1:9' });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: 'sbc_test_console_token_for_tests_only', SWITCHBOARD_PUBLIC_URL: 'http://127.0.0.1:9' });
   const logs = new LogCapture();
   const log = createLogger('info', logs);
   const hangups: string[] = [];

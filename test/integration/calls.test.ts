@@ -51,7 +51,7 @@ test.serial('a test call that books an appointment: outcome, appointment, priced
   const line = usage.body.data.find((l: any) => l.reference === r.body.id);
   t.like(line, { type: 'usage', cause: 'call', amount_cents: -60, minutes: 3, applied: false, customer_id: ready.id });
 
-  const events = (await account.console.get(`/console/v1/accounts/${account.id}/events`)).body.data;
+  const events = (await account.admin.get(`/admin/v1/accounts/${account.id}/events`)).body.data;
   const completed = events.filter((e: any) => e.type === 'call.completed' && e.data.id === r.body.id);
   t.is(completed.length, 1);
   t.like(completed[0].data, { object: 'call', outcome: 'appointment_booked', finished: true, appointment_id: done.appointment_id });
@@ -166,7 +166,7 @@ test.serial('bad requests: unparseable number, another country, unknown customer
 test.serial('every gate holds a request back with its reason, and nothing skips them', async (t) => {
   const notReady = await makeCustomer(account.api, { country: 'US' });
   const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: notReady.id, phone: '+12025550160' });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   const waiting = await account.api.get(`/v1/calls/${r.body.id}`);
   t.like(waiting.body, { status: 'queued', finished: false, waiting_reason: 'no_number_in_country' });
   const requests = await account.api.get(`/v1/calls?view=requests&customer_id=${notReady.id}`);
@@ -179,7 +179,7 @@ test.serial('outside the calling window a request waits for the next opening, co
   // Saturday 03:00 UTC is Friday 22:00 in New York: after 21:00.
   await advanceToNext(account, 6, 3);
   const r = await queue({ phone: '+12025550170' });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   const waiting = await account.api.get(`/v1/calls/${r.body.id}`);
   t.like(waiting.body, { status: 'queued', waiting_reason: 'outside_calling_window' });
   // Federal rules open at 08:00 local; DC (202) has no stricter state rule.
@@ -193,10 +193,10 @@ test.serial('a request never dialled before its deadline expires and stays in th
   const r = await queue({ phone: '+12025550180', dial_before: new Date(Date.now() + 400 * 86_400_000).toISOString() }).catch(() => null);
   t.is(r?.body.error.code, 'invalid_dial_before', 'more than 30 days ahead is refused');
   const notReady = await makeCustomer(account.api, { country: 'US' });
-  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await account.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   const q = await account.api.post('/v1/calls', { called_party: 'business', customer_id: notReady.id, phone: '+12025550181', dial_before: new Date(now.getTime() + 3600_000).toISOString() });
-  await account.console.post('/console/v1/test_clock/advance', { seconds: 3601 });
-  await account.console.post('/console/v1/jobs/expire_requests/run');
+  await account.admin.post('/admin/v1/test_clock/advance', { seconds: 3601 });
+  await account.admin.post('/admin/v1/jobs/expire_requests/run');
   const expired = await account.api.get(`/v1/calls/${q.body.id}`);
   t.like(expired.body, { status: 'expired', finished: true, outcome: 'expired' });
   const listed = await account.api.get(`/v1/calls?view=requests&customer_id=${notReady.id}`);
@@ -226,10 +226,10 @@ test.serial('a simulated week of requests across four countries: the dialler nev
       const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customers[country].id, phone, consent: WRITTEN_CONSENT });
       if (r.status === 201) ids.push(r.body.id);
     }
-    await account.console.post('/console/v1/dialler/run');
-    await account.console.post('/console/v1/test_clock/advance', { seconds: 5 * 3600 });
+    await account.admin.post('/admin/v1/dialler/run');
+    await account.admin.post('/admin/v1/test_clock/advance', { seconds: 5 * 3600 });
   }
-  for (let i = 0; i < 10; i++) await account.console.post('/console/v1/dialler/run');
+  for (let i = 0; i < 10; i++) await account.admin.post('/admin/v1/dialler/run');
   const db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
   const { rows } = await db.query(`SELECT id, to_e164, to_country, dialed_at FROM calls WHERE id = ANY($1::uuid[]) AND dialed_at IS NOT NULL`, [ids]);
@@ -244,18 +244,18 @@ test.serial('a simulated week of requests across four countries: the dialler nev
 
 test.serial('a national do-not-call registry file imported in the console blocks its numbers for every account', async (t) => {
   const file = ['phone_number', '(202) 555-0177', '+1 202 555 0178', '12345', ''].join('\n');
-  const imported = await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'test registry 2026-11', text: file });
+  const imported = await account.admin.post('/admin/v1/dnc/registry', { country: 'US', source: 'test registry 2026-11', text: file });
   t.like(imported.body, { object: 'dnc_registry_import', numbers: 2, imported: 2 });
   t.deepEqual(imported.body.invalid_lines, [4]);
   const r = await queue({ phone: '+12025550177' });
   const blocked = await dialUntilFinished(account, account.api, r.body.id);
   t.like(blocked, { status: 'blocked', outcome: 'do_not_call_listed' });
-  t.is((await account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'again', text: file })).body.imported, 0, 'importing again adds nothing');
+  t.is((await account.admin.post('/admin/v1/dnc/registry', { country: 'US', source: 'again', text: file })).body.imported, 0, 'importing again adds nothing');
 });
 
 test.serial('a call actor that crashes mid-call is restarted with its live media and agent handles', async (t) => {
   const r = await queue({ phone: '+12025550146' }); // 6: talks until the limit (about a second of wall time)
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   const calls = svc.services.calls;
   const deadline = Date.now() + 5_000;
   while (!(await calls.ask(r.body.id, { type: 'get_live' })).bridge && Date.now() < deadline) await new Promise((res) => setTimeout(res, 10));
@@ -289,10 +289,10 @@ test.serial('everything at once: dialler rounds, cancels, jobs and time passing 
   const unexpected: unknown[] = [];
   for (let round = 0; round < 6; round++) {
     const replies = await Promise.all([
-      ...Array.from({ length: 3 }, () => account.console.post('/console/v1/dialler/run')),
+      ...Array.from({ length: 3 }, () => account.admin.post('/admin/v1/dialler/run')),
       ...[ids[(round * 5) % ids.length], ids[(round * 5 + 3) % ids.length]].map((id) => account.api.delete(`/v1/calls/${id}`)),
-      ...['finish_stale_calls', 'release_holds', 'expire_requests'].map((job) => account.console.post(`/console/v1/jobs/${job}/run`)),
-      account.console.post('/console/v1/test_clock/advance', { seconds: 60 }),
+      ...['finish_stale_calls', 'release_holds', 'expire_requests'].map((job) => account.admin.post(`/admin/v1/jobs/${job}/run`)),
+      account.admin.post('/admin/v1/test_clock/advance', { seconds: 60 }),
     ]);
     // A cancel may lose to the dialler (409: claimed, or already finished); nothing else may fail.
     const lostCancel = (r: { status: number; body: any }) => r.status === 409 && ['call_already_claimed', 'call_already_finished'].includes(r.body.error?.code);
@@ -305,8 +305,8 @@ test.serial('everything at once: dialler rounds, cancels, jobs and time passing 
   for (const deadline = Date.now() + 60_000; ; ) {
     finished = await Promise.all(ids.map(async (id) => (await account.api.get(`/v1/calls/${id}`)).body));
     if (finished.every((c) => c.finished) || Date.now() > deadline) break;
-    await account.console.post('/console/v1/dialler/run');
-    await account.console.post('/console/v1/test_clock/advance', { seconds: 20 });
+    await account.admin.post('/admin/v1/dialler/run');
+    await account.admin.post('/admin/v1/test_clock/advance', { seconds: 20 });
     await new Promise((r) => setTimeout(r, 100));
   }
   t.deepEqual(finished.filter((c) => !c.finished), []);
@@ -334,11 +334,11 @@ test.serial('a settlement that fails once loses nothing: the report is kept, lis
       once: true,
     });
 
-    await account.console.post('/console/v1/dialler/run');
+    await account.admin.post('/admin/v1/dialler/run');
     // The end report arrives and its processing fails: logged once, kept, listed for the operator.
     let pending: any[] = [];
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-      pending = (await account.console.get('/console/v1/carrier_reports')).body.data.filter((p: any) => p.call_id === r.body.id && p.last_error);
+      pending = (await account.admin.get('/admin/v1/carrier_reports')).body.data.filter((p: any) => p.call_id === r.body.id && p.last_error);
       if (pending.length > 0) break;
       await new Promise((res) => setTimeout(res, 50));
     }
@@ -352,22 +352,22 @@ test.serial('a settlement that fails once loses nothing: the report is kept, lis
     t.false((await account.api.get(`/v1/calls/${r.body.id}`)).body.finished);
 
     // The stale-call job must not overwrite a call whose report waits.
-    await account.console.post('/console/v1/test_clock/advance', { seconds: 40 * 60 });
-    await account.console.post('/console/v1/jobs/finish_stale_calls/run');
+    await account.admin.post('/admin/v1/test_clock/advance', { seconds: 40 * 60 });
+    await account.admin.post('/admin/v1/jobs/finish_stale_calls/run');
     // (The call keeper may meanwhile have retried it: then it is finished with its true outcome.)
     const meanwhile = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
     t.not(meanwhile.outcome, 'failed', 'not closed as lost while its report waits');
 
     // The retry (due in 5 s; made due now) processes it: the true outcome, charged once.
     await db.query(`UPDATE carrier_reports SET next_attempt_at = now() WHERE id = $1`, [pending[0].id]);
-    await account.console.post('/console/v1/call_keeper/run');
+    await account.admin.post('/admin/v1/call_keeper/run');
     const done = await dialUntilFinished(account, account.api, r.body.id);
     t.like(done, { status: 'completed', outcome: 'appointment_booked', duration_seconds: 180 });
     t.truthy(done.appointment_id);
     const lines = (await account.api.get('/v1/usage')).body.data.filter((l: any) => l.reference === r.body.id);
     t.is(lines.length, 1);
     t.like(lines[0], { amount_cents: -60, minutes: 3 });
-    t.deepEqual((await account.console.get('/console/v1/carrier_reports')).body.data.filter((p: any) => p.call_id === r.body.id), []);
+    t.deepEqual((await account.admin.get('/admin/v1/carrier_reports')).body.data.filter((p: any) => p.call_id === r.body.id), []);
     // Sending the same report again changes nothing.
     const stored = (await db.query(`SELECT report FROM carrier_reports WHERE id = $1`, [pending[0].id])).rows[0].report;
     await svc.services.carrierInbox.receive({ kind: 'status', report: stored });
@@ -383,7 +383,7 @@ test.serial('every event a call records carries exactly what GET returns: call.c
   for (const digit of ['1', '2', '8']) {
     const r = await queue({ phone: `+120255501${40 + Number(digit)}` });
     const done = await dialUntilFinished(account, account.api, r.body.id);
-    const events = (await account.console.get(`/console/v1/accounts/${account.id}/events`)).body.data;
+    const events = (await account.admin.get(`/admin/v1/accounts/${account.id}/events`)).body.data;
     const completed = events.filter((e: any) => e.type === 'call.completed' && e.data.id === r.body.id);
     t.is(completed.length, 1, `one call.completed for ${digit}`);
     t.deepEqual(completed[0].data, done, `call.completed is GET /v1/calls/{id} for ${digit}`);
@@ -407,16 +407,16 @@ test.serial('a call.completed whose recording never comes goes out without it on
       CREATE OR REPLACE FUNCTION drop_recording() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.kind = 'recording' AND NEW.call_id = '${r.body.id}' THEN RETURN NULL; END IF; RETURN NEW; END $$`);
     await db.query(`CREATE TRIGGER drop_recording BEFORE INSERT ON carrier_reports FOR EACH ROW EXECUTE FUNCTION drop_recording()`);
-    await account.console.post('/console/v1/dialler/run');
+    await account.admin.post('/admin/v1/dialler/run');
     for (const deadline = Date.now() + 10_000; !(await account.api.get(`/v1/calls/${r.body.id}`)).body.finished && Date.now() < deadline; ) {
       await new Promise((res) => setTimeout(res, 50));
     }
     await new Promise((res) => setTimeout(res, 300));
     const completed = async () =>
-      (await account.console.get(`/console/v1/accounts/${account.id}/events?type=call.completed`)).body.data.filter((e: any) => e.data.id === r.body.id);
+      (await account.admin.get(`/admin/v1/accounts/${account.id}/events?type=call.completed`)).body.data.filter((e: any) => e.data.id === r.body.id);
     t.is((await completed()).length, 0, 'waits for the recording');
     await db.query(`UPDATE calls SET completion_event_due_at = now() WHERE id = $1`, [r.body.id]);
-    await account.console.post('/console/v1/call_keeper/run');
+    await account.admin.post('/admin/v1/call_keeper/run');
     const events = await completed();
     t.is(events.length, 1);
     t.deepEqual(events[0].data, (await account.api.get(`/v1/calls/${r.body.id}`)).body);
@@ -439,19 +439,19 @@ test.serial('a waiting request says why and until when, and wakes when what it w
   // Everything but the script: the request waits on it, and says until when.
   const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550160' });
   t.like(r.body, { waiting_reason: null, next_attempt_at: r.body.created_at });
-  await account.console.post('/console/v1/dialler/run');
-  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  await account.admin.post('/admin/v1/dialler/run');
+  const now = new Date((await account.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   let waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'script_uncertified' });
   t.true(new Date(waiting.next_attempt_at).getTime() >= now.getTime() + 9 * 60_000, 'the next retry is minutes away');
   // The script passes: the customer is ready, and the request is due at once.
-  await account.console.post(`/console/v1/customers/${customer.id}/script/certify`);
+  await account.admin.post(`/admin/v1/customers/${customer.id}/script/certify`);
   waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.true(new Date(waiting.next_attempt_at).getTime() < now.getTime() + 60_000, 'woken by readiness');
 
   // A customer cap of 0 holds it back; raising the cap wakes it.
   await account.api.patch(`/v1/customers/${customer.id}/limits`, { daily_spend_cap_cents: 0 });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'customer_spend_cap_daily' });
   t.true(new Date(waiting.next_attempt_at).getTime() > now.getTime() + 20 * 60_000, 'the cap retry is half an hour away');
@@ -486,9 +486,9 @@ test.serial('a request whose admission fails and whose putting back fails too is
         once: true,
       }),
     );
-    await account.console.post('/console/v1/dialler/run');
+    await account.admin.post('/admin/v1/dialler/run');
     t.is((await account.api.get(`/v1/calls/${r.body.id}`)).body.status, 'dialing', 'claimed, and could not be put back');
-    await account.console.post('/console/v1/dialler/run');
+    await account.admin.post('/admin/v1/dialler/run');
     const back = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
     t.like(back, { status: 'queued', waiting_reason: 'not_ready' });
     t.truthy(back.next_attempt_at);

@@ -69,7 +69,7 @@ async function chatLines(sessionId: string, pool = db) {
 
 /** The service's own "now" (its test clock). */
 async function serviceNow(a: TestAccount): Promise<Date> {
-  return new Date((await a.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  return new Date((await a.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
 }
 
 /** Writes finished and open calls straight into `calls`, as the dialler would have left them. */
@@ -191,12 +191,12 @@ test('minting refuses bad input with its own code and creates nothing', async (t
 test('permissions: minting and ending need chat:write, listing customers:read', async (t) => {
   const a = await brandedAccount();
   const c = await makeCustomer(a.api);
-  const readOnly = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'ro', scopes: ['customers:read'] });
+  const readOnly = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'ro', scopes: ['customers:read'] });
   const ro = client(svc.url, readOnly.body.secret);
   t.is((await ro.post(`/v1/customers/${c.id}/sessions`, { end_user_ref: 'x' })).body.error.code, 'scope_missing');
   t.is((await ro.delete(`/v1/customers/${c.id}/sessions?end_user_ref=x`)).body.error.code, 'scope_missing');
   t.is((await ro.get(`/v1/customers/${c.id}/sessions`)).status, 200);
-  const chatOnly = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'chat', scopes: ['chat:write'] });
+  const chatOnly = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'chat', scopes: ['chat:write'] });
   t.is((await client(svc.url, chatOnly.body.secret).post(`/v1/customers/${c.id}/sessions`, { end_user_ref: 'x' })).status, 201);
   t.is((await client(svc.url, chatOnly.body.secret).get(`/v1/customers/${c.id}/sessions`)).body.error.code, 'scope_missing');
 });
@@ -257,7 +257,7 @@ test.serial('an expired session answers session_expired; revoking it counts 0', 
   const c = await makeCustomer(a.api);
   const s = await mint(a.api, c.id, { end_user_ref: 'late', ttl_seconds: 60 });
   t.is((await chat(s.token, { message: 'hi' })).status, 200);
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 61 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 61 });
   const r = await chat(s.token, { message: 'hi' });
   t.is(r.status, 401);
   t.is(r.body.error.code, 'session_expired');
@@ -498,7 +498,7 @@ test.serial('a live session: 402 with no balance (nothing asked, charged or coun
   t.is(fake.requests.length, before, 'the model was not asked');
   t.is((await sessionRow(s.id)).messages_sent, 0);
 
-  await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 2500 });
+  await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 2500 });
   const paid = await chat(s.token, { message: 'hello' });
   t.is(paid.status, 200);
   t.is(paid.body.charged_cents, 2);
@@ -524,7 +524,7 @@ test('a paused customer or a suspended account stops the session on its next mes
   const b = await brandedAccount();
   const d = await makeCustomer(b.api);
   const s2 = await mint(b.api, d.id);
-  await b.console.post(`/console/v1/accounts/${b.id}/suspend`);
+  await b.admin.post(`/admin/v1/accounts/${b.id}/suspend`);
   t.is((await chat(s2.token, { message: 'hi' })).body.error.code, 'session_revoked');
   t.is((await sessionRow(s2.id)).messages_sent, 0);
   t.is((await sessionRow(s.id)).messages_sent, 2);
@@ -605,7 +605,7 @@ test('CORS is open for the chat endpoints only, without cookies; preflight works
   t.is(refused.headers.get('access-control-allow-origin'), '*', 'a browser can read the error too');
 
   // every other endpoint stays closed to other origins
-  for (const path of ['/v1/customers', '/v1/me', `/v1/customers/${c.id}/sessions`, '/chat', '/healthz', '/console/v1/accounts']) {
+  for (const path of ['/v1/customers', '/v1/me', `/v1/customers/${c.id}/sessions`, '/chat', '/healthz', '/admin/v1/accounts']) {
     const p = await preflight(path);
     t.not(p.status, 204, path);
     t.is(p.headers.get('access-control-allow-origin'), null, path);

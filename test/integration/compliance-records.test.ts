@@ -4,7 +4,7 @@ import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
-import { consoleCli } from '../helpers/console-cli.ts';
+import { adminCli } from '../helpers/admin-cli.ts';
 import { JOB_NAMES } from '../../app/jobs.ts';
 
 /**
@@ -37,11 +37,11 @@ test.serial('a German call: its consent record is produced with its request, kep
   const queued = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+49301234562', external_ref: 'lead-de-1', consent: CONSENT });
   t.is(queued.status, 201);
   // A request not dialled yet has no record.
-  t.is((await account.console.get(`/console/v1/calls/${queued.body.id}/compliance_record`)).body.error.code, 'compliance_record_not_found');
+  t.is((await account.admin.get(`/admin/v1/calls/${queued.body.id}/compliance_record`)).body.error.code, 'compliance_record_not_found');
   const done = await dialUntilFinished(account, account.api, queued.body.id);
   t.truthy(done.dialed_at);
 
-  const produced = await account.console.get(`/console/v1/calls/${queued.body.id}/compliance_record`);
+  const produced = await account.admin.get(`/admin/v1/calls/${queued.body.id}/compliance_record`);
   t.is(produced.status, 200);
   const record = produced.body;
   t.like(record, {
@@ -76,7 +76,7 @@ test.serial('a German call: its consent record is produced with its request, kep
   t.is((await other.api.get(`/v1/calls/${queued.body.id}/compliance_record`)).body.error.code, 'call_not_found');
 
   // The operator's CLI produces the same record.
-  const cli = await consoleCli(svc.url, ['compliance-record', '--call', queued.body.id]);
+  const cli = await adminCli(svc.url, ['compliance-record', '--call', queued.body.id]);
   t.is(cli.code, 0);
   t.deepEqual(cli.out, record);
 
@@ -84,13 +84,13 @@ test.serial('a German call: its consent record is produced with its request, kep
   const later = new Date(recordedAt);
   later.setUTCFullYear(recordedAt.getUTCFullYear() + 4);
   later.setUTCMonth(later.getUTCMonth() + 11);
-  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-  await account.console.post('/console/v1/test_clock/advance', { seconds: Math.floor((later.getTime() - now.getTime()) / 1000) });
+  const now = new Date((await account.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
+  await account.admin.post('/admin/v1/test_clock/advance', { seconds: Math.floor((later.getTime() - now.getTime()) / 1000) });
   for (const job of JOB_NAMES) {
-    const ran = await account.console.post(`/console/v1/jobs/${job}/run`);
+    const ran = await account.admin.post(`/admin/v1/jobs/${job}/run`);
     t.is(ran.status, 200, job);
   }
-  t.deepEqual((await account.console.get(`/console/v1/calls/${queued.body.id}/compliance_record`)).body, record);
+  t.deepEqual((await account.admin.get(`/admin/v1/calls/${queued.body.id}/compliance_record`)).body, record);
   t.deepEqual((await account.api.get(`/v1/calls/${queued.body.id}/compliance_record`)).body, record);
   t.like((await account.api.get(`/v1/calls/${queued.body.id}`)).body, { id: queued.body.id, finished: true });
 
@@ -108,7 +108,7 @@ test.serial('a German call: its consent record is produced with its request, kep
 
 test.serial('no such call: call_not_found', async (t) => {
   for (const id of [crypto.randomUUID(), 'not-a-uuid']) {
-    const r = await account.console.get(`/console/v1/calls/${id}/compliance_record`);
+    const r = await account.admin.get(`/admin/v1/calls/${id}/compliance_record`);
     t.is(r.status, 404);
     t.is(r.body.error.code, 'call_not_found');
   }

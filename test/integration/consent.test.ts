@@ -109,14 +109,14 @@ test.serial('consent that expires before the dial ends the request blocked / con
   const consent = written(new Date(start.getTime() - 86_400_000).toISOString(), { expires_at: new Date(start.getTime() + 3600_000).toISOString() });
   const r = await account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025559106', consent });
   t.is(r.status, 201);
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   t.like((await account.api.get(`/v1/calls/${r.body.id}`)).body, { status: 'queued', waiting_reason: 'outside_calling_window' });
-  await account.console.post('/console/v1/test_clock/advance', { seconds: 12 * 3600 });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/test_clock/advance', { seconds: 12 * 3600 });
+  await account.admin.post('/admin/v1/dialler/run');
   const ended = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(ended, { status: 'blocked', finished: true, outcome: 'consent_expired', dialed_at: null });
   t.regex(ended.summary, /consent .* expired/);
-  const events = (await account.console.get(`/console/v1/accounts/${account.id}/events`)).body.data;
+  const events = (await account.admin.get(`/admin/v1/accounts/${account.id}/events`)).body.data;
   const completed = events.find((e: any) => e.type === 'call.completed' && e.data.id === r.body.id);
   t.like(completed.data, { outcome: 'consent_expired' });
   t.is(completed.data.consent, undefined, 'events never carry the consent');
@@ -246,7 +246,7 @@ test.serial('the dialler checks the Washington rule again before the dial: a req
   await db.connect();
   await db.query(`UPDATE calls SET consent_type = 'prior_express_written' WHERE id = $1`, [r.body.id]);
   await db.end();
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   const ended = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(ended, { status: 'blocked', finished: true, outcome: 'requested_call_only', dialed_at: null });
   t.regex(ended.summary, /asked for the call/);
@@ -274,7 +274,7 @@ test.serial('Nevada: a callee who hung up on the customer\'s earlier call is not
     const queued = await account.api.post('/v1/calls', { customer_id: customer.id, phone, called_party: 'business', consent });
     t.is(queued.status, 201);
     await db.query(`UPDATE calls SET outcome = 'not_interested' WHERE id = $1`, [first.body.id]);
-    await account.console.post('/console/v1/dialler/run');
+    await account.admin.post('/admin/v1/dialler/run');
     const ended = (await account.api.get(`/v1/calls/${queued.body.id}`)).body;
     t.like(ended, { status: 'blocked', outcome: 'no_redial_after_hang_up', dialed_at: null });
     t.regex(ended.summary, /hung up on an earlier call/);
@@ -292,7 +292,7 @@ test.serial('Nevada: a callee who hung up on the customer\'s earlier call is not
 
 test.serial('consent dates must be real RFC 3339 date-times with an offset, in the documented range; the 400 names the field', async (t) => {
   const post = (consent: unknown) => account.api.post('/v1/calls', { customer_id: customer.id, phone: '+12025559115', consent });
-  const now = new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await account.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   for (const bad of ['2026-02-30T10:00:00Z', '2026-01-02T24:00:00Z', '2026-01-02T10:00:00', '2026-01-02', '0001-01-01T00:00:00Z', '9999-12-31T00:00:00Z', '2026-01-02T10:60:00Z', '2026-01-02T10:00:00+25:00', '1999-12-31T23:59:59Z', new Date(now.getTime() + 6 * 60_000).toISOString()]) {
     const r = await post(written(bad));
     t.is(r.status, 400, bad);

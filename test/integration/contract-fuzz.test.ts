@@ -1,11 +1,11 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { startTestService, CONSOLE_TOKEN, NO_BACKGROUND_WORK, type TestService } from '../helpers/service.ts';
+import { startTestService, ADMIN_TOKEN, NO_BACKGROUND_WORK, type TestService } from '../helpers/service.ts';
 import { call, encodeAnyText, type Reply } from '../helpers/http.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
-import { codesOf, consoleOperations, documentOperations, example, fieldsOf, isErrorShape, withValue, type Operation, type Segment } from '../helpers/route-operations.ts';
+import { codesOf, adminOperations, documentOperations, example, fieldsOf, isErrorShape, withValue, type Operation, type Segment } from '../helpers/route-operations.ts';
 
 /**
  * Issue 20 §2 and "Done when": a fuzzer driven by GET /v1/openapi.json (and the console's own
@@ -51,7 +51,7 @@ test.before(async () => {
     event: events.data[0]?.id ?? 'evt_none',
   };
   const doc = (await api.get('/v1/openapi.json')).body;
-  ops = [...documentOperations(doc), ...(await consoleOperations(svc.services))];
+  ops = [...documentOperations(doc), ...(await adminOperations(svc.services))];
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -60,7 +60,7 @@ test.after.always(async () => {
 
 /** A real object for each path parameter, by the route it is on. */
 function pathValue(op: Operation, name: string): string {
-  if (op.path.startsWith('/console/v1/accounts/')) return name === 'key_id' ? victim.testKeyId : name === 'id' ? victim.id : 'ref-1';
+  if (op.path.startsWith('/admin/v1/accounts/')) return name === 'key_id' ? victim.testKeyId : name === 'id' ? victim.id : 'ref-1';
   if (name === 'id' && /^\/(console\/)?v1\/customers\//.test(op.path)) return ids.customer;
   if (name === 'id' && op.path.startsWith('/v1/calls/')) return ids.call;
   if (name === 'id' && op.path.startsWith('/v1/events/')) return ids.event;
@@ -146,7 +146,7 @@ async function send(c: Case): Promise<Reply> {
   if (c.where === 'whole body') rawBody = bodyText(c.value);
   else if (c.where === 'body') rawBody = bodyText(withValue(op.body!, example(op.body!, '', fixtures), c.at, c.value, fixtures));
   else if (op.body) rawBody = bodyText(example(op.body, '', fixtures));
-  const key = op.auth === 'console' ? CONSOLE_TOKEN : op.auth === 'session' ? ids.session : account.testKey;
+  const key = op.auth === 'admin' ? ADMIN_TOKEN : op.auth === 'session' ? ids.session : account.testKey;
   return call(svc.url, op.method, url, { key, rawBody, headers: rawBody === undefined ? {} : { 'content-type': 'application/json' } });
 }
 
@@ -170,7 +170,7 @@ test('every operation, every place, hostile values: never a 5xx, always the erro
   const started = Date.now();
   const names = new Set(ops.map((o) => `${o.method} ${o.path}`));
   t.true(ops.length >= 70, `${ops.length} operations`);
-  for (const expected of ['PATCH /v1/customers/{id}/limits', 'POST /v1/chat', 'PATCH /console/v1/accounts/{id}/limits', 'POST /console/v1/accounts/{id}/top_ups']) t.true(names.has(expected), expected);
+  for (const expected of ['PATCH /v1/customers/{id}/limits', 'POST /v1/chat', 'PATCH /admin/v1/accounts/{id}/limits', 'POST /admin/v1/accounts/{id}/top_ups']) t.true(names.has(expected), expected);
   const failures: string[] = [];
   let requests = 0;
   const check = async (c: Case) => {

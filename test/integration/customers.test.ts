@@ -139,7 +139,7 @@ test('lists are newest first, paged by limit and starting_after, with has_more',
 
 test('the customer ceiling stops creation with customer_limit_reached (403)', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { max_customers: 2 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { max_customers: 2 });
   await makeCustomer(a.api);
   await makeCustomer(a.api);
   const r = await a.api.post('/v1/customers', { name: 'Third' });
@@ -150,7 +150,7 @@ test('the customer ceiling stops creation with customer_limit_reached (403)', as
 
 test('concurrent creates never pass the customer ceiling', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { max_customers: 3 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { max_customers: 3 });
   const results = await Promise.all(Array.from({ length: 12 }, (_, i) => a.api.post('/v1/customers', { name: `P${i}` })));
   t.is(results.filter((r) => r.status === 201).length, 3);
   t.is(results.filter((r) => codeOf(r) === 'customer_limit_reached').length, 9);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import { adminClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { client, type Reply } from '../helpers/http.ts';
 import { until } from '../helpers/wait.ts';
 import pg from 'pg';
@@ -28,7 +28,7 @@ test.before(async () => {
   shared = await startTestService({ DATABASE_URL: db.url, SWITCHBOARD_RATE_LIMIT_STORE: 'postgres' });
   local = await startTestService({ DATABASE_URL: db.url, SWITCHBOARD_RATE_LIMIT_STORE: 'memory' });
   account = await makeAccount(shared.url);
-  unusedKey = (await account.console.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'never used' })).body.secret;
+  unusedKey = (await account.admin.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'never used' })).body.secret;
   customer = await makeCustomer(account.api);
   // Warm both services: the key is cached and the customer's actor loaded in each.
   for (const svc of [shared, local]) {
@@ -63,7 +63,7 @@ test.serial('while the database is down every request that needs it is 503 with 
   assertUnavailable(t, await viaLocal.post('/v1/customers', { name: 'During Outage', country: 'US' }), 'create');
   assertUnavailable(t, await viaLocal.post(`/v1/customers/${customer.id}/provisioning`, {}), 'provisioning');
   assertUnavailable(t, await viaLocal.get('/v1/balance'), 'balance');
-  assertUnavailable(t, await consoleClient(local.url).get(`/console/v1/accounts/${account.id}`), 'console');
+  assertUnavailable(t, await adminClient(local.url).get(`/admin/v1/accounts/${account.id}`), 'console');
   // Nothing that needs no database is affected.
   t.is((await client(local.url).get('/healthz')).status, 200);
 

@@ -24,7 +24,7 @@ test.after.always(async () => {
 
 test.serial('a burst of 60 requests is served through at most pool + sender pool + change feed connections', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { requests_per_minute: 10_000, burst: 10_000 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { requests_per_minute: 10_000, burst: 10_000 });
   const c = await makeCustomer(a.api);
   const watcher = new pg.Client({ connectionString: svc.databaseUrl });
   await watcher.connect();

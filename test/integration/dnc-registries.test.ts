@@ -6,7 +6,7 @@ import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/calls.ts';
-import { consoleCli } from '../helpers/console-cli.ts';
+import { adminCli } from '../helpers/admin-cli.ts';
 
 /**
  * National do-not-call registries (issue 20 §1): a registry of the called country never loaded,
@@ -27,11 +27,11 @@ test.after.always(async () => {
 });
 
 const DAY_S = 86_400;
-const clockNow = async () => new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-const advance = (seconds: number) => account.console.post('/console/v1/test_clock/advance', { seconds });
-const usRegistry = async () => (await account.console.get('/console/v1/dnc/registries')).body.data.find((r: { id: string }) => r.id === 'US-NDNC');
+const clockNow = async () => new Date((await account.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
+const advance = (seconds: number) => account.admin.post('/admin/v1/test_clock/advance', { seconds });
+const usRegistry = async () => (await account.admin.get('/admin/v1/dnc/registries')).body.data.find((r: { id: string }) => r.id === 'US-NDNC');
 const load = (text: string, extra: Record<string, unknown> = {}) =>
-  account.console.post('/console/v1/dnc/registry', { country: 'US', source: 'FTC file, test', text, ...extra });
+  account.admin.post('/admin/v1/dnc/registry', { country: 'US', source: 'FTC file, test', text, ...extra });
 
 test.serial('a registry never loaded holds calls to its country, named in readiness, coverage, the request and the console; loading it lets them through', async (t) => {
   // Nothing loaded yet: coverage of the US says which registry.
@@ -51,7 +51,7 @@ test.serial('a registry never loaded holds calls to its country, named in readin
   // Tuesday 15:00 UTC: 10:00 or 11:00 in Washington, inside every window.
   await advanceToNext(account, 2, 15);
   const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550182' });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   const waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'dnc_registry_stale', dialed_at: null });
   t.regex(waiting.waiting_detail, /US National Do Not Call Registry \(US-NDNC\) has never been loaded/);
@@ -64,7 +64,7 @@ test.serial('a registry never loaded holds calls to its country, named in readin
   t.like(loaded.body, { object: 'dnc_registry_import', registry: 'US-NDNC', country: 'US', numbers: 1, imported: 1, removed: 0 });
   t.is(loaded.body.stale_after, new Date(now.getTime() + 31 * DAY_S * 1000).toISOString());
   t.like(await usRegistry(), { imported_at: now.toISOString(), current: true, numbers: 1, source: 'FTC file, test' });
-  const cli = await consoleCli(svc.url, ['dnc-registries']);
+  const cli = await adminCli(svc.url, ['dnc-registries']);
   t.is(cli.code, 0);
   t.like(cli.out.data.find((x: { id: string }) => x.id === 'US-NDNC'), { imported_at: now.toISOString(), current: true });
   t.true((await account.api.get(`/v1/customers/${customer.id}/readiness`)).body.ready_for_test_calls);
@@ -92,7 +92,7 @@ test.serial('a load up to 31 days old counts; older, calls wait again, saying wh
   t.regex((await account.api.get('/v1/coverage?country=US')).body.blockers.find((b: { code: string }) => b.code === 'dnc_registry_stale').message, since);
 
   const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550183' });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   const waiting = (await account.api.get(`/v1/calls/${r.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'dnc_registry_stale', dialed_at: null });
   t.regex(waiting.waiting_detail, since);
@@ -126,11 +126,11 @@ test.serial("a re-import replaces the registry's list: numbers that left it leav
 });
 
 test.serial('a load is refused when it names no known registry of the country, or holds no number of it (it would empty the list)', async (t) => {
-  const gb = await account.console.post('/console/v1/dnc/registry', { country: 'GB', source: 'TPS', text: '+442079460998' });
+  const gb = await account.admin.post('/admin/v1/dnc/registry', { country: 'GB', source: 'TPS', text: '+442079460998' });
   t.like(gb.body.error, { code: 'dnc_registry_unknown' }, 'GB has two: TPS and CTPS');
   t.regex(gb.body.error.message, /GB-TPS \(GB\), GB-CTPS \(GB\)/);
-  t.is((await account.console.post('/console/v1/dnc/registry', { country: 'DE', source: 'x', text: '+4930123456' })).body.error.code, 'dnc_registry_unknown');
-  t.is((await account.console.post('/console/v1/dnc/registry', { country: 'US', registry: 'GB-TPS', source: 'x', text: '+12125550198' })).body.error.code, 'dnc_registry_unknown');
+  t.is((await account.admin.post('/admin/v1/dnc/registry', { country: 'DE', source: 'x', text: '+4930123456' })).body.error.code, 'dnc_registry_unknown');
+  t.is((await account.admin.post('/admin/v1/dnc/registry', { country: 'US', registry: 'GB-TPS', source: 'x', text: '+12125550198' })).body.error.code, 'dnc_registry_unknown');
   const before = await usRegistry();
   for (const text of ['phone_number\n\n', 'not a number\n12345', '+442079460998']) {
     const r = await load(text);
@@ -138,11 +138,11 @@ test.serial('a load is refused when it names no known registry of the country, o
     t.is(r.body.error.code, 'dnc_registry_empty', text);
   }
   t.deepEqual(await usRegistry(), before, 'a refused load changes nothing');
-  const tps = await account.console.post('/console/v1/dnc/registry', { country: 'GB', registry: 'GB-TPS', source: 'TPS 2026-11', text: '020 7946 0998' });
+  const tps = await account.admin.post('/admin/v1/dnc/registry', { country: 'GB', registry: 'GB-TPS', source: 'TPS 2026-11', text: '020 7946 0998' });
   t.like(tps.body, { registry: 'GB-TPS', country: 'GB', numbers: 1 });
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ctps-')), 'ctps.csv');
   fs.writeFileSync(file, 'number\n020 7946 0998\n');
-  const cli = await consoleCli(svc.url, ['import-dnc', '--country', 'GB', '--registry', 'GB-CTPS', '--file', file, '--source', 'CTPS 2026-11']);
+  const cli = await adminCli(svc.url, ['import-dnc', '--country', 'GB', '--registry', 'GB-CTPS', '--file', file, '--source', 'CTPS 2026-11']);
   t.is(cli.code, 0);
   t.like(cli.out, { registry: 'GB-CTPS', numbers: 1, source: 'CTPS 2026-11' });
 });

@@ -29,8 +29,8 @@ const HOUR_S = 3600;
 const WRITTEN_CONSENT = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'consent-caps' };
 /** Maine takes only a call the person asked for (10 M.R.S. § 1498(6)(B), issue 20): such a request. */
 const REQUESTED_CALL = { type: 'requested_call', obtained_at: '2026-01-05T10:00:00Z', source: 'call-me form, test', evidence_ref: 'request-caps' };
-const clockNow = async () => new Date((await account.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-const advance = (seconds: number) => account.console.post('/console/v1/test_clock/advance', { seconds });
+const clockNow = async () => new Date((await account.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
+const advance = (seconds: number) => account.admin.post('/admin/v1/test_clock/advance', { seconds });
 
 test.serial('Florida: three dials in 24 hours, the fourth waits until the first leaves the window, then is dialled', async (t) => {
   const customer = await makeReadyCustomer(svc.url, account.api);
@@ -58,7 +58,7 @@ test.serial('Florida: three dials in 24 hours, the fourth waits until the first 
 
   // The fourth request waits, saying why and until the first attempt is 24 hours old.
   const fourth = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: MIAMI, consent: WRITTEN_CONSENT });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   const frees = new Date(dialled[0].getTime() + 86_400_000);
   let waiting = (await account.api.get(`/v1/calls/${fourth.body.id}`)).body;
   t.like(waiting, { status: 'queued', finished: false, waiting_reason: 'frequency_cap', next_attempt_at: frees.toISOString() });
@@ -67,7 +67,7 @@ test.serial('Florida: three dials in 24 hours, the fourth waits until the first 
 
   // A second before it frees, a round changes nothing.
   await advance(Math.floor((frees.getTime() - (await clockNow()).getTime()) / 1000) - 1);
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   waiting = (await account.api.get(`/v1/calls/${fourth.body.id}`)).body;
   t.like(waiting, { status: 'queued', waiting_reason: 'frequency_cap', dialed_at: null });
 
@@ -88,15 +88,15 @@ test.serial('a cap that frees after the deadline: the request waits until its de
   const now = await clockNow();
   const dialBefore = new Date(now.getTime() + 2 * 3600_000);
   const second = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: PORTLAND, consent: REQUESTED_CALL, dial_before: dialBefore.toISOString() });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   t.like((await account.api.get(`/v1/calls/${second.body.id}`)).body, {
     status: 'queued',
     waiting_reason: 'frequency_cap',
     next_attempt_at: dialBefore.toISOString(),
   });
   await advance(2 * HOUR_S + 1);
-  await account.console.post('/console/v1/dialler/run');
-  await account.console.post('/console/v1/jobs/expire_requests/run');
+  await account.admin.post('/admin/v1/dialler/run');
+  await account.admin.post('/admin/v1/jobs/expire_requests/run');
   t.like((await account.api.get(`/v1/calls/${second.body.id}`)).body, { status: 'expired', outcome: 'expired' });
 });
 
@@ -114,7 +114,7 @@ test.serial("caps are per customer: another customer's attempts to the same numb
 
   // The first customer's next request is held by the cap: the cap is in force for this number.
   const again = await account.api.post('/v1/calls', { customer_id: first.id, phone: BANGOR, consent: REQUESTED_CALL });
-  await account.console.post('/console/v1/dialler/run');
+  await account.admin.post('/admin/v1/dialler/run');
   t.like((await account.api.get(`/v1/calls/${again.body.id}`)).body, { status: 'queued', waiting_reason: 'frequency_cap' });
 
   // The admission statement reads none of the first customer's attempts for the other two.

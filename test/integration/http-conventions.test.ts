@@ -37,7 +37,7 @@ test('an unknown route is 404 route_not_found in the error shape', async (t) => 
 
 test('authenticated responses carry x-ratelimit-* headers; over the limit is 429 with Retry-After', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { requests_per_minute: 5, burst: 100 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { requests_per_minute: 5, burst: 100 });
   const first = await a.api.get('/v1/me');
   t.is(first.headers.get('x-ratelimit-limit'), '5');
   t.is(first.headers.get('x-ratelimit-remaining'), '4');
@@ -58,7 +58,7 @@ test('authenticated responses carry x-ratelimit-* headers; over the limit is 429
 
 test('the 10-second burst window refuses a spike even under the per-minute limit', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { requests_per_minute: 1000, burst: 3 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { requests_per_minute: 1000, burst: 3 });
   const statuses = [];
   for (let i = 0; i < 5; i++) statuses.push((await a.api.get('/v1/me')).status);
   t.deepEqual(statuses, [200, 200, 200, 429, 429]);
@@ -69,12 +69,12 @@ test('the 10-second burst window refuses a spike even under the per-minute limit
 
 test('limits set in the console show in /v1/me', async (t) => {
   const a = await makeAccount(svc.url);
-  const r = await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { requests_per_minute: 600, burst: 100, concurrent_calls: 25, max_customers: 50 });
+  const r = await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { requests_per_minute: 600, burst: 100, concurrent_calls: 25, max_customers: 50 });
   t.is(r.status, 200);
   t.deepEqual((await a.api.get('/v1/me')).body.limits, { requests_per_minute: 600, burst: 100, concurrent_calls: 25, max_customers: 50 });
-  const bad = await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { requests_per_minute: 0 });
+  const bad = await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { requests_per_minute: 0 });
   t.is(bad.body.error.code, 'invalid_limit');
-  const cleared = await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { max_customers: null });
+  const cleared = await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { max_customers: null });
   t.is(cleared.body.limits.max_customers, null);
 });
 
@@ -125,11 +125,11 @@ test('GET /v1/openapi.json is OpenAPI 3.1 generated from the routes, with their 
 
 test('console routes need the operator token', async (t) => {
   for (const key of [undefined, 'wrong', 'sbc_test_console_token_for_tests_onlY']) {
-    const r = await call(svc.url, 'GET', '/console/v1/accounts', { key });
+    const r = await call(svc.url, 'GET', '/admin/v1/accounts', { key });
     t.is(r.status, 401);
-    t.is(r.body.error.code, 'console_unauthorized');
+    t.is(r.body.error.code, 'admin_unauthorized');
   }
   const a = await makeAccount(svc.url);
-  const withApiKey = await call(svc.url, 'GET', '/console/v1/accounts', { key: a.testKey });
-  t.is(withApiKey.body.error.code, 'console_unauthorized', 'an API key is not a console token');
+  const withApiKey = await call(svc.url, 'GET', '/admin/v1/accounts', { key: a.testKey });
+  t.is(withApiKey.body.error.code, 'admin_unauthorized', 'an API key is not a admin token');
 });

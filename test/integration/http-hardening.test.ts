@@ -1,6 +1,6 @@
 import test from 'ava';
 import pg from 'pg';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
+import { startTestService, ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 import { call, client } from '../helpers/http.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { rawExchange, rawRequest } from '../helpers/raw-http.ts';
@@ -25,14 +25,14 @@ test('every response says nosniff; responses carrying a one-time secret are no-s
   const c = await makeCustomer(a.api);
   const rx = await startReceiver();
   t.teardown(() => rx.close());
-  const endpoint = await a.console.post(`/console/v1/accounts/${a.id}/webhook_endpoints`, { url: rx.url, mode: 'test' });
+  const endpoint = await a.admin.post(`/admin/v1/accounts/${a.id}/webhook_endpoints`, { url: rx.url, mode: 'test' });
   const secrets = {
-    'key secret': await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'x' }),
-    'rotated key secret': await a.console.post(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`),
+    'key secret': await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'x' }),
+    'rotated key secret': await a.admin.post(`/admin/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`),
     'onboarding URL': await a.api.post(`/v1/customers/${c.id}/onboarding_link`),
     'session token': await a.api.post(`/v1/customers/${c.id}/sessions`, { end_user_ref: 'u1' }),
     'webhook signing secret': endpoint,
-    'rolled signing secret': await a.console.post(`/console/v1/accounts/${a.id}/webhook_endpoints/${endpoint.body.id}/roll_secret`),
+    'rolled signing secret': await a.admin.post(`/admin/v1/accounts/${a.id}/webhook_endpoints/${endpoint.body.id}/roll_secret`),
   };
   for (const [what, r] of Object.entries(secrets)) {
     t.true(r.status === 200 || r.status === 201, `${what}: ${r.text}`);
@@ -112,7 +112,7 @@ test('a client that goes away in the middle of its body is not logged as an erro
 test('a revoked key and a suspended account are refused at once, even before the change feed says so', async (t) => {
   const a = await makeAccount(svc.url);
   const b = await makeAccount(svc.url);
-  const spare = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'spare' });
+  const spare = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'spare' });
   // This process's change feed is frozen: only the process's own handling of the change can act.
   const sql = new pg.Client({ connectionString: svc.databaseUrl });
   await sql.connect();
@@ -130,24 +130,24 @@ test('a revoked key and a suspended account are refused at once, even before the
   };
   await warm(a.api);
   await warm(b.api);
-  t.is((await a.console.delete(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}`)).status, 200);
+  t.is((await a.admin.delete(`/admin/v1/accounts/${a.id}/keys/${a.testKeyId}`)).status, 200);
   const afterRevoke = await Promise.all(Array.from({ length: 20 }, () => a.api.get('/v1/me')));
   t.deepEqual(afterRevoke.map((r) => r.body?.error?.code ?? r.status), Array(20).fill('key_revoked'));
   t.is((await client(svc.url, spare.body.secret).get('/v1/me')).status, 200, "the account's other key still works");
 
-  t.is((await b.console.post(`/console/v1/accounts/${b.id}/suspend`)).status, 200);
+  t.is((await b.admin.post(`/admin/v1/accounts/${b.id}/suspend`)).status, 200);
   const afterSuspend = await Promise.all(Array.from({ length: 20 }, () => b.api.get('/v1/me')));
   t.deepEqual(afterSuspend.map((r) => r.body?.error?.code ?? r.status), Array(20).fill('reseller_suspended'));
 });
 
-test.serial('failed authentication is throttled per client address, for the console token and API keys alike', async (t) => {
+test.serial('failed authentication is throttled per client address, for the admin token and API keys alike', async (t) => {
   const limited = await startTestService({ SWITCHBOARD_AUTH_FAILURES_PER_MINUTE: '5', SWITCHBOARD_TRUST_PROXY: '1' });
   t.teardown(() => limited.stop());
   const from = (ip: string, key?: string) => (method: string, path: string) => call(limited.url, method, path, { key, headers: { 'x-forwarded-for': ip } });
   const a = await makeAccount(limited.url);
 
   // 50 wrong operator tokens in parallel from one address: 5 are looked at, the rest refused unread.
-  const wrong = await Promise.all(Array.from({ length: 50 }, (_, i) => from('203.0.113.5', `sbc_wrong_${i}`)('GET', '/console/v1/accounts')));
+  const wrong = await Promise.all(Array.from({ length: 50 }, (_, i) => from('203.0.113.5', `sbc_wrong_${i}`)('GET', '/admin/v1/accounts')));
   const statuses = wrong.map((r) => r.status);
   t.is(statuses.filter((s) => s === 401).length, 5);
   t.is(statuses.filter((s) => s === 429).length, 45);
@@ -155,16 +155,16 @@ test.serial('failed authentication is throttled per client address, for the cons
   t.is(refused.body.error.code, 'rate_limit_exceeded');
   const retryAfter = Number(refused.headers.get('retry-after'));
   t.true(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
-  t.is((await from('203.0.113.5', CONSOLE_TOKEN)('GET', '/console/v1/accounts')).status, 429, 'the address waits, whatever it sends');
+  t.is((await from('203.0.113.5', ADMIN_TOKEN)('GET', '/admin/v1/accounts')).status, 429, 'the address waits, whatever it sends');
   t.is((await from('203.0.113.5', a.testKey)('GET', '/v1/me')).status, 429, 'API keys from that address too');
 
   // Another address is not affected; unknown API keys count like wrong tokens.
-  t.is((await from('203.0.113.6', CONSOLE_TOKEN)('GET', '/console/v1/accounts')).status, 200);
+  t.is((await from('203.0.113.6', ADMIN_TOKEN)('GET', '/admin/v1/accounts')).status, 200);
   for (let i = 0; i < 5; i++) t.is((await from('203.0.113.7', mintToken('svc_test_'))('GET', '/v1/me')).status, 401);
   t.is((await from('203.0.113.7', mintToken('svc_test_'))('GET', '/v1/me')).status, 429);
   t.is((await from('203.0.113.8', a.testKey)('GET', '/v1/me')).status, 200);
   // A refusal that is not a guess (a real key without the permission) is not counted.
-  const narrow = await a.console.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'narrow', scopes: ['customers:read'] });
+  const narrow = await a.admin.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: 'narrow', scopes: ['customers:read'] });
   for (let i = 0; i < 8; i++) t.is((await from('203.0.113.9', narrow.body.secret)('GET', '/v1/brand')).status, 403);
   t.is((await from('203.0.113.9', narrow.body.secret)('GET', '/v1/customers')).status, 200);
   t.deepEqual(limited.logs.lines.filter((l) => Number(l.level) >= 50), []);

@@ -107,7 +107,7 @@ test('a replayed onboarding-link mint returns the link without its URL (only a h
 test.serial('a key is forgotten after 24 hours', async (t) => {
   const a = await makeAccount(svc.url);
   const one = await a.api.post('/v1/customers', { name: 'Day one' }, idem('daily'));
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 24 * 3600 + 1 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 24 * 3600 + 1 });
   const two = await a.api.post('/v1/customers', { name: 'Day two' }, idem('daily'));
   t.is(two.status, 201);
   t.not(two.body.id, one.body.id);

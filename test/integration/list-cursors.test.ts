@@ -31,7 +31,7 @@ test.before(async () => {
   // The dialler runs only when asked, so the live call stays queued (its row is what matters).
   svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
   a = (await makeAccount(svc.url, { live: true })) as Live;
-  await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 50_000 });
+  await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 50_000 });
   await advanceToNext(a, 2, 15);
 
   // Test mode: a dialled call that books an appointment and prices a usage line.
@@ -50,7 +50,7 @@ test.before(async () => {
   liveCustomer = await makeReadyCustomer(svc.url, a.liveApi);
   const liveCall = await a.liveApi.post('/v1/calls', { called_party: 'business', customer_id: liveCustomer.id, business_name: 'Acme Plumbing', phone: '+12025550132' });
   if (liveCall.status !== 201) throw new Error(`live call: ${liveCall.status} ${liveCall.text}`);
-  await a.console.post(`/console/v1/accounts/${a.id}/test_events`, { mode: 'live' });
+  await a.admin.post(`/admin/v1/accounts/${a.id}/test_events`, { mode: 'live' });
   ids.live.calls = liveCall.body.id;
   // A live call is dialled through the carrier, which this process has none of: its booking is
   // written as the agent's tool writes it.
@@ -136,8 +136,8 @@ test('the do-not-call list is one list for both modes: a number either key added
 
 test('the console account list pages by account id; anything else is invalid_cursor', async (t) => {
   const other = await makeAccount(svc.url);
-  const page = await a.console.get(`/console/v1/accounts?starting_after=${other.id}`);
+  const page = await a.admin.get(`/admin/v1/accounts?starting_after=${other.id}`);
   t.is(page.status, 200, page.text);
   t.false(page.body.data.some((x: { id: string }) => x.id === other.id));
-  t.is(code(await a.console.get(`/console/v1/accounts?starting_after=${testCustomer.id}`)), 'invalid_cursor');
+  t.is(code(await a.admin.get(`/admin/v1/accounts?starting_after=${testCustomer.id}`)), 'invalid_cursor');
 });

@@ -28,7 +28,7 @@ test.after.always(async () => {
 
 const liveAccount = async () => {
   const a = (await makeAccount(svc.url, { live: true })) as Awaited<ReturnType<typeof makeAccount>> & { liveApi: Client };
-  await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 10_000 });
+  await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 10_000 });
   return a;
 };
 
@@ -63,9 +63,9 @@ test('readiness: carrier_not_configured among a live customer\'s blockers (the s
   // Ready in every other way: the operator assigned a number.
   const c = await makeCustomer(a.liveApi, { country: 'US', timezone: 'America/New_York' });
   const language = (await a.liveApi.get(`/v1/coverage?country=US`)).body.calling_language;
-  await a.console.post(`/console/v1/languages/${language}/certify`);
-  await a.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: '+12025550188' });
-  await a.console.post(`/console/v1/customers/${c.id}/script/certify`);
+  await a.admin.post(`/admin/v1/languages/${language}/certify`);
+  await a.admin.post(`/admin/v1/customers/${c.id}/numbers`, { phone_number: '+12025550188' });
+  await a.admin.post(`/admin/v1/customers/${c.id}/script/certify`);
   const link = await a.liveApi.post(`/v1/customers/${c.id}/onboarding_link`);
   await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }) });
   const r = (await a.liveApi.get(`/v1/customers/${c.id}/readiness`)).body;

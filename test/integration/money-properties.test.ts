@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
-import { consoleClient, makeAccount, makeCustomer } from '../helpers/factories.ts';
+import { adminClient, makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 import { holdRefusal, type RefusalReason } from '../../money/rules/hold-rules.ts';
@@ -30,7 +30,7 @@ test.before(async () => {
   // The periodic jobs stay out of the way: the sequences run them when they choose.
   svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: String(24 * 3_600_000) }, { realClock: wall });
   db = new pg.Pool({ connectionString: svc.databaseUrl, max: 4 });
-  await consoleClient(svc.url).post('/console/v1/languages/en-US/certify');
+  await adminClient(svc.url).post('/admin/v1/languages/en-US/certify');
 });
 test.after.always(async () => {
   await db?.end();
@@ -73,13 +73,13 @@ function assertUnchanged(before: Map<string, string>, after: Map<string, string>
 /** Time passing: the test clock (schedules) and real time (bonus credit's expiry) move together. */
 async function advanceBoth(seconds: number) {
   wall.advance(seconds * 1000);
-  must(await consoleClient(svc.url).post('/console/v1/test_clock/advance', { seconds }), 'advance');
+  must(await adminClient(svc.url).post('/admin/v1/test_clock/advance', { seconds }), 'advance');
 }
 
 async function toNextMonth(minutes: number) {
   const now = svc.services.clock.now();
   const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) + minutes * 60_000;
-  must(await consoleClient(svc.url).post('/console/v1/test_clock/advance', { seconds: Math.ceil((next - now.getTime()) / 1000) }), 'advance');
+  must(await adminClient(svc.url).post('/admin/v1/test_clock/advance', { seconds: Math.ceil((next - now.getTime()) / 1000) }), 'advance');
 }
 
 async function assertInvariants(what: string) {
@@ -89,15 +89,15 @@ async function assertInvariants(what: string) {
 
 /** Takes a live customer through every readiness gate, as the service and the customer would. */
 async function takeLive(account: Awaited<ReturnType<typeof makeAccount>>, customerId: string) {
-  const con = account.console;
+  const con = account.admin;
   const live = account.liveApi!;
   // The clock moves in these properties: the US registry is (re)loaded when older than 31 days.
   await loadDncRegistries(con, 'US');
-  must(await con.post(`/console/v1/customers/${customerId}/script/certify`), 'certify script');
+  must(await con.post(`/admin/v1/customers/${customerId}/script/certify`), 'certify script');
   // A number bought by hand (assign-number): the service's own rental would charge its first
   // month, and these properties count every cent.
   const number = `+1202${crypto.randomInt(1_000_000, 9_999_999)}`;
-  must(await con.post(`/console/v1/customers/${customerId}/numbers`, { phone_number: number }), 'assign number');
+  must(await con.post(`/admin/v1/customers/${customerId}/numbers`, { phone_number: number }), 'assign number');
   const link = must(await live.post(`/v1/customers/${customerId}/onboarding_link`), 'onboarding link', 201);
   const accepted = await call(svc.url, 'POST', new URL(link.url).pathname, {
     rawBody: new URLSearchParams({ accepted_by: 'Jane Doe', agree: 'yes' }).toString(),
@@ -216,7 +216,7 @@ const ITEM_EXAMPLES: [boolean[], Op[]][] = [
 const END_OUTCOMES = ['settled', 'late', 'already_settled'];
 
 test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees, clock moves and jobs keep every money invariant, and no line ever changes', async (t) => {
-  const con = consoleClient(svc.url);
+  const con = adminClient(svc.url);
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   // The rooms' money path: the numbers and websites rooms ask the writer in transactions of their own, beside the account actor.
   const money = createMoneyWriter(readinessFollowsMoney, wall);
@@ -231,7 +231,7 @@ test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees
       const account = await makeAccount(svc.url, { live: true });
       const accountId = account.id;
       // A first top-up, so customers can pass readiness; some customers are taken live, some not.
-      must(await account.console.post(`/console/v1/accounts/${accountId}/top_ups`, { amount_cents: 2_500 }), 'first top-up', 201);
+      must(await account.admin.post(`/admin/v1/accounts/${accountId}/top_ups`, { amount_cents: 2_500 }), 'first top-up', 201);
       const customers: string[] = [];
       for (const takenLive of liveFlags) {
         const c = await makeCustomer(account.liveApi!);
@@ -424,11 +424,11 @@ test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees
             await toNextMonth(op.minutes);
             break;
           case 'job':
-            must(await con.post(`/console/v1/jobs/${op.name}/run`), op.name);
+            must(await con.post(`/admin/v1/jobs/${op.name}/run`), op.name);
             break;
           case 'auto_top_up':
-            if (op.threshold === null) must(await account.console.delete(`/console/v1/accounts/${accountId}/auto_top_up`), 'auto top-up off');
-            else must(await account.console.put(`/console/v1/accounts/${accountId}/auto_top_up`, { threshold_cents: op.threshold, amount_cents: op.amount }), 'auto top-up');
+            if (op.threshold === null) must(await account.admin.delete(`/admin/v1/accounts/${accountId}/auto_top_up`), 'auto top-up off');
+            else must(await account.admin.put(`/admin/v1/accounts/${accountId}/auto_top_up`, { threshold_cents: op.threshold, amount_cents: op.amount }), 'auto top-up');
             break;
           case 'rent':
             await rent(op, what, true);
@@ -447,7 +447,7 @@ test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees
                 else if (sub.kind === 'rent') await rent(sub, what, false);
                 else if (sub.kind === 'build') await build(sub, what, false);
                 else if (sub.kind === 'refund_build') await refundBuild(sub, what);
-                else must(await con.post('/console/v1/jobs/release_holds/run'), 'release_holds');
+                else must(await con.post('/admin/v1/jobs/release_holds/run'), 'release_holds');
                 return null;
               }),
             );
@@ -481,7 +481,7 @@ test.serial('property: random top-ups, calls, refunds, rent, hosting, build fees
 
 test.serial('the ledger refuses UPDATE and DELETE from any database client, and the lines stay as written', async (t) => {
   const account = await makeAccount(svc.url, { live: true });
-  const top = must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 50_000 }), 'top-up', 201);
+  const top = must(await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 50_000 }), 'top-up', 201);
   t.is(top.lines.length, 2, 'top-up and bonus lines');
   const [id] = top.lines.map((l: { id: string }) => l.id);
   const before = await ledgerSnapshot();
@@ -568,7 +568,7 @@ test.serial('property: start_call succeeds exactly when holdRefusal of the facts
   // Spend counts by UTC day: start at the beginning of a fresh day so no run straddles midnight.
   const now = svc.services.clock.now();
   const nextDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 1);
-  must(await consoleClient(svc.url).post('/console/v1/test_clock/advance', { seconds: Math.ceil((nextDay - now.getTime()) / 1000) }), 'advance');
+  must(await adminClient(svc.url).post('/admin/v1/test_clock/advance', { seconds: Math.ceil((nextDay - now.getTime()) / 1000) }), 'advance');
   const day = svc.services.clock.now().toISOString().slice(0, 10);
 
   const outcomes = new Map<string, number>();
@@ -594,12 +594,12 @@ test.serial('property: start_call succeeds exactly when holdRefusal of the facts
         const what = `step ${i} ${JSON.stringify(step)}`;
         switch (step.kind) {
           case 'top_up':
-            must(await account.console.post(`/console/v1/accounts/${accountId}/top_ups`, { amount_cents: step.amount }), what, 201);
+            must(await account.admin.post(`/admin/v1/accounts/${accountId}/top_ups`, { amount_cents: step.amount }), what, 201);
             balance += step.amount + topUpBonusCents(step.amount);
             break;
           case 'account_limits':
             must(
-              await account.console.patch(`/console/v1/accounts/${accountId}/limits`, {
+              await account.admin.patch(`/admin/v1/accounts/${accountId}/limits`, {
                 concurrent_calls: step.concurrent,
                 daily_spend_cap_cents: step.daily,
                 monthly_spend_cap_cents: step.monthly,
@@ -688,13 +688,13 @@ test.serial('property: start_call succeeds exactly when holdRefusal of the facts
         }
       }
       // The facts the test set are the facts the service has.
-      const live = must(await account.console.get(`/console/v1/accounts/${accountId}/balance?mode=live`), 'balance');
+      const live = must(await account.admin.get(`/admin/v1/accounts/${accountId}/balance?mode=live`), 'balance');
       assert.equal(live.balance_cents, balance, 'live balance');
       assert.equal(live.reserved_cents, sides.live.reserved, 'live reserved');
-      const test = must(await account.console.get(`/console/v1/accounts/${accountId}/balance?mode=test`), 'balance');
+      const test = must(await account.admin.get(`/admin/v1/accounts/${accountId}/balance?mode=test`), 'balance');
       assert.equal(test.reserved_cents, sides.test.reserved, 'test reserved');
       // Every refusal is in the activity log, with its reason, in order.
-      const activity = must(await account.console.get(`/console/v1/accounts/${accountId}/activity?limit=200`), 'activity');
+      const activity = must(await account.admin.get(`/admin/v1/accounts/${accountId}/activity?limit=200`), 'activity');
       const logged = activity.data.filter((a: { kind: string }) => a.kind === 'call_start_refused').map((a: { reason: string }) => a.reason).reverse();
       assert.deepEqual(logged, refusals, 'activity log of refusals');
       await assertInvariants(`admission steps on account ${accountId}`);
@@ -709,7 +709,7 @@ test.serial('property: start_call succeeds exactly when holdRefusal of the facts
 
 test.serial('start_call takes a hold only for a customer of the call’s own mode (test and live are separate worlds)', async (t) => {
   const account = await makeAccount(svc.url, { live: true });
-  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 5_000 }), 'top-up', 201);
+  must(await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 5_000 }), 'top-up', 201);
   const liveCustomer = (await makeCustomer(account.liveApi!)).id;
   const testCustomer = (await makeCustomer(account.api)).id;
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
@@ -735,10 +735,10 @@ test.serial('a top-up that clears the last readiness gate records customer.ready
   const account = await makeAccount(svc.url, { live: true });
   const live = account.liveApi!;
   const c = await makeCustomer(live);
-  await loadDncRegistries(account.console, 'US');
-  must(await account.console.post(`/console/v1/customers/${c.id}/script/certify`), 'certify script');
+  await loadDncRegistries(account.admin, 'US');
+  must(await account.admin.post(`/admin/v1/customers/${c.id}/script/certify`), 'certify script');
   must(await live.post(`/v1/customers/${c.id}/provisioning`, { steps: ['number'] }), 'provisioning', 202);
-  must(await account.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: `+1202${crypto.randomInt(1_000_000, 9_999_999)}` }), 'assign number');
+  must(await account.admin.post(`/admin/v1/customers/${c.id}/numbers`, { phone_number: `+1202${crypto.randomInt(1_000_000, 9_999_999)}` }), 'assign number');
   const link = must(await live.post(`/v1/customers/${c.id}/onboarding_link`), 'onboarding link', 201);
   const accepted = await call(svc.url, 'POST', new URL(link.url).pathname, {
     rawBody: new URLSearchParams({ accepted_by: 'Jane Doe', agree: 'yes' }).toString(),
@@ -748,9 +748,9 @@ test.serial('a top-up that clears the last readiness gate records customer.ready
   const blockers = must(await live.get(`/v1/customers/${c.id}/readiness`), 'readiness').blockers.map((b: { code: string }) => b.code);
   t.deepEqual(blockers, ['insufficient_balance'], 'money is the only gate left');
 
-  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 2_500 }), 'top-up', 201);
+  must(await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 2_500 }), 'top-up', 201);
   t.true(must(await live.get(`/v1/customers/${c.id}/readiness`), 'readiness').ready_for_live_calls);
-  const events = must(await account.console.get(`/console/v1/accounts/${account.id}/events?type=customer.ready`), 'events');
+  const events = must(await account.admin.get(`/admin/v1/accounts/${account.id}/events?type=customer.ready`), 'events');
   t.is(events.data.length, 1, 'customer.ready recorded by the top-up');
   t.is(must(await live.get(`/v1/customers/${c.id}`), 'customer').status, 'active');
 });
@@ -763,7 +763,7 @@ test.serial('a call end that takes the spendable balance back over one call make
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   const c = await makeCustomer(account.liveApi!);
   await takeLiveAfterTopUp(account, c.id, 3_000);
-  const readyEvents = async () => must(await account.console.get(`/console/v1/accounts/${accountId}/events?type=customer.ready`), 'events').data.length;
+  const readyEvents = async () => must(await account.admin.get(`/admin/v1/accounts/${accountId}/events?type=customer.ready`), 'events').data.length;
   const isReady = async () => must(await account.liveApi!.get(`/v1/customers/${c.id}/readiness`), 'readiness').ready_for_live_calls;
   const available = async () => (await db.query(`SELECT balance_cents - reserved_cents AS a FROM account_money WHERE account_id = $1 AND mode = 'live'`, [accountId])).rows[0].a;
   t.true(await isReady());
@@ -778,7 +778,7 @@ test.serial('a call end that takes the spendable balance back over one call make
   await start('c7');
   t.is(await available(), 200);
   t.false(await isReady(), 'under one call: not ready');
-  must(await account.console.post(`/console/v1/accounts/${accountId}/refunds`, { amount_cents: 150 }), 'refund', 201);
+  must(await account.admin.post(`/admin/v1/accounts/${accountId}/refunds`, { amount_cents: 150 }), 'refund', 201);
   t.is(await available(), 350);
   t.false(await isReady());
 
@@ -791,7 +791,7 @@ test.serial('a call end that takes the spendable balance back over one call make
 });
 
 async function takeLiveAfterTopUp(account: Awaited<ReturnType<typeof makeAccount>>, customerId: string, cents: number) {
-  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: cents }), 'top-up', 201);
+  must(await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: cents }), 'top-up', 201);
   await takeLive(account, customerId);
 }
 
@@ -834,7 +834,7 @@ test.serial('property: concurrent settlements on separate connections spend bonu
   const { readinessFollowsMoney } = await import('../../actors/customer/readiness-check.ts');
   const { expireBonuses, releaseExpiredHolds } = await import('../../money/jobs.ts');
   const money = createMoneyWriter(readinessFollowsMoney, wall);
-  const con = consoleClient(svc.url);
+  const con = adminClient(svc.url);
   const ask = svc.services.accounts.ask.bind(svc.services.accounts);
   // The call path's own pool shape: one connection per concurrent settlement.
   const conns = new pg.Pool({ connectionString: svc.databaseUrl, max: 10 });
@@ -844,15 +844,15 @@ test.serial('property: concurrent settlements on separate connections spend bonu
     await fc.assert(
       fc.asyncProperty(fc.array(settleOpArb, { minLength: 8, maxLength: 30 }), async (ops) => {
         const account = await makeAccount(svc.url, { live: true });
-        must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 50_000 }), 'first top-up', 201);
-        must(await account.console.patch(`/console/v1/accounts/${account.id}/limits`, { concurrent_calls: 40 }), 'limits');
+        must(await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 50_000 }), 'first top-up', 201);
+        must(await account.admin.patch(`/admin/v1/accounts/${account.id}/limits`, { concurrent_calls: 40 }), 'limits');
         const customer = (await makeCustomer(account.liveApi!)).id;
         const open: string[] = [];
         for (const [i, op] of ops.entries()) {
           const what = `op ${i} ${JSON.stringify(op)}`;
           switch (op.kind) {
             case 'top_up':
-              must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: op.amount }), 'top-up', 201);
+              must(await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: op.amount }), 'top-up', 201);
               break;
             case 'start':
               for (let k = 0; k < op.n; k++) {
@@ -891,7 +891,7 @@ test.serial('property: concurrent settlements on separate connections spend bonu
               await toNextMonth(0);
               break;
             case 'expire_bonuses':
-              must(await con.post('/console/v1/jobs/expire_bonuses/run'), 'expire_bonuses');
+              must(await con.post('/admin/v1/jobs/expire_bonuses/run'), 'expire_bonuses');
               break;
           }
           await assertInvariants(what);
@@ -920,7 +920,7 @@ test.serial('a top-up wakes the requests waiting on money at once, not at their 
   let waiting = must(await live.get(`/v1/calls/${r.id}`), 'get');
   t.like(waiting, { status: 'queued', waiting_reason: 'insufficient_balance' });
   t.true(new Date(waiting.next_attempt_at).getTime() > now + 5 * 60_000, 'the money retry is minutes away');
-  must(await account.console.post(`/console/v1/accounts/${account.id}/top_ups`, { amount_cents: 2_500 }), 'top-up', 201);
+  must(await account.admin.post(`/admin/v1/accounts/${account.id}/top_ups`, { amount_cents: 2_500 }), 'top-up', 201);
   waiting = must(await live.get(`/v1/calls/${r.id}`), 'get');
   t.true(waiting.status !== 'queued' || new Date(waiting.next_attempt_at).getTime() < now + 60_000, 'woken by the top-up');
   for (let i = 0; i < 6; i++) await ask(account.id, { type: 'end_call', reference: `busy-${i}`, durationSeconds: 0 });

@@ -25,12 +25,12 @@ type Live = TestAccount & { liveApi: Client };
 async function liveAccount(): Promise<Live> {
   return (await makeAccount(svc.url, { live: true })) as Live;
 }
-const topUp = (a: TestAccount, amount_cents: number) => a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents });
+const topUp = (a: TestAccount, amount_cents: number) => a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents });
 const hold = (a: TestAccount, customer_id: string, reference: string, mode = 'live') =>
-  a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode, customer_id, reference });
+  a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode, customer_id, reference });
 const end = (a: TestAccount, reference: string, duration_seconds: number) =>
-  a.console.post(`/console/v1/accounts/${a.id}/holds/${encodeURIComponent(reference)}/end`, { duration_seconds });
-const events = async (a: TestAccount, type: string) => (await a.console.get(`/console/v1/accounts/${a.id}/events?type=${type}`)).body.data;
+  a.admin.post(`/admin/v1/accounts/${a.id}/holds/${encodeURIComponent(reference)}/end`, { duration_seconds });
+const events = async (a: TestAccount, type: string) => (await a.admin.get(`/admin/v1/accounts/${a.id}/events?type=${type}`)).body.data;
 
 test('a new live account: zero balance, stage zero, the rate card and tiers', async (t) => {
   const a = await liveAccount();
@@ -173,7 +173,7 @@ test('test mode: calls are priced into the ledger with applied:false and never m
 test('200 concurrent call starts against money for exactly 7 holds: exactly 7 succeed, never below zero', async (t) => {
   const a = await liveAccount();
   await topUp(a, 2_800); // 7 × 400
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 500 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 500 });
   const customers = [await makeCustomer(a.liveApi), await makeCustomer(a.liveApi)];
   const results = await Promise.all(
     Array.from({ length: 200 }, (_, i) => hold(a, customers[i % 2].id, `race-${i}`)),
@@ -190,14 +190,14 @@ test('200 concurrent call starts against money for exactly 7 holds: exactly 7 su
   t.is(after.body.balance_cents, sum, 'the ledger sums to the balance');
   t.is(after.body.reserved_cents, 0);
   t.is(sum, 2_800 - 20 * (1 + 2 + 3 + 4 + 5 + 6 + 7));
-  const activity = await a.console.get(`/console/v1/accounts/${a.id}/activity?limit=200`);
+  const activity = await a.admin.get(`/admin/v1/accounts/${a.id}/activity?limit=200`);
   t.is(activity.body.data.filter((x: any) => x.kind === 'call_start_refused' && x.reason === 'insufficient_balance').length, 193);
 });
 
 test('concurrency: the account ceiling and the customer ceiling refuse with concurrency_limit', async (t) => {
   const a = await liveAccount();
   await topUp(a, 100_000);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 3 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 3 });
   const c1 = await makeCustomer(a.liveApi);
   const c2 = await makeCustomer(a.liveApi);
   await a.liveApi.patch(`/v1/customers/${c1.id}/limits`, { max_concurrent_calls: 1 });
@@ -230,13 +230,13 @@ test('spend caps: account and customer, daily and monthly, counting running hold
   t.is((await hold(a, c.id, 'm1')).body.reason, 'customer_spend_cap_monthly', '240 + 400 > 500');
   await a.liveApi.patch(`/v1/customers/${c.id}/limits`, { monthly_spend_cap_cents: null });
 
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { daily_spend_cap_cents: 600 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { daily_spend_cap_cents: 600 });
   t.is((await hold(a, c.id, 'a1')).body.reason, 'spend_cap_daily');
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { daily_spend_cap_cents: null, monthly_spend_cap_cents: 600 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { daily_spend_cap_cents: null, monthly_spend_cap_cents: 600 });
   t.is((await hold(a, c.id, 'a2')).body.reason, 'spend_cap_monthly');
   const b = await a.liveApi.get('/v1/balance');
   t.like(b.body.spend, { today_cents: 240, month_cents: 240, daily_cap_cents: null, monthly_cap_cents: 600 });
-  const reasons = (await a.console.get(`/console/v1/accounts/${a.id}/activity`)).body.data.map((x: any) => x.reason);
+  const reasons = (await a.admin.get(`/admin/v1/accounts/${a.id}/activity`)).body.data.map((x: any) => x.reason);
   for (const r of ['customer_spend_cap_daily', 'customer_spend_cap_monthly', 'spend_cap_daily', 'spend_cap_monthly']) t.true(reasons.includes(r), r);
 });
 
@@ -244,7 +244,7 @@ test('low balance: 25 %, 10 % and zero of the last top-up each record balance.lo
   const a = await liveAccount();
   await topUp(a, 4_000);
   const c = await makeCustomer(a.liveApi);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
   const stages: string[] = [];
   // Holds of 400 move the spendable balance: 4000 → 3600 … each crossing recorded once.
   for (let i = 0; i < 10; i++) {
@@ -266,7 +266,7 @@ test('low balance: 25 %, 10 % and zero of the last top-up each record balance.lo
 test('automatic top-up charges the card when a charge leaves less than the threshold', async (t) => {
   const a = await liveAccount();
   await topUp(a, 3_000);
-  const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 2_500, amount_cents: 5_000 });
+  const set = await a.admin.put(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 2_500, amount_cents: 5_000 });
   t.is(set.status, 200, set.text);
   t.deepEqual(set.body.auto_top_up, { threshold_cents: 2_500, amount_cents: 5_000 });
   const c = await makeCustomer(a.liveApi);
@@ -280,19 +280,19 @@ test('automatic top-up charges the card when a charge leaves less than the thres
   const auto = (await a.liveApi.get('/v1/usage')).body.data.find((l: any) => l.type === 'top_up' && l.description.includes('Automatic'));
   t.truthy(auto);
   t.is(auto.amount_cents, 5_000);
-  t.is((await a.console.delete(`/console/v1/accounts/${a.id}/auto_top_up`)).body.auto_top_up, null);
+  t.is((await a.admin.delete(`/admin/v1/accounts/${a.id}/auto_top_up`)).body.auto_top_up, null);
 });
 
 test('refunds are their own positive line, optionally attributed to a customer', async (t) => {
   const a = await liveAccount();
   await topUp(a, 2_500);
   const c = await makeCustomer(a.liveApi);
-  const r = await a.console.post(`/console/v1/accounts/${a.id}/refunds`, { amount_cents: 35_000, customer_id: c.id, reference: 'site-123', description: 'Website build never delivered' });
+  const r = await a.admin.post(`/admin/v1/accounts/${a.id}/refunds`, { amount_cents: 35_000, customer_id: c.id, reference: 'site-123', description: 'Website build never delivered' });
   t.is(r.status, 201, r.text);
   t.like(r.body.line, { type: 'refund', amount_cents: 35_000, customer_id: c.id, reference: 'site-123', balance_after_cents: 37_500 });
   const other = await makeCustomer((await liveAccount()).liveApi);
-  t.is((await a.console.post(`/console/v1/accounts/${a.id}/refunds`, { amount_cents: 1, customer_id: other.id })).body.error.code, 'customer_not_found');
-  t.is((await a.console.post(`/console/v1/accounts/${a.id}/refunds`, { amount_cents: 0 })).body.error.code, 'invalid_parameter');
+  t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/refunds`, { amount_cents: 1, customer_id: other.id })).body.error.code, 'customer_not_found');
+  t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/refunds`, { amount_cents: 0 })).body.error.code, 'invalid_parameter');
 });
 
 test.serial('a hold never reported back is released after 30 minutes; a late end is billed once on its own line', async (t) => {
@@ -300,13 +300,13 @@ test.serial('a hold never reported back is released after 30 minutes; a late end
   await topUp(a, 10_000);
   const c = await makeCustomer(a.liveApi);
   await hold(a, c.id, 'lost-call');
-  await a.console.post('/console/v1/jobs/release_holds/run');
+  await a.admin.post('/admin/v1/jobs/release_holds/run');
   t.is((await a.liveApi.get('/v1/balance')).body.reserved_cents, 400, 'not yet');
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 30 * 60 });
-  const run = await a.console.post('/console/v1/jobs/release_holds/run');
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 30 * 60 });
+  const run = await a.admin.post('/admin/v1/jobs/release_holds/run');
   t.true(run.body.processed >= 1);
   t.like((await a.liveApi.get('/v1/balance')).body, { reserved_cents: 0, balance_cents: 10_000 });
-  const act = (await a.console.get(`/console/v1/accounts/${a.id}/activity`)).body.data;
+  const act = (await a.admin.get(`/admin/v1/accounts/${a.id}/activity`)).body.data;
   t.true(act.some((x: any) => x.kind === 'hold_released' && x.reference === 'lost-call'));
   const late = await end(a, 'lost-call', 90);
   t.like(late.body, { outcome: 'late', charged_cents: 40 });
@@ -319,12 +319,12 @@ test.serial('a hold never reported back is released after 30 minutes; a late end
 test.serial('an end report racing the release resolves the hold exactly once', async (t) => {
   const a = await liveAccount();
   await topUp(a, 100_000);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
   const c = await makeCustomer(a.liveApi);
   for (let i = 0; i < 30; i++) await hold(a, c.id, `race-end-${i}`);
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 30 * 60 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 30 * 60 });
   const [, ...ends] = await Promise.all([
-    a.console.post('/console/v1/jobs/release_holds/run'),
+    a.admin.post('/admin/v1/jobs/release_holds/run'),
     ...Array.from({ length: 30 }, (_, i) => end(a, `race-end-${i}`, 60)),
   ]);
   t.true(ends.every((r) => r.body.outcome === 'settled' || r.body.outcome === 'late'));
@@ -341,11 +341,11 @@ test.serial('an end report racing the release resolves the hold exactly once', a
 
 /** A live customer made ready the way a reseller and its customer would: certified, numbered, terms accepted. */
 async function takenLive(a: Live, externalRef: string, phone: string) {
-  await loadDncRegistries(a.console, 'US');
-  await a.console.post('/console/v1/languages/en-US/certify');
+  await loadDncRegistries(a.admin, 'US');
+  await a.admin.post('/admin/v1/languages/en-US/certify');
   const c = await makeCustomer(a.liveApi, { external_ref: externalRef });
-  await a.console.post(`/console/v1/customers/${c.id}/script/certify`);
-  await a.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: phone });
+  await a.admin.post(`/admin/v1/customers/${c.id}/script/certify`);
+  await a.admin.post(`/admin/v1/customers/${c.id}/numbers`, { phone_number: phone });
   const link = await a.liveApi.post(`/v1/customers/${c.id}/onboarding_link`);
   await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ accepted_by: 'Ann', agree: 'yes' }) });
   return c;
@@ -355,23 +355,23 @@ test.serial('monthly minimum: once per live customer taken live before the month
   const a = await liveAccount();
   await topUp(a, 10_000);
   // A ready live customer (taken live) with a little spend, and one never taken live.
-  const con = a.console;
+  const con = a.admin;
   const ready = await takenLive(a, 'min-ready', '+12025550111');
   const idle = await makeCustomer(a.liveApi, { external_ref: 'min-idle' });
   t.true((await a.liveApi.get('/v1/customers/min-ready/readiness')).body.ready_for_live_calls);
 
   // Its first month never counts: move into the next month, spend 60, then close that month.
-  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await con.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 12);
-  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((nextMonth - now.getTime()) / 1000) });
-  t.is((await con.post('/console/v1/jobs/close_month/run')).body.processed, 0, 'the month it went live does not count');
+  await con.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((nextMonth - now.getTime()) / 1000) });
+  t.is((await con.post('/admin/v1/jobs/close_month/run')).body.processed, 0, 'the month it went live does not count');
   await hold(a, ready.id, 'min-call');
   await end(a, 'min-call', 180); // 60 cents
   const after = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1, 12));
-  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((after.getTime() - nextMonth) / 1000) });
-  const [first, second] = await Promise.all([con.post('/console/v1/jobs/close_month/run'), con.post('/console/v1/jobs/close_month/run')]);
+  await con.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((after.getTime() - nextMonth) / 1000) });
+  const [first, second] = await Promise.all([con.post('/admin/v1/jobs/close_month/run'), con.post('/admin/v1/jobs/close_month/run')]);
   t.is(first.body.processed + second.body.processed, 1);
-  t.is((await con.post('/console/v1/jobs/close_month/run')).body.processed, 0);
+  t.is((await con.post('/admin/v1/jobs/close_month/run')).body.processed, 0);
   const lines = (await a.liveApi.get('/v1/usage?customer_id=min-ready')).body.data.filter((l: any) => l.type === 'minimum');
   t.is(lines.length, 1);
   t.like(lines[0], { amount_cents: -940, cause: 'monthly_minimum', customer_id: ready.id });
@@ -382,16 +382,16 @@ test.serial('monthly minimum: once per live customer taken live before the month
 test.serial('monthly minimum: a service that did not run the job for months charges every month it missed, once', async (t) => {
   const a = await liveAccount();
   await topUp(a, 10_000);
-  const con = a.console;
+  const con = a.admin;
   await takenLive(a, 'min-away', '+12025550112');
   t.true((await a.liveApi.get('/v1/customers/min-away/readiness')).body.ready_for_live_calls);
   // Five month turns pass with no run of the job (the service was down): four months are owed,
   // the fifth (the month it went live) is free.
-  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await con.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   const later = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 5, 2, 12);
-  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((later - now.getTime()) / 1000) });
-  await con.post('/console/v1/jobs/close_month/run');
-  await con.post('/console/v1/jobs/close_month/run');
+  await con.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((later - now.getTime()) / 1000) });
+  await con.post('/admin/v1/jobs/close_month/run');
+  await con.post('/admin/v1/jobs/close_month/run');
   const minimums = async () => (await a.liveApi.get('/v1/usage?customer_id=min-away')).body.data.filter((l: any) => l.type === 'minimum');
   const lines = await minimums();
   const ref = (i: number) => `minimum:${new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + i, 1)).toISOString().slice(0, 7)}`;
@@ -399,8 +399,8 @@ test.serial('monthly minimum: a service that did not run the job for months char
   t.true(lines.every((l: any) => l.amount_cents === -1_000));
   // The next month turn adds exactly that month.
   const oneMore = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 6, 2, 12);
-  await con.post('/console/v1/test_clock/advance', { seconds: Math.ceil((oneMore - later) / 1000) });
-  await con.post('/console/v1/jobs/close_month/run');
+  await con.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((oneMore - later) / 1000) });
+  await con.post('/admin/v1/jobs/close_month/run');
   t.deepEqual((await minimums()).map((l: any) => l.reference).sort(), [ref(1), ref(2), ref(3), ref(4), ref(5)]);
 });
 
@@ -408,7 +408,7 @@ test.serial('bonus credit left at expiry is written off by the job', async (t) =
   const a = await liveAccount();
   await topUp(a, 50_000); // +1,500 bonus
   wall.advance(366 * 86_400_000);
-  await a.console.post('/console/v1/jobs/expire_bonuses/run');
+  await a.admin.post('/admin/v1/jobs/expire_bonuses/run');
   const b = await a.liveApi.get('/v1/balance');
   t.like(b.body, { bonus_cents: 0, paid_cents: 50_000, balance_cents: 50_000, bonus_expires_at: null });
   const line = (await a.liveApi.get('/v1/usage')).body.data[0];
@@ -423,16 +423,16 @@ test.serial('a live bonus expires twelve months after the real date of its top-u
   };
   const a = await liveAccount();
   // The test clock first catches up with real time (other tests here move real time ahead).
-  const scheduleNow = new Date((await a.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const scheduleNow = new Date((await a.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   const lag = Math.ceil((wall.now().getTime() - scheduleNow.getTime()) / 1000);
-  if (lag > 0) await a.console.post('/console/v1/test_clock/advance', { seconds: lag });
+  if (lag > 0) await a.admin.post('/admin/v1/test_clock/advance', { seconds: lag });
   const before = wall.now();
   const r = await topUp(a, 50_000); // +1,500 bonus
   const after = wall.now();
   t.regex(r.body.lines[1].description, new RegExp(`expires ${twelveMonthsAfter(before).toISOString().slice(0, 10)}`));
   // Thirteen months on the test clock (396 days): neither the job nor a charge finds the bonus expired.
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 396 * 86_400 });
-  t.is((await a.console.post('/console/v1/jobs/expire_bonuses/run')).body.processed, 0);
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 396 * 86_400 });
+  t.is((await a.admin.post('/admin/v1/jobs/expire_bonuses/run')).body.processed, 0);
   const c = await makeCustomer(a.liveApi);
   t.true((await hold(a, c.id, 'bonus-after-test-clock')).body.ok);
   t.is((await end(a, 'bonus-after-test-clock', 600)).status, 200);
@@ -444,7 +444,7 @@ test.serial('a live bonus expires twelve months after the real date of its top-u
   t.false((await usage()).some((l: any) => l.type === 'bonus_expired'));
   // Real time past the twelve months: the job writes the bonus off.
   wall.setTo(new Date(expires + 1_000));
-  t.is((await a.console.post('/console/v1/jobs/expire_bonuses/run')).body.processed >= 1, true);
+  t.is((await a.admin.post('/admin/v1/jobs/expire_bonuses/run')).body.processed >= 1, true);
   t.like((await a.liveApi.get('/v1/balance')).body, { bonus_cents: 0, bonus_expires_at: null, paid_cents: 50_000, balance_cents: 50_000 });
   t.like((await usage())[0], { type: 'bonus_expired', amount_cents: -1_300 });
 });
@@ -458,7 +458,7 @@ test.serial('bonus expiry racing call ends: every end and every job run succeeds
       const a = await liveAccount();
       await topUp(a, 50_000); // +1,500 bonus
       await topUp(a, 60_000); // +1,800 bonus, a second grant
-      await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+      await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
       const c = await makeCustomer(a.liveApi);
       for (let i = 0; i < 10; i++) t.true((await hold(a, c.id, `race-${i}`)).body.ok);
       return a;
@@ -467,7 +467,7 @@ test.serial('bonus expiry racing call ends: every end and every job run succeeds
   wall.advance(366 * 86_400_000);
   const replies = await Promise.all([
     ...accounts.flatMap((a) => Array.from({ length: 10 }, (_, i) => end(a, `race-${i}`, 30))),
-    ...Array.from({ length: 6 }, () => accounts[0].console.post('/console/v1/jobs/expire_bonuses/run')),
+    ...Array.from({ length: 6 }, () => accounts[0].admin.post('/admin/v1/jobs/expire_bonuses/run')),
   ]);
   t.deepEqual([...new Set(replies.map((r) => r.status))], [200], JSON.stringify(replies.filter((r) => r.status !== 200).map((r) => r.body)));
   for (const a of accounts) {
@@ -491,19 +491,19 @@ test.serial('everything at once: starts, ends, top-ups, refunds, automatic top-u
     Array.from({ length: 3 }, async () => {
       const a = await liveAccount();
       await topUp(a, 60_000);
-      await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
-      await a.console.post(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 20_000, amount_cents: 10_000 });
+      await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+      await a.admin.post(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 20_000, amount_cents: 10_000 });
       return { a, customers: [await makeCustomer(a.liveApi), await makeCustomer(a.liveApi)], started: [] as string[] };
     }),
   );
-  const con = accounts[0].a.console;
+  const con = accounts[0].a.admin;
   // Just before the bonus credit of the first top-ups expires.
   // Bonus credit expires on real time, holds on the test clock: both move together here.
   const advance = (seconds: number) => {
     wall.advance(seconds * 1000);
-    return con.post('/console/v1/test_clock/advance', { seconds });
+    return con.post('/admin/v1/test_clock/advance', { seconds });
   };
-  const now = new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await con.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   await advance(365 * 86_400 - 600);
   t.log(`clock moved from ${now.toISOString()}`);
   let n = 0;
@@ -518,8 +518,8 @@ test.serial('everything at once: starts, ends, top-ups, refunds, automatic top-u
     }
     if (r < 0.7 && acc.started.length) return end(acc.a, pick(acc.started), Math.floor(random() * 1_300));
     if (r < 0.78) return topUp(acc.a, 2_500 + Math.floor(random() * 60_000));
-    if (r < 0.84) return acc.a.console.post(`/console/v1/accounts/${acc.a.id}/refunds`, { amount_cents: 1 + Math.floor(random() * 500), customer_id: pick(acc.customers).id });
-    if (r < 0.96) return con.post(`/console/v1/jobs/${pick(['release_holds', 'expire_bonuses', 'close_month'])}/run`);
+    if (r < 0.84) return acc.a.admin.post(`/admin/v1/accounts/${acc.a.id}/refunds`, { amount_cents: 1 + Math.floor(random() * 500), customer_id: pick(acc.customers).id });
+    if (r < 0.96) return con.post(`/admin/v1/jobs/${pick(['release_holds', 'expire_bonuses', 'close_month'])}/run`);
     return advance(pick([60, 300, 31 * 60]));
   };
   const failures: unknown[] = [];
@@ -585,7 +585,7 @@ test('a top-up that covers a call makes a waiting live customer ready: customer.
   // Ready in every way but money: readiness says insufficient_balance until the top-up.
   await topUp(a, 2_500);
   const c = await makeReadyCustomer(svc.url, a.liveApi);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 100 });
   for (let i = 0; i < 6; i++) await hold(a, c.id, `drain-${i}`); // 2,500 − 6 × 400 = 100 available
   t.deepEqual((await a.liveApi.get(`/v1/customers/${c.id}/readiness`)).body.blockers.map((b: any) => b.code), ['insufficient_balance']);
   const before = (await events(a, 'customer.ready')).length;

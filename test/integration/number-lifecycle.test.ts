@@ -2,7 +2,7 @@
  * A number's life on the test clock (issue 14): rent renewed each month, the early warning when
  * the live balance will not cover it, the countdown when it cannot be taken, a top-up that ends
  * the countdown, the release when it runs out; caller IDs, test mode and numbers the operator
- * assigned by hand. The jobs run only when a test asks (`/console/v1/jobs/<name>/run`), and every
+ * assigned by hand. The jobs run only when a test asks (`/admin/v1/jobs/<name>/run`), and every
  * test moves the one clock forward, so the tests run one at a time, each from a day of its own
  * later than the last test's, and place each step at noon UTC of a literal day: the spec's
  * rules (a month to the same day, the warning 3 days before, the release 14 days after) are
@@ -13,7 +13,7 @@ import test, { type ExecutionContext } from 'ava';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import { adminClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { clockDays } from '../helpers/clock-days.ts';
 import type { Client } from '../helpers/http.ts';
@@ -22,7 +22,7 @@ let svc: TestService;
 let con: Client;
 test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: '3600000' });
-  con = consoleClient(svc.url);
+  con = adminClient(svc.url);
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -39,14 +39,14 @@ const liveAccount = async (topUpCents = 0): Promise<Live> => {
 };
 
 async function topUp(a: TestAccount, amountCents: number) {
-  const r = await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: amountCents });
+  const r = await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: amountCents });
   if (r.status !== 201) throw new Error(`top-up failed: ${r.status} ${r.text}`);
   return r.body;
 }
 
 /** Runs a job once now; its count of what it did. */
 async function run(job: 'renew_numbers' | 'release_numbers'): Promise<number> {
-  const r = await con.post(`/console/v1/jobs/${job}/run`);
+  const r = await con.post(`/admin/v1/jobs/${job}/run`);
   if (r.status !== 200) throw new Error(`${job} failed: ${r.status} ${r.text}`);
   return r.body.processed;
 }
@@ -256,7 +256,7 @@ test.serial('a service away past a whole countdown still gives the full countdow
   await topUp(a, 2_500);
   const n = await rent(a.liveApi, c.id);
   t.is(n.renews_on, '2028-02-10');
-  await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'spend-1' });
+  await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'spend-1' });
   // 19 days late (2028 is a leap year): the countdown runs 14 days from then.
   await advanceTo('2028-02-29');
   await run('renew_numbers');
@@ -338,7 +338,7 @@ test.serial('a number the operator assigned on 31 January renews from a month af
   const a = await liveAccount(2_500);
   const c = await makeCustomer(a.liveApi);
   const phone = `+1202${crypto.randomInt(2_000_000, 9_999_999)}`;
-  const assigned = await a.console.post(`/console/v1/customers/${c.id}/numbers`, { phone_number: phone });
+  const assigned = await a.admin.post(`/admin/v1/customers/${c.id}/numbers`, { phone_number: phone });
   t.is(assigned.status, 200, assigned.text);
   t.true(assigned.body.checks.number_in_country);
   const [n] = (await a.liveApi.get(`/v1/customers/${c.id}/numbers`)).body.data;
@@ -421,10 +421,10 @@ test.serial('an automatic top-up during the countdown (set off by a call charge)
   t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'payment_due');
 
   // Below 2,000 after any charge: 2,500 is charged to the card. A one-minute call sets it off.
-  const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 2_000, amount_cents: 2_500 });
+  const set = await a.admin.put(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 2_000, amount_cents: 2_500 });
   t.is(set.status, 200, set.text);
-  t.true((await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'lifecycle-call' })).body.ok);
-  const ended = await a.console.post(`/console/v1/accounts/${a.id}/holds/lifecycle-call/end`, { duration_seconds: 60 });
+  t.true((await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'lifecycle-call' })).body.ok);
+  const ended = await a.admin.post(`/admin/v1/accounts/${a.id}/holds/lifecycle-call/end`, { duration_seconds: 60 });
   t.like(ended.body, { outcome: 'settled', charged_cents: 20 });
 
   t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2029-11-09', release_due_on: null });
@@ -444,7 +444,7 @@ test.serial('automatic top-up pays a renewal the balance cannot cover even when 
   t.is(await balanceOf(a.liveApi), 1_000);
   t.is(n.renews_on, '2030-01-01');
   // Threshold 500: a balance of 1,000 is above it, and still short of the 1,500 rent.
-  const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
+  const set = await a.admin.put(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
   t.true(set.status < 300, set.text);
   await advanceTo('2030-01-01');
   await run('renew_numbers');
@@ -461,7 +461,7 @@ test.serial('money held by a running call is not there for rent: 1,500 on the ba
   t.is(n.renews_on, '2030-03-14');
   t.is(await balanceOf(a.liveApi), 1_500, 'exactly one month of rent on the balance');
   // A call is running: its start held 400 cents (20 minutes at 20 cents).
-  t.true((await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'running-call' })).body.ok);
+  t.true((await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'running-call' })).body.ok);
   t.is((await a.liveApi.get('/v1/balance')).body.available_cents, 1_100);
   await advanceTo('2030-03-11');
   await run('renew_numbers');
@@ -479,12 +479,12 @@ test.serial('money that came back during the countdown (a running call ended, no
   const a = await liveAccount(3_000);
   const c = await makeCustomer(a.liveApi);
   const n = await rent(a.liveApi, c.id);
-  t.true((await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'long-call' })).body.ok);
+  t.true((await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'long-call' })).body.ok);
   await advanceTo('2030-05-05');
   await run('renew_numbers');
   t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due', release_due_on: '2030-05-19' });
   // The call ends without a charge: its 400 cents come back, and no top-up pays the rent.
-  t.like((await a.console.post(`/console/v1/accounts/${a.id}/holds/long-call/end`, { duration_seconds: 0 })).body, { charged_cents: 0 });
+  t.like((await a.admin.post(`/admin/v1/accounts/${a.id}/holds/long-call/end`, { duration_seconds: 0 })).body, { charged_cents: 0 });
   t.is((await a.liveApi.get('/v1/balance')).body.available_cents, 1_500);
   t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'payment_due' }, 'nothing paid it yet');
 

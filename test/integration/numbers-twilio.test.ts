@@ -39,7 +39,7 @@ test.after.always(async () => {
 type Live = TestAccount & { liveApi: Client };
 const liveAccount = async (topUpCents: number): Promise<Live> => {
   const a = (await makeAccount(svc.url, { live: true })) as Live;
-  const top = await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: topUpCents });
+  const top = await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: topUpCents });
   if (top.status !== 201) throw new Error(`top-up: ${top.text}`);
   return a;
 };
@@ -365,15 +365,15 @@ test.serial('a lost callback: once the verification expired, the job asks Twilio
   // A verification has 10 minutes (the spec's value).
   t.is(Date.parse(verified.verification.expires_at) - Date.parse(verified.created_at), 10 * 60_000);
   // Not expired yet, even a second before the 10 minutes end: the job leaves them alone and asks nothing.
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 10 * 60 - 2 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 10 * 60 - 2 });
   const early = requestsFrom();
-  t.like((await a.console.post('/console/v1/jobs/expire_caller_id_verifications/run')).body, { processed: 0 });
+  t.like((await a.admin.post('/admin/v1/jobs/expire_caller_id_verifications/run')).body, { processed: 0 });
   t.deepEqual(early(), []);
   t.is((await numberOf(a.liveApi, c.id, verified.id)).status, 'verifying');
 
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 3 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 3 });
   const seen = requestsFrom();
-  const run = await a.console.post('/console/v1/jobs/expire_caller_id_verifications/run');
+  const run = await a.admin.post('/admin/v1/jobs/expire_caller_id_verifications/run');
   t.is(run.status, 200, run.text);
   // Two of this test's (a failed test before it may have left one of its own).
   t.true(run.body.processed >= 2, String(run.body.processed));
@@ -519,9 +519,9 @@ test.serial('caller ID verifications: at most 20 started per account per UTC day
   t.regex(refused.body.error.message, /20 caller ID verifications today/);
   t.is(fake.numbers.validations.length, asked, 'Twilio was not asked to call');
   // The next UTC day counts afresh.
-  const now = new Date((await a.console.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
+  const now = new Date((await a.admin.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
   const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 0, 5);
-  t.is((await a.console.post('/console/v1/test_clock/advance', { seconds: Math.ceil((tomorrow - now.getTime()) / 1000) })).status, 200);
+  t.is((await a.admin.post('/admin/v1/test_clock/advance', { seconds: Math.ceil((tomorrow - now.getTime()) / 1000) })).status, 200);
   fake.numbers.nextValidation({ outcome: 'failed', delayMs: 60_000 });
   const next = await callerIdOrder(a.liveApi, c.id, '+12025550169');
   t.is(next.status, 201, next.text);

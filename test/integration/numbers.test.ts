@@ -22,7 +22,7 @@ test.after.always(async () => {
 type Live = TestAccount & { liveApi: Client };
 const liveAccount = async (topUpCents = 0): Promise<Live> => {
   const a = (await makeAccount(svc.url, { live: true })) as Live;
-  if (topUpCents) await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: topUpCents });
+  if (topUpCents) await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: topUpCents });
   return a;
 };
 
@@ -311,10 +311,10 @@ test('provisioning: a live customer whose balance cannot cover the rent sees the
   const p = (await a.liveApi.post(`/v1/customers/${c.id}/provisioning`, { steps: ['number'] })).body;
   t.like(p.steps.find((s: any) => s.step === 'number'), { done: false, waiting_on: 'reseller', blocker: 'insufficient_balance' });
   t.true(p.blockers.includes('insufficient_balance'));
-  await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 5_000 });
+  await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 5_000 });
   // The retry job tries again an hour after the last try.
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 3601 });
-  await a.console.post('/console/v1/jobs/retry_number_steps/run');
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 3601 });
+  await a.admin.post('/admin/v1/jobs/retry_number_steps/run');
   const after = (await a.liveApi.get(`/v1/customers/${c.id}/provisioning`)).body;
   t.like(after.steps.find((s: any) => s.step === 'number'), { done: true, blocker: null });
   await invariantsHold(t);

@@ -103,7 +103,7 @@ test.serial('an expired link shows a clear page and cannot be accepted', async (
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
   const link = await a.api.post(`/v1/customers/${c.id}/onboarding_link`);
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 30 * 86_400 + 1 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 30 * 86_400 + 1 });
   const page = await call(svc.url, 'GET', pathOf(link.body.url));
   t.is(page.status, 410);
   t.regex(page.text, /expired/);

@@ -9,7 +9,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { CONSOLE_TOKEN, startTestService, type TestService } from '../helpers/service.ts';
+import { ADMIN_TOKEN, startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { advanceToNext, dialUntilFinished } from '../helpers/calls.ts';
@@ -97,10 +97,10 @@ test.before(async () => {
   }
   account = await makeAccount(svc.url);
   // US calls wait until the US do-not-call registry is loaded (issue 20 §1).
-  await loadDncRegistries(account.console, 'US');
-  farKey = (await account.console.post(`/console/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'far', ip_allowlist: ['10.0.0.0/8'] })).body.secret;
+  await loadDncRegistries(account.admin, 'US');
+  farKey = (await account.admin.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'far', ip_allowlist: ['10.0.0.0/8'] })).body.secret;
   const throttled = await makeAccount(svc.url);
-  await throttled.console.patch(`/console/v1/accounts/${throttled.id}/limits`, { requests_per_minute: 1, burst: 1 });
+  await throttled.admin.patch(`/admin/v1/accounts/${throttled.id}/limits`, { requests_per_minute: 1, burst: 1 });
   throttledKey = throttled.testKey;
   // A Tuesday, 15:00 UTC: 10:00 in New York, inside every US calling window.
   await advanceToNext(account, 2, 15);
@@ -228,9 +228,9 @@ test.serial('request body examples: each is accepted as it stands (on a customer
   const id = (example('createCustomer') as { external_ref: string }).external_ref;
   t.is(created.body.external_ref, id);
   // Ready for calls: language and script certified (console), a number, the terms accepted.
-  await account.console.post(`/console/v1/languages/${created.body.coverage.calling_language}/certify`);
+  await account.admin.post(`/admin/v1/languages/${created.body.coverage.calling_language}/certify`);
   await expectAnswer(t, 'requestProvisioning', { key, params: { id }, body: example('requestProvisioning') }, 202);
-  await account.console.post(`/console/v1/customers/${created.body.id}/script/certify`);
+  await account.admin.post(`/admin/v1/customers/${created.body.id}/script/certify`);
   const link = await expectAnswer(t, 'createOnboardingLink', { key, params: { id }, body: example('createOnboardingLink') }, 201);
   await call(svc.url, 'POST', new URL(link.body.url).pathname, {
     rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
@@ -464,7 +464,7 @@ test.serial('websites: order, build, publish, revision, domain, cancel; 402 with
   await expectAnswer(t, 'orderWebsite', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
   await expectAnswer(t, 'publishWebsite', { key, params: { id, build_id: buildId }, body: {} }, 409, 'website_not_ready');
   await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: { brief: 'Later.' } }, 409, 'website_not_ready');
-  await call(svc.url, 'POST', '/console/v1/website_builder/run', { key: CONSOLE_TOKEN });
+  await call(svc.url, 'POST', '/admin/v1/website_builder/run', { key: ADMIN_TOKEN });
   await expectAnswer(t, 'listWebsites', { key, params: { id } }, 200);
   await expectAnswer(t, 'listWebsites', { key, params: { id }, query: { starting_after: 'nothing' } }, 400, 'invalid_cursor');
   await expectAnswer(t, 'listWebsites', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
@@ -475,7 +475,7 @@ test.serial('websites: order, build, publish, revision, domain, cancel; 402 with
   await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: exampleOf(operations.get('reviseWebsite')!) }, 200);
   await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: {} }, 400, 'parameter_missing');
   await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: 'nothing' }, body: { brief: 'x' } }, 404, 'website_not_found');
-  await call(svc.url, 'POST', '/console/v1/website_builder/run', { key: CONSOLE_TOKEN });
+  await call(svc.url, 'POST', '/admin/v1/website_builder/run', { key: ADMIN_TOKEN });
   await expectAnswer(t, 'reviseWebsite', { key, params: { id, build_id: buildId }, body: { brief: 'Again.' } }, 409, 'revision_limit_reached');
   // A test site takes only names reserved for testing.
   await expectAnswer(t, 'setWebsiteDomain', { key, params: { id, build_id: buildId }, body: exampleOf(operations.get('setWebsiteDomain')!) }, 400, 'test_mode_domain');
@@ -495,9 +495,9 @@ test.serial('websites: order, build, publish, revision, domain, cancel; 402 with
   const customer = await makeCustomer(live.liveApi!);
   await expectAnswer(t, 'orderWebsite', { key: live.liveKey!, params: { id: customer.id }, body: { brief: 'A practice.' } }, 402, 'insufficient_balance');
   // Money for the build and none for hosting: publishing is 402.
-  await call(svc.url, 'POST', `/console/v1/accounts/${live.id}/top_ups`, { key: CONSOLE_TOKEN, body: { amount_cents: 35_000 } });
+  await call(svc.url, 'POST', `/admin/v1/accounts/${live.id}/top_ups`, { key: ADMIN_TOKEN, body: { amount_cents: 35_000 } });
   const paid = await expectAnswer(t, 'orderWebsite', { key: live.liveKey!, params: { id: customer.id }, body: exampleOf(operations.get('orderWebsite')!) }, 202);
-  await call(svc.url, 'POST', '/console/v1/website_builder/run', { key: CONSOLE_TOKEN });
+  await call(svc.url, 'POST', '/admin/v1/website_builder/run', { key: ADMIN_TOKEN });
   await expectAnswer(t, 'publishWebsite', { key: live.liveKey!, params: { id: customer.id, build_id: paid.body.id }, body: {} }, 402, 'insufficient_balance');
 });
 

@@ -28,7 +28,7 @@ async function clearOfMinuteEdge(): Promise<void> {
 /** Twelve requests of one account, alternating between the two processes. */
 async function alternate(a: TestService, b: TestService) {
   const account = await makeAccount(a.url);
-  await account.console.patch(`/console/v1/accounts/${account.id}/limits`, { requests_per_minute: 10, burst: 1_000 });
+  await account.admin.patch(`/admin/v1/accounts/${account.id}/limits`, { requests_per_minute: 10, burst: 1_000 });
   await clearOfMinuteEdge();
   const replies = [];
   for (let i = 0; i < 12; i++) replies.push(await client((i % 2 ? b : a).url, account.testKey).get('/v1/me'));
@@ -56,7 +56,7 @@ test.serial('memory store: each process counts its own share (the documented sin
 
 test.serial('the purge job forgets ended windows, not the current one', async (t) => {
   const [a] = await twoProcesses('postgres');
-  const con = (await makeAccount(a.url)).console;
+  const con = (await makeAccount(a.url)).admin;
   const { default: pg } = await import('pg');
   const db = new pg.Client({ connectionString: a.databaseUrl });
   await db.connect();
@@ -64,7 +64,7 @@ test.serial('the purge job forgets ended windows, not the current one', async (t
     await db.query(
       `INSERT INTO rate_limit_windows (key, window_start, count) VALUES ('m:old', now() - interval '1 hour', 3), ('m:now', date_trunc('minute', now()), 2)`,
     );
-    const run = await con.post('/console/v1/jobs/purge_rate_limit_windows/run');
+    const run = await con.post('/admin/v1/jobs/purge_rate_limit_windows/run');
     t.is(run.status, 200);
     t.is(run.body.processed, 1);
     const left = (await db.query(`SELECT key FROM rate_limit_windows WHERE key LIKE 'm:%' AND length(key) < 6 ORDER BY key`)).rows.map((r) => r.key);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
-import { makeAccount, makeCustomer, consoleClient } from '../helpers/factories.ts';
+import { makeAccount, makeCustomer, adminClient } from '../helpers/factories.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -90,7 +90,7 @@ test('an action is a request a program can make: following two of them clears on
 
 test('a test customer reads the test balance, like a test key: live money makes live customers ready, not test ones', async (t) => {
   const a = await makeAccount(svc.url, { live: true });
-  const topUp = await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 10_000 });
+  const topUp = await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 10_000 });
   t.is(topUp.status, 201, topUp.text);
   const testCustomer = await makeCustomer(a.api);
   const liveCustomer = await makeCustomer(a.liveApi!);
@@ -124,13 +124,13 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
     'script_uncertified',
     'customer_not_attested',
   ]);
-  const topUp = await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 2500 });
+  const topUp = await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 2500 });
   t.is(topUp.status, 201, topUp.text);
   t.false(codes(await live.get('/v1/customers/nl-1/readiness')).includes('insufficient_balance'));
 
-  const con = consoleClient(svc.url);
-  await con.post('/console/v1/languages/nl-NL/certify');
-  await con.post(`/console/v1/customers/${c.id}/script/certify`);
+  const con = adminClient(svc.url);
+  await con.post('/admin/v1/languages/nl-NL/certify');
+  await con.post(`/admin/v1/customers/${c.id}/script/certify`);
   // Nothing asked for yet: the number waits on the reseller's request, not on the service.
   const unasked = await live.get('/v1/customers/nl-1/provisioning');
   t.like(unasked.body, { state: 'awaiting_number', waiting_on: 'reseller', ready: false });
@@ -152,7 +152,7 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
   await live.post('/v1/customers/nl-1/onboarding_link');
   t.like((await live.get('/v1/customers/nl-1/provisioning')).body, { state: 'awaiting_customer', waiting_on: 'customer', ready: false });
 
-  let events = await con.get(`/console/v1/accounts/${a.id}/events?type=customer.ready`);
+  let events = await con.get(`/admin/v1/accounts/${a.id}/events?type=customer.ready`);
   t.is(events.body.data.length, 0);
   await acceptTerms(live, c.id);
   const ready = await live.get('/v1/customers/nl-1/readiness');
@@ -163,28 +163,28 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
   t.like(p3.body, { state: 'ready', waiting_on: 'nobody', ready: true });
   t.is((await live.get('/v1/customers/nl-1')).body.status, 'active');
 
-  events = await con.get(`/console/v1/accounts/${a.id}/events?type=customer.ready`);
+  events = await con.get(`/admin/v1/accounts/${a.id}/events?type=customer.ready`);
   t.is(events.body.data.length, 1);
   t.is(events.body.data[0].mode, 'live');
   t.is(events.body.data[0].data.customer_id, c.id);
   t.true(events.body.data[0].data.ready_for_live_calls);
 
   // Re-certifying changes nothing and emits nothing.
-  await con.post(`/console/v1/customers/${c.id}/script/certify`);
-  events = await con.get(`/console/v1/accounts/${a.id}/events?type=customer.ready`);
+  await con.post(`/admin/v1/customers/${c.id}/script/certify`);
+  events = await con.get(`/admin/v1/accounts/${a.id}/events?type=customer.ready`);
   t.is(events.body.data.length, 1);
 
   // Running calls hold money: of the 1,000 left after the rent, two holds of 400 leave 200
   // available, under one call's reserve.
   for (let i = 0; i < 2; i++) {
-    const hold = await a.console.post(`/console/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: `call-${i}` });
+    const hold = await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: `call-${i}` });
     t.true(hold.body.ok, hold.text);
   }
   t.deepEqual(codes(await live.get('/v1/customers/nl-1/readiness')), ['insufficient_balance']);
   t.false((await live.get('/v1/customers/nl-1/provisioning')).body.ready);
 
   // Verification withdrawn after go-live blocks live calls again.
-  await con.post(`/console/v1/accounts/${a.id}/kyb`, { status: 'rejected' });
+  await con.post(`/admin/v1/accounts/${a.id}/kyb`, { status: 'rejected' });
   t.deepEqual(codes(await live.get('/v1/customers/nl-1/readiness')), ['kyb_incomplete', 'insufficient_balance']);
 });
 
@@ -209,12 +209,12 @@ test('test customers: provisioning a number completes at once with a fictional t
 
 test('a test customer: customer.ready follows ready_for_test_calls, while ready_for_live_calls stays false', async (t) => {
   const a = await makeAccount(svc.url);
-  const con = consoleClient(svc.url);
+  const con = adminClient(svc.url);
   const c = await makeCustomer(a.api, { country: 'ES' });
-  await con.post('/console/v1/languages/es-ES/certify');
+  await con.post('/admin/v1/languages/es-ES/certify');
   await a.api.post(`/v1/customers/${c.id}/provisioning`, { steps: ['number', 'script'] });
-  await con.post(`/console/v1/customers/${c.id}/script/certify`);
-  const readyEvents = async () => (await con.get(`/console/v1/accounts/${a.id}/events?type=customer.ready`)).body.data;
+  await con.post(`/admin/v1/customers/${c.id}/script/certify`);
+  const readyEvents = async () => (await con.get(`/admin/v1/accounts/${a.id}/events?type=customer.ready`)).body.data;
   const before = (await a.api.get(`/v1/customers/${c.id}/readiness`)).body;
   t.deepEqual(before.test_blockers.map((b: any) => b.code), ['customer_not_attested']);
   t.false(before.ready_for_test_calls);
@@ -243,7 +243,7 @@ test('a requested calendar step waits on the customer and blocks provisioning un
   const cal = r.body.steps.find((s: any) => s.step === 'calendar');
   t.deepEqual(cal, { step: 'calendar', done: false, waiting_on: 'customer', blocker: 'no_calendar_connected' });
   t.true(r.body.blockers.includes('no_calendar_connected'));
-  await consoleClient(svc.url).post(`/console/v1/customers/${c.id}/calendar/connect`);
+  await adminClient(svc.url).post(`/admin/v1/customers/${c.id}/calendar/connect`);
   const after = await a.api.get(`/v1/customers/${c.id}/provisioning`);
   t.false(after.body.blockers.includes('no_calendar_connected'));
   t.true(after.body.steps.find((s: any) => s.step === 'calendar').done);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
+import { startTestService, ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 import { call, client } from '../helpers/http.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
@@ -37,8 +37,8 @@ test.serial('a body nested deeper than 64 levels is 400 invalid_json on every ki
     ['POST', '/v1/calls', a.testKey],
     ['POST', `/v1/customers/${customerId}/sessions`, a.testKey],
     ['DELETE', `/v1/customers/${customerId}/sessions`, a.testKey],
-    ['POST', '/console/v1/accounts', CONSOLE_TOKEN],
-    ['PATCH', `/console/v1/accounts/${a.id}/limits`, CONSOLE_TOKEN],
+    ['POST', '/admin/v1/accounts', ADMIN_TOKEN],
+    ['PATCH', `/admin/v1/accounts/${a.id}/limits`, ADMIN_TOKEN],
   ];
   // Routes that take no key, and a path that is no route: the body is read before anything else answers.
   const withoutKey: [string, string][] = [
@@ -102,26 +102,26 @@ test.serial('integers beyond their column or beyond an exact JSON number are 400
   t.is(max.body.max_concurrent_calls, 2147483647);
   t.is(max.body.daily_spend_cap_cents, 1_000_000_000_000);
 
-  const con = client(svc.url, CONSOLE_TOKEN);
-  const consoleCases: [string, string, string, string][] = [
-    ['PATCH', `/console/v1/accounts/${a.id}/limits`, '{"concurrent_calls": 2147483648}', 'invalid_limit'],
-    ['PATCH', `/console/v1/accounts/${a.id}/limits`, '{"requests_per_minute": 9007199254740993}', 'invalid_limit'],
-    ['PATCH', `/console/v1/accounts/${a.id}/limits`, '{"max_customers": 2147483648}', 'invalid_limit'],
-    ['PATCH', `/console/v1/accounts/${a.id}/limits`, '{"daily_spend_cap_cents": 1e20}', 'invalid_limit'],
-    ['POST', `/console/v1/accounts/${a.id}/top_ups`, '{"amount_cents": 1e20}', 'invalid_parameter'],
-    ['POST', `/console/v1/accounts/${a.id}/top_ups`, '{"amount_cents": 9007199254740993}', 'invalid_parameter'],
-    ['POST', `/console/v1/accounts/${a.id}/refunds`, '{"amount_cents": 1e20}', 'invalid_parameter'],
-    ['PUT', `/console/v1/accounts/${a.id}/auto_top_up`, '{"threshold_cents": 1e20, "amount_cents": 5000}', 'invalid_parameter'],
-    ['PUT', `/console/v1/accounts/${a.id}/auto_top_up`, '{"threshold_cents": 0, "amount_cents": 9007199254740993}', 'invalid_parameter'],
-    ['POST', '/console/v1/test_clock/advance', '{"seconds": 1e20}', 'invalid_parameter'],
+  const con = client(svc.url, ADMIN_TOKEN);
+  const adminCases: [string, string, string, string][] = [
+    ['PATCH', `/admin/v1/accounts/${a.id}/limits`, '{"concurrent_calls": 2147483648}', 'invalid_limit'],
+    ['PATCH', `/admin/v1/accounts/${a.id}/limits`, '{"requests_per_minute": 9007199254740993}', 'invalid_limit'],
+    ['PATCH', `/admin/v1/accounts/${a.id}/limits`, '{"max_customers": 2147483648}', 'invalid_limit'],
+    ['PATCH', `/admin/v1/accounts/${a.id}/limits`, '{"daily_spend_cap_cents": 1e20}', 'invalid_limit'],
+    ['POST', `/admin/v1/accounts/${a.id}/top_ups`, '{"amount_cents": 1e20}', 'invalid_parameter'],
+    ['POST', `/admin/v1/accounts/${a.id}/top_ups`, '{"amount_cents": 9007199254740993}', 'invalid_parameter'],
+    ['POST', `/admin/v1/accounts/${a.id}/refunds`, '{"amount_cents": 1e20}', 'invalid_parameter'],
+    ['PUT', `/admin/v1/accounts/${a.id}/auto_top_up`, '{"threshold_cents": 1e20, "amount_cents": 5000}', 'invalid_parameter'],
+    ['PUT', `/admin/v1/accounts/${a.id}/auto_top_up`, '{"threshold_cents": 0, "amount_cents": 9007199254740993}', 'invalid_parameter'],
+    ['POST', '/admin/v1/test_clock/advance', '{"seconds": 1e20}', 'invalid_parameter'],
   ];
-  for (const [method, path, body, code] of consoleCases) {
-    const r = await call(svc.url, method, path, { key: CONSOLE_TOKEN, rawBody: body });
+  for (const [method, path, body, code] of adminCases) {
+    const r = await call(svc.url, method, path, { key: ADMIN_TOKEN, rawBody: body });
     t.is(r.status, 400, `${method} ${path} ${body}: ${r.text}`);
     t.is(r.body.error?.code, code, `${method} ${path} ${body}`);
   }
   // A top-up still says what it needs at least.
-  t.is((await con.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 100 })).body.error?.code, 'top_up_too_small');
+  t.is((await con.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 100 })).body.error?.code, 'top_up_too_small');
 
   // Query-string integers: refused, never clamped or rounded.
   for (const limit of ['1e20', '9007199254740993', '2147483648', '201']) {
@@ -133,7 +133,7 @@ test.serial('integers beyond their column or beyond an exact JSON number are 400
 });
 
 test.serial('two Host headers are 400 malformed_request before authentication; a URL over 8,192 characters is 414 uri_too_long', async (t) => {
-  for (const target of ['/v1/me', '/v1/customers', '/healthz', '/nowhere', `/console/v1/accounts/${a.id}`]) {
+  for (const target of ['/v1/me', '/v1/customers', '/healthz', '/nowhere', `/admin/v1/accounts/${a.id}`]) {
     const r = await rawRequest(svc.port, { method: 'GET', target, headers: { host: `127.0.0.1:${svc.port}`, Host: 'evil.example', authorization: `Bearer ${a.testKey}` } });
     t.is(r.status, 400, target);
     t.is(JSON.parse(r.body).error.code, 'malformed_request', target);
@@ -163,16 +163,16 @@ test.serial('fields that become mail headers refuse control characters: brand fi
   t.is(brand.body.email_from_name, null, 'nothing was stored');
   t.is((await a.api.patch('/v1/brand', { email_from_name: 'Northwind Calls — Ünïcode 📞', display_name: 'Northwind' })).status, 200);
 
-  const con = client(svc.url, CONSOLE_TOKEN);
-  const r = await con.post('/console/v1/accounts', { name: 'Agency\r\nBcc: all@example.com', country: 'US' });
+  const con = client(svc.url, ADMIN_TOKEN);
+  const r = await con.post('/admin/v1/accounts', { name: 'Agency\r\nBcc: all@example.com', country: 'US' });
   t.is(r.status, 400, r.text);
   t.is(r.body.error?.code, 'invalid_parameter');
   t.regex(r.body.error.message, /"name"/);
-  t.is((await con.post('/console/v1/accounts', { name: '   ', country: 'US' })).body.error?.code, 'parameter_missing', 'a blank name is still a missing one');
+  t.is((await con.post('/admin/v1/accounts', { name: '   ', country: 'US' })).body.error?.code, 'parameter_missing', 'a blank name is still a missing one');
 });
 
 test.serial('validation messages say what is wrong in words and name the field, never the validator keyword', async (t) => {
-  const con = client(svc.url, CONSOLE_TOKEN);
+  const con = client(svc.url, ADMIN_TOKEN);
   const cases: [Promise<{ status: number; body: any }>, string, RegExp][] = [
     [a.api.post('/v1/customers', { name: ' ' }), 'name_required', /^A customer needs a non-blank name\. "name" must not be blank\.$/],
     [a.api.patch(`/v1/customers/${customerId}/limits`, { monthly_spend_cap_cents: 'ten' }), 'invalid_limit', /"monthly_spend_cap_cents" must be a whole number or null\./],
@@ -187,8 +187,8 @@ test.serial('validation messages say what is wrong in words and name the field, 
     [a.api.get('/v1/customers?zz=1'), 'unknown_parameter', /^Query parameter "zz" is not a parameter this endpoint takes\.$/],
     [a.api.post('/v1/calls', { customer_id: customerId }), 'parameter_missing', /^"phone" is required\.$/],
     [a.api.post(`/v1/customers/${customerId}/provisioning`, { steps: ['number', 'number', 'number', 'number', 'number'] }), 'field_too_long', /"steps" must hold at most 4 items\./],
-    [con.get(`/console/v1/accounts/not-a-uuid`), 'invalid_parameter', /^Path parameter "id" must be an id in UUID form\.$/],
-    [con.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'staging', label: 'x' }), 'invalid_parameter', /^"mode" must be one of test, live\.$/],
+    [con.get(`/admin/v1/accounts/not-a-uuid`), 'invalid_parameter', /^Path parameter "id" must be an id in UUID form\.$/],
+    [con.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'staging', label: 'x' }), 'invalid_parameter', /^"mode" must be one of test, live\.$/],
     [a.api.post('/v1/customers', ['a']), 'invalid_parameter', /^The body must be an object\.$/],
   ];
   for (const [pending, code, message] of cases) {
@@ -202,11 +202,11 @@ test.serial('validation messages say what is wrong in words and name the field, 
 test.serial("found by the fuzzer: a console hold for another account's customer is 404 customer_not_found, not a 500", async (t) => {
   const other = await makeAccount(svc.url);
   const before = errorLines().length;
-  const r = await call(svc.url, 'POST', `/console/v1/accounts/${other.id}/holds`, { key: CONSOLE_TOKEN, body: { mode: 'test', customer_id: customerId, reference: 'ref-1' } });
+  const r = await call(svc.url, 'POST', `/admin/v1/accounts/${other.id}/holds`, { key: ADMIN_TOKEN, body: { mode: 'test', customer_id: customerId, reference: 'ref-1' } });
   t.is(r.status, 404, r.text);
   t.is(r.body.error?.code, 'customer_not_found');
-  const liveMode = await call(svc.url, 'POST', `/console/v1/accounts/${a.id}/holds`, { key: CONSOLE_TOKEN, body: { mode: 'live', customer_id: customerId, reference: 'ref-2' } });
+  const liveMode = await call(svc.url, 'POST', `/admin/v1/accounts/${a.id}/holds`, { key: ADMIN_TOKEN, body: { mode: 'live', customer_id: customerId, reference: 'ref-2' } });
   t.is(liveMode.body.error?.code, 'customer_not_found', 'a test customer is not found in live mode');
-  t.is((await call(svc.url, 'POST', `/console/v1/accounts/${a.id}/holds`, { key: CONSOLE_TOKEN, body: { mode: 'test', customer_id: customerId, reference: 'ref-3' } })).status, 200);
+  t.is((await call(svc.url, 'POST', `/admin/v1/accounts/${a.id}/holds`, { key: ADMIN_TOKEN, body: { mode: 'test', customer_id: customerId, reference: 'ref-3' } })).status, 200);
   t.deepEqual(errorLines().slice(before), []);
 });

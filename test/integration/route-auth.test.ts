@@ -1,6 +1,6 @@
 import test from 'ava';
 import Fastify from 'fastify';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
+import { startTestService, ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { makeAccount } from '../helpers/factories.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
@@ -68,7 +68,7 @@ test('every route, spelled every way the router may still match, is never 2xx wi
   for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
     for (const method of Object.keys(ops)) t.true(listed.has(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`), `${method} ${path}`);
   }
-  for (const r of ['POST /console/v1/accounts', 'DELETE /console/v1/accounts/:id/keys/:key_id', 'POST /telephony/twilio/status', 'POST /onboarding/:token']) {
+  for (const r of ['POST /admin/v1/accounts', 'DELETE /admin/v1/accounts/:id/keys/:key_id', 'POST /telephony/twilio/status', 'POST /onboarding/:token']) {
     t.true(listed.has(r), r);
   }
   t.true(routes.length > 100, `${routes.length} routes`);
@@ -102,7 +102,7 @@ test('every route, spelled every way the router may still match, is never 2xx wi
 
 test('a key route reached through another spelling is authenticated and counted like the canonical one', async (t) => {
   const a = await makeAccount(svc.url);
-  await a.console.patch(`/console/v1/accounts/${a.id}/limits`, { requests_per_minute: 50, burst: 50 });
+  await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { requests_per_minute: 50, burst: 50 });
   for (const target of ['/%76%31/me', `http://127.0.0.1:${svc.port}/v1/me`, '/v1/m%65', `http://api.example.com/%76%31/coverage`]) {
     const anonymous = await rawRequest(svc.port, { method: 'GET', target });
     t.is(anonymous.status, 401, target);
@@ -114,17 +114,17 @@ test('a key route reached through another spelling is authenticated and counted 
   const remaining = Number((await a.api.get('/v1/me')).headers.get('x-ratelimit-remaining'));
   t.is(remaining, 50 - 5, 'the four spellings counted against the account');
 
-  const console = await rawRequest(svc.port, { method: 'GET', target: '/%63onsole/v1/accounts' });
-  t.is(console.status, 401);
-  t.is(JSON.parse(console.body).error.code, 'console_unauthorized');
-  const withToken = await rawRequest(svc.port, { method: 'GET', target: '/%63onsole/v1/accounts', headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } });
+  const admin = await rawRequest(svc.port, { method: 'GET', target: '/%61dmin/v1/accounts' });
+  t.is(admin.status, 401);
+  t.is(JSON.parse(admin.body).error.code, 'admin_unauthorized');
+  const withToken = await rawRequest(svc.port, { method: 'GET', target: '/%61dmin/v1/accounts', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   t.is(withToken.status, 200);
 });
 
 test('a route that declares no authentication mode stops the app from starting; a /v1 route defaults to a key', async (t) => {
   const build = (declare: (app: ReturnType<typeof Fastify>) => void) => {
     const app = Fastify();
-    installAuth(app, { keys: svc.services.keys, consoleTokenHash: () => null, failuresPerMinute: 10 });
+    installAuth(app, { keys: svc.services.keys, adminTokenHash: () => null, failuresPerMinute: 10 });
     declare(app);
     return app;
   };

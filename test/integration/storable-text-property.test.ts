@@ -1,13 +1,13 @@
 import test from 'ava';
 import fc from 'fast-check';
 import pg from 'pg';
-import { startTestService, CONSOLE_TOKEN, NO_BACKGROUND_WORK, type TestService } from '../helpers/service.ts';
+import { startTestService, ADMIN_TOKEN, NO_BACKGROUND_WORK, type TestService } from '../helpers/service.ts';
 import { call, encodeAnyText, type Reply } from '../helpers/http.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { tableFingerprint } from '../helpers/db.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
-import { consoleOperations, documentOperations, example as exampleOf, fieldsOf, withValue, type Operation, type Schema, type Segment } from '../helpers/route-operations.ts';
+import { adminOperations, documentOperations, example as exampleOf, fieldsOf, withValue, type Operation, type Schema, type Segment } from '../helpers/route-operations.ts';
 import { isStorableText } from '../../http/plugins/storable-text.ts';
 
 /**
@@ -55,7 +55,7 @@ test.before(async () => {
   ctx = { customerId: customer.id, sessionToken: session.body.token, callId: queued.body.id };
 
   const doc = (await account.api.get('/v1/openapi.json')).body;
-  const ops = [...documentOperations(doc), ...(await consoleOperations(svc.services))];
+  const ops = [...documentOperations(doc), ...(await adminOperations(svc.services))];
   targets = ops.flatMap(targetsOf);
 });
 test.after.always(async () => {
@@ -81,7 +81,7 @@ function targetsOf(op: Operation): Target[] {
 /** The value of a path parameter that is not the one under test: a real object where it matters. */
 function pathValue(op: Operation, name: string): string {
   if (name === 'id' && /^\/(console\/)?v1\/customers\//.test(op.path)) return ctx.customerId;
-  if (name === 'id' && op.path.startsWith('/console/v1/accounts/')) return account.id;
+  if (name === 'id' && op.path.startsWith('/admin/v1/accounts/')) return account.id;
   if (name === 'id' && op.path.startsWith('/v1/calls/')) return ctx.callId;
   return 'x';
 }
@@ -95,7 +95,7 @@ async function send(target: Target, text: string): Promise<Reply> {
   const url = query.length ? `${path}?${query.join('&')}` : path;
   let body: unknown;
   if (op.body) body = target.where === 'body' ? withValue(op.body, example(op.body), target.at, text, ctx) : example(op.body);
-  const key = op.auth === 'console' ? CONSOLE_TOKEN : op.auth === 'session' ? ctx.sessionToken : account.testKey;
+  const key = op.auth === 'admin' ? ADMIN_TOKEN : op.auth === 'session' ? ctx.sessionToken : account.testKey;
   return call(svc.url, op.method, url, { key, body });
 }
 
@@ -115,7 +115,7 @@ test('arbitrary text at every string of every route: never 5xx, refusals in the 
   t.timeout(600_000);
   t.true(targets.length > 100, `${targets.length} targets`);
   const ops = new Set(targets.map((x) => `${x.op.method} ${x.op.path}`));
-  for (const expected of ['POST /v1/customers', 'PATCH /v1/brand', 'POST /v1/calls', 'POST /v1/chat', 'DELETE /v1/dnc/{phone}', 'POST /console/v1/accounts']) {
+  for (const expected of ['POST /v1/customers', 'PATCH /v1/brand', 'POST /v1/calls', 'POST /v1/chat', 'DELETE /v1/dnc/{phone}', 'POST /admin/v1/accounts']) {
     t.true(ops.has(expected), expected);
   }
   const started = Date.now();

@@ -4,7 +4,7 @@ import pg from 'pg';
 import twilio from 'twilio';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { call, encodeAnyText, type Reply } from '../helpers/http.ts';
-import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import { adminClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { tableFingerprint } from '../helpers/db.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
@@ -90,7 +90,7 @@ test.serial('path parameters: NUL and an encoded lone surrogate (not valid UTF-8
     await refused(t, `call ${seg}`, () => a.api.get(`/v1/calls/${seg}`));
     await refused(t, `dnc ${seg}`, () => a.api.delete(`/v1/dnc/${seg}`));
     await refused(t, `event ${seg}`, () => a.api.get(`/v1/events/${seg}`));
-    await refused(t, `console account ${seg}`, () => a.console.get(`/console/v1/accounts/${seg}`));
+    await refused(t, `console account ${seg}`, () => a.admin.get(`/admin/v1/accounts/${seg}`));
   }
 });
 
@@ -163,14 +163,14 @@ test.serial('chat: message, history entries, and history sent as a string holdin
 });
 
 test.serial('console bodies and parameters', async (t) => {
-  const con = consoleClient(svc.url);
-  await refused(t, 'account name', () => con.post('/console/v1/accounts', { name: `Agency${NUL}`, country: 'US' }));
-  await refused(t, 'key label', () => con.post(`/console/v1/accounts/${a.id}/keys`, { mode: 'test', label: HIGH }));
-  await refused(t, 'top-up reference', () => con.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 5000, payment_reference: NUL }));
-  await refused(t, 'script', () => con.post(`/console/v1/customers/${customer.id}/script/certify`, { script: `Hello${NUL}` }));
-  await refused(t, 'research notes', () => con.post(`/console/v1/customers/${customer.id}/research`, { notes: LOW }));
-  await refused(t, 'locale', () => con.post(`/console/v1/languages/${encodeAnyText(`en-US${NUL}`)}/certify`));
-  await refused(t, 'hold reference', () => con.post(`/console/v1/accounts/${a.id}/holds/${encodeAnyText(NUL)}/end`, { duration_seconds: 1 }));
+  const con = adminClient(svc.url);
+  await refused(t, 'account name', () => con.post('/admin/v1/accounts', { name: `Agency${NUL}`, country: 'US' }));
+  await refused(t, 'key label', () => con.post(`/admin/v1/accounts/${a.id}/keys`, { mode: 'test', label: HIGH }));
+  await refused(t, 'top-up reference', () => con.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 5000, payment_reference: NUL }));
+  await refused(t, 'script', () => con.post(`/admin/v1/customers/${customer.id}/script/certify`, { script: `Hello${NUL}` }));
+  await refused(t, 'research notes', () => con.post(`/admin/v1/customers/${customer.id}/research`, { notes: LOW }));
+  await refused(t, 'locale', () => con.post(`/admin/v1/languages/${encodeAnyText(`en-US${NUL}`)}/certify`));
+  await refused(t, 'hold reference', () => con.post(`/admin/v1/accounts/${a.id}/holds/${encodeAnyText(NUL)}/end`, { duration_seconds: 1 }));
 });
 
 test.serial('the onboarding form: a NUL name gets a 400 page, the link stays active and the terms unaccepted', async (t) => {

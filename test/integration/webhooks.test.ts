@@ -16,10 +16,10 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const endpoints = (a: TestAccount) => `/console/v1/accounts/${a.id}/webhook_endpoints`;
-const send = (a: TestAccount) => a.console.post('/console/v1/webhooks/run');
+const endpoints = (a: TestAccount) => `/admin/v1/accounts/${a.id}/webhook_endpoints`;
+const send = (a: TestAccount) => a.admin.post('/admin/v1/webhooks/run');
 const advance = async (_a: TestAccount, seconds: number) => void wall.advance(seconds * 1000);
-const rotate = (a: TestAccount) => a.console.post(`/console/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
+const rotate = (a: TestAccount) => a.admin.post(`/admin/v1/accounts/${a.id}/keys/${a.testKeyId}/rotate`);
 /** A fresh key.rotated event in test mode (rotating the key keeps the old secret valid for a day). */
 async function anEvent(a: TestAccount) {
   await rotate(a);
@@ -47,13 +47,13 @@ function verify(secret: string, r: { body: string; headers: Record<string, any> 
 test.serial('an endpoint receives signed envelopes of its mode only; the secret is shown once', async (t) => {
   const a = await makeAccount(svc.url);
   const rx = await startReceiver();
-  const created = await a.console.post(endpoints(a), { url: rx.url, mode: 'test' });
+  const created = await a.admin.post(endpoints(a), { url: rx.url, mode: 'test' });
   t.is(created.status, 201, created.text);
   t.regex(created.body.secret, /^whsec_[A-Za-z0-9+/=]+$/);
   t.deepEqual(created.body.event_types, []);
-  const listed = await a.console.get(endpoints(a));
+  const listed = await a.admin.get(endpoints(a));
   t.is(listed.body.data[0].secret, undefined);
-  const liveHttp = await a.console.post(endpoints(a), { url: rx.url, mode: 'live' });
+  const liveHttp = await a.admin.post(endpoints(a), { url: rx.url, mode: 'live' });
   t.is(liveHttp.body.error.code, 'invalid_webhook_url', 'live endpoints must be https');
 
   await anEvent(a);
@@ -77,9 +77,9 @@ test.serial('event type filters: an endpoint gets only the types it chose; none 
   const a = await makeAccount(svc.url);
   const only = await startReceiver();
   const all = await startReceiver();
-  t.is((await a.console.post(endpoints(a), { url: only.url, mode: 'test', event_types: ['call.completed'] })).status, 201);
-  t.is((await a.console.post(endpoints(a), { url: all.url, mode: 'test' })).status, 201);
-  t.is((await a.console.post(endpoints(a), { url: all.url, mode: 'test', event_types: ['call.complete'] })).body.error.code, 'invalid_event_type');
+  t.is((await a.admin.post(endpoints(a), { url: only.url, mode: 'test', event_types: ['call.completed'] })).status, 201);
+  t.is((await a.admin.post(endpoints(a), { url: all.url, mode: 'test' })).status, 201);
+  t.is((await a.admin.post(endpoints(a), { url: all.url, mode: 'test', event_types: ['call.complete'] })).body.error.code, 'invalid_event_type');
   await anEvent(a);
   await send(a);
   t.is(only.received.length, 0);
@@ -92,7 +92,7 @@ test.serial('retries after 30 s, 2 min, 10 min, 1 h, 6 h; then dead; resend deli
   const a = await makeAccount(svc.url);
   let healthy = false;
   const rx = await startReceiver(() => ({ status: healthy ? 200 : 500 }));
-  const ep = (await a.console.post(endpoints(a), { url: rx.url, mode: 'test' })).body;
+  const ep = (await a.admin.post(endpoints(a), { url: rx.url, mode: 'test' })).body;
   await anEvent(a);
   await send(a);
   t.is(rx.received.length, 1);
@@ -110,16 +110,16 @@ test.serial('retries after 30 s, 2 min, 10 min, 1 h, 6 h; then dead; resend deli
     await send(a);
     t.is(rx.received.length, expected, `after waiting ${wait}s`);
   }
-  const deliveries = (await a.console.get(`${endpoints(a)}/${ep.id}/deliveries`)).body.data;
+  const deliveries = (await a.admin.get(`${endpoints(a)}/${ep.id}/deliveries`)).body.data;
   t.like(deliveries[0], { status: 'dead', attempts: 6, last_status_code: 500 });
   t.is(deliveries[0].attempt_log.length, 6);
   t.true(deliveries[0].attempt_log.every((x: any) => x.status_code === 500 && typeof x.duration_ms === 'number'));
   healthy = true;
-  const resent = await a.console.post(`${endpoints(a)}/${ep.id}/deliveries/${deliveries[0].id}/resend`);
+  const resent = await a.admin.post(`${endpoints(a)}/${ep.id}/deliveries/${deliveries[0].id}/resend`);
   t.is(resent.body.status, 'pending');
   await send(a);
   t.is(rx.received.length, 7);
-  t.is((await a.console.get(`${endpoints(a)}/${ep.id}/deliveries`)).body.data[0].status, 'succeeded');
+  t.is((await a.admin.get(`${endpoints(a)}/${ep.id}/deliveries`)).body.data[0].status, 'succeeded');
   t.is(new Set(rx.received.map((r) => r.headers['webhook-id'])).size, 1, 'every attempt carries the same event id');
   await rx.close();
 });
@@ -128,16 +128,16 @@ test.serial('410 stops retries at once; 404 does not', async (t) => {
   const a = await makeAccount(svc.url);
   const gone = await startReceiver(() => ({ status: 410 }));
   const missing = await startReceiver(() => ({ status: 404 }));
-  const g = (await a.console.post(endpoints(a), { url: gone.url, mode: 'test' })).body;
-  const m = (await a.console.post(endpoints(a), { url: missing.url, mode: 'test' })).body;
+  const g = (await a.admin.post(endpoints(a), { url: gone.url, mode: 'test' })).body;
+  const m = (await a.admin.post(endpoints(a), { url: missing.url, mode: 'test' })).body;
   await anEvent(a);
   await send(a);
   await advance(a, 30);
   await send(a);
   t.is(gone.received.length, 1);
   t.is(missing.received.length, 2);
-  t.like((await a.console.get(`${endpoints(a)}/${g.id}/deliveries`)).body.data[0], { status: 'dead', attempts: 1, last_status_code: 410 });
-  t.like((await a.console.get(`${endpoints(a)}/${m.id}/deliveries`)).body.data[0], { status: 'failed', attempts: 2 });
+  t.like((await a.admin.get(`${endpoints(a)}/${g.id}/deliveries`)).body.data[0], { status: 'dead', attempts: 1, last_status_code: 410 });
+  t.like((await a.admin.get(`${endpoints(a)}/${m.id}/deliveries`)).body.data[0], { status: 'failed', attempts: 2 });
   await gone.close();
   await missing.close();
 });
@@ -148,9 +148,9 @@ test.serial('a slow endpoint does not delay another; a redirect is a failure and
   const fast = await startReceiver();
   const target = await startReceiver();
   const redirect = await startReceiver(() => ({ status: 302 }));
-  await a.console.post(endpoints(a), { url: slow.url, mode: 'test' });
-  await a.console.post(endpoints(a), { url: fast.url, mode: 'test' });
-  const r = (await a.console.post(endpoints(a), { url: redirect.url, mode: 'test' })).body;
+  await a.admin.post(endpoints(a), { url: slow.url, mode: 'test' });
+  await a.admin.post(endpoints(a), { url: fast.url, mode: 'test' });
+  const r = (await a.admin.post(endpoints(a), { url: redirect.url, mode: 'test' })).body;
   await anEvent(a);
   const started = Date.now();
   await send(a);
@@ -158,18 +158,18 @@ test.serial('a slow endpoint does not delay another; a redirect is a failure and
   t.true(fast.received[0].at - started < 1000, 'the fast endpoint did not wait for the slow one');
   t.is(slow.received.length, 1);
   t.is(target.received.length, 0);
-  t.like((await a.console.get(`${endpoints(a)}/${r.id}/deliveries`)).body.data[0], { status: 'failed', last_status_code: 302 });
+  t.like((await a.admin.get(`${endpoints(a)}/${r.id}/deliveries`)).body.data[0], { status: 'failed', last_status_code: 302 });
   for (const rx of [slow, fast, target, redirect]) await rx.close();
 });
 
 test.serial('rolling a secret signs with both during the grace window, then only the new one', async (t) => {
   const a = await makeAccount(svc.url);
   const rx = await startReceiver();
-  const ep = (await a.console.post(endpoints(a), { url: rx.url, mode: 'test' })).body;
-  const rolled = (await a.console.post(`${endpoints(a)}/${ep.id}/roll_secret`, { grace_seconds: 3600 })).body;
+  const ep = (await a.admin.post(endpoints(a), { url: rx.url, mode: 'test' })).body;
+  const rolled = (await a.admin.post(`${endpoints(a)}/${ep.id}/roll_secret`, { grace_seconds: 3600 })).body;
   t.not(rolled.secret, ep.secret);
   t.truthy(rolled.previous_secret_expires_at);
-  t.is((await a.console.post(`${endpoints(a)}/${ep.id}/roll_secret`, { grace_seconds: 8 * 86_400 })).body.error.code, 'invalid_parameter');
+  t.is((await a.admin.post(`${endpoints(a)}/${ep.id}/roll_secret`, { grace_seconds: 8 * 86_400 })).body.error.code, 'invalid_parameter');
   // That refused roll changed nothing: the rolled secret is still current.
   await anEvent(a);
   await send(a);
@@ -215,9 +215,9 @@ test.serial('a receiver that was down catches up through GET /v1/events: every e
 test.serial('a test endpoint never receives live events (and a live event only reaches live endpoints)', async (t) => {
   const a = await makeAccount(svc.url, { live: true });
   const rx = await startReceiver();
-  await a.console.post(endpoints(a), { url: rx.url, mode: 'test' });
-  const liveKey = (await a.console.get(`/console/v1/accounts/${a.id}/keys`)).body.data.find((k: any) => k.mode === 'live');
-  await a.console.post(`/console/v1/accounts/${a.id}/keys/${liveKey.id}/rotate`);
+  await a.admin.post(endpoints(a), { url: rx.url, mode: 'test' });
+  const liveKey = (await a.admin.get(`/admin/v1/accounts/${a.id}/keys`)).body.data.find((k: any) => k.mode === 'live');
+  await a.admin.post(`/admin/v1/accounts/${a.id}/keys/${liveKey.id}/rotate`);
   await send(a);
   t.is(rx.received.length, 0, 'the live key.rotated did not reach the test endpoint');
   t.is((await a.liveApi!.get('/v1/events?type=key.rotated')).body.data.length, 1, 'it is a live event');

@@ -11,7 +11,7 @@
 import test from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import { adminClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import type { Client } from '../helpers/http.ts';
 import { createWebsites, type BuildInput, type SiteBuilder } from '../../actors/websites/websites.ts';
@@ -31,7 +31,7 @@ import { readinessFollowsMoney } from '../../actors/customer/readiness-check.ts'
 async function buildThroughRetries(websites: { buildWaiting(): Promise<number> }, rounds = TRIES): Promise<void> {
   for (let i = 0; i < rounds; i++) {
     await websites.buildWaiting();
-    await con.post('/console/v1/test_clock/advance', { seconds: (BUILD_RETRY_MS * TRIES) / 1000 + 1 });
+    await con.post('/admin/v1/test_clock/advance', { seconds: (BUILD_RETRY_MS * TRIES) / 1000 + 1 });
   }
 }
 
@@ -40,7 +40,7 @@ let con: Client;
 let db: pg.Client;
 test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: '3600000', SWITCHBOARD_BUILDER_POLL_MS: '3600000' });
-  con = consoleClient(svc.url);
+  con = adminClient(svc.url);
   db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
 });
@@ -76,7 +76,7 @@ function websitesWith(builder: SiteBuilder) {
 /** A live account with 45,000 (no bonus credit), a customer and one order: its fee charged. */
 async function ordered() {
   const a = (await makeAccount(svc.url, { live: true })) as Live;
-  const top = await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 45_000 });
+  const top = await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 45_000 });
   if (top.status !== 201) throw new Error(`top-up failed: ${top.status} ${top.text}`);
   const c = await makeCustomer(a.liveApi, { name: 'Bright Dental', country: 'GB' });
   const order = await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF });
@@ -90,8 +90,8 @@ const ledgerOf = async (a: Live, customerId: string) =>
 const eventsAbout = async (a: Live, type: string, id: string) => ((await a.liveApi.get(`/v1/events?type=${type}&limit=100`)).body.data as any[]).filter((e) => e.data.id === id);
 const balanceOf = async (a: Live) => (await a.liveApi.get('/v1/balance')).body.balance_cents as number;
 const stored = async (id: string) => (await db.query(`SELECT build_attempts, build_wanted, build_claimed_until, html FROM website_builds WHERE id = $1`, [id])).rows[0];
-const clockNow = async () => new Date((await con.post('/console/v1/test_clock/advance', { seconds: 0 })).body.now);
-const builderRun = async () => (await con.post('/console/v1/website_builder/run')).body.built as number;
+const clockNow = async () => new Date((await con.post('/admin/v1/test_clock/advance', { seconds: 0 })).body.now);
+const builderRun = async () => (await con.post('/admin/v1/website_builder/run')).body.built as number;
 
 test.serial('a build claimed by a process that died is left alone while its claim holds, then taken over by the next builder run and ends ready', async (t) => {
   const { a, c, id } = await ordered();
@@ -103,7 +103,7 @@ test.serial('a build claimed by a process that died is left alone while its clai
   t.is((await siteOf(a, c.id, id)).status, 'building');
   t.is((await stored(id)).build_attempts, 1);
 
-  await con.post('/console/v1/test_clock/advance', { seconds: CLAIM_MS / 1000 + 1 });
+  await con.post('/admin/v1/test_clock/advance', { seconds: CLAIM_MS / 1000 + 1 });
   t.is(await builderRun(), 1);
   const ready = await siteOf(a, c.id, id);
   t.like(ready, { status: 'ready', failure_reason: null });
@@ -171,7 +171,7 @@ test.serial('a build whose processes all died ends failed with the fee back when
   const { a, c, id } = await ordered();
   const now = await clockNow();
   await db.query(`UPDATE website_builds SET build_claimed_until = $2, build_attempts = $3 WHERE id = $1`, [id, new Date(now.getTime() + CLAIM_MS), TRIES]);
-  await con.post('/console/v1/test_clock/advance', { seconds: CLAIM_MS / 1000 + 1 });
+  await con.post('/admin/v1/test_clock/advance', { seconds: CLAIM_MS / 1000 + 1 });
   let tries = 0;
   await websitesWith({
     async build() {

@@ -35,8 +35,8 @@ test.after.always(async () => {
   await dns?.close();
 });
 
-const runJob = async (a: TestAccount, name: string) => (await a.console.post(`/console/v1/jobs/${name}/run`)).body.processed as number;
-const advance = (a: TestAccount, seconds: number) => a.console.post('/console/v1/test_clock/advance', { seconds });
+const runJob = async (a: TestAccount, name: string) => (await a.admin.post(`/admin/v1/jobs/${name}/run`)).body.processed as number;
+const advance = (a: TestAccount, seconds: number) => a.admin.post('/admin/v1/test_clock/advance', { seconds });
 const ask = (s: TestService, domain: string) => call(s.url, 'GET', `/sites/tls-ask?domain=${encodeURIComponent(domain)}`);
 /** A request as a browser at `host` sends it (fetch will not send another Host). */
 const byHost = async (s: TestService, host: string, target = '/') => {
@@ -53,11 +53,11 @@ const unique = (label: string, id: string, tld = 'com') => `www.${label}-${id.sl
  */
 async function liveSite(s: TestService, name = 'Bright Dental', mode: 'live' | 'test' = 'live') {
   const a = await makeAccount(s.url, mode === 'live' ? { live: true } : {});
-  if (mode === 'live') await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: 100_000 });
+  if (mode === 'live') await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: 100_000 });
   const api: Client = mode === 'live' ? a.liveApi! : a.api;
   const c = await makeCustomer(api, { name, country: 'GB' });
   const id = (await api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF })).body.id as string;
-  await a.console.post('/console/v1/website_builder/run');
+  await a.admin.post('/admin/v1/website_builder/run');
   const live = await api.post(`/v1/customers/${c.id}/websites/${id}/publish`, {});
   if (live.status !== 200) throw new Error(`publish: ${live.status} ${live.text}`);
   const slug = await slugOf(s, id);

@@ -11,7 +11,7 @@
 import test, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { consoleClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
+import { adminClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { clockDays } from '../helpers/clock-days.ts';
 import { call, type Client } from '../helpers/http.ts';
@@ -22,7 +22,7 @@ let con: Client;
 let db: pg.Client;
 test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_JOB_INTERVAL_MS: '3600000', SWITCHBOARD_BUILDER_POLL_MS: '3600000' });
-  con = consoleClient(svc.url);
+  con = adminClient(svc.url);
   db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
 });
@@ -48,14 +48,14 @@ const MONTH = 2_000;
 type Live = TestAccount & { liveApi: Client };
 
 async function topUp(a: TestAccount, amountCents: number) {
-  const r = await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: amountCents });
+  const r = await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: amountCents });
   if (r.status !== 201) throw new Error(`top-up failed: ${r.status} ${r.text}`);
   return r.body;
 }
 
 /** Runs a job once now; its count of what it did. */
 async function run(job: 'renew_hosting' | 'suspend_sites' | 'purge_sites'): Promise<number> {
-  const r = await con.post(`/console/v1/jobs/${job}/run`);
+  const r = await con.post(`/admin/v1/jobs/${job}/run`);
   if (r.status !== 200) throw new Error(`${job} failed: ${r.status} ${r.text}`);
   return r.body.processed;
 }
@@ -71,7 +71,7 @@ async function publishedSite(a: TestAccount, api: Client) {
   const c = await makeCustomer(api, { name: 'Bright Dental', country: 'GB' });
   const order = await api.post(`/v1/customers/${c.id}/websites`, { brief: BRIEF });
   if (order.status !== 202) throw new Error(`order failed: ${order.status} ${order.text}`);
-  const built = await a.console.post('/console/v1/website_builder/run');
+  const built = await a.admin.post('/admin/v1/website_builder/run');
   if (built.status !== 200) throw new Error(`builder failed: ${built.status} ${built.text}`);
   const live = await api.post(`/v1/customers/${c.id}/websites/${order.body.id}/publish`, {});
   if (live.status !== 200) throw new Error(`publish failed: ${live.status} ${live.text}`);
@@ -320,7 +320,7 @@ test.serial('automatic top-up pays a hosting renewal the balance cannot cover, e
   const { a, c, site } = await liveSite(38_000);
   t.is(await balanceOf(a.liveApi), 1_000);
   // Threshold 500: a balance of 1,000 is above it, and still short of the 2,000 renewal.
-  const set = await a.console.put(`/console/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
+  const set = await a.admin.put(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
   t.true(set.status < 300, set.text);
   const renewsOn = site.hosting_renews_on as string;
   const next = nextRenewal(renewsOn, anchorOf(site));

@@ -28,7 +28,7 @@ test.after.always(async () => {
 type Live = TestAccount & { liveApi: Client };
 const liveAccount = async (topUpCents = 0): Promise<Live> => {
   const a = (await makeAccount(svc.url, { live: true })) as Live;
-  if (topUpCents) await a.console.post(`/console/v1/accounts/${a.id}/top_ups`, { amount_cents: topUpCents });
+  if (topUpCents) await a.admin.post(`/admin/v1/accounts/${a.id}/top_ups`, { amount_cents: topUpCents });
   return a;
 };
 
@@ -38,7 +38,7 @@ async function invariantsHold(t: ExecutionContext) {
 
 const ledgerOf = async (api: Client, customerId: string) => (await api.get(`/v1/usage?customer_id=${customerId}`)).body.data as any[];
 const eventsOf = async (api: Client, type: string) => (await api.get(`/v1/events?type=${type}`)).body.data as any[];
-const build = (a: TestAccount) => a.console.post('/console/v1/website_builder/run');
+const build = (a: TestAccount) => a.admin.post('/admin/v1/website_builder/run');
 const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 
 const BRIEF = 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments; evening hours on Thursdays.';
@@ -327,9 +327,9 @@ test.serial('a test site\'s preview lapses 30 days after its build on the test c
   await build(a);
   const live = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/publish`, {})).body;
   t.is((await call(svc.url, 'GET', pathOf(live.url))).status, 200);
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 29 * 86_400 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 29 * 86_400 });
   t.is((await call(svc.url, 'GET', pathOf(live.url))).status, 200, 'day 29: open');
-  await a.console.post('/console/v1/test_clock/advance', { seconds: 86_400 + 60 });
+  await a.admin.post('/admin/v1/test_clock/advance', { seconds: 86_400 + 60 });
   t.is((await call(svc.url, 'GET', pathOf(live.url))).status, 404, 'after 30 days: lapsed');
   t.like((await a.api.get(`/v1/customers/${c.id}/websites/${id}`)).body, { status: 'live', preview_url: null, url: null });
   const reissued = (await a.api.post(`/v1/customers/${c.id}/websites/${id}/preview`, {})).body;

@@ -64,7 +64,7 @@ test('a weak operator token stops start-up with a setting error that does not pr
     'passwordpasswordpasswordpassword',
     'aB3$'.repeat(10),
   ]) {
-    const err = t.throws(() => loadConfig({ SWITCHBOARD_CONSOLE_TOKEN: weak }), { instanceOf: SettingError, message: /SWITCHBOARD_CONSOLE_TOKEN is too weak/ }, weak);
+    const err = t.throws(() => loadConfig({ SWITCHBOARD_ADMIN_TOKEN: weak }), { instanceOf: SettingError, message: /SWITCHBOARD_ADMIN_TOKEN is too weak/ }, weak);
     t.false(err!.message.includes(weak), 'the token is not echoed');
   }
 });
@@ -89,9 +89,9 @@ test('generated tokens, random strings and the test token are strong enough', (t
     crypto.randomUUID(),
     'sbc_test_console_token_for_tests_only',
   ]) {
-    t.is(loadConfig({ SWITCHBOARD_CONSOLE_TOKEN: strong }).consoleToken, strong, strong);
+    t.is(loadConfig({ SWITCHBOARD_ADMIN_TOKEN: strong }).adminToken, strong, strong);
   }
-  t.is(loadConfig({}).consoleToken, undefined, 'unset: start generates one');
+  t.is(loadConfig({}).adminToken, undefined, 'unset: start generates one');
 });
 
 test('the entropy estimate counts repetition, not length alone', (t) => {

@@ -7,15 +7,15 @@ import { ApiError } from '../errors.ts';
 import { carrierReportView } from '../../actors/call/views.ts';
 import { MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
 
-const CONSOLE = { auth: 'console' as const };
-const hide = { hide: true, tags: ['console'] };
+const ADMIN = { auth: 'admin' as const };
+const hide = { hide: true, tags: ['admin'] };
 const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 /** An amount of money in cents from `min`; over MAX_CENTS is invalid_parameter, whatever else refuses it says `code`. */
 const Cents = (min: number, code: 'invalid_parameter' | 'top_up_too_small' = 'invalid_parameter') =>
   withCode(Type.Integer({ minimum: min, maximum: MAX_CENTS }), { default: code, maximum: 'invalid_parameter' });
 
 /** What these routes use. */
-export interface ConsoleMoneyRouteDeps {
+export interface AdminMoneyRouteDeps {
   accounts: AccountRegistry;
   /** The periodic jobs by name, each run once on request (app/jobs.ts). */
   jobs: { names: readonly string[]; run(name: string): Promise<number> };
@@ -31,22 +31,22 @@ export interface ConsoleMoneyRouteDeps {
 }
 
 /** Operator money actions: card top-ups, automatic top-up, refunds, the activity log, jobs. */
-export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRouteDeps): void {
+export function registerAdminMoneyRoutes(app: App, services: AdminMoneyRouteDeps): void {
   const ask = services.accounts.ask.bind(services.accounts);
 
   app.get(
-    '/console/v1/accounts/:id/balance',
+    '/admin/v1/accounts/:id/balance',
     {
-      config: CONSOLE,
-      schema: { ...hide, params: AccountParams, querystring: Type.Object({ mode: Type.Optional(ModeSchema) }), response: responses({ 200: BalanceSchema }, ['account_not_found'], { auth: 'console' }) },
+      config: ADMIN,
+      schema: { ...hide, params: AccountParams, querystring: Type.Object({ mode: Type.Optional(ModeSchema) }), response: responses({ 200: BalanceSchema }, ['account_not_found'], { auth: 'admin' }) },
     },
     async (request) => ask(request.params.id, { type: 'get_balance', mode: request.query.mode ?? 'live' }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/top_ups',
+    '/admin/v1/accounts/:id/top_ups',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
@@ -57,7 +57,7 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
         response: responses(
           { 201: Type.Object({ object: Type.Literal('top_up'), lines: Type.Array(UsageEntrySchema), balance: BalanceSchema }) },
           ['account_not_found', 'top_up_too_small'],
-          { auth: 'console' },
+          { auth: 'admin' },
         ),
       },
     },
@@ -66,29 +66,29 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
   );
 
   app.put(
-    '/console/v1/accounts/:id/auto_top_up',
+    '/admin/v1/accounts/:id/auto_top_up',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
         body: Type.Object({ threshold_cents: Cents(0), amount_cents: Cents(MINIMUM_TOP_UP_CENTS, 'top_up_too_small') }, { additionalProperties: false }),
-        response: responses({ 200: BalanceSchema }, ['account_not_found', 'top_up_too_small'], { auth: 'console' }),
+        response: responses({ 200: BalanceSchema }, ['account_not_found', 'top_up_too_small'], { auth: 'admin' }),
       },
     },
     async (request) => ask(request.params.id, { type: 'set_auto_top_up', thresholdCents: request.body.threshold_cents, amountCents: request.body.amount_cents }),
   );
 
   app.delete(
-    '/console/v1/accounts/:id/auto_top_up',
-    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: BalanceSchema }, ['account_not_found'], { auth: 'console' }) } },
+    '/admin/v1/accounts/:id/auto_top_up',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: BalanceSchema }, ['account_not_found'], { auth: 'admin' }) } },
     async (request) => ask(request.params.id, { type: 'set_auto_top_up', thresholdCents: null, amountCents: null }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/refunds',
+    '/admin/v1/accounts/:id/refunds',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
@@ -104,7 +104,7 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
         response: responses(
           { 201: Type.Object({ object: Type.Literal('refund'), line: UsageEntrySchema, balance: BalanceSchema }) },
           ['account_not_found', 'customer_not_found', 'invalid_parameter'],
-          { auth: 'console' },
+          { auth: 'admin' },
         ),
       },
     },
@@ -121,9 +121,9 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
   );
 
   app.get(
-    '/console/v1/accounts/:id/activity',
+    '/admin/v1/accounts/:id/activity',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
@@ -134,8 +134,8 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
   );
 
   app.post(
-    '/console/v1/jobs/:name/run',
-    { config: CONSOLE, schema: { ...hide, params: Type.Object({ name: Type.String() }) } },
+    '/admin/v1/jobs/:name/run',
+    { config: ADMIN, schema: { ...hide, params: Type.Object({ name: Type.String() }) } },
     async (request) => {
       if (!services.jobs.names.includes(request.params.name)) throw new ApiError('unknown_job');
       const done = await services.jobs.run(request.params.name);
@@ -144,14 +144,14 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
   );
 
   app.post(
-    '/console/v1/dialler/run',
-    { config: CONSOLE, schema: { ...hide } },
+    '/admin/v1/dialler/run',
+    { config: ADMIN, schema: { ...hide } },
     async () => ({ object: 'dialler_run', dialled: await services.dialNow() }),
   );
 
-  app.post('/console/v1/website_builder/run', { config: CONSOLE, schema: { ...hide } }, async () => ({ object: 'website_builder_run', built: await services.buildNow() }));
+  app.post('/admin/v1/website_builder/run', { config: ADMIN, schema: { ...hide } }, async () => ({ object: 'website_builder_run', built: await services.buildNow() }));
 
-  app.post('/console/v1/call_keeper/run', { config: CONSOLE, schema: { ...hide } }, async () => {
+  app.post('/admin/v1/call_keeper/run', { config: ADMIN, schema: { ...hide } }, async () => {
     await services.keepNow();
     return { object: 'call_keeper_run' };
   });
@@ -159,9 +159,9 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
   // The carrier reports not processed yet, oldest first: one that keeps failing shows here with
   // its attempts and last error until a retry succeeds.
   app.get(
-    '/console/v1/carrier_reports',
+    '/admin/v1/carrier_reports',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: { ...hide, querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }) }, { additionalProperties: false }) },
     },
     async (request) => ({
@@ -173,9 +173,9 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
 
   // Test facilities (SWITCHBOARD_TEST_CLOCK=1 only): start and end a call's money without a call.
   app.post(
-    '/console/v1/accounts/:id/holds',
+    '/admin/v1/accounts/:id/holds',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
@@ -189,9 +189,9 @@ export function registerConsoleMoneyRoutes(app: App, services: ConsoleMoneyRoute
   );
 
   app.post(
-    '/console/v1/accounts/:id/holds/:reference/end',
+    '/admin/v1/accounts/:id/holds/:reference/end',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: Type.Object({ id: Type.String({ format: 'uuid' }), reference: Type.String({ minLength: 1, maxLength: 255 }) }),

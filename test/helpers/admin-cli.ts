@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
-import { runConsole } from '../../app/console-cli.ts';
-import { CONSOLE_TOKEN } from './service.ts';
+import { runAdmin } from '../../app/admin-cli.ts';
+import { ADMIN_TOKEN } from './service.ts';
 
 /** A writable that keeps what was written. */
 class Sink extends Writable {
@@ -20,12 +20,12 @@ const parse = (s: string) => {
 };
 
 /**
- * `switchboard console <args>` against the service at `baseUrl`, in this process: its exit code
+ * `switchboard admin <args>` against the service at `baseUrl`, in this process: its exit code
  * and what it printed on stdout and stderr (parsed when JSON).
  */
-export async function consoleCli(baseUrl: string, args: string[], token = CONSOLE_TOKEN): Promise<{ code: number; out: any; err: any }> {
+export async function adminCli(baseUrl: string, args: string[], token = ADMIN_TOKEN): Promise<{ code: number; out: any; err: any }> {
   const out = new Sink();
   const err = new Sink();
-  const code = await runConsole(args, { SWITCHBOARD_CONSOLE_TOKEN: token, SWITCHBOARD_URL: baseUrl }, out as any, err as any);
+  const code = await runAdmin(args, { SWITCHBOARD_ADMIN_TOKEN: token, SWITCHBOARD_URL: baseUrl }, out as any, err as any);
   return { code, out: parse(out.text), err: parse(err.text) };
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { App } from './app-type.ts';
 import type { AccountRegistry } from './deps.ts';
-import { ApiKeySchema, ConsoleAccountSchema } from '../schemas/account.ts';
+import { ApiKeySchema, AdminAccountSchema } from '../schemas/account.ts';
 import { ListOf, MAX_CENTS, MAX_INT4, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { LIMIT_FIELDS } from '../../db/accounts.ts';
@@ -12,34 +12,34 @@ const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const KeyParams = Type.Object({ id: Type.String({ format: 'uuid' }), key_id: Type.String({ format: 'uuid' }) });
 const Country = withCode(Type.String({ pattern: '^[A-Za-z]{2}$' }), 'invalid_parameter');
 
-const CONSOLE = { auth: 'console' as const };
-const hide = { hide: true, tags: ['console'] };
+const ADMIN = { auth: 'admin' as const };
+const hide = { hide: true, tags: ['admin'] };
 
 const positive = withCode(Type.Integer({ minimum: 1, maximum: MAX_INT4 }), 'invalid_limit');
 const nullableCount = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), minimum: 0, maximum: MAX_INT4 };
 const nullableCents = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), minimum: 0, maximum: MAX_CENTS };
 
 /** What these routes use. */
-export interface ConsoleAccountRouteDeps {
+export interface AdminAccountRouteDeps {
   accounts: AccountRegistry;
   accountDirectory: AccountDirectory;
 }
 
 /** Operator actions on accounts and keys (the spec's "in the console"). */
-export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountRouteDeps): void {
+export function registerAdminAccountRoutes(app: App, services: AdminAccountRouteDeps): void {
   const ask = services.accounts.ask.bind(services.accounts);
 
   app.post(
-    '/console/v1/accounts',
+    '/admin/v1/accounts',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         body: Type.Object(
           { name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', format: 'single-line' }), { default: 'parameter_missing', format: 'invalid_parameter' }), country: Country },
           { additionalProperties: false },
         ),
-        response: responses({ 201: ConsoleAccountSchema }, ['parameter_missing', 'invalid_parameter'], { auth: 'console' }),
+        response: responses({ 201: AdminAccountSchema }, ['parameter_missing', 'invalid_parameter'], { auth: 'admin' }),
       },
     },
     async (request, reply) => {
@@ -49,21 +49,21 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
   );
 
   app.get(
-    '/console/v1/accounts',
-    { config: CONSOLE, schema: { ...hide, querystring: PageQuery, response: responses({ 200: ListOf(ConsoleAccountSchema) }, ['invalid_cursor'], { auth: 'console' }) } },
+    '/admin/v1/accounts',
+    { config: ADMIN, schema: { ...hide, querystring: PageQuery, response: responses({ 200: ListOf(AdminAccountSchema) }, ['invalid_cursor'], { auth: 'admin' }) } },
     async (request) => services.accountDirectory.list(pageOf(request.query)),
   );
 
   app.get(
-    '/console/v1/accounts/:id',
-    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found'], { auth: 'console' }) } },
+    '/admin/v1/accounts/:id',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: AdminAccountSchema }, ['account_not_found'], { auth: 'admin' }) } },
     async (request) => ask(request.params.id, { type: 'get_account' }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/keys',
+    '/admin/v1/accounts/:id/keys',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
@@ -78,7 +78,7 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
           { additionalProperties: false },
         ),
         response: responses({ 201: ApiKeySchema }, ['account_not_found', 'invalid_scope', 'invalid_ip_allowlist', 'invalid_expires_at', 'kyb_incomplete'], {
-          auth: 'console',
+          auth: 'admin',
         }),
       },
     },
@@ -86,47 +86,47 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
   );
 
   app.get(
-    '/console/v1/accounts/:id/keys',
-    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ListOf(ApiKeySchema) }, ['account_not_found'], { auth: 'console' }) } },
+    '/admin/v1/accounts/:id/keys',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: ListOf(ApiKeySchema) }, ['account_not_found'], { auth: 'admin' }) } },
     async (request) => ask(request.params.id, { type: 'list_keys' }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/keys/:key_id/rotate',
+    '/admin/v1/accounts/:id/keys/:key_id/rotate',
     {
-      config: CONSOLE,
-      schema: { ...hide, params: KeyParams, response: responses({ 200: ApiKeySchema }, ['key_not_found', 'key_already_revoked'], { auth: 'console' }) },
+      config: ADMIN,
+      schema: { ...hide, params: KeyParams, response: responses({ 200: ApiKeySchema }, ['key_not_found', 'key_already_revoked'], { auth: 'admin' }) },
     },
     async (request) => ask(request.params.id, { type: 'rotate_key', keyId: request.params.key_id }),
   );
 
   app.delete(
-    '/console/v1/accounts/:id/keys/:key_id',
+    '/admin/v1/accounts/:id/keys/:key_id',
     {
-      config: CONSOLE,
-      schema: { ...hide, params: KeyParams, response: responses({ 200: ApiKeySchema }, ['key_not_found', 'key_already_revoked'], { auth: 'console' }) },
+      config: ADMIN,
+      schema: { ...hide, params: KeyParams, response: responses({ 200: ApiKeySchema }, ['key_not_found', 'key_already_revoked'], { auth: 'admin' }) },
     },
     async (request) => ask(request.params.id, { type: 'revoke_key', keyId: request.params.key_id }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/kyb',
+    '/admin/v1/accounts/:id/kyb',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
         body: Type.Object({ status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter') }, { additionalProperties: false }),
-        response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'invalid_parameter'], { auth: 'console' }),
+        response: responses({ 200: AdminAccountSchema }, ['account_not_found', 'invalid_parameter'], { auth: 'admin' }),
       },
     },
     async (request) => ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected' }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/agreement',
+    '/admin/v1/accounts/:id/agreement',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
@@ -134,7 +134,7 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
           { version: withCode(Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' }), 'parameter_missing') },
           { additionalProperties: false },
         ),
-        response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'parameter_missing'], { auth: 'console' }),
+        response: responses({ 200: AdminAccountSchema }, ['account_not_found', 'parameter_missing'], { auth: 'admin' }),
       },
     },
     // Trimmed, so " v2" re-signs nothing when "v2" is on file.
@@ -142,27 +142,27 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
   );
 
   app.post(
-    '/console/v1/accounts/:id/go_live',
-    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'go_live_blocked'], { auth: 'console' }) } },
+    '/admin/v1/accounts/:id/go_live',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: AdminAccountSchema }, ['account_not_found', 'go_live_blocked'], { auth: 'admin' }) } },
     async (request) => ask(request.params.id, { type: 'go_live' }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/suspend',
-    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found'], { auth: 'console' }) } },
+    '/admin/v1/accounts/:id/suspend',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: AdminAccountSchema }, ['account_not_found'], { auth: 'admin' }) } },
     async (request) => ask(request.params.id, { type: 'set_status', status: 'suspended' }),
   );
 
   app.post(
-    '/console/v1/accounts/:id/reinstate',
-    { config: CONSOLE, schema: { ...hide, params: AccountParams, response: responses({ 200: ConsoleAccountSchema }, ['account_not_found'], { auth: 'console' }) } },
+    '/admin/v1/accounts/:id/reinstate',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: AdminAccountSchema }, ['account_not_found'], { auth: 'admin' }) } },
     async (request) => ask(request.params.id, { type: 'set_status', status: 'active' }),
   );
 
   app.patch(
-    '/console/v1/accounts/:id/limits',
+    '/admin/v1/accounts/:id/limits',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: AccountParams,
@@ -177,7 +177,7 @@ export function registerConsoleAccountRoutes(app: App, services: ConsoleAccountR
           },
           { additionalProperties: false },
         ),
-        response: responses({ 200: ConsoleAccountSchema }, ['account_not_found', 'invalid_limit'], { auth: 'console' }),
+        response: responses({ 200: AdminAccountSchema }, ['account_not_found', 'invalid_limit'], { auth: 'admin' }),
       },
     },
     async (request) => {

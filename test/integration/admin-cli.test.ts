@@ -1,7 +1,7 @@
 import test from 'ava';
-import { startTestService, CONSOLE_TOKEN, type TestService } from '../helpers/service.ts';
+import { startTestService, ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 import { client } from '../helpers/http.ts';
-import { consoleCli } from '../helpers/console-cli.ts';
+import { adminCli } from '../helpers/admin-cli.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -11,7 +11,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const cli = (args: string[], token = CONSOLE_TOKEN) => consoleCli(svc.url, args, token);
+const cli = (args: string[], token = ADMIN_TOKEN) => adminCli(svc.url, args, token);
 
 test('the command line drives the console: account, keys, onboarding, limits, certification', async (t) => {
   const account = await cli(['create-account', '--name', 'CLI Agency', '--country', 'gb']);
@@ -58,7 +58,7 @@ test('usage errors exit 2; refused actions print the error and exit 1', async (t
   t.is(refused.err.error.code, 'account_not_found');
   const badToken = await cli(['list-accounts'], 'wrong');
   t.is(badToken.code, 1);
-  t.is(badToken.err.error.code, 'console_unauthorized');
+  t.is(badToken.err.error.code, 'admin_unauthorized');
   t.is((await cli(['certify-language', '--locale', 'english'])).err.error.code, 'invalid_locale');
   t.is((await cli(['create-key', '--account', 'not-a-uuid'])).err.error.code, 'invalid_parameter');
 });

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 /**
- * `switchboard console <action> [--flag value]`: the console's HTTP API from a terminal. Each
+ * `switchboard admin <action> [--flag value]`: the console's HTTP API from a terminal. Each
  * action is one request to a running service (SWITCHBOARD_URL, default http://localhost:$PORT)
- * with the operator token (SWITCHBOARD_CONSOLE_TOKEN); the response is printed as JSON.
+ * with the operator token (SWITCHBOARD_ADMIN_TOKEN); the response is printed as JSON.
  */
 
 type Flags = Record<string, string | undefined>;
@@ -22,17 +22,17 @@ const list = (v: string | undefined) => (v === undefined ? undefined : v.split('
 /** A number flag; "null" clears. */
 const num = (v: string | undefined) => (v === undefined ? undefined : v === 'null' ? null : Number(v));
 const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-const account = (f: Flags) => `/console/v1/accounts/${encodeURIComponent(need(f, 'account'))}`;
-const customer = (f: Flags) => `/console/v1/customers/${encodeURIComponent(need(f, 'customer'))}`;
+const account = (f: Flags) => `/admin/v1/accounts/${encodeURIComponent(need(f, 'account'))}`;
+const customer = (f: Flags) => `/admin/v1/customers/${encodeURIComponent(need(f, 'customer'))}`;
 
 export const ACTIONS: Record<string, Action> = {
   'create-account': {
     method: 'POST',
-    path: () => '/console/v1/accounts',
+    path: () => '/admin/v1/accounts',
     body: (f) => ({ name: need(f, 'name'), country: need(f, 'country') }),
     help: '--name NAME --country CC',
   },
-  'list-accounts': { method: 'GET', path: () => '/console/v1/accounts', help: '' },
+  'list-accounts': { method: 'GET', path: () => '/admin/v1/accounts', help: '' },
   'get-account': { method: 'GET', path: account, help: '--account ID' },
   'create-key': {
     method: 'POST',
@@ -74,7 +74,7 @@ export const ACTIONS: Record<string, Action> = {
       }),
     help: '--account ID [--requests-per-minute N] [--burst N] [--concurrent-calls N] [--max-customers N|null] [--daily-spend-cap-cents N|null] [--monthly-spend-cap-cents N|null]',
   },
-  'certify-language': { method: 'POST', path: (f) => `/console/v1/languages/${encodeURIComponent(need(f, 'locale'))}/certify`, help: '--locale en-US' },
+  'certify-language': { method: 'POST', path: (f) => `/admin/v1/languages/${encodeURIComponent(need(f, 'locale'))}/certify`, help: '--locale en-US' },
   'certify-script': {
     method: 'POST',
     path: (f) => `${customer(f)}/script/certify`,
@@ -96,14 +96,14 @@ export const ACTIONS: Record<string, Action> = {
   },
   'import-dnc': {
     method: 'POST',
-    path: () => '/console/v1/dnc/registry',
+    path: () => '/admin/v1/dnc/registry',
     body: (f) => compact({ country: need(f, 'country'), registry: f.registry, source: f.source ?? need(f, 'file'), text: readFileSync(need(f, 'file'), 'utf8') }),
     help: '--country US --file registry.csv [--registry GB-TPS] [--source "FTC DNC 2026-11"] (replaces the registry\'s list)',
   },
-  'dnc-registries': { method: 'GET', path: () => '/console/v1/dnc/registries', help: '(each registry, when it was last loaded, whether it stops calls)' },
+  'dnc-registries': { method: 'GET', path: () => '/admin/v1/dnc/registries', help: '(each registry, when it was last loaded, whether it stops calls)' },
   'compliance-record': {
     method: 'GET',
-    path: (f) => `/console/v1/calls/${encodeURIComponent(need(f, 'call'))}/compliance_record`,
+    path: (f) => `/admin/v1/calls/${encodeURIComponent(need(f, 'call'))}/compliance_record`,
     help: '--call CALL_ID',
   },
   'top-up': {
@@ -128,7 +128,7 @@ export const ACTIONS: Record<string, Action> = {
   activity: { method: 'GET', path: (f) => `${account(f)}/activity`, help: '--account ID' },
   'run-job': {
     method: 'POST',
-    path: (f) => `/console/v1/jobs/${encodeURIComponent(need(f, 'name'))}/run`,
+    path: (f) => `/admin/v1/jobs/${encodeURIComponent(need(f, 'name'))}/run`,
     help: '--name release_holds|expire_bonuses|close_month|expire_requests|finish_stale_calls',
   },
   'create-webhook': {
@@ -153,7 +153,7 @@ export const ACTIONS: Record<string, Action> = {
   events: { method: 'GET', path: (f) => `${account(f)}/events${f.type ? `?type=${encodeURIComponent(f.type)}` : ''}`, help: '--account ID [--type key.rotated]' },
   'advance-clock': {
     method: 'POST',
-    path: () => '/console/v1/test_clock/advance',
+    path: () => '/admin/v1/test_clock/advance',
     body: (f) => ({ seconds: num(need(f, 'seconds')) }),
     help: '--seconds N (only with SWITCHBOARD_TEST_CLOCK=1)',
   },
@@ -173,16 +173,16 @@ function parseFlags(args: string[]): Flags {
   return flags;
 }
 
-export function consoleUsage(): string {
-  return ['Usage: switchboard console <action> [flags]', '', ...Object.entries(ACTIONS).map(([name, a]) => `  ${name.padEnd(18)} ${a.help}`)].join('\n');
+export function adminUsage(): string {
+  return ['Usage: switchboard admin <action> [flags]', '', ...Object.entries(ACTIONS).map(([name, a]) => `  ${name.padEnd(18)} ${a.help}`)].join('\n');
 }
 
 /** Runs one console action; returns the process exit code. */
-export async function runConsole(argv: string[], env: NodeJS.ProcessEnv = process.env, out = process.stdout, err = process.stderr): Promise<number> {
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = process.stdout, err = process.stderr): Promise<number> {
   const [name, ...rest] = argv;
   const action = name ? ACTIONS[name] : undefined;
   if (!action) {
-    err.write(`${name ? `unknown console action "${name}"\n\n` : ''}${consoleUsage()}\n`);
+    err.write(`${name ? `unknown console action "${name}"\n\n` : ''}${adminUsage()}\n`);
     return 2;
   }
   let path: string;
@@ -193,12 +193,12 @@ export async function runConsole(argv: string[], env: NodeJS.ProcessEnv = proces
     body = action.body?.(flags);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    err.write(`${e.message}\n  switchboard console ${name} ${action.help}\n`);
+    err.write(`${e.message}\n  switchboard admin ${name} ${action.help}\n`);
     return 2;
   }
-  const token = env.SWITCHBOARD_CONSOLE_TOKEN;
+  const token = env.SWITCHBOARD_ADMIN_TOKEN;
   if (!token) {
-    err.write('SWITCHBOARD_CONSOLE_TOKEN is not set: use the token `switchboard start` printed at its first start.\n');
+    err.write('SWITCHBOARD_ADMIN_TOKEN is not set: use the token `switchboard start` printed at its first start.\n');
     return 2;
   }
   const base = (env.SWITCHBOARD_URL || `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, '');

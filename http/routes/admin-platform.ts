@@ -7,14 +7,14 @@ import { ApiError } from '../errors.ts';
 import type { EventHistory } from '../../actors/webhooks/event-history.ts';
 import type { EmergencyClosures } from '../../actors/scheduler/emergency-closures.ts';
 
-const CONSOLE = { auth: 'console' as const };
-const hide = { hide: true, tags: ['console'] };
+const ADMIN = { auth: 'admin' as const };
+const hide = { hide: true, tags: ['admin'] };
 /** The longest step of the test clock in one request: ten years, so the clock stays a date PostgreSQL and JavaScript both hold. */
 const MAX_TEST_CLOCK_STEP_SECONDS = 10 * 366 * 86_400;
 const CustomerParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 /** What these routes use. */
-export interface ConsolePlatformRouteDeps {
+export interface AdminPlatformRouteDeps {
   customers: CustomerRegistry;
   coverage: Pick<CoverageService, 'certifyLanguage'>;
   /** Loads a national do-not-call registry file (it replaces the registry's list); resolves to the load's summary (the response body). */
@@ -40,16 +40,16 @@ const JurisdictionParams = Type.Object({
 });
 
 /** Operator actions on the platform and on customers: certifications, numbers, emergency closures, the test clock. */
-export function registerConsolePlatformRoutes(app: App, services: ConsolePlatformRouteDeps): void {
+export function registerAdminPlatformRoutes(app: App, services: AdminPlatformRouteDeps): void {
   app.post(
-    '/console/v1/languages/:locale/certify',
+    '/admin/v1/languages/:locale/certify',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: Type.Object({ locale: withCode(Type.String({ pattern: '^[a-z]{2,3}-[A-Z]{2}$' }), 'invalid_locale') }),
         response: responses({ 200: Type.Object({ object: Type.Literal('speech_certification'), locale: Type.String(), certified: Type.Boolean() }) }, ['invalid_locale'], {
-          auth: 'console',
+          auth: 'admin',
         }),
       },
     },
@@ -57,23 +57,23 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
   );
 
   app.post(
-    '/console/v1/customers/:id/script/certify',
+    '/admin/v1/customers/:id/script/certify',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: CustomerParams,
         body: Type.Object({ script: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })) }, { additionalProperties: false }),
-        response: responses({ 200: ReadinessSchema }, ['customer_not_found'], { auth: 'console' }),
+        response: responses({ 200: ReadinessSchema }, ['customer_not_found'], { auth: 'admin' }),
       },
     },
     async (request) => services.customers.ask(request.params.id, { type: 'certify_script', script: request.body.script ?? null }),
   );
 
   app.post(
-    '/console/v1/customers/:id/research',
+    '/admin/v1/customers/:id/research',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: CustomerParams,
@@ -84,15 +84,15 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
   );
 
   app.post(
-    '/console/v1/customers/:id/calendar/connect',
-    { config: CONSOLE, schema: { ...hide, params: CustomerParams, response: responses({ 200: ReadinessSchema }, ['customer_not_found'], { auth: 'console' }) } },
+    '/admin/v1/customers/:id/calendar/connect',
+    { config: ADMIN, schema: { ...hide, params: CustomerParams, response: responses({ 200: ReadinessSchema }, ['customer_not_found'], { auth: 'admin' }) } },
     async (request) => services.customers.ask(request.params.id, { type: 'connect_calendar' }),
   );
 
   app.post(
-    '/console/v1/customers/:id/numbers',
+    '/admin/v1/customers/:id/numbers',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: CustomerParams,
@@ -103,7 +103,7 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
           },
           { additionalProperties: false },
         ),
-        response: responses({ 200: ReadinessSchema }, ['customer_not_found', 'invalid_parameter'], { auth: 'console' }),
+        response: responses({ 200: ReadinessSchema }, ['customer_not_found', 'invalid_parameter'], { auth: 'admin' }),
       },
     },
     async (request) =>
@@ -115,9 +115,9 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
   );
 
   app.post(
-    '/console/v1/dnc/registry',
+    '/admin/v1/dnc/registry',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         body: Type.Object(
@@ -135,46 +135,46 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
   );
 
   // Which national do-not-call registries exist, when each was last loaded and whether it still stops calls.
-  app.get('/console/v1/dnc/registries', { config: CONSOLE, schema: { ...hide } }, async () => services.listDncRegistries());
+  app.get('/admin/v1/dnc/registries', { config: ADMIN, schema: { ...hide } }, async () => services.listDncRegistries());
 
   // A call's compliance record, as produced on request (UWG § 7a(2)).
   app.get(
-    '/console/v1/calls/:id/compliance_record',
-    { config: CONSOLE, schema: { ...hide, params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
+    '/admin/v1/calls/:id/compliance_record',
+    { config: ADMIN, schema: { ...hide, params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
     async (request) => services.complianceRecord(request.params.id),
   );
 
   // Emergency closures (La. R.S. 45:844.31): a closed jurisdiction gets no calls until reopened.
   app.get(
-    '/console/v1/emergency_closures',
-    { config: CONSOLE, schema: { ...hide, response: responses({ 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(EmergencyClosureSchema), has_more: Type.Boolean() }) }, [], { auth: 'console' }) } },
+    '/admin/v1/emergency_closures',
+    { config: ADMIN, schema: { ...hide, response: responses({ 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(EmergencyClosureSchema), has_more: Type.Boolean() }) }, [], { auth: 'admin' }) } },
     async () => ({ object: 'list' as const, data: await services.emergencyClosures.list(), has_more: false }),
   );
 
   app.put(
-    '/console/v1/emergency_closures/:jurisdiction',
+    '/admin/v1/emergency_closures/:jurisdiction',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         params: JurisdictionParams,
         body: Type.Object({ reason: withCode(Type.String({ minLength: 1, maxLength: 500, description: 'e.g. the proclamation closing it' }), 'invalid_parameter') }, { additionalProperties: false }),
-        response: responses({ 200: EmergencyClosureSchema }, ['invalid_parameter'], { auth: 'console' }),
+        response: responses({ 200: EmergencyClosureSchema }, ['invalid_parameter'], { auth: 'admin' }),
       },
     },
     async (request) => services.emergencyClosures.close(request.params.jurisdiction, request.body.reason),
   );
 
   app.delete(
-    '/console/v1/emergency_closures/:jurisdiction',
-    { config: CONSOLE, schema: { ...hide, params: JurisdictionParams, response: responses({ 200: EmergencyClosureSchema }, ['invalid_parameter'], { auth: 'console' }) } },
+    '/admin/v1/emergency_closures/:jurisdiction',
+    { config: ADMIN, schema: { ...hide, params: JurisdictionParams, response: responses({ 200: EmergencyClosureSchema }, ['invalid_parameter'], { auth: 'admin' }) } },
     async (request) => services.emergencyClosures.reopen(request.params.jurisdiction),
   );
 
   app.get(
-    '/console/v1/accounts/:id/events',
+    '/admin/v1/accounts/:id/events',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: { ...hide, params: Type.Object({ id: Type.String({ format: 'uuid' }) }), querystring: Type.Object({ type: Type.Optional(Type.String()) }) },
     },
     async (request) => {
@@ -187,9 +187,9 @@ export function registerConsolePlatformRoutes(app: App, services: ConsolePlatfor
   );
 
   app.post(
-    '/console/v1/test_clock/advance',
+    '/admin/v1/test_clock/advance',
     {
-      config: CONSOLE,
+      config: ADMIN,
       schema: {
         ...hide,
         body: Type.Object({ seconds: withCode(Type.Integer({ minimum: 0, maximum: MAX_TEST_CLOCK_STEP_SECONDS }), 'invalid_parameter') }, { additionalProperties: false }),
