@@ -36,6 +36,7 @@ import { registerAdminWebhookRoutes } from './routes/admin-webhooks.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerChatRoutes } from './routes/chat.ts';
 import { registerChatPage } from './pages/chat.ts';
+import { registerConsoleApp } from './routes/console-app.ts';
 import type { App } from './routes/app-type.ts';
 import './types.ts';
 
@@ -147,6 +148,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerSessionRoutes(app, services);
   await registerChatRoutes(app, services);
   registerChatPage(app);
+  registerConsoleApp(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
