@@ -10,6 +10,8 @@ import type { BrandSchema } from '../../http/schemas/account.ts';
 import type { NumberSchema } from '../../http/schemas/numbers.ts';
 import type { WebsiteSchema } from '../../http/schemas/websites.ts';
 import type { ChatSessionSchema } from '../../http/schemas/chat.ts';
+import type { ApiKeySchema } from '../../http/schemas/account.ts';
+import type { ComplianceRecordSchema } from '../../http/schemas/calls.ts';
 import type { Role } from './permissions.ts';
 
 export type Mode = 'test' | 'live';
@@ -59,4 +61,195 @@ export interface Overview {
   spend: { today_cents: number; month_cents: number; daily_cap_cents: number | null; monthly_cap_cents: number | null };
   calls_by_day: CallsByDay[];
   blocked_customers: { id: string; name: string; blockers: Blocker[] }[];
+}
+
+export type ApiKey = Static<typeof ApiKeySchema>;
+export type ComplianceRecord = Static<typeof ComplianceRecordSchema>;
+
+/** A console list row of customers: the /v1 shape plus readiness at a glance. */
+export type CustomerRow = Customer & { ready?: boolean; blocker_count?: number };
+
+export interface CustomerPage {
+  customer: Customer;
+  readiness: Readiness;
+  provisioning: Provisioning;
+  limits: CustomerLimits;
+  onboarding_links: OnboardingLink[];
+  numbers: PhoneNumber[];
+  websites: Website[];
+  chat_sessions: ChatSession[];
+  test_clock?: string | null;
+}
+
+export interface TrailStep {
+  gate: string;
+  passed: boolean;
+  at: string | null;
+  detail: string | Record<string, unknown> | null;
+}
+
+export interface TranscriptTurn {
+  role?: string;
+  speaker?: string;
+  text?: string;
+  content?: string;
+  at?: string;
+}
+
+export interface CallPage {
+  call: Call;
+  transcript: TranscriptTurn[] | { turns?: TranscriptTurn[] } | null;
+  compliance_trail: TrailStep[];
+  appointment?: Appointment | null;
+}
+
+export type AppointmentRow = Appointment & { customer_timezone?: string; customer_name?: string };
+
+export interface LedgerEntry {
+  id: string;
+  object?: string;
+  type: string;
+  cause?: string;
+  amount_cents: number;
+  balance_after_cents?: number;
+  customer_id?: string | null;
+  call_id?: string | null;
+  description?: string | null;
+  created_at: string;
+}
+
+export interface ActivityEntry {
+  id: string;
+  object?: string;
+  kind?: string;
+  type?: string;
+  code?: string;
+  reason?: string;
+  message?: string;
+  customer_id?: string | null;
+  call_request_id?: string | null;
+  amount_cents?: number | null;
+  created_at: string;
+}
+
+export interface WebhookEndpoint {
+  object: 'webhook_endpoint';
+  id: string;
+  mode: Mode;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  enabled: boolean;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  secret?: string;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  response_excerpt?: string | null;
+}
+
+export interface WebhookDelivery {
+  object: 'webhook_delivery';
+  id: string;
+  event_id: string;
+  event_type: string | null;
+  endpoint_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  attempt_log: DeliveryAttempt[];
+  created_at: string;
+}
+
+export interface ConsoleEvent {
+  id: string;
+  object: 'event';
+  type: string;
+  mode: Mode;
+  created_at: string;
+  data: unknown;
+}
+
+export interface GoingLiveStep {
+  key: 'business_verification' | 'agreement' | 'funds' | 'approval';
+  done: boolean;
+  detail: string;
+  who: 'you' | 'operator';
+}
+
+export interface GoingLive {
+  steps: GoingLiveStep[];
+  live: boolean;
+}
+
+export interface BusinessDetails {
+  legal_name?: string | null;
+  registration_number?: string | null;
+  country?: string | null;
+  address?: string | null;
+  website?: string | null;
+  contact_email?: string | null;
+  contact_name?: string | null;
+  [field: string]: unknown;
+}
+
+export interface Agreement {
+  version: string;
+  text: string;
+  signed: null | { version: string; signed_at: string; signed_by: string };
+}
+
+export interface TestClock {
+  object?: 'test_clock';
+  id: string;
+  name: string | null;
+  frozen_time: string;
+  status?: string;
+  customers?: string[] | number;
+  created_at: string;
+}
+
+export interface TeamMember {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  two_factor_enabled: boolean;
+  created_at?: string;
+  last_sign_in_at?: string | null;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  expires_at: string;
+  created_at?: string;
+  url?: string;
+  status?: string;
+}
+
+export interface Team {
+  members: TeamMember[];
+  invitations: Invitation[];
+}
+
+export interface SessionRow {
+  id: string;
+  current?: boolean;
+  created_at: string;
+  last_seen_at?: string | null;
+  expires_at?: string | null;
+  ip?: string | null;
+  user_agent?: string | null;
+  user_id?: string;
+  email?: string;
 }

@@ -126,7 +126,10 @@ export function registerConsoleApp(app: App, opts: ConsoleAppOptions = {}): void
     return a;
   }
 
-  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    // `/console//api/x` or `/console/./api/x` is the JSON space spelled otherwise: never the page.
+    const rest = ((request.params as { '*'?: string })['*'] ?? '').split('/').filter((s) => s !== '' && s !== '.');
+    if (rest[0] === 'api' || rest[0] === 'assets') throw new ApiError('route_not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}.`);
     const b = current();
     reply.headers({ ...PAGE_HEADERS, 'cache-control': 'no-cache', 'content-type': 'text/html; charset=utf-8' });
     if (!b) return reply.code(503).send(NOT_BUILT);

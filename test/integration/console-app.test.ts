@@ -134,6 +134,10 @@ test('an unknown /console/api path answers 404 route_not_found in the error shap
     ['POST', '/console/api/nothing'],
     ['DELETE', '/console/api/nothing'],
     ['PATCH', '/console/api/nothing'],
+    ['GET', '/console//api/nothing'],
+    ['GET', '/console/./api/session'],
+    ['GET', '/console/.//api'],
+    ['GET', '/console//assets/x.js'],
   ] as const) {
     const res = await app.inject({ method, url, payload: method === 'GET' || method === 'DELETE' ? undefined : {} });
     t.is(res.statusCode, 404, `${method} ${url}`);
