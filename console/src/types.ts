@@ -12,6 +12,7 @@ import type { WebsiteSchema } from '../../http/schemas/websites.ts';
 import type { ChatSessionSchema } from '../../http/schemas/chat.ts';
 import type { ApiKeySchema } from '../../http/schemas/account.ts';
 import type { ComplianceRecordSchema } from '../../http/schemas/calls.ts';
+import type { ConsoleSessionSchema, InvitationPeekSchema, ConsoleInvitationSchema } from '../../http/schemas/console.ts';
 import type { Role } from './permissions.ts';
 
 export type Mode = 'test' | 'live';
@@ -22,12 +23,9 @@ export interface List<T> {
   has_more: boolean;
 }
 
-export interface ConsoleSession {
-  object: 'console_session';
-  user: { id: string; email: string; name: string | null; role: Role; two_factor_enabled: boolean };
-  account: { id: string; name: string; mode: Mode; status: string; kyb_status: string; require_two_factor: boolean };
-  csrf_token: string;
-}
+export type ConsoleSession = Static<typeof ConsoleSessionSchema>;
+export type InvitationPeek = Static<typeof InvitationPeekSchema>;
+export type ConsoleInvitation = Static<typeof ConsoleInvitationSchema>;
 
 export type Customer = Static<typeof CustomerSchema>;
 export type Readiness = Static<typeof ReadinessSchema>;
@@ -65,6 +63,8 @@ export interface Overview {
 
 export type ApiKey = Static<typeof ApiKeySchema>;
 export type ComplianceRecord = Static<typeof ComplianceRecordSchema>;
+/** The console's key: the API key plus until when a rotated-out secret works. */
+export type ConsoleApiKey = ApiKey & { previous_secret_expires_at: string | null };
 
 /** A console list row of customers: the /v1 shape plus readiness at a glance. */
 export type CustomerRow = Customer & { ready?: boolean; blocker_count?: number };
@@ -190,30 +190,40 @@ export interface GoingLive {
   live: boolean;
 }
 
+export interface BusinessDetailsFields {
+  legal_name: string;
+  registration_number: string;
+  country: string;
+  address: string;
+  website: string | null;
+  contact_email: string;
+  contact_phone: string | null;
+  business_description: string;
+}
+
 export interface BusinessDetails {
-  legal_name?: string | null;
-  registration_number?: string | null;
-  country?: string | null;
-  address?: string | null;
-  website?: string | null;
-  contact_email?: string | null;
-  contact_name?: string | null;
-  [field: string]: unknown;
+  object: 'business_details';
+  kyb_status: string;
+  review_note: string | null;
+  submitted: boolean;
+  submitted_at: string | null;
+  submitted_by: string | null;
+  details: BusinessDetailsFields | null;
 }
 
 export interface Agreement {
   version: string;
   text: string;
-  signed: null | { version: string; signed_at: string; signed_by: string };
+  signed: null | { version: string; signed_at: string; signed_by: string | null };
 }
 
 export interface TestClock {
-  object?: 'test_clock';
+  object: 'test_clock';
   id: string;
   name: string | null;
   frozen_time: string;
-  status?: string;
-  customers?: string[] | number;
+  status: 'ready' | 'advancing';
+  customer_count: number;
   created_at: string;
 }
 
@@ -238,18 +248,20 @@ export interface Invitation {
 }
 
 export interface Team {
+  require_two_factor: boolean;
   members: TeamMember[];
   invitations: Invitation[];
 }
 
 export interface SessionRow {
+  object: 'console_session_entry';
   id: string;
-  current?: boolean;
+  user_id: string;
+  email: string;
   created_at: string;
-  last_seen_at?: string | null;
-  expires_at?: string | null;
-  ip?: string | null;
-  user_agent?: string | null;
-  user_id?: string;
-  email?: string;
+  last_seen_at: string;
+  expires_at: string;
+  ip: string | null;
+  user_agent: string | null;
+  current: boolean;
 }

@@ -6,6 +6,7 @@ import { Badge } from '../ui/Badge.tsx';
 import { Field, FormError, Submit } from '../ui/Form.tsx';
 import { ErrorNote, Loading, Notice, PageHeader, Section } from '../ui/Page.tsx';
 import { useInvalidate } from '../ui/data.ts';
+import { dateTime } from '../ui/format.ts';
 import type { Brand as BrandData } from '../types.ts';
 
 type BrandFields = Omit<BrandData, 'object'>;
@@ -21,19 +22,26 @@ function textOn(hex: string): string {
 }
 
 interface DomainStatus {
-  domain?: string | null;
-  status?: string;
-  verified?: boolean;
-  message?: string;
-  cname_target?: string;
-  expected?: string;
+  object?: 'brand_domain';
+  domain: string | null;
+  status: 'none' | 'pending' | 'verified' | 'failed';
+  cname_target: string | null;
+  checked_at: string | null;
+  verified_at: string | null;
 }
+
+const DOMAIN_WORDS: Record<DomainStatus['status'], string> = {
+  none: 'No domain',
+  pending: 'Waiting for the CNAME',
+  verified: 'Verified: your customers are sent here',
+  failed: 'Not pointed at us',
+};
 
 /** The brand your customers see: name, logo, colours, emails and domain, with the onboarding page's look previewed as you type. */
 export default function Brand() {
   const canWrite = useCan('account:write');
   const invalidate = useInvalidate();
-  const brand = useQuery({ queryKey: ['/brand'], queryFn: () => api.get<BrandData>('/brand') });
+  const brand = useQuery({ queryKey: ['/brand'], queryFn: () => api.get<BrandData & { domain_status?: DomainStatus }>('/brand') });
   const [v, setV] = useState<Record<string, string>>({});
   useEffect(() => {
     if (!brand.data) return;
@@ -94,16 +102,13 @@ export default function Brand() {
           {brand.data.domain && (
             <div className="domain-check">
               <h3>Domain</h3>
-              <button type="button" className="button" disabled={check.isPending} onClick={() => check.mutate()}>
-                Check {brand.data.domain}
-              </button>
-              <ErrorNote error={check.error} />
-              {check.data && (
-                <p>
-                  <Badge status={check.data.status ?? (check.data.verified ? 'verified' : 'pending')} /> {check.data.message ?? ''}
-                  {check.data.cname_target || check.data.expected ? ` CNAME target: ${check.data.cname_target ?? check.data.expected}.` : ''}
-                </p>
+              <DomainState status={check.data ?? brand.data.domain_status ?? null} />
+              {canWrite && (
+                <button type="button" className="button" disabled={check.isPending} onClick={() => check.mutate()}>
+                  Check {brand.data.domain} now
+                </button>
               )}
+              <ErrorNote error={check.error} />
             </div>
           )}
         </Section>
@@ -114,6 +119,23 @@ export default function Brand() {
           <p className="muted">As your customers see the page that asks them to accept the calling terms.</p>
         </Section>
       </div>
+    </>
+  );
+}
+
+function DomainState({ status }: { status: DomainStatus | null }) {
+  if (!status) return null;
+  return (
+    <>
+      <p>
+        <Badge status={status.status === 'verified' ? 'verified' : status.status === 'failed' ? 'failed' : 'pending'}>{DOMAIN_WORDS[status.status]}</Badge>
+        {status.checked_at && <span className="muted"> Checked {dateTime(status.checked_at)}.</span>}
+      </p>
+      {status.cname_target && status.status !== 'verified' && (
+        <p>
+          Add a DNS record: <code>{status.domain}</code> CNAME <code>{status.cname_target}</code>
+        </p>
+      )}
     </>
   );
 }

@@ -7,7 +7,7 @@ import { Checkbox, Field, FormError, Submit, TextArea } from '../ui/Form.tsx';
 import { ErrorNote, Loading, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { useInvalidate } from '../ui/data.ts';
 import { dateTime } from '../ui/format.ts';
-import type { Agreement, BusinessDetails, GoingLive as GoingLiveData, GoingLiveStep } from '../types.ts';
+import type { Agreement, BusinessDetails, BusinessDetailsFields, GoingLive as GoingLiveData, GoingLiveStep } from '../types.ts';
 
 const STEP_TITLES: Record<GoingLiveStep['key'], string> = {
   business_verification: 'Business verification',
@@ -47,15 +47,18 @@ export default function GoingLive() {
   );
 }
 
-const DETAIL_FIELDS: { name: string; label: string; hint?: string; type?: string; area?: boolean; required?: boolean }[] = [
-  { name: 'legal_name', label: 'Legal name of the business', required: true },
-  { name: 'registration_number', label: 'Company registration number', hint: 'As on the register of your country (EIN, Companies House number, …).', required: true },
-  { name: 'country', label: 'Country of registration', hint: 'Two letters, such as US or GB.', required: true },
-  { name: 'address', label: 'Registered address', area: true, required: true },
-  { name: 'website', label: 'Website', type: 'url' },
-  { name: 'contact_name', label: 'Contact person', required: true },
-  { name: 'contact_email', label: 'Contact email', type: 'email', required: true },
+const DETAIL_FIELDS: { name: keyof BusinessDetailsFields; label: string; hint?: string; type?: string; area?: boolean; required?: boolean; max: number }[] = [
+  { name: 'legal_name', label: 'Legal name of the business', required: true, max: 200 },
+  { name: 'registration_number', label: 'Company registration number', hint: 'As on the register of your country (EIN, Companies House number, …).', required: true, max: 100 },
+  { name: 'country', label: 'Country of registration', hint: 'Two letters, such as US or GB.', required: true, max: 2 },
+  { name: 'address', label: 'Registered address', area: true, required: true, max: 500 },
+  { name: 'website', label: 'Website (optional)', type: 'url', max: 2048 },
+  { name: 'contact_email', label: 'Contact email', type: 'email', required: true, max: 254 },
+  { name: 'contact_phone', label: 'Contact phone (optional)', type: 'tel', max: 40 },
+  { name: 'business_description', label: 'What your business does', hint: 'Who you resell calling to, and for what.', area: true, required: true, max: 2000 },
 ];
+
+const KYB_WORDS: Record<string, string> = { pending: 'Waiting for the operator’s review', verified: 'Verified', rejected: 'Not accepted' };
 
 function BusinessDetailsForm() {
   const canWrite = useCan('account:write');
@@ -65,23 +68,38 @@ function BusinessDetailsForm() {
   useEffect(() => {
     if (!details.data) return;
     const v: Record<string, string> = {};
-    for (const f of DETAIL_FIELDS) v[f.name] = typeof details.data[f.name] === 'string' ? (details.data[f.name] as string) : '';
+    for (const f of DETAIL_FIELDS) v[f.name] = details.data.details?.[f.name] ?? '';
     setValues(v);
   }, [details.data]);
   const save = useMutation({
     mutationFn: () => {
       const body: Record<string, string | null> = {};
-      for (const f of DETAIL_FIELDS) body[f.name] = values[f.name]?.trim() ? values[f.name].trim() : null;
+      for (const f of DETAIL_FIELDS) {
+        const value = values[f.name]?.trim() ?? '';
+        if (value) body[f.name] = f.name === 'country' ? value.toUpperCase() : value;
+        else if (!f.required) body[f.name] = null;
+      }
       return api.put<BusinessDetails>('/business_details', body);
     },
     onSuccess: () => invalidate('/business_details', '/going_live', SESSION_KEY[0]),
   });
+  const d = details.data;
   return (
     <Section title="Business details" id="business-details">
-      <p className="muted">The operator reviews these to verify your business. Saving them again sends them for review again.</p>
+      <p className="muted">The operator reviews these to verify your business. Changing your identity later sends them for review again.</p>
+      {d?.submitted && (
+        <p>
+          <Badge status={d.kyb_status}>{KYB_WORDS[d.kyb_status] ?? d.kyb_status}</Badge>{' '}
+          <span className="muted">
+            Submitted {dateTime(d.submitted_at)}
+            {d.submitted_by ? ` by ${d.submitted_by}` : ''}.
+          </span>
+        </p>
+      )}
+      {d?.review_note && <Notice tone="warn">The operator’s note: {d.review_note}</Notice>}
       {details.error ? (
         <ErrorNote error={details.error} />
-      ) : !details.data ? (
+      ) : !d ? (
         <Loading />
       ) : (
         <form
@@ -95,9 +113,9 @@ function BusinessDetailsForm() {
             <legend className="visually-hidden">Business details</legend>
             {DETAIL_FIELDS.map((f) =>
               f.area ? (
-                <TextArea key={f.name} label={f.label} hint={f.hint} name={f.name} required={f.required} value={values[f.name] ?? ''} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
+                <TextArea key={f.name} label={f.label} hint={f.hint} name={f.name} required={f.required} maxLength={f.max} value={values[f.name] ?? ''} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
               ) : (
-                <Field key={f.name} label={f.label} hint={f.hint} name={f.name} type={f.type ?? 'text'} required={f.required} value={values[f.name] ?? ''} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
+                <Field key={f.name} label={f.label} hint={f.hint} name={f.name} type={f.type ?? 'text'} required={f.required} maxLength={f.max} value={values[f.name] ?? ''} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
               ),
             )}
           </fieldset>
@@ -128,7 +146,7 @@ function AgreementSection() {
               Version <strong>{a.version}</strong>.{' '}
               {a.signed ? (
                 <Badge tone={a.signed.version === a.version ? 'good' : 'wait'}>
-                  Signed (version {a.signed.version}) on {dateTime(a.signed.signed_at)} by {a.signed.signed_by}
+                  Signed (version {a.signed.version}) on {dateTime(a.signed.signed_at)}{a.signed.signed_by ? ` by ${a.signed.signed_by}` : ' (recorded by the operator)'}
                 </Badge>
               ) : (
                 <Badge tone="wait">Not signed</Badge>

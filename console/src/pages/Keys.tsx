@@ -11,7 +11,7 @@ import { ErrorNote, Notice, PageHeader } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { useInvalidate } from '../ui/data.ts';
 import { date, dateTime } from '../ui/format.ts';
-import type { ApiKey } from '../types.ts';
+import type { ConsoleApiKey as ApiKey } from '../types.ts';
 
 function keyState(k: ApiKey): { status: string; label: string } {
   if (k.revoked_at) return { status: 'revoked', label: 'Revoked' };
@@ -29,7 +29,7 @@ export default function Keys() {
   const rotate = useMutation({
     mutationFn: (k: ApiKey) => api.post<ApiKey>(`/keys/${k.id}/rotate`),
     onSuccess: (k) => {
-      setSecret({ label: k.label, value: k.secret ?? '', graceUntil: new Date((k.rotated_at ? Date.parse(k.rotated_at) : Date.now()) + KEY_ROTATION_GRACE_MS).toISOString() });
+      setSecret({ label: k.label, value: k.secret ?? '', graceUntil: k.previous_secret_expires_at ?? new Date((k.rotated_at ? Date.parse(k.rotated_at) : Date.now()) + KEY_ROTATION_GRACE_MS).toISOString() });
       void invalidate('/keys');
     },
   });
@@ -56,7 +56,9 @@ export default function Keys() {
       <ErrorNote error={rotate.error ?? revoke.error} />
       <ListTable<ApiKey>
         path="/keys"
-        query={{ mode }}
+        query={{}}
+        paged={false}
+        only={(k) => k.mode === mode}
         caption="API keys"
         empty={{ title: `No ${mode} keys`, body: canWrite ? 'Create one with “Create key”.' : undefined }}
         columns={[
@@ -70,8 +72,8 @@ export default function Keys() {
             cell: (k) => (
               <>
                 <Badge status={keyState(k).status}>{keyState(k).label}</Badge>
-                {k.rotated_at && !k.revoked_at && Date.parse(k.rotated_at) + KEY_ROTATION_GRACE_MS > Date.now() && (
-                  <span className="muted"> old secret works until {dateTime(new Date(Date.parse(k.rotated_at) + KEY_ROTATION_GRACE_MS).toISOString())}</span>
+                {k.previous_secret_expires_at && !k.revoked_at && Date.parse(k.previous_secret_expires_at) > Date.now() && (
+                  <span className="muted"> old secret works until {dateTime(k.previous_secret_expires_at)}</span>
                 )}
               </>
             ),

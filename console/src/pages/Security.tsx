@@ -21,6 +21,7 @@ export default function Security() {
         <Notice tone="warn">Your team requires two-factor sign-in. Turn it on below to use the rest of the console.</Notice>
       )}
       <TwoFactor />
+      <ChangePassword />
       <Sessions />
     </>
   );
@@ -104,9 +105,38 @@ function TwoFactor() {
   );
 }
 
+function ChangePassword() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const change = useMutation({
+    mutationFn: () => api.post<{ revoked_sessions: number }>('/password', { current_password: current, new_password: next }),
+    onSuccess: () => {
+      setCurrent('');
+      setNext('');
+    },
+  });
+  return (
+    <Section title="Password" id="password">
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          change.mutate();
+        }}
+      >
+        <Field label="Current password" type="password" name="current_password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+        <Field label="New password" hint="At least 12 characters." type="password" name="new_password" autoComplete="new-password" minLength={12} required value={next} onChange={(e) => setNext(e.target.value)} />
+        <FormError error={change.error} />
+        {change.isSuccess && <Notice tone="good">Password changed. Your other sessions are signed out.</Notice>}
+        <Submit pending={change.isPending}>Change password</Submit>
+      </form>
+    </Section>
+  );
+}
+
 function Sessions() {
   const invalidate = useInvalidate();
-  const sessions = useQuery({ queryKey: ['/sessions'], queryFn: () => api.get<List<SessionRow> | SessionRow[]>('/sessions') });
+  const sessions = useQuery({ queryKey: ['/sessions'], queryFn: () => api.get<List<SessionRow>>('/sessions', { scope: 'mine', limit: 50 }) });
   const revoke = useMutation({ mutationFn: (id: string) => api.del(`/sessions/${id}`), onSuccess: () => invalidate('/sessions') });
   return (
     <Section title="Where you are signed in" id="sessions">

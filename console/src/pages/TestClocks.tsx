@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { useCan, useMode } from '../app/session.tsx';
@@ -93,7 +92,6 @@ function Clock({ clock }: { clock: TestClock }) {
       void invalidate('/test_clocks', '/customers');
     },
   });
-  const attached = Array.isArray(clock.customers) ? clock.customers : null;
   return (
     <Section
       title={clock.name ?? 'Test clock'}
@@ -107,26 +105,10 @@ function Clock({ clock }: { clock: TestClock }) {
       }
     >
       <p>
-        Clock time: <strong>{dateTime(clock.frozen_time)}</strong> {clock.status && <Badge status={clock.status} />}
+        Clock time: <strong>{dateTime(clock.frozen_time)}</strong> {clock.status === 'advancing' && <Badge tone="wait">Advancing</Badge>}
       </p>
       <p className="muted">
-        {attached ? (
-          attached.length ? (
-            <>
-              Customers on it:{' '}
-              {attached.map((id, i) => (
-                <span key={id}>
-                  {i > 0 && ', '}
-                  <Link to={`/customers/${id}`}>{id}</Link>
-                </span>
-              ))}
-            </>
-          ) : (
-            'No customer is on this clock yet.'
-          )
-        ) : typeof clock.customers === 'number' ? (
-          `${clock.customers} customer${clock.customers === 1 ? '' : 's'} on it.`
-        ) : null}
+        {clock.customer_count === 0 ? 'No customer is on this clock yet.' : `${clock.customer_count} test customer${clock.customer_count === 1 ? '' : 's'} on it.`}
       </p>
       <ErrorNote error={advance.error ?? remove.error ?? attach.error} />
       {advance.isSuccess && <Notice tone="good">Moved to {dateTime(advance.data.frozen_time)}; what was due by then has run.</Notice>}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
-import { useCan, useMode } from '../app/session.tsx';
+import { useCan } from '../app/session.tsx';
 import { MAX_ROLL_GRACE_SECONDS } from '../lists.ts';
 import { Badge } from '../ui/Badge.tsx';
 import { SecretOnce } from '../ui/Copy.tsx';
@@ -176,10 +176,9 @@ function Edit({ endpoint }: { endpoint: WebhookEndpoint }) {
 }
 
 function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
-  const mode = useMode();
   const canWrite = useCan('developers:write');
   const invalidate = useInvalidate();
-  const list = useCursorList<WebhookDelivery>(`/webhook_endpoints/${endpoint.id}/deliveries`, { mode });
+  const list = useCursorList<WebhookDelivery>(`/webhook_endpoints/${endpoint.id}/deliveries`, {});
   const resend = useMutation({
     mutationFn: (d: WebhookDelivery) => api.post(`/webhook_endpoints/${endpoint.id}/deliveries/${d.id}/resend`),
     onSuccess: () => setTimeout(() => void invalidate('/webhook_endpoints'), 1500),
@@ -200,7 +199,7 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
       <ul className="trail" aria-label="Deliveries">
         {list.data?.data.map((d) => (
           <li key={d.id} className="delivery">
-            <Badge status={d.status} tone={d.status === 'delivered' || d.status === 'succeeded' ? 'good' : d.status === 'pending' ? 'wait' : 'bad'} />
+            <Badge status={d.status} tone={d.status === 'succeeded' ? 'good' : d.status === 'pending' || d.status === 'sending' || d.status === 'failed' ? 'wait' : 'bad'} />
             <span>
               <strong>{d.event_type ?? d.event_id}</strong> <span className="muted">{dateTime(d.created_at)}</span>
               {d.next_attempt_at && <span className="muted"> · next try {dateTime(d.next_attempt_at)}</span>}

@@ -44,6 +44,7 @@ export default function Webhooks() {
       <ListTable<WebhookEndpoint>
         path="/webhook_endpoints"
         query={{ mode }}
+        paged={false}
         caption="Webhook endpoints"
         empty={{ title: `No ${mode} endpoints`, body: canWrite ? 'Add one with “Add endpoint”.' : undefined }}
         columns={[

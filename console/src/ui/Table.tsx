@@ -62,14 +62,15 @@ export function Pager({ page, hasPrevious, hasMore, onPrevious, onNext }: { page
  * A list route read a page at a time. The cursors of the pages before are kept, so Previous goes
  * back; a change of filters (the query) starts again at the first page.
  */
-export function useCursorList<T extends { id: string }>(path: string, query: Query, limit = 25) {
+export function useCursorList<T extends { id: string }>(path: string, query: Query, limit = 25, paged = true) {
   const filterKey = JSON.stringify(query);
   const [state, setState] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
   const cursors = state.filterKey === filterKey ? state.cursors : [];
   const startingAfter = cursors[cursors.length - 1];
   const result = useQuery({
     queryKey: [path, query, startingAfter ?? null, limit],
-    queryFn: () => api.get<List<T>>(path, { ...query, limit, starting_after: startingAfter }),
+    // A route that answers its whole (short) list takes no paging parameters.
+    queryFn: () => api.get<List<T>>(path, paged ? { ...query, limit, starting_after: startingAfter } : query),
     placeholderData: keepPreviousData,
   });
   const data = result.data;
@@ -96,6 +97,8 @@ export function ListTable<T extends { id: string }>({
   columns,
   empty,
   limit,
+  paged = true,
+  only,
 }: {
   path: string;
   query: Query;
@@ -103,14 +106,19 @@ export function ListTable<T extends { id: string }>({
   columns: Column<T>[];
   empty: { title: string; body?: ReactNode };
   limit?: number;
+  /** False for a route that answers its whole list at once. */
+  paged?: boolean;
+  /** Rows to show of what the route answered (a route that answers both modes at once). */
+  only?: (row: T) => boolean;
 }) {
-  const list = useCursorList<T>(path, query, limit);
+  const list = useCursorList<T>(path, query, limit, paged);
   if (list.error) return <ErrorNote error={list.error} />;
   if (!list.data) return <Loading what={`Loading ${caption.toLowerCase()}`} />;
-  if (list.data.data.length === 0 && !list.pager.hasPrevious) return <Empty title={empty.title}>{empty.body}</Empty>;
+  const rows = only ? list.data.data.filter(only) : list.data.data;
+  if (rows.length === 0 && !list.pager.hasPrevious) return <Empty title={empty.title}>{empty.body}</Empty>;
   return (
     <>
-      <DataTable caption={caption} columns={columns} rows={list.data.data} rowKey={(r) => r.id} />
+      <DataTable caption={caption} columns={columns} rows={rows} rowKey={(r) => r.id} />
       <Pager {...list.pager} />
     </>
   );
