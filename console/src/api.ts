@@ -66,10 +66,13 @@ async function fetchCsrf(): Promise<string | null> {
   return csrfToken;
 }
 
+/** Writes made before there is a session (they take no CSRF token). */
+const SIGNED_OUT_WRITES = new Set(['/sign_in', '/invitations/accept', '/password_resets', '/password_resets/complete']);
+
 async function send(method: string, path: string, body: unknown, query: Query | undefined, retried: boolean): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET' && method !== 'HEAD') {
+  if (method !== 'GET' && method !== 'HEAD' && !SIGNED_OUT_WRITES.has(path)) {
     const token = csrfToken ?? (await fetchCsrf());
     if (token) headers['x-csrf-token'] = token;
   }

@@ -5,6 +5,7 @@
  * paths no route claims answer 404 in the error shape, never the page. The files are looked up by
  * exact name in the list of what the build wrote, so no path (encoded or not) reaches anything else.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -16,25 +17,28 @@ import { ApiError } from '../errors.ts';
 export const CONSOLE_DIST = fileURLToPath(new URL('../../console/dist/', import.meta.url));
 
 /**
- * The page's policy: scripts and styles only from the service (no inline script), data only from
- * the service, images also from https (the brand's logo in the brand preview), never framed.
+ * The page's policy: scripts only from the service (no inline script at all), styles from the
+ * service plus the one <style> react-aria adds (touch handling), which carries this response's
+ * nonce (it reads it from the `csp-nonce` meta element); data only from the service; images also
+ * from https (the brand's logo in the brand preview); never framed.
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "media-src 'self'",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function consoleCsp(nonce: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data: https:",
+    "media-src 'self'",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 const PAGE_HEADERS = {
-  'content-security-policy': CONSOLE_CSP,
   'x-frame-options': 'DENY',
   'referrer-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
@@ -62,7 +66,7 @@ interface Asset {
 interface Build {
   /** index.html's mtime: a new build replaces what is cached. */
   stamp: number;
-  index: Buffer;
+  index: string;
   /** What the build wrote into assets/, by exact file name (read when first asked for). */
   names: Set<string>;
   assets: Map<string, Asset>;
@@ -95,7 +99,7 @@ export function registerConsoleApp(app: App, opts: ConsoleAppOptions = {}): void
     }
     if (build?.stamp === stamp) return build;
     try {
-      const index = fs.readFileSync(path.join(dist, 'index.html'));
+      const index = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
       let names: string[] = [];
       try {
         names = fs.readdirSync(path.join(dist, 'assets'), { withFileTypes: true }).filter((e) => e.isFile() && ASSET_NAME.test(e.name)).map((e) => e.name);
@@ -131,9 +135,10 @@ export function registerConsoleApp(app: App, opts: ConsoleAppOptions = {}): void
     const rest = ((request.params as { '*'?: string })['*'] ?? '').split('/').filter((s) => s !== '' && s !== '.');
     if (rest[0] === 'api' || rest[0] === 'assets') throw new ApiError('route_not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}.`);
     const b = current();
-    reply.headers({ ...PAGE_HEADERS, 'cache-control': 'no-cache', 'content-type': 'text/html; charset=utf-8' });
+    const nonce = crypto.randomBytes(18).toString('base64');
+    reply.headers({ ...PAGE_HEADERS, 'content-security-policy': consoleCsp(nonce), 'cache-control': 'no-cache', 'content-type': 'text/html; charset=utf-8' });
     if (!b) return reply.code(503).send(NOT_BUILT);
-    return reply.send(b.index);
+    return reply.send(b.index.replace('</head>', `<meta property="csp-nonce" nonce="${nonce}">\n</head>`));
   };
   const hidden = { schema: { hide: true, tags: ['console'] }, config: { auth: 'none' as const } };
   app.get('/console', hidden, page);

@@ -46,6 +46,19 @@ const CLOCK_START = '2026-11-29T08:00:00.000Z';
 /** Monday 2026-11-30 10:00 in New York: open. */
 const CLOCK_OPEN = '2026-11-30T15:00:00.000Z';
 
+/** The browser's zone: what the datetime fields mean. */
+const TIME_ZONE = 'America/New_York';
+
+/** An instant as a datetime-local field in the browser's zone shows it (YYYY-MM-DDTHH:MM). */
+function localInput(iso: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+}
+
 let svc: TestService;
 let browser: Browser;
 let context: BrowserContext;
@@ -83,10 +96,23 @@ test.before(async () => {
   if (listening.status === 'fulfilled') receiver = listening.value;
   for (const r of [started, launched, listening]) if (r.status === 'rejected') throw r.reason;
   admin = adminClient(svc.url);
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, timezoneId: TIME_ZONE, locale: 'en-US' });
+  context.setDefaultTimeout(10_000);
+  // Where a refused inline style or script comes from, should one be refused.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP refused ${e.effectiveDirective} at ${e.sourceFile}:${e.lineNumber}: ${e.sample}`));
+  });
   page = await context.newPage();
   page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
   page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
+  // The address of every answer in error, next to the console's "Failed to load resource".
+  page.on('response', (r) => r.status() >= 400 && consoleErrors.push(`(${r.status()} ${r.request().method()} ${new URL(r.url()).pathname})`));
+});
+
+let step = 0;
+test.afterEach.always('a failed step leaves a screenshot of where it stopped', async (t) => {
+  step += 1;
+  if (!t.passed && page) await page.screenshot({ path: path.join(OUT, `failed-step-${String(step).padStart(2, '0')}.png`), fullPage: true }).catch(() => {});
 });
 
 test.after.always('close the browser, the receiver and the service', async () => {
@@ -102,7 +128,8 @@ const url = (p: string) => `${svc.url}/console${p}`;
 function takeConsoleErrors(expected: RegExp[] = []): string[] {
   const errors = consoleErrors.filter((e) => !expected.some((x) => x.test(e)));
   consoleErrors = [];
-  return errors;
+  // The addresses alone are not errors: they explain the ones that are.
+  return errors.some((e) => !e.startsWith('(')) ? errors : [];
 }
 
 /** The page has finished loading its data: no request in flight, no "Loading…" on screen. */
@@ -126,6 +153,15 @@ async function seriousAxeViolations(p: Page): Promise<string[]> {
  */
 async function look(t: ExecutionContext, name: string, p: Page = page, expected: RegExp[] = []): Promise<void> {
   await settled(p);
+  try {
+    await lookAtWidths(t, name, p);
+  } finally {
+    await p.setViewportSize({ width: 1280, height: 900 });
+  }
+  t.deepEqual(takeConsoleErrors(expected), [], `${name}: no console error`);
+}
+
+async function lookAtWidths(t: ExecutionContext, name: string, p: Page): Promise<void> {
   for (const width of WIDTHS) {
     await p.setViewportSize({ width, height: 900 });
     await p.waitForTimeout(150);
@@ -138,13 +174,15 @@ async function look(t: ExecutionContext, name: string, p: Page = page, expected:
       t.true(scrollWidth <= clientWidth, `${name} at 375 px scrolls sideways: ${scrollWidth} > ${clientWidth}`);
     }
   }
-  await p.setViewportSize({ width: 1280, height: 900 });
-  t.deepEqual(takeConsoleErrors(expected), [], `${name}: no console error`);
 }
 
-/** Follows a navigation link of the console (the menu is open at any width). */
+/** Follows a navigation link of the console and waits for its page (loaded on demand) to show. */
 async function nav(label: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
+  const link = page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true });
+  const href = (await link.getAttribute('href'))!;
+  await link.click();
+  await page.waitForURL((u) => u.pathname === href);
+  await page.locator('main h1').first().waitFor();
   await settled();
 }
 
@@ -201,7 +239,7 @@ test.serial('the owner opens the invitation, sets a name and password, and is si
   await page.getByRole('button', { name: 'Set password and continue' }).click();
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
   t.is(new URL(page.url()).pathname, '/console');
-  const cookies = await context.cookies(svc.url);
+  const cookies = await context.cookies(`${svc.url}/console/`);
   const session = cookies.find((c) => c.name === 'sb_console');
   t.truthy(session, 'the session cookie is set');
   t.true(session!.httpOnly, 'HttpOnly');
@@ -242,10 +280,10 @@ test.serial('going live: the checklist, the business details submitted for revie
   t.is(details.body.details?.legal_name ?? details.body.legal_name, BUSINESS.legal_name, 'the operator reads what was submitted');
 
   const agreement = page.locator('#agreement');
-  t.regex(await agreement.locator('.agreement-text').innerText(), /\w{20,}/s, 'the agreement text is there to read');
+  t.true((await agreement.locator('.agreement-text').innerText()).split(/\s+/).length > 100, 'the agreement text is there to read');
   await agreement.getByRole('checkbox').check();
   await agreement.getByRole('button', { name: 'Sign the agreement' }).click();
-  await agreement.getByText(/Signed \(version/).waitFor();
+  await agreement.getByText(/signed on/).waitFor();
   t.regex(await agreement.innerText(), new RegExp(`by ${OWNER.name}`));
   await settled();
   await look(t, 'going-live');
@@ -266,13 +304,7 @@ test.serial('a test clock stopped on a Sunday night in New York', async (t) => {
   await nav('Test clocks');
   t.is(await heading(), 'Test clocks');
   await page.getByLabel('Name').fill('Journey clock');
-  // datetime-local in the browser's zone: written from the instant so any zone gives the same clock.
-  const local = await page.evaluate((iso) => {
-    const d = new Date(iso);
-    const pad = (n: number) => String(n).padStart(2, '0');
-    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  }, CLOCK_START);
-  await page.getByLabel('Starts at').fill(local);
+  await page.getByLabel('Starts at').fill(localInput(CLOCK_START));
   await page.getByRole('button', { name: 'Create clock' }).click();
   await page.getByRole('heading', { name: 'Journey clock' }).waitFor();
   const clocks = await page.evaluate(async () => (await fetch('/console/api/test_clocks', { credentials: 'same-origin' })).json());
@@ -456,12 +488,7 @@ test.serial('a test call placed from the customer page waits for the calling win
 
 test.serial('advancing the clock to Monday morning dials the call; its page has the recording, transcript, appointment and compliance trail', async (t) => {
   await nav('Test clocks');
-  const local = await page.evaluate((iso) => {
-    const d = new Date(iso);
-    const pad = (n: number) => String(n).padStart(2, '0');
-    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  }, CLOCK_OPEN);
-  await page.getByLabel('Advance to').fill(local);
+  await page.getByLabel('Advance to').fill(localInput(CLOCK_OPEN));
   await page.getByRole('button', { name: 'Advance', exact: true }).click();
   await page.getByText(/Moved to/).waitFor({ timeout: 30_000 });
 
@@ -525,13 +552,17 @@ test.serial('billing: the ledger filtered to the customer and exported as CSV', 
   t.true(rows.every((r) => r.includes(s.customerId)), 'only the customer’s lines');
 });
 
-test.serial('the overview, the brand page with its preview and the team page', async (t) => {
+test.serial('the overview: balance, spend against caps, the 30-day chart and its table, blocked customers', async (t) => {
   await nav('Overview');
   t.is(await heading(), 'Overview');
-  await page.locator('#calls-by-day .chart canvas, #calls-by-day .chart .u-over').first().waitFor();
-  t.true((await page.locator('#calls-by-day table').count()) === 1, 'the same numbers as a table');
+  await page.locator('#calls-by-day .chart canvas').first().waitFor();
+  t.is(await page.locator('#calls-by-day table').count(), 1, 'the same numbers as a table');
+  t.is(await page.locator('#calls-by-day tbody tr').count(), 30, '30 days');
+  t.regex(await page.locator('.cards').innerText(), /Available balance/);
   await look(t, 'overview');
+});
 
+test.serial('the brand page: the preview follows the form, and the brand is saved', async (t) => {
   await nav('Brand');
   t.is(await heading(), 'Brand');
   await page.getByLabel('Display name').fill('Northwind Calls');
@@ -541,12 +572,14 @@ test.serial('the overview, the brand page with its preview and the team page', a
   await page.getByRole('button', { name: 'Save brand' }).click();
   await page.getByText('Brand saved.').waitFor();
   await look(t, 'brand');
+});
 
+test.serial('the team page: members with two-factor status, and an invitation for a viewer', async (t) => {
   await nav('Team');
   t.is(await heading(), 'Team');
-  t.regex(await page.locator('#members').innerText(), /On/, 'the owner’s two-factor is on');
-  await page.getByLabel('Email').fill('victor@northwind-agency.example');
-  await page.getByLabel('Role').selectOption('viewer');
+  t.regex(await page.locator('#members').innerText(), new RegExp(`${OWNER.name}[\\s\\S]*On`), 'the owner, two-factor on');
+  await page.locator('#invite').getByLabel('Email').fill('victor@northwind-agency.example');
+  await page.locator('#invite').getByLabel('Role').selectOption('viewer');
   await page.getByRole('button', { name: 'Create invitation' }).click();
   await page.locator('#invite .copy-field').waitFor();
   await look(t, 'team');
@@ -577,7 +610,7 @@ test.serial('a viewer sees no "Create key" button', async (t) => {
 });
 
 test.serial('signing out, and back in with the password and a two-factor code', async (t) => {
-  await page.getByRole('button', { name: /Your account/ }).click();
+  await page.getByRole('button', { name: /Account menu/ }).click();
   await page.getByRole('menuitem', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
   await page.getByLabel('Email').fill(OWNER.email);

@@ -17,7 +17,7 @@ import { registerConsoleApp } from '../../http/routes/console-app.ts';
 import type { App } from '../../http/routes/app-type.ts';
 import '../../http/types.ts';
 
-const INDEX = '<!doctype html><html lang="en"><head><title>Console</title><script type="module" src="/console/assets/index-AbC123.js"></script></head><body><div id="root"></div></body></html>';
+const INDEX = '<!doctype html><html lang="en"><head><title>Console</title><script type="module" src="/console/assets/index-AbC123.js"></script>\n</head><body><div id="root"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(2000))});`;
 
 async function appOn(dist: string) {
@@ -46,18 +46,28 @@ test.after.always(async () => {
   if (root) await fs.rm(root, { recursive: true, force: true });
 });
 
+/** The page without the per-answer nonce element. */
+const pageOf = (body: string) => body.replace(/<meta property="csp-nonce" nonce="[^"]*">\n/, '');
+
 test('/console and every client-side path answer index.html, not cached, with a CSP without inline scripts and no framing', async (t) => {
+  const nonces = new Set<string>();
   const app = await appOn(dist);
   t.teardown(() => app.close());
   for (const url of ['/console', '/console/', '/console/customers', '/console/calls/call_123?mode=test', '/console/accept?token=abc', '/console/a/b/c']) {
     const res = await app.inject({ method: 'GET', url });
     t.is(res.statusCode, 200, url);
-    t.is(res.body, INDEX, url);
+    t.is(pageOf(res.body), INDEX, url);
     t.is(res.headers['content-type'], 'text/html; charset=utf-8', url);
     t.is(res.headers['cache-control'], 'no-cache', url);
     const csp = String(res.headers['content-security-policy']);
     t.regex(csp, /script-src 'self'(;|$)/, url);
     t.notRegex(csp, /unsafe-inline|unsafe-eval/, url);
+    // The style nonce of the policy is the one the page hands react-aria, fresh for each answer.
+    const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'/.exec(csp)?.[1];
+    t.truthy(nonce, csp);
+    t.true(res.body.includes(`<meta property="csp-nonce" nonce="${nonce}">`), url);
+    t.false(nonces.has(nonce!), 'a nonce is used once');
+    nonces.add(nonce!);
     t.regex(csp, /frame-ancestors 'none'/);
     t.regex(csp, /default-src 'self'/);
     t.is(res.headers['x-frame-options'], 'DENY');
@@ -110,7 +120,7 @@ test("no spelling of a path reaches a file outside the build's assets: 404 in th
     t.not(res.body, '{}', url);
     if (res.statusCode === 200) {
       // A router that resolved the dot-segments itself may land on the page: then it is the page.
-      t.is(res.body, INDEX, url);
+      t.is(pageOf(res.body), INDEX, url);
       continue;
     }
     t.true([400, 404].includes(res.statusCode), `${url}: ${res.statusCode}`);
@@ -168,11 +178,11 @@ test('a new build is served as soon as it is written (index.html is re-read when
   await fs.writeFile(path.join(other, 'index.html'), 'first');
   const app = await appOn(other);
   t.teardown(() => app.close());
-  t.is((await app.inject({ method: 'GET', url: '/console' })).body, 'first');
+  t.is((await app.inject({ method: 'GET', url: '/console' })).body, 'first', 'a page without a head gets no nonce element');
   await fs.writeFile(path.join(other, 'assets', 'new-1.js'), 'new');
   const later = new Date(Date.now() + 5000);
   await fs.writeFile(path.join(other, 'index.html'), 'second');
   await fs.utimes(path.join(other, 'index.html'), later, later);
-  t.is((await app.inject({ method: 'GET', url: '/console' })).body, 'second');
+  t.is((await app.inject({ method: 'GET', url: '/console' })).body, 'second', 're-read');
   t.is((await app.inject({ method: 'GET', url: '/console/assets/new-1.js' })).body, 'new');
 });

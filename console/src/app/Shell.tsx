@@ -63,11 +63,14 @@ function UserMenu() {
   const queryClient = useQueryClient();
   return (
     <MenuTrigger>
-      <Button className="button button-plain user-button" aria-label={`Your account: ${user.email}`}>
+      <Button className="button button-plain user-button">
         <span className="user-initial" aria-hidden="true">
-          {(user.name ?? user.email).charAt(0).toUpperCase()}
+          {(user.name || user.email).charAt(0).toUpperCase()}
         </span>
-        <span className="user-email">{user.email}</span>
+        <span className="user-email">
+          <span className="visually-hidden">Account menu for </span>
+          {user.email}
+        </span>
       </Button>
       <Popover className="popover" placement="bottom end">
         <Menu

@@ -9,8 +9,7 @@ import { useInvalidate } from '../ui/data.ts';
 import { dateTime } from '../ui/format.ts';
 import type { Brand as BrandData } from '../types.ts';
 
-type BrandFields = Omit<BrandData, 'object'>;
-const FIELDS: (keyof BrandFields)[] = ['display_name', 'logo_url', 'primary_color', 'accent_color', 'email_from_name', 'support_email', 'domain'];
+const FIELDS = ['display_name', 'logo_url', 'primary_color', 'accent_color', 'email_from_name', 'support_email', 'domain'] as const satisfies readonly (keyof BrandData)[];
 const HEX = /^#[0-9a-fA-F]{6}$/;
 
 /** Black or white, whichever reads better on `hex`. */

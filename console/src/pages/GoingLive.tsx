@@ -6,6 +6,7 @@ import { Badge } from '../ui/Badge.tsx';
 import { Checkbox, Field, FormError, Submit, TextArea } from '../ui/Form.tsx';
 import { ErrorNote, Loading, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { useInvalidate } from '../ui/data.ts';
+import { Markdown } from '../ui/Markdown.tsx';
 import { dateTime } from '../ui/format.ts';
 import type { Agreement, BusinessDetails, BusinessDetailsFields, GoingLive as GoingLiveData, GoingLiveStep } from '../types.ts';
 
@@ -145,15 +146,19 @@ function AgreementSection() {
             <p>
               Version <strong>{a.version}</strong>.{' '}
               {a.signed ? (
-                <Badge tone={a.signed.version === a.version ? 'good' : 'wait'}>
-                  Signed (version {a.signed.version}) on {dateTime(a.signed.signed_at)}{a.signed.signed_by ? ` by ${a.signed.signed_by}` : ' (recorded by the operator)'}
-                </Badge>
+                <>
+                  <Badge tone={a.signed.version === a.version ? 'good' : 'wait'}>{a.signed.version === a.version ? 'Signed' : 'An older version is signed'}</Badge>{' '}
+                  <span className="muted">
+                    Version {a.signed.version} signed on {dateTime(a.signed.signed_at)}
+                    {a.signed.signed_by ? ` by ${a.signed.signed_by}` : ' (recorded by the operator)'}.
+                  </span>
+                </>
               ) : (
                 <Badge tone="wait">Not signed</Badge>
               )}
             </p>
             <div className="agreement-text" tabIndex={0} role="region" aria-label={`Agreement, version ${a.version}`}>
-              {a.text}
+              <Markdown text={a.text} />
             </div>
             {(!a.signed || a.signed.version !== a.version) &&
               (canSign ? (
