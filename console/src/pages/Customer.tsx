@@ -334,7 +334,7 @@ function ClockSection({ customerId, clock }: { customerId: string; clock: string
         >
           <Select label="Put this customer on" name="test_clock" defaultValue={clock ?? ''} options={[{ value: '', label: 'Real time (no clock)' }, ...options.map((c) => ({ value: c.id, label: c.name ?? c.id }))]} />
           <ErrorNote error={attach.error} />
-          <Submit pending={attach.isPending} variant="plain">
+          <Submit pending={attach.isPending} variant="secondary">
             Save clock
           </Submit>
         </form>

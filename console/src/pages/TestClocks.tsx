@@ -132,7 +132,7 @@ function Clock({ clock }: { clock: TestClock }) {
             <div className="form-row">
               <Field label="Advance to" name="to" type="datetime-local" required value={to} min={isoToLocalInput(clock.frozen_time)} onChange={(e) => setTo(e.target.value)} />
             </div>
-            <Submit pending={advance.isPending} variant="plain">
+            <Submit pending={advance.isPending} variant="secondary">
               Advance
             </Submit>
           </form>
@@ -150,7 +150,7 @@ function Clock({ clock }: { clock: TestClock }) {
               onChange={(e) => setCustomer(e.target.value)}
               options={[{ value: '', label: 'Choose a customer' }, ...rowsOf(customers.data).map((c) => ({ value: c.id, label: c.name }))]}
             />
-            <Submit pending={attach.isPending} variant="plain">
+            <Submit pending={attach.isPending} variant="secondary">
               Attach
             </Submit>
           </form>

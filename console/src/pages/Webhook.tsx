@@ -100,7 +100,7 @@ function Actions({ endpoint }: { endpoint: WebhookEndpoint }) {
             }}
           >
             <Select label="Keep the old secret signing for" name="grace" value={grace} onChange={(e) => setGrace(e.target.value)} options={GRACES} hint="Deliveries carry both signatures until then, so you can deploy the new secret first." />
-            <Submit pending={roll.isPending} variant="plain">
+            <Submit pending={roll.isPending} variant="secondary">
               Roll the secret
             </Submit>
           </form>

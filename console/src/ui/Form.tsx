@@ -93,9 +93,9 @@ export function FormError({ error }: { error: unknown }) {
   );
 }
 
-export function Submit({ pending, children, variant = 'primary' }: { pending?: boolean; children: ReactNode; variant?: 'primary' | 'danger' | 'plain' }) {
+export function Submit({ pending, children, variant = 'primary' }: { pending?: boolean; children: ReactNode; variant?: 'primary' | 'secondary' | 'danger' }) {
   return (
-    <button type="submit" className={`button button-${variant}`} disabled={pending} aria-busy={pending || undefined}>
+    <button type="submit" className={variant === 'secondary' ? 'button' : `button button-${variant}`} disabled={pending} aria-busy={pending || undefined}>
       {pending ? 'Working…' : children}
     </button>
   );
