@@ -95,7 +95,21 @@ export type RefusalCode =
   // the console's people
   | 'invitation_invalid'
   | 'password_rejected'
-  | 'email_taken';
+  | 'email_taken'
+  // console sign-in, two-factor, password resets, sessions, team
+  | 'invalid_credentials'
+  | 'two_factor_code_required'
+  | 'invalid_two_factor_code'
+  | 'two_factor_already_enabled'
+  | 'two_factor_not_set_up'
+  | 'two_factor_not_enabled'
+  | 'password_reset_invalid'
+  | 'console_session_not_found'
+  | 'console_member_not_found'
+  | 'console_invitation_not_found'
+  | 'own_role_unchangeable'
+  | 'owner_protected'
+  | 'last_owner';
 
 /**
  * A refusal: the answer to a request that breaks a rule or names nothing. Not a failure: the
