@@ -318,8 +318,11 @@ export function createConsoleAccess(deps: Pick<Deps, 'pool' | 'realClock' | 'con
         const members = await db.lockMembers(actor.accountId);
         const target = members.find((m) => m.id === memberId);
         if (!target) throw new Refusal('console_member_not_found');
+        // The actor's role as it is now, under the lock (another change may have just committed).
+        const self = members.find((m) => m.id === actor.userId);
+        if (!self) throw new Refusal('console_member_not_found');
         const owners = members.filter((m) => m.role === 'owner').length;
-        const problem = memberChangeProblem({ actorId: actor.userId, actorRole: actor.role, targetId: target.id, targetRole: target.role, newRole: role, owners });
+        const problem = memberChangeProblem({ actorId: actor.userId, actorRole: self.role, targetId: target.id, targetRole: target.role, newRole: role, owners });
         if (problem) throw new Refusal(problem);
         if (role === null) {
           await db.removeUser(target.id, now());
