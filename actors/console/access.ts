@@ -293,7 +293,9 @@ export function createConsoleAccess(deps: Pick<Deps, 'pool' | 'realClock' | 'con
       const problem = inviteProblem(actor.role, input.role);
       if (problem) throw new Refusal(problem);
       const email = normalEmail(input.email);
-      if (await repo.userByEmail(email)) throw new Refusal('email_taken');
+      // Only a member of this account is refused here: whether an address signs in to another
+      // account is not this account's to learn (accepting such an invitation is refused then).
+      if ((await repo.userByEmail(email))?.account_id === actor.accountId) throw new Refusal('email_taken');
       return people.invite({ accountId: actor.accountId, email, role: input.role, invitedBy: actor.userId });
     },
 

@@ -20,6 +20,7 @@ import { consoleCaller } from '../plugins/console-session.ts';
 import { invitationUrl, invitationView } from './console-session.ts';
 import { actorOf } from './console-people.ts';
 import type { Config } from '../../runtime/config.ts';
+import { ApiError } from '../errors.ts';
 
 /** What these routes use. */
 export interface ConsoleTeamRouteDeps {
@@ -129,9 +130,12 @@ export function registerConsoleTeamRoutes(app: App, services: ConsoleTeamRouteDe
 
   app.patch(
     '/console/api/security',
-    { config: WRITE, schema: { ...hide, body: SecurityBody, response: responses({ 200: SecuritySchema }, ['invalid_parameter'], { auth: 'session' }) } },
+    { config: WRITE, schema: { ...hide, body: SecurityBody, response: responses({ 200: SecuritySchema }, ['invalid_parameter', 'two_factor_not_enabled'], { auth: 'session' }) } },
     async (request) => {
-      await access.setRequireTwoFactor(consoleCaller(request).accountId, request.body.require_two_factor);
+      const s = consoleCaller(request);
+      // Whoever requires it has it: else they would be held at setup with everyone else.
+      if (request.body.require_two_factor && !s.twoFactorEnabled) throw new ApiError('two_factor_not_enabled', 'Turn on your own two-factor authentication before requiring it of everyone.');
+      await access.setRequireTwoFactor(s.accountId, request.body.require_two_factor);
       return { object: 'console_security' as const, require_two_factor: request.body.require_two_factor };
     },
   );

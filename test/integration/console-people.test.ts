@@ -201,6 +201,12 @@ test.serial('when the owner requires two-factor, a member without it can only se
   t.is(viewerTry.status, 403);
   t.is(viewerTry.body.error.code, 'role_forbidden');
 
+  const notYet = await owner.patch('/console/api/security', { require_two_factor: true });
+  t.is(notYet.status, 409, 'whoever requires two-factor must have it');
+  t.is(notYet.body.error.code, 'two_factor_not_enabled');
+  const ownerSetup = await owner.post('/console/api/two_factor/setup');
+  secretsSeen.add(ownerSetup.body.secret);
+  t.is((await owner.post('/console/api/two_factor/enable', { code: await codeAt(ownerSetup.body.secret) })).status, 200);
   const required = await owner.patch('/console/api/security', { require_two_factor: true });
   t.deepEqual(required.body, { object: 'console_security', require_two_factor: true });
 
@@ -214,6 +220,11 @@ test.serial('when the owner requires two-factor, a member without it can only se
   secretsSeen.add(setup.body.secret);
   t.is((await dev.post('/console/api/two_factor/enable', { code: await codeAt(setup.body.secret) })).status, 200);
   t.is((await dev.get('/console/api/team')).status, 200, 'with two-factor on, the member goes on');
+
+  const viewer = await consoleAs(svc.url, account.id, 'viewer');
+  t.is((await viewer.get('/console/api/team')).body.error.code, 'two_factor_setup_required');
+  t.deepEqual((await owner.patch('/console/api/security', { require_two_factor: false })).body, { object: 'console_security', require_two_factor: false });
+  t.is((await viewer.get('/console/api/team')).status, 200, 'no longer required: the viewer goes on');
 });
 
 test.serial('sessions: each person lists their own (current marked); a revoked session answers 401 at once; owner and admin see and revoke the team’s', async (t) => {

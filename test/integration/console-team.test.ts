@@ -62,6 +62,9 @@ test('only owners and admins invite; an admin cannot invite an owner; a withdraw
   t.is(ownerByAdmin.body.error.code, 'owner_protected');
   t.is((await owner.post('/console/api/team/invitations', { email: 'boss@agency.example', role: 'owner' })).status, 201, 'an owner may');
   t.is((await admin.post('/console/api/team/invitations', { email: owner.user.email, role: 'viewer' })).body.error.code, 'email_taken');
+  const elsewhere = await consoleAs(svc.url, (await makeAccount(svc.url)).id, 'viewer');
+  const notTold = await admin.post('/console/api/team/invitations', { email: elsewhere.user.email, role: 'viewer' });
+  t.is(notTold.status, 201, 'whether an address signs in to another account is not told');
   t.is((await admin.post('/console/api/team/invitations', { email: 'x@y.example', role: 'root' })).status, 400);
 
   const inv = await admin.post('/console/api/team/invitations', { email: 'temp@agency.example', role: 'billing' });
