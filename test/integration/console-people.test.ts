@@ -358,6 +358,36 @@ test.serial('a reset link minted by the owner expires after an hour; an admin ca
   t.is((await account.admin.post(`/admin/v1/accounts/${otherAccount.id}/people/${owner.user.id}/password_reset`)).body.error.code, 'console_member_not_found');
 });
 
+test.serial('malformed bodies are 4xx in the error shape, never 5xx', async (t) => {
+  const { client: me } = await person();
+  const tries: Array<[string, unknown]> = [
+    ['/console/api/sign_in', {}],
+    ['/console/api/sign_in', { email: 5, password: null }],
+    ['/console/api/sign_in', { email: 'a@b.example', password: 'x'.repeat(2000) }],
+    ['/console/api/sign_in', { email: 'a@b.example', password: 'long enough password', code: ['1'] }],
+    ['/console/api/sign_in', { email: 'a@b.example', password: 'long enough password', extra: 1 }],
+    ['/console/api/password_resets', { email: {} }],
+    ['/console/api/password_resets/complete', { token: 'sbr_x', password: 7 }],
+    ['/console/api/password_resets/complete', { token: 'sbr_\u0000', password: 'long enough password' }],
+  ];
+  for (const [path, body] of tries) {
+    const r = await call(svc.url, 'POST', path, { body, headers: { 'x-forwarded-for': nextAddress() } });
+    t.true(r.status >= 400 && r.status < 500, `${path} ${JSON.stringify(body)}: ${r.status} ${r.text}`);
+    t.regex(r.body.error?.code ?? '', /^[a-z_]+$/);
+  }
+  for (const [path, body] of [
+    ['/console/api/two_factor/enable', { code: 123456 }],
+    ['/console/api/two_factor/disable', {}],
+    ['/console/api/password', { current_password: [], new_password: 'x' }],
+  ] as Array<[string, unknown]>) {
+    const r = await me.post(path, body);
+    t.true(r.status >= 400 && r.status < 500, `${path}: ${r.status} ${r.text}`);
+  }
+  t.is((await me.get('/console/api/sessions?limit=0')).status, 400);
+  t.is((await me.get('/console/api/sessions?scope=everyone')).status, 400);
+  t.is((await me.get('/console/api/sessions?starting_after=nonsense')).body.error.code, 'invalid_cursor');
+});
+
 test.serial('no password, two-factor secret, token or cookie appears in any log line', async (t) => {
   // A request that fails inside a handler with a secret in its body, for good measure.
   await signIn({ email: 'logs@nowhere.example', password: 'log-me-not passphrase' });
