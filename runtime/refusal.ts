@@ -92,10 +92,6 @@ export type RefusalCode =
   | 'webhook_delivery_in_progress'
   | 'invalid_webhook_url'
   | 'invalid_event_type'
-  // the console's people
-  | 'invitation_invalid'
-  | 'password_rejected'
-  | 'email_taken'
   // console sign-in, two-factor, password resets, sessions, team
   | 'invalid_credentials'
   | 'two_factor_code_required'
@@ -109,7 +105,11 @@ export type RefusalCode =
   | 'console_invitation_not_found'
   | 'own_role_unchangeable'
   | 'owner_protected'
-  | 'last_owner';
+  | 'last_owner'
+  // the console's people
+  | 'invitation_invalid'
+  | 'password_rejected'
+  | 'email_taken';
 
 /**
  * A refusal: the answer to a request that breaks a rule or names nothing. Not a failure: the
