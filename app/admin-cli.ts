@@ -29,8 +29,8 @@ export const ACTIONS: Record<string, Action> = {
   'create-account': {
     method: 'POST',
     path: () => '/admin/v1/accounts',
-    body: (f) => ({ name: need(f, 'name'), country: need(f, 'country') }),
-    help: '--name NAME --country CC',
+    body: (f) => compact({ name: need(f, 'name'), country: need(f, 'country'), owner_email: f['owner-email'] }),
+    help: "--name NAME --country CC [--owner-email EMAIL] (prints the owner's invitation link once)",
   },
   'list-accounts': { method: 'GET', path: () => '/admin/v1/accounts', help: '' },
   'get-account': { method: 'GET', path: account, help: '--account ID' },

@@ -19,6 +19,7 @@ import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc
 import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
+import { createConsoleAccess } from '../actors/console/access.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
 import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
@@ -193,6 +194,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keys,
       adminTokenHash: () => tokenHash,
       consolePeople: createConsolePeople(deps),
+      consoleAccess: createConsoleAccess({ ...deps, secrets }),
       accounts,
       accountDirectory: createAccountDirectory(pool),
       customers,
