@@ -134,6 +134,7 @@ export class WebhookSender {
         statusCode: result.statusCode,
         error: result.error ?? (next.state === 'dead' && next.reason === 'gone' ? 'endpoint answered 410: retries stopped' : null),
         now,
+        responseExcerpt: result.responseExcerpt,
       },
     );
   }

@@ -116,11 +116,19 @@ export function registerAdminAccountRoutes(app: App, services: AdminAccountRoute
       schema: {
         ...hide,
         params: AccountParams,
-        body: Type.Object({ status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter') }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter'),
+            // Shown to the reseller on its going-live page (why it was rejected); cleared by the next review.
+            note: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+          },
+          { additionalProperties: false },
+        ),
         response: responses({ 200: AdminAccountSchema }, ['account_not_found', 'invalid_parameter'], { auth: 'admin' }),
       },
     },
-    async (request) => ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected' }),
+    async (request) =>
+      ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected', note: request.body.note?.trim() || null }),
   );
 
   app.post(
