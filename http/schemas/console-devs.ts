@@ -142,7 +142,7 @@ export const GoingLiveSchema = Type.Object({
 export type GoingLiveView = Static<typeof GoingLiveSchema>;
 
 const Text = (maxLength: number, code: 'parameter_missing' | 'invalid_parameter' = 'parameter_missing') =>
-  withCode(Type.String({ minLength: 1, maxLength, pattern: '\\S', format: 'single-line' }), { default: code, format: 'invalid_parameter', pattern: code });
+  withCode(Type.String({ minLength: 1, maxLength, pattern: '\\S', format: 'single-line' }), { default: code, format: 'invalid_parameter', pattern: code, maxLength: 'field_too_long' });
 const OptionalText = (maxLength: number) => Type.Optional(withCode(Nullable(Type.String({ maxLength, format: 'single-line' })), 'invalid_parameter'));
 
 export const BusinessDetailsFieldsSchema = Type.Object(
@@ -150,11 +150,11 @@ export const BusinessDetailsFieldsSchema = Type.Object(
     legal_name: Text(200),
     registration_number: Text(100),
     country: withCode(Type.String({ pattern: '^[A-Za-z]{2}$' }), { default: 'parameter_missing', pattern: 'invalid_parameter' }),
-    address: withCode(Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }), { default: 'parameter_missing' }),
+    address: withCode(Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long' }),
     website: OptionalText(2048),
-    contact_email: withCode(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), { default: 'invalid_parameter' }),
+    contact_email: withCode(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), { default: 'invalid_parameter', maxLength: 'field_too_long' }),
     contact_phone: OptionalText(40),
-    business_description: withCode(Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }), { default: 'parameter_missing' }),
+    business_description: withCode(Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long' }),
   },
   { additionalProperties: false },
 );
