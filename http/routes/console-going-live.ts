@@ -1,6 +1,6 @@
 import type { App } from './app-type.ts';
 import type { AccountRegistry } from './deps.ts';
-import { responses, Type } from '../schemas/common.ts';
+import { responses } from '../schemas/common.ts';
 import { AgreementSchema, BusinessDetailsFieldsSchema, BusinessDetailsSchema, GoingLiveSchema, SignAgreementBody, type BusinessDetailsBody } from '../schemas/console-devs.ts';
 import { consoleCaller } from '../plugins/console-session.ts';
 import { ApiError } from '../errors.ts';
@@ -43,7 +43,7 @@ function detailsOf(body: BusinessDetailsBody): BusinessDetailsFields {
  * Going live in the console: the checklist, the business details the operator verifies, and the
  * agreement the owner signs. Each write is the actor message the operator's route sends
  * (admin-accounts.ts), with the session's account and person; the operator reads the details at
- * GET /admin/v1/accounts/:id/business_details and reviews them with POST …/kyb.
+ * GET /admin/v1/accounts/:id/business_details (admin-accounts.ts) and reviews them with POST …/kyb.
  */
 export function registerConsoleGoingLiveRoutes(app: App, services: ConsoleGoingLiveRouteDeps): void {
   const ask = services.accounts.ask.bind(services.accounts);
@@ -120,19 +120,5 @@ export function registerConsoleGoingLiveRoutes(app: App, services: ConsoleGoingL
       const account = await ask(s.accountId, { type: 'sign_agreement', version, signer: { userId: s.userId, label: s.name ? `${s.name} <${s.email}>` : s.email } });
       return { object: 'agreement' as const, version: CURRENT_AGREEMENT_VERSION, text: currentAgreementText(), signed: signatureOf(account) };
     },
-  );
-
-  app.get(
-    '/admin/v1/accounts/:id/business_details',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        hide: true,
-        tags: ['admin'],
-        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-        response: responses({ 200: BusinessDetailsSchema }, ['account_not_found'], { auth: 'admin' }),
-      },
-    },
-    async (request) => ask(request.params.id, { type: 'get_business_details' }),
   );
 }
