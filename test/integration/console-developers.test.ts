@@ -156,6 +156,22 @@ test('a webhook endpoint made in the console: secret once, a test event arrives,
   t.is((await dev.get(`/console/api/webhook_endpoints/${id}/deliveries?starting_after=00000000-0000-4000-8000-000000000000`)).body.error.code, 'invalid_cursor');
 });
 
+test("an endpoint's test event goes to that endpoint only, whatever event types it chose", async (t) => {
+  const a = await makeAccount(svc.url);
+  const dev = await consoleAs(svc.url, a.id, 'developer');
+  const picky = await startReceiver();
+  const other = await startReceiver();
+  t.teardown(() => Promise.all([picky.close(), other.close()]));
+  const target = (await dev.post('/console/api/webhook_endpoints', { url: picky.url, mode: 'test', event_types: ['call.completed'] })).body;
+  await dev.post('/console/api/webhook_endpoints', { url: other.url, mode: 'test' });
+  const ping = await dev.post(`/console/api/webhook_endpoints/${target.id}/test_event`);
+  t.is(ping.status, 201);
+  await runSender(a);
+  t.is(picky.received.length, 1);
+  t.is(JSON.parse(picky.received[0]!.body).id, ping.body.id);
+  t.is(other.received.length, 0, 'no other endpoint gets it');
+});
+
 test('an endpoint is edited (URL, types, description, enabled), rolled with a grace of up to a week, and deleted; live waits for go-live', async (t) => {
   const a = await makeAccount(svc.url);
   const owner = await consoleAs(svc.url, a.id, 'owner');
