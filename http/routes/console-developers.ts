@@ -66,10 +66,15 @@ export function registerConsoleDeveloperRoutes(app: App, services: ConsoleDevelo
 
   app.get(
     '/console/api/keys',
-    { config: READ, schema: { ...hide, response: responses({ 200: ListOf(ConsoleApiKeySchema) }, [], { auth: 'session' }) } },
+    {
+      config: READ,
+      schema: { ...hide, querystring: Type.Object({ mode: ModeQuery }, { additionalProperties: false }), response: responses({ 200: ListOf(ConsoleApiKeySchema) }, ['invalid_parameter'], { auth: 'session' }) },
+    },
     async (request) => {
       const list = await askAccount(account(request), { type: 'list_keys' });
-      return { ...list, data: list.data.map(consoleKey) };
+      // Without `mode`, both modes' keys (a short list, newest first); with it, that mode's.
+      const mode = request.query.mode;
+      return { ...list, data: list.data.filter((k) => !mode || k.mode === mode).map(consoleKey) };
     },
   );
 

@@ -67,6 +67,9 @@ test('key rules are the operator route\'s: a live key before business verificati
   t.is((await owner.post('/console/api/keys', { mode: 'test', label: 'x', ip_allowlist: ['203.0.113.0/24'] })).body.ip_allowlist[0], '203.0.113.0/24');
   await a.admin.post(`/admin/v1/accounts/${a.id}/kyb`, { status: 'verified' });
   t.is((await owner.post('/console/api/keys', { mode: 'live', label: 'live' })).status, 201, 'after verification, as today');
+  t.deepEqual((await owner.get('/console/api/keys?mode=live')).body.data.map((k: any) => k.mode), ['live']);
+  t.true((await owner.get('/console/api/keys?mode=test')).body.data.every((k: any) => k.mode === 'test'));
+  t.is((await owner.get('/console/api/keys')).body.data.length, 3, 'both modes without mode');
 });
 
 test('roles: a viewer reads keys but cannot create one; billing cannot list keys', async (t) => {
