@@ -175,6 +175,27 @@ test("an endpoint's test event goes to that endpoint only, whatever event types 
   t.is(other.received.length, 0, 'no other endpoint gets it');
 });
 
+test('an endpoint moved to the other mode never gets an event of its old mode, not even a resend', async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  const rx = await startReceiver(() => ({ status: 503 }));
+  t.teardown(() => rx.close());
+  const endpoint = (await owner.post('/console/api/webhook_endpoints', { url: rx.url, mode: 'test' })).body;
+  await owner.post(`/console/api/webhook_endpoints/${endpoint.id}/test_event`);
+  await runSender(a);
+  const failed = (await owner.get(`/console/api/webhook_endpoints/${endpoint.id}/deliveries`)).body.data[0];
+  t.is(failed.status, 'failed');
+  t.is((await owner.patch(`/console/api/webhook_endpoints/${endpoint.id}`, { mode: 'live' })).body.error.code, 'invalid_webhook_url', 'live needs https');
+  const moved = await owner.patch(`/console/api/webhook_endpoints/${endpoint.id}`, { mode: 'live', url: 'https://127.0.0.1:9/hook' });
+  t.is(moved.status, 200, moved.text);
+  t.is(moved.body.mode, 'live');
+  await owner.post(`/console/api/webhook_endpoints/${endpoint.id}/deliveries/${failed.id}/resend`);
+  await runSender(a);
+  const after = (await owner.get(`/console/api/webhook_endpoints/${endpoint.id}/deliveries`)).body.data[0];
+  t.like(after, { id: failed.id, status: 'dead', last_error: 'endpoint moved to live mode; test events are not sent to it' });
+  t.is(rx.received.length, 1, 'only the attempt made while it was a test endpoint');
+});
+
 test('an endpoint is edited (URL, types, description, enabled), rolled with a grace of up to a week, and deleted; live waits for go-live', async (t) => {
   const a = await makeAccount(svc.url);
   const owner = await consoleAs(svc.url, a.id, 'owner');
