@@ -43,6 +43,11 @@ function consoleKey(k: ReturnType<typeof apiKeyView>) {
   return { ...k, previous_secret_expires_at: k.rotated_at ? new Date(Date.parse(k.rotated_at) + ROTATION_GRACE_MS).toISOString() : null };
 }
 
+/** A list of both modes' objects narrowed to `mode` when one is asked for (keys and endpoints are short lists, not paged). */
+function ofMode<T extends { mode: string }>(list: { object: 'list'; data: T[]; has_more: boolean }, mode: Mode | undefined) {
+  return mode ? { ...list, data: list.data.filter((x) => x.mode === mode) } : list;
+}
+
 /**
  * Console writes in live mode wait for go-live (CONSOLE-CONTRACT, Mode): a live webhook endpoint
  * before then is refused. Live keys are the exception: they keep their own rule (business
@@ -71,10 +76,8 @@ export function registerConsoleDeveloperRoutes(app: App, services: ConsoleDevelo
       schema: { ...hide, querystring: Type.Object({ mode: ModeQuery }, { additionalProperties: false }), response: responses({ 200: ListOf(ConsoleApiKeySchema) }, ['invalid_parameter'], { auth: 'session' }) },
     },
     async (request) => {
-      const list = await askAccount(account(request), { type: 'list_keys' });
-      // Without `mode`, both modes' keys (a short list, newest first); with it, that mode's.
-      const mode = request.query.mode;
-      return { ...list, data: list.data.filter((k) => !mode || k.mode === mode).map(consoleKey) };
+      const list = ofMode(await askAccount(account(request), { type: 'list_keys' }), request.query.mode);
+      return { ...list, data: list.data.map(consoleKey) };
     },
   );
 
@@ -114,10 +117,7 @@ export function registerConsoleDeveloperRoutes(app: App, services: ConsoleDevelo
       schema: { ...hide, querystring: Type.Object({ mode: ModeQuery }, { additionalProperties: false }), response: responses({ 200: ListOf(WebhookEndpointSchema) }, ['invalid_parameter'], { auth: 'session' }) },
     },
     async (request) => {
-      const list = await askWebhooks(account(request), { type: 'list_endpoints' });
-      // Without `mode`, both modes' endpoints (a short list); with it, that mode's.
-      const mode = request.query.mode;
-      return mode ? { ...list, data: list.data.filter((e) => e.mode === mode) } : list;
+      return ofMode(await askWebhooks(account(request), { type: 'list_endpoints' }), request.query.mode);
     },
   );
 

@@ -24,6 +24,11 @@ function signatureOf(account: ReturnType<typeof adminAccountView>) {
   return { version, signed_at: signedAt, signed_by: history[0]?.version === version ? history[0].signed_by : null };
 }
 
+/** The agreement page: the version in force, its text, and the signature on file. */
+function agreementView(account: ReturnType<typeof adminAccountView>) {
+  return { object: 'agreement' as const, version: CURRENT_AGREEMENT_VERSION, text: currentAgreementText(), signed: signatureOf(account) };
+}
+
 /** A submission's text as stored: trimmed, the country upper-case, empty optional fields as null. */
 function detailsOf(body: BusinessDetailsBody): BusinessDetailsFields {
   const optional = (v: string | null | undefined) => (v?.trim() ? v.trim() : null);
@@ -99,8 +104,7 @@ export function registerConsoleGoingLiveRoutes(app: App, services: ConsoleGoingL
     '/console/api/agreement',
     { config: { auth: 'session', permission: 'account:read' }, schema: { ...hide, response: responses({ 200: AgreementSchema }, [], { auth: 'session' }) } },
     async (request) => {
-      const account = await ask(consoleCaller(request).accountId, { type: 'get_account' });
-      return { object: 'agreement' as const, version: CURRENT_AGREEMENT_VERSION, text: currentAgreementText(), signed: signatureOf(account) };
+      return agreementView(await ask(consoleCaller(request).accountId, { type: 'get_account' }));
     },
   );
 
@@ -117,8 +121,7 @@ export function registerConsoleGoingLiveRoutes(app: App, services: ConsoleGoingL
       if (version !== CURRENT_AGREEMENT_VERSION) {
         throw new ApiError('agreement_version_not_current', `The agreement in force is version ${CURRENT_AGREEMENT_VERSION}; read it and sign that version.`);
       }
-      const account = await ask(s.accountId, { type: 'sign_agreement', version, signer: { userId: s.userId, label: s.name ? `${s.name} <${s.email}>` : s.email } });
-      return { object: 'agreement' as const, version: CURRENT_AGREEMENT_VERSION, text: currentAgreementText(), signed: signatureOf(account) };
+      return agreementView(await ask(s.accountId, { type: 'sign_agreement', version, signer: { userId: s.userId, label: s.name ? `${s.name} <${s.email}>` : s.email } }));
     },
   );
 }
