@@ -50,7 +50,13 @@ export const ACTIONS: Record<string, Action> = {
   'list-keys': { method: 'GET', path: (f) => `${account(f)}/keys`, help: '--account ID' },
   'rotate-key': { method: 'POST', path: (f) => `${account(f)}/keys/${need(f, 'key')}/rotate`, help: '--account ID --key KEY_ID' },
   'revoke-key': { method: 'DELETE', path: (f) => `${account(f)}/keys/${need(f, 'key')}`, help: '--account ID --key KEY_ID' },
-  'set-kyb': { method: 'POST', path: (f) => `${account(f)}/kyb`, body: (f) => ({ status: need(f, 'status') }), help: '--account ID --status verified' },
+  'set-kyb': {
+    method: 'POST',
+    path: (f) => `${account(f)}/kyb`,
+    body: (f) => compact({ status: need(f, 'status'), note: f.note }),
+    help: '--account ID --status verified|rejected|pending [--note "shown to the reseller"]',
+  },
+  'business-details': { method: 'GET', path: (f) => `${account(f)}/business_details`, help: '--account ID' },
   'sign-agreement': {
     method: 'POST',
     path: (f) => `${account(f)}/agreement`,

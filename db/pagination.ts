@@ -12,6 +12,8 @@ export type CursorScope =
   | { table: 'onboarding_links' | 'chat_sessions' | 'phone_numbers' | 'website_builds'; customerId: string }
   /** The do-not-call list is one list for both modes (compliance is never relaxed in test mode). */
   | { table: 'dnc_numbers'; accountId: string }
+  /** An endpoint's deliveries (the console's delivery log). */
+  | { table: 'webhook_deliveries'; endpointId: string }
   | { table: 'accounts' };
 
 /** The column a cursor is matched on, and whether it is a uuid (anything else cannot name a row). */
@@ -27,6 +29,7 @@ const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
   accounts: { column: 'id', uuid: true },
   events: { column: 'id', uuid: false },
   dnc_numbers: { column: 'e164', uuid: false },
+  webhook_deliveries: { column: 'id', uuid: true },
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -47,6 +50,8 @@ function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
       return { sql: 'customer_id = $2', values: [scope.customerId] };
     case 'dnc_numbers':
       return { sql: 'account_id = $2', values: [scope.accountId] };
+    case 'webhook_deliveries':
+      return { sql: 'endpoint_id = $2', values: [scope.endpointId] };
     case 'accounts':
       return { sql: 'TRUE', values: [] };
     default: {

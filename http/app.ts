@@ -41,6 +41,8 @@ import type { ConsolePeople } from '../actors/console/people.ts';
 import { registerConsoleSessionRoutes } from './routes/console-session.ts';
 import { registerConsolePeopleRoutes } from './routes/console-people.ts';
 import { registerConsoleTeamRoutes } from './routes/console-team.ts';
+import { registerConsoleDeveloperRoutes } from './routes/console-developers.ts';
+import { registerConsoleGoingLiveRoutes } from './routes/console-going-live.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -86,7 +88,9 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerChatRoutes> &
   RouteDeps<typeof registerConsoleSessionRoutes> &
   RouteDeps<typeof registerConsolePeopleRoutes> &
-  RouteDeps<typeof registerConsoleTeamRoutes>;
+  RouteDeps<typeof registerConsoleTeamRoutes> &
+  RouteDeps<typeof registerConsoleDeveloperRoutes> &
+  RouteDeps<typeof registerConsoleGoingLiveRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -165,6 +169,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleSessionRoutes(app, services);
   registerConsolePeopleRoutes(app, services);
   registerConsoleTeamRoutes(app, services);
+  registerConsoleDeveloperRoutes(app, services);
+  registerConsoleGoingLiveRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

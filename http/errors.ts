@@ -156,6 +156,7 @@ export const ERRORS = {
   invalid_expires_at: e(400, 'invalid_request_error', 'expires_at must be a future ISO 8601 timestamp.'),
   kyb_incomplete: e(409, 'conflict_error', 'Business verification is not complete; live keys and go-live need it.'),
   go_live_blocked: e(409, 'conflict_error', 'The account cannot go live yet.'),
+  agreement_version_not_current: e(400, 'invalid_request_error', 'Only the agreement version in force can be signed; reload it and sign that version.'),
   key_already_revoked: e(409, 'conflict_error', 'This API key is already revoked.'),
   top_up_too_small: e(400, 'invalid_request_error', 'A top-up is at least 2,500 cents.'),
   hold_not_found: e(404, 'not_found_error', 'No hold with that reference on this account.'),

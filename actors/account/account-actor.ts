@@ -21,6 +21,8 @@ import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS, keyClock } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
 import { accountView, apiKeyView, brandView, adminAccountView, usageView } from './views.ts';
+import { businessDetailsView, kybAfterSubmission } from './business-details.ts';
+import { createBusinessDetailsRepository, type BusinessDetailsFields } from '../../db/business-details.ts';
 import { ledgerReads } from '../../db/money/ledger.ts';
 import { activityReads } from '../../db/money/activity.ts';
 import { buildBalance } from '../../money/balance-view.ts';
@@ -50,6 +52,7 @@ const READS = new Set<AccountMessage['type']>([
   'get_balance',
   'list_usage',
   'get_activity',
+  'get_business_details',
 ]);
 
 /** What the account actor tells its own process. */
@@ -224,6 +227,29 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
     });
   }
 
+  /**
+   * The reseller's company details for business verification: stored, and verification set as
+   * `kybAfterSubmission` decides (pending for the operator, unless a verified business changed
+   * nothing of its identity), with readiness refreshed, in one transaction.
+   */
+  async function submitBusinessDetails(id: string, details: BusinessDetailsFields, by: { userId: string; email: string }) {
+    const now = realClock.now();
+    return credentialChange(id, async (client) => {
+      const account = await mustGet(client, id, true);
+      const repo = createBusinessDetailsRepository(client);
+      const before = await repo.get(id);
+      const status = kybAfterSubmission(account.kyb_status, before, details);
+      const stored = await repo.put(id, details, by, now);
+      const fields: Partial<AccountRow> = status === account.kyb_status ? {} : { kyb_status: status, kyb_note: null };
+      const updated = (await createAccountRepository(client).update(id, fields))!;
+      if (status !== account.kyb_status) {
+        await refreshReadiness(client, { accountId: id }, clock.now());
+        await notifyAccountChanged(client, id);
+      }
+      return businessDetailsView(stored, updated);
+    });
+  }
+
   async function updateBrand(id: string, patch: Partial<Record<BrandField, string | null>>, idempotency: Parameters<typeof writeTransaction>[1]) {
     for (const [field, value] of Object.entries(patch)) checkBrandField(field as BrandField, value ?? null);
     return writeTransaction(pool, idempotency, clock.now(), async (client) => {
@@ -285,16 +311,22 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       case 'revoke_key':
         return done(await revokeKey(id, msg.keyId));
       case 'set_kyb':
-        return done(await changeAccount(id, async () => ({ kyb_status: msg.status })));
+        return done(await changeAccount(id, async () => ({ kyb_status: msg.status, kyb_note: msg.note ?? null })));
       case 'sign_agreement':
         return done(
           await changeAccount(id, async (a, db) => {
             const signature = agreementSignature(a, msg.version, realClock.now());
             if (!signature) return {};
-            await createAccountRepository(db).insertAgreementSignature(id, signature.version, signature.signedAt);
+            await createAccountRepository(db).insertAgreementSignature(id, signature.version, signature.signedAt, msg.signer ?? null);
             return { agreement_version: signature.version, agreement_signed_at: signature.signedAt };
           }),
         );
+      case 'get_business_details': {
+        const [account, details] = await Promise.all([mustGet(pool, id), createBusinessDetailsRepository(pool).get(id)]);
+        return done(businessDetailsView(details, account));
+      }
+      case 'submit_business_details':
+        return done(await submitBusinessDetails(id, msg.details, msg.by));
       case 'go_live':
         return done(
           await changeAccount(id, async (a) => {

@@ -9,6 +9,8 @@ import type { Coverage } from '../coverage/coverage.ts';
 import type { buildBalance } from '../../money/balance-view.ts';
 import type { usageView } from './views.ts';
 import type { StartCallResult, EndCallResult } from '../../money/writer.ts';
+import type { BusinessDetailsFields } from '../../db/business-details.ts';
+import type { businessDetailsView } from './business-details.ts';
 
 type Balance = Awaited<ReturnType<typeof buildBalance>>;
 type UsageEntry = ReturnType<typeof usageView>;
@@ -45,8 +47,11 @@ export type AccountMessage =
   | { type: 'list_keys' }
   | { type: 'rotate_key'; keyId: string }
   | { type: 'revoke_key'; keyId: string }
-  | { type: 'set_kyb'; status: 'pending' | 'verified' | 'rejected' }
-  | { type: 'sign_agreement'; version: string }
+  | { type: 'set_kyb'; status: 'pending' | 'verified' | 'rejected'; note?: string | null }
+  /** `signer`: the console person who signs; absent when the operator records a signature. */
+  | { type: 'sign_agreement'; version: string; signer?: { userId: string; label: string } }
+  | { type: 'get_business_details' }
+  | { type: 'submit_business_details'; details: BusinessDetailsFields; by: { userId: string; email: string } }
   | { type: 'go_live' }
   | { type: 'set_status'; status: 'active' | 'suspended' }
   | { type: 'update_limits'; patch: Partial<Record<AccountLimitField, number | null>> }
@@ -76,6 +81,8 @@ export interface AccountReplies {
   revoke_key: ReturnType<typeof apiKeyView>;
   set_kyb: ReturnType<typeof adminAccountView>;
   sign_agreement: ReturnType<typeof adminAccountView>;
+  get_business_details: ReturnType<typeof businessDetailsView>;
+  submit_business_details: ReturnType<typeof businessDetailsView>;
   go_live: ReturnType<typeof adminAccountView>;
   set_status: ReturnType<typeof adminAccountView>;
   update_limits: ReturnType<typeof adminAccountView>;

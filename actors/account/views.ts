@@ -52,10 +52,11 @@ export function adminAccountView(a: AccountRow, agreementHistory: AgreementSigna
     country: a.country,
     onboarding: {
       kyb_status: a.kyb_status,
+      kyb_note: a.kyb_note,
       agreement_signed: a.agreement_signed_at !== null,
       agreement_version: a.agreement_version,
       agreement_signed_at: iso(a.agreement_signed_at),
-      agreement_history: agreementHistory.map((s) => ({ version: s.version, signed_at: isoNow(s.signed_at) })),
+      agreement_history: agreementHistory.map((s) => ({ version: s.version, signed_at: isoNow(s.signed_at), signed_by: s.signed_by })),
     },
     went_live_at: iso(a.went_live_at),
     limits: {

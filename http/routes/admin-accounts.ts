@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { App } from './app-type.ts';
 import type { AccountRegistry } from './deps.ts';
 import { ApiKeySchema, AdminAccountSchema } from '../schemas/account.ts';
+import { BusinessDetailsSchema } from '../schemas/console-devs.ts';
 import { ListOf, MAX_CENTS, MAX_INT4, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { LIMIT_FIELDS } from '../../db/accounts.ts';
@@ -141,11 +142,26 @@ export function registerAdminAccountRoutes(app: App, services: AdminAccountRoute
       schema: {
         ...hide,
         params: AccountParams,
-        body: Type.Object({ status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter') }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter'),
+            // Shown to the reseller on its going-live page (why it was rejected); cleared by the next review.
+            note: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+          },
+          { additionalProperties: false },
+        ),
         response: responses({ 200: AdminAccountSchema }, ['account_not_found', 'invalid_parameter'], { auth: 'admin' }),
       },
     },
-    async (request) => ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected' }),
+    async (request) =>
+      ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected', note: request.body.note?.trim() || null }),
+  );
+
+  // The business details the reseller submitted in the console (console-going-live.ts), for review with POST …/kyb.
+  app.get(
+    '/admin/v1/accounts/:id/business_details',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: BusinessDetailsSchema }, ['account_not_found'], { auth: 'admin' }) } },
+    async (request) => ask(request.params.id, { type: 'get_business_details' }),
   );
 
   app.post(

@@ -69,11 +69,12 @@ export const AdminAccountSchema = Type.Object({
   country: Type.String(),
   onboarding: Type.Object({
     kyb_status: Type.String(),
+    kyb_note: Nullable(Type.String({ description: "the operator's word on the last review, shown to the reseller" })),
     agreement_signed: Type.Boolean(),
     agreement_version: NullableString,
     agreement_signed_at: NullableTimestamp,
     agreement_history: Type.Array(
-      Type.Object({ version: Type.String(), signed_at: Timestamp }),
+      Type.Object({ version: Type.String(), signed_at: Timestamp, signed_by: Nullable(Type.String({ description: 'the console person who signed; null when the operator recorded it' })) }),
       { description: 'every signature of the agreement, newest first; re-signing the version on file adds none' },
     ),
   }),
