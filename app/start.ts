@@ -43,6 +43,7 @@ import type { Services } from './services.ts';
 import { JOB_NAMES, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
+import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 
 export interface StartOptions {
@@ -193,6 +194,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keys,
       adminTokenHash: () => tokenHash,
       consolePeople: createConsolePeople(deps),
+      consoleBilling: createConsoleBilling(deps),
       accounts,
       accountDirectory: createAccountDirectory(pool),
       customers,
