@@ -1,3 +1,5 @@
+import { nameSlug } from '../shared/slug.ts';
+
 /**
  * CSV as RFC 4180 writes it (CRLF line ends; a field with a comma, a double quote, CR or LF is
  * quoted and its quotes doubled), safe to open in a spreadsheet: a text cell starting with `=`,
@@ -36,13 +38,5 @@ export function centsToDecimal(cents: number): string {
 
 /** A file-name-safe slug of a name (ASCII letters, digits and dashes), or `fallback` when nothing is left. */
 export function fileSlug(name: string, fallback: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return slug || fallback;
+  return nameSlug(name) || fallback;
 }
