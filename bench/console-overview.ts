@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { cleanUpEverything, makeTempRoot, startSwitchboard } from '../test/e2e/process-helpers.ts';
@@ -8,7 +9,7 @@ import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { realClock } from '../runtime/clock.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
-import { load, ratio } from './lib.ts';
+import { cpuMeter, load, ratio } from './lib.ts';
 
 const CALLS = 10_000;
 const CUSTOMERS = 20;
@@ -51,8 +52,9 @@ async function atRate(op: () => Promise<unknown>, seconds: number) {
     return latencies.sort((a, b) => a - b);
   };
   await run(2);
+  const meter = cpuMeter();
   const sorted = await run(seconds);
-  return { p50Ms: Math.round(sorted[Math.floor(sorted.length * 0.5)]! * 10) / 10, p99Ms: Math.round(sorted[Math.floor(sorted.length * 0.99)]! * 10) / 10 };
+  return { cpu: meter.perOp(sorted.length), p50Ms: Math.round(sorted[Math.floor(sorted.length * 0.5)]! * 10) / 10, p99Ms: Math.round(sorted[Math.floor(sorted.length * 0.99)]! * 10) / 10 };
 }
 
 /**
@@ -91,7 +93,7 @@ export async function consoleOverviewBench(seconds: number) {
     const placed = check.body.calls_by_day?.reduce((n: number, d: { placed: number }) => n + d.placed, 0);
     if (check.status !== 200 || !(placed > 0) || check.body.blocked_customers.length !== CUSTOMERS) throw new Error(`overview not as seeded: ${check.status} ${check.text.slice(0, 300)}`);
 
-    const subject = await load(`${sb.url}/console/api/overview?mode=test`, { seconds, connections: 10, overallRate: RATE, headers: { cookie: owner.cookie }, serverPid: sb.pid });
+    const subject = await load(`${sb.url}/console/api/overview?mode=test`, { seconds, connections: 50, overallRate: RATE, headers: { cookie: owner.cookie }, serverPid: sb.pid });
     const bare = createConsoleBilling({ pool, clock: realClock, realClock });
     const baseline = await atRate(() => bare.overview(account.id, 'test', true), seconds);
     return {
@@ -103,7 +105,8 @@ export async function consoleOverviewBench(seconds: number) {
       summary:
         `console overview (${CALLS} calls, ${CUSTOMERS} customers) at ${RATE} req/s: route p99 ${subject.p99Ms} ms (p50 ${subject.p50Ms} ms, ` +
         `${subject.requestsPerSecond} req/s) vs the same reads bare on a pool p99 ${baseline.p99Ms} ms (p50 ${baseline.p50Ms} ms): ` +
-        `route p99 = ${ratio(subject.p99Ms, baseline.p99Ms)} of bare; CPU per request ${subject.cpu?.nodeMicros} µs server + ${subject.cpu?.postgresMicros} µs PostgreSQL` +
+        `route p99 = ${ratio(subject.p99Ms, baseline.p99Ms)} of bare; CPU per request: route ${subject.cpu?.nodeMicros} µs server + ${subject.cpu?.postgresMicros} µs PostgreSQL, ` +
+        `bare ${baseline.cpu.nodeMicros} µs node + ${baseline.cpu.postgresMicros} µs PostgreSQL (the machine's load average during the run: ${os.loadavg()[0]!.toFixed(1)})` +
         `${subject.non2xx || subject.errors ? `; ${subject.non2xx} non-2xx, ${subject.errors} errors` : ''}`,
     };
   } finally {
