@@ -201,4 +201,7 @@ test('the activity log lists refused call starts (insufficient_balance, concurre
   t.is(rest.body.data[0].reference, 'no-money');
   t.false(rest.body.has_more);
   t.deepEqual((await viewer.get('/console/api/billing/activity')).body.data, [], 'test mode has its own log');
+  const ownerB = await consoleAs(svc.url, (await makeAccount(svc.url)).id);
+  t.is((await ownerB.get(`/console/api/billing/activity?mode=live&starting_after=${page.body.data[0].id}`)).body.error.code, 'invalid_cursor', "another account's entry is no cursor");
+  t.deepEqual((await ownerB.get('/console/api/billing/activity?mode=live')).body.data, []);
 });
