@@ -44,6 +44,7 @@ import type { Services } from './services.ts';
 import { JOB_NAMES, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
+import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 
 export interface StartOptions {
@@ -195,6 +196,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       adminTokenHash: () => tokenHash,
       consolePeople: createConsolePeople(deps),
       consoleAccess: createConsoleAccess({ ...deps, secrets }),
+      consoleBilling: createConsoleBilling(deps),
       accounts,
       accountDirectory: createAccountDirectory(pool),
       customers,

@@ -43,6 +43,8 @@ import { registerConsolePeopleRoutes } from './routes/console-people.ts';
 import { registerConsoleTeamRoutes } from './routes/console-team.ts';
 import { registerConsoleDeveloperRoutes } from './routes/console-developers.ts';
 import { registerConsoleGoingLiveRoutes } from './routes/console-going-live.ts';
+import { registerConsoleOverviewRoutes } from './routes/console-overview.ts';
+import { registerConsoleBillingRoutes } from './routes/console-billing.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -90,7 +92,9 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsolePeopleRoutes> &
   RouteDeps<typeof registerConsoleTeamRoutes> &
   RouteDeps<typeof registerConsoleDeveloperRoutes> &
-  RouteDeps<typeof registerConsoleGoingLiveRoutes>;
+  RouteDeps<typeof registerConsoleGoingLiveRoutes> &
+  RouteDeps<typeof registerConsoleOverviewRoutes> &
+  RouteDeps<typeof registerConsoleBillingRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -171,6 +175,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleTeamRoutes(app, services);
   registerConsoleDeveloperRoutes(app, services);
   registerConsoleGoingLiveRoutes(app, services);
+  registerConsoleOverviewRoutes(app, services);
+  registerConsoleBillingRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

@@ -7,6 +7,7 @@ import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { ITEM_PRICES } from '../../money/rules/pricing.ts';
 import { pageStart, toList, type List, type Page } from '../shared/list.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
+import { nameSlug } from '../shared/slug.ts';
 import type { Room, WebsiteOwner } from './room.ts';
 import type { WebsiteView } from './views.ts';
 
@@ -17,15 +18,7 @@ import type { WebsiteView } from './views.ts';
 
 /** A slug for the site's address: the business name's letters, then a random tail (never guessable from the name alone). */
 export function slugFor(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return `${base || 'site'}-${crypto.randomBytes(3).toString('hex')}`;
+  return `${nameSlug(name) || 'site'}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
 export function createWebsiteOrders(room: Room) {
