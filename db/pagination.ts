@@ -12,6 +12,8 @@ export type CursorScope =
   | { table: 'onboarding_links' | 'chat_sessions' | 'phone_numbers' | 'website_builds'; customerId: string }
   /** The do-not-call list is one list for both modes (compliance is never relaxed in test mode). */
   | { table: 'dnc_numbers'; accountId: string }
+  /** Test clocks are test mode only: one list per account. */
+  | { table: 'test_clocks'; accountId: string }
   | { table: 'accounts' };
 
 /** The column a cursor is matched on, and whether it is a uuid (anything else cannot name a row). */
@@ -27,6 +29,7 @@ const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
   accounts: { column: 'id', uuid: true },
   events: { column: 'id', uuid: false },
   dnc_numbers: { column: 'e164', uuid: false },
+  test_clocks: { column: 'id', uuid: true },
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,6 +49,7 @@ function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
     case 'website_builds':
       return { sql: 'customer_id = $2', values: [scope.customerId] };
     case 'dnc_numbers':
+    case 'test_clocks':
       return { sql: 'account_id = $2', values: [scope.accountId] };
     case 'accounts':
       return { sql: 'TRUE', values: [] };

@@ -90,7 +90,11 @@ export class Dialler {
       this.stranded.delete(id);
     }
     const free = Math.max(0, this.options.maxCalls - this.deps.liveCalls.size);
-    const claimed = await createCallRepository(pool).claimDue(clock.now(), Math.max(1, Math.min(this.options.batch, free || 1)), this.id, LEASE_SECONDS);
+    const limit = Math.max(1, Math.min(this.options.batch, free || 1));
+    const calls = createCallRepository(pool);
+    const claimed: (CallRow & { clock_now?: Date })[] = await calls.claimDue(clock.now(), limit, this.id, LEASE_SECONDS);
+    // Requests of customers on a test clock are due on its time (migration 028), claimed apart.
+    if (claimed.length < limit) claimed.push(...(await calls.claimDueOnClocks(clock.now(), limit - claimed.length, this.id, LEASE_SECONDS)));
     // Requests are admitted side by side; what must be serial (an account's money) is serialised
     // by its row lock in PostgreSQL.
     let unreachable: unknown;
@@ -111,10 +115,14 @@ export class Dialler {
     return results.filter(Boolean).length;
   }
 
-  /** Loads the request's admission facts, decides, acts. True when it was dialled. */
-  private async admit(call: CallRow): Promise<boolean> {
+  /**
+   * Loads the request's admission facts, decides, acts. True when it was dialled. A request of a
+   * customer on a test clock is decided at the clock's time (`clock_now`): its calling window,
+   * frequency caps, deadline and the time it next tries; what it writes stays dated on the process clock.
+   */
+  private async admit(call: CallRow & { clock_now?: Date }): Promise<boolean> {
     const { pool, clock } = this.deps;
-    const now = clock.now();
+    const now = call.clock_now ?? clock.now();
     const attemptsSince = new Date(now.getTime() - CAP_LOOKBACK_MS);
     const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, now);
     const facts: AdmissionFacts = {
@@ -143,6 +151,7 @@ export class Dialler {
           mode: call.mode,
           customerId: call.customer_id,
           reference: call.id,
+          ...(call.clock_now ? { scheduleNow: call.clock_now } : {}),
         });
         if (!started.ok) {
           await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
