@@ -126,9 +126,9 @@ export function createTestClocks(deps: Pick<Deps, 'pool' | 'clock' | 'log'>, due
       return { object: 'customer_test_clock', customer_id: customerId, test_clock: clockId };
     },
 
-    /** The clock the account's customer is on (its id), or null. */
-    async clockOf(customerId: string): Promise<string | null> {
-      return (await repo().clockOfCustomer(customerId))?.id ?? null;
+    /** The frozen time of the clock the customer is on, or null when it is on none. */
+    async timeOf(customerId: string): Promise<Date | null> {
+      return UUID.test(customerId) ? ((await repo().clockOfCustomer(customerId))?.frozenTime ?? null) : null;
     },
   };
 }
