@@ -201,7 +201,7 @@ export function createCallRepository(db: Queryable) {
     async claimDueOnClocks(now: Date, limit: number, claimer: string, leaseSeconds: number): Promise<(CallRow & { clock_now: Date })[]> {
       const { rows } = await db.query(
         `UPDATE calls SET status = 'dialing', claimed_at = $1, claimed_by = $3, attempts = attempts + 1, updated_at = $1,
-                lease_expires_at = now() + make_interval(secs => $4)
+                lease_expires_at = now() + make_interval(secs => $4), clock_claimed_at = due.frozen_time
            FROM (SELECT c.id, tc.frozen_time FROM test_clocks tc
                    JOIN customers cu ON cu.test_clock_id = tc.id
                    JOIN calls c ON c.customer_id = cu.id

@@ -39,6 +39,16 @@ const END_SUMMARIES: Record<(Admission & { kind: 'end' })['outcome'], string> = 
   no_redial_after_hang_up: 'The callee hung up on an earlier call from this customer, and the law of the number forbids calling again, so it was not dialled.',
 };
 
+/**
+ * An attempt as a customer on a test clock sees it: claimed at `clock_at` on the clock, ended as
+ * long after as it did on the process clock. One made off any clock keeps its dates.
+ */
+function onClockTime(a: { at: Date; outcome: string | null; ended_at: Date | null; clock_at: Date | null }) {
+  if (!a.clock_at) return { at: a.at, outcome: a.outcome, endedAt: a.ended_at };
+  const shift = a.clock_at.getTime() - a.at.getTime();
+  return { at: a.clock_at, outcome: a.outcome, endedAt: a.ended_at && new Date(a.ended_at.getTime() + shift) };
+}
+
 export interface DiallerOptions {
   /** Most calls this process runs at once (`platform_at_capacity` beyond it). */
   maxCalls: number;
@@ -123,7 +133,9 @@ export class Dialler {
   private async admit(call: CallRow & { clock_now?: Date }): Promise<boolean> {
     const { pool, clock } = this.deps;
     const now = call.clock_now ?? clock.now();
-    const attemptsSince = new Date(now.getTime() - CAP_LOOKBACK_MS);
+    // On a clock, attempts are judged on the clock's time: every attempt to the number is read
+    // (its look-back is on the process clock's dates) and those claimed on a clock moved onto it.
+    const attemptsSince = call.clock_now ? new Date(0) : new Date(now.getTime() - CAP_LOOKBACK_MS);
     const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, now);
     const facts: AdmissionFacts = {
       dialBefore: call.dial_before,
@@ -133,7 +145,7 @@ export class Dialler {
       doNotCall: row.do_not_call,
       readiness: row.readiness && readinessFactsOf(row.readiness, now),
       callerId: row.caller_id,
-      attempts: row.attempts.map((a) => ({ at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
+      attempts: row.attempts.map((a) => (call.clock_now ? onClockTime(a) : { at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
       consent: { held: call.consent_type, expiresAt: call.consent_expires_at, lineType: call.line_type as AdmissionFacts['consent']['lineType'] },
       earlierOutcomes: row.earlier_outcomes,
     };

@@ -21,3 +21,7 @@ ALTER TABLE customers ADD CONSTRAINT customers_test_clock_same_account
 ALTER TABLE customers ADD CONSTRAINT customers_test_clock_test_mode_only
   CHECK (test_clock_id IS NULL OR mode = 'test');
 CREATE INDEX customers_on_test_clock ON customers (test_clock_id) WHERE test_clock_id IS NOT NULL;
+
+-- When a request of a customer on a test clock was claimed for dialling, on that clock: its
+-- frequency caps count its attempts on the clock's time (db/admission.ts). Null for the others.
+ALTER TABLE calls ADD COLUMN clock_claimed_at timestamptz;

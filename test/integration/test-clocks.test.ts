@@ -95,6 +95,33 @@ test.serial("a clock's customer waits for its calling window on the clock's time
   t.like((await owner.get(`/console/api/test_clocks/${clock.id}`)).body, { status: 'ready', frozen_time: opening.toISOString() });
 });
 
+test.serial("frequency caps count a clock customer's attempts on the clock's time", async (t) => {
+  const account = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, account.id, 'owner');
+  const customer = await makeReadyCustomer(svc.url, account.api);
+  const MIAMI = '+13055550141';
+  const consent = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'consent-caps' };
+  // Tuesday 14:00 UTC, days ahead: 09:00 or 10:00 in Miami, inside Florida's 08:00-20:00 for hours.
+  const frozen = nextUtc(new Date(Date.now() + 2 * 86_400_000), 2, 14);
+  const clock = await clockWith(owner, frozen, [customer.id]);
+  for (let i = 0; i < 3; i++) {
+    const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: MIAMI, consent });
+    t.is(r.status, 201, r.text);
+    await dialUntilFinished(account, account.api, r.body.id);
+    await owner.post(`/console/api/test_clocks/${clock.id}/advance`, { seconds: 3600 });
+  }
+  // Florida: three dials in 24 hours. The fourth waits until the first is 24 hours old on the clock.
+  const fourth = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: MIAMI, consent });
+  await account.admin.post('/admin/v1/dialler/run');
+  const frees = new Date(frozen.getTime() + 86_400_000);
+  t.like((await account.api.get(`/v1/calls/${fourth.body.id}`)).body, { status: 'queued', waiting_reason: 'frequency_cap', next_attempt_at: frees.toISOString() });
+  await owner.post(`/console/api/test_clocks/${clock.id}/advance`, { to: new Date(frees.getTime() - 1000).toISOString() });
+  t.like((await account.api.get(`/v1/calls/${fourth.body.id}`)).body, { status: 'queued', waiting_reason: 'frequency_cap' });
+  await owner.post(`/console/api/test_clocks/${clock.id}/advance`, { seconds: 1 });
+  t.not((await account.api.get(`/v1/calls/${fourth.body.id}`)).body.status, 'queued');
+  await dialUntilFinished(account, account.api, fourth.body.id);
+});
+
 test.serial('an advance only goes forward, two years at most, and says so', async (t) => {
   const account = await makeAccount(svc.url);
   const owner = await consoleAs(svc.url, account.id, 'owner');
