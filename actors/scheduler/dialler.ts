@@ -136,14 +136,16 @@ export class Dialler {
     // On a clock, attempts are judged on the clock's time: every attempt to the number is read
     // (its look-back is on the process clock's dates) and those claimed on a clock moved onto it.
     const attemptsSince = call.clock_now ? new Date(0) : new Date(now.getTime() - CAP_LOOKBACK_MS);
-    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, now);
+    // Readiness is the customer's set-up and the world's registries, not a schedule: on the process clock.
+    const readinessNow = clock.now();
+    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, readinessNow);
     const facts: AdmissionFacts = {
       dialBefore: call.dial_before,
       to: call.to_e164,
       toCountry: call.to_country,
       emergencyClosures: new Set(row.emergency_closures),
       doNotCall: row.do_not_call,
-      readiness: row.readiness && readinessFactsOf(row.readiness, now),
+      readiness: row.readiness && readinessFactsOf(row.readiness, readinessNow),
       callerId: row.caller_id,
       attempts: row.attempts.map((a) => (call.clock_now ? onClockTime(a) : { at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
       consent: { held: call.consent_type, expiresAt: call.consent_expires_at, lineType: call.line_type as AdmissionFacts['consent']['lineType'] },

@@ -122,6 +122,19 @@ test.serial("frequency caps count a clock customer's attempts on the clock's tim
   await dialUntilFinished(account, account.api, fourth.body.id);
 });
 
+test.serial("a clock weeks ahead: a request due on it is dialled by the dialler's round, and readiness stays on the service's time", async (t) => {
+  const account = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, account.id, 'owner');
+  const customer = await makeReadyCustomer(svc.url, account.api);
+  // Six weeks on, the registries loaded today would be stale (31 days) if readiness ran on the clock.
+  const frozen = nextUtc(new Date(Date.now() + 42 * 86_400_000), 2, 15);
+  await clockWith(owner, frozen, [customer.id]);
+  const r = await queue(account, customer.id, '+12025550174');
+  t.is(new Date(r.body.dial_before).getTime(), frozen.getTime() + 7 * 86_400_000, "the deadline is counted from the clock's time");
+  const done = await dialUntilFinished(account, account.api, r.body.id);
+  t.is(done.status, 'completed');
+});
+
 test.serial('an advance only goes forward, two years at most, and says so', async (t) => {
   const account = await makeAccount(svc.url);
   const owner = await consoleAs(svc.url, account.id, 'owner');
