@@ -205,6 +205,29 @@ test.serial("a number's rent falls due by clock time; the same number of a custo
   t.is((await numberOf(offClock.id)).renews_on, otherBefore.renews_on, 'the process clock has not reached it');
 });
 
+test.serial("a website's hosting renews by clock time", async (t) => {
+  const account = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, account.id, 'owner');
+  const publishedSite = async () => {
+    const c = (await account.api.post('/v1/customers', { name: 'Bright Dental', country: 'GB' })).body;
+    const order = await account.api.post(`/v1/customers/${c.id}/websites`, { brief: 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments.' });
+    t.is(order.status, 202, order.text);
+    await account.admin.post('/admin/v1/website_builder/run');
+    const live = await account.api.post(`/v1/customers/${c.id}/websites/${order.body.id}/publish`, {});
+    t.is(live.status, 200, live.text);
+    return { c, site: live.body };
+  };
+  const onClock = await publishedSite();
+  const offClock = await publishedSite();
+  const clock = await clockWith(owner, new Date(), [onClock.c.id]);
+  const renewsOn = onClock.site.hosting_renews_on as string;
+  t.truthy(renewsOn);
+  await owner.post(`/console/api/test_clocks/${clock.id}/advance`, { to: `${renewsOn}T12:00:00Z` });
+  const after = (await account.api.get(`/v1/customers/${onClock.c.id}/websites/${onClock.site.id}`)).body;
+  t.true(after.hosting_renews_on > renewsOn, `renewed: ${renewsOn} → ${after.hosting_renews_on}`);
+  t.is((await account.api.get(`/v1/customers/${offClock.c.id}/websites/${offClock.site.id}`)).body.hosting_renews_on, offClock.site.hosting_renews_on);
+});
+
 test.serial('a live customer never uses a clock: the console refuses it and so does the database', async (t) => {
   const account = await makeAccount(svc.url, { live: true });
   const owner = await consoleAs(svc.url, account.id, 'owner');
