@@ -7,6 +7,7 @@ import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
+import { createTestClockRepository, type ClockTime } from '../db/test-clocks.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
@@ -71,6 +72,23 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
 }
 
 /**
+ * The jobs of one test clock's customers, on its frozen time (docs/decisions.md, "Test clocks of an
+ * account"): holds never reported back, rent and hosting renewals and their countdowns. The
+ * regular jobs leave these customers' rows alone. Run when the clock is advanced and each round.
+ */
+export async function runClockJobs(services: JobDeps, clock: ClockTime): Promise<number> {
+  const now = services.clock.now();
+  const scope = { clockId: clock.id, time: clock.frozenTime };
+  let done = await releaseExpiredHolds(services.pool, services.money, now, scope);
+  done += await services.numbers.renewDue(now, scope);
+  done += await services.numbers.releaseOverdue(now, scope);
+  done += await services.websites.renewHosting(now, scope);
+  done += await services.websites.suspendOverdue(now, scope);
+  done += await services.websites.purgeOverdue(now, scope);
+  return done;
+}
+
+/**
  * Runs every job every `intervalMs`, one round at a time; a failed job is logged and runs again
  * next round. While the database cannot be reached the round stops at the first job that finds
  * out, and the loop backs off quietly (runtime/poll-loop.ts).
@@ -84,6 +102,15 @@ export function scheduleJobs(services: JobDeps & Pick<Deps, 'log'>, intervalMs: 
       } catch (err) {
         if (isDatabaseUnreachable(err)) throw err;
         services.log.error({ err, job: name }, 'job failed; it runs again next round');
+      }
+    }
+    // A test clock's customers' rows may fall due between advances (a number bought after one).
+    for (const clock of await createTestClockRepository(services.pool).clocksInUse()) {
+      try {
+        await runClockJobs(services, clock);
+      } catch (err) {
+        if (isDatabaseUnreachable(err)) throw err;
+        services.log.error({ err, test_clock_id: clock.id }, "a test clock's jobs failed; they run again next round");
       }
     }
   };

@@ -41,7 +41,8 @@ import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
-import { JOB_NAMES, runJob, scheduleJobs, type JobName } from './jobs.ts';
+import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
+import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
@@ -197,6 +198,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       consolePeople: createConsolePeople(deps),
       consoleAccess: createConsoleAccess({ ...deps, secrets }),
       consoleBilling: createConsoleBilling(deps),
+      testClocks: createTestClocks(deps, async (clock) => {
+        // An advanced clock's due work, before the advance answers: its jobs, then dialler rounds
+        // (two: one already running may have claimed before the clock moved). A process without
+        // the dialler role leaves the dialling to the dialler's next poll.
+        await runClockJobs({ ...deps, money, ...rooms }, clock);
+        if (config.roles.has('dialler')) {
+          await dialler.tick();
+          await dialler.tick();
+        }
+      }),
       accounts,
       accountDirectory: createAccountDirectory(pool),
       customers,

@@ -14,6 +14,8 @@ export type CursorScope =
   | { table: 'dnc_numbers'; accountId: string }
   /** An endpoint's deliveries (the console's delivery log). */
   | { table: 'webhook_deliveries'; endpointId: string }
+  /** Test clocks are test mode only: one list per account. */
+  | { table: 'test_clocks'; accountId: string }
   | { table: 'accounts' };
 
 /** The column a cursor is matched on, and whether it is a uuid (anything else cannot name a row). */
@@ -31,6 +33,7 @@ const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
   events: { column: 'id', uuid: false },
   dnc_numbers: { column: 'e164', uuid: false },
   webhook_deliveries: { column: 'id', uuid: true },
+  test_clocks: { column: 'id', uuid: true },
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -51,6 +54,7 @@ function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
     case 'website_builds':
       return { sql: 'customer_id = $2', values: [scope.customerId] };
     case 'dnc_numbers':
+    case 'test_clocks':
       return { sql: 'account_id = $2', values: [scope.accountId] };
     case 'webhook_deliveries':
       return { sql: 'endpoint_id = $2', values: [scope.endpointId] };

@@ -45,6 +45,7 @@ import { registerConsoleDeveloperRoutes } from './routes/console-developers.ts';
 import { registerConsoleGoingLiveRoutes } from './routes/console-going-live.ts';
 import { registerConsoleOverviewRoutes } from './routes/console-overview.ts';
 import { registerConsoleBillingRoutes } from './routes/console-billing.ts';
+import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -94,7 +95,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleDeveloperRoutes> &
   RouteDeps<typeof registerConsoleGoingLiveRoutes> &
   RouteDeps<typeof registerConsoleOverviewRoutes> &
-  RouteDeps<typeof registerConsoleBillingRoutes>;
+  RouteDeps<typeof registerConsoleBillingRoutes> &
+  RouteDeps<typeof registerConsoleTestClockRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -177,6 +179,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleGoingLiveRoutes(app, services);
   registerConsoleOverviewRoutes(app, services);
   registerConsoleBillingRoutes(app, services);
+  registerConsoleTestClockRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

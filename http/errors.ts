@@ -163,6 +163,10 @@ export const ERRORS = {
   unknown_job: e(404, 'not_found_error', 'No such job; see the README for the job names.'),
   invalid_locale: e(400, 'invalid_request_error', 'locale must be a language-REGION tag such as en-GB.'),
   test_clock_disabled: e(404, 'not_found_error', 'The test clock is only available when SWITCHBOARD_TEST_CLOCK=1.'),
+  test_clock_not_found: e(404, 'not_found_error', 'No test clock with that id on this account.'),
+  test_clock_not_forward: e(400, 'invalid_request_error', "A test clock only moves forward: the new time must be after the clock's frozen_time."),
+  test_clock_advance_too_far: e(400, 'invalid_request_error', 'A test clock moves at most two years at a time.'),
+  test_clock_live_customer: e(400, 'invalid_request_error', 'Only test-mode customers can be put on a test clock.'),
   // availability
   service_unavailable: e(503, 'api_error', 'The service cannot reach its database right now; retry after the number of seconds in Retry-After. A write retried with the same Idempotency-Key is applied once.'),
   // anything else

@@ -27,6 +27,11 @@ export type RefusalCode =
   | 'kyb_incomplete'
   | 'go_live_blocked'
   | 'invalid_brand_field'
+  // test clocks (the console)
+  | 'test_clock_not_found'
+  | 'test_clock_not_forward'
+  | 'test_clock_advance_too_far'
+  | 'test_clock_live_customer'
   // customers
   | 'customer_not_found'
   | 'country_not_supported'

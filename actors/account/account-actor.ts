@@ -388,7 +388,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
         // A customer of another account (or mode) is not found, as for a refund: the writer would take it for a broken invariant.
         const customer = await createCustomerRepository(pool).get(msg.customerId);
         if (customer?.account_id !== id || customer.mode !== msg.mode) throw new Refusal('customer_not_found');
-        return done(await money.startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));
+        return done(await money.startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now(), scheduleNow: msg.scheduleNow }));
       }
       case 'end_call':
         return done(await money.endCall(pool, { accountId: id, reference: msg.reference, durationSeconds: msg.durationSeconds, now: clock.now() }));

@@ -60,7 +60,8 @@ export type AccountMessage =
   | { type: 'top_up'; amountCents: number; paymentReference: string | null }
   | { type: 'set_auto_top_up'; thresholdCents: number | null; amountCents: number | null }
   | { type: 'refund'; amountCents: number; customerId: string | null; reference: string | null; description: string | null }
-  | { type: 'start_call'; mode: Mode; customerId: string; reference: string }
+  /** `scheduleNow`: the time the hold's 30 minutes run from when the customer is on a test clock (its frozen time). */
+  | { type: 'start_call'; mode: Mode; customerId: string; reference: string; scheduleNow?: Date }
   | { type: 'end_call'; reference: string; durationSeconds: number }
   | { type: 'get_activity'; limit: number };
 
