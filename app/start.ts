@@ -18,7 +18,7 @@ import { createCoverageService } from '../actors/coverage/coverage-service.ts';
 import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc-list.ts';
 import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
-import { createConsoleCalls } from '../actors/call/console-calls.ts';
+import { createConsoleCalls } from '../actors/console/calls.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';

@@ -1,6 +1,6 @@
 import type { App } from './app-type.ts';
 import type { Mode } from '../../runtime/types.ts';
-import type { ConsoleCalls } from '../../actors/call/console-calls.ts';
+import type { ConsoleCalls } from '../../actors/console/calls.ts';
 import { ListOf, responses, Type } from '../schemas/common.ts';
 import { CallRequestSchema, CallSchema } from '../schemas/calls.ts';
 import {

@@ -2,10 +2,10 @@ import type { CallRow } from '../../db/calls.ts';
 import type { ProducedRecordRow, RegistryAtDial } from '../../db/compliance-records.ts';
 import type { RefusedStartRow } from '../../db/console-calls.ts';
 import type { HoldRow } from '../../db/money/holds.ts';
-import type { AdmissionChecks } from '../scheduler/admission-checks.ts';
+import type { AdmissionChecks } from './admission-checks.ts';
 import { BLOCKER_CODES } from '../customer/readiness.ts';
 import { iso } from '../../runtime/types.ts';
-import { windowExplanation } from '../scheduler/calling-windows.ts';
+import { windowExplanation } from './calling-windows.ts';
 
 /**
  * A call's compliance trail for the console (issue 21): every gate its request met, when, on

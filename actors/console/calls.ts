@@ -5,9 +5,9 @@ import type { CallRow } from '../../db/calls.ts';
 import { createConsoleCallReads } from '../../db/console-calls.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import { pageStart, toList, type Page } from '../shared/list.ts';
-import type { CallRequests } from './requests.ts';
-import { appointmentView, callView } from './views.ts';
-import { complianceTrail } from './compliance-trail.ts';
+import type { CallRequests } from '../call/requests.ts';
+import { appointmentView, callView } from '../call/views.ts';
+import { complianceTrail } from '../scheduler/compliance-trail.ts';
 
 /** The console's call list filters; `from`/`to` bound when the request was made (`to` excluded). */
 export interface ConsoleCallFilter {
