@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { App } from './app-type.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { ConsoleCalls } from '../../actors/console/calls.ts';
@@ -47,8 +48,15 @@ export function dateBound(field: 'from' | 'to', text: string | undefined): Date 
 export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps): void {
   const { callRequests, consoleCalls } = deps;
   const modeOf = (q: { mode?: Mode }): Mode => q.mode ?? 'test';
-  const customerIn = async (accountId: string, mode: Mode, idOrRef: string | undefined) =>
-    idOrRef ? (await deps.customerDirectory.find(accountId, mode, idOrRef)).id : null;
+  /** What every list reads from its query: the session's account, the mode, the customer, the dates, the page. */
+  const listOf = async (request: FastifyRequest, q: { mode?: Mode; customer_id?: string; from?: string; to?: string; limit?: number; starting_after?: string }) => {
+    const { accountId } = consoleCaller(request);
+    const mode = modeOf(q);
+    const from = dateBound('from', q.from);
+    const to = dateBound('to', q.to);
+    const customerId = q.customer_id ? (await deps.customerDirectory.find(accountId, mode, q.customer_id)).id : null;
+    return { accountId, mode, filter: { customerId, from, to, page: pageOf(q) } };
+  };
 
   app.get(
     '/console/api/calls',
@@ -61,19 +69,8 @@ export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps):
       },
     },
     async (request) => {
-      const { accountId } = consoleCaller(request);
-      const q = request.query;
-      const mode = modeOf(q);
-      const from = dateBound('from', q.from);
-      const to = dateBound('to', q.to);
-      return consoleCalls.list(accountId, mode, {
-        customerId: await customerIn(accountId, mode, q.customer_id),
-        status: q.status || null,
-        outcome: q.outcome || null,
-        from,
-        to,
-        page: pageOf(q),
-      });
+      const { accountId, mode, filter } = await listOf(request, request.query);
+      return consoleCalls.list(accountId, mode, { ...filter, status: request.query.status || null, outcome: request.query.outcome || null });
     },
   );
 
@@ -161,12 +158,8 @@ export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps):
       },
     },
     async (request) => {
-      const { accountId } = consoleCaller(request);
-      const q = request.query;
-      const mode = modeOf(q);
-      const from = dateBound('from', q.from);
-      const to = dateBound('to', q.to);
-      return consoleCalls.appointments(accountId, mode, { customerId: await customerIn(accountId, mode, q.customer_id), from, to, page: pageOf(q) });
+      const { accountId, mode, filter } = await listOf(request, request.query);
+      return consoleCalls.appointments(accountId, mode, filter);
     },
   );
 }
