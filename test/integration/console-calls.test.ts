@@ -208,17 +208,34 @@ test.serial('appointments list in the /v1 shape with the customer name and time 
   t.deepEqual((await owner.get('/console/api/appointments?mode=live')).body.data, []);
 });
 
-test.serial('live calls before go-live are refused with live_not_enabled, calls of a suspended account with reseller_suspended; a test call asked for in live mode is not found', async (t) => {
+test.serial('live calls before go-live are refused with live_not_enabled, after it they go the /v1 path in live mode; a suspended account is refused; a call asked for in the other mode is not found', async (t) => {
   const live = await placeCall(owner, { phone: '+12025550172', mode: 'live' });
   t.is(live.status, 403);
   t.is(live.body.error.code, 'live_not_enabled');
-  const testCall = (await owner.get('/console/api/calls?limit=1')).body.data[0];
+  const testCall = (await placeCall(owner, { phone: '+12025550179' })).body;
   for (const path of [`/console/api/calls/${testCall.id}?mode=live`, `/console/api/calls/${testCall.id}/recording?mode=live`]) {
     const r = await owner.get(path);
     t.is(r.status, 404, path);
     t.is(r.body.error.code, 'call_not_found');
   }
   t.is((await owner.delete(`/console/api/calls/${testCall.id}?mode=live`)).body.error.code, 'call_not_found');
+
+  // Once live, a live call from the console goes the /v1 path in live mode: the request a key queued is the same one.
+  const liveAccount = await makeAccount(svc.url, { live: true });
+  const liveOwner = await consoleAs(svc.url, liveAccount.id, 'owner');
+  const liveCustomer = await makeCustomer(liveAccount.liveApi!, { country: 'US', timezone: 'America/New_York' });
+  const body = { customer_id: liveCustomer.id, phone: '+12025550178', called_party: 'business' };
+  const viaKey = await liveAccount.liveApi!.post('/v1/calls', body);
+  const viaConsole = await liveOwner.post('/console/api/calls', { ...body, mode: 'live' });
+  t.is(viaKey.status, 201, viaKey.text);
+  t.is(viaConsole.status, 200, 'the open request the key queued');
+  t.like(viaConsole.body, { id: viaKey.body.id, mode: 'live', status: 'queued' });
+  t.deepEqual((await liveOwner.get('/console/api/calls?mode=live')).body.data.map((c: { id: string }) => c.id), [viaKey.body.id]);
+  t.deepEqual((await liveOwner.get('/console/api/calls')).body.data, [], 'test mode by default');
+  t.is((await liveOwner.get(`/console/api/calls/${viaKey.body.id}?mode=live`)).body.call.id, viaKey.body.id);
+  t.is((await liveOwner.get(`/console/api/calls/${viaKey.body.id}`)).body.error.code, 'call_not_found', 'a live call asked for in test mode');
+  t.is((await liveOwner.delete(`/console/api/calls/${viaKey.body.id}?mode=live`)).body.status, 'cancelled');
+  t.is((await liveOwner.post('/console/api/calls', { ...body, mode: 'test' })).body.error.code, 'customer_not_found', 'a live customer is not in test mode');
 
   // A suspended account places nothing from the console either, and still reads.
   const suspended = await makeAccount(svc.url);
