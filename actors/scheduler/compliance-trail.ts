@@ -5,7 +5,7 @@ import type { HoldRow } from '../../db/money/holds.ts';
 import type { AdmissionChecks } from './admission-checks.ts';
 import { BLOCKER_CODES } from '../customer/readiness.ts';
 import { iso } from '../../runtime/types.ts';
-import { windowExplanation } from './calling-windows.ts';
+import { callingRules, windowExplanation } from './calling-windows.ts';
 
 /**
  * A call's compliance trail for the console (issue 21): every gate its request met, when, on
@@ -107,6 +107,13 @@ function waitingWords(reason: string): string {
   }
 }
 
+/** Why the window was closed then, in words; a policy window's citation (it names the platform) said for what it is. */
+function closedWindowWords(e164: string, country: string, at: Date): string {
+  let words = windowExplanation(e164, country, at);
+  for (const rule of callingRules(e164, country)) if (rule.basis === 'policy') words = words.replaceAll(rule.citation, "the service's own hours: no law sets calling hours there");
+  return words;
+}
+
 /** The gate and words of a request ended before any dial, by its outcome (dialler.ts END_SUMMARIES). */
 const ENDED_AT_GATE: Record<string, TrailGate> = {
   expired: 'deadline',
@@ -168,7 +175,8 @@ function admissionEntries(r: ProducedRecordRow, mode: string): TrailEntry[] {
     entry(
       'calling_window',
       `Open in ${checks.calling_window.jurisdictions.join(', ')}: local time ${checks.calling_window.local_times.map((l) => `${l.local_time} (${l.zone})`).join(', ')}, inside ` +
-        `${checks.calling_window.rules.map((w) => `${w.id} (${w.citation}; ${w.basis === 'law' ? 'the law' : 'policy where no law sets hours'})`).join(' and ')}.`,
+        // A policy window's citation names the platform: a white-label page says what it is instead.
+        `${checks.calling_window.rules.map((w) => (w.basis === 'law' ? `${w.id} (${w.citation}; the law)` : `${w.id} (the service's own hours: no law sets calling hours there)`)).join(' and ')}.`,
     ),
   );
   if (checks.caller_id) out.push(entry('caller_id', `Called from ${checks.caller_id}, the customer's number in ${r.to_country}.`));
@@ -229,7 +237,7 @@ export function complianceTrail(f: TrailFacts): TrailEntry[] {
       gate: waitingGate(reason),
       passed: false,
       at: call.updated_at.toISOString(),
-      detail: `Waiting: ${(call.waiting_detail ?? waitingWords(reason)).replace(/\.$/, '')}. Tried again at ${call.next_attempt_at.toISOString()}.${reason === 'outside_calling_window' ? ` ${windowExplanation(call.to_e164, call.to_country, call.updated_at)}` : ''}`,
+      detail: `Waiting: ${(call.waiting_detail ?? waitingWords(reason)).replace(/\.$/, '')}. Tried again at ${call.next_attempt_at.toISOString()}.${reason === 'outside_calling_window' ? ` ${closedWindowWords(call.to_e164, call.to_country, call.updated_at)}` : ''}`,
     });
   }
   // Stable: gates of one instant keep the order they were checked in.

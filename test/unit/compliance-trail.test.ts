@@ -111,6 +111,30 @@ test('a queued request fails at the gate it waits at, with its words and the nex
   t.regex(trail[1].detail, /insufficient_balance\)\. The request waited and was tried again\. The hold asked for was \$4\.00\.$/);
 });
 
+test("a policy window (no law sets hours) is named for what it is, never by the platform's name", (t) => {
+  const berlin = { ...FACTS, to: '+49301234562', toCountry: 'DE', attempts: [] };
+  const trail = complianceTrail({
+    call: call({ to_e164: '+49301234562', to_country: 'DE' }),
+    record: record({ to_e164: '+49301234562', to_country: 'DE', checks: { ...admissionChecks(berlin, '+49301234500', DIALLED), dnc_registries: [] } }),
+    refusedStarts: [],
+    hold: null,
+  });
+  const window = trail.find((g) => g.gate === 'calling_window')!.detail;
+  t.is(window, "Open in DE: local time 2027-06-15 17:00 (Europe/Berlin), inside DE (the service's own hours: no law sets calling hours there).");
+  t.notRegex(JSON.stringify(trail), /switchboard/i);
+  t.regex(trail.find((g) => g.gate === 'do_not_call')!.detail, /no national registry is kept for DE\.$/);
+  // Waiting for the window too: Sunday in Berlin.
+  const sunday = complianceTrail({
+    call: call({ to_e164: '+49301234562', to_country: 'DE', status: 'queued', outcome: null, dialed_at: null, waiting_reason: 'outside_calling_window', created_at: at('2027-06-13T09:00:00Z'), updated_at: at('2027-06-13T10:00:00Z') }),
+    record: record({ admitted_at: null, identified_at: null, checks: null }),
+    refusedStarts: [],
+    hold: null,
+  }).at(-1)!;
+  t.like(sunday, { gate: 'calling_window', passed: false });
+  t.regex(sunday.detail, /Sunday 2027-06-13 12:00.*DE \(the service's own hours: no law sets calling hours there, policy\) allows no calls that day/);
+  t.notRegex(sunday.detail, /switchboard/i);
+});
+
 test('a call dialled before its checks were kept says what was checked but not kept', (t) => {
   const trail = complianceTrail({ call: call(), record: record({ checks: null }), refusedStarts: [], hold: null });
   const byGate = Object.fromEntries(trail.map((g) => [g.gate, g.detail]));
