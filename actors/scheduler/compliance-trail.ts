@@ -157,6 +157,7 @@ function admissionEntries(r: ProducedRecordRow, mode: string): TrailEntry[] {
       'consent',
       `Held: ${consentHeld(r)}. Needed for ${LINE_WORDS[r.line_type ?? 'unknown'] ?? r.line_type}: ${CONSENT_WORDS[r.required_consent ?? 'none'] ?? r.required_consent}, ${rules}.`,
     ),
+    entry('no_redial', 'No earlier call of the customer to the number ended in a way its law forbids calling again after.'),
     entry('readiness', `The customer was ready for ${mode} calls: every readiness check passed.`),
   ];
   if (!checks?.calling_window || !checks.frequency_caps || !checks.emergency_closures) {

@@ -59,7 +59,7 @@ test('a dialled call: every gate once, in time and check order, with what each r
   const refused = { reason: 'concurrency_limit', detail: null, created_at: at('2027-06-15T14:30:00Z') };
   const trail = complianceTrail({ call: call(), record: record(), refusedStarts: [refused], hold: HOLD });
   t.deepEqual(trail.map((g) => `${g.gate}:${g.passed}`), [
-    'request:true', 'hold:false', 'deadline:true', 'do_not_call:true', 'consent:true', 'readiness:true', 'frequency_caps:true', 'emergency_closure:true',
+    'request:true', 'hold:false', 'deadline:true', 'do_not_call:true', 'consent:true', 'no_redial:true', 'readiness:true', 'frequency_caps:true', 'emergency_closure:true',
     'calling_window:true', 'caller_id:true', 'hold:true', 'identification:true',
   ]);
   const detail = (gate: string, passed = true) => trail.find((g) => g.gate === gate && g.passed === passed)!.detail;
