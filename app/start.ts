@@ -18,6 +18,7 @@ import { createCoverageService } from '../actors/coverage/coverage-service.ts';
 import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc-list.ts';
 import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
+import { createConsoleCalls } from '../actors/console/calls.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
 import { createConsoleAccess } from '../actors/console/access.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
@@ -220,6 +221,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       callRequests: calling.callRequests,
       customerDirectory,
       appointments: createAppointments(pool),
+      consoleCalls: createConsoleCalls(pool, config, calling.callRequests),
       dnc: createDncList(deps),
       carriers: calling.carriers,
       carrierInbox: calling.carrierInbox,

@@ -46,6 +46,7 @@ import { registerConsoleGoingLiveRoutes } from './routes/console-going-live.ts';
 import { registerConsoleOverviewRoutes } from './routes/console-overview.ts';
 import { registerConsoleBillingRoutes } from './routes/console-billing.ts';
 import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts';
+import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -96,7 +97,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleGoingLiveRoutes> &
   RouteDeps<typeof registerConsoleOverviewRoutes> &
   RouteDeps<typeof registerConsoleBillingRoutes> &
-  RouteDeps<typeof registerConsoleTestClockRoutes>;
+  RouteDeps<typeof registerConsoleTestClockRoutes> &
+  RouteDeps<typeof registerConsoleCallRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -180,6 +182,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleOverviewRoutes(app, services);
   registerConsoleBillingRoutes(app, services);
   registerConsoleTestClockRoutes(app, services);
+  registerConsoleCallRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

@@ -18,6 +18,7 @@ import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
 import { requiredConsent } from './consent.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import { recordKeptUntil } from './record-retention.ts';
+import { admissionChecks } from './admission-checks.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
@@ -171,7 +172,7 @@ export class Dialler {
           await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
           return false;
         }
-        await this.recordAdmission(call, facts, now);
+        await this.recordAdmission(call, facts, decision.from, now);
         await this.deps.calls.ask(call.id, { type: 'dial', from: decision.from });
         return true;
       }
@@ -182,8 +183,8 @@ export class Dialler {
     }
   }
 
-  /** The call's compliance record: the consent and the rule it is dialled on, as decided at `now`. */
-  private async recordAdmission(call: CallRow, facts: AdmissionFacts, now: Date): Promise<void> {
+  /** The call's compliance record: the consent and the rule it is dialled on, and what the other gates read, as decided at `now`. */
+  private async recordAdmission(call: CallRow, facts: AdmissionFacts, from: string, now: Date): Promise<void> {
     const lineType = facts.consent.lineType ?? 'unknown';
     const requirement = requiredConsent(call.to_e164, call.to_country, lineType, now);
     await createComplianceRecordRepository(this.deps.pool).recordAdmission({
@@ -195,6 +196,8 @@ export class Dialler {
       citations: requirement.citations,
       admittedAt: now,
       keepUntil: recordKeptUntil(call.to_country, now),
+      checks: { ...admissionChecks(facts, from, now) },
+      country: call.to_country,
     });
   }
 
