@@ -12,6 +12,7 @@ import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installOpenApi } from './plugins/openapi.ts';
+import { installBrandHost, type BrandHostDeps } from './plugins/brand-host.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
@@ -55,6 +56,7 @@ type RouteDeps<R extends (app: App, deps: never) => unknown> = Parameters<R>[1];
  * while each route sees only its own part.
  */
 export type HttpDeps = PluginDeps &
+  BrandHostDeps &
   RouteDeps<typeof registerMeRoutes> &
   RouteDeps<typeof registerCustomerRoutes> &
   RouteDeps<typeof registerReadinessRoutes> &
@@ -112,6 +114,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   installRequestLog(app);
   // Before authentication: a request whose head is refused is not asked for its key.
   installRequestHead(app);
+  // Before authentication: a reseller's brand domain serves its customers' pages only (404 for the rest).
+  installBrandHost(app, services);
   // A POST or PATCH without a body is an empty object: the body schema then decides.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
