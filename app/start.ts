@@ -18,6 +18,7 @@ import { createCoverageService } from '../actors/coverage/coverage-service.ts';
 import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc-list.ts';
 import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
+import { createConsolePeople } from '../actors/console/people.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
 import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
@@ -194,6 +195,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       ...deps,
       keys,
       adminTokenHash: () => tokenHash,
+      consolePeople: createConsolePeople(deps),
       accounts,
       accountDirectory: createAccountDirectory(pool),
       customers,

@@ -38,6 +38,8 @@ import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerChatRoutes } from './routes/chat.ts';
 import { registerChatPage } from './pages/chat.ts';
 import type { App } from './routes/app-type.ts';
+import type { ConsolePeople } from '../actors/console/people.ts';
+import { registerConsoleSessionRoutes } from './routes/console-session.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -45,6 +47,8 @@ export interface PluginDeps extends Deps {
   keys: KeyAuthenticator;
   /** SHA-256 of the operator token of /admin/v1. */
   adminTokenHash: () => Buffer | null;
+  /** The console's people and sessions. */
+  consolePeople: ConsolePeople;
 }
 
 /** The second parameter of a route registration: the deps that route file declares. */
@@ -79,7 +83,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerOnboardingPages> &
   RouteDeps<typeof registerTelephonyRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
-  RouteDeps<typeof registerChatRoutes>;
+  RouteDeps<typeof registerChatRoutes> &
+  RouteDeps<typeof registerConsoleSessionRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -122,7 +127,13 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   });
   // Before validation and every other preHandler: text PostgreSQL cannot store never reaches a handler.
   installStorableText(app);
-  installAuth(app, { keys: services.keys, adminTokenHash: services.adminTokenHash, failuresPerMinute: services.config.authFailuresPerMinute });
+  installAuth(app, {
+    keys: services.keys,
+    adminTokenHash: services.adminTokenHash,
+    consolePeople: services.consolePeople,
+    publicOrigin: () => new URL(services.config.publicUrl).origin,
+    failuresPerMinute: services.config.authFailuresPerMinute,
+  });
   await installRateLimit(app, { store: services.config.rateLimitStore, pool: services.pool });
   installIdempotency(app, { pool: services.pool, clock: services.clock });
   await installOpenApi(app, services.config.publicUrl);
@@ -151,6 +162,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerSessionRoutes(app, services);
   await registerChatRoutes(app, services);
   registerChatPage(app);
+  registerConsoleSessionRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

@@ -2,13 +2,22 @@ import type { Scope } from '../actors/account/api-key-rules.ts';
 import type { IdempotencyClaim } from '../db/idempotency.ts';
 import type { AuthContext } from './plugins/authenticate.ts';
 import type { WriteStatus } from './write-status.ts';
+import type { ConsolePermission } from '../actors/account/console-roles.ts';
+import type { ConsoleSession } from './plugins/console-session.ts';
 
-/** How a route authenticates: an API key (default for routes under /v1), the admin token, or nothing. */
-export type RouteAuth = 'key' | 'admin' | 'none';
+/**
+ * How a route authenticates: an API key (default for routes under /v1), the admin token, a
+ * console session cookie (routes under /console/api), or nothing.
+ */
+export type RouteAuth = 'key' | 'admin' | 'session' | 'none';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** Permission a console role needs (auth 'session'; required there). */
+    permission?: ConsolePermission;
+    /** A console route open to a person who has not set up a two-factor method the account requires (session, two-factor setup, sign-out). */
+    beforeTwoFactor?: boolean;
     /** Permission an API key needs; absent means any valid key (GET /v1/me, /v1/coverage). */
     scope?: Scope;
     /**
@@ -23,6 +32,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthContext | null;
+    /** The console session of a route with auth 'session'. */
+    consoleSession: ConsoleSession | null;
     idempotency: IdempotencyClaim | undefined;
     startedAtNs: bigint;
   }

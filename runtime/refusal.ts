@@ -92,7 +92,11 @@ export type RefusalCode =
   | 'webhook_delivery_not_found'
   | 'webhook_delivery_in_progress'
   | 'invalid_webhook_url'
-  | 'invalid_event_type';
+  | 'invalid_event_type'
+  // the console's people
+  | 'invitation_invalid'
+  | 'password_rejected'
+  | 'email_taken';
 
 /**
  * A refusal: the answer to a request that breaks a rule or names nothing. Not a failure: the

@@ -1,6 +1,9 @@
 /** Shared vocabulary of the whole service. */
 export type Mode = 'test' | 'live';
 
+/** A person's role in a reseller's console (actors/account/console-roles.ts says what each may do). */
+export type ConsoleRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+
 /**
  * What kind of line a number is, as far as consent rules care. `landline` is a residential
  * landline; `business_landline` one the carrier's data says a business holds; `unknown` is

@@ -5,6 +5,8 @@ import { ApiError, apiErrorOf, type ErrorCode } from '../errors.ts';
 import { hashToken } from '../../runtime/tokens.ts';
 import type { KeyAuthenticator } from './authenticate.ts';
 import { FailureThrottle } from './auth-throttle.ts';
+import { authenticateConsole } from './console-session.ts';
+import type { ConsolePeople } from '../../actors/console/people.ts';
 
 /** Answers that mean "this credential is not one we know": what a guesser gets, so what is counted. */
 const GUESS_FAILURES = new Set<ErrorCode>(['invalid_api_key', 'admin_unauthorized']);
@@ -12,13 +14,18 @@ const GUESS_FAILURES = new Set<ErrorCode>(['invalid_api_key', 'admin_unauthorize
 export interface AuthOptions {
   keys: KeyAuthenticator;
   adminTokenHash: () => Buffer | null;
+  /** The console's people and sessions (routes with auth 'session'). */
+  consolePeople: ConsolePeople;
+  /** The service's public origin (scheme, host, port): a console write from another origin is refused. */
+  publicOrigin: () => string;
   /** Failed authentications one client address may make per minute before it is answered 429. */
   failuresPerMinute: number;
 }
 
 /**
- * Authentication by route: `key` checks the API key and its scope; `console` checks the operator
- * token; `none` is public. The mode is the matched route's, fixed when the route is declared:
+ * Authentication by route: `key` checks the API key and its scope; `admin` checks the operator
+ * token; `session` checks a console session cookie, its CSRF token and the role's permission
+ * (http/plugins/console-session.ts); `none` is public. The mode is the matched route's, fixed when the route is declared:
  * its `config.auth`, or `key` for a route whose pattern is under /v1/. The request's URL never
  * decides, so a spelling the router still matches (`/%76%31/…`, `http://host/v1/…`) cannot skip
  * the check. A route that declares no mode stops the app from starting.
@@ -28,6 +35,7 @@ export interface AuthOptions {
  */
 export function installAuth(app: AnyApp, opts: AuthOptions): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('consoleSession', null);
   const throttle = new FailureThrottle(opts.failuresPerMinute);
 
   const undeclared: RouteOptions[] = [];
@@ -35,16 +43,23 @@ export function installAuth(app: AnyApp, opts: AuthOptions): void {
     if (!route.config?.auth && route.url.startsWith('/v1/')) route.config = { ...route.config, auth: 'key' };
     // A plugin's hook running after this one may still declare it (the chat CORS preflight route).
     if (!route.config?.auth) undeclared.push(route);
+    else if (route.config.auth === 'session' && !route.config.permission) undeclared.push(route);
   });
   app.addHook('onReady', async () => {
     const missing = undeclared.filter((route) => !route.config?.auth).map((route) => `${route.method} ${route.url}`);
     if (missing.length) throw new Error(`routes declare no authentication mode (config.auth): ${missing.join(', ')}`);
+    const unguarded = undeclared.filter((route) => route.config?.auth === 'session' && !route.config.permission).map((route) => `${route.method} ${route.url}`);
+    if (unguarded.length) throw new Error(`console routes declare no permission (config.permission): ${unguarded.join(', ')}`);
   });
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.is404) return;
-    const { auth, scope, beforeGoLive } = request.routeOptions.config;
+    const { auth, scope, beforeGoLive, permission, beforeTwoFactor } = request.routeOptions.config;
     if (auth === 'none') return;
+    if (auth === 'session') {
+      request.consoleSession = await authenticateConsole(request, opts.consolePeople, opts.publicOrigin(), { permission: permission!, beforeTwoFactor: beforeTwoFactor ?? false });
+      return;
+    }
     if (auth !== 'key' && auth !== 'admin') throw new Error(`route ${request.routeOptions.url} reached without an authentication mode`);
 
     const wait = throttle.retryAfterSeconds(request.ip);

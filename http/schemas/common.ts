@@ -69,6 +69,9 @@ export function pageQueryWith<P extends Record<string, TSchema>>(filters: P) {
   return Type.Object({ ...PAGE_PROPERTIES, ...filters }, { additionalProperties: false });
 }
 
+/** Codes every console route (auth 'session') can answer with. */
+export const CONSOLE_AUTH_CODES: ErrorCode[] = ['console_session_required', 'csrf_failed', 'role_forbidden', 'two_factor_setup_required', 'service_unavailable', 'api_error'];
+
 /** Codes every authenticated /v1 route can answer with. */
 export const AUTH_CODES: ErrorCode[] = [
   'invalid_api_key',
@@ -83,7 +86,7 @@ export const AUTH_CODES: ErrorCode[] = [
   'api_error',
 ];
 
-type ResponseOptions = { auth?: 'key' | 'admin' | 'none' };
+type ResponseOptions = { auth?: 'key' | 'admin' | 'session' | 'none' };
 
 /** What `responses()` was given, kept (not enumerable) on its result so codes found later join it. */
 const DECLARED = Symbol('declared responses');
@@ -97,6 +100,7 @@ export function responses(ok: Record<number, TSchema>, codes: ErrorCode[], opts:
   const all = new Set<ErrorCode>(codes);
   if (opts.auth === 'key' || opts.auth === undefined) AUTH_CODES.forEach((c) => all.add(c));
   if (opts.auth === 'admin') ['admin_unauthorized', 'service_unavailable', 'api_error'].forEach((c) => all.add(c as ErrorCode));
+  if (opts.auth === 'session') CONSOLE_AUTH_CODES.forEach((c) => all.add(c));
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) {
     const status = ERRORS[code].status;

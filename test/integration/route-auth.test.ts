@@ -124,7 +124,7 @@ test('a key route reached through another spelling is authenticated and counted 
 test('a route that declares no authentication mode stops the app from starting; a /v1 route defaults to a key', async (t) => {
   const build = (declare: (app: ReturnType<typeof Fastify>) => void) => {
     const app = Fastify();
-    installAuth(app, { keys: svc.services.keys, adminTokenHash: () => null, failuresPerMinute: 10 });
+    installAuth(app, { keys: svc.services.keys, adminTokenHash: () => null, consolePeople: svc.services.consolePeople, publicOrigin: () => svc.url, failuresPerMinute: 10 });
     declare(app);
     return app;
   };
@@ -138,4 +138,8 @@ test('a route that declares no authentication mode stops the app from starting; 
 
   const declared = build((app) => app.get('/public', { config: { auth: 'none' } }, async () => ({ ok: true })));
   t.is((await declared.inject({ method: 'GET', url: '/public' })).statusCode, 200);
+
+  // A console route must name the permission a role needs: none stops the start too.
+  const unguarded = build((app) => app.get('/console/api/reports', { config: { auth: 'session' } }, async () => ({ secret: true })));
+  await t.throwsAsync(() => unguarded.ready(), { message: /console routes declare no permission.*GET \/console\/api\/reports/ });
 });

@@ -1,0 +1,61 @@
+import { Type, Nullable, NullableTimestamp, Timestamp, withCode, type Static } from './common.ts';
+import { CONSOLE_ROLES } from '../../actors/account/console-roles.ts';
+
+/*
+ * Schemas of the console's JSON routes (/console/api). The web app imports their types
+ * (`import type`, Static<…>) so the two cannot drift.
+ */
+
+export const ConsoleRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('developer'), Type.Literal('billing'), Type.Literal('viewer')], {
+  description: CONSOLE_ROLES.join(', '),
+});
+
+export const ConsoleSessionSchema = Type.Object({
+  object: Type.Literal('console_session'),
+  user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.String(), role: ConsoleRoleSchema, two_factor_enabled: Type.Boolean() }),
+  account: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    mode: Type.String({ description: "test until the account's go-live, then live" }),
+    status: Type.String(),
+    kyb_status: Type.String(),
+    require_two_factor: Type.Boolean(),
+  }),
+  csrf_token: Type.String({ description: 'send it back in X-CSRF-Token on every request other than GET' }),
+});
+export type ConsoleSessionView = Static<typeof ConsoleSessionSchema>;
+
+export const ConsoleInvitationSchema = Type.Object({
+  object: Type.Literal('console_invitation'),
+  id: Type.String(),
+  email: Type.String(),
+  role: ConsoleRoleSchema,
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  accepted_at: NullableTimestamp,
+  /** Only when just minted: the link carries the token, which is not stored. */
+  url: Type.Optional(Type.String()),
+});
+export type ConsoleInvitationView = Static<typeof ConsoleInvitationSchema>;
+
+export const InvitationPeekSchema = Type.Object({
+  object: Type.Literal('console_invitation_peek'),
+  email: Type.String(),
+  role: ConsoleRoleSchema,
+  account_name: Type.String(),
+  expires_at: Timestamp,
+});
+
+export const EmailSchema = withCode(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), 'invalid_parameter');
+export const PasswordSchema = withCode(Type.String({ minLength: 1, maxLength: 1024 }), 'password_rejected');
+
+export const AcceptInvitationBody = Type.Object(
+  {
+    token: withCode(Type.String({ minLength: 1, maxLength: 200 }), 'invitation_invalid'),
+    name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), { default: 'parameter_missing' }),
+    password: PasswordSchema,
+  },
+  { additionalProperties: false },
+);
+
+export const NullableRole = Nullable(ConsoleRoleSchema);
