@@ -13,6 +13,7 @@ import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factorie
 import { call } from '../helpers/http.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { startTestDns, type TestDns } from '../helpers/dns-server.ts';
+import { consoleAs } from '../helpers/console.ts';
 
 const SITES_DOMAIN = 'sites.switchboard-test.example';
 
@@ -273,4 +274,79 @@ test.serial("names a brand cannot take are 400 invalid_brand_field, as a website
   t.is((await brandOf(a)).domain, null);
   // A name reserved for testing is taken (it never resolves in public DNS).
   t.is((await a.api.patch('/v1/brand', { domain: 'calls.northwind.test' })).status, 200);
+});
+
+test.serial('console: GET /console/api/brand (any role) has the domain status; PATCH (account:write) takes the /v1 body and rules; the check is on demand', async (t) => {
+  const a = await makeAccount(svc.url, { name: 'Console Agency' });
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  const empty = await owner.get('/console/api/brand');
+  t.is(empty.status, 200, empty.text);
+  t.is(empty.body.object, 'brand');
+  t.is(empty.body.domain_status.status, 'none');
+
+  const domain = nameFor('console', a);
+  const set = await owner.patch('/console/api/brand', { display_name: 'Console Calls', domain });
+  t.is(set.status, 200, set.text);
+  t.is(set.body.display_name, 'Console Calls');
+  t.is(set.body.domain_status.status, 'pending');
+  t.deepEqual((await a.api.get('/v1/brand')).body, (await owner.get('/console/api/brand')).body, 'one brand, seen alike by the API and the console');
+
+  // On demand: looked up now, without waiting for the job's 10 minutes.
+  dns.cname(domain, set.body.domain_status.cname_target);
+  const checked = await owner.post('/console/api/brand/domain/check');
+  t.is(checked.status, 200, checked.text);
+  t.is(checked.body.object, 'brand_domain');
+  t.is(checked.body.status, 'verified');
+  t.is(checked.body.domain, domain);
+  t.is((await owner.get('/console/api/brand')).body.domain_status.status, 'verified');
+
+  // The same rules and answers as /v1/brand.
+  const bad = await owner.patch('/console/api/brand', { domain: 'northwind.com' });
+  t.is(bad.status, 400);
+  t.is(bad.body.error.code, 'invalid_brand_field');
+  t.is((await owner.patch('/console/api/brand', { primary_color: 'red' })).body.error.code, 'invalid_brand_field');
+  t.is((await owner.patch('/console/api/brand', { account_id: a.id })).body.error.code, 'unknown_parameter');
+  const other = await makeAccount(svc.url);
+  const otherOwner = await consoleAs(svc.url, other.id, 'owner');
+  const taken = await otherOwner.patch('/console/api/brand', { domain });
+  t.is(taken.status, 409);
+  t.is(taken.body.error.code, 'brand_domain_taken');
+
+  // Without a CSRF token a write is refused.
+  const noCsrf = await call(svc.url, 'PATCH', '/console/api/brand', { body: { display_name: 'X' }, headers: { cookie: owner.cookie } });
+  t.is(noCsrf.status, 403);
+  t.is(noCsrf.body.error.code, 'csrf_failed');
+  // Without a session, nothing.
+  t.is((await call(svc.url, 'GET', '/console/api/brand')).body.error.code, 'console_session_required');
+});
+
+test.serial("console: another account's people never see or check this brand; viewer, developer and billing cannot change it or check it", async (t) => {
+  const { a, domain } = await verifiedAccount('roles');
+  const other = await makeAccount(svc.url);
+  const otherOwner = await consoleAs(svc.url, other.id, 'owner');
+  const seen = await otherOwner.get('/console/api/brand');
+  t.is(seen.status, 200);
+  t.is(seen.body.domain, null, "the other account's own brand, never this one's");
+  t.notRegex(seen.text, new RegExp(domain.replace(/\./g, '\\.')));
+  const checked = await otherOwner.post('/console/api/brand/domain/check');
+  t.is(checked.status, 200);
+  t.deepEqual(checked.body, { object: 'brand_domain', domain: null, status: 'none', cname_target: null, checked_at: null, verified_at: null });
+  t.is((await otherOwner.patch('/console/api/brand', { display_name: 'Other' })).status, 200);
+  t.is((await a.api.get('/v1/brand')).body.display_name, null, "a PATCH changes only the session's own account");
+
+  for (const role of ['viewer', 'developer', 'billing']) {
+    const person = await consoleAs(svc.url, a.id, role);
+    const read = await person.get('/console/api/brand');
+    t.is(read.status, 200, `${role} reads`);
+    t.is(read.body.domain, domain);
+    const write = await person.patch('/console/api/brand', { display_name: 'Nope' });
+    t.is(write.status, 403, role);
+    t.is(write.body.error.code, 'role_forbidden', role);
+    const check = await person.post('/console/api/brand/domain/check');
+    t.is(check.status, 403, role);
+    t.is(check.body.error.code, 'role_forbidden', role);
+  }
+  const admin = await consoleAs(svc.url, a.id, 'admin');
+  t.is((await admin.patch('/console/api/brand', { display_name: 'Roles Calls' })).status, 200, 'an admin may');
+  t.is((await a.api.get('/v1/brand')).body.display_name, 'Roles Calls');
 });
