@@ -195,6 +195,34 @@ test.serial("a domain verified by another account's brand is refused with 409 br
   t.is((await brandOf(c1)).domain_status.status, 'failed');
 });
 
+test.serial("a domain a customer's website holds (verified by DNS) is refused with 409 brand_domain_taken, whoever's customer it is", async (t) => {
+  const owner = await makeAccount(svc.url, { live: true });
+  await owner.admin.post(`/admin/v1/accounts/${owner.id}/top_ups`, { amount_cents: 100_000 });
+  const c = await makeCustomer(owner.liveApi!, { name: 'Bright Dental', country: 'GB' });
+  const id = (await owner.liveApi!.post(`/v1/customers/${c.id}/websites`, { brief: 'Family dental practice in Leeds. Check-ups and hygiene.' })).body.id as string;
+  await owner.admin.post('/admin/v1/website_builder/run');
+  t.is((await owner.liveApi!.post(`/v1/customers/${c.id}/websites/${id}/publish`, {})).status, 200);
+  const domain = `www.bright-${owner.id.slice(0, 8)}.com`;
+  const record = await owner.liveApi!.post(`/v1/customers/${c.id}/websites/${id}/domain`, { domain });
+  t.is(record.status, 200, record.text);
+
+  // Claimed but not verified: it blocks nobody (as a website claim blocks no other site).
+  const early = await makeAccount(svc.url);
+  t.is((await early.api.patch('/v1/brand', { domain })).status, 200);
+  t.is((await early.api.patch('/v1/brand', { domain: null })).status, 200);
+
+  dns.cname(domain, record.body.value);
+  await advance(owner, 601);
+  await owner.admin.post('/admin/v1/jobs/check_domains/run');
+  t.true((await owner.liveApi!.get(`/v1/customers/${c.id}/websites/${id}`)).body.domain_verified);
+  for (const a of [owner, await makeAccount(svc.url)]) {
+    const r = await a.api.patch('/v1/brand', { domain });
+    t.is(r.status, 409, r.text);
+    t.is(r.body.error.code, 'brand_domain_taken');
+    t.regex(r.body.error.message, /customer's website/);
+  }
+});
+
 test.serial('changing the domain resets verification; clearing it makes it none; URLs go back to the public URL', async (t) => {
   const { a, domain } = await verifiedAccount('reset');
   const c = await makeCustomer(a.api);
