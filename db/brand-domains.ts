@@ -45,10 +45,13 @@ export function createBrandDomainRepository(db: Queryable) {
       return rows.map((r: { id: string }) => r.id);
     },
 
-    /** Other accounts' claims of `name` not verified: DNS has just shown `accountId` holds it. Returns their ids. */
+    /**
+     * Every other account's claim of `name` fails: DNS has just shown the CNAME names `accountId`'s
+     * target, so no other can be pointed (one verified before is so no longer). Returns their ids.
+     */
     async failOtherClaims(accountId: string, name: string): Promise<string[]> {
       const { rows } = await db.query(
-        `UPDATE accounts SET domain_status = 'failed' WHERE lower(domain) = lower($2) AND id <> $1 AND domain_status = 'pending' RETURNING id`,
+        `UPDATE accounts SET domain_status = 'failed' WHERE lower(domain) = lower($2) AND id <> $1 AND domain_status IN ('pending', 'verified') RETURNING id`,
         [accountId, name],
       );
       return rows.map((r: { id: string }) => r.id);

@@ -44,6 +44,8 @@ const byHost = async (host: string, method: string, target: string, headers: Rec
 /** A name no other test uses, under a real top-level domain (the test's DNS server answers it). */
 const nameFor = (label: string, a: TestAccount) => `calls.${label}-${a.id.slice(0, 8)}.com`;
 const brandOf = async (a: TestAccount) => (await a.api.get('/v1/brand')).body;
+/** The console's on-demand DNS look, as the account's owner. */
+const consoleCheck = async (a: TestAccount) => (await (await consoleAs(svc.url, a.id, 'owner')).post('/console/api/brand/domain/check')).body;
 const mintLink = async (a: TestAccount, customerId: string) => {
   const r = await a.api.post(`/v1/customers/${customerId}/onboarding_link`, {});
   if (r.status !== 201) throw new Error(`mint: ${r.status} ${r.text}`);
@@ -221,6 +223,25 @@ test.serial("a domain a customer's website holds (verified by DNS) is refused wi
     t.is(r.body.error.code, 'brand_domain_taken');
     t.regex(r.body.error.message, /customer's website/);
   }
+});
+
+test.serial('a name DNS moves from one account to another goes with it: the new holder is verified at its look and the old one fails', async (t) => {
+  const first = await makeAccount(svc.url);
+  const second = await makeAccount(svc.url);
+  const domain = nameFor('moved', first);
+  const firstTarget = (await first.api.patch('/v1/brand', { domain })).body.domain_status.cname_target;
+  const secondTarget = (await second.api.patch('/v1/brand', { domain })).body.domain_status.cname_target;
+  dns.cname(domain, firstTarget);
+  t.is((await consoleCheck(first)).status, 'verified');
+  t.is((await brandOf(second)).domain_status.status, 'failed', "the other account's claim failed when DNS named the first's target");
+
+  // The name changes hands in DNS: the second account's claim (failed, kept) is checked on demand.
+  dns.cname(domain, secondTarget);
+  const moved = await consoleCheck(second);
+  t.is(moved.status, 'verified', JSON.stringify(moved));
+  t.is((await brandOf(first)).domain_status.status, 'failed', 'the old holder is not pointed any more');
+  t.true((await mintLink(first, (await makeCustomer(first.api)).id)).startsWith(svc.url));
+  t.true((await mintLink(second, (await makeCustomer(second.api)).id)).startsWith(`https://${domain}/`));
 });
 
 test.serial('changing the domain resets verification; clearing it makes it none; URLs go back to the public URL', async (t) => {
