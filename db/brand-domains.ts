@@ -3,7 +3,7 @@ import type { Queryable } from './pool.ts';
 /**
  * The brands' domains (accounts.domain and its DNS state, migration 029): which account a
  * verified domain serves, who else holds a name, the domains due a DNS look, and the owners of
- * the customer-facing tokens a brand's host may serve (onboarding links, chat sessions).
+ * the customer-facing pages a brand's host may serve (onboarding links, chat sessions, website previews).
  */
 export function createBrandDomainRepository(db: Queryable) {
   return {
@@ -60,6 +60,12 @@ export function createBrandDomainRepository(db: Queryable) {
     /** The account of the onboarding link a token's hash names, or null. */
     async onboardingLinkAccount(tokenHash: Buffer): Promise<string | null> {
       const { rows } = await db.query(`SELECT account_id FROM onboarding_links WHERE token_hash = $1`, [tokenHash]);
+      return rows[0]?.account_id ?? null;
+    },
+
+    /** The account of website build `id` (a uuid), or null. */
+    async websiteBuildAccount(id: string): Promise<string | null> {
+      const { rows } = await db.query(`SELECT account_id FROM website_builds WHERE id = $1`, [id]);
       return rows[0]?.account_id ?? null;
     },
 

@@ -3,6 +3,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { createAccountRepository } from '../../db/accounts.ts';
 import { createBrandDomainRepository } from '../../db/brand-domains.ts';
 import { hashToken } from '../../runtime/tokens.ts';
+import { isUuid } from '../../db/customers.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { normaliseDomain } from '../websites/domain-names.ts';
 import type { CnameCheck } from '../websites/room.ts';
@@ -95,6 +96,11 @@ export function createBrandDomains(deps: Pick<Deps, 'pool' | 'clock' | 'log' | '
     /** The account of the onboarding link behind `token`, or null. */
     onboardingAccount(token: string): Promise<string | null> {
       return repo.onboardingLinkAccount(hashToken(token));
+    },
+
+    /** The account of the website build a preview address names, or null. */
+    async previewAccount(buildId: string): Promise<string | null> {
+      return isUuid(buildId) ? repo.websiteBuildAccount(buildId) : null;
     },
 
     /** The account of the chat session an `Authorization: Bearer <token>` names, or null. */

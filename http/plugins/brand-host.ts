@@ -8,7 +8,7 @@ import { brandedPage, PAGE_HEADERS, type PageBrand } from '../pages/layout.ts';
 /**
  * A reseller's verified brand domain (issue 21) serves its customers' pages and nothing else:
  * the onboarding page of that account's links, the chat page and the two chat routes its script
- * calls with that account's session tokens. Every other route on that host, and another
+ * calls with that account's session tokens, and the previews of that account's website builds. Every other route on that host, and another
  * account's token, answers 404, so the host cannot reach the API, the operator's or the
  * console's surfaces, or another reseller's pages. What is allowed is decided by the matched
  * route (as authentication is), never by spelling the URL; it runs before authentication, so
@@ -16,7 +16,9 @@ import { brandedPage, PAGE_HEADERS, type PageBrand } from '../pages/layout.ts';
  */
 
 /** Customer-facing routes, by method and route pattern, and which token names their account. */
-const CUSTOMER_ROUTES: Record<string, 'onboarding' | 'chat' | 'page'> = {
+const CUSTOMER_ROUTES: Record<string, 'onboarding' | 'chat' | 'preview' | 'page'> = {
+  'GET /sites/preview/:id/:token': 'preview',
+  'HEAD /sites/preview/:id/:token': 'preview',
   'GET /onboarding/:token': 'onboarding',
   'HEAD /onboarding/:token': 'onboarding',
   'POST /onboarding/:token': 'onboarding',
@@ -40,7 +42,7 @@ function hostOf(request: FastifyRequest): string {
 /** What the brand host uses. */
 export interface BrandHostDeps {
   config: Pick<Config, 'publicUrl' | 'sitesDomain'>;
-  brandDomains: Pick<BrandDomains, 'accountAt' | 'onboardingAccount' | 'chatAccount'>;
+  brandDomains: Pick<BrandDomains, 'accountAt' | 'onboardingAccount' | 'chatAccount' | 'previewAccount'>;
 }
 
 export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
@@ -56,11 +58,12 @@ export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
     const kind = request.is404 ? undefined : CUSTOMER_ROUTES[`${request.method} ${request.routeOptions.url}`];
     let owner: string | null = accountId;
     if (kind === 'onboarding') owner = await deps.brandDomains.onboardingAccount((request.params as { token?: string }).token ?? '');
+    if (kind === 'preview') owner = await deps.brandDomains.previewAccount((request.params as { id?: string }).id ?? '');
     // An unknown chat token is the chat route's to answer (401 invalid_session_token); another account's is not here.
     if (kind === 'chat') owner = (await deps.brandDomains.chatAccount(request.headers.authorization)) ?? accountId;
     if (kind && owner === accountId) return;
     request.log.info({ request_id: request.id, host, route: request.routeOptions.url ?? null }, 'a brand domain was asked for something that is not its customers\' page');
-    if (kind === 'onboarding' || (request.method === 'GET' && !/^\/(v1|admin|console\/api)(\/|$|\?)/.test(request.url))) {
+    if (kind === 'onboarding' || kind === 'preview' || (request.method === 'GET' && !/^\/(v1|admin|console\/api)(\/|$|\?)/.test(request.url))) {
       return reply.code(404).headers(PAGE_HEADERS).send(request.method === 'HEAD' ? undefined : NOT_FOUND_PAGE);
     }
     throw new ApiError('route_not_found', 'No such endpoint.');

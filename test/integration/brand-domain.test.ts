@@ -167,6 +167,35 @@ test.serial("the brand host serves its own customers' onboarding and chat pages;
   t.is((await byHost(pendingName, 'GET', pendingPath)).status, 200);
 });
 
+test.serial("a website build's preview is at the brand domain once verified, and served there for that account's builds only", async (t) => {
+  const testSite = async (a: TestAccount) => {
+    const c = await makeCustomer(a.api, { name: 'Bright Dental', country: 'GB' });
+    const id = (await a.api.post(`/v1/customers/${c.id}/websites`, { brief: 'Family dental practice in Leeds. Check-ups and hygiene.' })).body.id as string;
+    await a.admin.post('/admin/v1/website_builder/run');
+    return { get: async () => (await a.api.get(`/v1/customers/${c.id}/websites/${id}`)).body, list: async () => (await a.api.get(`/v1/customers/${c.id}/websites`)).body.data };
+  };
+  const pending = await makeAccount(svc.url);
+  await pending.api.patch('/v1/brand', { domain: nameFor('previewpending', pending) });
+  const before = await (await testSite(pending)).get();
+  t.true(before.preview_url.startsWith(`${svc.url}/sites/preview/`), 'not verified: the public URL');
+
+  const { a, domain } = await verifiedAccount('preview');
+  const site = await testSite(a);
+  const built = await site.get();
+  t.is(built.status, 'ready', JSON.stringify(built));
+  t.regex(built.preview_url, new RegExp(`^https://${domain.replace(/\./g, '\\.')}/sites/preview/[0-9a-f-]{36}/`));
+  t.is((await site.list())[0].preview_url, built.preview_url, 'the list shows the same address');
+  const path = new URL(built.preview_url).pathname;
+  const served = await byHost(domain, 'GET', path);
+  t.is(served.status, 200);
+  t.is((await call(svc.url, 'GET', path)).status, 200, 'the public host serves it too');
+  // Another account's preview is not served on this reseller's host.
+  const otherPath = new URL(before.preview_url).pathname;
+  t.is((await call(svc.url, 'GET', otherPath)).status, 200);
+  t.is((await byHost(domain, 'GET', otherPath)).status, 404);
+  t.is((await byHost(domain, 'GET', '/sites/preview/not-a-uuid/x')).status, 404);
+});
+
 test.serial("a domain verified by another account's brand is refused with 409 brand_domain_taken; a pending claim blocks nobody", async (t) => {
   const { domain, target } = await verifiedAccount('taken');
   const b = await makeAccount(svc.url);
