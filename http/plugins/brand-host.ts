@@ -62,7 +62,7 @@ export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
     // An unknown chat token is the chat route's to answer (401 invalid_session_token); another account's is not here.
     if (kind === 'chat') owner = (await deps.brandDomains.chatAccount(request.headers.authorization)) ?? accountId;
     if (kind && owner === accountId) return;
-    request.log.info({ request_id: request.id, host, route: request.routeOptions.url ?? null }, 'a brand domain was asked for something that is not its customers\' page');
+    request.log.debug({ request_id: request.id, host, route: request.routeOptions.url ?? null }, 'a brand domain was asked for something that is not its customers\' page');
     if (kind === 'onboarding' || kind === 'preview' || (request.method === 'GET' && !/^\/(v1|admin|console\/api)(\/|$|\?)/.test(request.url))) {
       return reply.code(404).headers(PAGE_HEADERS).send(request.method === 'HEAD' ? undefined : NOT_FOUND_PAGE);
     }
