@@ -6,8 +6,7 @@ import { createChatSessionRepository, type ChatGateRow, type ChatSessionRow } fr
 import { isRefusal, Refusal } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
-import { customerOrigin } from '../shared/brand-origin.ts';
-import { createAccountRepository } from '../../db/accounts.ts';
+import { customerOriginOf } from '../shared/brand-origin.ts';
 import { MESSAGE_LIMIT, PREFIX_SHOWN, refuseSession, SESSION_TOKEN_PREFIX } from './session-rules.ts';
 import { chatContextView, chatSessionView } from './views.ts';
 import type { ChatSessionMessage, ChatSessionView } from './messages.ts';
@@ -72,8 +71,7 @@ export function chatSessionBehaviour(deps: Deps): Behaviour<ChatSessionMessage, 
         });
         made.row = created;
         // The chat page's address, at the reseller's brand domain once DNS has verified it.
-        const account = await createAccountRepository(client).get(owner.accountId);
-        made.origin = account ? customerOrigin(account, config.publicUrl) : config.publicUrl;
+        made.origin = await customerOriginOf(client, owner.accountId, config.publicUrl);
         // The stored body (idempotent replay) leaves the token out: only its hash is kept.
         return { created: true, body: chatSessionView(created, now, { expiresInSeconds: msg.ttlSeconds }) };
       });

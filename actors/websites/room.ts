@@ -9,8 +9,7 @@ import { recordEvent } from '../../db/events.ts';
 import { nextRenewal } from '../../money/rules/renewal.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import { siteAddresses, websiteView, type SiteAddresses, type WebsiteView } from './views.ts';
-import { createAccountRepository } from '../../db/accounts.ts';
-import { customerOrigin } from '../shared/brand-origin.ts';
+import { customerOriginOf } from '../shared/brand-origin.ts';
 
 /**
  * What every part of the websites room shares (orders.ts, builds.ts, publishing.ts, hosting.ts,
@@ -69,8 +68,7 @@ export function createRoom(deps: WebsitesDeps) {
    * the reseller's verified brand domain when there is one (actors/shared/brand-origin.ts).
    */
   async function viewer(db: Queryable, accountId: string): Promise<(row: WebsiteRow) => WebsiteView> {
-    const account = await createAccountRepository(db).get(accountId);
-    const origin = account ? customerOrigin(account, config.publicUrl) : config.publicUrl;
+    const origin = await customerOriginOf(db, accountId, config.publicUrl);
     return (row) => websiteView(row, addresses, clock.now(), origin);
   }
 

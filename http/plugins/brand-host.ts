@@ -8,14 +8,14 @@ import { brandedPage, PAGE_HEADERS, type PageBrand } from '../pages/layout.ts';
 /**
  * A reseller's verified brand domain (issue 21) serves its customers' pages and nothing else:
  * the onboarding page of that account's links, the chat page and the two chat routes its script
- * calls with that account's session tokens, and the previews of that account's website builds. Every other route on that host, and another
- * account's token, answers 404, so the host cannot reach the API, the operator's or the
- * console's surfaces, or another reseller's pages. What is allowed is decided by the matched
+ * calls with that account's session tokens, and the previews of that account's website builds.
+ * Every other route on that host, and another account's token, answers 404, so the host cannot
+ * reach the API, the operator's or the console's surfaces, or another reseller's pages. What is allowed is decided by the matched
  * route (as authentication is), never by spelling the URL; it runs before authentication, so
  * `/v1/...` there is 404, not 401.
  */
 
-/** Customer-facing routes, by method and route pattern, and which token names their account. */
+/** Customer-facing routes, by method and route pattern, and what names their account (`page`: nothing, the page is nobody's). */
 const CUSTOMER_ROUTES: Record<string, 'onboarding' | 'chat' | 'preview' | 'page'> = {
   'GET /sites/preview/:id/:token': 'preview',
   'HEAD /sites/preview/:id/:token': 'preview',
