@@ -12,7 +12,7 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
-/** What the jobs run on: the database, the clock, the settings, the one money writer, and the numbers and websites rooms. */
+/** What the jobs run on: the database, the clock, the settings, the one money writer, the numbers and websites rooms, and the brand domains. */
 export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites; brandDomains: BrandDomains };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
