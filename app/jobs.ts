@@ -3,6 +3,7 @@ import { closeMonth, expireBonuses, releaseExpiredHolds } from '../money/jobs.ts
 import type { MoneyWriter } from '../money/writer.ts';
 import type { Numbers } from '../actors/numbers/numbers.ts';
 import type { Websites } from '../actors/websites/websites.ts';
+import type { BrandDomains } from '../actors/account/brand-domain.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
@@ -12,8 +13,8 @@ import { createTestClockRepository, type ClockTime } from '../db/test-clocks.ts'
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
-/** What the jobs run on: the database, the clock, the settings, the one money writer, and the numbers and websites rooms. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites };
+/** What the jobs run on: the database, the clock, the settings, the one money writer, the numbers and websites rooms, and the brand domains. */
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites; brandDomains: BrandDomains };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = [
@@ -31,6 +32,7 @@ export const JOB_NAMES = [
   'suspend_sites',
   'purge_sites',
   'check_domains',
+  'check_brand_domains',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -68,6 +70,8 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
       return services.websites.purgeOverdue(now);
     case 'check_domains':
       return services.websites.checkDomains(now);
+    case 'check_brand_domains':
+      return services.brandDomains.checkDue(now);
   }
 }
 

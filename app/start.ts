@@ -37,6 +37,7 @@ import { createNumbers, type Numbers } from '../actors/numbers/numbers.ts';
 import { createWebsites, type Websites } from '../actors/websites/websites.ts';
 import { createSiteBuilder } from '../actors/websites/site-builder.ts';
 import { createCnameCheck } from '../actors/websites/dns-check.ts';
+import { createBrandDomains } from '../actors/account/brand-domain.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
@@ -159,9 +160,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     );
     const numbersRoom = createNumbers({ ...deps, carriers: calling.carriers, money, secrets });
     numbers = numbersRoom;
-    const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck: createCnameCheck(config.dnsServers) });
+    const cnameCheck = createCnameCheck(config.dnsServers);
+    const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck });
     websites = websitesRoom;
-    const rooms = { numbers: numbersRoom, websites: websitesRoom };
+    const brandDomains = createBrandDomains(deps, cnameCheck);
+    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
@@ -232,6 +235,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money, ...rooms }, name as JobName) },
       numbers: numbersRoom,
       websites: websitesRoom,
+      brandDomains,
       buildNow: () => websitesRoom.buildWaiting(),
       testClock: testClockControl(clock, pool),
       dialNow: () => dialler.tick(),

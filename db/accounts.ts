@@ -27,6 +27,11 @@ export interface AccountRow {
   email_from_name: string | null;
   support_email: string | null;
   domain: string | null;
+  /** The brand domain's DNS state (migration 029): none without a domain. */
+  domain_status: 'none' | 'pending' | 'verified' | 'failed';
+  domain_claimed_at: Date | null;
+  domain_checked_at: Date | null;
+  domain_verified_at: Date | null;
   created_at: Date;
 }
 

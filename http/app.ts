@@ -12,6 +12,7 @@ import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installOpenApi } from './plugins/openapi.ts';
+import { installBrandHost, type BrandHostDeps } from './plugins/brand-host.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
@@ -47,6 +48,7 @@ import { registerConsoleOverviewRoutes } from './routes/console-overview.ts';
 import { registerConsoleBillingRoutes } from './routes/console-billing.ts';
 import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts';
 import { registerConsoleCallRoutes } from './routes/console-calls.ts';
+import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -67,6 +69,7 @@ type RouteDeps<R extends (app: App, deps: never) => unknown> = Parameters<R>[1];
  * while each route sees only its own part.
  */
 export type HttpDeps = PluginDeps &
+  BrandHostDeps &
   RouteDeps<typeof registerMeRoutes> &
   RouteDeps<typeof registerCustomerRoutes> &
   RouteDeps<typeof registerReadinessRoutes> &
@@ -98,7 +101,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleOverviewRoutes> &
   RouteDeps<typeof registerConsoleBillingRoutes> &
   RouteDeps<typeof registerConsoleTestClockRoutes> &
-  RouteDeps<typeof registerConsoleCallRoutes>;
+  RouteDeps<typeof registerConsoleCallRoutes> &
+  RouteDeps<typeof registerConsoleBrandRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -133,6 +137,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   installRequestLog(app);
   // Before authentication: a request whose head is refused is not asked for its key.
   installRequestHead(app);
+  // Before authentication: a reseller's brand domain serves its customers' pages only (404 for the rest).
+  installBrandHost(app, services);
   // A POST or PATCH without a body is an empty object: the body schema then decides.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
@@ -183,6 +189,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleBillingRoutes(app, services);
   registerConsoleTestClockRoutes(app, services);
   registerConsoleCallRoutes(app, services);
+  registerConsoleBrandRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

@@ -102,6 +102,7 @@ export const ERRORS = {
   invalid_domain: e(400, 'invalid_request_error', 'domain must be a DNS name of the customer, such as www.brightdental.com.'),
   domain_already_set: e(409, 'conflict_error', 'The website already has a domain; send replace: true to put another in its place.'),
   test_mode_domain: e(400, 'invalid_request_error', 'A test-mode website takes only a name reserved for testing (under .test or .example); real domains are for live websites.'),
+  brand_domain_taken: e(409, 'conflict_error', "That domain is already held by another account's brand or a customer's website (verified by DNS)."),
   sites_not_configured: e(503, 'api_error', 'Websites cannot take a domain here: the service has no sites domain configured (SWITCHBOARD_SITES_DOMAIN).'),
   recording_not_available: e(404, 'not_found_error', 'This call has no recording.'),
   transcript_not_available: e(404, 'not_found_error', 'This call has no transcript yet.'),

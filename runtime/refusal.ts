@@ -76,6 +76,7 @@ export type RefusalCode =
   | 'revision_limit_reached'
   | 'invalid_domain'
   | 'domain_already_set'
+  | 'brand_domain_taken'
   | 'test_mode_domain'
   | 'sites_not_configured'
   // money

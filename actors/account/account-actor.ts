@@ -32,6 +32,9 @@ import { parsePhone } from '../shared/phone.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { BrandField } from '../../db/accounts.ts';
+import { createBrandDomainRepository } from '../../db/brand-domains.ts';
+import { normaliseDomain } from '../websites/domain-names.ts';
+import { domainChange, isServiceName } from './brand-domain-rules.ts';
 
 /**
  * The account actor: the single writer of one reseller account inside a process: its keys,
@@ -68,7 +71,7 @@ export interface AccountHooks {
 export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
   // Live facts (an agreement signed, going live) are dated on real time, never on a test clock;
   // so is bonus credit's expiry; money lines stay on the schedule clock (docs/decisions.md, "Real time and the test clock").
-  const { pool, clock, realClock, money } = deps;
+  const { pool, clock, realClock, money, config } = deps;
   const accounts = createAccountRepository(pool);
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
@@ -250,12 +253,33 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
     });
   }
 
+  /**
+   * PATCH of the brand. A new domain (normalised, lower-case) starts a pending claim and ends any
+   * verification of the old one; a name the service uses itself, or one another account's brand
+   * or a customer's website holds (verified by DNS), is refused. The DNS look comes after the
+   * commit (BrandDomains.check).
+   */
   async function updateBrand(id: string, patch: Partial<Record<BrandField, string | null>>, idempotency: Parameters<typeof writeTransaction>[1]) {
     for (const [field, value] of Object.entries(patch)) checkBrandField(field as BrandField, value ?? null);
-    return writeTransaction(pool, idempotency, clock.now(), async (client) => {
-      await mustGet(client, id, true);
-      const row = (await createAccountRepository(client).update(id, patch))!;
-      return { created: false, body: brandView(row) };
+    const { domain, ...fields } = patch;
+    const name = domain ? normaliseDomain(domain)! : null;
+    if (name && isServiceName(name, { publicHost: new URL(config.publicUrl).hostname, sitesDomain: config.sitesDomain })) {
+      throw new Refusal('invalid_brand_field', `domain ${name} is the service's own name; use a domain of the reseller.`);
+    }
+    const now = clock.now();
+    return writeTransaction(pool, idempotency, now, async (client) => {
+      const current = await mustGet(client, id, true);
+      const change = domain === undefined ? null : domainChange(current, name, now);
+      if (change && name) {
+        const holder = await createBrandDomainRepository(client).heldElsewhere(name, id);
+        if (holder) {
+          throw new Refusal('brand_domain_taken', holder === 'brand'
+            ? `${name} is already the verified domain of another account's brand.`
+            : `${name} is already the verified domain of a customer's website.`);
+        }
+      }
+      const row = (await createAccountRepository(client).update(id, { ...fields, ...change }))!;
+      return { created: false, body: brandView(row, config.sitesDomain) };
     });
   }
 
@@ -296,7 +320,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       case 'list_customers':
         return done(await listCustomers(state, msg.mode, msg.page));
       case 'get_brand':
-        return done(brandView(await mustGet(pool, id)));
+        return done(brandView(await mustGet(pool, id), config.sitesDomain));
       case 'update_brand':
         return done(await updateBrand(id, msg.patch, msg.idempotency));
       case 'create_key':

@@ -1,6 +1,7 @@
 import type { AccountRow, AgreementSignatureRow } from '../../db/accounts.ts';
 import type { ApiKeyRow } from '../../db/api-keys.ts';
 import { iso, isoNow } from '../../runtime/types.ts';
+import { brandDomainView } from './brand-domain-rules.ts';
 
 /** The `account` object of GET /v1/me, seen through the key that asked. */
 export function accountView(a: AccountRow, key: ApiKeyRow, customerCount: number) {
@@ -88,7 +89,8 @@ export function apiKeyView(k: ApiKeyRow, secret?: string) {
   };
 }
 
-export function brandView(a: AccountRow) {
+/** The brand, with its domain's DNS state (`domain_status`, issue 21). */
+export function brandView(a: AccountRow, sitesDomain: string | undefined) {
   return {
     object: 'brand' as const,
     display_name: a.display_name,
@@ -98,6 +100,7 @@ export function brandView(a: AccountRow) {
     email_from_name: a.email_from_name,
     support_email: a.support_email,
     domain: a.domain,
+    domain_status: brandDomainView(a, sitesDomain),
   };
 }
 
