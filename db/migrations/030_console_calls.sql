@@ -9,7 +9,7 @@ CREATE INDEX activity_log_reference ON activity_log (account_id, reference) WHER
 
 -- The console's call list (db/console-calls.ts) filters an account's calls by status, outcome and
 -- when they were requested, newest first: each filter walks only its own calls, so a rare outcome
--- in an account of 10,000 calls reads a page, not the account.
+-- in an account of 10,000 calls reads a page, not the account. The date filter uses
+-- calls_account_created (account, mode, created_at), made by 031 for the overview too.
 CREATE INDEX calls_account_status ON calls (account_id, mode, status, seq DESC);
 CREATE INDEX calls_account_outcome ON calls (account_id, mode, outcome, seq DESC);
-CREATE INDEX calls_account_created ON calls (account_id, mode, created_at);
