@@ -9,9 +9,18 @@ import { Facts, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { dayToIso } from '../ui/data.ts';
 import { dateTime, money, words } from '../ui/format.ts';
-import type { ActivityEntry, LedgerEntry, Overview } from '../types.ts';
+import type { ActivityEntry, Balance, LedgerEntry } from '../types.ts';
 
 const TYPES = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'];
+const ACTIVITY_WORDS: Record<string, string> = { call_start_refused: 'Call start refused', hold_released: 'Hold released' };
+const REASON_WORDS: Record<string, string> = {
+  insufficient_balance: 'Not enough balance for the hold',
+  daily_spend_cap_reached: 'Daily spend cap reached',
+  monthly_spend_cap_reached: 'Monthly spend cap reached',
+  concurrency_limit: 'Too many calls at once',
+  platform_at_capacity: 'The platform was at capacity',
+  call_never_reported_back: 'The call never reported back',
+};
 
 /** Balance, the ledger with filters and its CSV per customer, and the activity log of refused starts and released holds. */
 export default function Billing() {
@@ -24,14 +33,14 @@ export default function Billing() {
     else next.delete(name);
     setParams(next, { replace: true });
   };
-  const overview = useQuery({ queryKey: ['/overview', mode], queryFn: () => api.get<Overview>('/overview', { mode }) });
+  const balance = useQuery({ queryKey: ['/billing/balance', mode], queryFn: () => api.get<Balance>('/billing/balance', { mode }) });
   const query = { mode, customer_id: filter('customer_id'), type: filter('type'), from: dayToIso(filter('from')), to: dayToIso(filter('to'), true) };
   return (
     <>
       <PageHeader title="Billing" description="Your balance and every movement of it." />
       <Section title="Balance" id="balance">
-        <QueryState query={overview}>
-          {({ balance }) => (
+        <QueryState query={balance}>
+          {(balance) => (
             <Facts
               items={[
                 ['Available now', <strong key="a">{money(balance.available_cents)}</strong>],
@@ -70,7 +79,7 @@ export default function Billing() {
           columns={[
             { header: 'When', cell: (e) => dateTime(e.created_at) },
             { header: 'Type', cell: (e) => words(e.type) },
-            { header: 'For', cell: (e) => words(e.cause ?? e.description ?? '') },
+            { header: 'For', cell: (e) => e.description || words(e.cause) },
             { header: 'Customer', cell: (e) => (e.customer_id ? <Link to={`/customers/${e.customer_id}`}>{e.customer_id}</Link> : '—') },
             { header: 'Amount', cell: (e) => money(e.amount_cents), numeric: true },
             { header: 'Balance after', cell: (e) => money(e.balance_after_cents), numeric: true },
@@ -86,10 +95,10 @@ export default function Billing() {
           empty={{ title: 'Nothing refused or released' }}
           columns={[
             { header: 'When', cell: (a) => dateTime(a.created_at) },
-            { header: 'What', cell: (a) => <Badge status={a.kind ?? a.type ?? ''} tone="neutral" /> },
-            { header: 'Why', cell: (a) => a.message ?? words(a.code ?? a.reason ?? '') },
+            { header: 'What', cell: (a) => <Badge status={a.kind} tone={a.kind === 'call_start_refused' ? 'bad' : 'neutral'}>{ACTIVITY_WORDS[a.kind] ?? words(a.kind)}</Badge> },
+            { header: 'Why', cell: (a) => (a.reason ? REASON_WORDS[a.reason] ?? words(a.reason) : '—') },
             { header: 'Customer', cell: (a) => (a.customer_id ? <Link to={`/customers/${a.customer_id}`}>{a.customer_id}</Link> : '—') },
-            { header: 'Amount', cell: (a) => (a.amount_cents === undefined || a.amount_cents === null ? '—' : money(a.amount_cents)), numeric: true },
+            { header: 'Reference', cell: (a) => (a.reference ? <code>{a.reference}</code> : '—') },
           ]}
         />
       </Section>

@@ -1,41 +1,33 @@
 import { Link, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { api, apiUrl } from '../api.ts';
+import { api } from '../api.ts';
 import { useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
-import { Empty, Facts, PageHeader, QueryState, Section } from '../ui/Page.tsx';
+import { Empty, Facts, Loading, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { dateTime, duration, words } from '../ui/format.ts';
-import type { CallPage, TranscriptTurn, TrailStep } from '../types.ts';
+import type { AppointmentRow, CallPage, List } from '../types.ts';
 
+/** The trail's gates in words (http/schemas/console-calls.ts TrailEntrySchema). */
 const GATE_WORDS: Record<string, string> = {
-  readiness: 'Readiness',
-  calling_window: 'Calling window',
-  consent: 'Consent',
-  dnc: 'Do-not-call lists',
+  request: 'Request received',
+  deadline: 'Dial-before deadline',
   do_not_call: 'Do-not-call lists',
+  consent: 'Consent and its rule',
+  no_redial: 'No redial after a hang-up',
+  readiness: 'Readiness',
+  frequency_caps: 'How often the number may be called',
+  emergency_closure: 'Emergency closures',
+  calling_window: 'Calling window',
+  capacity: 'Capacity and caps',
+  caller_id: 'Caller ID',
   hold: 'Hold on the balance',
-  frequency_cap: 'How often the number may be called',
-  line_type: 'Line type',
+  identification: 'AI identification',
 };
 
-function turnsOf(t: CallPage['transcript']): TranscriptTurn[] {
-  if (!t) return [];
-  return Array.isArray(t) ? t : (t.turns ?? []);
-}
-
-function speakerOf(turn: TranscriptTurn): string {
-  const who = turn.speaker ?? turn.role ?? '';
-  if (who === 'agent' || who === 'assistant') return 'Agent';
-  if (who === 'user' || who === 'callee' || who === 'human') return 'Called party';
-  return words(who) || 'Speaker';
-}
-
-function detailText(detail: TrailStep['detail']): string {
-  if (detail === null || detail === undefined) return '';
-  if (typeof detail === 'string') return detail;
-  return Object.entries(detail)
-    .map(([k, v]) => `${words(k)}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`)
-    .join('; ');
+function speakerOf(role: string): string {
+  if (role === 'agent' || role === 'assistant') return 'Agent';
+  if (role === 'callee' || role === 'user') return 'Called party';
+  return words(role) || 'Speaker';
 }
 
 /** A call: outcome, duration, summary, the recording, the transcript, the appointment and the compliance trail. */
@@ -45,8 +37,8 @@ export default function Call() {
   const page = useQuery({ queryKey: ['/calls', id, mode], queryFn: () => api.get<CallPage>(`/calls/${encodeURIComponent(id)}`, { mode }) });
   return (
     <QueryState query={page}>
-      {({ call, transcript, compliance_trail, appointment }) => {
-        const turns = turnsOf(transcript);
+      {({ call, transcript, recording_url, compliance_trail }) => {
+        const turns = transcript?.lines ?? [];
         return (
           <>
             <p>
@@ -82,9 +74,9 @@ export default function Call() {
               )}
             </Section>
             <Section title="Recording" id="recording">
-              {call.recording_url ? (
-                <audio controls preload="none" src={apiUrl(`/calls/${encodeURIComponent(call.id)}/recording`, { mode })}>
-                  <a href={apiUrl(`/calls/${encodeURIComponent(call.id)}/recording`, { mode })}>Download the recording</a>
+              {recording_url ? (
+                <audio controls preload="none" src={recording_url}>
+                  <a href={recording_url}>Download the recording</a>
                 </audio>
               ) : (
                 <Empty title="No recording">{call.finished ? 'This call was not recorded.' : 'The recording appears when the call has ended.'}</Empty>
@@ -96,32 +88,16 @@ export default function Call() {
               ) : (
                 <ol className="transcript">
                   {turns.map((t, i) => (
-                    <li key={i} className={`role-${t.role ?? t.speaker ?? 'other'}`}>
-                      <span className="speaker">{speakerOf(t)}</span>
-                      {t.text ?? t.content}
+                    <li key={i} className={`role-${t.role}`}>
+                      <span className="speaker">{speakerOf(t.role)}</span>
+                      {t.text}
                     </li>
                   ))}
                 </ol>
               )}
             </Section>
             <Section title="Appointment" id="appointment">
-              {appointment ? (
-                <Facts
-                  items={[
-                    ['When', `${dateTime(appointment.start_at, appointment.timezone)} to ${dateTime(appointment.end_at, appointment.timezone)}`],
-                    ['Time zone', appointment.timezone],
-                    ['With', appointment.attendee_name ?? '—'],
-                    ['Status', <Badge key="s" status={appointment.status} />],
-                    ['Notes', appointment.notes ?? '—'],
-                  ]}
-                />
-              ) : call.appointment_id ? (
-                <p>
-                  Appointment <code>{call.appointment_id}</code>: see <Link to="/appointments">Appointments</Link>.
-                </p>
-              ) : (
-                <Empty title="No appointment booked on this call" />
-              )}
+              {call.appointment_id ? <AppointmentFacts customerId={call.customer_id} appointmentId={call.appointment_id} /> : <Empty title="No appointment booked on this call" />}
             </Section>
             <Section title="Compliance trail" id="compliance-trail">
               <p className="muted">Each check the request passed before it was dialled, when, and on what data.</p>
@@ -135,7 +111,7 @@ export default function Call() {
                       <span>
                         <strong>{GATE_WORDS[s.gate] ?? words(s.gate)}</strong> <span className="muted">{dateTime(s.at)}</span>
                       </span>
-                      {detailText(s.detail) && <span className="detail">{detailText(s.detail)}</span>}
+                      {s.detail && <span className="detail">{s.detail}</span>}
                     </li>
                   ))}
                 </ol>
@@ -145,5 +121,34 @@ export default function Call() {
         );
       }}
     </QueryState>
+  );
+}
+
+/** The appointment booked on the call, from the customer's appointments. */
+function AppointmentFacts({ customerId, appointmentId }: { customerId: string; appointmentId: string }) {
+  const mode = useMode();
+  const list = useQuery({
+    queryKey: ['/appointments', mode, customerId],
+    queryFn: () => api.get<List<AppointmentRow>>('/appointments', { mode, customer_id: customerId, limit: 200 }),
+  });
+  const a = list.data?.data.find((x) => x.id === appointmentId);
+  if (list.isPending) return <Loading />;
+  if (!a) {
+    return (
+      <p>
+        Appointment <code>{appointmentId}</code>: see <Link to="/appointments">Appointments</Link>.
+      </p>
+    );
+  }
+  return (
+    <Facts
+      items={[
+        ['When (their time)', `${dateTime(a.start_at, a.customer_timezone)} to ${dateTime(a.end_at, a.customer_timezone)}`],
+        ['Time zone', a.customer_timezone],
+        ['With', a.attendee_name ?? '—'],
+        ['Status', <Badge key="s" status={a.status} />],
+        ['Notes', a.notes ?? '—'],
+      ]}
+    />
   );
 }

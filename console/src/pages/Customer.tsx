@@ -11,7 +11,7 @@ import { PlaceCall } from '../ui/PlaceCall.tsx';
 import { DataTable } from '../ui/Table.tsx';
 import { rowsOf, useInvalidate } from '../ui/data.ts';
 import { date, dateTime, money, words } from '../ui/format.ts';
-import type { Blocker, CustomerLimits, CustomerPage, List, OnboardingLink, Readiness, TestClock } from '../types.ts';
+import type { Blocker, CustomerLimits, CustomerPage, CustomerTestClock, List, OnboardingLink, TestClock } from '../types.ts';
 
 /** Who must act, in words. */
 export function whoActs(waitingOn: string): string {
@@ -82,7 +82,7 @@ export default function Customer() {
           </Section>
           <OnboardingLinks customerId={p.customer.id} links={p.onboarding_links} />
           <Limits customerId={p.customer.id} limits={p.limits} />
-          {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} clock={p.test_clock ?? null} />}
+          {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} />}
           <Section title="Numbers" id="numbers">
             {p.numbers.length === 0 ? (
               <Empty title="No number yet" />
@@ -158,21 +158,31 @@ export default function Customer() {
   );
 }
 
-function BlockerList({ blockers }: { blockers: (Blocker & { action?: { description: string } | null })[] }) {
+function BlockerList({ blockers }: { blockers: Blocker[] }) {
   return (
     <ul className="trail">
       {blockers.map((b) => (
         <li key={b.code}>
-          <Badge tone={b.waiting_on === 'reseller' ? 'bad' : 'wait'}>{whoActs(b.waiting_on)}</Badge>
+          <Badge tone={b.who === 'you' || b.waiting_on === 'reseller' ? 'bad' : 'wait'}>{b.who_label ?? whoActs(b.waiting_on)}</Badge>
           <span>{b.message}</span>
-          {b.action?.description && <span className="detail">What to do: {b.action.description}</span>}
+          {(b.what_to_do ?? b.action?.description) && (
+            <span className="detail">
+              What to do: {b.what_to_do ?? b.action?.description}
+              {b.where && (
+                <>
+                  {' '}
+                  <Link to={b.where.path.replace(/^\/console/, '') || '/'}>{b.where.label}</Link>
+                </>
+              )}
+            </span>
+          )}
         </li>
       ))}
     </ul>
   );
 }
 
-function ReadinessSection({ readiness, mode }: { readiness: Readiness; mode: 'test' | 'live' }) {
+function ReadinessSection({ readiness, mode }: { readiness: CustomerPage['readiness']; mode: 'test' | 'live' }) {
   const test = mode === 'test';
   const ready = test ? readiness.ready_for_test_calls : readiness.ready_for_live_calls;
   const blockers = test ? readiness.test_blockers : readiness.blockers;
@@ -266,7 +276,8 @@ function Limits({ customerId, limits }: { customerId: string; limits: CustomerLi
   const [concurrent, setConcurrent] = useState(limits.max_concurrent_calls === null ? '' : String(limits.max_concurrent_calls));
   const save = useMutation({
     mutationFn: () =>
-      api.patch(`/customers/${customerId}/limits?mode=${mode}`, {
+      api.patch(`/customers/${customerId}/limits`, {
+        mode,
         daily_spend_cap_cents: centsOf(daily),
         monthly_spend_cap_cents: centsOf(monthly),
         max_concurrent_calls: concurrent.trim() === '' ? null : Number(concurrent),
@@ -301,44 +312,47 @@ function Limits({ customerId, limits }: { customerId: string; limits: CustomerLi
   );
 }
 
-function ClockSection({ customerId, clock }: { customerId: string; clock: string | null }) {
+/** Puts the test customer on a test clock or back on real time. */
+function ClockSection({ customerId }: { customerId: string }) {
   const canWrite = useCan('customers:write');
   const invalidate = useInvalidate();
   const clocks = useQuery({ queryKey: ['/test_clocks', 'all'], queryFn: () => api.get<List<TestClock>>('/test_clocks', { limit: 100 }) });
   const attach = useMutation({
-    mutationFn: (test_clock: string | null) => api.patch(`/customers/${customerId}/test_clock`, { test_clock }),
+    mutationFn: (test_clock: string | null) => api.patch<CustomerTestClock>(`/customers/${customerId}/test_clock`, { test_clock }),
     onSuccess: () => invalidate('/customers', '/test_clocks'),
   });
   const options = rowsOf(clocks.data);
-  const current = options.find((c) => c.id === clock);
+  if (!canWrite) return null;
+  const attached = attach.data ? options.find((c) => c.id === attach.data.test_clock) : undefined;
   return (
     <Section title="Test clock" id="test-clock">
-      <p>
-        {clock ? (
-          <>
-            On the clock <Link to="/test-clocks">{current?.name ?? clock}</Link>
-            {current ? `, now ${dateTime(current.frozen_time)}` : ''}.
-          </>
-        ) : (
-          'On real time.'
+      <p className="muted">A test customer on a test clock lives on the clock's time: its calls wait for the clock, not for real time.</p>
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const v = new FormData(e.currentTarget).get('test_clock');
+          attach.mutate(typeof v === 'string' && v ? v : null);
+        }}
+      >
+        <Select label="Put this customer on" name="test_clock" options={[{ value: '', label: 'Real time (no clock)' }, ...options.map((c) => ({ value: c.id, label: c.name ?? c.id }))]} />
+        <ErrorNote error={attach.error} />
+        {attach.data && (
+          <Notice tone="good">
+            {attach.data.test_clock ? (
+              <>
+                Now on the clock <Link to="/test-clocks">{attached?.name ?? attach.data.test_clock}</Link>
+                {attached ? `, at ${dateTime(attached.frozen_time)}` : ''}.
+              </>
+            ) : (
+              'Now on real time.'
+            )}
+          </Notice>
         )}
-      </p>
-      {canWrite && (
-        <form
-          className="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const v = new FormData(e.currentTarget).get('test_clock');
-            attach.mutate(typeof v === 'string' && v ? v : null);
-          }}
-        >
-          <Select label="Put this customer on" name="test_clock" defaultValue={clock ?? ''} options={[{ value: '', label: 'Real time (no clock)' }, ...options.map((c) => ({ value: c.id, label: c.name ?? c.id }))]} />
-          <ErrorNote error={attach.error} />
-          <Submit pending={attach.isPending} variant="secondary">
-            Save clock
-          </Submit>
-        </form>
-      )}
+        <Submit pending={attach.isPending} variant="secondary">
+          Save clock
+        </Submit>
+      </form>
     </Section>
   );
 }

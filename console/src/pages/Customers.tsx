@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { useCan, useMode } from '../app/session.tsx';
@@ -12,8 +12,11 @@ import { rowsOf, useInvalidate } from '../ui/data.ts';
 import { date } from '../ui/format.ts';
 import type { Customer, CustomerRow, List, TestClock } from '../types.ts';
 
+/** The list's filters (actors/customer/customer-list.ts CUSTOMER_LIST_FILTERS). */
 const STATUSES = [
-  { value: '', label: 'Any status' },
+  { value: '', label: 'Every customer' },
+  { value: 'ready', label: 'Ready for calls' },
+  { value: 'blocked', label: 'Blocked from calling' },
   { value: 'prospect', label: 'Prospect' },
   { value: 'active', label: 'Active' },
   { value: 'paused', label: 'Paused' },
@@ -22,7 +25,9 @@ const STATUSES = [
 export default function Customers() {
   const mode = useMode();
   const canWrite = useCan('customers:write');
-  const [status, setStatus] = useState('');
+  const [params, setParams] = useSearchParams();
+  const status = params.get('status') ?? '';
+  const setStatus = (v: string) => setParams(v ? { status: v } : {}, { replace: true });
   const [creating, setCreating] = useState(false);
   return (
     <>
@@ -38,7 +43,7 @@ export default function Customers() {
         }
       />
       <div className="filters">
-        <Select label="Status" name="status" value={status} onChange={(e) => setStatus(e.target.value)} options={STATUSES} />
+        <Select label="Show" name="status" value={status} onChange={(e) => setStatus(e.target.value)} options={STATUSES} />
       </div>
       <ListTable<CustomerRow>
         path="/customers"

@@ -42,23 +42,29 @@ export default function Overview() {
       <QueryState query={overview}>
         {(o) => (
           <>
-            <div className="cards">
-              <div className="card">
-                <p className="card-label">Available balance</p>
-                <p className="card-value">{money(o.balance.available_cents, o.balance.currency)}</p>
-                <p className="muted">
-                  Balance {money(o.balance.balance_cents, o.balance.currency)}; held for running calls {money(o.balance.reserved_cents, o.balance.currency)}
-                </p>
-                <Badge status={o.low_balance_stage} tone={o.low_balance_stage === 'ok' ? 'good' : o.low_balance_stage === 'zero' ? 'bad' : 'wait'}>
-                  {STAGE_WORDS[o.low_balance_stage] ?? words(o.low_balance_stage)}
-                </Badge>
+            {o.balance && o.spend ? (
+              <div className="cards">
+                <div className="card">
+                  <p className="card-label">Available balance</p>
+                  <p className="card-value">{money(o.balance.available_cents, o.balance.currency)}</p>
+                  <p className="muted">
+                    Balance {money(o.balance.balance_cents, o.balance.currency)}; held for running calls {money(o.balance.reserved_cents, o.balance.currency)}
+                  </p>
+                  {o.low_balance_stage && (
+                    <Badge status={o.low_balance_stage} tone={o.low_balance_stage === 'ok' ? 'good' : o.low_balance_stage === 'zero' ? 'bad' : 'wait'}>
+                      {STAGE_WORDS[o.low_balance_stage] ?? words(o.low_balance_stage)}
+                    </Badge>
+                  )}
+                </div>
+                <div className="card">
+                  <p className="card-label">Spend against caps</p>
+                  <CapMeter label="Today" spent={o.spend.today_cents} cap={o.spend.daily_cap_cents} />
+                  <CapMeter label="This month" spent={o.spend.month_cents} cap={o.spend.monthly_cap_cents} />
+                </div>
               </div>
-              <div className="card">
-                <p className="card-label">Spend against caps</p>
-                <CapMeter label="Today" spent={o.spend.today_cents} cap={o.spend.daily_cap_cents} />
-                <CapMeter label="This month" spent={o.spend.month_cents} cap={o.spend.monthly_cap_cents} />
-              </div>
-            </div>
+            ) : (
+              <p className="muted">Your role does not show money: balance and spend are on the Billing page for owners, admins, billing and viewers.</p>
+            )}
             <Section title="Calls in the last 30 days" id="calls-by-day">
               <Suspense fallback={<Loading what="Drawing the chart" />}>
                 <CallsChart days={o.calls_by_day} />
@@ -82,7 +88,7 @@ export default function Overview() {
                 />
               </details>
             </Section>
-            <Section title="Customers blocked from calling" id="blocked">
+            <Section title={`Customers blocked from calling (${o.blocked_customer_count})`} id="blocked">
               {o.blocked_customers.length === 0 ? (
                 <Empty title="No customer is blocked">Every customer in this mode can take calls.</Empty>
               ) : (
@@ -100,6 +106,11 @@ export default function Overview() {
                     </li>
                   ))}
                 </ul>
+              )}
+              {o.blocked_customer_count > o.blocked_customers.length && (
+                <p>
+                  <Link to="/customers?status=blocked">All {o.blocked_customer_count} blocked customers</Link>
+                </p>
               )}
             </Section>
           </>

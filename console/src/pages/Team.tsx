@@ -11,7 +11,7 @@ import { Empty, ErrorNote, Notice, PageHeader, QueryState, Section } from '../ui
 import { DataTable } from '../ui/Table.tsx';
 import { useInvalidate } from '../ui/data.ts';
 import { dateTime, words } from '../ui/format.ts';
-import type { Invitation, Team as TeamData } from '../types.ts';
+import type { ConsoleInvitation as Invitation, PasswordResetLink, Team as TeamData } from '../types.ts';
 
 export default function Team() {
   const canWrite = useCan('team:write');
@@ -72,7 +72,7 @@ function Members({ team }: { team: TeamData }) {
   const setRole = useMutation({ mutationFn: ({ id, role }: { id: string; role: Role }) => api.patch(`/team/members/${id}`, { role }), onSuccess: () => invalidate('/team') });
   const remove = useMutation({ mutationFn: (id: string) => api.del(`/team/members/${id}`), onSuccess: () => invalidate('/team') });
   const reset = useMutation({
-    mutationFn: (m: { id: string; email: string }) => api.post<{ url: string }>(`/team/members/${m.id}/password_reset`).then((r) => ({ email: m.email, url: r.url })),
+    mutationFn: (m: { id: string; email: string }) => api.post<PasswordResetLink>(`/team/members/${m.id}/password_reset`).then((r) => ({ email: m.email, url: r.url })),
     onSuccess: setResetLink,
   });
   const assignable = ROLES.filter((r) => user.role === 'owner' || r.role !== 'owner');
@@ -171,7 +171,7 @@ function Invite() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('developer');
   const invite = useMutation({
-    mutationFn: () => api.post<Invitation & { url: string }>('/team/invitations', { email, role }),
+    mutationFn: () => api.post<Invitation>('/team/invitations', { email, role }),
     onSuccess: () => {
       setEmail('');
       void invalidate('/team');
@@ -199,7 +199,7 @@ function Invite() {
         <FormError error={invite.error} />
         <Submit pending={invite.isPending}>Create invitation</Submit>
       </form>
-      {invite.data && (
+      {invite.data?.url && (
         <Notice tone="info">
           Send this link to {invite.data.email}; it lets them set a password and join as {words(invite.data.role)}:
           <CopyField label="Invitation link" value={invite.data.url} />
