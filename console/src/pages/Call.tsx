@@ -34,7 +34,13 @@ function speakerOf(role: string): string {
 export default function Call() {
   const { id = '' } = useParams();
   const mode = useMode();
-  const page = useQuery({ queryKey: ['/calls', id, mode], queryFn: () => api.get<CallPage>(`/calls/${encodeURIComponent(id)}`, { mode }) });
+  const page = useQuery({
+    queryKey: ['/calls', id, mode],
+    queryFn: () => api.get<CallPage>(`/calls/${encodeURIComponent(id)}`, { mode }),
+    // A call on its way (queued, dialling, talking, waiting for its recording) is followed as it goes.
+    refetchInterval: (q) => (q.state.data && q.state.data.call.finished && (q.state.data.recording_url || !q.state.data.call.answered_at) ? false : 3000),
+    refetchOnMount: 'always',
+  });
   return (
     <QueryState query={page}>
       {({ call, transcript, recording_url, compliance_trail }) => {

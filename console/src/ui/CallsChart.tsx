@@ -21,6 +21,8 @@ export default function CallsChart({ days }: { days: CallsByDay[] }) {
         width: width(),
         height: 220,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'UTC'),
+        // The legend is the page's own (next to the chart), the numbers are in the table below.
+        legend: { show: false },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, max)] } },
         axes: [{ stroke: '#5b6472', grid: { stroke: '#eef0f3' } }, { stroke: '#5b6472', grid: { stroke: '#eef0f3' } }],
         series: [
