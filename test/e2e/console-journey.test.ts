@@ -540,7 +540,7 @@ test.serial('appointments: the list and the week and month calendars with time z
 test.serial('billing: the ledger filtered to the customer and exported as CSV', async (t) => {
   await nav('Billing');
   t.is(await heading(), 'Billing');
-  await page.getByLabel('Customer id').fill(s.customerId);
+  await page.getByLabel('Customer', { exact: true }).selectOption(s.customerId);
   await settled();
   await look(t, 'billing');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Export CSV/ }).click()]);

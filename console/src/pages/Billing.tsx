@@ -5,6 +5,7 @@ import { api, apiUrl } from '../api.ts';
 import { useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { Field, Select } from '../ui/Form.tsx';
+import { CustomerSelect } from '../ui/CustomerSelect.tsx';
 import { Facts, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { dayToIso } from '../ui/data.ts';
@@ -66,7 +67,7 @@ export default function Billing() {
         }
       >
         <div className="filters" role="search" aria-label="Filter the ledger">
-          <Field label="Customer id" name="customer_id" hint="Export one customer's lines to rebill them." value={filter('customer_id')} onChange={(e) => set('customer_id', e.target.value.trim())} />
+          <CustomerSelect value={filter('customer_id')} onChange={(v) => set('customer_id', v)} hint="Choose one to export its lines for rebilling." />
           <Select label="Type" name="type" value={filter('type')} onChange={(e) => set('type', e.target.value)} options={[{ value: '', label: 'Any type' }, ...TYPES.map((t) => ({ value: t, label: words(t) }))]} />
           <Field label="From" type="date" name="from" value={filter('from')} onChange={(e) => set('from', e.target.value)} />
           <Field label="To" type="date" name="to" value={filter('to')} onChange={(e) => set('to', e.target.value)} />

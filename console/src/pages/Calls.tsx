@@ -2,6 +2,7 @@ import { Link, useSearchParams } from 'react-router';
 import { useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { Field, Select } from '../ui/Form.tsx';
+import { CustomerSelect } from '../ui/CustomerSelect.tsx';
 import { PageHeader } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { dayToIso } from '../ui/data.ts';
@@ -44,7 +45,7 @@ export default function Calls() {
     <>
       <PageHeader title="Calls" description="Every call and call request in this mode, newest first." />
       <div className="filters" role="search" aria-label="Filter calls">
-        <Field label="Customer id or reference" name="customer_id" value={filter('customer_id')} onChange={(e) => set('customer_id', e.target.value.trim())} />
+        <CustomerSelect value={filter('customer_id')} onChange={(v) => set('customer_id', v)} />
         <Select label="Status" name="status" value={filter('status')} onChange={(e) => set('status', e.target.value)} options={[{ value: '', label: 'Any status' }, ...STATUSES.map((s) => ({ value: s, label: words(s) }))]} />
         <Select label="Outcome" name="outcome" value={filter('outcome')} onChange={(e) => set('outcome', e.target.value)} options={[{ value: '', label: 'Any outcome' }, ...OUTCOMES.map((s) => ({ value: s, label: words(s) }))]} />
         <Field label="From" type="date" name="from" value={filter('from')} onChange={(e) => set('from', e.target.value)} />

@@ -14,7 +14,11 @@ export function dateTime(iso: string | null | undefined, timeZone?: string): str
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   try {
-    return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone, timeZoneName: timeZone ? 'short' : undefined }).format(d);
+    // dateStyle cannot be combined with timeZoneName: the fields one by one when a zone is named.
+    const options: Intl.DateTimeFormatOptions = timeZone
+      ? { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone, timeZoneName: 'short' }
+      : { dateStyle: 'medium', timeStyle: 'short' };
+    return new Intl.DateTimeFormat(undefined, options).format(d);
   } catch {
     return d.toISOString();
   }
