@@ -1,15 +1,26 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { ApiError } from './api.ts';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { ApiError, rememberCsrf } from './api.ts';
+import { SESSION_KEY } from './app/session.tsx';
 import { ROUTES, type PageRoute } from './routes.ts';
 import { Shell } from './app/Shell.tsx';
 import { RouteError } from './app/RouteError.tsx';
 import { Loading } from './ui/Page.tsx';
 import './styles.css';
 
-const queryClient = new QueryClient({
+/** A session that ended (expired, revoked, signed out elsewhere): back to the sign-in page, whatever asked. */
+function onError(err: unknown): void {
+  if (err instanceof ApiError && err.status === 401 && err.code === 'console_session_required') {
+    rememberCsrf(null);
+    queryClient.setQueryData(SESSION_KEY, null);
+  }
+}
+
+const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
   defaultOptions: {
     queries: {
       staleTime: 15_000,

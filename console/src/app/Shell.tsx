@@ -29,7 +29,7 @@ export function Shell() {
   }
   return (
     <SessionProvider session={s}>
-      <ModeProvider>
+      <ModeProvider accountMode={s.account.mode}>
         <Layout />
       </ModeProvider>
     </SessionProvider>

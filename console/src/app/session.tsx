@@ -49,17 +49,20 @@ export function useCan(permission: Permission): boolean {
 const MODE_KEY = 'console.mode';
 const ModeContext = createContext<{ mode: Mode; setMode: (m: Mode) => void }>({ mode: 'test', setMode: () => {} });
 
-function storedMode(): Mode {
+/** The mode last chosen in this browser, or the account's own (live once it has gone live). */
+function initialMode(accountMode: string): Mode {
   try {
-    return localStorage.getItem(MODE_KEY) === 'live' ? 'live' : 'test';
+    const stored = localStorage.getItem(MODE_KEY);
+    if (stored === 'live' || stored === 'test') return stored;
   } catch {
-    return 'test';
+    /* no storage: the account's mode */
   }
+  return accountMode === 'live' ? 'live' : 'test';
 }
 
 /** The test/live switch: which mode's data every page shows, sent as `mode` on every data request. */
-export function ModeProvider({ children }: { children: ReactNode }) {
-  const [mode, setModeState] = useState<Mode>(storedMode);
+export function ModeProvider({ accountMode, children }: { accountMode: string; children: ReactNode }) {
+  const [mode, setModeState] = useState<Mode>(() => initialMode(accountMode));
   useEffect(() => {
     document.documentElement.dataset.mode = mode;
   }, [mode]);
