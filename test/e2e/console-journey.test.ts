@@ -258,6 +258,7 @@ test.serial('the owner turns on two-factor with a code computed from the secret 
   t.regex(s.totpSecret, /^[A-Z2-7]+=*$/, 'a base32 secret');
   t.true(otpauth.startsWith('otpauth://totp/'), otpauth);
   t.true(otpauth.includes(`secret=${s.totpSecret}`));
+  t.is(await page.getByRole('img', { name: 'QR code of the two-factor setup address' }).count(), 1, 'and as a QR code');
   await look(t, 'security-two-factor-setup');
   await page.getByLabel('Code from the app').fill(await totpCode({ secret: s.totpSecret }));
   await page.getByRole('button', { name: 'Turn on two-factor' }).click();

@@ -4,12 +4,13 @@ import { api } from '../api.ts';
 import { SESSION_KEY, useSession } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { CopyField } from '../ui/Copy.tsx';
+import { QrCode } from '../ui/QrCode.tsx';
 import { Field, FormError, Submit } from '../ui/Form.tsx';
 import { ErrorNote, Loading, Notice, PageHeader, Section } from '../ui/Page.tsx';
 import { DataTable } from '../ui/Table.tsx';
 import { rowsOf, useInvalidate } from '../ui/data.ts';
 import { dateTime } from '../ui/format.ts';
-import type { List, SessionRow } from '../types.ts';
+import type { List, SessionRow, TwoFactorSetup } from '../types.ts';
 
 /** Your own security: two-factor sign-in and the sessions signed in as you. */
 export default function Security() {
@@ -32,7 +33,7 @@ function TwoFactor() {
   const invalidate = useInvalidate();
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
-  const setup = useMutation({ mutationFn: () => api.post<{ secret: string; otpauth_url: string }>('/two_factor/setup') });
+  const setup = useMutation({ mutationFn: () => api.post<TwoFactorSetup>('/two_factor/setup') });
   const enable = useMutation({
     mutationFn: () => api.post('/two_factor/enable', { code: code.replace(/\s/g, '') }),
     onSuccess: () => {
@@ -82,7 +83,8 @@ function TwoFactor() {
         <>
           <ol>
             <li>
-              In your authenticator app, add an account with this key (or open the setup address on the phone that has the app):
+              Scan this code with your authenticator app, or add an account in it with the key (or open the setup address on the phone that has the app):
+              <QrCode text={setup.data.otpauth_url} label="QR code of the two-factor setup address" />
               <CopyField label="Key" value={setup.data.secret} />
               <CopyField label="Setup address" value={setup.data.otpauth_url} />
             </li>
