@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, rememberCsrf } from '../api.ts';
 import { SESSION_KEY } from '../app/session.tsx';
 import { PublicCard } from '../app/PublicCard.tsx';
-import { Field, FormError, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Submit } from '../ui/Form.tsx';
 import { ErrorNote, Loading } from '../ui/Page.tsx';
 import { dateTime, words } from '../ui/format.ts';
 import type { ConsoleSession } from '../types.ts';
@@ -61,10 +61,8 @@ export default function Accept() {
             You are invited to <strong>{invitation.data.account_name}</strong> as <strong>{words(invitation.data.role)}</strong>, with the email{' '}
             <strong>{invitation.data.email}</strong>. The invitation is valid until {dateTime(invitation.data.expires_at)}.
           </p>
-          <form
-            className="form"
-            onSubmit={(e) => {
-              e.preventDefault();
+          <Form
+            onSubmit={() => {
               if (!mismatch) accept.mutate();
             }}
           >
@@ -83,7 +81,7 @@ export default function Accept() {
             <Field label="Repeat the password" type="password" name="confirm" autoComplete="new-password" required value={confirm} error={mismatch} onChange={(e) => setConfirm(e.target.value)} />
             <FormError error={accept.error} />
             <Submit pending={accept.isPending}>Set password and continue</Submit>
-          </form>
+          </Form>
         </>
       )}
     </PublicCard>

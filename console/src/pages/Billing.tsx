@@ -1,4 +1,3 @@
-import { useSearchParams } from 'react-router';
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { api, apiUrl } from '../api.ts';
@@ -8,7 +7,7 @@ import { Field, Select } from '../ui/Form.tsx';
 import { CustomerSelect } from '../ui/CustomerSelect.tsx';
 import { Facts, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
-import { dayToIso } from '../ui/data.ts';
+import { dayToIso, useAddressFilters } from '../ui/data.ts';
 import { dateTime, money, words } from '../ui/format.ts';
 import type { ActivityEntry, Balance, LedgerEntry } from '../types.ts';
 
@@ -26,14 +25,7 @@ const REASON_WORDS: Record<string, string> = {
 /** Balance, the ledger with filters and its CSV per customer, and the activity log of refused starts and released holds. */
 export default function Billing() {
   const mode = useMode();
-  const [params, setParams] = useSearchParams();
-  const filter = (name: string) => params.get(name) ?? '';
-  const set = (name: string, value: string) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setParams(next, { replace: true });
-  };
+  const { get: filter, set } = useAddressFilters();
   const balance = useQuery({ queryKey: ['/billing/balance', mode], queryFn: () => api.get<Balance>('/billing/balance', { mode }) });
   const query = { mode, customer_id: filter('customer_id'), type: filter('type'), from: dayToIso(filter('from')), to: dayToIso(filter('to'), true) };
   return (

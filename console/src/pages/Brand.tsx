@@ -3,7 +3,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { useCan } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
-import { Field, FormError, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Submit } from '../ui/Form.tsx';
 import { ErrorNote, Loading, Notice, PageHeader, Section } from '../ui/Page.tsx';
 import { useInvalidate } from '../ui/data.ts';
 import { dateTime } from '../ui/format.ts';
@@ -68,13 +68,7 @@ export default function Brand() {
       <PageHeader title="Brand" description="What your customers see on onboarding pages, chat pages and emails. Nothing there names us." />
       <div className="split">
         <Section title="Edit" id="edit">
-          <form
-            className="form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              save.mutate();
-            }}
-          >
+          <Form onSubmit={() => save.mutate()}>
             <fieldset disabled={!canWrite} className="form">
               <legend className="visually-hidden">Brand</legend>
               <Field label="Display name" name="display_name" maxLength={200} value={v.display_name ?? ''} onChange={set('display_name')} />
@@ -97,7 +91,7 @@ export default function Brand() {
             <FormError error={save.error} />
             {save.isSuccess && <Notice tone="good">Brand saved.</Notice>}
             {canWrite && <Submit pending={save.isPending}>Save brand</Submit>}
-          </form>
+          </Form>
           {brand.data.domain && (
             <div className="domain-check">
               <h3>Domain</h3>

@@ -1,11 +1,11 @@
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { Field, Select } from '../ui/Form.tsx';
 import { CustomerSelect } from '../ui/CustomerSelect.tsx';
 import { PageHeader } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
-import { dayToIso } from '../ui/data.ts';
+import { dayToIso, useAddressFilters } from '../ui/data.ts';
 import { dateTime, duration, words } from '../ui/format.ts';
 import type { Call } from '../types.ts';
 
@@ -33,14 +33,7 @@ const OUTCOMES = [
 /** Calls, filtered by customer, status, outcome and date; the filters live in the address so they can be shared. */
 export default function Calls() {
   const mode = useMode();
-  const [params, setParams] = useSearchParams();
-  const filter = (name: string) => params.get(name) ?? '';
-  const set = (name: string, value: string) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setParams(next, { replace: true });
-  };
+  const { get: filter, set } = useAddressFilters();
   return (
     <>
       <PageHeader title="Calls" description="Every call and call request in this mode, newest first." />

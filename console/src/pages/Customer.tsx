@@ -5,7 +5,7 @@ import { api } from '../api.ts';
 import { useCan, useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { CopyField } from '../ui/Copy.tsx';
-import { Field, FormError, Select, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Select, Submit } from '../ui/Form.tsx';
 import { Empty, ErrorNote, Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { PlaceCall } from '../ui/PlaceCall.tsx';
 import { DataTable } from '../ui/Table.tsx';
@@ -291,13 +291,7 @@ function Limits({ customerId, limits }: { customerId: string; limits: CustomerLi
           Spent today {money(limits.spend.today_cents)}, this month {money(limits.spend.month_cents)}.
         </p>
       )}
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
+      <Form onSubmit={() => save.mutate()}>
         <fieldset disabled={!canWrite} className="form-row">
           <legend className="visually-hidden">Limits</legend>
           <Field label="Daily spend cap (USD)" hint="Empty: no cap." inputMode="decimal" pattern="[0-9]+(\.[0-9]{1,2})?" value={daily} onChange={(e) => setDaily(e.target.value)} />
@@ -307,7 +301,7 @@ function Limits({ customerId, limits }: { customerId: string; limits: CustomerLi
         <FormError error={save.error} />
         {save.isSuccess && <Notice tone="good">Limits saved.</Notice>}
         {canWrite && <Submit pending={save.isPending}>Save limits</Submit>}
-      </form>
+      </Form>
     </Section>
   );
 }
@@ -327,11 +321,9 @@ function ClockSection({ customerId }: { customerId: string }) {
   return (
     <Section title="Test clock" id="test-clock">
       <p className="muted">A test customer on a test clock lives on the clock's time: its calls wait for the clock, not for real time.</p>
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const v = new FormData(e.currentTarget).get('test_clock');
+      <Form
+        onSubmit={(form) => {
+          const v = new FormData(form).get('test_clock');
           attach.mutate(typeof v === 'string' && v ? v : null);
         }}
       >
@@ -352,7 +344,7 @@ function ClockSection({ customerId }: { customerId: string }) {
         <Submit pending={attach.isPending} variant="secondary">
           Save clock
         </Submit>
-      </form>
+      </Form>
     </Section>
   );
 }

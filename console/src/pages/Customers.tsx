@@ -5,7 +5,7 @@ import { api } from '../api.ts';
 import { useCan, useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { Dialog } from '../ui/Dialog.tsx';
-import { Field, FormError, Select, Submit, formValues } from '../ui/Form.tsx';
+import { Form, Field, FormError, Select, Submit, formValues } from '../ui/Form.tsx';
 import { PageHeader } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { rowsOf, useInvalidate } from '../ui/data.ts';
@@ -83,13 +83,7 @@ function CreateCustomer({ isOpen, onClose }: { isOpen: boolean; onClose: () => v
   });
   return (
     <Dialog title={`Create a ${mode} customer`} isOpen={isOpen} onClose={onClose}>
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate(formValues(e.currentTarget));
-        }}
-      >
+      <Form onSubmit={(form) => create.mutate(formValues(form))}>
         <Field label="Business name" name="name" required maxLength={200} autoFocus />
         <Field label="Your reference (optional)" name="external_ref" hint="Your own id for this customer; the API accepts it wherever it takes the customer's id." maxLength={255} />
         <div className="form-row">
@@ -113,7 +107,7 @@ function CreateCustomer({ isOpen, onClose }: { isOpen: boolean; onClose: () => v
           </button>
           <Submit pending={create.isPending}>Create customer</Submit>
         </div>
-      </form>
+      </Form>
     </Dialog>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { SESSION_KEY, useCan } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
-import { Checkbox, Field, FormError, Submit, TextArea } from '../ui/Form.tsx';
+import { Form, Checkbox, Field, FormError, Submit, TextArea } from '../ui/Form.tsx';
 import { ErrorNote, Loading, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { useInvalidate } from '../ui/data.ts';
 import { Markdown } from '../ui/Markdown.tsx';
@@ -103,13 +103,7 @@ function BusinessDetailsForm() {
       ) : !d ? (
         <Loading />
       ) : (
-        <form
-          className="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.mutate();
-          }}
-        >
+        <Form onSubmit={() => save.mutate()}>
           <fieldset disabled={!canWrite} className="form">
             <legend className="visually-hidden">Business details</legend>
             {DETAIL_FIELDS.map((f) =>
@@ -123,7 +117,7 @@ function BusinessDetailsForm() {
           <FormError error={save.error} />
           {save.isSuccess && <Notice tone="good">Saved and sent for review.</Notice>}
           {canWrite ? <Submit pending={save.isPending}>Submit for review</Submit> : <p className="muted">Only an owner or admin can change these.</p>}
-        </form>
+        </Form>
       )}
     </Section>
   );
@@ -162,17 +156,11 @@ function AgreementSection() {
             </div>
             {(!a.signed || a.signed.version !== a.version) &&
               (canSign ? (
-                <form
-                  className="form"
-                  onSubmit={(e) => {
-                    e.preventDefault();
-                    sign.mutate(a.version);
-                  }}
-                >
+                <Form onSubmit={() => sign.mutate(a.version)}>
                   <Checkbox label={`I have read version ${a.version} of the agreement and sign it for the business.`} name="read" checked={read} onChange={(e) => setRead(e.target.checked)} required />
                   <FormError error={sign.error} />
                   <Submit pending={sign.isPending}>Sign the agreement</Submit>
-                </form>
+                </Form>
               ) : (
                 <p className="muted">Only an owner of the account can sign the agreement.</p>
               ))}

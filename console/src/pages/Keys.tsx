@@ -6,7 +6,7 @@ import { KEY_ROTATION_GRACE_MS, KEY_SCOPES } from '../lists.ts';
 import { Badge } from '../ui/Badge.tsx';
 import { SecretOnce } from '../ui/Copy.tsx';
 import { Dialog } from '../ui/Dialog.tsx';
-import { Field, FormError, Submit, TextArea } from '../ui/Form.tsx';
+import { Form, Field, FormError, Submit, TextArea } from '../ui/Form.tsx';
 import { ErrorNote, Notice, PageHeader } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { useInvalidate } from '../ui/data.ts';
@@ -134,13 +134,7 @@ function CreateKey({ isOpen, onClose, onCreated }: { isOpen: boolean; onClose: (
   });
   return (
     <Dialog title={`Create a ${mode} key`} isOpen={isOpen} onClose={onClose}>
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate(e.currentTarget);
-        }}
-      >
+      <Form onSubmit={(form) => create.mutate(form)}>
         <Field label="Label" name="label" required maxLength={100} hint="What uses it, such as “production server”." autoFocus />
         <fieldset>
           <legend>Scopes</legend>
@@ -162,7 +156,7 @@ function CreateKey({ isOpen, onClose, onCreated }: { isOpen: boolean; onClose: (
           </button>
           <Submit pending={create.isPending}>Create key</Submit>
         </div>
-      </form>
+      </Form>
     </Dialog>
   );
 }

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { useMutation } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { PublicCard } from '../app/PublicCard.tsx';
-import { Field, FormError, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Submit } from '../ui/Form.tsx';
 import { Notice } from '../ui/Page.tsx';
 
 /** /console/reset: ask for a reset link; /console/reset?token=…: choose a new password. */
@@ -24,17 +24,11 @@ function Request() {
           a reset link from the Team page.
         </Notice>
       ) : (
-        <form
-          className="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            request.mutate();
-          }}
-        >
+        <Form onSubmit={() => request.mutate()}>
           <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
           <FormError error={request.error} />
           <Submit pending={request.isPending}>Send a reset link</Submit>
-        </form>
+        </Form>
       )}
       <p className="muted">
         <Link to="/sign-in">Back to sign in</Link>
@@ -60,10 +54,8 @@ function Complete({ token }: { token: string }) {
           </p>
         </>
       ) : (
-        <form
-          className="form"
-          onSubmit={(e) => {
-            e.preventDefault();
+        <Form
+          onSubmit={() => {
             if (!mismatch) complete.mutate();
           }}
         >
@@ -71,7 +63,7 @@ function Complete({ token }: { token: string }) {
           <Field label="Repeat the new password" type="password" name="confirm" autoComplete="new-password" required value={confirm} error={mismatch} onChange={(e) => setConfirm(e.target.value)} />
           <FormError error={complete.error} />
           <Submit pending={complete.isPending}>Change password</Submit>
-        </form>
+        </Form>
       )}
     </PublicCard>
   );

@@ -5,7 +5,7 @@ import { SESSION_KEY, useSession } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { CopyField } from '../ui/Copy.tsx';
 import { QrCode } from '../ui/QrCode.tsx';
-import { Field, FormError, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Submit } from '../ui/Form.tsx';
 import { ErrorNote, Loading, Notice, PageHeader, Section } from '../ui/Page.tsx';
 import { DataTable } from '../ui/Table.tsx';
 import { rowsOf, useInvalidate } from '../ui/data.ts';
@@ -56,13 +56,7 @@ function TwoFactor() {
         Status: {user.two_factor_enabled ? <Badge tone="good">On</Badge> : <Badge tone="neutral">Off</Badge>}
       </p>
       {user.two_factor_enabled ? (
-        <form
-          className="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            disable.mutate();
-          }}
-        >
+        <Form onSubmit={() => disable.mutate()}>
           <p className="muted">To turn two-factor sign-in off, enter a current code and your password.</p>
           <Field label="Current code" name="code" inputMode="numeric" autoComplete="one-time-code" required value={code} onChange={(e) => setCode(e.target.value)} />
           <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
@@ -70,7 +64,7 @@ function TwoFactor() {
           <Submit pending={disable.isPending} variant="danger">
             Turn off two-factor
           </Submit>
-        </form>
+        </Form>
       ) : !setup.data ? (
         <>
           <p>Two-factor sign-in asks for a code from an authenticator app (any app that takes a TOTP key) after your password.</p>
@@ -90,17 +84,11 @@ function TwoFactor() {
             </li>
             <li>Enter the 6-digit code the app then shows.</li>
           </ol>
-          <form
-            className="form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              enable.mutate();
-            }}
-          >
+          <Form onSubmit={() => enable.mutate()}>
             <Field label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,8}" required value={code} onChange={(e) => setCode(e.target.value)} />
             <FormError error={enable.error} />
             <Submit pending={enable.isPending}>Turn on two-factor</Submit>
-          </form>
+          </Form>
         </>
       )}
     </Section>
@@ -119,19 +107,13 @@ function ChangePassword() {
   });
   return (
     <Section title="Password" id="password">
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          change.mutate();
-        }}
-      >
+      <Form onSubmit={() => change.mutate()}>
         <Field label="Current password" type="password" name="current_password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
         <Field label="New password" hint="At least 12 characters." type="password" name="new_password" autoComplete="new-password" minLength={12} required value={next} onChange={(e) => setNext(e.target.value)} />
         <FormError error={change.error} />
         {change.isSuccess && <Notice tone="good">Password changed. Your other sessions are signed out.</Notice>}
         <Submit pending={change.isPending}>Change password</Submit>
-      </form>
+      </Form>
     </Section>
   );
 }

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, rememberCsrf } from '../api.ts';
 import { SESSION_KEY } from '../app/session.tsx';
 import { PublicCard } from '../app/PublicCard.tsx';
-import { Field, FormError, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Submit } from '../ui/Form.tsx';
 import type { ConsoleSession } from '../types.ts';
 
 /** Only paths inside the console are followed after signing in. */
@@ -34,13 +34,7 @@ export default function SignIn() {
   const codeAsked = signIn.error instanceof ApiError && signIn.error.code === 'two_factor_code_required';
   return (
     <PublicCard title={needsCode ? 'Enter your two-factor code' : 'Sign in'}>
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          signIn.mutate();
-        }}
-      >
+      <Form onSubmit={() => signIn.mutate()}>
         {!needsCode ? (
           <>
             <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -62,7 +56,7 @@ export default function SignIn() {
         )}
         {!codeAsked && <FormError error={signIn.error} />}
         <Submit pending={signIn.isPending}>{needsCode ? 'Verify and sign in' : 'Sign in'}</Submit>
-      </form>
+      </Form>
       <p className="muted">
         <Link to="/reset">Forgot your password?</Link>
       </p>

@@ -6,7 +6,7 @@ import { SESSION_KEY, useCan, useSession } from '../app/session.tsx';
 import { ROLES, type Role } from '../permissions.ts';
 import { Badge } from '../ui/Badge.tsx';
 import { CopyField } from '../ui/Copy.tsx';
-import { Field, FormError, Select, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Select, Submit } from '../ui/Form.tsx';
 import { Empty, ErrorNote, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { DataTable } from '../ui/Table.tsx';
 import { useInvalidate } from '../ui/data.ts';
@@ -179,13 +179,7 @@ function Invite() {
   });
   return (
     <Section title="Invite someone" id="invite">
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          invite.mutate();
-        }}
-      >
+      <Form onSubmit={() => invite.mutate()}>
         <div className="form-row">
           <Field label="Email" type="email" name="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
           <Select
@@ -198,7 +192,7 @@ function Invite() {
         </div>
         <FormError error={invite.error} />
         <Submit pending={invite.isPending}>Create invitation</Submit>
-      </form>
+      </Form>
       {invite.data?.url && (
         <Notice tone="info">
           Send this link to {invite.data.email}; it lets them set a password and join as {words(invite.data.role)}:

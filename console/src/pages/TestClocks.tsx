@@ -3,7 +3,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { useCan, useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
-import { Field, FormError, Select, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Select, Submit } from '../ui/Form.tsx';
 import { Empty, ErrorNote, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { rowsOf, useInvalidate, localInputToIso, isoToLocalInput } from '../ui/data.ts';
 import { dateTime } from '../ui/format.ts';
@@ -56,20 +56,14 @@ function CreateClock() {
   });
   return (
     <Section title="New clock" id="new-clock">
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <Form onSubmit={() => create.mutate()}>
         <div className="form-row">
           <Field label="Name" name="name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} hint="Such as “renewal walk-through”." />
           <Field label="Starts at" name="frozen_time" type="datetime-local" required value={start} onChange={(e) => setStart(e.target.value)} />
         </div>
         <FormError error={create.error} />
         <Submit pending={create.isPending}>Create clock</Submit>
-      </form>
+      </Form>
     </Section>
   );
 }
@@ -121,10 +115,8 @@ function Clock({ clock }: { clock: TestClock }) {
               </button>
             ))}
           </div>
-          <form
-            className="form"
-            onSubmit={(e) => {
-              e.preventDefault();
+          <Form
+            onSubmit={() => {
               const iso = localInputToIso(to);
               if (iso) advance.mutate({ to: iso });
             }}
@@ -135,11 +127,9 @@ function Clock({ clock }: { clock: TestClock }) {
             <Submit pending={advance.isPending} variant="secondary">
               Advance
             </Submit>
-          </form>
-          <form
-            className="form"
-            onSubmit={(e) => {
-              e.preventDefault();
+          </Form>
+          <Form
+            onSubmit={() => {
               if (customer) attach.mutate();
             }}
           >
@@ -153,7 +143,7 @@ function Clock({ clock }: { clock: TestClock }) {
             <Submit pending={attach.isPending} variant="secondary">
               Attach
             </Submit>
-          </form>
+          </Form>
         </>
       )}
     </Section>

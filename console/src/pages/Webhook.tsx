@@ -7,7 +7,7 @@ import { MAX_ROLL_GRACE_SECONDS } from '../lists.ts';
 import { Badge } from '../ui/Badge.tsx';
 import { SecretOnce } from '../ui/Copy.tsx';
 import { EventTypePicker } from '../ui/EventTypePicker.tsx';
-import { Field, FormError, Select, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Select, Submit } from '../ui/Form.tsx';
 import { Empty, ErrorNote, Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { Pager, useCursorList } from '../ui/Table.tsx';
 import { useInvalidate } from '../ui/data.ts';
@@ -92,18 +92,12 @@ function Actions({ endpoint }: { endpoint: WebhookEndpoint }) {
       {test.isSuccess && <Notice tone="good">Test event sent; it shows under Deliveries in a moment.</Notice>}
       {canWrite && (
         <>
-          <form
-            className="form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              roll.mutate();
-            }}
-          >
+          <Form onSubmit={() => roll.mutate()}>
             <Select label="Keep the old secret signing for" name="grace" value={grace} onChange={(e) => setGrace(e.target.value)} options={GRACES} hint="Deliveries carry both signatures until then, so you can deploy the new secret first." />
             <Submit pending={roll.isPending} variant="secondary">
               Roll the secret
             </Submit>
-          </form>
+          </Form>
           <div className="page-actions">
             <button type="button" className="button" disabled={test.isPending} onClick={() => test.mutate()}>
               Send a test event
@@ -147,13 +141,7 @@ function Edit({ endpoint }: { endpoint: WebhookEndpoint }) {
   if (!canWrite) return null;
   return (
     <Section title="Edit" id="edit">
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
+      <Form onSubmit={() => save.mutate()}>
         <Field label="Endpoint URL" name="url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
         <Field label="Description" name="description" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
         <Select
@@ -170,7 +158,7 @@ function Edit({ endpoint }: { endpoint: WebhookEndpoint }) {
         <FormError error={save.error} />
         {save.isSuccess && <Notice tone="good">Saved.</Notice>}
         <Submit pending={save.isPending}>Save changes</Submit>
-      </form>
+      </Form>
     </Section>
   );
 }

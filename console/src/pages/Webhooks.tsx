@@ -7,7 +7,7 @@ import { Badge } from '../ui/Badge.tsx';
 import { SecretOnce } from '../ui/Copy.tsx';
 import { Dialog } from '../ui/Dialog.tsx';
 import { EventTypePicker } from '../ui/EventTypePicker.tsx';
-import { Field, FormError, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, Submit } from '../ui/Form.tsx';
 import { PageHeader } from '../ui/Page.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { useInvalidate } from '../ui/data.ts';
@@ -86,13 +86,7 @@ function CreateEndpoint({ isOpen, onClose, onCreated }: { isOpen: boolean; onClo
   });
   return (
     <Dialog title={`Add a ${mode} endpoint`} isOpen={isOpen} onClose={onClose}>
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <Form onSubmit={() => create.mutate()}>
         <Field label="Endpoint URL" name="url" type="url" required hint="An https address of your server that answers 2xx." value={url} onChange={(e) => setUrl(e.target.value)} autoFocus />
         <Field label="Description (optional)" name="description" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
         <EventTypePicker value={types} onChange={setTypes} />
@@ -103,7 +97,7 @@ function CreateEndpoint({ isOpen, onClose, onCreated }: { isOpen: boolean; onClo
           </button>
           <Submit pending={create.isPending}>Add endpoint</Submit>
         </div>
-      </form>
+      </Form>
     </Dialog>
   );
 }

@@ -7,8 +7,15 @@ interface FieldProps {
   error?: string | null;
 }
 
-/** A labelled input with its hint and error text tied to it for screen readers. */
-export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+/** What a control needs to be tied to its label, hint and error for screen readers. */
+interface ControlProps {
+  id: string;
+  'aria-invalid'?: true;
+  'aria-describedby'?: string;
+}
+
+/** A labelled control with its hint and error text tied to it. */
+function Labelled({ label, hint, error, control }: FieldProps & { control: (props: ControlProps) => ReactNode }) {
   const id = useId();
   const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
   return (
@@ -19,7 +26,7 @@ export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAt
           {hint}
         </p>
       )}
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={described} {...input} />
+      {control({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': described })}
       {error && (
         <p id={`${id}-error`} className="field-error">
           {error}
@@ -27,48 +34,32 @@ export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAt
       )}
     </div>
   );
+}
+
+export function Field({ label, hint, error, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  return <Labelled label={label} hint={hint} error={error} control={(props) => <input {...props} {...input} />} />;
 }
 
 export function TextArea({ label, hint, error, ...area }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const id = useId();
-  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="field-hint">
-          {hint}
-        </p>
-      )}
-      <textarea id={id} aria-invalid={error ? true : undefined} aria-describedby={described} {...area} />
-      {error && (
-        <p id={`${id}-error`} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
-  );
+  return <Labelled label={label} hint={hint} error={error} control={(props) => <textarea {...props} {...area} />} />;
 }
 
 export function Select({ label, hint, error, options, ...select }: FieldProps & { options: { value: string; label: string }[] } & SelectHTMLAttributes<HTMLSelectElement>) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="field-hint">
-          {hint}
-        </p>
+    <Labelled
+      label={label}
+      hint={hint}
+      error={error}
+      control={(props) => (
+        <select {...props} {...select}>
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
       )}
-      <select id={id} aria-describedby={hint ? `${id}-hint` : undefined} aria-invalid={error ? true : undefined} {...select}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-      {error && <p className="field-error">{error}</p>}
-    </div>
+    />
   );
 }
 
@@ -106,4 +97,19 @@ export function formValues(form: HTMLFormElement): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of new FormData(form).entries()) if (typeof v === 'string' && v.trim() !== '') out[k] = v.trim();
   return out;
+}
+
+/** A form of the console: submitting it runs `onSubmit` with the form (never a page load). */
+export function Form({ onSubmit, children, className = 'form' }: { onSubmit: (form: HTMLFormElement) => void; children: ReactNode; className?: string }) {
+  return (
+    <form
+      className={className}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit(e.currentTarget);
+      }}
+    >
+      {children}
+    </form>
+  );
 }

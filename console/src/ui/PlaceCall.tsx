@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { useMode } from '../app/session.tsx';
 import { Dialog } from './Dialog.tsx';
-import { Checkbox, Field, FormError, Select, Submit, formValues } from './Form.tsx';
+import { Form, Checkbox, Field, FormError, Select, Submit, formValues } from './Form.tsx';
 import { useInvalidate, localInputToIso } from './data.ts';
 
 const CONSENT = [
@@ -41,13 +41,7 @@ export function PlaceCall({ customerId, isOpen, onClose }: { customerId: string;
   return (
     <Dialog title={mode === 'test' ? 'Place a test call' : 'Place a live call'} isOpen={isOpen} onClose={onClose}>
       {mode === 'test' && <p className="muted">A test call dials nobody: it plays out in the simulator, inside the calling window, on the customer's clock.</p>}
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          place.mutate(formValues(e.currentTarget));
-        }}
-      >
+      <Form onSubmit={(form) => place.mutate(formValues(form))}>
         <Field label="Number to call" name="phone" type="tel" required hint="In international form, such as +12025550101." autoFocus />
         <Field label="Business called (optional)" name="business_name" maxLength={200} />
         <Field label="Your reference (optional)" name="external_ref" maxLength={255} />
@@ -67,7 +61,7 @@ export function PlaceCall({ customerId, isOpen, onClose }: { customerId: string;
           </button>
           <Submit pending={place.isPending}>Queue the call</Submit>
         </div>
-      </form>
+      </Form>
     </Dialog>
   );
 }

@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
 
 /** The rows of an answer that is a list object, a bare array, or absent. */
 export function rowsOf<T>(x: { data: T[] } | T[] | null | undefined): T[] {
@@ -38,4 +39,18 @@ export function isoToLocalInput(iso: string | null | undefined): string {
 export function dayToIso(value: string | undefined, end = false): string | undefined {
   if (!value) return undefined;
   return end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`;
+}
+
+/** A list's filters kept in the page's address (so a filtered view can be shared and reloaded). */
+export function useAddressFilters() {
+  const [params, setParams] = useSearchParams();
+  return {
+    get: (name: string) => params.get(name) ?? '',
+    set: (name: string, value: string) => {
+      const next = new URLSearchParams(params);
+      if (value) next.set(name, value);
+      else next.delete(name);
+      setParams(next, { replace: true });
+    },
+  };
 }
