@@ -308,7 +308,7 @@ function Limits({ customerId, limits }: { customerId: string; limits: CustomerLi
 
 /** Puts the test customer on a test clock or back on real time. */
 function ClockSection({ customerId }: { customerId: string }) {
-  const canWrite = useCan('customers:write');
+  const canWrite = useCan('test_clocks:write');
   const invalidate = useInvalidate();
   const clocks = useQuery({ queryKey: ['/test_clocks', 'all'], queryFn: () => api.get<List<TestClock>>('/test_clocks', { limit: 100 }) });
   const attach = useMutation({
