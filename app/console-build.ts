@@ -35,10 +35,35 @@ export function consoleBuildIsStale(dir = CONSOLE_DIR): boolean {
 
 let building: Promise<boolean> | null = null;
 
-/** Builds the console if it is stale; true when it built. One build at a time in a process. */
+/** A folder made while a build runs, so test files running side by side build once (a crashed build's is stale after 5 minutes). */
+const LOCK = path.join(CONSOLE_DIR, '.build-lock');
+const LOCK_STALE_MS = 5 * 60_000;
+
+async function takeLock(): Promise<void> {
+  for (;;) {
+    try {
+      fs.mkdirSync(LOCK);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (fs.statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > LOCK_STALE_MS) fs.rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/** Builds the console if it is stale; true when it built. One build at a time on the machine. */
 export function ensureConsoleBuilt(opts: { force?: boolean; quiet?: boolean } = {}): Promise<boolean> {
   if (!opts.force && !consoleBuildIsStale()) return Promise.resolve(false);
   building ??= (async () => {
+    await takeLock();
+    // Another process may have built it while this one waited.
+    if (!opts.force && !consoleBuildIsStale()) {
+      fs.rmSync(LOCK, { recursive: true, force: true });
+      building = null;
+      return false;
+    }
     // The production builds of React and React Router, whatever the caller's environment says.
     const previous = process.env.NODE_ENV;
     process.env.NODE_ENV = 'production';
@@ -51,6 +76,7 @@ export function ensureConsoleBuilt(opts: { force?: boolean; quiet?: boolean } = 
     } finally {
       if (previous === undefined) delete process.env.NODE_ENV;
       else process.env.NODE_ENV = previous;
+      fs.rmSync(LOCK, { recursive: true, force: true });
       building = null;
     }
   })();
