@@ -19,6 +19,7 @@ import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc
 import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
+import { createCustomerList } from '../actors/customer/customer-list.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
 import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
@@ -204,6 +205,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       calls: calling.calls,
       callRequests: calling.callRequests,
       customerDirectory,
+      customerList: createCustomerList(deps),
       appointments: createAppointments(pool),
       dnc: createDncList(deps),
       carriers: calling.carriers,

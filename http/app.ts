@@ -39,6 +39,7 @@ import { registerChatPage } from './pages/chat.ts';
 import type { App } from './routes/app-type.ts';
 import type { ConsolePeople } from '../actors/console/people.ts';
 import { registerConsoleSessionRoutes } from './routes/console-session.ts';
+import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -82,7 +83,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerTelephonyRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
   RouteDeps<typeof registerChatRoutes> &
-  RouteDeps<typeof registerConsoleSessionRoutes>;
+  RouteDeps<typeof registerConsoleSessionRoutes> &
+  RouteDeps<typeof registerConsoleCustomerRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -159,6 +161,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   await registerChatRoutes(app, services);
   registerChatPage(app);
   registerConsoleSessionRoutes(app, services);
+  registerConsoleCustomerRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
