@@ -23,15 +23,16 @@ const SCAN_BATCH = 200;
  * rounds until a page is full, so every page is full until the last and the cursor stays the
  * id of the last customer shown.
  */
-export function createCustomerList(deps: Pick<Deps, 'pool' | 'clock'>) {
+export function createCustomerList(deps: Pick<Deps, 'pool' | 'clock'>, opts: { scanBatch?: number } = {}) {
   const { pool, clock } = deps;
+  const scanBatch = opts.scanBatch ?? SCAN_BATCH;
 
   return {
     async list(accountId: string, mode: Mode, page: Page, filter: CustomerListFilter | null = null): Promise<List<CustomerWithReadiness>> {
       let before = await pageStart(pool, page, { table: 'customers', accountId, mode });
       const readiness = filter === 'ready' ? true : filter === 'blocked' ? false : null;
       const status = readiness === null ? (filter as CustomerRow['status'] | null) : null;
-      const batch = readiness === null ? page.limit + 1 : Math.max(page.limit + 1, SCAN_BATCH);
+      const batch = readiness === null ? page.limit + 1 : Math.max(page.limit + 1, scanBatch);
       const repo = createCustomerRepository(pool);
       const found: CustomerWithReadiness[] = [];
       for (;;) {

@@ -4,6 +4,7 @@ import { makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { call } from '../helpers/http.ts';
 import { consoleAs } from '../helpers/console.ts';
+import { createCustomerList } from '../../actors/customer/customer-list.ts';
 
 /*
  * Issue 21, "Customers": the console's customer list with readiness, creating a customer, a
@@ -64,6 +65,24 @@ test('the list: newest first, the /v1 shape plus ready and blocker_count, cursor
     t.is(bad.body.error.code, 'invalid_parameter', query);
   }
   t.is((await owner.get(`/console/api/customers?starting_after=${ready.id}&mode=live`)).body.error.code, 'invalid_cursor', 'a cursor of the other mode is no cursor');
+});
+
+test('a readiness filter reads on in rounds past customers that do not match until the page is full, and says whether more match', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  const add = async (name: string) => (await owner.post('/console/api/customers', { name })).body;
+  const [old1, old2] = [await add('Old One'), await add('Old Two')];
+  const readyOnes = [await makeReadyCustomer(svc.url, a.api, { name: 'Ready One' }), await makeReadyCustomer(svc.url, a.api, { name: 'Ready Two' })];
+  const newest = await add('Newest');
+  // Rounds of two rows, so the ready pair fills a whole round with no match.
+  const list = createCustomerList(svc.services, { scanBatch: 2 });
+  const page = await list.list(a.id, 'test', { limit: 1, startingAfter: newest.id }, 'blocked');
+  t.deepEqual(page.data.map((c) => c.id), [old2.id]);
+  t.true(page.has_more, 'Old One still matches');
+  const last = await list.list(a.id, 'test', { limit: 1, startingAfter: old2.id }, 'blocked');
+  t.deepEqual(last.data.map((c) => c.id), [old1.id]);
+  t.false(last.has_more);
+  t.deepEqual((await list.list(a.id, 'test', { limit: 5 }, 'ready')).data.map((c) => c.id), readyOnes.map((c) => c.id).reverse());
 });
 
 test('creating: as POST /v1/customers plus mode, with its validation and codes; live before go-live is 403 live_not_enabled, after go-live a live customer', async (t) => {
