@@ -9,8 +9,7 @@ import type { Mode } from '../../runtime/types.ts';
 import { sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { consoleCaller } from '../plugins/console-session.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
-import { CoverageSchema, CustomerIdParams, CustomerLimitsSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
-import { CustomerSchema } from '../schemas/customers.ts';
+import { CoverageSchema, CustomerIdParams, CustomerLimitsSchema, CustomerSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, responses, Type } from '../schemas/common.ts';
 import {
   CONSOLE_PAGE_LIMIT,
@@ -49,6 +48,8 @@ export function consoleModeOf(request: FastifyRequest, opts: { write: boolean })
   const body = request.body as { mode?: Mode } | undefined;
   const query = request.query as { mode?: Mode } | undefined;
   const mode = body?.mode ?? query?.mode ?? 'test';
+  // The route's schema validates `mode`; this holds for a route that forgot to declare it.
+  if (mode !== 'test' && mode !== 'live') throw new ApiError('invalid_parameter', 'mode must be test or live.');
   if (opts.write && mode === 'live' && consoleCaller(request).account.mode !== 'live') throw new ApiError('live_not_enabled');
   return mode;
 }
@@ -97,6 +98,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
       config: { auth: 'session', permission: 'customers:write', writeStatus: CREATED_OR_EXISTING },
       schema: {
         ...hide,
+        querystring: ConsoleModeQuery,
         body: ConsoleCreateCustomerBody,
         response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })]) }, CREATE_CODES, { auth: 'session' }),
       },

@@ -108,6 +108,10 @@ test('creating: as POST /v1/customers plus mode, with its validation and codes; 
     t.is(r.status, status, `${JSON.stringify(body)}: ${r.text}`);
     t.is(r.body.error.code, code, JSON.stringify(body));
   }
+  const liveByQuery = await owner.post('/console/api/customers?mode=live', { name: 'X' });
+  t.is(liveByQuery.status, 403, 'mode may be sent in the query too');
+  t.is(liveByQuery.body.error.code, 'live_not_enabled');
+  t.is((await owner.post('/console/api/customers?mode=prod', { name: 'X' })).body.error.code, 'invalid_parameter');
   t.is((await owner.get('/console/api/customers?mode=live')).body.data.length, 0);
 
   const liveAccount = await makeAccount(svc.url, { live: true });
