@@ -20,7 +20,8 @@ export interface Operation {
   pathParams: string[];
   query: { name: string; schema: Schema; required: boolean }[];
   body: Schema | null;
-  auth: 'key' | 'admin' | 'session';
+  /** `session`: a chat session token; `console`: a console session cookie; `none`: public. */
+  auth: 'key' | 'admin' | 'session' | 'console' | 'none';
   /** The document's responses (status → description listing `error.code: a, b`); absent for console routes. */
   responses?: Record<string, { description: string }>;
 }
@@ -59,34 +60,50 @@ function deref(s: Schema, resolve: (s: Schema) => Schema | undefined): Schema {
 }
 
 /**
- * The console's routes, hidden from the document: the console modules' own registrations, seen
+ * Routes hidden from the document, as the modules `http/routes/admin-*.ts` and `console-*.ts` register them, seen
  * by an onRoute hook of an app that never listens.
  */
-export async function adminOperations(services: Services): Promise<Operation[]> {
+async function registeredOperations(services: Services): Promise<(RouteOptions & { method: string })[]> {
   const app = Fastify();
   installValidators(app as never);
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => void routes.push(route));
   const dir = new URL('../../http/routes/', import.meta.url);
-  for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('admin-') && f.endsWith('.ts'))) {
+  for (const file of fs.readdirSync(dir).filter((f) => /^(admin|console)-.*\.ts$/.test(f))) {
     const mod = await import(new URL(file, dir).href);
     for (const [name, register] of Object.entries(mod)) if (name.startsWith('register') && typeof register === 'function') await register(app, services);
   }
-  if (routes.length < 20) throw new Error(`only ${routes.length} console routes found`);
-  return routes.flatMap((r) =>
-    [r.method].flat().filter((m) => m !== 'HEAD').map((method) => {
-      const schema = (r.schema ?? {}) as Schema;
-      const query = schema.querystring?.properties ?? {};
-      return {
-        method,
-        path: r.url.replace(/:(\w+)/g, '{$1}'),
-        pathParams: [...r.url.matchAll(/:(\w+)/g)].map((m) => m[1]),
-        query: Object.entries<Schema>(query).map(([name, s]) => ({ name, schema: s, required: (schema.querystring.required ?? []).includes(name) })),
-        body: schema.body ?? null,
-        auth: 'admin' as const,
-      };
-    }),
-  );
+  return routes.flatMap((r) => [r.method].flat().filter((m) => m !== 'HEAD').map((method) => ({ ...r, method })));
+}
+
+function operationOf(r: RouteOptions & { method: string }, auth: Operation['auth']): Operation {
+  const schema = (r.schema ?? {}) as Schema;
+  const query = schema.querystring?.properties ?? {};
+  return {
+    method: r.method,
+    path: r.url.replace(/:(\w+)/g, '{$1}'),
+    pathParams: [...r.url.matchAll(/:(\w+)/g)].map((m) => m[1]),
+    query: Object.entries<Schema>(query).map(([name, s]) => ({ name, schema: s, required: (schema.querystring.required ?? []).includes(name) })),
+    body: schema.body ?? null,
+    auth,
+  };
+}
+
+/** The operator's routes (/admin/v1), hidden from the document. */
+export async function adminOperations(services: Services): Promise<Operation[]> {
+  const routes = (await registeredOperations(services)).filter((r) => r.url.startsWith('/admin/'));
+  if (routes.length < 20) throw new Error(`only ${routes.length} admin routes found`);
+  return routes.map((r) => operationOf(r, 'admin'));
+}
+
+/**
+ * The reseller console's JSON routes (/console/api), hidden from the document: `console` for those
+ * a session cookie opens, `none` for those before a session (sign-in, invitations, resets).
+ */
+export async function consoleOperations(services: Services): Promise<Operation[]> {
+  const routes = (await registeredOperations(services)).filter((r) => r.url.startsWith('/console/api/'));
+  if (routes.length < 4) throw new Error(`only ${routes.length} console routes found`);
+  return routes.map((r) => operationOf(r, r.config?.auth === 'session' ? 'console' : 'none'));
 }
 
 // — schemas: where values go, and a body that passes validation —
