@@ -29,8 +29,8 @@ export const ACTIONS: Record<string, Action> = {
   'create-account': {
     method: 'POST',
     path: () => '/admin/v1/accounts',
-    body: (f) => ({ name: need(f, 'name'), country: need(f, 'country') }),
-    help: '--name NAME --country CC',
+    body: (f) => compact({ name: need(f, 'name'), country: need(f, 'country'), owner_email: f['owner-email'] }),
+    help: "--name NAME --country CC [--owner-email EMAIL] (prints the owner's invitation link once)",
   },
   'list-accounts': { method: 'GET', path: () => '/admin/v1/accounts', help: '' },
   'get-account': { method: 'GET', path: account, help: '--account ID' },
@@ -50,7 +50,13 @@ export const ACTIONS: Record<string, Action> = {
   'list-keys': { method: 'GET', path: (f) => `${account(f)}/keys`, help: '--account ID' },
   'rotate-key': { method: 'POST', path: (f) => `${account(f)}/keys/${need(f, 'key')}/rotate`, help: '--account ID --key KEY_ID' },
   'revoke-key': { method: 'DELETE', path: (f) => `${account(f)}/keys/${need(f, 'key')}`, help: '--account ID --key KEY_ID' },
-  'set-kyb': { method: 'POST', path: (f) => `${account(f)}/kyb`, body: (f) => ({ status: need(f, 'status') }), help: '--account ID --status verified' },
+  'set-kyb': {
+    method: 'POST',
+    path: (f) => `${account(f)}/kyb`,
+    body: (f) => compact({ status: need(f, 'status'), note: f.note }),
+    help: '--account ID --status verified|rejected|pending [--note "shown to the reseller"]',
+  },
+  'business-details': { method: 'GET', path: (f) => `${account(f)}/business_details`, help: '--account ID' },
   'sign-agreement': {
     method: 'POST',
     path: (f) => `${account(f)}/agreement`,

@@ -3,16 +3,18 @@ import { closeMonth, expireBonuses, releaseExpiredHolds } from '../money/jobs.ts
 import type { MoneyWriter } from '../money/writer.ts';
 import type { Numbers } from '../actors/numbers/numbers.ts';
 import type { Websites } from '../actors/websites/websites.ts';
+import type { BrandDomains } from '../actors/account/brand-domain.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
+import { createTestClockRepository, type ClockTime } from '../db/test-clocks.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
-/** What the jobs run on: the database, the clock, the settings, the one money writer, and the numbers and websites rooms. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites };
+/** What the jobs run on: the database, the clock, the settings, the one money writer, the numbers and websites rooms, and the brand domains. */
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites; brandDomains: BrandDomains };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = [
@@ -30,6 +32,7 @@ export const JOB_NAMES = [
   'suspend_sites',
   'purge_sites',
   'check_domains',
+  'check_brand_domains',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -67,7 +70,26 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
       return services.websites.purgeOverdue(now);
     case 'check_domains':
       return services.websites.checkDomains(now);
+    case 'check_brand_domains':
+      return services.brandDomains.checkDue(now);
   }
+}
+
+/**
+ * The jobs of one test clock's customers, on its frozen time (docs/decisions.md, "Test clocks of an
+ * account"): holds never reported back, rent and hosting renewals and their countdowns. The
+ * regular jobs leave these customers' rows alone. Run when the clock is advanced and each round.
+ */
+export async function runClockJobs(services: JobDeps, clock: ClockTime): Promise<number> {
+  const now = services.clock.now();
+  const scope = { clockId: clock.id, time: clock.frozenTime };
+  let done = await releaseExpiredHolds(services.pool, services.money, now, scope);
+  done += await services.numbers.renewDue(now, scope);
+  done += await services.numbers.releaseOverdue(now, scope);
+  done += await services.websites.renewHosting(now, scope);
+  done += await services.websites.suspendOverdue(now, scope);
+  done += await services.websites.purgeOverdue(now, scope);
+  return done;
 }
 
 /**
@@ -84,6 +106,15 @@ export function scheduleJobs(services: JobDeps & Pick<Deps, 'log'>, intervalMs: 
       } catch (err) {
         if (isDatabaseUnreachable(err)) throw err;
         services.log.error({ err, job: name }, 'job failed; it runs again next round');
+      }
+    }
+    // A test clock's customers' rows may fall due between advances (a number bought after one).
+    for (const clock of await createTestClockRepository(services.pool).clocksInUse()) {
+      try {
+        await runClockJobs(services, clock);
+      } catch (err) {
+        if (isDatabaseUnreachable(err)) throw err;
+        services.log.error({ err, test_clock_id: clock.id }, "a test clock's jobs failed; they run again next round");
       }
     }
   };

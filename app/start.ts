@@ -18,7 +18,9 @@ import { createCoverageService } from '../actors/coverage/coverage-service.ts';
 import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc-list.ts';
 import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
+import { createConsoleCalls } from '../actors/console/calls.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
+import { createConsoleAccess } from '../actors/console/access.ts';
 import { createCustomerList } from '../actors/customer/customer-list.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
@@ -36,14 +38,17 @@ import { createNumbers, type Numbers } from '../actors/numbers/numbers.ts';
 import { createWebsites, type Websites } from '../actors/websites/websites.ts';
 import { createSiteBuilder } from '../actors/websites/site-builder.ts';
 import { createCnameCheck } from '../actors/websites/dns-check.ts';
+import { createBrandDomains } from '../actors/account/brand-domain.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
-import { JOB_NAMES, runJob, scheduleJobs, type JobName } from './jobs.ts';
+import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
+import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
+import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 
 export interface StartOptions {
@@ -156,9 +161,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     );
     const numbersRoom = createNumbers({ ...deps, carriers: calling.carriers, money, secrets });
     numbers = numbersRoom;
-    const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck: createCnameCheck(config.dnsServers) });
+    const cnameCheck = createCnameCheck(config.dnsServers);
+    const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck });
     websites = websitesRoom;
-    const rooms = { numbers: numbersRoom, websites: websitesRoom };
+    const brandDomains = createBrandDomains(deps, cnameCheck);
+    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
@@ -194,6 +201,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keys,
       adminTokenHash: () => tokenHash,
       consolePeople: createConsolePeople(deps),
+      consoleAccess: createConsoleAccess({ ...deps, secrets }),
+      consoleBilling: createConsoleBilling(deps),
+      testClocks: createTestClocks(deps, async (clock) => {
+        // An advanced clock's due work, before the advance answers: its jobs, then dialler rounds
+        // (two: one already running may have claimed before the clock moved). A process without
+        // the dialler role leaves the dialling to the dialler's next poll.
+        await runClockJobs({ ...deps, money, ...rooms }, clock);
+        if (config.roles.has('dialler')) {
+          await dialler.tick();
+          await dialler.tick();
+        }
+      }),
       accounts,
       accountDirectory: createAccountDirectory(pool),
       customers,
@@ -207,6 +226,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       customerDirectory,
       customerList: createCustomerList(deps),
       appointments: createAppointments(pool),
+      consoleCalls: createConsoleCalls(pool, config, calling.callRequests),
       dnc: createDncList(deps),
       carriers: calling.carriers,
       carrierInbox: calling.carrierInbox,
@@ -217,6 +237,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       jobs: { names: JOB_NAMES, run: (name) => runJob({ ...deps, money, ...rooms }, name as JobName) },
       numbers: numbersRoom,
       websites: websitesRoom,
+      brandDomains,
       buildNow: () => websitesRoom.buildWaiting(),
       testClock: testClockControl(clock, pool),
       dialNow: () => dialler.tick(),

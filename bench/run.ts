@@ -9,6 +9,7 @@ import { diallerBench } from './dialler.ts';
 import { webhooksBench } from './webhooks.ts';
 import { numbersBench } from './numbers.ts';
 import { websitesBench } from './websites.ts';
+import { consoleOverviewBench } from './console-overview.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   webhooks: () => webhooksBench(seconds),
   numbers: () => numbersBench(),
   websites: () => websitesBench(seconds),
+  'console-overview': () => consoleOverviewBench(seconds),
 };
 
 for (const [key, run] of Object.entries(benches)) {

@@ -9,6 +9,8 @@ export interface AccountRow {
   status: 'active' | 'suspended';
   mode: Mode;
   kyb_status: 'pending' | 'verified' | 'rejected';
+  /** The operator's word on the last review (why it was rejected), shown to the reseller. */
+  kyb_note: string | null;
   agreement_version: string | null;
   agreement_signed_at: Date | null;
   went_live_at: Date | null;
@@ -25,6 +27,11 @@ export interface AccountRow {
   email_from_name: string | null;
   support_email: string | null;
   domain: string | null;
+  /** The brand domain's DNS state (migration 029): none without a domain. */
+  domain_status: 'none' | 'pending' | 'verified' | 'failed';
+  domain_claimed_at: Date | null;
+  domain_checked_at: Date | null;
+  domain_verified_at: Date | null;
   created_at: Date;
 }
 
@@ -33,6 +40,8 @@ export interface AgreementSignatureRow {
   account_id: string;
   version: string;
   signed_at: Date;
+  /** The console person who signed ("Name <email>"); null when the operator recorded it. */
+  signed_by: string | null;
 }
 
 export const BRAND_FIELDS = [
@@ -98,9 +107,15 @@ export function createAccountRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    /** Records a signature of the agreement; the caller updates the account row in the same transaction. */
-    async insertAgreementSignature(accountId: string, version: string, signedAt: Date): Promise<void> {
-      await db.query(`INSERT INTO agreement_signatures (account_id, version, signed_at) VALUES ($1, $2, $3)`, [accountId, version, signedAt]);
+    /**
+     * Records a signature of the agreement; the caller updates the account row in the same
+     * transaction. `signer` is the console person who signed; null when the operator recorded it.
+     */
+    async insertAgreementSignature(accountId: string, version: string, signedAt: Date, signer: { userId: string; label: string } | null = null): Promise<void> {
+      await db.query(
+        `INSERT INTO agreement_signatures (account_id, version, signed_at, signed_by_user_id, signed_by) VALUES ($1, $2, $3, $4, $5)`,
+        [accountId, version, signedAt, signer?.userId ?? null, signer?.label ?? null],
+      );
     },
 
     /** Each account's agreement signatures, newest first; one query for a whole page of accounts. */
@@ -108,7 +123,7 @@ export function createAccountRepository(db: Queryable) {
       const history = new Map<string, AgreementSignatureRow[]>(accountIds.map((id) => [id, []]));
       if (accountIds.length === 0) return history;
       const { rows } = await db.query<AgreementSignatureRow>(
-        `SELECT account_id, version, signed_at FROM agreement_signatures WHERE account_id = ANY($1::uuid[]) ORDER BY seq DESC`,
+        `SELECT account_id, version, signed_at, signed_by FROM agreement_signatures WHERE account_id = ANY($1::uuid[]) ORDER BY seq DESC`,
         [accountIds],
       );
       for (const row of rows) history.get(row.account_id)!.push(row);

@@ -15,8 +15,11 @@ export interface AdmissionRow {
    * rented number in its country, else its verified caller ID there.
    */
   caller_id: string | null;
-  /** The customer's dial attempts to the number since the caps' look-back, oldest first (frequency-caps.ts). */
-  attempts: { at: Date; outcome: string | null; ended_at: Date | null }[];
+  /**
+   * The customer's dial attempts to the number since the caps' look-back, oldest first
+   * (frequency-caps.ts); `clock_at`: when it was claimed on its customer's test clock, if it was.
+   */
+  attempts: { at: Date; outcome: string | null; ended_at: Date | null; clock_at: Date | null }[];
   /** Every jurisdiction an operator has closed to calling (emergency_closures), sorted. */
   emergency_closures: string[];
   /** The distinct outcomes of every call of the customer to the number, however old (no redial after a hang-up). */
@@ -34,7 +37,7 @@ const ADMISSION = prepared(
           (SELECT n.e164 FROM phone_numbers n
             WHERE n.customer_id = r.customer_id AND n.status IN ('active', 'payment_due') AND n.country = r.country
             ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS caller_id,
-          a.attempt_at, a.attempt_outcome, a.attempt_ended_at,
+          a.attempt_at, a.attempt_outcome, a.attempt_ended_at, a.attempt_clock_at,
           ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
           ARRAY(SELECT DISTINCT c.outcome FROM calls c WHERE c.customer_id = $1 AND c.to_e164 = $4 AND c.dialed_at IS NOT NULL) AS earlier_outcomes,
           r.*
@@ -43,8 +46,9 @@ const ADMISSION = prepared(
      CROSS JOIN LATERAL (
        SELECT coalesce(array_agg(t.at ORDER BY t.at), '{}') AS attempt_at,
               coalesce(array_agg(t.outcome ORDER BY t.at), '{}') AS attempt_outcome,
-              coalesce(array_agg(t.ended_at ORDER BY t.at), '{}') AS attempt_ended_at
-         FROM (SELECT COALESCE(c.dialed_at, c.claimed_at, c.updated_at) AS at, c.outcome, c.ended_at
+              coalesce(array_agg(t.ended_at ORDER BY t.at), '{}') AS attempt_ended_at,
+              coalesce(array_agg(t.clock_claimed_at ORDER BY t.at), '{}') AS attempt_clock_at
+         FROM (SELECT COALESCE(c.dialed_at, c.claimed_at, c.updated_at) AS at, c.outcome, c.ended_at, c.clock_claimed_at
                  FROM calls c
                 WHERE c.customer_id = $1 AND c.to_e164 = $4 AND (c.dialed_at IS NOT NULL OR c.status = 'completed')
                   AND COALESCE(c.dialed_at, c.claimed_at, c.updated_at) > $5) AS t) AS a`,
@@ -60,12 +64,12 @@ export async function loadAdmissionFacts(
   now: Date,
 ): Promise<AdmissionRow> {
   const { rows } = await db.query(ADMISSION([request.customerId, now, request.accountId, request.toE164, request.attemptsSince]));
-  const { dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, emergency_closures, earlier_outcomes, ...readiness } = rows[0];
+  const { dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, attempt_clock_at, emergency_closures, earlier_outcomes, ...readiness } = rows[0];
   return {
     do_not_call: dnc_own ? 'account_list' : dnc_national ? 'national_registry' : null,
     readiness: readiness.customer_id === null ? null : (readiness as ReadinessRow),
     caller_id,
-    attempts: (attempt_at as Date[]).map((at, i) => ({ at, outcome: attempt_outcome[i], ended_at: attempt_ended_at[i] })),
+    attempts: (attempt_at as Date[]).map((at, i) => ({ at, outcome: attempt_outcome[i], ended_at: attempt_ended_at[i], clock_at: attempt_clock_at[i] })),
     emergency_closures,
     earlier_outcomes,
   };

@@ -96,6 +96,8 @@ export function createCallRepository(db: Queryable) {
       consent?: StoredConsent;
       lineType?: string | null;
       now: Date;
+      /** When it is first due: `now`, or its customer's test clock time (migration 028). */
+      dueAt?: Date;
     }): Promise<{ row: CallRow; created: boolean }> {
       const openOfCustomer = async (): Promise<CallRow | null> => {
         const { rows } = await db.query(
@@ -116,12 +118,13 @@ export function createCallRepository(db: Queryable) {
           `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, business_name, external_ref,
                               dial_before, next_attempt_at, created_at, updated_at,
                               consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at, line_type)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10, $11, $12, $13, $14, $15, $16)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $17, $10, $10, $11, $12, $13, $14, $15, $16)
            ON CONFLICT DO NOTHING RETURNING *`,
           [
             c.accountId, c.mode, c.customerId, c.toE164, c.toCountry, c.phoneInput, c.businessName, c.externalRef, c.dialBefore, c.now,
             c.consent?.type ?? 'none', c.consent?.obtainedAt ?? null, c.consent?.source ?? null, c.consent?.evidenceRef ?? null, c.consent?.expiresAt ?? null,
             c.lineType ?? null,
+            c.dueAt ?? c.now,
           ],
         );
         if (rows[0]) return { row: rows[0], created: true };
@@ -181,8 +184,31 @@ export function createCallRepository(db: Queryable) {
       const { rows } = await db.query(
         `UPDATE calls SET status = 'dialing', claimed_at = $1, claimed_by = $3, attempts = attempts + 1, updated_at = $1,
                 lease_expires_at = now() + make_interval(secs => $4)
-          WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND next_attempt_at <= $1
+                          AND NOT EXISTS (SELECT 1 FROM customers cu WHERE cu.id = calls.customer_id AND cu.test_clock_id IS NOT NULL)
+                        ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
           RETURNING *`,
+        [now, limit, claimer, leaseSeconds],
+      );
+      return rows;
+    },
+
+    /**
+     * `claimDue` for requests of customers on a test clock (migration 028): due when their clock's
+     * frozen time reaches them; each comes back with that time (`clock_now`), which its admission
+     * is decided on. The claim's own dates stay on the process clock.
+     */
+    async claimDueOnClocks(now: Date, limit: number, claimer: string, leaseSeconds: number): Promise<(CallRow & { clock_now: Date })[]> {
+      const { rows } = await db.query(
+        `UPDATE calls SET status = 'dialing', claimed_at = $1, claimed_by = $3, attempts = attempts + 1, updated_at = $1,
+                lease_expires_at = now() + make_interval(secs => $4), clock_claimed_at = due.frozen_time
+           FROM (SELECT c.id, tc.frozen_time FROM test_clocks tc
+                   JOIN customers cu ON cu.test_clock_id = tc.id
+                   JOIN calls c ON c.customer_id = cu.id
+                  WHERE c.status = 'queued' AND c.next_attempt_at <= tc.frozen_time
+                  ORDER BY c.next_attempt_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED) AS due
+          WHERE calls.id = due.id
+          RETURNING calls.*, due.frozen_time AS clock_now`,
         [now, limit, claimer, leaseSeconds],
       );
       return rows;
@@ -209,11 +235,16 @@ export function createCallRepository(db: Queryable) {
       await db.query(`UPDATE calls SET transcript = transcript || $2::jsonb WHERE id = $1`, [id, JSON.stringify([line])]);
     },
 
-    /** Requests never dialled before their deadline become `expired` (they stay in the list). */
+    /**
+     * Requests never dialled before their deadline become `expired` (they stay in the list). One of
+     * a customer on a test clock is ended by its admission, when its clock has passed the deadline.
+     */
     async expireOverdue(now: Date): Promise<CallRow[]> {
       const { rows } = await db.query(
         `UPDATE calls SET status = 'expired', outcome = 'expired', ended_at = $1, updated_at = $1
-          WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND dial_before <= $1 FOR UPDATE SKIP LOCKED) RETURNING *`,
+          WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND dial_before <= $1
+                          AND NOT EXISTS (SELECT 1 FROM customers cu WHERE cu.id = calls.customer_id AND cu.test_clock_id IS NOT NULL)
+                          FOR UPDATE SKIP LOCKED) RETURNING *`,
         [now],
       );
       return rows;
@@ -239,9 +270,12 @@ export function createCallRepository(db: Queryable) {
      */
     async wakeWaiting(w: { accountId: string; mode?: Mode; customerId?: string; reasons: readonly string[]; now: Date }): Promise<number> {
       const { rowCount } = await db.query(
-        `UPDATE calls SET next_attempt_at = $5
-          WHERE account_id = $1 AND status = 'queued' AND waiting_reason = ANY($4::text[]) AND next_attempt_at > $5
-            AND ($2::text IS NULL OR mode = $2) AND ($3::uuid IS NULL OR customer_id = $3)`,
+        `UPDATE calls SET next_attempt_at = w.due
+           FROM (SELECT c.id, COALESCE(tc.frozen_time, $5) AS due FROM calls c
+                   JOIN customers cu ON cu.id = c.customer_id LEFT JOIN test_clocks tc ON tc.id = cu.test_clock_id
+                  WHERE c.account_id = $1 AND c.status = 'queued' AND c.waiting_reason = ANY($4::text[])
+                    AND ($2::text IS NULL OR c.mode = $2) AND ($3::uuid IS NULL OR c.customer_id = $3)) AS w
+          WHERE calls.id = w.id AND calls.status = 'queued' AND calls.next_attempt_at > w.due`,
         [w.accountId, w.mode ?? null, w.customerId ?? null, w.reasons, w.now],
       );
       return rowCount ?? 0;
@@ -254,7 +288,11 @@ export function createCallRepository(db: Queryable) {
      */
     async wakeWaitingEverywhere(reasons: readonly string[], now: Date): Promise<number> {
       const { rowCount } = await db.query(
-        `UPDATE calls SET next_attempt_at = $2 WHERE status = 'queued' AND waiting_reason = ANY($1::text[]) AND next_attempt_at > $2`,
+        `UPDATE calls SET next_attempt_at = w.due
+           FROM (SELECT c.id, COALESCE(tc.frozen_time, $2) AS due FROM calls c
+                   JOIN customers cu ON cu.id = c.customer_id LEFT JOIN test_clocks tc ON tc.id = cu.test_clock_id
+                  WHERE c.status = 'queued' AND c.waiting_reason = ANY($1::text[])) AS w
+          WHERE calls.id = w.id AND calls.status = 'queued' AND calls.next_attempt_at > w.due`,
         [reasons, now],
       );
       return rowCount ?? 0;

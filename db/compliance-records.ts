@@ -17,6 +17,21 @@ export interface AdmissionRecord {
   admittedAt: Date;
   /** Until when it must be kept (actors/scheduler/record-retention.ts); null where no law sets a term. */
   keepUntil: Date | null;
+  /**
+   * What the other gates read at the dial (actors/scheduler/admission-checks.ts); the statement adds
+   * `dnc_registries`, the load of each do-not-call registry of `country` (migration 030).
+   */
+  checks: Record<string, unknown>;
+  /** The called number's country: whose do-not-call registries were checked. */
+  country: string;
+}
+
+/** One do-not-call registry of the called number's country as it stood at the dial. */
+export interface RegistryAtDial {
+  registry: string;
+  source: string;
+  numbers: number;
+  imported_at: string;
 }
 
 /** A call's compliance record with the request it came from, as an operator produces it (migration 019's keep_until). */
@@ -49,6 +64,8 @@ export interface ProducedRecordRow {
   opt_out_offered: boolean | null;
   identified_at: Date | null;
   keep_until: Date | null;
+  /** What the other gates read at the dial (migration 030); null for calls dialled before it. */
+  checks: (Record<string, unknown> & { dnc_registries?: RegistryAtDial[] }) | null;
 }
 
 export function createComplianceRecordRepository(db: Queryable) {
@@ -57,9 +74,16 @@ export function createComplianceRecordRepository(db: Queryable) {
       const c = r.consent;
       await db.query(
         `INSERT INTO call_compliance_records (call_id, consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at,
-                                              line_type, required_consent, rules, citations, admitted_at, keep_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (call_id) DO NOTHING`,
-        [r.callId, c.consent_type, c.consent_obtained_at, c.consent_source, c.consent_evidence_ref, c.consent_expires_at, r.lineType, r.requiredConsent, r.rules, r.citations, r.admittedAt, r.keepUntil],
+                                              line_type, required_consent, rules, citations, admitted_at, keep_until, checks)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                 $13::jsonb || jsonb_build_object('dnc_registries', (
+                   SELECT coalesce(jsonb_agg(jsonb_build_object('registry', registry, 'source', source, 'numbers', numbers, 'imported_at', imported_at) ORDER BY registry), '[]')
+                     FROM dnc_registry_imports WHERE country = $14)))
+         ON CONFLICT (call_id) DO NOTHING`,
+        [
+          r.callId, c.consent_type, c.consent_obtained_at, c.consent_source, c.consent_evidence_ref, c.consent_expires_at, r.lineType, r.requiredConsent, r.rules, r.citations, r.admittedAt, r.keepUntil,
+          JSON.stringify(r.checks), r.country,
+        ],
       );
     },
 
@@ -78,7 +102,7 @@ export function createComplianceRecordRepository(db: Queryable) {
                 c.consent_source AS request_consent_source, c.consent_evidence_ref AS request_consent_evidence_ref,
                 c.consent_expires_at AS request_consent_expires_at,
                 r.admitted_at, r.consent_type, r.consent_obtained_at, r.consent_source, r.consent_evidence_ref, r.consent_expires_at,
-                r.line_type, r.required_consent, r.rules, r.citations, r.identification, r.opt_out_offered, r.identified_at, r.keep_until
+                r.line_type, r.required_consent, r.rules, r.citations, r.identification, r.opt_out_offered, r.identified_at, r.keep_until, r.checks
            FROM calls c LEFT JOIN call_compliance_records r ON r.call_id = c.id
           WHERE c.id = $1`,
         [callId],

@@ -19,7 +19,15 @@ export interface EventRow {
  */
 export async function recordEvent(
   db: Queryable,
-  e: { accountId: string; mode: Mode; type: string; data: unknown; now: Date },
+  e: {
+    accountId: string;
+    mode: Mode;
+    type: string;
+    data: unknown;
+    now: Date;
+    /** A test event for one endpoint (the console's "send a test event"): delivered there only, whatever types it chose. */
+    onlyEndpointId?: string;
+  },
 ): Promise<EventRow> {
   const { rows } = await db.query(
     `INSERT INTO events (id, account_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
@@ -30,9 +38,9 @@ export async function recordEvent(
   const fanned = await db.query(
     `INSERT INTO webhook_deliveries (event_id, endpoint_id, account_id, next_attempt_at, created_at, updated_at)
      SELECT $1, w.id, w.account_id, $5, $5, $5 FROM webhook_endpoints w
-      WHERE w.account_id = $2 AND w.mode = $3 AND w.enabled AND w.deleted_at IS NULL
-        AND (cardinality(w.event_types) = 0 OR $4 = ANY (w.event_types))`,
-    [rows[0].id, e.accountId, e.mode, e.type, realClock.now()],
+      WHERE w.account_id = $2 AND w.mode = $3 AND w.deleted_at IS NULL
+        AND CASE WHEN $6::uuid IS NULL THEN w.enabled AND (cardinality(w.event_types) = 0 OR $4 = ANY (w.event_types)) ELSE w.id = $6 END`,
+    [rows[0].id, e.accountId, e.mode, e.type, realClock.now(), e.onlyEndpointId ?? null],
   );
   // Wakes the senders after commit (a notification is delivered only if the transaction commits).
   if ((fanned.rowCount ?? 0) > 0) await db.query(`SELECT pg_notify('switchboard_changes', 'delivery:' || $1)`, [rows[0].id]);

@@ -1,6 +1,7 @@
 import type { Queryable } from './pool.ts';
 import { updateColumns } from './update-columns.ts';
 import type { Mode } from '../runtime/types.ts';
+import { onClock } from './test-clocks.ts';
 
 /** A customer's number (`phone_numbers`): rented at the carrier, or the customer's own as caller ID. */
 export interface NumberRow {
@@ -108,22 +109,24 @@ export function createNumberRepository(db: Queryable) {
      * Numbers a renewal run looks at, by `seq` after `afterSeq`: rent due on or before `today`, or
      * a renewal within the notice window (up to `noticeUntil`) not yet looked at for its notice.
      */
-    async dueForRenewal(today: string, noticeUntil: string, limit: number, afterSeq: number): Promise<{ id: string; seq: number }[]> {
+    async dueForRenewal(today: string, noticeUntil: string, limit: number, afterSeq: number, clockId: string | null = null): Promise<{ id: string; seq: number }[]> {
       const { rows } = await db.query(
         `SELECT id, seq FROM phone_numbers
           WHERE status IN ('active', 'payment_due') AND seq > $4
             AND (renews_on <= $1 OR (renews_on <= $2 AND notice_sent_for IS DISTINCT FROM renews_on))
+            AND ${onClock('phone_numbers.customer_id', '$5')}
           ORDER BY seq LIMIT $3`,
-        [today, noticeUntil, limit, afterSeq],
+        [today, noticeUntil, limit, afterSeq, clockId],
       );
       return rows;
     },
 
     /** Ids of numbers in their countdown whose release day has come. */
-    async dueForRelease(today: string, limit: number): Promise<string[]> {
+    async dueForRelease(today: string, limit: number, clockId: string | null = null): Promise<string[]> {
       const { rows } = await db.query(
-        `SELECT id FROM phone_numbers WHERE status = 'payment_due' AND release_due_on <= $1 ORDER BY release_due_on LIMIT $2`,
-        [today, limit],
+        `SELECT id FROM phone_numbers WHERE status = 'payment_due' AND release_due_on <= $1 AND ${onClock('phone_numbers.customer_id', '$3')}
+          ORDER BY release_due_on LIMIT $2`,
+        [today, limit, clockId],
       );
       return rows.map((r) => r.id);
     },

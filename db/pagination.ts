@@ -8,10 +8,14 @@ import type { Mode } from '../runtime/types.ts';
  * part of the type, so a new list cannot forget its mode.
  */
 export type CursorScope =
-  | { table: 'customers' | 'calls' | 'appointments' | 'ledger_entries' | 'events'; accountId: string; mode: Mode }
+  | { table: 'customers' | 'calls' | 'appointments' | 'ledger_entries' | 'events' | 'activity_log'; accountId: string; mode: Mode }
   | { table: 'onboarding_links' | 'chat_sessions' | 'phone_numbers' | 'website_builds'; customerId: string }
   /** The do-not-call list is one list for both modes (compliance is never relaxed in test mode). */
   | { table: 'dnc_numbers'; accountId: string }
+  /** An endpoint's deliveries (the console's delivery log). */
+  | { table: 'webhook_deliveries'; endpointId: string }
+  /** Test clocks are test mode only: one list per account. */
+  | { table: 'test_clocks'; accountId: string }
   | { table: 'accounts' };
 
 /** The column a cursor is matched on, and whether it is a uuid (anything else cannot name a row). */
@@ -20,6 +24,7 @@ const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
   calls: { column: 'id', uuid: true },
   appointments: { column: 'id', uuid: true },
   ledger_entries: { column: 'id', uuid: true },
+  activity_log: { column: 'id', uuid: true },
   onboarding_links: { column: 'id', uuid: true },
   chat_sessions: { column: 'id', uuid: true },
   phone_numbers: { column: 'id', uuid: true },
@@ -27,6 +32,8 @@ const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
   accounts: { column: 'id', uuid: true },
   events: { column: 'id', uuid: false },
   dnc_numbers: { column: 'e164', uuid: false },
+  webhook_deliveries: { column: 'id', uuid: true },
+  test_clocks: { column: 'id', uuid: true },
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,6 +45,7 @@ function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
     case 'calls':
     case 'appointments':
     case 'ledger_entries':
+    case 'activity_log':
     case 'events':
       return { sql: 'account_id = $2 AND mode = $3', values: [scope.accountId, scope.mode] };
     case 'onboarding_links':
@@ -46,7 +54,10 @@ function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
     case 'website_builds':
       return { sql: 'customer_id = $2', values: [scope.customerId] };
     case 'dnc_numbers':
+    case 'test_clocks':
       return { sql: 'account_id = $2', values: [scope.accountId] };
+    case 'webhook_deliveries':
+      return { sql: 'endpoint_id = $2', values: [scope.endpointId] };
     case 'accounts':
       return { sql: 'TRUE', values: [] };
     default: {

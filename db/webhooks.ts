@@ -43,6 +43,7 @@ export interface AttemptRow {
   status_code: number | null;
   duration_ms: number;
   error: string | null;
+  response_excerpt: string | null;
 }
 
 /** A claimed delivery with its event and endpoint (one statement claims all three). */
@@ -56,7 +57,7 @@ function hexBytes(text: string): Buffer {
 const FINISH_ATTEMPT = prepared(
   'finish_webhook_attempt',
   `WITH attempt AS (
-     INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms, error) VALUES ($1, $2, $3, $4, $5, $6)
+     INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms, error, response_excerpt) VALUES ($1, $2, $3, $4, $5, $6, $10)
    )
    UPDATE webhook_deliveries SET status = $7, attempts = $2, next_attempt_at = $8, last_status_code = $4, last_error = $6,
           locked_until = NULL, updated_at = $9
@@ -123,18 +124,19 @@ export function createWebhookRepository(db: Queryable) {
     /** Records an attempt and its result in one statement, only if this sender still holds the delivery. */
     async finishAttempt(
       d: { id: string; attempt: number; attemptedAt: Date; durationMs: number },
-      f: { status: DeliveryRow['status']; nextAttemptAt: Date; statusCode: number | null; error: string | null; now: Date },
+      f: { status: DeliveryRow['status']; nextAttemptAt: Date; statusCode: number | null; error: string | null; now: Date; responseExcerpt?: string | null },
     ): Promise<void> {
-      await db.query(FINISH_ATTEMPT([d.id, d.attempt, d.attemptedAt, f.statusCode, d.durationMs, f.error, f.status, f.nextAttemptAt, f.now]));
+      await db.query(FINISH_ATTEMPT([d.id, d.attempt, d.attemptedAt, f.statusCode, d.durationMs, f.error, f.status, f.nextAttemptAt, f.now, f.responseExcerpt ?? null]));
     },
 
-    async listDeliveries(endpointId: string, limit: number) {
+    /** An endpoint's deliveries, newest first, each with every attempt; `beforeSeq` pages on. */
+    async listDeliveries(endpointId: string, limit: number, beforeSeq: number | null = null) {
       const { rows } = await db.query(
         `SELECT d.*, e.type AS event_type,
                 COALESCE((SELECT jsonb_agg(to_jsonb(a) ORDER BY a.seq) FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]') AS attempt_log
            FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-          WHERE d.endpoint_id = $1 ORDER BY d.seq DESC LIMIT $2`,
-        [endpointId, limit],
+          WHERE d.endpoint_id = $1 AND ($3::bigint IS NULL OR d.seq < $3) ORDER BY d.seq DESC LIMIT $2`,
+        [endpointId, limit, beforeSeq],
       );
       return rows as (DeliveryRow & { event_type: string; attempt_log: AttemptRow[] })[];
     },

@@ -1,6 +1,7 @@
 import type { Queryable } from './pool.ts';
 import { updateColumns } from './update-columns.ts';
 import type { Mode } from '../runtime/types.ts';
+import { onClock } from './test-clocks.ts';
 
 /** A customer's website build (`website_builds`): ordered, built, reviewed, live and hosted. */
 export interface WebsiteRow {
@@ -158,24 +159,33 @@ export function createWebsiteRepository(db: Queryable) {
     },
 
     /** Ids of sites whose hosting renewal (or its notice window, up to `noticeUntil`) has come, by seq after `afterSeq`. */
-    async dueForHosting(today: string, noticeUntil: string, limit: number, afterSeq: number): Promise<{ id: string; seq: number }[]> {
+    async dueForHosting(today: string, noticeUntil: string, limit: number, afterSeq: number, clockId: string | null = null): Promise<{ id: string; seq: number }[]> {
       const { rows } = await db.query(
         `SELECT id, seq FROM website_builds
           WHERE status IN ('live', 'hosting_due') AND seq > $4
             AND (hosting_renews_on <= $1 OR (hosting_renews_on <= $2 AND notice_sent_for IS DISTINCT FROM hosting_renews_on))
+            AND ${onClock('website_builds.customer_id', '$5')}
           ORDER BY seq LIMIT $3`,
-        [today, noticeUntil, limit, afterSeq],
+        [today, noticeUntil, limit, afterSeq, clockId],
       );
       return rows;
     },
 
-    async dueForSuspension(today: string, limit: number): Promise<string[]> {
-      const { rows } = await db.query(`SELECT id FROM website_builds WHERE status = 'hosting_due' AND suspend_due_on <= $1 ORDER BY suspend_due_on LIMIT $2`, [today, limit]);
+    async dueForSuspension(today: string, limit: number, clockId: string | null = null): Promise<string[]> {
+      const { rows } = await db.query(
+        `SELECT id FROM website_builds WHERE status = 'hosting_due' AND suspend_due_on <= $1 AND ${onClock('website_builds.customer_id', '$3')}
+          ORDER BY suspend_due_on LIMIT $2`,
+        [today, limit, clockId],
+      );
       return rows.map((r) => r.id);
     },
 
-    async dueForPurge(today: string, limit: number): Promise<string[]> {
-      const { rows } = await db.query(`SELECT id FROM website_builds WHERE status = 'suspended' AND purge_due_on <= $1 ORDER BY purge_due_on LIMIT $2`, [today, limit]);
+    async dueForPurge(today: string, limit: number, clockId: string | null = null): Promise<string[]> {
+      const { rows } = await db.query(
+        `SELECT id FROM website_builds WHERE status = 'suspended' AND purge_due_on <= $1 AND ${onClock('website_builds.customer_id', '$3')}
+          ORDER BY purge_due_on LIMIT $2`,
+        [today, limit, clockId],
+      );
       return rows.map((r) => r.id);
     },
 

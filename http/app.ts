@@ -12,6 +12,7 @@ import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installOpenApi } from './plugins/openapi.ts';
+import { installBrandHost, type BrandHostDeps } from './plugins/brand-host.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
@@ -39,6 +40,15 @@ import { registerChatPage } from './pages/chat.ts';
 import type { App } from './routes/app-type.ts';
 import type { ConsolePeople } from '../actors/console/people.ts';
 import { registerConsoleSessionRoutes } from './routes/console-session.ts';
+import { registerConsolePeopleRoutes } from './routes/console-people.ts';
+import { registerConsoleTeamRoutes } from './routes/console-team.ts';
+import { registerConsoleDeveloperRoutes } from './routes/console-developers.ts';
+import { registerConsoleGoingLiveRoutes } from './routes/console-going-live.ts';
+import { registerConsoleOverviewRoutes } from './routes/console-overview.ts';
+import { registerConsoleBillingRoutes } from './routes/console-billing.ts';
+import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts';
+import { registerConsoleCallRoutes } from './routes/console-calls.ts';
+import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
 import './types.ts';
 
@@ -60,6 +70,7 @@ type RouteDeps<R extends (app: App, deps: never) => unknown> = Parameters<R>[1];
  * while each route sees only its own part.
  */
 export type HttpDeps = PluginDeps &
+  BrandHostDeps &
   RouteDeps<typeof registerMeRoutes> &
   RouteDeps<typeof registerCustomerRoutes> &
   RouteDeps<typeof registerReadinessRoutes> &
@@ -84,6 +95,15 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerSessionRoutes> &
   RouteDeps<typeof registerChatRoutes> &
   RouteDeps<typeof registerConsoleSessionRoutes> &
+  RouteDeps<typeof registerConsolePeopleRoutes> &
+  RouteDeps<typeof registerConsoleTeamRoutes> &
+  RouteDeps<typeof registerConsoleDeveloperRoutes> &
+  RouteDeps<typeof registerConsoleGoingLiveRoutes> &
+  RouteDeps<typeof registerConsoleOverviewRoutes> &
+  RouteDeps<typeof registerConsoleBillingRoutes> &
+  RouteDeps<typeof registerConsoleTestClockRoutes> &
+  RouteDeps<typeof registerConsoleCallRoutes> &
+  RouteDeps<typeof registerConsoleBrandRoutes> &
   RouteDeps<typeof registerConsoleCustomerRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
@@ -119,6 +139,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   installRequestLog(app);
   // Before authentication: a request whose head is refused is not asked for its key.
   installRequestHead(app);
+  // Before authentication: a reseller's brand domain serves its customers' pages only (404 for the rest).
+  installBrandHost(app, services);
   // A POST or PATCH without a body is an empty object: the body schema then decides.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
@@ -161,6 +183,15 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   await registerChatRoutes(app, services);
   registerChatPage(app);
   registerConsoleSessionRoutes(app, services);
+  registerConsolePeopleRoutes(app, services);
+  registerConsoleTeamRoutes(app, services);
+  registerConsoleDeveloperRoutes(app, services);
+  registerConsoleGoingLiveRoutes(app, services);
+  registerConsoleOverviewRoutes(app, services);
+  registerConsoleBillingRoutes(app, services);
+  registerConsoleTestClockRoutes(app, services);
+  registerConsoleCallRoutes(app, services);
+  registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

@@ -5,6 +5,7 @@ import { createSettingsRepository } from '../db/settings.ts';
 import { monthKey } from './rules/pricing.ts';
 import { minimumShortfallCents, monthAfter, monthsToClose } from './rules/monthly-minimum.ts';
 import type { MoneyWriter } from './writer.ts';
+import type { TestClockScope } from '../db/test-clocks.ts';
 
 /**
  * Periodic money jobs. Each is safe to run at any time, twice, or on several processes at once:
@@ -14,11 +15,11 @@ import type { MoneyWriter } from './writer.ts';
 
 const BATCH = 100;
 
-/** Releases holds whose call never reported back within 30 minutes. Returns how many. */
-export async function releaseExpiredHolds(pool: Pool, money: MoneyWriter, now: Date): Promise<number> {
+/** Releases holds whose call never reported back within 30 minutes (`clock`: of that test clock's customers, on its time). Returns how many. */
+export async function releaseExpiredHolds(pool: Pool, money: MoneyWriter, now: Date, clock: TestClockScope | null = null): Promise<number> {
   let total = 0;
   for (;;) {
-    const released = await withTransaction(pool, (client) => money.releaseExpiredHolds(client, now, BATCH));
+    const released = await withTransaction(pool, (client) => money.releaseExpiredHolds(client, now, BATCH, clock));
     total += released;
     if (released < BATCH) return total;
   }

@@ -27,6 +27,11 @@ export type RefusalCode =
   | 'kyb_incomplete'
   | 'go_live_blocked'
   | 'invalid_brand_field'
+  // test clocks (the console)
+  | 'test_clock_not_found'
+  | 'test_clock_not_forward'
+  | 'test_clock_advance_too_far'
+  | 'test_clock_live_customer'
   // customers
   | 'customer_not_found'
   | 'country_not_supported'
@@ -71,6 +76,7 @@ export type RefusalCode =
   | 'revision_limit_reached'
   | 'invalid_domain'
   | 'domain_already_set'
+  | 'brand_domain_taken'
   | 'test_mode_domain'
   | 'sites_not_configured'
   // money
@@ -92,6 +98,20 @@ export type RefusalCode =
   | 'webhook_delivery_in_progress'
   | 'invalid_webhook_url'
   | 'invalid_event_type'
+  // console sign-in, two-factor, password resets, sessions, team
+  | 'invalid_credentials'
+  | 'two_factor_code_required'
+  | 'invalid_two_factor_code'
+  | 'two_factor_already_enabled'
+  | 'two_factor_not_set_up'
+  | 'two_factor_not_enabled'
+  | 'password_reset_invalid'
+  | 'console_session_not_found'
+  | 'console_member_not_found'
+  | 'console_invitation_not_found'
+  | 'own_role_unchangeable'
+  | 'owner_protected'
+  | 'last_owner'
   // the console's people
   | 'invitation_invalid'
   | 'password_rejected'

@@ -21,6 +21,8 @@ import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS, keyClock } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
 import { accountView, apiKeyView, brandView, adminAccountView, usageView } from './views.ts';
+import { businessDetailsView, kybAfterSubmission } from './business-details.ts';
+import { createBusinessDetailsRepository, type BusinessDetailsFields } from '../../db/business-details.ts';
 import { ledgerReads } from '../../db/money/ledger.ts';
 import { activityReads } from '../../db/money/activity.ts';
 import { buildBalance } from '../../money/balance-view.ts';
@@ -30,6 +32,9 @@ import { parsePhone } from '../shared/phone.ts';
 import type { AccountMessage, CreateCustomerInput, CreateKeyInput } from './messages.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { BrandField } from '../../db/accounts.ts';
+import { createBrandDomainRepository } from '../../db/brand-domains.ts';
+import { normaliseDomain } from '../websites/domain-names.ts';
+import { domainChange, isServiceName } from './brand-domain-rules.ts';
 
 /**
  * The account actor: the single writer of one reseller account inside a process: its keys,
@@ -50,6 +55,7 @@ const READS = new Set<AccountMessage['type']>([
   'get_balance',
   'list_usage',
   'get_activity',
+  'get_business_details',
 ]);
 
 /** What the account actor tells its own process. */
@@ -65,7 +71,7 @@ export interface AccountHooks {
 export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: AccountHooks): Behaviour<AccountMessage, AccountState> {
   // Live facts (an agreement signed, going live) are dated on real time, never on a test clock;
   // so is bonus credit's expiry; money lines stay on the schedule clock (docs/decisions.md, "Real time and the test clock").
-  const { pool, clock, realClock, money } = deps;
+  const { pool, clock, realClock, money, config } = deps;
   const accounts = createAccountRepository(pool);
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<AccountRow> {
@@ -224,12 +230,56 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
     });
   }
 
+  /**
+   * The reseller's company details for business verification: stored, and verification set as
+   * `kybAfterSubmission` decides (pending for the operator, unless a verified business changed
+   * nothing of its identity), with readiness refreshed, in one transaction.
+   */
+  async function submitBusinessDetails(id: string, details: BusinessDetailsFields, by: { userId: string; email: string }) {
+    const now = realClock.now();
+    return credentialChange(id, async (client) => {
+      const account = await mustGet(client, id, true);
+      const repo = createBusinessDetailsRepository(client);
+      const before = await repo.get(id);
+      const status = kybAfterSubmission(account.kyb_status, before, details);
+      const stored = await repo.put(id, details, by, now);
+      const fields: Partial<AccountRow> = status === account.kyb_status ? {} : { kyb_status: status, kyb_note: null };
+      const updated = (await createAccountRepository(client).update(id, fields))!;
+      if (status !== account.kyb_status) {
+        await refreshReadiness(client, { accountId: id }, clock.now());
+        await notifyAccountChanged(client, id);
+      }
+      return businessDetailsView(stored, updated);
+    });
+  }
+
+  /**
+   * PATCH of the brand. A new domain (normalised, lower-case) starts a pending claim and ends any
+   * verification of the old one; a name the service uses itself, or one another account's brand
+   * or a customer's website holds (verified by DNS), is refused. The DNS look comes after the
+   * commit (BrandDomains.check).
+   */
   async function updateBrand(id: string, patch: Partial<Record<BrandField, string | null>>, idempotency: Parameters<typeof writeTransaction>[1]) {
     for (const [field, value] of Object.entries(patch)) checkBrandField(field as BrandField, value ?? null);
-    return writeTransaction(pool, idempotency, clock.now(), async (client) => {
-      await mustGet(client, id, true);
-      const row = (await createAccountRepository(client).update(id, patch))!;
-      return { created: false, body: brandView(row) };
+    const { domain, ...fields } = patch;
+    const name = domain ? normaliseDomain(domain)! : null;
+    if (name && isServiceName(name, { publicHost: new URL(config.publicUrl).hostname, sitesDomain: config.sitesDomain })) {
+      throw new Refusal('invalid_brand_field', `domain ${name} is the service's own name; use a domain of the reseller.`);
+    }
+    const now = clock.now();
+    return writeTransaction(pool, idempotency, now, async (client) => {
+      const current = await mustGet(client, id, true);
+      const change = domain === undefined ? null : domainChange(current, name, now);
+      if (change && name) {
+        const holder = await createBrandDomainRepository(client).heldElsewhere(name, id);
+        if (holder) {
+          throw new Refusal('brand_domain_taken', holder === 'brand'
+            ? `${name} is already the verified domain of another account's brand.`
+            : `${name} is already the verified domain of a customer's website.`);
+        }
+      }
+      const row = (await createAccountRepository(client).update(id, { ...fields, ...change }))!;
+      return { created: false, body: brandView(row, config.sitesDomain) };
     });
   }
 
@@ -270,7 +320,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       case 'list_customers':
         return done(await listCustomers(state, msg.mode, msg.page));
       case 'get_brand':
-        return done(brandView(await mustGet(pool, id)));
+        return done(brandView(await mustGet(pool, id), config.sitesDomain));
       case 'update_brand':
         return done(await updateBrand(id, msg.patch, msg.idempotency));
       case 'create_key':
@@ -285,16 +335,22 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       case 'revoke_key':
         return done(await revokeKey(id, msg.keyId));
       case 'set_kyb':
-        return done(await changeAccount(id, async () => ({ kyb_status: msg.status })));
+        return done(await changeAccount(id, async () => ({ kyb_status: msg.status, kyb_note: msg.note ?? null })));
       case 'sign_agreement':
         return done(
           await changeAccount(id, async (a, db) => {
             const signature = agreementSignature(a, msg.version, realClock.now());
             if (!signature) return {};
-            await createAccountRepository(db).insertAgreementSignature(id, signature.version, signature.signedAt);
+            await createAccountRepository(db).insertAgreementSignature(id, signature.version, signature.signedAt, msg.signer ?? null);
             return { agreement_version: signature.version, agreement_signed_at: signature.signedAt };
           }),
         );
+      case 'get_business_details': {
+        const [account, details] = await Promise.all([mustGet(pool, id), createBusinessDetailsRepository(pool).get(id)]);
+        return done(businessDetailsView(details, account));
+      }
+      case 'submit_business_details':
+        return done(await submitBusinessDetails(id, msg.details, msg.by));
       case 'go_live':
         return done(
           await changeAccount(id, async (a) => {
@@ -356,7 +412,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
         // A customer of another account (or mode) is not found, as for a refund: the writer would take it for a broken invariant.
         const customer = await createCustomerRepository(pool).get(msg.customerId);
         if (customer?.account_id !== id || customer.mode !== msg.mode) throw new Refusal('customer_not_found');
-        return done(await money.startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now() }));
+        return done(await money.startCall(pool, { accountId: id, mode: msg.mode, customerId: msg.customerId, reference: msg.reference, now: clock.now(), scheduleNow: msg.scheduleNow }));
       }
       case 'end_call':
         return done(await money.endCall(pool, { accountId: id, reference: msg.reference, durationSeconds: msg.durationSeconds, now: clock.now() }));

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { Refusal } from '../../runtime/refusal.ts';
 import { SCOPES, normaliseAllowlistEntry, type Scope } from './api-key-rules.ts';
 import type { BrandField } from '../../db/accounts.ts';
+import { brandDomainRefusal } from './brand-domain-rules.ts';
 
 /**
  * A URL-safe account slug from its name; `n` > 1 adds a suffix to step past a taken one: `-2`
@@ -63,7 +64,6 @@ export function parseFutureTimestamp(value: string | null | undefined, now: Date
 export const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
 const HEX_COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i;
 
 /** Checks one brand field's value (null clears and is always allowed); throws invalid_brand_field. */
 export function checkBrandField(field: BrandField, value: string | null): void {
@@ -91,9 +91,11 @@ export function checkBrandField(field: BrandField, value: string | null): void {
     case 'support_email':
       if (!EMAIL.test(value)) bad('must be an email address');
       return;
-    case 'domain':
-      if (!DOMAIN.test(value)) bad('must be a domain name such as calls.example.com');
+    case 'domain': {
+      const refused = brandDomainRefusal(value);
+      if (refused) throw new Refusal('invalid_brand_field', `${refused}.`);
       return;
+    }
     case 'display_name':
     case 'email_from_name':
       if (value.trim() === '') bad('must not be blank');

@@ -9,6 +9,8 @@ import type { Coverage } from '../coverage/coverage.ts';
 import type { buildBalance } from '../../money/balance-view.ts';
 import type { usageView } from './views.ts';
 import type { StartCallResult, EndCallResult } from '../../money/writer.ts';
+import type { BusinessDetailsFields } from '../../db/business-details.ts';
+import type { businessDetailsView } from './business-details.ts';
 
 type Balance = Awaited<ReturnType<typeof buildBalance>>;
 type UsageEntry = ReturnType<typeof usageView>;
@@ -45,8 +47,11 @@ export type AccountMessage =
   | { type: 'list_keys' }
   | { type: 'rotate_key'; keyId: string }
   | { type: 'revoke_key'; keyId: string }
-  | { type: 'set_kyb'; status: 'pending' | 'verified' | 'rejected' }
-  | { type: 'sign_agreement'; version: string }
+  | { type: 'set_kyb'; status: 'pending' | 'verified' | 'rejected'; note?: string | null }
+  /** `signer`: the console person who signs; absent when the operator records a signature. */
+  | { type: 'sign_agreement'; version: string; signer?: { userId: string; label: string } }
+  | { type: 'get_business_details' }
+  | { type: 'submit_business_details'; details: BusinessDetailsFields; by: { userId: string; email: string } }
   | { type: 'go_live' }
   | { type: 'set_status'; status: 'active' | 'suspended' }
   | { type: 'update_limits'; patch: Partial<Record<AccountLimitField, number | null>> }
@@ -55,7 +60,8 @@ export type AccountMessage =
   | { type: 'top_up'; amountCents: number; paymentReference: string | null }
   | { type: 'set_auto_top_up'; thresholdCents: number | null; amountCents: number | null }
   | { type: 'refund'; amountCents: number; customerId: string | null; reference: string | null; description: string | null }
-  | { type: 'start_call'; mode: Mode; customerId: string; reference: string }
+  /** `scheduleNow`: the time the hold's 30 minutes run from when the customer is on a test clock (its frozen time). */
+  | { type: 'start_call'; mode: Mode; customerId: string; reference: string; scheduleNow?: Date }
   | { type: 'end_call'; reference: string; durationSeconds: number }
   | { type: 'get_activity'; limit: number };
 
@@ -76,6 +82,8 @@ export interface AccountReplies {
   revoke_key: ReturnType<typeof apiKeyView>;
   set_kyb: ReturnType<typeof adminAccountView>;
   sign_agreement: ReturnType<typeof adminAccountView>;
+  get_business_details: ReturnType<typeof businessDetailsView>;
+  submit_business_details: ReturnType<typeof businessDetailsView>;
   go_live: ReturnType<typeof adminAccountView>;
   set_status: ReturnType<typeof adminAccountView>;
   update_limits: ReturnType<typeof adminAccountView>;

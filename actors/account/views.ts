@@ -1,6 +1,7 @@
 import type { AccountRow, AgreementSignatureRow } from '../../db/accounts.ts';
 import type { ApiKeyRow } from '../../db/api-keys.ts';
 import { iso, isoNow } from '../../runtime/types.ts';
+import { brandDomainView } from './brand-domain-rules.ts';
 
 /** The `account` object of GET /v1/me, seen through the key that asked. */
 export function accountView(a: AccountRow, key: ApiKeyRow, customerCount: number) {
@@ -52,10 +53,11 @@ export function adminAccountView(a: AccountRow, agreementHistory: AgreementSigna
     country: a.country,
     onboarding: {
       kyb_status: a.kyb_status,
+      kyb_note: a.kyb_note,
       agreement_signed: a.agreement_signed_at !== null,
       agreement_version: a.agreement_version,
       agreement_signed_at: iso(a.agreement_signed_at),
-      agreement_history: agreementHistory.map((s) => ({ version: s.version, signed_at: isoNow(s.signed_at) })),
+      agreement_history: agreementHistory.map((s) => ({ version: s.version, signed_at: isoNow(s.signed_at), signed_by: s.signed_by })),
     },
     went_live_at: iso(a.went_live_at),
     limits: {
@@ -87,7 +89,8 @@ export function apiKeyView(k: ApiKeyRow, secret?: string) {
   };
 }
 
-export function brandView(a: AccountRow) {
+/** The brand, with its domain's DNS state (`domain_status`, issue 21). */
+export function brandView(a: AccountRow, sitesDomain: string | undefined) {
   return {
     object: 'brand' as const,
     display_name: a.display_name,
@@ -97,6 +100,7 @@ export function brandView(a: AccountRow) {
     email_from_name: a.email_from_name,
     support_email: a.support_email,
     domain: a.domain,
+    domain_status: brandDomainView(a, sitesDomain),
   };
 }
 

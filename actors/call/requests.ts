@@ -14,6 +14,7 @@ import { callRequestView, callView, isFinished } from './views.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { liveCarrierKind } from '../../runtime/config.ts';
 import { produceComplianceRecord } from './compliance-record.ts';
+import { createTestClockRepository } from '../../db/test-clocks.ts';
 
 /**
  * The reseller-facing side of calls: queueing requests, reading them and cancelling them. A plain
@@ -127,10 +128,13 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
     if (parsed.country !== customer.country) {
       throw new Refusal('phone_country_mismatch', `${parsed.e164} is a ${parsed.country} number; this customer calls in ${customer.country}.`);
     }
-    let dialBefore = new Date(now.getTime() + DEFAULT_DIAL_WINDOW_DAYS * 86_400_000);
+    // A test customer on a test clock has its request's schedule on the clock's time (migration 028).
+    const onClock = mode === 'test' ? await createTestClockRepository(pool).clockOfCustomer(customer.id) : null;
+    const dueAt = onClock?.frozenTime ?? now;
+    let dialBefore = new Date(dueAt.getTime() + DEFAULT_DIAL_WINDOW_DAYS * 86_400_000);
     if (input.dial_before) {
       const d = new Date(input.dial_before);
-      if (Number.isNaN(d.getTime()) || d <= now || d.getTime() - now.getTime() > MAX_DIAL_WINDOW_DAYS * 86_400_000) {
+      if (Number.isNaN(d.getTime()) || d <= dueAt || d.getTime() - dueAt.getTime() > MAX_DIAL_WINDOW_DAYS * 86_400_000) {
         throw new Refusal('invalid_dial_before');
       }
       dialBefore = d;
@@ -157,6 +161,7 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
         consent,
         lineType: gate.lineType,
         now,
+        dueAt,
       });
       return { created, body: callRequestView(row) };
     });

@@ -6,6 +6,7 @@ import { createChatSessionRepository, type ChatGateRow, type ChatSessionRow } fr
 import { isRefusal, Refusal } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
+import { customerOriginOf } from '../shared/brand-origin.ts';
 import { MESSAGE_LIMIT, PREFIX_SHOWN, refuseSession, SESSION_TOKEN_PREFIX } from './session-rules.ts';
 import { chatContextView, chatSessionView } from './views.ts';
 import type { ChatSessionMessage, ChatSessionView } from './messages.ts';
@@ -25,7 +26,7 @@ export interface ChatSessionState {
 const READS = new Set<ChatSessionMessage['type']>(['get_context']);
 
 export function chatSessionBehaviour(deps: Deps): Behaviour<ChatSessionMessage, ChatSessionState> {
-  const { pool, clock, log } = deps;
+  const { pool, clock, log, config } = deps;
   const sessions = createChatSessionRepository(pool);
 
   const factsOf = (row: ChatSessionRow): NonNullable<ChatSessionState['session']> => ({
@@ -51,7 +52,7 @@ export function chatSessionBehaviour(deps: Deps): Behaviour<ChatSessionMessage, 
     const now = clock.now();
     const { owner } = msg;
     const token = mintToken(SESSION_TOKEN_PREFIX[owner.mode]);
-    const made: { row?: ChatSessionRow } = {};
+    const made: { row?: ChatSessionRow; origin?: string } = {};
     let outcome: Written<ChatSessionView>;
     try {
       outcome = await writeTransaction(pool, msg.idempotency, now, async (client) => {
@@ -69,6 +70,8 @@ export function chatSessionBehaviour(deps: Deps): Behaviour<ChatSessionMessage, 
           now,
         });
         made.row = created;
+        // The chat page's address, at the reseller's brand domain once DNS has verified it.
+        made.origin = await customerOriginOf(client, owner.accountId, config.publicUrl);
         // The stored body (idempotent replay) leaves the token out: only its hash is kept.
         return { created: true, body: chatSessionView(created, now, { expiresInSeconds: msg.ttlSeconds }) };
       });
@@ -80,7 +83,7 @@ export function chatSessionBehaviour(deps: Deps): Behaviour<ChatSessionMessage, 
     }
     // A replay created nothing: the first request's session lives under another id.
     if (outcome.replayed || !made.row) return { state, reply: outcome };
-    return { state: { id: state.id, session: factsOf(made.row) }, reply: { ...outcome, body: { ...outcome.body, token } } };
+    return { state: { id: state.id, session: factsOf(made.row) }, reply: { ...outcome, body: { ...outcome.body, token, url: `${made.origin}/chat#token=${token}` } } };
   }
 
   async function revoke(state: ChatSessionState, owner: Extract<ChatSessionMessage, { type: 'revoke_session' }>['owner']) {

@@ -14,7 +14,7 @@ import { minutesAndSeconds } from '../../runtime/types.ts';
 export const FACTS_DAYS = 30;
 
 /** Outcomes of a call a person answered (actors/call/outcome.ts); the rest never connected. */
-const CONNECTED_OUTCOMES = new Set(['appointment_booked', 'not_interested', 'call_back_later', 'do_not_call', 'time_limit', 'completed']);
+export const CONNECTED_OUTCOMES = new Set(['appointment_booked', 'not_interested', 'call_back_later', 'do_not_call', 'time_limit', 'completed']);
 
 export type FactCall = Pick<CallRow, 'status' | 'outcome' | 'dialed_at' | 'duration_seconds' | 'appointment_id'>;
 

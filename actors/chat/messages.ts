@@ -4,8 +4,8 @@ import type { Written } from '../shared/transaction.ts';
 import type { chatContextView, chatSessionView } from './views.ts';
 
 export type ChatSessionView = ReturnType<typeof chatSessionView>;
-/** The mint response: the session with its token, shown this once. */
-export type MintedSession = ChatSessionView & { token?: string };
+/** The mint response: the session with its token and the chat page's URL, shown this once. */
+export type MintedSession = ChatSessionView & { token?: string; url?: string };
 
 /** Which customer's session a reseller's request is about (its key's account and mode). */
 export interface SessionOwner {

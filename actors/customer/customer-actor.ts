@@ -13,6 +13,7 @@ import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { isRefusal, Refusal, type RefusalCode } from '../../runtime/refusal.ts';
 import { hashToken, mintToken } from '../../runtime/tokens.ts';
 import { pageStart, toList } from '../shared/list.ts';
+import { customerOriginOf } from '../shared/brand-origin.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { checkReadiness, refreshReadiness } from './readiness-check.ts';
 import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
@@ -121,7 +122,8 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
           expiresAt: new Date(now.getTime() + ONBOARDING_LINK_DAYS * 86_400_000),
           now,
         });
-        url = `${config.publicUrl}/onboarding/${token}`;
+        // At the reseller's brand domain once DNS has verified it, else at the service's public URL.
+        url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/onboarding/${token}`;
         // The stored body (idempotent replay) leaves the URL out: only the token's hash is kept.
         return { created: true, body: onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }) };
       }),

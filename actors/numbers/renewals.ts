@@ -6,6 +6,7 @@ import { spendableCents } from '../../money/balance-view.ts';
 import { addDays, dayOf, inNoticeWindow, reached, releaseDueOn, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import { CarrierNumberError } from '../../telephony/carrier.ts';
 import { BATCH, type NumbersDeps, type NumberTools } from './tools.ts';
+import type { TestClockScope } from '../../db/test-clocks.ts';
 
 /**
  * Renewals: each number's monthly rent taken on its day (every period due, for a service that
@@ -94,25 +95,25 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
     },
 
     /** The renewal job: rent of every number due (and early warnings); each number in its own transaction. Returns how many were charged or warned. */
-    async renewDue(now: Date): Promise<number> {
-      const today = dayOf(now);
+    async renewDue(now: Date, clock: TestClockScope | null = null): Promise<number> {
+      const today = dayOf(clock?.time ?? now);
       const noticeUntil = addDays(today, RENEWAL_NOTICE_DAYS);
       return eachDueInOwnTransaction(
         pool,
         BATCH,
-        (after) => createNumberRepository(pool).dueForRenewal(today, noticeUntil, BATCH, after),
+        (after) => createNumberRepository(pool).dueForRenewal(today, noticeUntil, BATCH, after, clock?.clockId ?? null),
         (client, id) => renewOne(client, id, today, now),
       );
     },
 
     /** Releases numbers whose countdown ended, batch after batch until none is left. Returns how many. */
-    async releaseOverdue(now: Date): Promise<number> {
-      const today = dayOf(now);
+    async releaseOverdue(now: Date, clock: TestClockScope | null = null): Promise<number> {
+      const today = dayOf(clock?.time ?? now);
       let released = 0;
       // A number the carrier refused (or another process holds) comes back in the next batch: each is tried once a run.
       const tried = new Set<string>();
       for (;;) {
-        const ids = (await createNumberRepository(pool).dueForRelease(today, BATCH)).filter((id) => !tried.has(id));
+        const ids = (await createNumberRepository(pool).dueForRelease(today, BATCH, clock?.clockId ?? null)).filter((id) => !tried.has(id));
         if (ids.length === 0) return released;
         for (const id of ids) {
           tried.add(id);

@@ -18,6 +18,7 @@ import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
 import { requiredConsent } from './consent.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import { recordKeptUntil } from './record-retention.ts';
+import { admissionChecks } from './admission-checks.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
@@ -38,6 +39,16 @@ const END_SUMMARIES: Record<(Admission & { kind: 'end' })['outcome'], string> = 
   requested_call_only: 'The number may be called only when the called party asked for the call, and the request does not say so, so it was not dialled.',
   no_redial_after_hang_up: 'The callee hung up on an earlier call from this customer, and the law of the number forbids calling again, so it was not dialled.',
 };
+
+/**
+ * An attempt as a customer on a test clock sees it: claimed at `clock_at` on the clock, ended as
+ * long after as it did on the process clock. One made off any clock keeps its dates.
+ */
+function onClockTime(a: { at: Date; outcome: string | null; ended_at: Date | null; clock_at: Date | null }) {
+  if (!a.clock_at) return { at: a.at, outcome: a.outcome, endedAt: a.ended_at };
+  const shift = a.clock_at.getTime() - a.at.getTime();
+  return { at: a.clock_at, outcome: a.outcome, endedAt: a.ended_at && new Date(a.ended_at.getTime() + shift) };
+}
 
 export interface DiallerOptions {
   /** Most calls this process runs at once (`platform_at_capacity` beyond it). */
@@ -90,7 +101,11 @@ export class Dialler {
       this.stranded.delete(id);
     }
     const free = Math.max(0, this.options.maxCalls - this.deps.liveCalls.size);
-    const claimed = await createCallRepository(pool).claimDue(clock.now(), Math.max(1, Math.min(this.options.batch, free || 1)), this.id, LEASE_SECONDS);
+    const limit = Math.max(1, Math.min(this.options.batch, free || 1));
+    const calls = createCallRepository(pool);
+    const claimed: (CallRow & { clock_now?: Date })[] = await calls.claimDue(clock.now(), limit, this.id, LEASE_SECONDS);
+    // Requests of customers on a test clock are due on its time (migration 028), claimed apart.
+    if (claimed.length < limit) claimed.push(...(await calls.claimDueOnClocks(clock.now(), limit - claimed.length, this.id, LEASE_SECONDS)));
     // Requests are admitted side by side; what must be serial (an account's money) is serialised
     // by its row lock in PostgreSQL.
     let unreachable: unknown;
@@ -111,21 +126,29 @@ export class Dialler {
     return results.filter(Boolean).length;
   }
 
-  /** Loads the request's admission facts, decides, acts. True when it was dialled. */
-  private async admit(call: CallRow): Promise<boolean> {
+  /**
+   * Loads the request's admission facts, decides, acts. True when it was dialled. A request of a
+   * customer on a test clock is decided at the clock's time (`clock_now`): its calling window,
+   * frequency caps, deadline and the time it next tries; what it writes stays dated on the process clock.
+   */
+  private async admit(call: CallRow & { clock_now?: Date }): Promise<boolean> {
     const { pool, clock } = this.deps;
-    const now = clock.now();
-    const attemptsSince = new Date(now.getTime() - CAP_LOOKBACK_MS);
-    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, now);
+    const now = call.clock_now ?? clock.now();
+    // On a clock, attempts are judged on the clock's time: every attempt to the number is read
+    // (its look-back is on the process clock's dates) and those claimed on a clock moved onto it.
+    const attemptsSince = call.clock_now ? new Date(0) : new Date(now.getTime() - CAP_LOOKBACK_MS);
+    // Readiness is the customer's set-up and the world's registries, not a schedule: on the process clock.
+    const readinessNow = clock.now();
+    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, readinessNow);
     const facts: AdmissionFacts = {
       dialBefore: call.dial_before,
       to: call.to_e164,
       toCountry: call.to_country,
       emergencyClosures: new Set(row.emergency_closures),
       doNotCall: row.do_not_call,
-      readiness: row.readiness && readinessFactsOf(row.readiness, now),
+      readiness: row.readiness && readinessFactsOf(row.readiness, readinessNow),
       callerId: row.caller_id,
-      attempts: row.attempts.map((a) => ({ at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
+      attempts: row.attempts.map((a) => (call.clock_now ? onClockTime(a) : { at: a.at, outcome: a.outcome, endedAt: a.ended_at })),
       consent: { held: call.consent_type, expiresAt: call.consent_expires_at, lineType: call.line_type as AdmissionFacts['consent']['lineType'] },
       earlierOutcomes: row.earlier_outcomes,
     };
@@ -143,12 +166,13 @@ export class Dialler {
           mode: call.mode,
           customerId: call.customer_id,
           reference: call.id,
+          ...(call.clock_now ? { scheduleNow: call.clock_now } : {}),
         });
         if (!started.ok) {
           await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
           return false;
         }
-        await this.recordAdmission(call, facts, now);
+        await this.recordAdmission(call, facts, decision.from, now);
         await this.deps.calls.ask(call.id, { type: 'dial', from: decision.from });
         return true;
       }
@@ -159,8 +183,8 @@ export class Dialler {
     }
   }
 
-  /** The call's compliance record: the consent and the rule it is dialled on, as decided at `now`. */
-  private async recordAdmission(call: CallRow, facts: AdmissionFacts, now: Date): Promise<void> {
+  /** The call's compliance record: the consent and the rule it is dialled on, and what the other gates read, as decided at `now`. */
+  private async recordAdmission(call: CallRow, facts: AdmissionFacts, from: string, now: Date): Promise<void> {
     const lineType = facts.consent.lineType ?? 'unknown';
     const requirement = requiredConsent(call.to_e164, call.to_country, lineType, now);
     await createComplianceRecordRepository(this.deps.pool).recordAdmission({
@@ -172,6 +196,8 @@ export class Dialler {
       citations: requirement.citations,
       admittedAt: now,
       keepUntil: recordKeptUntil(call.to_country, now),
+      checks: { ...admissionChecks(facts, from, now) },
+      country: call.to_country,
     });
   }
 

@@ -64,6 +64,22 @@ export interface DeliveryResult {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The start of the receiver's answer (`responseExcerpt`), for the console's delivery log; null without one. */
+  responseExcerpt: string | null;
+}
+
+/** Characters of a receiver's answer kept for the delivery log. */
+export const RESPONSE_EXCERPT_CHARS = 500;
+
+/**
+ * The start of a response body as text a person can read and PostgreSQL can store: decoded as
+ * UTF-8, control characters other than line breaks and tabs made spaces, cut to
+ * RESPONSE_EXCERPT_CHARS. Null for an empty body. Pure.
+ */
+export function responseExcerpt(bytes: Buffer): string | null {
+  const text = bytes.toString('utf8').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ');
+  const cut = [...text].slice(0, RESPONSE_EXCERPT_CHARS).join('');
+  return cut.length === 0 ? null : cut;
 }
 
 /**
@@ -80,12 +96,16 @@ export function deliverOnce(input: DeliverOnceInput): Promise<DeliveryResult> {
     let settled = false;
     let req: http.ClientRequest | undefined;
     let timer: NodeJS.Timeout | undefined;
+    // The first bytes of the answer, for the delivery log (a few more than the excerpt keeps, so a multi-byte character is whole).
+    const head: Buffer[] = [];
+    let headBytes = 0;
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       req?.destroy();
-      const result: DeliveryResult = { statusCode, durationMs: Math.round(performance.now() - started), error };
+      const excerpt = statusCode === null ? null : responseExcerpt(Buffer.concat(head).subarray(0, RESPONSE_EXCERPT_CHARS * 4));
+      const result: DeliveryResult = { statusCode, durationMs: Math.round(performance.now() - started), error, responseExcerpt: excerpt };
       input.log?.debug(result, 'webhook attempt');
       resolve(result);
     };
@@ -122,6 +142,10 @@ export function deliverOnce(input: DeliverOnceInput): Promise<DeliveryResult> {
       const statusCode = res.statusCode ?? null;
       let bytes = 0;
       res.on('data', (chunk: Buffer) => {
+        if (headBytes < RESPONSE_EXCERPT_CHARS * 4) {
+          head.push(chunk);
+          headBytes += chunk.length;
+        }
         bytes += chunk.length;
         // Enough read to know the receiver answered; stop paying for the rest.
         if (bytes >= MAX_RESPONSE_BYTES) finish(statusCode, null);

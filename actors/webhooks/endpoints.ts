@@ -4,7 +4,7 @@ import type { SecretBox } from '../../runtime/secret-box.ts';
 import { createWebhookRepository } from '../../db/webhooks.ts';
 import { createAccountRepository } from '../../db/accounts.ts';
 import { Refusal } from '../../runtime/refusal.ts';
-import { toList } from '../shared/list.ts';
+import { pageStart, toList } from '../shared/list.ts';
 import { newSigningSecret } from './signing.ts';
 import { checkEndpointUrl } from './address-guard.ts';
 import { deliveryView, endpointView } from './views.ts';
@@ -81,12 +81,14 @@ export function createWebhookEndpoints(deps: Deps & { secrets: SecretBox; allowP
       return endpointView(await mustEndpoint(accountId, id));
     },
 
-    async update(accountId: string, id: string, patch: { url?: string; event_types?: string[]; description?: string | null; enabled?: boolean }) {
+    async update(accountId: string, id: string, patch: { url?: string; mode?: Mode; event_types?: string[]; description?: string | null; enabled?: boolean }) {
       const e = await mustEndpoint(accountId, id);
-      if (patch.url !== undefined) await checkUrl(patch.url, e.mode);
+      // A move to live mode must pass live's rules (https) with the URL it will have.
+      if (patch.url !== undefined || (patch.mode !== undefined && patch.mode !== e.mode)) await checkUrl(patch.url ?? e.url, patch.mode ?? e.mode);
       if (patch.event_types) checkTypes(patch.event_types);
       const fields: Record<string, unknown> = { updated_at: clock.now() };
       if (patch.url !== undefined) fields.url = patch.url;
+      if (patch.mode !== undefined) fields.mode = patch.mode;
       if (patch.event_types !== undefined) fields.event_types = [...new Set(patch.event_types)];
       if (patch.description !== undefined) fields.description = patch.description;
       if (patch.enabled !== undefined) fields.enabled = patch.enabled;
@@ -114,9 +116,11 @@ export function createWebhookEndpoints(deps: Deps & { secrets: SecretBox; allowP
       return endpointView(row, secret);
     },
 
-    async deliveries(accountId: string, id: string, limit: number) {
+    /** A page of the endpoint's deliveries, newest first; `startingAfter` is the last delivery id of the page before. */
+    async deliveries(accountId: string, id: string, limit: number, startingAfter?: string) {
       const e = await mustEndpoint(accountId, id);
-      const rows = await repo().listDeliveries(e.id, limit);
+      const beforeSeq = await pageStart(pool, { limit, startingAfter }, { table: 'webhook_deliveries', endpointId: e.id });
+      const rows = await repo().listDeliveries(e.id, limit + 1, beforeSeq);
       return toList(rows, limit, deliveryView);
     },
 

@@ -12,12 +12,14 @@ export type WebhooksMessage =
   | { type: 'create_endpoint'; input: { url: string; mode: Mode; event_types?: string[]; description?: string | null; enabled?: boolean } }
   | { type: 'list_endpoints' }
   | { type: 'get_endpoint'; id: string }
-  | { type: 'update_endpoint'; id: string; patch: { url?: string; event_types?: string[]; description?: string | null; enabled?: boolean } }
+  | { type: 'update_endpoint'; id: string; patch: { url?: string; mode?: Mode; event_types?: string[]; description?: string | null; enabled?: boolean } }
   | { type: 'delete_endpoint'; id: string }
   | { type: 'roll_secret'; id: string; graceSeconds: number }
-  | { type: 'list_deliveries'; id: string; limit: number }
+  | { type: 'list_deliveries'; id: string; limit: number; startingAfter?: string }
   | { type: 'resend_delivery'; id: string; deliveryId: string }
-  | { type: 'send_test_event'; mode: Mode };
+  | { type: 'send_test_event'; mode: Mode }
+  /** A `test.ping` for one endpoint only (in its mode, whatever types it chose). */
+  | { type: 'send_endpoint_test_event'; id: string };
 
 export interface WebhooksReplies {
   list_events: List<ReturnType<typeof eventView>>;
@@ -31,4 +33,5 @@ export interface WebhooksReplies {
   list_deliveries: R<'deliveries'>;
   resend_delivery: R<'resend'>;
   send_test_event: ReturnType<typeof eventView>;
+  send_endpoint_test_event: ReturnType<typeof eventView>;
 }

@@ -102,10 +102,19 @@ export class WebhookSender {
     const repo = createWebhookRepository(pool);
     const { endpoint, event } = d;
     const attemptAt = clock.now();
-    if (endpoint.deleted_at || !endpoint.enabled) {
+    // A delivery its endpoint no longer takes ends without an attempt: the endpoint was disabled or
+    // deleted, or moved to the other mode in the console (spec: a test endpoint never receives live
+    // events and the reverse).
+    const refusal =
+      endpoint.deleted_at || !endpoint.enabled
+        ? 'endpoint disabled or deleted'
+        : endpoint.mode !== event.mode
+          ? `endpoint moved to ${endpoint.mode} mode; ${event.mode} events are not sent to it`
+          : null;
+    if (refusal) {
       await repo.finishAttempt(
         { id: d.id, attempt: d.attempts, attemptedAt: attemptAt, durationMs: 0 },
-        { status: 'dead', nextAttemptAt: attemptAt, statusCode: null, error: 'endpoint disabled or deleted', now: attemptAt },
+        { status: 'dead', nextAttemptAt: attemptAt, statusCode: null, error: refusal, now: attemptAt },
       );
       return;
     }
@@ -134,6 +143,7 @@ export class WebhookSender {
         statusCode: result.statusCode,
         error: result.error ?? (next.state === 'dead' && next.reason === 'gone' ? 'endpoint answered 410: retries stopped' : null),
         now,
+        responseExcerpt: result.responseExcerpt,
       },
     );
   }

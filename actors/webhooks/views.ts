@@ -41,6 +41,7 @@ export function deliveryView(d: DeliveryRow & { event_type?: string; attempt_log
       status_code: a.status_code,
       duration_ms: a.duration_ms,
       error: a.error,
+      response_excerpt: a.response_excerpt ?? null,
     })),
     created_at: iso(d.created_at),
   };

@@ -8,6 +8,7 @@ import { pageStart, toList } from '../shared/list.ts';
 import { createWebhookEndpoints } from './endpoints.ts';
 import { eventView } from './views.ts';
 import type { WebhooksMessage } from './messages.ts';
+import type { Mode } from '../../runtime/types.ts';
 
 /**
  * One account's webhooks: the single writer of its endpoints in this process, and the reader of
@@ -28,6 +29,14 @@ const READS = new Set<WebhooksMessage['type']>([
 export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivate: boolean }): Behaviour<WebhooksMessage, WebhooksState> {
   const endpoints = createWebhookEndpoints(deps);
   const events = () => createEventRepository(deps.pool);
+
+  async function testPing(accountId: string, mode: Mode, onlyEndpointId?: string) {
+    const now = deps.realClock.now();
+    const row = await withTransaction(deps.pool, (client) =>
+      recordEvent(client, { accountId, mode, type: 'test.ping', data: { object: 'ping', sent_at: now.toISOString() }, now, onlyEndpointId }),
+    );
+    return eventView(row);
+  }
 
   async function receive(state: WebhooksState, msg: WebhooksMessage): Promise<{ state: WebhooksState; reply: unknown }> {
     const id = state.accountId;
@@ -56,16 +65,15 @@ export function webhooksBehaviour(deps: Deps & { secrets: SecretBox; allowPrivat
       case 'roll_secret':
         return done(await endpoints.rollSecret(id, msg.id, msg.graceSeconds));
       case 'list_deliveries':
-        return done(await endpoints.deliveries(id, msg.id, msg.limit));
+        return done(await endpoints.deliveries(id, msg.id, msg.limit, msg.startingAfter));
       case 'resend_delivery':
         return done(await endpoints.resend(id, msg.id, msg.deliveryId));
-      case 'send_test_event': {
+      case 'send_test_event':
         // A `test.ping` goes to every endpoint of the mode that takes all types (receivers ignore types they do not know).
-        const now = deps.realClock.now();
-        const row = await withTransaction(deps.pool, (client) =>
-          recordEvent(client, { accountId: id, mode: msg.mode, type: 'test.ping', data: { object: 'ping', sent_at: now.toISOString() }, now }),
-        );
-        return done(eventView(row));
+        return done(await testPing(id, msg.mode));
+      case 'send_endpoint_test_event': {
+        const endpoint = await endpoints.get(id, msg.id);
+        return done(await testPing(id, endpoint.mode, endpoint.id));
       }
       default: {
         const unhandled: never = msg;

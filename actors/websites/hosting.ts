@@ -5,6 +5,7 @@ import { eachDueInOwnTransaction } from '../shared/due-batches.ts';
 import { spendableCents } from '../../money/balance-view.ts';
 import { addDays, dayOf, inNoticeWindow, reached, RELEASE_COUNTDOWN_DAYS, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import { BATCH, type Room } from './room.ts';
+import type { TestClockScope } from '../../db/test-clocks.ts';
 
 /**
  * Hosting a live site month by month: the renewal and its early warning, the 14-day countdown
@@ -62,22 +63,22 @@ export function createWebsiteHosting(room: Room) {
 
   return {
     /** The hosting job: renewals due and early warnings, each site in its own transaction. */
-    async renewHosting(now: Date): Promise<number> {
-      const today = dayOf(now);
+    async renewHosting(now: Date, clock: TestClockScope | null = null): Promise<number> {
+      const today = dayOf(clock?.time ?? now);
       const noticeUntil = addDays(today, RENEWAL_NOTICE_DAYS);
       return eachDueInOwnTransaction(
         pool,
         BATCH,
-        (after) => createWebsiteRepository(pool).dueForHosting(today, noticeUntil, BATCH, after),
+        (after) => createWebsiteRepository(pool).dueForHosting(today, noticeUntil, BATCH, after, clock?.clockId ?? null),
         (client, id) => renewOne(client, id, today, now),
       );
     },
 
     /** Sites whose countdown ended go offline (nothing deleted) with `website.suspended`. */
-    async suspendOverdue(now: Date): Promise<number> {
-      const today = dayOf(now);
+    async suspendOverdue(now: Date, clock: TestClockScope | null = null): Promise<number> {
+      const today = dayOf(clock?.time ?? now);
       let done = 0;
-      for (const id of await createWebsiteRepository(pool).dueForSuspension(today, BATCH)) {
+      for (const id of await createWebsiteRepository(pool).dueForSuspension(today, BATCH, clock?.clockId ?? null)) {
         const did = await withTransaction(pool, async (client) => {
           const row = await createWebsiteRepository(client).claim(id);
           if (!row || row.status !== 'hosting_due' || !row.suspend_due_on || !reached(today, row.suspend_due_on) || !row.hosting_renews_on) return false;
@@ -97,10 +98,10 @@ export function createWebsiteHosting(room: Room) {
     },
 
     /** Suspended sites past their 90 days: the page is deleted for good. */
-    async purgeOverdue(now: Date): Promise<number> {
-      const today = dayOf(now);
+    async purgeOverdue(now: Date, clock: TestClockScope | null = null): Promise<number> {
+      const today = dayOf(clock?.time ?? now);
       let done = 0;
-      for (const id of await createWebsiteRepository(pool).dueForPurge(today, BATCH)) {
+      for (const id of await createWebsiteRepository(pool).dueForPurge(today, BATCH, clock?.clockId ?? null)) {
         const did = await withTransaction(pool, async (client) => {
           const row = await createWebsiteRepository(client).claim(id);
           if (!row || row.status !== 'suspended' || !row.purge_due_on || !reached(today, row.purge_due_on)) return false;

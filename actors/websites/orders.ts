@@ -7,6 +7,7 @@ import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { ITEM_PRICES } from '../../money/rules/pricing.ts';
 import { pageStart, toList, type List, type Page } from '../shared/list.ts';
 import { writeTransaction, type Written } from '../shared/transaction.ts';
+import { nameSlug } from '../shared/slug.ts';
 import type { Room, WebsiteOwner } from './room.ts';
 import type { WebsiteView } from './views.ts';
 
@@ -17,15 +18,7 @@ import type { WebsiteView } from './views.ts';
 
 /** A slug for the site's address: the business name's letters, then a random tail (never guessable from the name alone). */
 export function slugFor(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return `${base || 'site'}-${crypto.randomBytes(3).toString('hex')}`;
+  return `${nameSlug(name) || 'site'}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
 export function createWebsiteOrders(room: Room) {
@@ -64,7 +57,7 @@ export function createWebsiteOrders(room: Room) {
         if (charged.outcome === 'insufficient_balance') {
           throw new Refusal('insufficient_balance', `The balance cannot cover the build fee (${row.build_fee_cents} cents); nothing was ordered or charged.`);
         }
-        return { created: true, body: view(row) };
+        return { created: true, body: await view(client, row) };
       });
     },
 
@@ -72,12 +65,13 @@ export function createWebsiteOrders(room: Room) {
       if (!isUuid(buildId)) throw new Refusal('website_not_found');
       const row = await createWebsiteRepository(pool).get(owner.customerId, buildId);
       if (!row || row.account_id !== owner.accountId || row.mode !== owner.mode) throw new Refusal('website_not_found');
-      return view(row);
+      return view(pool, row);
     },
 
     async list(owner: WebsiteOwner, page: Page): Promise<List<WebsiteView>> {
       const before = await pageStart(pool, page, { table: 'website_builds', customerId: owner.customerId });
-      return toList(await createWebsiteRepository(pool).list(owner.customerId, page.limit + 1, before), page.limit, view);
+      const [rows, viewOf] = await Promise.all([createWebsiteRepository(pool).list(owner.customerId, page.limit + 1, before), room.viewer(pool, owner.accountId)]);
+      return toList(rows, page.limit, viewOf);
     },
 
     /** POST …/revision: the site rebuilt with a change; one revision is included. */
@@ -93,7 +87,7 @@ export function createWebsiteOrders(room: Room) {
           { revision_briefs: [...row.revision_briefs, brief.trim()], build_wanted: true, build_claimed_until: null, build_attempts: 0, ...(row.status === 'ready' ? { status: 'building' as const } : {}) },
           now,
         );
-        return { created: false, body: view(revised) };
+        return { created: false, body: await view(client, revised) };
       });
     },
 
@@ -102,7 +96,7 @@ export function createWebsiteOrders(room: Room) {
       const now = clock.now();
       return withTransaction(pool, async (client) => {
         const row = await room.lockOwn(client, owner, buildId);
-        if (['failed', 'cancelled', 'purged'].includes(row.status)) return view(row);
+        if (['failed', 'cancelled', 'purged'].includes(row.status)) return view(client, row);
         const delivered = !(row.status === 'building' || row.status === 'ready');
         const cancelled = await createWebsiteRepository(client).update(
           row.id,
@@ -111,7 +105,7 @@ export function createWebsiteOrders(room: Room) {
         );
         if (!delivered) await room.refundFee(client, row, 'cancelled before delivery', now);
         log.info({ website_id: row.id, delivered }, delivered ? 'website taken down; hosting stopped' : 'website order cancelled; fee refunded');
-        return view(cancelled);
+        return view(client, cancelled);
       });
     },
   };

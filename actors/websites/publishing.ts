@@ -72,7 +72,7 @@ export function createWebsitePublishing(room: Room) {
       const now = clock.now();
       return writeTransaction(pool, idempotency, now, async (client) => {
         let row = await room.lockOwn(client, owner, buildId);
-        if (row.status === 'live' || row.status === 'hosting_due') return { created: false, body: view(row) };
+        if (row.status === 'live' || row.status === 'hosting_due') return { created: false, body: await view(client, row) };
         if (row.status !== 'ready') throw new Refusal('website_not_ready', row.status === 'building' ? 'The site is still being built; publish it once it is ready.' : `A ${row.status} site cannot go live.`);
         const today = dayOf(now);
         row = await createWebsiteRepository(client).update(row.id, { anchor_day: Number(today.slice(8, 10)) }, now);
@@ -85,7 +85,7 @@ export function createWebsitePublishing(room: Room) {
           now,
         );
         await room.emit(client, row, 'website.live', now);
-        return { created: false, body: view(row) };
+        return { created: false, body: await view(client, row) };
       });
     },
 
@@ -131,7 +131,7 @@ export function createWebsitePublishing(room: Room) {
         }
         const updated = await createWebsiteRepository(client).update(row.id, { preview_nonce: crypto.randomBytes(16).toString('hex'), preview_expires_at: reissued.preview_expires_at }, now);
         log.info({ website_id: row.id }, 'a website preview was re-issued; the old address no longer answers');
-        return { created: false, body: view(updated) };
+        return { created: false, body: await view(client, updated) };
       });
     },
 

@@ -8,7 +8,8 @@ import { createCustomerRepository, isUuid, type CustomerRow } from '../../db/cus
 import { recordEvent } from '../../db/events.ts';
 import { nextRenewal } from '../../money/rules/renewal.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
-import { siteAddresses, websiteView, type SiteAddresses } from './views.ts';
+import { siteAddresses, websiteView, type SiteAddresses, type WebsiteView } from './views.ts';
+import { customerOriginOf } from '../shared/brand-origin.ts';
 
 /**
  * What every part of the websites room shares (orders.ts, builds.ts, publishing.ts, hosting.ts,
@@ -62,11 +63,24 @@ export type Room = ReturnType<typeof createRoom>;
 export function createRoom(deps: WebsitesDeps) {
   const { money, secrets, config, clock } = deps;
   const addresses: SiteAddresses = siteAddresses(config, (message) => secrets.mac('site-preview', message));
-  const view = (row: WebsiteRow) => websiteView(row, addresses, clock.now());
+  /**
+   * The view of an account's builds: a preview is shown to the reseller's customer, so it is at
+   * the reseller's verified brand domain when there is one (actors/shared/brand-origin.ts).
+   */
+  async function viewer(db: Queryable, accountId: string): Promise<(row: WebsiteRow) => WebsiteView> {
+    const origin = await customerOriginOf(db, accountId, config.publicUrl);
+    return (row) => websiteView(row, addresses, clock.now(), origin);
+  }
+
+  /** The view of one build (its account's origin read in `db`). */
+  async function view(db: Queryable, row: WebsiteRow): Promise<WebsiteView> {
+    return (await viewer(db, row.account_id))(row);
+  }
 
   return {
     deps,
     addresses,
+    viewer,
     view,
 
     async lockCustomer(db: Queryable, owner: WebsiteOwner): Promise<CustomerRow> {
@@ -84,7 +98,7 @@ export function createRoom(deps: WebsitesDeps) {
     },
 
     async emit(db: Queryable, row: WebsiteRow, type: WebsiteEvent, now: Date) {
-      await recordEvent(db, { accountId: row.account_id, mode: row.mode, type, data: view(row), now });
+      await recordEvent(db, { accountId: row.account_id, mode: row.mode, type, data: await view(db, row), now });
     },
 
     /** Charges the hosting period starting `periodStart`; `paid` when charged now or before. */

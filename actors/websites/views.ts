@@ -34,8 +34,8 @@ export interface WebsiteView {
 export interface SiteAddresses {
   /** The address of a live site. */
   siteUrl(slug: string): string;
-  /** The unlisted preview of a build, with its current nonce. */
-  previewUrl(id: string, nonce: string): string;
+  /** The unlisted preview of a build, with its current nonce, at `origin` (the reseller's verified brand domain) or the public URL. */
+  previewUrl(id: string, nonce: string, origin?: string): string;
   /** What a customer's domain's CNAME must point at. */
   cnameTarget(slug: string): string;
   /** Whether `token` is the preview token of build `id` with `nonce` (compared in constant time). */
@@ -56,7 +56,7 @@ export function siteAddresses(config: Pick<Config, 'publicUrl' | 'sitesDomain'>,
   const token = (id: string, nonce: string) => mac(`${id}.${nonce}`);
   return {
     siteUrl: (slug) => (config.sitesDomain ? `https://${slug}.${config.sitesDomain}/` : `${config.publicUrl}/sites/${slug}/`),
-    previewUrl: (id, nonce) => `${config.publicUrl}/sites/preview/${id}/${token(id, nonce)}`,
+    previewUrl: (id, nonce, origin = config.publicUrl) => `${origin}/sites/preview/${id}/${token(id, nonce)}`,
     cnameTarget: (slug) => (config.sitesDomain ? `${slug}.${config.sitesDomain}` : publicHost()),
     previewTokenMatches: (id, nonce, given) => {
       // Both sides hashed to one length first: the comparison's time says nothing about either.
@@ -80,8 +80,9 @@ export function previewOpen(row: Pick<WebsiteRow, 'status' | 'mode' | 'built_at'
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export function websiteView(row: WebsiteRow, addresses: SiteAddresses, now: Date): WebsiteView {
-  const preview = previewOpen(row, now) ? addresses.previewUrl(row.id, row.preview_nonce) : null;
+/** A build as the reseller sees it; `origin` is where its preview is (see `customerOrigin`), the public URL when not given. */
+export function websiteView(row: WebsiteRow, addresses: SiteAddresses, now: Date, origin?: string): WebsiteView {
+  const preview = previewOpen(row, now) ? addresses.previewUrl(row.id, row.preview_nonce, origin) : null;
   const addressed = row.live_at !== null && ['live', 'hosting_due', 'suspended'].includes(row.status);
   return {
     object: 'website_build',

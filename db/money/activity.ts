@@ -5,8 +5,13 @@ import type { Mode } from '../../runtime/types.ts';
 
 export function activityReads(db: Queryable) {
   return {
-    async listActivity(accountId: string, limit: number) {
-      const { rows } = await db.query(`SELECT * FROM activity_log WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, [accountId, limit]);
+    /** Newest first; `mode` narrows it to one mode, `beforeSeq` starts after a cursor. */
+    async listActivity(accountId: string, limit: number, opts: { mode?: Mode; beforeSeq?: number | null } = {}) {
+      const { rows } = await db.query(
+        `SELECT * FROM activity_log WHERE account_id = $1 AND ($3::text IS NULL OR mode = $3) AND ($4::bigint IS NULL OR seq < $4)
+          ORDER BY seq DESC LIMIT $2`,
+        [accountId, limit, opts.mode ?? null, opts.beforeSeq ?? null],
+      );
       return rows as { id: string; mode: Mode; customer_id: string | null; kind: string; reason: string | null; reference: string | null; detail: unknown; created_at: Date }[];
     },
   };

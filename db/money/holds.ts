@@ -1,6 +1,7 @@
 import { prepared, type Queryable } from '../pool.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { MONEY_COLUMNS, type MoneyRow } from './balances.ts';
+import { onClock, type TestClockScope } from '../test-clocks.ts';
 import { priceMinutesSql, type Tariff } from './price-sql.ts';
 
 /**
@@ -168,12 +169,14 @@ export function holdWrites(db: Queryable) {
     },
 
     /** Claims up to `limit` holds past their expiry as released; other sweepers skip these rows. */
-    async releaseExpired(now: Date, limit: number): Promise<HoldRow[]> {
+    async releaseExpired(now: Date, limit: number, clock: TestClockScope | null = null): Promise<HoldRow[]> {
+      // The holds of customers on no test clock expire on `now`; those of a clock's customers on its time.
       const { rows } = await db.query(
         `UPDATE holds SET status = 'released', resolved_at = $1
-          WHERE id IN (SELECT id FROM holds WHERE status = 'open' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          WHERE id IN (SELECT id FROM holds WHERE status = 'open' AND expires_at <= $4 AND ${onClock('holds.customer_id', '$3')}
+                        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
           RETURNING *`,
-        [now, limit],
+        [now, limit, clock?.clockId ?? null, clock?.time ?? now],
       );
       return rows;
     },

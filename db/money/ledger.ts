@@ -111,7 +111,32 @@ export function ledgerReads(db: Queryable) {
       );
       return rows;
     },
+
+    /**
+     * A page of the ledger, newest first, narrowed by customer, line type and period (`from`
+     * inclusive, `to` exclusive), each line with its customer's name: the console's ledger and its CSV.
+     */
+    async listFiltered(f: LedgerFilter & { accountId: string; mode: Mode; limit: number; beforeSeq: number | null }): Promise<(LedgerRow & { customer_name: string | null })[]> {
+      const { rows } = await db.query(
+        `SELECT l.*, c.name AS customer_name
+           FROM ledger_entries l LEFT JOIN customers c ON c.id = l.customer_id
+          WHERE l.account_id = $1 AND l.mode = $2 AND ($3::bigint IS NULL OR l.seq < $3)
+            AND ($4::uuid IS NULL OR l.customer_id = $4) AND ($5::text IS NULL OR l.type = $5)
+            AND ($6::timestamptz IS NULL OR l.created_at >= $6) AND ($7::timestamptz IS NULL OR l.created_at < $7)
+          ORDER BY l.seq DESC LIMIT $8`,
+        [f.accountId, f.mode, f.beforeSeq, f.customerId, f.type, f.from, f.to, f.limit],
+      );
+      return rows;
+    },
   };
+}
+
+/** What the console's ledger may be narrowed by (null: not narrowed). */
+export interface LedgerFilter {
+  customerId: string | null;
+  type: string | null;
+  from: Date | null;
+  to: Date | null;
 }
 
 export function ledgerWrites(db: Queryable) {

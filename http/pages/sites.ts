@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../routes/app-type.ts';
 import type { Config } from '../../runtime/config.ts';
 import type { Websites } from '../../actors/websites/websites.ts';
+import type { BrandDomains } from '../../actors/account/brand-domain.ts';
 import { Type } from '../schemas/common.ts';
 
 /**
@@ -40,6 +41,8 @@ function noindexed(html: string): string {
 export interface SitePageDeps {
   config: Pick<Config, 'sitesDomain' | 'publicUrl'>;
   websites: Pick<Websites, 'bySlug' | 'byDomain' | 'preview' | 'allowsCertificate'>;
+  /** A reseller's verified brand domain gets a certificate too (issue 21). */
+  brandDomains: Pick<BrandDomains, 'allowsCertificate'>;
 }
 
 type Served = Awaited<ReturnType<Websites['bySlug']>>;
@@ -101,13 +104,16 @@ export async function registerSitePages(app: App, services: SitePageDeps): Promi
     return reply.code(200).headers({ ...SITE_HEADERS, 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' }).send(noindexed(preview.html));
   });
 
-  // Caddy's on_demand_tls `ask`: 200 lets it get a certificate for `domain`, anything else refuses.
+  // Caddy's on_demand_tls `ask`: 200 lets it get a certificate for `domain` (a served site's, or a
+  // reseller's verified brand domain), anything else refuses.
   const askQuery = Type.Object({ domain: Type.String({ minLength: 1, maxLength: 253 }) });
   app.get('/sites/tls-ask', { config: { auth: 'none' }, schema: { hide: true, querystring: askQuery } }, async (request, reply) => {
     const domain = request.query.domain.toLowerCase().replace(/\.$/, '');
     const ours = sitesSuffix !== null && domain.endsWith(sitesSuffix) && /^[a-z0-9-]{1,80}$/.test(domain.slice(0, -sitesSuffix.length));
     // A site's own host, like a customer's domain, only while the site is served (not building, cancelled or purged).
-    const allowed = ours ? isServed(await websites.bySlug(domain.slice(0, -sitesSuffix!.length))) : await websites.allowsCertificate(domain);
+    const allowed = ours
+      ? isServed(await websites.bySlug(domain.slice(0, -sitesSuffix!.length)))
+      : (await websites.allowsCertificate(domain)) || (await services.brandDomains.allowsCertificate(domain));
     return reply.code(allowed ? 200 : 404).header('cache-control', 'no-store').send(allowed ? 'ok' : 'no');
   });
 }

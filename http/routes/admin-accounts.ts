@@ -2,11 +2,18 @@ import crypto from 'node:crypto';
 import type { App } from './app-type.ts';
 import type { AccountRegistry } from './deps.ts';
 import { ApiKeySchema, AdminAccountSchema } from '../schemas/account.ts';
+import { BusinessDetailsSchema } from '../schemas/console-devs.ts';
 import { ListOf, MAX_CENTS, MAX_INT4, ModeSchema, Nullable, PageQuery, responses, Type, withCode } from '../schemas/common.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { LIMIT_FIELDS } from '../../db/accounts.ts';
 import type { AccountDirectory } from '../../actors/account/account-directory.ts';
 import { pageOf } from './helpers.ts';
+import { EmailSchema } from '../schemas/console.ts';
+import type { ConsolePeople } from '../../actors/console/people.ts';
+import type { ConsoleAccess } from '../../actors/console/access.ts';
+import type { Config } from '../../runtime/config.ts';
+import { invitationUrl } from './console-session.ts';
+import { ApiError } from '../errors.ts';
 
 const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const KeyParams = Type.Object({ id: Type.String({ format: 'uuid' }), key_id: Type.String({ format: 'uuid' }) });
@@ -23,7 +30,16 @@ const nullableCents = { ...withCode(Nullable(Type.Integer()), 'invalid_limit'), 
 export interface AdminAccountRouteDeps {
   accounts: AccountRegistry;
   accountDirectory: AccountDirectory;
+  consolePeople: ConsolePeople;
+  consoleAccess: ConsoleAccess;
+  config: Config;
 }
+
+/** An account just created with its owner's email: the account plus the owner's invitation link (shown once). */
+const CreatedAccountSchema = Type.Object({
+  ...AdminAccountSchema.properties,
+  owner_invitation: Type.Optional(Type.Object({ url: Type.String(), expires_at: Type.String({ format: 'date-time' }) })),
+});
 
 /** Operator actions on accounts and keys (the spec's "in the console"). */
 export function registerAdminAccountRoutes(app: App, services: AdminAccountRouteDeps): void {
@@ -36,15 +52,25 @@ export function registerAdminAccountRoutes(app: App, services: AdminAccountRoute
       schema: {
         ...hide,
         body: Type.Object(
-          { name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', format: 'single-line' }), { default: 'parameter_missing', format: 'invalid_parameter' }), country: Country },
+          {
+            name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', format: 'single-line' }), { default: 'parameter_missing', format: 'invalid_parameter' }),
+            country: Country,
+            owner_email: Type.Optional(EmailSchema),
+          },
           { additionalProperties: false },
         ),
-        response: responses({ 201: AdminAccountSchema }, ['parameter_missing', 'invalid_parameter'], { auth: 'admin' }),
+        response: responses({ 201: CreatedAccountSchema }, ['parameter_missing', 'invalid_parameter', 'email_taken'], { auth: 'admin' }),
       },
     },
     async (request, reply) => {
+      const ownerEmail = request.body.owner_email;
+      // Checked first, so a taken address creates no account; the account and then its invitation
+      // follow (if the invitation failed after all, POST /admin/v1/accounts/:id/invitations mints one).
+      if (ownerEmail !== undefined && (await services.consoleAccess.emailTaken(ownerEmail))) throw new ApiError('email_taken');
       const account = await ask(crypto.randomUUID(), { type: 'create_account', name: request.body.name.trim(), country: request.body.country.toUpperCase() });
-      return reply.code(201).send(account);
+      if (ownerEmail === undefined) return reply.code(201).send(account);
+      const { invitation, token } = await services.consolePeople.invite({ accountId: account.id, email: ownerEmail, role: 'owner', invitedBy: null });
+      return reply.code(201).send({ ...account, owner_invitation: { url: invitationUrl(services.config, token), expires_at: invitation.expires_at.toISOString() } });
     },
   );
 
@@ -116,11 +142,26 @@ export function registerAdminAccountRoutes(app: App, services: AdminAccountRoute
       schema: {
         ...hide,
         params: AccountParams,
-        body: Type.Object({ status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter') }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            status: withCode(Type.String({ enum: ['pending', 'verified', 'rejected'] }), 'invalid_parameter'),
+            // Shown to the reseller on its going-live page (why it was rejected); cleared by the next review.
+            note: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+          },
+          { additionalProperties: false },
+        ),
         response: responses({ 200: AdminAccountSchema }, ['account_not_found', 'invalid_parameter'], { auth: 'admin' }),
       },
     },
-    async (request) => ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected' }),
+    async (request) =>
+      ask(request.params.id, { type: 'set_kyb', status: request.body.status as 'pending' | 'verified' | 'rejected', note: request.body.note?.trim() || null }),
+  );
+
+  // The business details the reseller submitted in the console (console-going-live.ts), for review with POST …/kyb.
+  app.get(
+    '/admin/v1/accounts/:id/business_details',
+    { config: ADMIN, schema: { ...hide, params: AccountParams, response: responses({ 200: BusinessDetailsSchema }, ['account_not_found'], { auth: 'admin' }) } },
+    async (request) => ask(request.params.id, { type: 'get_business_details' }),
   );
 
   app.post(

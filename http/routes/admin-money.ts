@@ -1,6 +1,7 @@
 import type { App } from './app-type.ts';
 import type { AccountRegistry, TestClockControl } from './deps.ts';
 import type { CarrierInbox } from '../../actors/call/carrier-inbox.ts';
+import type { TestClocks } from '../../actors/test-clocks/test-clocks.ts';
 import { BalanceSchema, UsageEntrySchema } from '../schemas/money.ts';
 import { ListOf, MAX_CENTS, ModeSchema, Nullable, responses, Type, withCode } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
@@ -28,6 +29,8 @@ export interface AdminMoneyRouteDeps {
   carrierInbox: Pick<CarrierInbox, 'listPending'>;
   /** Present only under SWITCHBOARD_TEST_CLOCK=1, which the test facilities below require. */
   testClock: TestClockControl | null;
+  /** A test customer's test clock time, when it is on one (its hold expires on it). */
+  testClocks: Pick<TestClocks, 'timeOf'>;
 }
 
 /** Operator money actions: card top-ups, automatic top-up, refunds, the activity log, jobs. */
@@ -184,7 +187,9 @@ export function registerAdminMoneyRoutes(app: App, services: AdminMoneyRouteDeps
     },
     async (request) => {
       if (!services.testClock) throw new ApiError('test_clock_disabled');
-      return ask(request.params.id, { type: 'start_call', mode: request.body.mode, customerId: request.body.customer_id, reference: request.body.reference });
+      const { mode, customer_id: customerId, reference } = request.body;
+      const onClock = mode === 'test' ? await services.testClocks.timeOf(customerId) : null;
+      return ask(request.params.id, { type: 'start_call', mode, customerId, reference, ...(onClock ? { scheduleNow: onClock } : {}) });
     },
   );
 

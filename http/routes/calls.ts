@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { App } from './app-type.ts';
 import type { CallRequests } from '../../actors/call/requests.ts';
 import type { Carrier } from '../../telephony/carrier.ts';
@@ -12,7 +13,7 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, de
 
 const RECORDING_TYPE = 'audio/wav';
 /** A binary body: described by its media type, never serialized. */
-const RecordingAudio = Type.Unsafe<Buffer>({
+export const RecordingAudio = Type.Unsafe<Buffer>({
   description: 'The recording, WAV',
   content: { [RECORDING_TYPE]: { schema: { type: 'string', contentMediaType: RECORDING_TYPE } } },
 });
@@ -21,6 +22,18 @@ const RecordingAudio = Type.Unsafe<Buffer>({
 export interface CallRouteDeps extends CustomerLookupDeps {
   callRequests: CallRequests;
   carriers: Record<Mode, Carrier>;
+}
+
+/**
+ * Answers with the recording of the account's call `id`: fetched from the carrier, audio/wav, never
+ * cached (GET /v1/calls/{id}/recording and the console's player).
+ */
+export async function sendRecording(deps: CallRouteDeps, reply: FastifyReply, accountId: string, mode: Mode, id: string) {
+  const call = await deps.callRequests.getCall(accountId, mode, id);
+  if (!call.recording_url || !call.carrier) throw new ApiError('recording_not_available');
+  const audio = await deps.carriers[call.mode].fetchRecording(call.recording_url);
+  // Always the WAV rendition, whatever type the carrier labels it with (audio/x-wav…): the document says audio/wav.
+  return reply.code(200).header('content-type', RECORDING_TYPE).header('cache-control', 'private, no-store').send(audio.body);
 }
 
 export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
@@ -157,11 +170,7 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
     },
     async (request, reply) => {
       const auth = caller(request);
-      const call = await callRequests.getCall(auth.accountId, auth.mode, request.params.id);
-      if (!call.recording_url || !call.carrier) throw new ApiError('recording_not_available');
-      const audio = await deps.carriers[call.mode].fetchRecording(call.recording_url);
-      // Always the WAV rendition, whatever type the carrier labels it with (audio/x-wav…): the document says audio/wav.
-      return reply.code(200).header('content-type', RECORDING_TYPE).header('cache-control', 'private, no-store').send(audio.body);
+      return sendRecording(deps, reply, auth.accountId, auth.mode, request.params.id);
     },
   );
 

@@ -31,6 +31,18 @@ export const AccountSchema = Type.Object({
   customers: Type.Object({ count: Type.Integer() }),
 });
 
+/** The brand domain's DNS state (issue 21; docs/api.md, "Brand domain"). */
+export const BrandDomainSchema = Type.Object({
+  object: Type.Literal('brand_domain'),
+  domain: NullableString,
+  status: Type.Union([Type.Literal('none'), Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')], {
+    description: 'none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed)',
+  }),
+  cname_target: Type.Union([Type.String(), Type.Null()], { description: 'what the domain must be a CNAME of; null without a domain or when the service has no sites domain' }),
+  checked_at: NullableTimestamp,
+  verified_at: NullableTimestamp,
+});
+
 export const BrandSchema = Type.Object({
   object: Type.Literal('brand'),
   display_name: NullableString,
@@ -40,6 +52,7 @@ export const BrandSchema = Type.Object({
   email_from_name: NullableString,
   support_email: NullableString,
   domain: NullableString,
+  domain_status: { ...BrandDomainSchema, description: "the domain's DNS state: customer-facing URLs use https://<domain> only once it is verified" },
 });
 
 const BrandText = (maxLength: number) => Type.Optional(withCode(Nullable(Type.String({ maxLength })), 'invalid_brand_field'));
@@ -69,11 +82,12 @@ export const AdminAccountSchema = Type.Object({
   country: Type.String(),
   onboarding: Type.Object({
     kyb_status: Type.String(),
+    kyb_note: Nullable(Type.String({ description: "the operator's word on the last review, shown to the reseller" })),
     agreement_signed: Type.Boolean(),
     agreement_version: NullableString,
     agreement_signed_at: NullableTimestamp,
     agreement_history: Type.Array(
-      Type.Object({ version: Type.String(), signed_at: Timestamp }),
+      Type.Object({ version: Type.String(), signed_at: Timestamp, signed_by: Nullable(Type.String({ description: 'the console person who signed; null when the operator recorded it' })) }),
       { description: 'every signature of the agreement, newest first; re-signing the version on file adds none' },
     ),
   }),

@@ -17,6 +17,7 @@ export const ChatSessionSchema = Type.Object({
   mode: ModeSchema,
   created_at: Timestamp,
   token: Type.Optional(Type.String({ description: 'svc_sess_test_… or svc_sess_live_…; only on the mint response, shown once' })),
+  url: Type.Optional(Type.String({ description: "the chat page with the token in its fragment (`…/chat#token=…`), at the reseller's verified brand domain or else the service's public URL; only on the mint response" })),
   expires_in_seconds: Type.Optional(Type.Integer({ description: 'only on the mint response' })),
 });
 

@@ -8,6 +8,7 @@ import { CALL_TARIFF, billableMinutes, callReserveCents, dayKey, minutesUsedNow,
 import { lowBalanceStage } from '../rules/low-balance.ts';
 import { holdRefusal } from '../rules/hold-rules.ts';
 import type { Lines } from './lines.ts';
+import type { TestClockScope } from '../../db/test-clocks.ts';
 import type { CallEnd, EndCallResult, StartCallResult } from './types.ts';
 
 /**
@@ -35,12 +36,18 @@ export function createCallMoney(lines: Lines) {
    * Holds the price of the longest call at the month's tier and takes a call slot, or refuses with
    * the spec's reason (recorded in the activity log). One conditional statement decides.
    */
-  async function startCall(pool: Pool, c: { accountId: string; mode: Mode; customerId: string; reference: string; now: Date }): Promise<StartCallResult> {
+  async function startCall(
+    pool: Pool,
+    c: { accountId: string; mode: Mode; customerId: string; reference: string; now: Date; scheduleNow?: Date },
+  ): Promise<StartCallResult> {
     const day = dayKey(c.now);
     const month = monthKey(c.now);
+    // A customer on a test clock has its hold expire 30 minutes after on that clock (its spend
+    // days stay the account's, on `now`).
+    const expiresAt = new Date((c.scheduleNow ?? c.now).getTime() + HOLD_LIFETIME_MS);
     let opened;
     try {
-      opened = await holdWrites(pool).openHold({ ...c, day, month, expiresAt: new Date(c.now.getTime() + HOLD_LIFETIME_MS), tariff: CALL_TARIFF });
+      opened = await holdWrites(pool).openHold({ ...c, day, month, expiresAt, tariff: CALL_TARIFF });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Error(`a hold for ${c.reference} already exists`);
       throw err;
@@ -168,11 +175,12 @@ export function createCallMoney(lines: Lines) {
 
     /**
      * Releases up to `limit` holds whose call never reported back (the sweeper's claim), giving their
-     * money and slot back. Returns how many.
+     * money and slot back. Returns how many. `clock`: only the holds of that test clock's customers,
+     * expired on its time (null: those of customers on no clock, on `now`); dated `now` either way.
      */
-    async releaseExpiredHolds(client: Client, now: Date, limit: number): Promise<number> {
+    async releaseExpiredHolds(client: Client, now: Date, limit: number, clock: TestClockScope | null = null): Promise<number> {
       const holds = holdWrites(client);
-      const released = await holds.releaseExpired(now, limit);
+      const released = await holds.releaseExpired(now, limit, clock);
       for (const hold of released) {
         await holds.returnHold(hold);
         // Money came back: the stage may rise, so a later fall is warned about again; readiness may return.

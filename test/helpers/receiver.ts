@@ -8,10 +8,10 @@ export interface Received {
 }
 
 /**
- * A real HTTP webhook receiver on loopback. `respond` decides each answer (status, delay);
+ * A real HTTP webhook receiver on loopback. `respond` decides each answer (status, delay, body: 'ok' unless given);
  * everything received is kept in order.
  */
-export async function startReceiver(respond: (n: number, r: Received) => { status: number; delayMs?: number } = () => ({ status: 200 })) {
+export async function startReceiver(respond: (n: number, r: Received) => { status: number; delayMs?: number; body?: string } = () => ({ status: 200 })) {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -22,7 +22,7 @@ export async function startReceiver(respond: (n: number, r: Received) => { statu
       received.push(r);
       const answer = respond(received.length, r);
       const send = () => {
-        if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end('ok');
+        if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? 'ok');
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
       else send();

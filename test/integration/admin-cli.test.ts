@@ -32,7 +32,9 @@ test('the command line drives the console: account, keys, onboarding, limits, ce
 
   t.is((await cli(['set-limits', '--account', id, '--requests-per-minute', '300', '--max-customers', '10'])).out.limits.requests_per_minute, 300);
   t.is((await cli(['set-limits', '--account', id, '--max-customers', 'null'])).out.limits.max_customers, null);
-  t.is((await cli(['set-kyb', '--account', id, '--status', 'verified'])).out.onboarding.kyb_status, 'verified');
+  t.like((await cli(['business-details', '--account', id])).out, { object: 'business_details', submitted: false, details: null });
+  t.is((await cli(['set-kyb', '--account', id, '--status', 'rejected', '--note', 'No registration number given.'])).out.onboarding.kyb_note, 'No registration number given.');
+  t.like((await cli(['set-kyb', '--account', id, '--status', 'verified'])).out.onboarding, { kyb_status: 'verified', kyb_note: null });
   t.true((await cli(['sign-agreement', '--account', id, '--version', '2026-08'])).out.onboarding.agreement_signed);
   t.is((await cli(['go-live', '--account', id])).out.mode, 'live');
   t.is((await cli(['suspend', '--account', id])).out.status, 'suspended');

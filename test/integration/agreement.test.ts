@@ -39,10 +39,10 @@ test.serial('a new version is dated when it is signed, and every signature is ke
   t.true(Date.parse(signedV2) - Date.parse(signedV1) >= 3_600_000, `the new version's date (${signedV2}) is when it was signed, not ${signedV1}`);
 
   t.deepEqual(account.onboarding.agreement_history, [], 'a new account has signed nothing');
-  t.deepEqual(first.body.onboarding.agreement_history, [{ version: '2026-01', signed_at: signedV1 }]);
+  t.deepEqual(first.body.onboarding.agreement_history, [{ version: '2026-01', signed_at: signedV1, signed_by: null }]);
   const history = [
-    { version: '2026-08', signed_at: signedV2 },
-    { version: '2026-01', signed_at: signedV1 },
+    { version: '2026-08', signed_at: signedV2, signed_by: null },
+    { version: '2026-01', signed_at: signedV1, signed_by: null },
   ];
   t.deepEqual(second.body.onboarding.agreement_history, history);
 

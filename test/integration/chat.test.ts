@@ -400,7 +400,7 @@ test.serial("the filter keeps the reseller's own email, links and brand words ev
   const brand = await a.api.patch('/v1/brand', {
     display_name: 'Gemini Growth',
     email_from_name: 'Gemini Growth Team',
-    domain: 'gemini-growth.example',
+    domain: 'app.gemini-growth.example',
     support_email: 'help@Gemini-Growth.example',
   });
   t.is(brand.status, 200, brand.text);

@@ -106,3 +106,43 @@ test('the operator invites only into an account that exists, with a known role',
   const noToken = await call(svc.url, 'POST', `/admin/v1/accounts/${a.id}/invitations`, { body: { email: 'x@y.example' } });
   t.is(noToken.status, 401);
 });
+
+test('a session ends 12 hours after its last request or 7 days after it began; requests move the idle clock at most once a minute', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id);
+  const pool = svc.services.pool;
+  const { rows } = await pool.query(`SELECT id, last_seen_at FROM console_sessions WHERE user_id = $1`, [owner.user.id]);
+  const id = rows[0].id;
+  const lastSeen = async () => (await pool.query(`SELECT last_seen_at FROM console_sessions WHERE id = $1`, [id])).rows[0].last_seen_at as Date;
+
+  // Seen 30 seconds ago: a request writes nothing.
+  await pool.query(`UPDATE console_sessions SET last_seen_at = now() - interval '30 seconds' WHERE id = $1`, [id]);
+  const before = await lastSeen();
+  t.is((await owner.get('/console/api/session')).status, 200);
+  t.deepEqual(await lastSeen(), before, 'seen under a minute ago: not written again');
+
+  // Seen 11 h 59 min ago: still open, and the request moves the idle clock to now.
+  await pool.query(`UPDATE console_sessions SET last_seen_at = now() - interval '11 hours 59 minutes' WHERE id = $1`, [id]);
+  t.is((await owner.get('/console/api/session')).status, 200);
+  t.true(Date.now() - (await lastSeen()).getTime() < 60_000, 'the request moved last_seen_at forward');
+
+  // 12 hours and a second without a request: ended.
+  await pool.query(`UPDATE console_sessions SET last_seen_at = now() - interval '12 hours 1 second' WHERE id = $1`, [id]);
+  t.is((await owner.get('/console/api/session')).body.error.code, 'console_session_required');
+
+  // Busy all along, but begun 7 days ago: ended.
+  const other = await consoleAs(svc.url, a.id, 'viewer');
+  await pool.query(`UPDATE console_sessions SET created_at = now() - interval '7 days', expires_at = now() - interval '1 second' WHERE user_id = $1`, [other.user.id]);
+  t.is((await other.get('/console/api/session')).status, 401);
+});
+
+test('the absolute limit is 7 days from sign-in and the cookie says so', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id);
+  const { rows } = await svc.services.pool.query(`SELECT created_at, expires_at FROM console_sessions WHERE user_id = $1`, [owner.user.id]);
+  t.is(rows[0].expires_at.getTime() - rows[0].created_at.getTime(), 7 * 24 * 3600 * 1000);
+  const invited = await a.admin.post(`/admin/v1/accounts/${a.id}/invitations`, { email: 'maxage@acme.example' });
+  const token = new URL(invited.body.url).searchParams.get('token')!;
+  const accepted = await call(svc.url, 'POST', '/console/api/invitations/accept', { body: { token, name: 'M', password: CONSOLE_PASSWORD } });
+  t.regex(accepted.headers.getSetCookie()[0]!, /; Max-Age=604800/);
+});

@@ -66,6 +66,7 @@ test('brand: GET starts empty; PATCH sets, keeps, and clears with null', async (
     email_from_name: null,
     support_email: null,
     domain: null,
+    domain_status: { object: 'brand_domain', domain: null, status: 'none', cname_target: null, checked_at: null, verified_at: null },
   });
   const set = await a.api.patch('/v1/brand', {
     display_name: 'Northwind Calls',

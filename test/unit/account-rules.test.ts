@@ -198,9 +198,11 @@ test('support_email must look like an email address', (t) => {
   }
 });
 
-test('domain must be a host name with at least two labels', (t) => {
-  for (const ok of ['calls.example.com', 'EXAMPLE.co.uk', 'a-b.example', `${'a'.repeat(63)}.com`]) t.notThrows(() => checkBrandField('domain', ok), ok);
-  for (const bad of ['localhost', '-bad.com', 'bad-.com', 'a..com', 'example.com.', 'https://example.com', 'example.com/path', 'a_b.com', 'ex ample.com', `${'a'.repeat(64)}.com`, '']) {
+test('domain must be a host name below its registrable domain, not a special-use one (as a website domain)', (t) => {
+  for (const ok of ['calls.example.com', 'calls.northwind.co.uk', 'CALLS.Northwind.com', 'calls.northwind.com.', 'app.a-b.example', `${'a'.repeat(63)}.northwind.com`]) {
+    t.notThrows(() => checkBrandField('domain', ok), ok);
+  }
+  for (const bad of ['localhost', 'calls.localhost', 'calls.northwind.internal', 'calls.onion', 'northwind.com', 'EXAMPLE.co.uk', 'a-b.example', 'example.com.', '-bad.com', 'bad-.com', 'a..com', 'https://example.com', 'example.com/path', 'a_b.com', 'ex ample.com', ' calls.northwind.com', `${'a'.repeat(64)}.com`, '']) {
     throwsCode(t, () => checkBrandField('domain', bad), 'invalid_brand_field', JSON.stringify(bad));
   }
 });
