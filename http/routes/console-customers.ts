@@ -9,11 +9,13 @@ import type { Mode } from '../../runtime/types.ts';
 import { sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { consoleCaller } from '../plugins/console-session.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
-import { CoverageSchema, CustomerIdParams, CustomerLimitsSchema, CustomerSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
-import { ListOf, responses, Type } from '../schemas/common.ts';
+import { CustomerIdParams, CustomerLimitsSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
+import { ListOf, responses } from '../schemas/common.ts';
+import { testClockOnCreate, type ConsoleTestClockRouteDeps } from './console-test-clocks.ts';
 import {
   CONSOLE_PAGE_LIMIT,
   ConsoleCreateCustomerBody,
+  ConsoleCreatedCustomerSchema,
   ConsoleCustomerListQuery,
   ConsoleCustomerPageSchema,
   ConsoleCustomerSchema,
@@ -24,7 +26,7 @@ import {
 import { CREATED_OR_EXISTING, UPDATED } from '../write-status.ts';
 
 /** What these routes use. */
-export interface ConsoleCustomerRouteDeps extends CustomerLookupDeps {
+export interface ConsoleCustomerRouteDeps extends CustomerLookupDeps, ConsoleTestClockRouteDeps {
   accounts: AccountRegistry;
   customers: CustomerRegistry;
   customerList: CustomerList;
@@ -69,6 +71,7 @@ async function ownerOf(services: CustomerLookupDeps, request: FastifyRequest, id
 const CREATE_CODES: ErrorCode[] = [
   'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'invalid_phone_number', 'unknown_parameter', 'field_too_long',
   'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'invalid_parameter', 'live_not_enabled',
+  'test_clock_not_found', 'test_clock_live_customer',
 ];
 
 /** The console's customer routes: the list with readiness, creation, a customer's page, onboarding links and limits (docs/api.md, "Console › Customers"). */
@@ -100,13 +103,20 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
         ...hide,
         querystring: ConsoleModeQuery,
         body: ConsoleCreateCustomerBody,
-        response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })]) }, CREATE_CODES, { auth: 'session' }),
+        response: responses({ 201: ConsoleCreatedCustomerSchema }, CREATE_CODES, { auth: 'session' }),
       },
     },
     async (request, reply) => {
       const mode = consoleModeOf(request, { write: true });
-      const outcome = await accounts.ask(consoleCaller(request).accountId, { type: 'create_customer', mode, input: withoutMode(request.body) });
-      return sendWritten(reply, outcome);
+      const accountId = consoleCaller(request).accountId;
+      const { test_clock: clockId, ...input } = withoutMode(request.body);
+      // A test clock (test mode only) is checked before the customer is made and attached after
+      // (the clocks' own helper). customers:write and test_clocks:write are held by the same roles.
+      const onClock = testClockOnCreate(services, accountId, mode, clockId);
+      await onClock.check();
+      const outcome = await accounts.ask(accountId, { type: 'create_customer', mode, input });
+      await onClock.attach(outcome.body.id);
+      return sendWritten(reply, { ...outcome, body: clockId ? { ...outcome.body, test_clock: clockId } : outcome.body });
     },
   );
 

@@ -1,5 +1,5 @@
 import { ModeSchema, Nullable, Type, withCode, type Static } from './common.ts';
-import { CreateCustomerBody, CustomerLimitsBody, CustomerLimitsSchema, CustomerSchema, OnboardingLinkSchema, ProvisioningSchema, ReadinessSchema } from './customers.ts';
+import { CoverageSchema, CreateCustomerBody, CustomerLimitsBody, CustomerLimitsSchema, CustomerSchema, OnboardingLinkSchema, ProvisioningSchema, ReadinessSchema } from './customers.ts';
 import { NumberSchema } from './numbers.ts';
 import { WebsiteSchema } from './websites.ts';
 import { ChatSessionSchema } from './chat.ts';
@@ -37,9 +37,20 @@ export const ConsoleCustomerSchema = Type.Object({
 });
 
 export const ConsoleCreateCustomerBody = Type.Object(
-  { ...CreateCustomerBody.properties, mode: Type.Optional(ConsoleModeSchema) },
+  {
+    ...CreateCustomerBody.properties,
+    mode: Type.Optional(ConsoleModeSchema),
+    test_clock: Type.Optional(Nullable(withCode(Type.String({ maxLength: 64, description: 'a test clock of the account to put the new test customer on' }), 'invalid_parameter'))),
+  },
   { additionalProperties: false },
 );
+
+/** The answer of POST /v1/customers, plus the test clock the customer was put on when one was sent. */
+export const ConsoleCreatedCustomerSchema = Type.Object({
+  ...CustomerSchema.properties,
+  coverage: CoverageSchema,
+  test_clock: Type.Optional(Nullable(Type.String())),
+});
 
 export const ConsoleLimitsBody = Type.Object({ ...CustomerLimitsBody.properties, mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
 

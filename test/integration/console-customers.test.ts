@@ -123,6 +123,33 @@ test('creating: as POST /v1/customers plus mode, with its validation and codes; 
   t.deepEqual((await liveOwner.get('/console/api/customers')).body.data, [], 'test mode shows test customers only');
 });
 
+test('creating with test_clock puts the new test customer on the clock; an unknown or other account\'s clock, or live mode, creates nothing', async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const other = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  const clock = (await owner.post('/console/api/test_clocks', { name: 'Scenario' })).body;
+  const theirClock = (await (await consoleAs(svc.url, other.id, 'owner')).post('/console/api/test_clocks', {})).body;
+
+  const created = await owner.post('/console/api/customers', { name: 'Clocked Dental', test_clock: clock.id });
+  t.is(created.status, 201, created.text);
+  t.like(created.body, { object: 'customer', name: 'Clocked Dental', mode: 'test', test_clock: clock.id });
+  t.is((await owner.get(`/console/api/test_clocks/${clock.id}`)).body.customer_count, 1);
+  t.false('test_clock' in (await owner.post('/console/api/customers', { name: 'Plain Dental' })).body, 'no clock, no test_clock');
+
+  for (const [body, status, code] of [
+    [{ name: 'Nope', test_clock: theirClock.id }, 404, 'test_clock_not_found'],
+    [{ name: 'Nope', test_clock: '00000000-0000-0000-0000-000000000000' }, 404, 'test_clock_not_found'],
+    [{ name: 'Nope', test_clock: clock.id, mode: 'live' }, 400, 'test_clock_live_customer'],
+  ] as const) {
+    const r = await owner.post('/console/api/customers', body);
+    t.is(r.status, status, r.text);
+    t.is(r.body.error.code, code);
+  }
+  const names = async (mode: string) => (await owner.get(`/console/api/customers?mode=${mode}`)).body.data.map((c: any) => c.name);
+  t.deepEqual([...(await names('test')), ...(await names('live'))], ['Plain Dental', 'Clocked Dental'], 'nothing else was created');
+  t.is((await owner.get(`/console/api/test_clocks/${clock.id}`)).body.customer_count, 1);
+});
+
 test("a customer's page: readiness in plain words naming who acts, provisioning, limits, onboarding links (accepted: when and by whom; never a URL), numbers, websites with their preview, chat sessions without tokens", async (t) => {
   const a = await makeAccount(svc.url);
   const owner = await consoleAs(svc.url, a.id, 'owner');
