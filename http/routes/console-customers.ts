@@ -42,9 +42,9 @@ const PAGE_ITEMS = { numbers: 100, websites: 100, chat_sessions: 20 };
 const LINK_PAGE = 200;
 
 /**
- * The mode a console request works in: `mode` of the body, else of the query, else test. A write
- * in live mode before the account has gone live answers 403 live_not_enabled, as /v1 does with a
- * live key.
+ * The mode a console request works in: `mode` of the body, else of the query, else test. As /v1
+ * refuses a key: a write of a suspended account answers 403 reseller_suspended, and a write in
+ * live mode before the account has gone live 403 live_not_enabled.
  */
 export function consoleModeOf(request: FastifyRequest, opts: { write: boolean }): Mode {
   const body = request.body as { mode?: Mode } | undefined;
@@ -52,7 +52,9 @@ export function consoleModeOf(request: FastifyRequest, opts: { write: boolean })
   const mode = body?.mode ?? query?.mode ?? 'test';
   // The route's schema validates `mode`; this holds for a route that forgot to declare it.
   if (mode !== 'test' && mode !== 'live') throw new ApiError('invalid_parameter', 'mode must be test or live.');
-  if (opts.write && mode === 'live' && consoleCaller(request).account.mode !== 'live') throw new ApiError('live_not_enabled');
+  const account = consoleCaller(request).account;
+  if (opts.write && account.status === 'suspended') throw new ApiError('reseller_suspended');
+  if (opts.write && mode === 'live' && account.mode !== 'live') throw new ApiError('live_not_enabled');
   return mode;
 }
 
@@ -70,7 +72,7 @@ async function ownerOf(services: CustomerLookupDeps, request: FastifyRequest, id
 
 const CREATE_CODES: ErrorCode[] = [
   'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'invalid_phone_number', 'unknown_parameter', 'field_too_long',
-  'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'invalid_parameter', 'live_not_enabled',
+  'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'invalid_parameter', 'live_not_enabled', 'reseller_suspended',
   'test_clock_not_found', 'test_clock_live_customer',
 ];
 
@@ -168,7 +170,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
         params: CustomerIdParams,
         querystring: ConsoleModeQuery,
         body: ConsoleModeBody,
-        response: responses({ 201: OnboardingLinkSchema }, ['customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'live_not_enabled'], { auth: 'session' }),
+        response: responses({ 201: OnboardingLinkSchema }, ['customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
       },
     },
     async (request, reply) => {
@@ -186,7 +188,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
         params: CustomerIdParams,
         querystring: ConsoleModeQuery,
         body: ConsoleLimitsBody,
-        response: responses({ 200: CustomerLimitsSchema }, ['invalid_limit', 'customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'live_not_enabled'], { auth: 'session' }),
+        response: responses({ 200: CustomerLimitsSchema }, ['invalid_limit', 'customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
       },
     },
     async (request, reply) => {

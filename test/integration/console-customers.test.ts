@@ -240,6 +240,23 @@ test("a customer's page: readiness in plain words naming who acts, provisioning,
   t.is(badLimit.body.error.code, 'invalid_limit');
 });
 
+test("a suspended account's people still read their customers but change nothing (403 reseller_suspended, as a key is refused)", async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  const c = (await owner.post('/console/api/customers', { name: 'Bright Dental' })).body;
+  t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/suspend`)).status, 200);
+  for (const r of [
+    await owner.post('/console/api/customers', { name: 'Nope' }),
+    await owner.post(`/console/api/customers/${c.id}/onboarding_links`, {}),
+    await owner.patch(`/console/api/customers/${c.id}/limits`, { max_concurrent_calls: 1 }),
+  ]) {
+    t.is(r.status, 403, r.text);
+    t.is(r.body.error.code, 'reseller_suspended');
+  }
+  t.is((await owner.get(`/console/api/customers/${c.id}`)).status, 200);
+  t.deepEqual((await owner.get('/console/api/customers')).body.data.map((x: any) => x.id), [c.id]);
+});
+
 test('roles: a viewer reads but cannot create, mint or set limits; billing reads; a developer writes', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
