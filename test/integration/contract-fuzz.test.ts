@@ -5,7 +5,8 @@ import { call, encodeAnyText, type Reply } from '../helpers/http.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
-import { codesOf, adminOperations, documentOperations, example, fieldsOf, isErrorShape, withValue, type Operation, type Segment } from '../helpers/route-operations.ts';
+import { consoleAs, type ConsoleClient } from '../helpers/console.ts';
+import { codesOf, adminOperations, consoleOperations, documentOperations, example, fieldsOf, isErrorShape, withValue, type Operation, type Segment } from '../helpers/route-operations.ts';
 
 /**
  * Issue 20 §2 and "Done when": a fuzzer driven by GET /v1/openapi.json (and the console's own
@@ -24,6 +25,8 @@ let account: TestAccount;
 let victim: TestAccount;
 let ids: Record<string, string>;
 let ops: Operation[];
+/** The fuzzed account's owner in the console: signed in again whenever a request ended the session. */
+let owner: ConsoleClient;
 
 test.before(async () => {
   fake = await startFakeOpenAIChat();
@@ -51,7 +54,8 @@ test.before(async () => {
     event: events.data[0]?.id ?? 'evt_none',
   };
   const doc = (await api.get('/v1/openapi.json')).body;
-  ops = [...documentOperations(doc), ...(await adminOperations(svc.services))];
+  owner = await consoleAs(svc.url, account.id, 'owner');
+  ops = [...documentOperations(doc), ...(await adminOperations(svc.services)), ...(await consoleOperations(svc.services))];
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -146,8 +150,13 @@ async function send(c: Case): Promise<Reply> {
   if (c.where === 'whole body') rawBody = bodyText(c.value);
   else if (c.where === 'body') rawBody = bodyText(withValue(op.body!, example(op.body!, '', fixtures), c.at, c.value, fixtures));
   else if (op.body) rawBody = bodyText(example(op.body, '', fixtures));
-  const key = op.auth === 'admin' ? ADMIN_TOKEN : op.auth === 'session' ? ids.session : account.testKey;
-  return call(svc.url, op.method, url, { key, rawBody, headers: rawBody === undefined ? {} : { 'content-type': 'application/json' } });
+  const headers: Record<string, string> = rawBody === undefined ? {} : { 'content-type': 'application/json' };
+  if (op.auth === 'console') Object.assign(headers, { cookie: owner.cookie, 'x-csrf-token': owner.csrf });
+  const key = op.auth === 'admin' ? ADMIN_TOKEN : op.auth === 'session' ? ids.session : op.auth === 'key' ? account.testKey : undefined;
+  const reply = await call(svc.url, op.method, url, { key, rawBody, headers });
+  // A fuzzed request may sign the owner out (sign_out takes any body): sign in again for the next one.
+  if (op.auth === 'console' && reply.body?.error?.code === 'console_session_required') owner = await consoleAs(svc.url, account.id, 'owner');
+  return reply;
 }
 
 const describe = (c: Case) => `${c.op.method} ${c.op.path} ${c.where} ${c.at.join('.')} ${bodyText(c.value)?.slice(0, 60)}`;
@@ -170,7 +179,9 @@ test('every operation, every place, hostile values: never a 5xx, always the erro
   const started = Date.now();
   const names = new Set(ops.map((o) => `${o.method} ${o.path}`));
   t.true(ops.length >= 70, `${ops.length} operations`);
-  for (const expected of ['PATCH /v1/customers/{id}/limits', 'POST /v1/chat', 'PATCH /admin/v1/accounts/{id}/limits', 'POST /admin/v1/accounts/{id}/top_ups']) t.true(names.has(expected), expected);
+  for (const expected of ['PATCH /v1/customers/{id}/limits', 'POST /v1/chat', 'PATCH /admin/v1/accounts/{id}/limits', 'POST /admin/v1/accounts/{id}/top_ups', 'POST /console/api/keys', 'POST /console/api/sign_in']) {
+    t.true(names.has(expected), expected);
+  }
   const failures: string[] = [];
   let requests = 0;
   const check = async (c: Case) => {

@@ -7,7 +7,8 @@ import { makeAccount, type TestAccount } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { tableFingerprint } from '../helpers/db.ts';
 import { startFakeOpenAIChat, type FakeOpenAIChat } from '../fakes/openai-chat.ts';
-import { adminOperations, documentOperations, example as exampleOf, fieldsOf, withValue, type Operation, type Schema, type Segment } from '../helpers/route-operations.ts';
+import { adminOperations, consoleOperations, documentOperations, example as exampleOf, fieldsOf, withValue, type Operation, type Schema, type Segment } from '../helpers/route-operations.ts';
+import { consoleAs, type ConsoleClient } from '../helpers/console.ts';
 import { isStorableText } from '../../http/plugins/storable-text.ts';
 
 /**
@@ -31,7 +32,9 @@ interface Target {
 // Table rows written by the webhook sender after an event, on its own schedule, not by the request;
 // and the line-type cache, which keeps the carrier's answer about a number (a fact of the number,
 // paid for once) also when the consent gate then refuses the request (issue 20 §1).
-const BACKGROUND_TABLES = ['webhook_deliveries', 'webhook_attempts', 'line_type_lookups'];
+// And the console's failed-sign-in counts: a wrong current password on the console's password
+// change is counted like a wrong sign-in on purpose (the throttle keeps guessers out of both).
+const BACKGROUND_TABLES = ['webhook_deliveries', 'webhook_attempts', 'line_type_lookups', 'console_sign_in_failures'];
 
 let svc: TestService;
 let fake: FakeOpenAIChat;
@@ -39,6 +42,9 @@ let db: pg.Client;
 let account: TestAccount;
 let ctx: { customerId: string; sessionToken: string; callId: string };
 let targets: Target[];
+let owner: ConsoleClient;
+/** A request ended the owner's console session: sign in again before the next fingerprint. */
+let signedOut = false;
 
 test.before(async () => {
   fake = await startFakeOpenAIChat();
@@ -55,7 +61,10 @@ test.before(async () => {
   ctx = { customerId: customer.id, sessionToken: session.body.token, callId: queued.body.id };
 
   const doc = (await account.api.get('/v1/openapi.json')).body;
-  const ops = [...documentOperations(doc), ...(await adminOperations(svc.services))];
+  owner = await consoleAs(svc.url, account.id, 'owner');
+  // The console's signed-in routes; those before a session (sign-in, resets) record attempts by design.
+  const consoleOps = (await consoleOperations(svc.services)).filter((op) => op.auth === 'console');
+  const ops = [...documentOperations(doc), ...(await adminOperations(svc.services)), ...consoleOps];
   targets = ops.flatMap(targetsOf);
 });
 test.after.always(async () => {
@@ -95,8 +104,11 @@ async function send(target: Target, text: string): Promise<Reply> {
   const url = query.length ? `${path}?${query.join('&')}` : path;
   let body: unknown;
   if (op.body) body = target.where === 'body' ? withValue(op.body, example(op.body), target.at, text, ctx) : example(op.body);
-  const key = op.auth === 'admin' ? ADMIN_TOKEN : op.auth === 'session' ? ctx.sessionToken : account.testKey;
-  return call(svc.url, op.method, url, { key, body });
+  const key = op.auth === 'admin' ? ADMIN_TOKEN : op.auth === 'session' ? ctx.sessionToken : op.auth === 'key' ? account.testKey : undefined;
+  const headers: Record<string, string> = op.auth === 'console' ? { cookie: owner.cookie, 'x-csrf-token': owner.csrf } : {};
+  const reply = await call(svc.url, op.method, url, { key, body, headers });
+  if (op.auth === 'console' && reply.body?.error?.code === 'console_session_required') signedOut = true;
+  return reply;
 }
 
 const describe = (t: Target) => `${t.op.method} ${t.op.path} ${t.where} ${t.at.join('.')}`;
@@ -123,6 +135,11 @@ test('arbitrary text at every string of every route: never 5xx, refusals in the 
   // The fingerprint after a refusal is the one before the next request.
   let known: Record<string, string> | null = null;
   const check = async (target: Target, text: string) => {
+    if (signedOut) {
+      owner = await consoleAs(svc.url, account.id, 'owner');
+      signedOut = false;
+      known = null;
+    }
     const before = known ?? (await tableFingerprint(db, BACKGROUND_TABLES));
     known = null;
     const r = await send(target, text);
