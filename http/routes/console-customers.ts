@@ -7,7 +7,7 @@ import type { CustomerList } from '../../actors/customer/customer-list.ts';
 import { consoleWordsOf } from '../../actors/customer/readiness-words.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { sendWritten, type CustomerLookupDeps } from './helpers.ts';
-import { consoleCaller } from '../plugins/console-session.ts';
+import { consoleCaller, consoleMode } from '../plugins/console-session.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { CustomerIdParams, CustomerLimitsSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, responses } from '../schemas/common.ts';
@@ -40,23 +40,6 @@ const hide = { hide: true, tags: ['console'] };
 const PAGE_ITEMS = { numbers: 100, websites: 100, chat_sessions: 20 };
 /** Onboarding links are read in pages of this many until every one is read. */
 const LINK_PAGE = 200;
-
-/**
- * The mode a console request works in: `mode` of the body, else of the query, else test. As /v1
- * refuses a key: a write of a suspended account answers 403 reseller_suspended, and a write in
- * live mode before the account has gone live 403 live_not_enabled.
- */
-export function consoleModeOf(request: FastifyRequest, opts: { write: boolean }): Mode {
-  const body = request.body as { mode?: Mode } | undefined;
-  const query = request.query as { mode?: Mode } | undefined;
-  const mode = body?.mode ?? query?.mode ?? 'test';
-  // The route's schema validates `mode`; this holds for a route that forgot to declare it.
-  if (mode !== 'test' && mode !== 'live') throw new ApiError('invalid_parameter', 'mode must be test or live.');
-  const account = consoleCaller(request).account;
-  if (opts.write && account.status === 'suspended') throw new ApiError('reseller_suspended');
-  if (opts.write && mode === 'live' && account.mode !== 'live') throw new ApiError('live_not_enabled');
-  return mode;
-}
 
 /** The request's body without the console's own `mode`: what the /v1 service takes. */
 function withoutMode<T extends { mode?: unknown }>(body: T): Omit<T, 'mode'> {
@@ -93,7 +76,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
     async (request) => {
       const { limit, starting_after, status } = request.query;
       const page = { limit: limit ?? CONSOLE_PAGE_LIMIT, startingAfter: starting_after };
-      return services.customerList.list(consoleCaller(request).accountId, consoleModeOf(request, { write: false }), page, status ?? null);
+      return services.customerList.list(consoleCaller(request).accountId, consoleMode(request, { write: false }), page, status ?? null);
     },
   );
 
@@ -109,7 +92,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
       },
     },
     async (request, reply) => {
-      const mode = consoleModeOf(request, { write: true });
+      const mode = consoleMode(request, { write: true });
       const accountId = consoleCaller(request).accountId;
       const { test_clock: clockId, ...input } = withoutMode(request.body);
       // A test clock (test mode only) is checked before the customer is made and attached after
@@ -134,7 +117,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
       },
     },
     async (request) => {
-      const owner = await ownerOf(services, request, request.params.id, consoleModeOf(request, { write: false }));
+      const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: false }));
       const id = owner.customerId;
       const [customer, readiness, provisioning, limits, onboardingLinks, numbers, websites, chatSessions] = await Promise.all([
         customers.ask(id, { type: 'get_customer' }),
@@ -174,7 +157,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
       },
     },
     async (request, reply) => {
-      const owner = await ownerOf(services, request, request.params.id, consoleModeOf(request, { write: true }));
+      const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: true }));
       return sendWritten(reply, await customers.ask(owner.customerId, { type: 'mint_onboarding_link' }));
     },
   );
@@ -192,7 +175,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
       },
     },
     async (request, reply) => {
-      const owner = await ownerOf(services, request, request.params.id, consoleModeOf(request, { write: true }));
+      const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: true }));
       return sendWritten(reply, await customers.ask(owner.customerId, { type: 'update_limits', patch: withoutMode(request.body) }));
     },
   );

@@ -10,18 +10,13 @@ import { CUSTOMER_LIST_FILTERS } from '../../actors/customer/customer-list.ts';
  * types (`import type`, Static<…>).
  */
 
-/** Page size of the console's lists when `limit` is not sent (CONSOLE-CONTRACT: 1..200, default 50). */
-export const CONSOLE_PAGE_LIMIT = 50;
+import { CONSOLE_PAGE, ConsoleModeSchema } from './console.ts';
 
-/** The mode whose data a console request reads or writes: test unless it says live. */
-export const ConsoleModeSchema = withCode(ModeSchema, 'invalid_parameter');
-
-export const ConsoleModeQuery = Type.Object({ mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
+export { CONSOLE_PAGE_LIMIT, ConsoleModeSchema, ConsoleModeQuery, ConsoleModeBody } from './console.ts';
 
 export const ConsoleCustomerListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: CONSOLE_PAGE_LIMIT, description: 'how many customers a page holds' })),
-    starting_after: Type.Optional(Type.String({ maxLength: 255, description: 'id of the last customer of the previous page' })),
+    ...CONSOLE_PAGE,
     mode: Type.Optional(ConsoleModeSchema),
     status: Type.Optional(
       withCode(Type.Union(CUSTOMER_LIST_FILTERS.map((f) => Type.Literal(f))), 'invalid_parameter'),
@@ -54,7 +49,6 @@ export const ConsoleCreatedCustomerSchema = Type.Object({
 
 export const ConsoleLimitsBody = Type.Object({ ...CustomerLimitsBody.properties, mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
 
-export const ConsoleModeBody = Type.Object({ mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
 
 const ConsolePlaceSchema = Type.Object({ label: Type.String(), path: Type.String({ description: 'the console page, /console/…' }) });
 
