@@ -21,6 +21,7 @@ import { createAppointments } from '../actors/call/appointments.ts';
 import { createConsoleCalls } from '../actors/console/calls.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
 import { createConsoleAccess } from '../actors/console/access.ts';
+import { createCustomerList } from '../actors/customer/customer-list.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
 import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
@@ -223,6 +224,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       calls: calling.calls,
       callRequests: calling.callRequests,
       customerDirectory,
+      customerList: createCustomerList(deps),
       appointments: createAppointments(pool),
       consoleCalls: createConsoleCalls(pool, config, calling.callRequests),
       dnc: createDncList(deps),

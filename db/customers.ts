@@ -113,11 +113,12 @@ export function createCustomerRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    async list(accountId: string, mode: Mode, limit: number, beforeSeq: number | null): Promise<CustomerRow[]> {
+    /** A page of an account's customers in one mode, newest first; `status` keeps only customers in that status. */
+    async list(accountId: string, mode: Mode, limit: number, beforeSeq: number | null, status: CustomerRow['status'] | null = null): Promise<CustomerRow[]> {
       const { rows } = await db.query(
-        `SELECT * FROM customers WHERE account_id = $1 AND mode = $2 AND ($4::bigint IS NULL OR seq < $4)
+        `SELECT * FROM customers WHERE account_id = $1 AND mode = $2 AND ($4::bigint IS NULL OR seq < $4) AND ($5::text IS NULL OR status = $5)
          ORDER BY seq DESC LIMIT $3`,
-        [accountId, mode, limit, beforeSeq],
+        [accountId, mode, limit, beforeSeq, status],
       );
       return rows;
     },

@@ -72,8 +72,20 @@ export const READINESS_FACTS_SQL = `SELECT c.id AS customer_id, c.external_ref, 
 
 const READINESS = prepared('readiness_facts', READINESS_FACTS_SQL);
 
+/** The same statement for a set of customers ($1 an array of ids): one snapshot for a page of a list. */
+const READINESS_FACTS_MANY_SQL = READINESS_FACTS_SQL.replace(/WHERE c\.id = \$1$/, 'WHERE c.id = ANY($1::uuid[])');
+if (READINESS_FACTS_MANY_SQL === READINESS_FACTS_SQL) throw new Error('READINESS_FACTS_SQL no longer ends with its customer condition');
+const READINESS_MANY = prepared('readiness_facts_many', READINESS_FACTS_MANY_SQL);
+
 /** `now` decides which onboarding links have expired. */
 export async function loadReadinessFacts(db: Queryable, customerId: string, now: Date): Promise<ReadinessRow | null> {
   const { rows } = await db.query(READINESS([customerId, now]));
   return rows[0] ?? null;
+}
+
+/** The readiness facts of each customer of `customerIds` (in no particular order; an unknown id has no row). */
+export async function loadReadinessFactsOfMany(db: Queryable, customerIds: readonly string[], now: Date): Promise<ReadinessRow[]> {
+  if (customerIds.length === 0) return [];
+  const { rows } = await db.query(READINESS_MANY([customerIds, now]));
+  return rows;
 }

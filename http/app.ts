@@ -50,6 +50,7 @@ import { registerConsoleBillingRoutes } from './routes/console-billing.ts';
 import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts';
 import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
+import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -103,7 +104,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleBillingRoutes> &
   RouteDeps<typeof registerConsoleTestClockRoutes> &
   RouteDeps<typeof registerConsoleCallRoutes> &
-  RouteDeps<typeof registerConsoleBrandRoutes>;
+  RouteDeps<typeof registerConsoleBrandRoutes> &
+  RouteDeps<typeof registerConsoleCustomerRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -191,6 +193,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleTestClockRoutes(app, services);
   registerConsoleCallRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
+  registerConsoleCustomerRoutes(app, services);
   registerConsoleApp(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

@@ -18,6 +18,8 @@ declare module 'fastify' {
     permission?: ConsolePermission;
     /** A console route open to a person who has not set up a two-factor method the account requires (session, two-factor setup, sign-out). */
     beforeTwoFactor?: boolean;
+    /** A console write a person may still make while the account is suspended (their own sign-out, password, two-factor, sessions). */
+    whileSuspended?: boolean;
     /** Permission an API key needs; absent means any valid key (GET /v1/me, /v1/coverage). */
     scope?: Scope;
     /**

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/pool.ts';
-import { loadReadinessFacts, type ReadinessRow } from '../../db/readiness.ts';
+import { loadReadinessFacts, loadReadinessFactsOfMany, type ReadinessRow } from '../../db/readiness.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { recordEvent } from '../../db/events.ts';
 import { callReserveCents, minutesUsedNow } from '../../money/rules/pricing.ts';
@@ -27,6 +27,16 @@ export async function checkReadiness(
   if (!facts) return null;
   const assessment = assessReadiness(readinessFactsOf(facts, now));
   return { facts, assessment };
+}
+
+/** `checkReadiness` for many customers in one statement (a page of a list): each known id's facts and assessment. */
+export async function checkReadinessOfMany(
+  db: Queryable,
+  customerIds: readonly string[],
+  now: Date,
+): Promise<Map<string, { facts: ReadinessRow; assessment: ReadinessAssessment }>> {
+  const rows = await loadReadinessFactsOfMany(db, customerIds, now);
+  return new Map(rows.map((facts) => [facts.customer_id, { facts, assessment: assessReadiness(readinessFactsOf(facts, now)) }]));
 }
 
 /** The pure rule's facts from the readiness row; `now` prices the reserve of a call at this month's tier. */

@@ -54,10 +54,10 @@ export function installAuth(app: AnyApp, opts: AuthOptions): void {
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.is404) return;
-    const { auth, scope, beforeGoLive, permission, beforeTwoFactor } = request.routeOptions.config;
+    const { auth, scope, beforeGoLive, permission, beforeTwoFactor, whileSuspended } = request.routeOptions.config;
     if (auth === 'none') return;
     if (auth === 'session') {
-      request.consoleSession = await authenticateConsole(request, opts.consolePeople, opts.publicOrigin(), { permission: permission!, beforeTwoFactor: beforeTwoFactor ?? false });
+      request.consoleSession = await authenticateConsole(request, opts.consolePeople, opts.publicOrigin(), { permission: permission!, beforeTwoFactor: beforeTwoFactor ?? false, whileSuspended: whileSuspended ?? false });
       return;
     }
     if (auth !== 'key' && auth !== 'admin') throw new Error(`route ${request.routeOptions.url} reached without an authentication mode`);

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { roleMay, rolesWith, type ConsolePermission, type ConsoleRole } from '../../actors/account/console-roles.ts';
 import { csrfTokenOf, type ConsolePeople } from '../../actors/console/people.ts';
+import type { Mode } from '../../runtime/types.ts';
 
 /** Who is asking, on a console route: the person, their account and role, and the session. */
 export interface ConsoleSession {
@@ -68,7 +69,7 @@ export async function authenticateConsole(
   request: FastifyRequest,
   people: ConsolePeople,
   publicOrigin: string,
-  need: { permission: ConsolePermission; beforeTwoFactor: boolean },
+  need: { permission: ConsolePermission; beforeTwoFactor: boolean; whileSuspended?: boolean },
 ): Promise<ConsoleSession> {
   if (crossSiteWrite(request, publicOrigin)) throw new ApiError('csrf_failed');
   const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
@@ -83,6 +84,8 @@ export async function authenticateConsole(
   if (!roleMay(found.user.role, need.permission)) {
     throw new ApiError('role_forbidden', `Your role (${found.user.role}) does not allow this; it needs one of: ${rolesWith(need.permission).join(', ')}.`);
   }
+  // As the account's API keys are: a suspended account reads, and changes nothing but a person's own security.
+  if (found.account.status === 'suspended' && !SAFE_METHODS.has(request.method) && !need.whileSuspended) throw new ApiError('reseller_suspended');
   return {
     sessionId: found.session.id,
     userId: found.user.id,
@@ -100,6 +103,26 @@ export async function authenticateConsole(
 export function consoleCaller(request: FastifyRequest): ConsoleSession {
   if (!request.consoleSession) throw new Error(`route ${request.routeOptions.url} has no console session`);
   return request.consoleSession;
+}
+
+/**
+ * The mode a console request works in: `mode` of the body, else of the query, else test (the
+ * route's schema validates it). A write in live mode before the account has gone live answers 403
+ * live_not_enabled, as a live key's would.
+ */
+export function consoleMode(request: FastifyRequest, opts: { write: boolean }): Mode {
+  const body = request.body as { mode?: unknown } | undefined;
+  const query = request.query as { mode?: unknown } | undefined;
+  const mode = body?.mode ?? query?.mode ?? 'test';
+  // For a route that forgot to declare `mode` in its schema.
+  if (mode !== 'test' && mode !== 'live') throw new ApiError('invalid_parameter', 'mode must be test or live.');
+  if (opts.write) requireLiveFor(request, mode);
+  return mode;
+}
+
+/** A console write in live mode waits for the account's go-live (403 live_not_enabled). */
+export function requireLiveFor(request: FastifyRequest, mode: Mode | undefined): void {
+  if (mode === 'live' && consoleCaller(request).account.mode !== 'live') throw new ApiError('live_not_enabled');
 }
 
 /** Whether cookies must be Secure: the service is reached over https. */

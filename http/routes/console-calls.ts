@@ -12,7 +12,7 @@ import {
   ConsoleModeQuery,
   ConsoleQueueCallBody,
 } from '../schemas/console-calls.ts';
-import { consoleCaller } from '../plugins/console-session.ts';
+import { consoleCaller, consoleMode } from '../plugins/console-session.ts';
 import { parseRfc3339 } from '../../actors/shared/rfc3339.ts';
 import { ApiError } from '../errors.ts';
 import { pageOf, sendWritten } from './helpers.ts';
@@ -89,11 +89,9 @@ export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps):
     },
     async (request, reply) => {
       const session = consoleCaller(request);
-      const { mode: asked, ...body } = request.body;
-      const mode = modeOf({ mode: asked });
-      // As a key's: a suspended account places nothing, a live call needs the account live.
-      if (session.account.status === 'suspended') throw new ApiError('reseller_suspended');
-      if (mode === 'live' && session.account.mode !== 'live') throw new ApiError('live_not_enabled');
+      const { mode: _asked, ...body } = request.body;
+      // As a key's: a live call needs the account live (and a suspended account writes nothing: the session plugin).
+      const mode = consoleMode(request, { write: true });
       return sendWritten(reply, await callRequests.queueCall(session.accountId, mode, body, undefined));
     },
   );

@@ -16,7 +16,7 @@ import {
   WebhookDeliverySchema,
   WebhookEndpointSchema,
 } from '../schemas/console-devs.ts';
-import { consoleCaller } from '../plugins/console-session.ts';
+import { consoleCaller, requireLiveFor } from '../plugins/console-session.ts';
 import { ApiError } from '../errors.ts';
 import { ROTATION_GRACE_MS } from '../../actors/account/api-key-rules.ts';
 import type { apiKeyView } from '../../actors/account/views.ts';
@@ -53,9 +53,7 @@ function ofMode<T extends { mode: string }>(list: { object: 'list'; data: T[]; h
  * before then is refused. Live keys are the exception: they keep their own rule (business
  * verification, `kyb_incomplete`), as the operator's route has it.
  */
-function mustBeLiveFor(request: FastifyRequest, mode: Mode | undefined): void {
-  if (mode === 'live' && consoleCaller(request).account.mode !== 'live') throw new ApiError('live_not_enabled');
-}
+const mustBeLiveFor = requireLiveFor;
 
 /**
  * The console's developer pages: API keys, webhook endpoints with their deliveries, and the

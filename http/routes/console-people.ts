@@ -38,7 +38,9 @@ export interface ConsolePeopleRouteDeps {
 
 const hide = { hide: true, tags: ['console'] };
 /** Open to a person who has not yet set up the two-factor their account requires. */
-const BEFORE_TWO_FACTOR = { auth: 'session' as const, permission: 'account:read' as const, beforeTwoFactor: true };
+const BEFORE_TWO_FACTOR = { auth: 'session' as const, permission: 'account:read' as const, beforeTwoFactor: true, whileSuspended: true };
+/** A person's own security: still theirs to change while the account is suspended. */
+const OWN_SECURITY = { auth: 'session' as const, permission: 'account:read' as const, whileSuspended: true };
 
 /** The acting person of a console route, as the actors take it. */
 export function actorOf(s: ConsoleSession): Actor {
@@ -140,7 +142,7 @@ export function registerConsolePeopleRoutes(app: App, services: ConsolePeopleRou
   app.post(
     '/console/api/password',
     {
-      config: { auth: 'session', permission: 'account:read' },
+      config: OWN_SECURITY,
       schema: {
         ...hide,
         body: ChangePasswordBody,
@@ -201,7 +203,7 @@ export function registerConsolePeopleRoutes(app: App, services: ConsolePeopleRou
 
   app.delete(
     '/console/api/sessions/:id',
-    { config: { auth: 'session', permission: 'account:read' }, schema: { ...hide, params: IdParams, response: responses({ 200: SessionRevokedSchema }, ['console_session_not_found'], { auth: 'session' }) } },
+    { config: OWN_SECURITY, schema: { ...hide, params: IdParams, response: responses({ 200: SessionRevokedSchema }, ['console_session_not_found'], { auth: 'session' }) } },
     async (request) => {
       const s = consoleCaller(request);
       await access.revokeSession(actorOf(s), request.params.id, roleMay(s.role, 'team:write'));

@@ -90,7 +90,7 @@ export function registerConsoleSessionRoutes(app: App, services: ConsoleSessionR
 
   app.post(
     '/console/api/sign_out',
-    { config: { auth: 'session', permission: 'account:read', beforeTwoFactor: true }, schema: { ...hide, response: responses({ 200: Type.Object({ object: Type.Literal('signed_out') }) }, [], { auth: 'session' }) } },
+    { config: { auth: 'session', permission: 'account:read', beforeTwoFactor: true, whileSuspended: true }, schema: { ...hide, response: responses({ 200: Type.Object({ object: Type.Literal('signed_out') }) }, [], { auth: 'session' }) } },
     async (request, reply) => {
       const s = consoleCaller(request);
       await people.signOut(s.accountId, s.sessionId);

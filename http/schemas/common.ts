@@ -70,7 +70,7 @@ export function pageQueryWith<P extends Record<string, TSchema>>(filters: P) {
 }
 
 /** Codes every console route (auth 'session') can answer with. */
-export const CONSOLE_AUTH_CODES: ErrorCode[] = ['console_session_required', 'csrf_failed', 'role_forbidden', 'two_factor_setup_required', 'service_unavailable', 'api_error'];
+export const CONSOLE_AUTH_CODES: ErrorCode[] = ['console_session_required', 'csrf_failed', 'role_forbidden', 'two_factor_setup_required', 'reseller_suspended', 'service_unavailable', 'api_error'];
 
 /** Codes every authenticated /v1 route can answer with. */
 export const AUTH_CODES: ErrorCode[] = [

@@ -1,5 +1,5 @@
 import { Type, Nullable, NullableTimestamp, Timestamp, withCode, type Static } from './common.ts';
-import { ConsoleInvitationSchema, ConsoleRoleSchema, EmailSchema, PasswordSchema } from './console.ts';
+import { CONSOLE_PAGE, ConsoleInvitationSchema, ConsoleRoleSchema, EmailSchema, PasswordSchema } from './console.ts';
 
 /*
  * Schemas of the console's sign-in, two-factor, password, sessions and team routes. The web app
@@ -65,8 +65,7 @@ export type SessionEntryView = Static<typeof SessionEntrySchema>;
 export const SessionsQuery = Type.Object(
   {
     scope: Type.Optional(withCode(Type.Union([Type.Literal('mine'), Type.Literal('team')]), 'invalid_parameter')),
-    limit: Type.Optional(withCode(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), 'invalid_parameter')),
-    starting_after: Type.Optional(withCode(Type.String({ maxLength: 100 }), 'invalid_cursor')),
+    ...CONSOLE_PAGE,
   },
   { additionalProperties: false },
 );

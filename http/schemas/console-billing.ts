@@ -1,14 +1,10 @@
 import { ModeSchema, Nullable, Timestamp, Type, type Static } from './common.ts';
 import { BalanceSchema } from './money.ts';
 
-/** Console lists page as /v1 does, 50 to a page unless `limit` says otherwise (CONSOLE-CONTRACT, Lists). */
-const CONSOLE_PAGE = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-  starting_after: Type.Optional(Type.String({ maxLength: 255 })),
-};
-const ModeQuery = { mode: Type.Optional(ModeSchema) };
+import { CONSOLE_PAGE, ConsoleModeSchema } from './console.ts';
 
-export const ConsoleModeQuery = Type.Object(ModeQuery, { additionalProperties: false });
+export { ConsoleModeQuery } from './console.ts';
+const ModeQuery = { mode: Type.Optional(ConsoleModeSchema) };
 
 const LedgerFilters = {
   ...ModeQuery,

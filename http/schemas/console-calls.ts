@@ -1,23 +1,16 @@
 import { Type, Nullable, ModeSchema, withCode, type Static, type TSchema } from './common.ts';
 import { AppointmentSchema, CallSchema, QueueCallBody } from './calls.ts';
 
-/** The mode whose data a console route reads or writes (query or body); absent: test. */
-export const ConsoleModeSchema = withCode(ModeSchema, 'invalid_parameter');
+import { ConsoleModeSchema, consolePageQueryWith as pageQueryWith } from './console.ts';
+
+export { ConsoleModeSchema, ConsoleModeQuery } from './console.ts';
 
 /** A date bound of a console list: an RFC 3339 date-time, or a day YYYY-MM-DD (UTC); read by the route (400 invalid_parameter). */
 const DateBound = (description: string) => Type.Optional(Type.String({ maxLength: 40, description }));
 
-/** The console's page query: `limit` 1..200, default 50, and the `starting_after` cursor (CONSOLE-CONTRACT, Lists). */
+/** A console list's query of a mode: `mode`, paging and the list's own filters. */
 export function consolePageQueryWith<P extends Record<string, TSchema>>(filters: P) {
-  return Type.Object(
-    {
-      mode: Type.Optional(ConsoleModeSchema),
-      limit: Type.Optional(withCode(Type.Integer({ minimum: 1, maximum: 200, default: 50 }), 'invalid_parameter')),
-      starting_after: Type.Optional(Type.String({ maxLength: 255 })),
-      ...filters,
-    },
-    { additionalProperties: false },
-  );
+  return pageQueryWith({ mode: Type.Optional(ConsoleModeSchema), ...filters });
 }
 
 export const ConsoleCallListQuery = consolePageQueryWith({
@@ -38,7 +31,6 @@ export const ConsoleAppointmentListQuery = consolePageQueryWith({
 export const ConsoleQueueCallBody = Type.Object({ ...QueueCallBody.properties, mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
 
 /** `?mode=` of the routes of one call. */
-export const ConsoleModeQuery = Type.Object({ mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
 
 export const TranscriptSchema = Type.Object({
   object: Type.Literal('transcript'),

@@ -1,5 +1,6 @@
 import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, type Static, type TSchema } from './common.ts';
 import { ApiKeySchema } from './account.ts';
+import { ConsoleModeSchema } from './console.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
 import { MAX_ROLL_GRACE_SECONDS } from '../../actors/webhooks/endpoints.ts';
 
@@ -9,23 +10,10 @@ import { MAX_ROLL_GRACE_SECONDS } from '../../actors/webhooks/endpoints.ts';
  * types (`import type`, Static<…>).
  */
 
-/** Page size of a console list when `limit` is not sent (CONSOLE-CONTRACT: 1..200, default 50). */
-export const CONSOLE_PAGE_LIMIT = 50;
-
-/** `limit` and `starting_after`, plus a list's own filters. */
-export function consolePageQuery<P extends Record<string, TSchema>>(filters: P) {
-  return Type.Object(
-    {
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: CONSOLE_PAGE_LIMIT })),
-      starting_after: Type.Optional(Type.String({ maxLength: 255 })),
-      ...filters,
-    },
-    { additionalProperties: false },
-  );
-}
+export { CONSOLE_PAGE_LIMIT, consolePageQueryWith as consolePageQuery } from './console.ts';
 
 /** `mode` of a read: which mode's data (default test). */
-export const ModeQuery = Type.Optional(withCode(ModeSchema, 'invalid_parameter'));
+export const ModeQuery = Type.Optional(ConsoleModeSchema);
 
 /** A key as the console shows it: the API key object plus until when a rotated-out secret works. */
 export const ConsoleApiKeySchema = Type.Object({

@@ -1,10 +1,29 @@
-import { Type, Nullable, NullableTimestamp, Timestamp, withCode, type Static } from './common.ts';
+import { Type, Nullable, NullableTimestamp, Timestamp, ModeSchema, withCode, type Static, type TSchema } from './common.ts';
 import { CONSOLE_ROLES } from '../../actors/account/console-roles.ts';
 
 /*
  * Schemas of the console's JSON routes (/console/api). The web app imports their types
  * (`import type`, Static<…>) so the two cannot drift.
  */
+
+/** Page size of a console list when `limit` is not sent (docs/api.md, Console: 1..200, default 50). */
+export const CONSOLE_PAGE_LIMIT = 50;
+
+/** `limit` and the `starting_after` cursor of every console list. */
+export const CONSOLE_PAGE = {
+  limit: Type.Optional(withCode(Type.Integer({ minimum: 1, maximum: 200, default: CONSOLE_PAGE_LIMIT, description: 'how many objects a page holds' }), 'invalid_parameter')),
+  starting_after: Type.Optional(Type.String({ maxLength: 255, description: 'id of the last object of the page before' })),
+};
+
+/** A console list's query: paging plus the list's own filters. */
+export function consolePageQueryWith<P extends Record<string, TSchema>>(filters: P) {
+  return Type.Object({ ...CONSOLE_PAGE, ...filters }, { additionalProperties: false });
+}
+
+/** `mode` of a console request: which mode's data (test by default). */
+export const ConsoleModeSchema = withCode(ModeSchema, 'invalid_parameter');
+export const ConsoleModeQuery = Type.Object({ mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
+export const ConsoleModeBody = Type.Object({ mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
 
 export const ConsoleRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('developer'), Type.Literal('billing'), Type.Literal('viewer')], {
   description: CONSOLE_ROLES.join(', '),

@@ -146,3 +146,25 @@ test('the absolute limit is 7 days from sign-in and the cookie says so', async (
   const accepted = await call(svc.url, 'POST', '/console/api/invitations/accept', { body: { token, name: 'M', password: CONSOLE_PASSWORD } });
   t.regex(accepted.headers.getSetCookie()[0]!, /; Max-Age=604800/);
 });
+
+test('a suspended account’s people read, change their own security and sign out, and change nothing else', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id);
+  t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/suspend`)).status, 200);
+  t.is((await owner.get('/console/api/session')).body.account.status, 'suspended');
+  t.is((await owner.get('/console/api/keys')).status, 200, 'reads go on');
+  for (const [method, path, body] of [
+    ['POST', '/console/api/keys', { mode: 'test', label: 'x' }],
+    ['POST', '/console/api/customers', { name: 'Bright Dental', country: 'US' }],
+    ['POST', '/console/api/webhook_endpoints', { url: 'https://example.com/hook', mode: 'test' }],
+    ['POST', '/console/api/team/invitations', { email: 'x@acme.example', role: 'viewer' }],
+    ['POST', '/console/api/test_clocks', { name: 'c' }],
+  ] as const) {
+    const r = method === 'POST' ? await owner.post(path, body) : await owner.get(path);
+    t.is(r.status, 403, `${path}: ${r.text}`);
+    t.is(r.body.error.code, 'reseller_suspended', path);
+  }
+  t.is((await owner.post('/console/api/two_factor/setup')).status, 200, 'their own two-factor');
+  t.is((await owner.post('/console/api/sign_out')).status, 200, 'and signing out');
+  await a.admin.post(`/admin/v1/accounts/${a.id}/reinstate`);
+});
