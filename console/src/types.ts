@@ -27,6 +27,7 @@ import type {
 import type { CustomerTestClockSchema, TestClockSchema } from '../../http/schemas/test-clocks.ts';
 import type { ActivitySchema, ConsoleOverviewSchema } from '../../http/schemas/console-billing.ts';
 import type { ConsoleAppointmentSchema, ConsoleCallPageSchema, TrailEntrySchema } from '../../http/schemas/console-calls.ts';
+import type { ConsoleCreatedCustomerSchema, ConsoleCustomerPageSchema, ConsoleCustomerSchema } from '../../http/schemas/console-customers.ts';
 
 export type Mode = 'test' | 'live';
 
@@ -79,34 +80,8 @@ export type Agreement = Static<typeof AgreementSchema>;
 export type TestClock = Static<typeof TestClockSchema>;
 export type CustomerTestClock = Static<typeof CustomerTestClockSchema>;
 
-/*
- * The customer routes (branch `customers`, not yet on main when this was written): their shapes
- * as that branch declares them (http/schemas/console-customers.ts), to be imported from it once merged.
- */
-
-/** A readiness blocker in the console's words. */
-export interface Blocker {
-  code: string;
-  message: string;
-  waiting_on: string;
-  who?: 'you' | 'your_customer' | 'operator';
-  who_label?: string;
-  what_to_do?: string;
-  where?: { label: string; path: string } | null;
-  action?: { description: string } | null;
-}
-
-/** A row of the customer list: the /v1 shape plus readiness at a glance. */
-export type CustomerRow = Customer & { ready: boolean; blocker_count: number };
-
-export interface CustomerPage {
-  object: 'console_customer';
-  customer: Customer;
-  readiness: Omit<Readiness, 'blockers' | 'test_blockers'> & { blockers: Blocker[]; test_blockers: Blocker[] };
-  provisioning: Provisioning;
-  limits: CustomerLimits;
-  onboarding_links: Omit<OnboardingLink, 'url' | 'expires_in_days'>[];
-  numbers: PhoneNumber[];
-  websites: Website[];
-  chat_sessions: Omit<ChatSession, 'token' | 'expires_in_seconds'>[];
-}
+export type CustomerRow = Static<typeof ConsoleCustomerSchema>;
+export type CustomerPage = Static<typeof ConsoleCustomerPageSchema>;
+export type CreatedCustomer = Static<typeof ConsoleCreatedCustomerSchema>;
+/** A readiness blocker in the console's words (who must act, what to do, where). */
+export type Blocker = CustomerPage['readiness']['blockers'][number];
