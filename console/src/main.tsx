@@ -23,7 +23,8 @@ const queryClient: QueryClient = new QueryClient({
   mutationCache: new MutationCache({ onError }),
   defaultOptions: {
     queries: {
-      staleTime: 15_000,
+      // A page shows what it had at once and asks again each time it is opened.
+      staleTime: 0,
       refetchOnWindowFocus: false,
       // A 4xx will not change by asking again.
       retry: (count, err) => !(err instanceof ApiError && err.status >= 400 && err.status < 500) && count < 2,

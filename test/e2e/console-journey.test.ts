@@ -399,9 +399,9 @@ test.serial('a webhook endpoint against a local receiver: its secret once, a tes
   t.regex(s.endpointSecret, /^whsec_/);
   await look(t, 'webhooks-secret-once');
   await page.getByRole('link', { name: receiver.url }).first().click();
+  await page.getByRole('heading', { level: 1, name: 'Webhook endpoint' }).waitFor();
   await settled();
   s.endpointId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
-  t.is(await heading(), 'Webhook endpoint');
 
   const before = receiver.received.length;
   await page.getByRole('button', { name: 'Send a test event' }).click();
@@ -471,7 +471,10 @@ test.serial('a test call placed from the customer page waits for the calling win
   t.true(script.status < 300, script.text);
 
   await nav('Customers');
+  t.regex(await page.locator('main table').innerText(), /Bright Dental[\s\S]*bright-1/);
+  await look(t, 'customers');
   await page.getByRole('link', { name: 'Bright Dental' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Bright Dental' }).waitFor();
   await settled();
   t.regex(await page.locator('#readiness').innerText(), /Ready for test calls/);
   await page.getByRole('button', { name: 'Place a test call' }).click();
@@ -608,6 +611,53 @@ test.serial('a viewer sees no "Create key" button', async (t) => {
   t.is(await p.getByRole('button', { name: 'Revoke' }).count(), 0, 'no Revoke button');
   await look(t, 'keys-viewer', p);
   t.deepEqual(errors, []);
+});
+
+test.serial('password reset: a link the owner mints on the Team page lets the viewer choose a new password', async (t) => {
+  // The Team page is still open from before the viewer joined: read it again.
+  await page.reload();
+  await settled();
+  const viewerRow = page.locator('#members tr', { hasText: 'victor@northwind-agency.example' });
+  await viewerRow.getByRole('button', { name: 'Reset link' }).click();
+  await page.locator('#members .copy-field').waitFor();
+  const link = (await copyValue('Reset link')).trim();
+  t.true(link.startsWith(`${svc.url}/console/reset?token=`), link);
+
+  const viewer = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.teardown(() => viewer.close());
+  const p = await viewer.newPage();
+  const errors: string[] = [];
+  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await p.goto(link);
+  await settled(p);
+  t.is(await heading(p), 'Choose a new password');
+  await look(t, 'password-reset-complete', p);
+  await p.getByLabel('New password', { exact: true }).fill('a brand new calm passphrase');
+  await p.getByLabel('Repeat the new password').fill('a brand new calm passphrase');
+  await p.getByRole('button', { name: 'Change password' }).click();
+  await p.getByText(/Your password is changed/).waitFor();
+  await p.getByRole('link', { name: 'Sign in' }).click();
+  await p.getByLabel('Email').fill('victor@northwind-agency.example');
+  await p.getByLabel('Password').fill('a brand new calm passphrase');
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('navigation', { name: 'Console' }).waitFor();
+
+  // The request page: the same answer whoever the address belongs to.
+  await p.goto(`${svc.url}/console/reset`);
+  await settled(p);
+  t.is(await heading(p), 'Reset your password');
+  await look(t, 'password-reset-request', p);
+  await p.getByLabel('Email').fill('nobody@nowhere.example');
+  await p.getByRole('button', { name: 'Send a reset link' }).click();
+  await p.getByText(/a reset link is on its way/).waitFor();
+  t.deepEqual(errors, []);
+});
+
+test.serial('an address the console does not have: its not-found page in the frame', async (t) => {
+  const res = await page.goto(url('/no/such/page'));
+  t.is(res?.status(), 200, 'the app answers; the page says it is not there');
+  await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+  await look(t, 'not-found');
 });
 
 test.serial('signing out, and back in with the password and a two-factor code', async (t) => {
