@@ -8,10 +8,10 @@ import { Badge } from '../ui/Badge.tsx';
 import { CopyField } from '../ui/Copy.tsx';
 import { Form, Field, FormError, Select, Submit } from '../ui/Form.tsx';
 import { Empty, ErrorNote, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
-import { DataTable } from '../ui/Table.tsx';
+import { DataTable, Pager, useCursorList } from '../ui/Table.tsx';
 import { useInvalidate } from '../ui/data.ts';
 import { dateTime, words } from '../ui/format.ts';
-import type { ConsoleInvitation as Invitation, PasswordResetLink, Team as TeamData } from '../types.ts';
+import type { ConsoleInvitation as Invitation, PasswordResetLink, SessionRow, Team as TeamData } from '../types.ts';
 
 export default function Team() {
   const canWrite = useCan('team:write');
@@ -26,6 +26,7 @@ export default function Team() {
             <Members team={t} />
             <Invitations invitations={t.invitations} />
             {canWrite && <Invite />}
+            {canWrite && <TeamSessions />}
             <Section title="What each role may do" id="roles">
               <dl className="facts">
                 {ROLES.map((r) => (
@@ -198,6 +199,44 @@ function Invite() {
           Send this link to {invite.data.email}; it lets them set a password and join as {words(invite.data.role)}:
           <CopyField label="Invitation link" value={invite.data.url} />
         </Notice>
+      )}
+    </Section>
+  );
+}
+
+/** Every session of the team, for owners and admins to sign someone out. */
+function TeamSessions() {
+  const invalidate = useInvalidate();
+  const sessions = useCursorList<SessionRow>('/sessions', { scope: 'team' });
+  const revoke = useMutation({ mutationFn: (id: string) => api.del(`/sessions/${id}`), onSuccess: () => invalidate('/sessions') });
+  return (
+    <Section title="Who is signed in" id="team-sessions">
+      <ErrorNote error={sessions.error ?? revoke.error} />
+      {sessions.data && (
+        <>
+          <DataTable
+            caption="Sessions of the team"
+            rowKey={(x) => x.id}
+            rows={sessions.data.data}
+            columns={[
+              { header: 'Person', cell: (x) => x.email },
+              { header: 'Browser', cell: (x) => <span className="muted">{x.user_agent ?? 'Unknown browser'}</span> },
+              { header: 'Last seen', cell: (x) => dateTime(x.last_seen_at) },
+              {
+                header: 'Action',
+                cell: (x) =>
+                  x.current ? (
+                    <Badge tone="good">You, here</Badge>
+                  ) : (
+                    <button type="button" className="button button-small button-danger" onClick={() => revoke.mutate(x.id)}>
+                      Sign out
+                    </button>
+                  ),
+              },
+            ]}
+          />
+          <Pager {...sessions.pager} />
+        </>
       )}
     </Section>
   );
