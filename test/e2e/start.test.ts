@@ -38,7 +38,7 @@ const killOnFailure = (t: ExecutionContext, instance: Instance) =>
 
 /** `switchboard admin …` against one instance with the given token; parses the JSON it prints. */
 async function adminCli(instance: Instance, token: string, args: string[]) {
-  const result = await runCli(['console', ...args], { SWITCHBOARD_ADMIN_TOKEN: token, SWITCHBOARD_URL: `http://127.0.0.1:${instance.port}` });
+  const result = await runCli(['admin', ...args], { SWITCHBOARD_ADMIN_TOKEN: token, SWITCHBOARD_URL: `http://127.0.0.1:${instance.port}` });
   const printed = result.code === 0 ? result.stdout : result.stderr;
   let json: any;
   try {

@@ -168,3 +168,13 @@ test('a suspended account’s people read, change their own security and sign ou
   t.is((await owner.post('/console/api/sign_out')).status, 200, 'and signing out');
   await a.admin.post(`/admin/v1/accounts/${a.id}/reinstate`);
 });
+
+test('a session cookie shadowed by a planted one of the same name still signs the person in; three junk values do not', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id);
+  const planted = `sb_console=sbs_${'0'.repeat(36)}; ${owner.cookie}`;
+  t.is((await call(svc.url, 'GET', '/console/api/session', { headers: { cookie: planted } })).status, 200);
+  t.is((await call(svc.url, 'GET', '/console/api/session', { headers: { cookie: `sb_console=junk; other=1; ${owner.cookie}` } })).status, 200);
+  const buried = `sb_console=a; sb_console=b; sb_console=c; ${owner.cookie}`;
+  t.is((await call(svc.url, 'GET', '/console/api/session', { headers: { cookie: buried } })).status, 401, 'only the first three values are looked up');
+});
