@@ -91,7 +91,7 @@ test.serial('first start on an empty data dir prints a admin token once and answ
   t.deepEqual(health.body, { ok: true });
 });
 
-test.serial('the README newcomer flow: console create-account and create-key, then the API with the key', async (t) => {
+test.serial('the README newcomer flow: admin create-account and create-key, then the API with the key', async (t) => {
   t.truthy(first?.isRunning(), 'needs the first start');
   const created = await adminCli(first!, adminToken, ['create-account', '--name', 'Acme Agency', '--country', 'US']);
   t.is(created.code, 0, created.stderr);
