@@ -7,9 +7,9 @@ import { migrate } from '../db/migrate.ts';
 
 const USAGE = `Usage: switchboard <command>
 
-  start [--new-admin-token]   run the whole service in this process
+  start [--new-admin-token]     run the whole service in this process
   migrate                       apply database migrations to DATABASE_URL
-  console <action> [flags]      operator actions against a running service (see: switchboard admin)
+  admin <action> [flags]        operator actions against a running service (see: switchboard admin)
 `;
 
 /**
@@ -77,7 +77,7 @@ export async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify({ applied })}\n`);
       return;
     }
-    case 'console':
+    case 'admin':
       if (rest.length === 0) {
         process.stdout.write(`${adminUsage()}\n`);
         return;

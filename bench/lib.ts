@@ -15,16 +15,15 @@ export interface LoadResult {
 }
 
 /**
- * autocannon against `url` for `seconds` after a short warm-up (`overallRate`: at that many
- * requests per second in all, instead of as fast as it can). With `serverPid`, also the CPU
+ * autocannon against `url` for `seconds` after a short warm-up. With `serverPid`, also the CPU
  * that process and PostgreSQL spent per request during the measured run.
  */
 export async function load(
   url: string,
-  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; overallRate?: number } = {},
+  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number } = {},
 ): Promise<LoadResult> {
   const run = (duration: number) =>
-    autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers, ...(opts.overallRate ? { overallRate: opts.overallRate } : {}) });
+    autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers });
   await run(2);
   const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid });
   const r = await run(opts.seconds ?? 10);

@@ -22,16 +22,30 @@ export interface ConsoleSession {
 export const SESSION_COOKIE = 'sb_console';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The value of one cookie in a Cookie header, or null. Only the name is matched; the value is opaque. */
-export function cookieValue(header: string | undefined, name: string): string | null {
-  if (!header) return null;
+/**
+ * Every value a Cookie header gives the cookie `name`, in order. Only the name is matched; a value
+ * is opaque. A header may hold the name more than once (a cookie of another path, or one a sibling
+ * site planted to shadow the real one): each is tried.
+ */
+export function cookieValues(header: string | undefined, name: string): string[] {
+  if (!header) return [];
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
+    const value = part.slice(eq + 1).trim();
+    if (part.slice(0, eq).trim() === name && value) values.push(value);
   }
-  return null;
+  return values;
 }
+
+/** The first value of the cookie `name`, or null. */
+export function cookieValue(header: string | undefined, name: string): string | null {
+  return cookieValues(header, name)[0] ?? null;
+}
+
+/** At most this many values of the session cookie are looked up in one request. */
+const MAX_SESSION_COOKIES = 3;
 
 /** The Set-Cookie value of a session: HttpOnly, SameSite=Strict, Path=/console, Secure behind TLS. */
 export function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number): string {
@@ -72,8 +86,15 @@ export async function authenticateConsole(
   need: { permission: ConsolePermission; beforeTwoFactor: boolean; whileSuspended?: boolean },
 ): Promise<ConsoleSession> {
   if (crossSiteWrite(request, publicOrigin)) throw new ApiError('csrf_failed');
-  const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
-  const found = token ? await people.sessionOf(token) : null;
+  let token: string | null = null;
+  let found: Awaited<ReturnType<ConsolePeople['sessionOf']>> = null;
+  for (const candidate of cookieValues(request.headers.cookie, SESSION_COOKIE).slice(0, MAX_SESSION_COOKIES)) {
+    found = await people.sessionOf(candidate);
+    if (found) {
+      token = candidate;
+      break;
+    }
+  }
   if (!token || !found) throw new ApiError('console_session_required');
   if (!SAFE_METHODS.has(request.method)) {
     const sent = request.headers['x-csrf-token'];

@@ -53,7 +53,7 @@ export function registerAdminAccountRoutes(app: App, services: AdminAccountRoute
         ...hide,
         body: Type.Object(
           {
-            name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', format: 'single-line' }), { default: 'parameter_missing', format: 'invalid_parameter' }),
+            name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', format: 'single-line' }), { default: 'parameter_missing', format: 'invalid_parameter', maxLength: 'field_too_long', type: 'invalid_parameter' }),
             country: Country,
             owner_email: Type.Optional(EmailSchema),
           },

@@ -25,7 +25,7 @@ export type ConsoleApiKey = Static<typeof ConsoleApiKeySchema>;
 export const CreateKeyBody = Type.Object(
   {
     mode: withCode(ModeSchema, 'invalid_parameter'),
-    label: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), { default: 'parameter_missing' }),
+    label: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long', type: 'invalid_parameter' }),
     scopes: Type.Optional(withCode(Type.Array(Type.String({ maxLength: 64 }), { maxItems: SCOPES.length }), 'invalid_scope')),
     ip_allowlist: Type.Optional(withCode(Nullable(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })), 'invalid_ip_allowlist')),
     expires_at: Type.Optional(withCode(Nullable(Type.String({ maxLength: 40 })), 'invalid_expires_at')),
@@ -137,12 +137,12 @@ export const BusinessDetailsFieldsSchema = Type.Object(
   {
     legal_name: Text(200),
     registration_number: Text(100),
-    country: withCode(Type.String({ pattern: '^[A-Za-z]{2}$' }), { default: 'parameter_missing', pattern: 'invalid_parameter' }),
-    address: withCode(Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long' }),
+    country: withCode(Type.String({ pattern: '^[A-Za-z]{2}$' }), { default: 'parameter_missing', pattern: 'invalid_parameter', type: 'invalid_parameter' }),
+    address: withCode(Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long', type: 'invalid_parameter' }),
     website: OptionalText(2048),
     contact_email: withCode(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), { default: 'invalid_parameter', maxLength: 'field_too_long' }),
     contact_phone: OptionalText(40),
-    business_description: withCode(Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long' }),
+    business_description: withCode(Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long', type: 'invalid_parameter' }),
   },
   { additionalProperties: false },
 );

@@ -71,7 +71,7 @@ export const PasswordSchema = withCode(Type.String({ minLength: 1, maxLength: 10
 export const AcceptInvitationBody = Type.Object(
   {
     token: withCode(Type.String({ minLength: 1, maxLength: 200 }), 'invitation_invalid'),
-    name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), { default: 'parameter_missing' }),
+    name: withCode(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), { default: 'parameter_missing', maxLength: 'field_too_long', type: 'invalid_parameter' }),
     password: PasswordSchema,
   },
   { additionalProperties: false },

@@ -82,8 +82,8 @@ test.serial('a person opens the chat link, sends messages and sees the replies i
   t.teardown(() => page.context().close());
   const seen: string[] = [];
   page.on('request', (r) => seen.push(r.url()));
-  const adminErrors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && adminErrors.push(m.text()));
+  const browserErrors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && browserErrors.push(m.text()));
 
   const opened = await page.goto(`${service.url}/chat#token=${token}`);
   t.is(opened?.status(), 200);
@@ -126,7 +126,7 @@ test.serial('a person opens the chat link, sends messages and sees the replies i
   t.notRegex(await page.content(), HIDDEN_NAMES);
   t.notRegex(await page.title(), HIDDEN_NAMES);
   t.notRegex(JSON.stringify(await opened!.allHeaders()), HIDDEN_NAMES);
-  t.deepEqual(adminErrors, [], 'no CSP violation or script error');
+  t.deepEqual(browserErrors, [], 'no CSP violation or script error');
 
   const sessions = await request(service.url, 'GET', `/v1/customers/${customer}/sessions`, { token: key });
   t.is(sessions.body.data[0].messages_sent, 2);

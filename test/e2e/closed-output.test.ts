@@ -35,9 +35,9 @@ function withStdoutClosed(args: string[], env: Record<string, string> = {}): Pro
   });
 }
 
-test('console output into a reader that has gone: exit 0, nothing on stderr', async (t) => {
+test('admin output into a reader that has gone: exit 0, nothing on stderr', async (t) => {
   const env = { SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHBOARD_URL: svc.url };
-  for (const args of [['console'], ['console', 'list-accounts']]) {
+  for (const args of [['admin'], ['admin', 'list-accounts']]) {
     const { code, stderr } = await withStdoutClosed(args, env);
     t.is(code, 0, `${args.join(' ')}: ${stderr}`);
     t.is(stderr, '', args.join(' '));
@@ -50,7 +50,7 @@ test('switchboard admin list-accounts | head -n 1: the first line, then a quiet 
   await Promise.all(Array.from({ length: 100 }, (_, i) => con.post('/admin/v1/accounts', { name: `Piped Agency ${i} ${'x'.repeat(180)}`, country: 'US' })));
   const printed = JSON.stringify((await con.get('/admin/v1/accounts')).body, null, 2).length;
   t.true(printed > 90 * 1024, `${printed} bytes: well over what the pipe (64 KiB) and head's first read (8 KiB) take`);
-  const script = `"${process.execPath}" "${BIN}" console list-accounts 2>"$ERR" | head -n 1; echo "status=\${PIPESTATUS[0]}"`;
+  const script = `"${process.execPath}" "${BIN}" admin list-accounts 2>"$ERR" | head -n 1; echo "status=\${PIPESTATUS[0]}"`;
   const dir = await makeTempRoot('switchboard-pipe-');
   const child = spawn('bash', ['-c', script], {
     cwd: ROOT,

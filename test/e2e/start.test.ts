@@ -38,7 +38,7 @@ const killOnFailure = (t: ExecutionContext, instance: Instance) =>
 
 /** `switchboard admin …` against one instance with the given token; parses the JSON it prints. */
 async function adminCli(instance: Instance, token: string, args: string[]) {
-  const result = await runCli(['console', ...args], { SWITCHBOARD_ADMIN_TOKEN: token, SWITCHBOARD_URL: `http://127.0.0.1:${instance.port}` });
+  const result = await runCli(['admin', ...args], { SWITCHBOARD_ADMIN_TOKEN: token, SWITCHBOARD_URL: `http://127.0.0.1:${instance.port}` });
   const printed = result.code === 0 ? result.stdout : result.stderr;
   let json: any;
   try {
@@ -91,7 +91,7 @@ test.serial('first start on an empty data dir prints a admin token once and answ
   t.deepEqual(health.body, { ok: true });
 });
 
-test.serial('the README newcomer flow: console create-account and create-key, then the API with the key', async (t) => {
+test.serial('the README newcomer flow: admin create-account and create-key, then the API with the key', async (t) => {
   t.truthy(first?.isRunning(), 'needs the first start');
   const created = await adminCli(first!, adminToken, ['create-account', '--name', 'Acme Agency', '--country', 'US']);
   t.is(created.code, 0, created.stderr);

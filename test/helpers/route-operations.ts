@@ -22,6 +22,8 @@ export interface Operation {
   body: Schema | null;
   /** `session`: a chat session token; `console`: a console session cookie; `none`: public. */
   auth: 'key' | 'admin' | 'session' | 'console' | 'none';
+  /** The permission a console route needs (console routes only). */
+  permission?: string;
   /** The document's responses (status → description listing `error.code: a, b`); absent for console routes. */
   responses?: Record<string, { description: string }>;
 }
@@ -86,6 +88,7 @@ function operationOf(r: RouteOptions & { method: string }, auth: Operation['auth
     query: Object.entries<Schema>(query).map(([name, s]) => ({ name, schema: s, required: (schema.querystring.required ?? []).includes(name) })),
     body: schema.body ?? null,
     auth,
+    ...(r.config?.permission ? { permission: r.config.permission as string } : {}),
   };
 }
 

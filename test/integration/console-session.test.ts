@@ -168,3 +168,28 @@ test('a suspended account’s people read, change their own security and sign ou
   t.is((await owner.post('/console/api/sign_out')).status, 200, 'and signing out');
   await a.admin.post(`/admin/v1/accounts/${a.id}/reinstate`);
 });
+
+test('a session cookie shadowed by a planted one of the same name still signs the person in; three junk values do not', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id);
+  const planted = `sb_console=sbs_${'0'.repeat(36)}; ${owner.cookie}`;
+  t.is((await call(svc.url, 'GET', '/console/api/session', { headers: { cookie: planted } })).status, 200);
+  t.is((await call(svc.url, 'GET', '/console/api/session', { headers: { cookie: `sb_console=junk; other=1; ${owner.cookie}` } })).status, 200);
+  const buried = `sb_console=a; sb_console=b; sb_console=c; ${owner.cookie}`;
+  t.is((await call(svc.url, 'GET', '/console/api/session', { headers: { cookie: buried } })).status, 401, 'only the first three values are looked up');
+});
+
+test('a name or label over its maximum is field_too_long, not a missing parameter', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id);
+  const long = 'x'.repeat(201);
+  const key = await owner.post('/console/api/keys', { mode: 'test', label: long });
+  t.is(key.body.error.code, 'field_too_long');
+  t.is((await owner.post('/console/api/keys', { mode: 'test', label: ' ' })).body.error.code, 'parameter_missing');
+  t.is((await a.admin.post('/admin/v1/accounts', { name: long, country: 'US' })).body.error.code, 'field_too_long');
+  const invited = await a.admin.post(`/admin/v1/accounts/${a.id}/invitations`, { email: 'long@acme.example' });
+  const token = new URL(invited.body.url).searchParams.get('token')!;
+  const accepted = await call(svc.url, 'POST', '/console/api/invitations/accept', { body: { token, name: long, password: CONSOLE_PASSWORD } });
+  t.is(accepted.body.error.code, 'field_too_long');
+  t.is((await call(svc.url, 'POST', '/console/api/invitations/accept', { body: { token, name: 7, password: CONSOLE_PASSWORD } })).body.error.code, 'invalid_parameter');
+});
