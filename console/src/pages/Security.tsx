@@ -22,8 +22,13 @@ export default function Security() {
         <Notice tone="warn">Your team requires two-factor sign-in. Turn it on below to use the rest of the console.</Notice>
       )}
       <TwoFactor />
-      <ChangePassword />
-      <Sessions />
+      {/* Until then the server answers nothing else (403 two_factor_setup_required). */}
+      {!(account.require_two_factor && !user.two_factor_enabled) && (
+        <>
+          <ChangePassword />
+          <Sessions />
+        </>
+      )}
     </>
   );
 }
