@@ -197,6 +197,27 @@ async function until(what: string, check: () => Promise<boolean>, ms = 15_000): 
   }
 }
 
+/** Presses the deliveries' Refresh until the newest delivery's text (with its attempts) passes `check`. */
+function untilDeliveries(what: string, check: (newest: string) => boolean): Promise<void> {
+  return until(what, async () => {
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await settled();
+    return check(await page.locator('#deliveries li.delivery').first().innerText());
+  });
+}
+
+/** `link` opened in a browser context of its own (another person), with what its console says. */
+async function otherBrowser(t: ExecutionContext, link: string): Promise<{ p: Page; errors: string[] }> {
+  const other = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.teardown(() => other.close());
+  const p = await other.newPage();
+  const errors: string[] = [];
+  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await p.goto(link);
+  await settled(p);
+  return { p, errors };
+}
+
 /** The value shown by the copy field labelled `label`. */
 const copyValue = (label: string) => page.locator('.copy-field', { has: page.locator('.copy-field-label', { hasText: label }) }).locator('.copy-field-value').innerText();
 
@@ -413,12 +434,7 @@ test.serial('a webhook endpoint against a local receiver: its secret once, a tes
     'webhook-signature': String(delivered.headers['webhook-signature']),
   });
   t.truthy(verified, 'signed with the secret shown once');
-  await until('the delivery shows as succeeded with its attempt', async () => {
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await settled();
-    const text = await page.locator('#deliveries').innerText();
-    return /Succeeded/.test(text) && /HTTP 200/.test(text);
-  });
+  await untilDeliveries('the delivery shows as succeeded with its attempt', (newest) => /Succeeded/.test(newest) && /HTTP 200/.test(newest));
   t.regex(await page.locator('#deliveries').innerText(), /thanks/, 'the response excerpt is shown');
   await look(t, 'webhook-endpoint');
 });
@@ -428,11 +444,7 @@ test.serial('the receiver fails: the failed attempt is shown, and Resend deliver
   const before = receiver.received.length;
   await page.getByRole('button', { name: 'Send a test event' }).click();
   await until('the receiver is tried and answers 500', async () => receiver.received.length > before);
-  await until('the failed attempt shows', async () => {
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await settled();
-    return /HTTP 500/.test(await page.locator('#deliveries').innerText());
-  });
+  await untilDeliveries('the failed attempt shows', (newest) => /HTTP 500/.test(newest));
   const failed = page.locator('#deliveries li.delivery').filter({ hasText: 'HTTP 500' }).first();
   t.regex(await failed.innerText(), /receiver down for maintenance/);
   await look(t, 'webhook-endpoint-failed');
@@ -441,12 +453,7 @@ test.serial('the receiver fails: the failed attempt is shown, and Resend deliver
   const beforeResend = receiver.received.length;
   await failed.getByRole('button', { name: 'Resend' }).click();
   await until('the resend reaches the receiver', async () => receiver.received.length > beforeResend);
-  await until('the resent delivery shows its second attempt, 200', async () => {
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await settled();
-    const first = await page.locator('#deliveries li.delivery').first().innerText();
-    return /HTTP 500/.test(first) && /HTTP 200/.test(first) && /Succeeded/.test(first);
-  });
+  await untilDeliveries('the resent delivery shows its second attempt, 200', (newest) => /HTTP 500/.test(newest) && /HTTP 200/.test(newest) && /Succeeded/.test(newest));
   t.pass();
 });
 
@@ -592,13 +599,7 @@ test.serial('the team page: members with two-factor status, and an invitation fo
 
 test.serial('a viewer sees no "Create key" button', async (t) => {
   const link = (await copyValue('Invitation link')).trim();
-  const viewer = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.teardown(() => viewer.close());
-  const p = await viewer.newPage();
-  const errors: string[] = [];
-  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await p.goto(link);
-  await settled(p);
+  const { p, errors } = await otherBrowser(t, link);
   await p.getByLabel('Your name').fill('Victor Viewer');
   await p.getByLabel('Choose a password').fill('another calm passphrase 77');
   await p.getByLabel('Repeat the password').fill('another calm passphrase 77');
@@ -623,13 +624,7 @@ test.serial('password reset: a link the owner mints on the Team page lets the vi
   const link = (await copyValue('Reset link')).trim();
   t.true(link.startsWith(`${svc.url}/console/reset?token=`), link);
 
-  const viewer = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.teardown(() => viewer.close());
-  const p = await viewer.newPage();
-  const errors: string[] = [];
-  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await p.goto(link);
-  await settled(p);
+  const { p, errors } = await otherBrowser(t, link);
   t.is(await heading(p), 'Choose a new password');
   await look(t, 'password-reset-complete', p);
   await p.getByLabel('New password', { exact: true }).fill('a brand new calm passphrase');
