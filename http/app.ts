@@ -37,6 +37,7 @@ import { registerAdminWebhookRoutes } from './routes/admin-webhooks.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerChatRoutes } from './routes/chat.ts';
 import { registerChatPage } from './pages/chat.ts';
+import { registerConsoleApp } from './routes/console-app.ts';
 import type { App } from './routes/app-type.ts';
 import type { ConsolePeople } from '../actors/console/people.ts';
 import { registerConsoleSessionRoutes } from './routes/console-session.ts';
@@ -193,6 +194,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleCallRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
+  registerConsoleApp(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));

@@ -8,26 +8,10 @@ import { pageStart, toList } from '../shared/list.ts';
 import { newSigningSecret } from './signing.ts';
 import { checkEndpointUrl } from './address-guard.ts';
 import { deliveryView, endpointView } from './views.ts';
+import { EVENT_TYPES } from './event-types.ts';
 
-/** Every event type the service emits (spec: Events → Types). */
-export const EVENT_TYPES = [
-  'call.completed',
-  'appointment.booked',
-  'customer.ready',
-  'balance.low',
-  'key.rotated',
-  'number.assigned',
-  'number.payment_due',
-  'number.released',
-  'website.ready',
-  'website.live',
-  'website.failed',
-  'website.hosting_due',
-  'website.suspended',
-] as const;
-
-/** Longest grace a rolled secret keeps signing (spec: up to one week). */
-export const MAX_ROLL_GRACE_SECONDS = 7 * 86_400;
+// The lists live in a module of their own, pure, so the console's page can show them too.
+export { EVENT_TYPES, MAX_ROLL_GRACE_SECONDS } from './event-types.ts';
 
 /** Webhook endpoints are console-only (spec: Authentication 7). */
 export function createWebhookEndpoints(deps: Deps & { secrets: SecretBox; allowPrivate: boolean }) {
