@@ -1,8 +1,8 @@
 /**
- * The console's QR encoder (console/src/ui/qr.ts), which draws the two-factor setup address.
- * Its output for these texts was read back by a real decoder once (zbarimg 0.23: versions 1 to
- * 15, byte mode, UTF-8, all decoded to the exact text); the fingerprints below hold it to that
- * output, and the structure checks say what a reader needs whatever the text.
+ * The console's QR codes (console/src/ui/qr.ts over qrcode-generator), which draw the two-factor
+ * setup address. The codes of these texts were read back by a real decoder once (zbarimg 0.23:
+ * versions 1 to 15, byte mode, UTF-8, all decoded to the exact text); the fingerprints below hold
+ * the output to those codes, and the structure checks say what a reader needs whatever the text.
  */
 import test from 'ava';
 import crypto from 'node:crypto';
