@@ -16,6 +16,15 @@
 const path = require('node:path');
 const fs = require('node:fs');
 
+// The reseller console's web app (console/) is built into console/dist when its sources are newer
+// than the build: `npm start` and `npm test` do it through npm's pre-scripts, but pm2 starts
+// bin/switchboard.mjs itself. pm2 reads this file on `start` and `reload`, so new code brings its
+// console build with it (one build at a time: app/console-build.ts takes a lock).
+require('node:child_process').execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'app', 'console-build.ts')], {
+  cwd: __dirname,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+
 const LOG_DIR = path.resolve(__dirname, process.env.SWITCHBOARD_LOG_DIR || 'logs');
 // pm2 makes a missing log directory asynchronously and can lose an app's first lines meanwhile.
 fs.mkdirSync(LOG_DIR, { recursive: true });
