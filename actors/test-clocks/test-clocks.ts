@@ -126,6 +126,13 @@ export function createTestClocks(deps: Pick<Deps, 'pool' | 'clock' | 'log'>, due
       return { object: 'customer_test_clock', customer_id: customerId, test_clock: clockId };
     },
 
+    /** The clock a customer of the account is on, or null when it is on none (the console's customer page). */
+    async clockOf(accountId: string, customerId: string): Promise<TestClockView | null> {
+      const on = UUID.test(customerId) ? await repo().clockOfCustomer(customerId) : null;
+      const row = on && on.accountId === accountId ? await repo().find(accountId, on.id) : null;
+      return row ? withCount(row) : null;
+    },
+
     /** The frozen time of the clock the customer is on, or null when it is on none. */
     async timeOf(customerId: string): Promise<Date | null> {
       return UUID.test(customerId) ? ((await repo().clockOfCustomer(customerId))?.frozenTime ?? null) : null;

@@ -119,7 +119,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
     async (request) => {
       const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: false }));
       const id = owner.customerId;
-      const [customer, readiness, provisioning, limits, onboardingLinks, numbers, websites, chatSessions] = await Promise.all([
+      const [customer, readiness, provisioning, limits, onboardingLinks, numbers, websites, chatSessions, testClock] = await Promise.all([
         customers.ask(id, { type: 'get_customer' }),
         customers.ask(id, { type: 'get_readiness' }),
         customers.ask(id, { type: 'get_provisioning' }),
@@ -128,6 +128,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
         services.numbers.list(owner, { limit: PAGE_ITEMS.numbers }),
         services.websites.list(owner, { limit: PAGE_ITEMS.websites }),
         services.chat.list(id, { limit: PAGE_ITEMS.chat_sessions }),
+        services.testClocks.clockOf(owner.accountId, id),
       ]);
       const inWords = <B extends Parameters<typeof consoleWordsOf>[0]>(b: B) => ({ ...b, ...consoleWordsOf(b, id, customer.mode) });
       return {
@@ -140,6 +141,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
         numbers: numbers.data,
         websites: websites.data,
         chat_sessions: chatSessions.data,
+        test_clock: testClock,
       };
     },
   );

@@ -3,6 +3,7 @@ import { CoverageSchema, CreateCustomerBody, CustomerLimitsBody, CustomerLimitsS
 import { NumberSchema } from './numbers.ts';
 import { WebsiteSchema } from './websites.ts';
 import { ChatSessionSchema } from './chat.ts';
+import { TestClockSchema } from './test-clocks.ts';
 import { CUSTOMER_LIST_FILTERS } from '../../actors/customer/customer-list.ts';
 
 /*
@@ -82,6 +83,7 @@ export const ConsoleCustomerPageSchema = Type.Object({
   numbers: Type.Array(NumberSchema, { description: 'the newest 100' }),
   websites: Type.Array(WebsiteSchema, { description: 'the newest 100 builds' }),
   chat_sessions: Type.Array(PageChatSessionSchema, { description: 'the newest 20' }),
+  test_clock: { ...Nullable(TestClockSchema), description: 'the test clock the customer is on (test mode only), or null' },
 });
 export type ConsoleCustomerPage = Static<typeof ConsoleCustomerPageSchema>;
 export type ConsoleCustomer = Static<typeof ConsoleCustomerSchema>;

@@ -134,6 +134,9 @@ test('creating with test_clock puts the new test customer on the clock; an unkno
   t.is(created.status, 201, created.text);
   t.like(created.body, { object: 'customer', name: 'Clocked Dental', mode: 'test', test_clock: clock.id });
   t.is((await owner.get(`/console/api/test_clocks/${clock.id}`)).body.customer_count, 1);
+  const page = (await owner.get(`/console/api/customers/${created.body.id}`)).body;
+  t.like(page.test_clock, { object: 'test_clock', id: clock.id, name: 'Scenario' }, 'the customer page says which clock it is on');
+  t.is((await (await consoleAs(svc.url, other.id, 'owner')).get(`/console/api/customers/${created.body.id}`)).status, 404);
   t.false('test_clock' in (await owner.post('/console/api/customers', { name: 'Plain Dental' })).body, 'no clock, no test_clock');
 
   for (const [body, status, code] of [
@@ -147,6 +150,8 @@ test('creating with test_clock puts the new test customer on the clock; an unkno
   }
   const names = async (mode: string) => (await owner.get(`/console/api/customers?mode=${mode}`)).body.data.map((c: any) => c.name);
   t.deepEqual([...(await names('test')), ...(await names('live'))], ['Plain Dental', 'Clocked Dental'], 'nothing else was created');
+  const plain = (await owner.get('/console/api/customers?mode=test')).body.data.find((c: any) => c.name === 'Plain Dental');
+  t.is((await owner.get(`/console/api/customers/${plain.id}`)).body.test_clock, null, 'on real time: no clock');
   t.is((await owner.get(`/console/api/test_clocks/${clock.id}`)).body.customer_count, 1);
 });
 

@@ -82,7 +82,7 @@ export default function Customer() {
           </Section>
           <OnboardingLinks customerId={p.customer.id} links={p.onboarding_links} />
           <Limits customerId={p.customer.id} limits={p.limits} />
-          {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} />}
+          {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} current={p.test_clock} />}
           <Section title="Numbers" id="numbers">
             {p.numbers.length === 0 ? (
               <Empty title="No number yet" />
@@ -307,7 +307,7 @@ function Limits({ customerId, limits }: { customerId: string; limits: CustomerLi
 }
 
 /** Puts the test customer on a test clock or back on real time. */
-function ClockSection({ customerId }: { customerId: string }) {
+function ClockSection({ customerId, current }: { customerId: string; current: CustomerPage['test_clock'] }) {
   const canWrite = useCan('test_clocks:write');
   const invalidate = useInvalidate();
   const clocks = useQuery({ queryKey: ['/test_clocks', 'all'], queryFn: () => api.get<List<TestClock>>('/test_clocks', { limit: 100 }) });
@@ -316,18 +316,32 @@ function ClockSection({ customerId }: { customerId: string }) {
     onSuccess: () => invalidate('/customers', '/test_clocks'),
   });
   const options = rowsOf(clocks.data);
-  if (!canWrite) return null;
+  const now = current ? (
+    <p>
+      On the clock <Link to="/test-clocks">{current.name ?? current.id}</Link>, at {dateTime(current.frozen_time)}.
+    </p>
+  ) : (
+    <p>On real time (no clock).</p>
+  );
+  if (!canWrite) {
+    return (
+      <Section title="Test clock" id="test-clock">
+        {now}
+      </Section>
+    );
+  }
   const attached = attach.data ? options.find((c) => c.id === attach.data.test_clock) : undefined;
   return (
     <Section title="Test clock" id="test-clock">
       <p className="muted">A test customer on a test clock lives on the clock's time: its calls wait for the clock, not for real time.</p>
+      {!attach.data && now}
       <Form
         onSubmit={(form) => {
           const v = new FormData(form).get('test_clock');
           attach.mutate(typeof v === 'string' && v ? v : null);
         }}
       >
-        <Select label="Put this customer on" name="test_clock" options={[{ value: '', label: 'Real time (no clock)' }, ...options.map((c) => ({ value: c.id, label: c.name ?? c.id }))]} />
+        <Select label="Put this customer on" name="test_clock" defaultValue={current?.id ?? ''} key={`${current?.id ?? 'none'}-${options.length}`} options={[{ value: '', label: 'Real time (no clock)' }, ...options.map((c) => ({ value: c.id, label: c.name ?? c.id }))]} />
         <ErrorNote error={attach.error} />
         {attach.data && (
           <Notice tone="good">
