@@ -85,7 +85,9 @@ let sessionToken: string;
 
 test.before(async () => {
   // The dialler runs when asked (console), so the tests decide when a call is dialled.
-  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000', SWITCHBOARD_SITES_DOMAIN: 'sites.contract.example' });
+  // The dialler and the website builder run only when a test asks (a build the builder's own poll
+  // finished between an order and its revision made "409 website_not_ready" a 200 on a busy machine).
+  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000', SWITCHBOARD_BUILDER_POLL_MS: '3600000', SWITCHBOARD_SITES_DOMAIN: 'sites.contract.example' });
   const r = await call(svc.url, 'GET', '/v1/openapi.json');
   doc = r.body;
   ajv.addSchema({ $id: COMPONENTS, $defs: doc.components.schemas });
