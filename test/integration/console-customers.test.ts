@@ -15,7 +15,8 @@ import { createCustomerList } from '../../actors/customer/customer-list.ts';
 
 let svc: TestService;
 test.before(async () => {
-  svc = await startTestService();
+  // The site of the page test is built when the test asks (website_builder/run), never half-way by the builder's poll.
+  svc = await startTestService({ SWITCHBOARD_BUILDER_POLL_MS: '3600000' });
 });
 test.after.always(async () => svc?.stop());
 

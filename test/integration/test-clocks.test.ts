@@ -22,6 +22,8 @@ test.before(async () => {
     SWITCHBOARD_DIALLER_POLL_MS: '3600000',
     SWITCHBOARD_SENDER_POLL_MS: '3600000',
     SWITCHBOARD_JOB_INTERVAL_MS: '3600000',
+    // Sites are built when a test asks (website_builder/run), never half-way by the builder's poll.
+    SWITCHBOARD_BUILDER_POLL_MS: '3600000',
   });
 });
 test.after.always(async () => {
