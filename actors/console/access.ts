@@ -1,4 +1,5 @@
 import { verify as argon2Verify } from '@node-rs/argon2';
+import { isUuid } from '../../db/customers.ts';
 import { generateSecret, generateURI, verify as totpVerify } from 'otplib';
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
@@ -36,8 +37,6 @@ export interface Actor {
   sessionId: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUuid = (id: string) => UUID.test(id);
 
 const personKey = (email: string) => `person:${email}`;
 const addressKey = (ip: string | null) => `address:${ip ?? 'unknown'}`;

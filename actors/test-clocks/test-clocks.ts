@@ -1,4 +1,5 @@
 import type { Deps } from '../../runtime/deps.ts';
+import { isUuid } from '../../db/customers.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { withTransaction } from '../../db/pool.ts';
@@ -14,7 +15,6 @@ import { advanceTarget, startTime } from './clock-rules.ts';
  * lock serialises advances, attachments and deletion.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface TestClockView {
   object: 'test_clock';
@@ -43,7 +43,7 @@ export function createTestClocks(deps: Pick<Deps, 'pool' | 'clock' | 'log'>, due
   const repo = () => createTestClockRepository(pool);
 
   async function found(accountId: string, id: string): Promise<TestClockRow> {
-    const row = UUID.test(id) ? await repo().find(accountId, id) : null;
+    const row = isUuid(id) ? await repo().find(accountId, id) : null;
     if (!row) throw new Refusal('test_clock_not_found');
     return row;
   }
@@ -114,7 +114,7 @@ export function createTestClocks(deps: Pick<Deps, 'pool' | 'clock' | 'log'>, due
 
     /** Puts the account's test customer on the clock `clockId`, or off any clock (null). */
     async attach(accountId: string, customerId: string, clockId: string | null): Promise<{ object: 'customer_test_clock'; customer_id: string; test_clock: string | null }> {
-      const mode = UUID.test(customerId) ? await repo().customerMode(accountId, customerId) : null;
+      const mode = isUuid(customerId) ? await repo().customerMode(accountId, customerId) : null;
       if (!mode) throw new Refusal('customer_not_found');
       if (clockId !== null) await checkAttachable(accountId, mode, clockId);
       await withTransaction(pool, async (client) => {
@@ -128,14 +128,14 @@ export function createTestClocks(deps: Pick<Deps, 'pool' | 'clock' | 'log'>, due
 
     /** The clock a customer of the account is on, or null when it is on none (the console's customer page). */
     async clockOf(accountId: string, customerId: string): Promise<TestClockView | null> {
-      const on = UUID.test(customerId) ? await repo().clockOfCustomer(customerId) : null;
+      const on = isUuid(customerId) ? await repo().clockOfCustomer(customerId) : null;
       const row = on && on.accountId === accountId ? await repo().find(accountId, on.id) : null;
       return row ? withCount(row) : null;
     },
 
     /** The frozen time of the clock the customer is on, or null when it is on none. */
     async timeOf(customerId: string): Promise<Date | null> {
-      return UUID.test(customerId) ? ((await repo().clockOfCustomer(customerId))?.frozenTime ?? null) : null;
+      return isUuid(customerId) ? ((await repo().clockOfCustomer(customerId))?.frozenTime ?? null) : null;
     },
   };
 }

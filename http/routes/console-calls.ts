@@ -47,11 +47,10 @@ export function dateBound(field: 'from' | 'to', text: string | undefined): Date 
 /** The console's calls and appointments (issue 21): the /v1 shapes and the /v1 call path, behind the session cookie. */
 export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps): void {
   const { callRequests, consoleCalls } = deps;
-  const modeOf = (q: { mode?: Mode }): Mode => q.mode ?? 'test';
   /** What every list reads from its query: the session's account, the mode, the customer, the dates, the page. */
   const listOf = async (request: FastifyRequest, q: { mode?: Mode; customer_id?: string; from?: string; to?: string; limit?: number; starting_after?: string }) => {
     const { accountId } = consoleCaller(request);
-    const mode = modeOf(q);
+    const mode = consoleMode(request, { write: false });
     const from = dateBound('from', q.from);
     const to = dateBound('to', q.to);
     const customerId = q.customer_id ? (await deps.customerDirectory.find(accountId, mode, q.customer_id)).id : null;
@@ -104,7 +103,7 @@ export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps):
     },
     async (request) => {
       const { accountId } = consoleCaller(request);
-      const page = await consoleCalls.page(accountId, modeOf(request.query), request.params.id);
+      const page = await consoleCalls.page(accountId, consoleMode(request, { write: false }), request.params.id);
       return {
         object: 'console_call' as const,
         call: page.call,
@@ -129,7 +128,7 @@ export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps):
     },
     async (request) => {
       const { accountId } = consoleCaller(request);
-      return callRequests.cancelCall(accountId, modeOf(request.query), request.params.id);
+      return callRequests.cancelCall(accountId, consoleMode(request, { write: false }), request.params.id);
     },
   );
 
@@ -141,7 +140,7 @@ export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps):
     },
     async (request, reply) => {
       const { accountId } = consoleCaller(request);
-      return sendRecording(deps, reply, accountId, modeOf(request.query), request.params.id);
+      return sendRecording(deps, reply, accountId, consoleMode(request, { write: false }), request.params.id);
     },
   );
 

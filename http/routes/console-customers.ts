@@ -8,7 +8,7 @@ import { consoleWordsOf } from '../../actors/customer/readiness-words.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { consoleCaller, consoleMode } from '../plugins/console-session.ts';
-import { ApiError, type ErrorCode } from '../errors.ts';
+import type { ErrorCode } from '../errors.ts';
 import { CustomerIdParams, CustomerLimitsSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, responses } from '../schemas/common.ts';
 import { testClockOnCreate, type ConsoleTestClockRouteDeps } from './console-test-clocks.ts';

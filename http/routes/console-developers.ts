@@ -17,7 +17,6 @@ import {
   WebhookEndpointSchema,
 } from '../schemas/console-devs.ts';
 import { consoleCaller, requireLiveFor } from '../plugins/console-session.ts';
-import { ApiError } from '../errors.ts';
 import { ROTATION_GRACE_MS } from '../../actors/account/api-key-rules.ts';
 import type { apiKeyView } from '../../actors/account/views.ts';
 import type { Mode } from '../../runtime/types.ts';
@@ -47,13 +46,6 @@ function consoleKey(k: ReturnType<typeof apiKeyView>) {
 function ofMode<T extends { mode: string }>(list: { object: 'list'; data: T[]; has_more: boolean }, mode: Mode | undefined) {
   return mode ? { ...list, data: list.data.filter((x) => x.mode === mode) } : list;
 }
-
-/**
- * Console writes in live mode wait for go-live (CONSOLE-CONTRACT, Mode): a live webhook endpoint
- * before then is refused. Live keys are the exception: they keep their own rule (business
- * verification, `kyb_incomplete`), as the operator's route has it.
- */
-const mustBeLiveFor = requireLiveFor;
 
 /**
  * The console's developer pages: API keys, webhook endpoints with their deliveries, and the
@@ -130,7 +122,7 @@ export function registerConsoleDeveloperRoutes(app: App, services: ConsoleDevelo
       },
     },
     async (request, reply) => {
-      mustBeLiveFor(request, request.body.mode);
+      requireLiveFor(request, request.body.mode);
       return reply.code(201).send(await askWebhooks(account(request), { type: 'create_endpoint', input: request.body }));
     },
   );
@@ -155,7 +147,7 @@ export function registerConsoleDeveloperRoutes(app: App, services: ConsoleDevelo
       },
     },
     async (request) => {
-      mustBeLiveFor(request, request.body.mode);
+      requireLiveFor(request, request.body.mode);
       return askWebhooks(account(request), { type: 'update_endpoint', id: request.params.id, patch: request.body });
     },
   );

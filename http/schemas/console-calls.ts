@@ -1,4 +1,4 @@
-import { Type, Nullable, ModeSchema, withCode, type Static, type TSchema } from './common.ts';
+import { Type, Nullable, type Static, type TSchema } from './common.ts';
 import { AppointmentSchema, CallSchema, QueueCallBody } from './calls.ts';
 
 import { ConsoleModeSchema, consolePageQueryWith as pageQueryWith } from './console.ts';

@@ -1,4 +1,4 @@
-import { ModeSchema, Nullable, Type, withCode, type Static } from './common.ts';
+import { Nullable, Type, withCode, type Static } from './common.ts';
 import { CoverageSchema, CreateCustomerBody, CustomerLimitsBody, CustomerLimitsSchema, CustomerSchema, OnboardingLinkSchema, ProvisioningSchema, ReadinessSchema } from './customers.ts';
 import { NumberSchema } from './numbers.ts';
 import { WebsiteSchema } from './websites.ts';

@@ -1,4 +1,4 @@
-import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, type Static, type TSchema } from './common.ts';
+import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, type Static } from './common.ts';
 import { ApiKeySchema } from './account.ts';
 import { ConsoleModeSchema } from './console.ts';
 import { SCOPES } from '../../actors/account/api-key-rules.ts';
