@@ -12,9 +12,9 @@ import { importedPaths, localImports, readSource, ROOT, sourceFiles } from '../h
  * errors and picks statuses.
  */
 
-const BELOW_HTTP = ['actors', 'runtime', 'db', 'telephony'];
+const BELOW_HTTP = ['actors', 'runtime', 'db', 'telephony', 'payments', 'email'];
 /** Every folder of the service's own code (tests, benchmarks and bin/ may import anything). */
-const SERVICE = ['actors', 'runtime', 'db', 'telephony', 'http', 'app', 'money'].filter((d) => fs.existsSync(path.join(ROOT, d)));
+const SERVICE = ['actors', 'runtime', 'db', 'telephony', 'payments', 'email', 'http', 'app', 'money'].filter((d) => fs.existsSync(path.join(ROOT, d)));
 
 const inFolder = (target: string, folder: string) => target === folder || target.startsWith(`${folder}/`);
 
