@@ -102,6 +102,12 @@ export function createSimulatedPaymentsRepository(db: Queryable) {
       await db.query(`UPDATE simulated_checkout_sessions SET status = 'complete', payment_intent_id = $2, completed_at = $3 WHERE id = $1`, [id, paymentIntentId, now]);
     },
 
+    /** An open session past its expiry becomes expired; null when it was not open (another process did it first). */
+    async expireSession(id: string): Promise<SimulatedSessionRow | null> {
+      const { rows } = await db.query(`UPDATE simulated_checkout_sessions SET status = 'expired' WHERE id = $1 AND status = 'open' RETURNING *`, [id]);
+      return rows[0] ? num(rows[0]) : null;
+    },
+
     async setSessionIntent(id: string, paymentIntentId: string): Promise<void> {
       await db.query(`UPDATE simulated_checkout_sessions SET payment_intent_id = $2 WHERE id = $1`, [id, paymentIntentId]);
     },

@@ -269,6 +269,25 @@ export function createSimulatedProvider(deps: SimulatedProviderDeps): SimulatedP
 
   const notFound = () => new Refusal('checkout_session_not_found');
 
+  /**
+   * A session read after its expiry is marked expired and sends checkout.session.expired, as
+   * Stripe does when it expires one (the simulated processor has no timer: expiry happens when
+   * the session is next looked at, which the payments room does while a top-up is pending).
+   */
+  async function readSession(id: string, accountId?: string): Promise<SimulatedSessionRow | null> {
+    const s = await repo.session(id, { accountId });
+    if (!s || sessionStatus(s, clock.now()) !== 'expired' || s.status !== 'open') return s;
+    const written: ProviderEvent[] = [];
+    const expired = await withTransaction(deps.pool, async (client) => {
+      const r = createSimulatedPaymentsRepository(client);
+      const row = await r.expireSession(id);
+      if (row) await writeEvent(r, written, 'checkout.session.expired', sessionObject(row, clock.now()), clock.now());
+      return row ?? (await r.session(id));
+    });
+    await sent(written);
+    return expired;
+  }
+
   return {
     kind: 'simulated',
     publishableKey: null,
@@ -302,13 +321,13 @@ export function createSimulatedProvider(deps: SimulatedProviderDeps): SimulatedP
     },
 
     async retrieveCheckoutSession(id) {
-      const s = await repo.session(id);
+      const s = await readSession(id);
       if (!s) throw new Error(`the simulated processor has no checkout session ${id}`);
       return checkoutSession(s, clock.now());
     },
 
     async checkout(accountId, sessionId) {
-      const s = await repo.session(sessionId, { accountId });
+      const s = await readSession(sessionId, accountId);
       if (!s || s.mode !== 'test') throw notFound();
       return {
         object: 'simulated_checkout',
@@ -330,7 +349,11 @@ export function createSimulatedProvider(deps: SimulatedProviderDeps): SimulatedP
         const s = await r.session(sessionId, { accountId, lock: true });
         if (!s || s.mode !== 'test') throw notFound();
         if (s.status === 'complete') return { ok: true as const, session: s };
-        if (sessionStatus(s, now) === 'expired') throw new Refusal('checkout_session_expired');
+        if (sessionStatus(s, now) === 'expired') {
+          const row = await r.expireSession(s.id);
+          if (row) await writeEvent(r, written, 'checkout.session.expired', sessionObject(row, now), now);
+          return { ok: false as const, expired: true as const };
+        }
         const checked = checkCardFields({ number: c.cardNumber, expMonth: c.expMonth, expYear: c.expYear, cvc: c.cvc }, now);
         // Refused before anything is stored: a malformed card, or one that is not a test card (never kept).
         if (!checked.ok) throw new Refusal('card_declined', checked.error.message, { code: checked.error.code });
@@ -371,7 +394,7 @@ export function createSimulatedProvider(deps: SimulatedProviderDeps): SimulatedP
         if (failure) {
           const failed = await r.recordAttempt(pi.id, { paymentMethodId: pmId, chargeId: null, failure, now });
           await writeEvent(r, written, 'payment_intent.payment_failed', intentObject(failed), now);
-          return { ok: false as const, failure };
+          return { ok: false as const, expired: false as const, failure };
         }
         const paid = await r.recordAttempt(pi.id, { paymentMethodId: pmId, chargeId: stripeId('ch_test_'), failure: null, now });
         if (s.save_card) await r.attachPaymentMethod(pmId, s.customer_ref);
@@ -382,6 +405,7 @@ export function createSimulatedProvider(deps: SimulatedProviderDeps): SimulatedP
         return { ok: true as const, session: done };
       });
       await sent(written);
+      if (!outcome.ok && outcome.expired) throw new Refusal('checkout_session_expired');
       if (!outcome.ok) throw new Refusal('card_declined', outcome.failure.message, { code: outcome.failure.code, decline_code: outcome.failure.declineCode });
       return { status: 'complete', redirectUrl: redirectUrl(outcome.session) };
     },

@@ -260,3 +260,27 @@ test.serial('an event the payments room did not take is handed over again, with 
     await pool.end();
   }
 });
+
+test.serial('a session looked at after 24 hours is expired: checkout.session.expired once, and paying it is checkout_session_expired', async (t) => {
+  const pool = createPool(svc.databaseUrl, 2);
+  let now = new Date();
+  const taken: ProviderEvent[] = [];
+  const own = createSimulatedProvider({ pool, publicUrl: svc.url, clock: { now: () => now }, onEvent: async (e) => void taken.push(e) });
+  try {
+    await own.deliverPending();
+    taken.length = 0;
+    const customerRef = await own.createCustomer({ accountId, mode: 'test', name: 'A', email: null });
+    const s = await own.createCheckoutSession({ accountId, mode: 'test', customerRef, amountCents: 2500, saveCard: false, successUrl: 'https://x.example/ok', cancelUrl: 'https://x.example/c', cardPaymentId: crypto.randomUUID(), description: 'Top-up' });
+    now = new Date(now.getTime() + 24 * 3600 * 1000 - 1000);
+    t.is((await own.checkout(accountId, s.id)).status, 'open', 'still open a second before');
+    now = new Date(now.getTime() + 1000);
+    t.like(await own.retrieveCheckoutSession(s.id), { status: 'expired', url: null });
+    t.is((await own.checkout(accountId, s.id)).status, 'expired');
+    t.deepEqual(taken.map((e) => [e.type, e.object.id, e.object.status]), [['checkout.session.expired', s.id, 'expired']]);
+    const err = await t.throwsAsync(own.pay(accountId, s.id, { cardNumber: '4242424242424242', expMonth: 1, expYear: YEAR, cvc: '000' }));
+    t.is((err as any).code, 'checkout_session_expired');
+    t.is(taken.length, 1, 'expired once');
+  } finally {
+    await pool.end();
+  }
+});
