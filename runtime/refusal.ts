@@ -82,6 +82,10 @@ export type RefusalCode =
   // money
   | 'hold_not_found'
   | 'insufficient_balance'
+  // the simulated card processor of test mode
+  | 'card_declined'
+  | 'checkout_session_not_found'
+  | 'checkout_session_expired'
   // chat sessions
   | 'session_not_found'
   | 'session_selector_required'
