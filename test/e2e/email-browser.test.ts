@@ -12,44 +12,19 @@ import test from 'ava';
 import axe from 'axe-core';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './browser.ts';
-import { composeEmail, type ComposeInput, type EmailKind } from '../../email/compose.ts';
-import { emailBrand } from '../../actors/email/brand.ts';
+import { composeEmail, type ComposeInput } from '../../email/compose.ts';
+import { composeInput as base, onboardingInput as onboarding } from '../helpers/email-fixtures.ts';
 
 const OUT = path.join(process.cwd(), 'test-results', 'emails');
 const WIDTH = 600;
-
-const BRAND = emailBrand({
-  name: 'Harbourline Leads LLC',
-  display_name: 'Harbourline',
-  logo_url: null,
-  primary_color: '#ffcc00',
-  accent_color: '#0a3d62',
-  email_from_name: 'Harbourline Team',
-  support_email: 'help@harbourline.example',
-});
-
-const base = (kind: EmailKind, data: Record<string, unknown>, secret: string | null = null): ComposeInput => ({
-  id: '0b0c6a52-7d0c-4a53-9b8f-1a2b3c4d5e6f',
-  kind,
-  mode: 'live',
-  data,
-  secret,
-  to: ['person@harbourline.example'],
-  platform: { name: 'Switchboard', from: 'no-reply@switchboard.example', publicUrl: 'https://console.switchboard.example' },
-  accountName: 'Harbourline Leads LLC',
-  brand: BRAND,
-});
-
-const onboarding = (language: string) =>
-  base('onboarding_link', { customer_name: 'Bright Dental', link_id: 'l1', expires_at: '2026-12-27T10:00:00.000Z', language }, 'https://calls.harbourline.example/onboarding/ob_0123456789abcdefghijklmnopqrst012345');
 
 const EMAILS: Record<string, ComposeInput> = {
   console_invitation: base(
     'console_invitation',
     { account_name: 'Harbourline Leads LLC', role: 'billing', invited_by: 'Ada Lovelace', expires_at: '2026-12-04T10:00:00.000Z' },
-    'https://console.switchboard.example/console/invitations/accept?token=0123456789abcdefghijklmnopqrstuvwxyz',
+    { secret: 'https://console.switchboard.example/console/invitations/accept?token=0123456789abcdefghijklmnopqrstuvwxyz' },
   ),
-  password_reset: base('password_reset', { expires_at: '2026-11-27T13:00:00.000Z' }, 'https://console.switchboard.example/console/reset?token=0123456789abcdefghijklmnopqrstuvwxyz'),
+  password_reset: base('password_reset', { expires_at: '2026-11-27T13:00:00.000Z' }, { secret: 'https://console.switchboard.example/console/reset?token=0123456789abcdefghijklmnopqrstuvwxyz' }),
   balance_low: base('balance_low', { available_cents: 123456, balance_cents: 130000, low_balance: 'below_25_percent', estimated_call_minutes_remaining: 61.7, event_id: 'evt_1' }),
   auto_top_up_failed: base('auto_top_up_failed', {
     card_payment_id: 'cp1',
