@@ -149,12 +149,12 @@ export function createPaymentRepository(db: Queryable) {
       return payment(rows[0]);
     },
     /** An automatic top-up requested, unless one is open already (the unique index): null then. */
-    async insertAutomatic(p: { accountId: string; processor: Processor; amountCents: number; customerRef: string; paymentMethodId: string; now: Date }): Promise<CardPaymentRow | null> {
+    async insertAutomatic(p: { accountId: string; processor: Processor; amountCents: number; customerRef: string; paymentMethodId: string; brand: string | null; last4: string | null; now: Date }): Promise<CardPaymentRow | null> {
       const { rows } = await db.query(
-        `INSERT INTO card_payments (account_id, mode, processor, kind, amount_cents, save_card, customer_ref, payment_method_id, next_attempt_at, created_at)
-         VALUES ($1, 'live', $2, 'automatic', $3, false, $4, $5, now(), $6)
+        `INSERT INTO card_payments (account_id, mode, processor, kind, amount_cents, save_card, customer_ref, payment_method_id, card_brand, card_last4, next_attempt_at, created_at)
+         VALUES ($1, 'live', $2, 'automatic', $3, false, $4, $5, $6, $7, now(), $8)
          ON CONFLICT (account_id) WHERE kind = 'automatic' AND status = 'pending' DO NOTHING RETURNING *`,
-        [p.accountId, p.processor, p.amountCents, p.customerRef, p.paymentMethodId, p.now],
+        [p.accountId, p.processor, p.amountCents, p.customerRef, p.paymentMethodId, p.brand, p.last4, p.now],
       );
       return rows[0] ? payment(rows[0]) : null;
     },

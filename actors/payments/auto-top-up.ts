@@ -38,7 +38,7 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
     if (await repo.openAutomatic(accountId)) return true;
     const state = await repo.autoTopUpState(accountId);
     if (state?.retry_after && state.retry_after > realClock.now()) return false;
-    await repo.insertAutomatic({ accountId, processor: card.processor, amountCents: row.auto_top_up_amount_cents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, now });
+    await repo.insertAutomatic({ accountId, processor: card.processor, amountCents: row.auto_top_up_amount_cents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, brand: card.brand, last4: card.last4, now });
     room.pokeWorker();
     return true;
   }
