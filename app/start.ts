@@ -46,6 +46,7 @@ import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
+import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
 import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
@@ -170,7 +171,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck });
     websites = websitesRoom;
     const brandDomains = createBrandDomains(deps, cnameCheck);
-    payments = createPayments({ ...deps, money, providers: paymentProviders(config) });
+    // The simulated card processor of test mode: its events land in the payments room's inbox, as
+    // Stripe's webhooks do (until taken they wait in simulated_events and are handed over again).
+    const simulatedCheckout = createSimulatedProvider({
+      pool,
+      publicUrl: () => config.publicUrl,
+      clock: deps.realClock,
+      log,
+      onEvent: (event) => payments!.receiveSimulatedEvent(event),
+    });
+    payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
     const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
 
@@ -210,6 +220,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       consolePeople: createConsolePeople(deps),
       consoleAccess: createConsoleAccess({ ...deps, secrets }),
       consoleBilling: createConsoleBilling(deps),
+      simulatedCheckout,
       testClocks: createTestClocks(deps, async (clock) => {
         // An advanced clock's due work, before the advance answers: its jobs, then dialler rounds
         // (two: one already running may have claimed before the clock moved). A process without

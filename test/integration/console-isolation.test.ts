@@ -51,6 +51,9 @@ test.before(async () => {
   const clock = must(await victimOwner.post('/console/api/test_clocks', { name: 'Victim clock' }), 'clock');
   const invitation = must(await victimOwner.post('/console/api/team/invitations', { email: 'newcomer@victim.example', role: 'viewer' }), 'invitation');
   const sessions = must(await victimViewer.get('/console/api/sessions'), 'sessions');
+  // A test-mode card top-up, its simulated checkout left open.
+  const topUp = must(await victimOwner.post('/console/api/billing/top_ups', { mode: 'test', amount_cents: 5_000 }), 'top-up');
+  const checkout = { id: new URL(topUp.checkout_url).pathname.split('/').pop()! };
   ids = {
     customer: customer.id,
     call: call.id,
@@ -62,6 +65,8 @@ test.before(async () => {
     invitation: invitation.id,
     member: victimViewer.user.id,
     session: sessions.data[0].id,
+    checkout: checkout.id,
+    topUp: topUp.id,
   };
 
   const other = await makeAccount(svc.url, { name: 'Attacker Agency' });
@@ -77,6 +82,7 @@ test.after.always(async () => {
 function victimId(op: Operation, name: string): string | undefined {
   const p = op.path;
   if (name === 'did') return ids.delivery;
+  if (name === 'session_id' && p.startsWith('/console/api/billing/simulated_checkout/')) return ids.checkout;
   if (name !== 'id') return undefined;
   const byPrefix: [string, string][] = [
     ['/console/api/customers/', ids.customer],
@@ -88,6 +94,7 @@ function victimId(op: Operation, name: string): string | undefined {
     ['/console/api/team/invitations/', ids.invitation],
     ['/console/api/team/members/', ids.member],
     ['/console/api/sessions/', ids.session],
+    ['/console/api/billing/top_ups/', ids.topUp],
   ];
   return byPrefix.find(([prefix]) => p.startsWith(prefix))?.[1];
 }
@@ -101,6 +108,7 @@ function bodyOf(op: Operation): unknown {
     'PATCH /console/api/team/members/{id}': { role: 'admin' },
     'POST /console/api/webhook_endpoints/{id}/roll_secret': { grace_seconds: 0 },
     'PATCH /console/api/webhook_endpoints/{id}': { enabled: false },
+    'POST /console/api/billing/simulated_checkout/{session_id}/pay': { card_number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' },
   };
   return special[`${op.method} ${op.path}`] ?? example(op.body, '', { customerId: ids.customer });
 }
@@ -173,6 +181,7 @@ test.serial('after every attempt the victim’s objects are as they were', async
   t.like((await victimOwner.get(`/console/api/webhook_endpoints/${ids.endpoint}`)).body, { id: ids.endpoint, enabled: true });
   t.is((await victimViewer.get('/console/api/session')).body.user?.role, 'viewer', 'the viewer is still a viewer and still signed in');
   t.is((await victimOwner.get(`/console/api/test_clocks/${ids.clock}?mode=test`)).status, 200, 'the clock is not deleted');
+  t.is((await victimOwner.get(`/console/api/billing/simulated_checkout/${ids.checkout}`)).body.status, 'open', 'the checkout is not paid');
   t.like((await victim.api.get(`/v1/calls/${ids.call}`)).body, { id: ids.call });
   t.not((await victim.api.get(`/v1/calls/${ids.call}`)).body.status, 'cancelled');
   const team = (await victimOwner.get('/console/api/team')).body;
