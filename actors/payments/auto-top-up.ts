@@ -39,7 +39,7 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
     const state = await repo.autoTopUpState(accountId);
     if (state?.retry_after && state.retry_after > realClock.now()) return false;
     await repo.insertAutomatic({ accountId, processor: card.processor, amountCents: row.auto_top_up_amount_cents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, brand: card.brand, last4: card.last4, now });
-    room.pokeWorker();
+    // The worker's next round (SWITCHBOARD_KEEPER_POLL_MS, 2 s by default) charges it.
     return true;
   }
 

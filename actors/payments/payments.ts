@@ -27,21 +27,7 @@ export const MAXIMUM_TOP_UP_CENTS = 5_000_000;
 
 export function createPayments(deps: PaymentsDeps) {
   const { pool, config, clock, realClock, log, money } = deps;
-  let pokeTimer: NodeJS.Timeout | undefined;
-  const room: Room = {
-    deps,
-    providerFor: (mode) => deps.providers[mode],
-    pokeWorker() {
-      if (pokeTimer || !workerRunning) return;
-      // After the caller's transaction has committed (a claim before it would not see the row).
-      pokeTimer = setTimeout(() => {
-        pokeTimer = undefined;
-        autoTopUp.chargeDue().catch((err) => log.error({ err }, 'automatic top-up round failed; the next round retries'));
-      }, 200);
-      pokeTimer.unref();
-    },
-  };
-  let workerRunning = false;
+  const room: Room = { deps, providerFor: (mode) => deps.providers[mode] };
   const settlement = createSettlement(room, { autoTopUpWanted: (client, accountId, now) => autoTopUp.autoTopUpWanted(client, accountId, now) });
   const autoTopUp = createAutoTopUp(room, () => settlement);
   const refunds = createRefunds(room);
@@ -107,6 +93,9 @@ export function createPayments(deps: PaymentsDeps) {
   }
 
   const stops: (() => Promise<void>)[] = [];
+  // One worker round at a time in this process (the loop's and payNow's): a round waits for the one running.
+  let charging: Promise<number> = Promise.resolve(0);
+  const chargeRound = () => (charging = charging.catch(() => 0).then(() => autoTopUp.chargeDue()));
   const inboxRound = async () => {
     await deps.handOverPending?.();
     await inbox.retryDue();
@@ -223,7 +212,7 @@ export function createPayments(deps: PaymentsDeps) {
 
     /** One round of the automatic top-up worker (tests: `services.payNow()`): due charges, then due events. */
     async payNow(): Promise<number> {
-      const n = await autoTopUp.chargeDue();
+      const n = await chargeRound();
       await inboxRound();
       return n;
     },
@@ -231,14 +220,9 @@ export function createPayments(deps: PaymentsDeps) {
     /** The inbox's retry loop (any process) and, in the dialler role, the automatic top-up worker. */
     start(opts: { worker: boolean }) {
       stops.push(pollLoop(inboxRound, config.keeperPollMs, log, 'payments inbox'));
-      if (opts.worker) {
-        workerRunning = true;
-        stops.push(pollLoop(() => autoTopUp.chargeDue(), config.keeperPollMs, log, 'automatic top-up'));
-      }
+      if (opts.worker) stops.push(pollLoop(chargeRound, config.keeperPollMs, log, 'automatic top-up'));
     },
     async stop() {
-      workerRunning = false;
-      clearTimeout(pokeTimer);
       await Promise.all(stops.splice(0).map((s) => s()));
     },
   };

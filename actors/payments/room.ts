@@ -18,8 +18,6 @@ export interface Room {
   deps: PaymentsDeps;
   /** The processor of a mode, null when it is not configured. */
   providerFor(mode: Mode): PaymentProvider | null;
-  /** Wakes the automatic top-up worker soon (after the caller's transaction commits). */
-  pokeWorker(): void;
 }
 
 /** How an automatic top-up or a card payment reads on the ledger and the receipt. */
