@@ -42,3 +42,10 @@ export async function payCheckout(a: LiveAccount, fake: FakeStripe, amount_cents
   if (paid.status !== 303) throw new Error(`pay: ${paid.status} ${paid.body}`);
   return { payment: created.body, session, paid };
 }
+
+/** Stops what startWithFakeStripe started (any of it may be missing after a failed start). */
+export async function stopWithFakeStripe(s: { svc?: TestService; fake?: FakeStripe; db?: pg.Pool }): Promise<void> {
+  await s.db?.end();
+  await s.svc?.stop();
+  await s.fake?.close();
+}

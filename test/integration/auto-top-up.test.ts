@@ -5,7 +5,7 @@ import type { TestService } from '../helpers/service.ts';
 import { NO_BACKGROUND_WORK } from '../helpers/service.ts';
 import { makeCustomer } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
-import { liveConsoleAccount, payCheckout, startWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
+import { liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
 import { clockDays } from '../helpers/clock-days.ts';
 import { adminClient } from '../helpers/factories.ts';
 import { addDays } from '../../money/rules/renewal.ts';
@@ -24,11 +24,7 @@ let db: pg.Pool;
 test.before(async () => {
   ({ svc, fake, db } = await startWithFakeStripe(NO_BACKGROUND_WORK));
 });
-test.after.always(async () => {
-  await db?.end();
-  await svc?.stop();
-  await fake?.close();
-});
+test.after.always(() => stopWithFakeStripe({ svc, fake, db }));
 
 const balance = async (a: LiveAccount) => (await a.liveApi.get('/v1/balance')).body;
 const offSessionCharges = (customer: string) => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params.customer === customer && String(r.params.off_session) === 'true');
@@ -46,6 +42,16 @@ async function withSavedCard() {
   const c = await makeCustomer(a.liveApi);
   const saved = await savedCard(a);
   return { a, c, customer: saved.customer_ref as string, paymentMethod: saved.payment_method_id as string };
+}
+
+/** The test clock at noon of its next day (renewal tests), and a live account that paid `cents` by card, saved. */
+async function onNextDayWithCard(cents: number) {
+  const days = clockDays(adminClient(svc.url));
+  await days.startOfTest();
+  const a = await liveConsoleAccount(svc.url);
+  await payCheckout(a, fake, cents, { saveCard: true });
+  await fake.settled();
+  return { days, a };
 }
 
 /** A call of `seconds` (20 cents a minute) on the live balance. */
@@ -162,11 +168,7 @@ test.serial('the saved card deleted: detached at Stripe, automatic top-up off', 
 });
 
 test.serial('a number renewal the balance cannot cover: no early warning and no countdown while a working automatic top-up is on; the next round pays it from the top-up', async (t) => {
-  const days = clockDays(adminClient(svc.url));
-  await days.startOfTest();
-  const a = await liveConsoleAccount(svc.url);
-  await payCheckout(a, fake, 2_500, { saveCard: true });
-  await fake.settled();
+  const { days, a } = await onNextDayWithCard(2_500);
   const c = await makeCustomer(a.liveApi);
   const rented = await a.liveApi.post(`/v1/customers/${c.id}/numbers`, {});
   t.is(rented.status, 201, rented.text);
@@ -196,11 +198,7 @@ test.serial('a number renewal the balance cannot cover: no early warning and no 
 });
 
 test.serial('a number in its countdown is paid by the automatic top-up the moment its credit is written, once', async (t) => {
-  const days = clockDays(adminClient(svc.url));
-  await days.startOfTest();
-  const a = await liveConsoleAccount(svc.url);
-  await payCheckout(a, fake, 2_500, { saveCard: true });
-  await fake.settled();
+  const { days, a } = await onNextDayWithCard(2_500);
   const c = await makeCustomer(a.liveApi);
   const n = (await a.liveApi.post(`/v1/customers/${c.id}/numbers`, {})).body;
   const renewsOn = n.renews_on as string;
@@ -219,11 +217,7 @@ test.serial('a number in its countdown is paid by the automatic top-up the momen
 });
 
 test.serial('website hosting the balance cannot cover waits for the automatic top-up, without hosting_due, and the next round pays it', async (t) => {
-  const days = clockDays(adminClient(svc.url));
-  await days.startOfTest();
-  const a = await liveConsoleAccount(svc.url);
-  await payCheckout(a, fake, 38_000, { saveCard: true });
-  await fake.settled();
+  const { days, a } = await onNextDayWithCard(38_000);
   const c = await makeCustomer(a.liveApi, { name: 'Bright Dental', country: 'GB' });
   const order = await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments; evening hours on Thursdays.' });
   t.is(order.status, 202, order.text);

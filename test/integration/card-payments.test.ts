@@ -4,7 +4,7 @@ import type { FakeStripe } from '../fakes/stripe.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
-import { card, liveConsoleAccount, payCheckout, sessionOf, startWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
+import { card, liveConsoleAccount, payCheckout, sessionOf, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
 import { until } from '../helpers/wait.ts';
 
 /*
@@ -20,11 +20,7 @@ let db: pg.Pool;
 test.before(async () => {
   ({ svc, fake, db } = await startWithFakeStripe());
 });
-test.after.always(async () => {
-  await db?.end();
-  await svc?.stop();
-  await fake?.close();
-});
+test.after.always(() => stopWithFakeStripe({ svc, fake, db }));
 test.afterEach.always(() => fake.scriptDeliveries(null));
 
 const ledger = async (a: LiveAccount) => (await a.liveApi.get('/v1/usage?limit=100')).body.data as any[];

@@ -6,7 +6,7 @@ import { makeCustomer } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { adminCli } from '../helpers/admin-cli.ts';
 import { until } from '../helpers/wait.ts';
-import { liveConsoleAccount, payCheckout, startWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
+import { liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
 
 /*
  * Issue 22: "Refunds of a top-up (operator action) go to Stripe and appear as their own ledger
@@ -22,11 +22,7 @@ let db: pg.Pool;
 test.before(async () => {
   ({ svc, fake, db } = await startWithFakeStripe());
 });
-test.after.always(async () => {
-  await db?.end();
-  await svc?.stop();
-  await fake?.close();
-});
+test.after.always(() => stopWithFakeStripe({ svc, fake, db }));
 
 const lines = async (a: LiveAccount) => (await a.liveApi.get('/v1/usage?limit=100')).body.data as any[];
 const balance = async (a: LiveAccount) => (await a.liveApi.get('/v1/balance')).body;
