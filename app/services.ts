@@ -1,6 +1,7 @@
 import type { HttpDeps } from '../http/app.ts';
 import type { CarrierInbox } from '../actors/call/carrier-inbox.ts';
 import type { CallRegistry } from './calls.ts';
+import type { Payments } from '../actors/payments/payments.ts';
 
 /**
  * The one object the composition root builds: everything the HTTP app's plugins and routes
@@ -12,4 +13,8 @@ export interface Services extends HttpDeps {
   carrierInbox: CarrierInbox;
   /** Runs one email sender round now and waits for its attempts; resolves to the emails it claimed (tests). */
   mailNow: () => Promise<number>;
+  /** The payments room, whole (tests reach its inbox and worker). */
+  payments: Payments;
+  /** One round of the automatic top-up worker and the payments inbox's retries, now (tests). */
+  payNow: () => Promise<number>;
 }

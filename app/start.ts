@@ -54,6 +54,8 @@ import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
+import { createPayments, type Payments } from '../actors/payments/payments.ts';
+import { paymentProviders } from './payments.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -126,6 +128,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // websites rooms, built below).
     let numbers: Numbers | undefined;
     let websites: Websites | undefined;
+    // A line under the automatic top-up's threshold asks the payments room (built below) for a card charge.
+    let payments: Payments | undefined;
     const money = createMoneyWriter(
       {
         ...readinessFollowsMoney,
@@ -133,6 +137,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           await numbers!.fundsAdded(db, accountId, now);
           await websites!.fundsAdded(db, accountId, now);
         },
+        autoTopUpWanted: (db, accountId, now) => payments!.autoTopUpWanted(db, accountId, now),
       },
       deps.realClock,
     );
@@ -169,6 +174,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck });
     websites = websitesRoom;
     const brandDomains = createBrandDomains(deps, cnameCheck);
+    // The simulated card processor of test mode: its events land in the payments room's inbox, as
+    // Stripe's webhooks do (until taken they wait in simulated_events and are handed over again).
+    const simulatedCheckout = createSimulatedProvider({
+      pool,
+      publicUrl: () => config.publicUrl,
+      clock: deps.realClock,
+      log,
+      onEvent: (event) => payments!.receiveSimulatedEvent(event),
+    });
+    payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
+    onStop('payments', () => payments!.stop());
     const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
@@ -206,18 +222,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     onStop('change feed', () => feed.stop());
 
     const tokenHash = await adminToken(pool, config, opts, log);
-    // The simulated card processor of test mode. Its events belong in the payments room's inbox,
-    // where Stripe's webhooks land (the payments room sets onEvent); until one takes them they
-    // wait in simulated_events and are handed over again at the next payment.
-    const simulatedCheckout = createSimulatedProvider({
-      pool,
-      publicUrl: () => config.publicUrl,
-      clock: deps.realClock,
-      log,
-      onEvent: async () => {
-        throw new Error('no payments room takes the simulated processor events yet');
-      },
-    });
     const { dialler, keeper } = calling;
     const services: Services = {
       ...deps,
@@ -254,6 +258,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       dnc: createDncList(deps),
       carriers: calling.carriers,
       carrierInbox: calling.carrierInbox,
+      payments,
+      payNow: () => payments!.payNow(),
       webhooks,
       eventHistory: createEventHistory(pool),
       emergencyClosures: createEmergencyClosures(deps),
@@ -270,6 +276,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       emails: createEmailList(pool),
       mailNow: () => mailer.tick(),
     };
+    // The payments inbox retries on any process; automatic top-ups are charged by the dialler role.
+    payments.start({ worker: config.roles.has('dialler') });
     if (config.roles.has('dialler')) {
       onStop('jobs', scheduleJobs({ ...deps, money, ...rooms }, config.jobIntervalMs));
       dialler.start();

@@ -52,6 +52,7 @@ import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts'
 import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
+import { registerPaymentRoutes } from './routes/console-payments.ts';
 import { registerConsoleSimulatedCheckoutRoutes } from './routes/console-simulated-checkout.ts';
 import './types.ts';
 
@@ -109,6 +110,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleCallRoutes> &
   RouteDeps<typeof registerConsoleBrandRoutes> &
   RouteDeps<typeof registerConsoleCustomerRoutes> &
+  RouteDeps<typeof registerPaymentRoutes> &
   RouteDeps<typeof registerConsoleSimulatedCheckoutRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
@@ -199,6 +201,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleCallRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
+  await registerPaymentRoutes(app, services);
   registerConsoleSimulatedCheckoutRoutes(app, services);
   registerConsoleApp(app);
 

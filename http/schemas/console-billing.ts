@@ -9,7 +9,7 @@ const ModeQuery = { mode: Type.Optional(ConsoleModeSchema) };
 const LedgerFilters = {
   ...ModeQuery,
   customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'service id or external_ref of a customer of this mode' })),
-  type: Type.Optional(Type.Union(['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'].map((t) => Type.Literal(t)))),
+  type: Type.Optional(Type.Union(['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired', 'top_up_refund'].map((t) => Type.Literal(t)))),
   from: Type.Optional({ ...Timestamp, description: 'lines at or after this instant' }),
   to: Type.Optional({ ...Timestamp, description: 'lines before this instant' }),
 };
@@ -22,8 +22,8 @@ export const ActivitySchema = Type.Object({
   id: Type.String(),
   mode: ModeSchema,
   customer_id: Nullable(Type.String()),
-  kind: Type.String({ description: 'call_start_refused, hold_released' }),
-  reason: Nullable(Type.String({ description: 'insufficient_balance, spend caps, concurrency_limit, platform_at_capacity, call_never_reported_back…' })),
+  kind: Type.String({ description: 'call_start_refused, hold_released, auto_top_up_failed' }),
+  reason: Nullable(Type.String({ description: "insufficient_balance, spend caps, concurrency_limit, platform_at_capacity, call_never_reported_back, the card processor's code (auto_top_up_failed)…" })),
   reference: Nullable(Type.String()),
   detail: Type.Unknown(),
   created_at: Timestamp,

@@ -193,3 +193,28 @@ brokenBooks(
 brokenBooks('a line whose balance after is not the running sum', [/\(seq \d+, account \S+ live\): balance_after_cents \d+ ≠ running sum \d+$/], async (b) => {
   await insertLine(b, { type: 'refund', cause: 'refund', amountCents: 1_000, reference: null, balanceAfterOff: -1_001 });
 });
+
+/** A card payment as the payments room records a credited one: succeeded, its top-up line the `pay_1` one of the good books (60,000). */
+async function insertCardPayment(b: Books, p: { paymentIntent?: string; refundedCents?: number } = {}): Promise<{ id: string; lineId: string }> {
+  const line = (await b.db.query(`SELECT id FROM ledger_entries WHERE account_id = $1 AND type = 'top_up' AND payment_reference = 'pay_1'`, [b.accountId])).rows[0].id as string;
+  const { rows } = await b.db.query(
+    `INSERT INTO card_payments (account_id, mode, processor, kind, status, amount_cents, payment_intent_id, ledger_line_id, refunded_cents, created_at, paid_at)
+     VALUES ($1, 'live', 'stripe', 'checkout', 'succeeded', 60000, $2, $3, $4, now(), now()) RETURNING id`,
+    [b.accountId, p.paymentIntent ?? 'pay_1', line, p.refundedCents ?? 0],
+  );
+  return { id: rows[0].id, lineId: line };
+}
+
+brokenBooks('a card payment whose top-up line names another payment', [/^card payment \S+ \(succeeded, account \S+, live\): credited by 0 top-up lines with its payment intent pi_other$/, /: its top-up line names pay_1, not pi_other$/], async (b) => {
+  await insertCardPayment(b, { paymentIntent: 'pi_other' });
+});
+
+brokenBooks('a card refund whose line is not its refund line, and a payment refunded more than its refunds', [/^card refund \S+ \(succeeded\): its ledger line is not a top_up_refund of its account$/, /^card payment \S+: refunded_cents 2000 ≠ its succeeded refunds 1000 \(paid 60000\)$/], async (b) => {
+  const p = await insertCardPayment(b, { refundedCents: 2_000 });
+  await b.db.query(`INSERT INTO card_refunds (card_payment_id, account_id, amount_cents, status, ledger_line_id, source, created_at) VALUES ($1, $2, 1000, 'succeeded', $3, 'operator', now())`, [p.id, b.accountId, p.lineId]);
+});
+
+brokenBooks('a top_up_refund line with no card refund behind it', [/^line \S+ \(top_up_refund stray\): no succeeded card refund behind it$/], async (b) => {
+  await insertCardPayment(b);
+  await insertLine(b, { customerId: null, type: 'top_up_refund', cause: 'top_up_refund', amountCents: -1_000, reference: 'stray' });
+});
