@@ -1,15 +1,17 @@
-import { Link } from 'react-router';
-import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, apiUrl } from '../api.ts';
-import { useMode } from '../app/session.tsx';
+import { useMode, useSetMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { Field, Select } from '../ui/Form.tsx';
 import { CustomerSelect } from '../ui/CustomerSelect.tsx';
-import { Facts, PageHeader, QueryState, Section } from '../ui/Page.tsx';
+import { Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
+import { AddFunds, AutoTopUpPanel, CardPaymentsList, SavedCardPanel, setupKey, SETUP_PATH } from '../ui/CardPayments.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { dayToIso, useAddressFilters } from '../ui/data.ts';
 import { dateTime, money, words } from '../ui/format.ts';
-import type { ActivityEntry, Balance, LedgerEntry } from '../types.ts';
+import type { ActivityEntry, Balance, LedgerEntry, Mode, PaymentsSetup } from '../types.ts';
 
 const TYPES = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'];
 const ACTIVITY_WORDS: Record<string, string> = { call_start_refused: 'Call start refused', hold_released: 'Hold released' };
@@ -22,15 +24,48 @@ const REASON_WORDS: Record<string, string> = {
   call_never_reported_back: 'The call never reported back',
 };
 
-/** Balance, the ledger with filters and its CSV per customer, and the activity log of refused starts and released holds. */
+/**
+ * The processor's cancel address (`/console/billing?mode=…&top_up=canceled`) names the mode the
+ * payment was in and that it was canceled: the console switches to that mode, says so once, and
+ * takes both out of the address (the ledger's filters live there too).
+ */
+function useReturnFromCheckout(mode: Mode): 'canceled' | null {
+  const [params, setParams] = useSearchParams();
+  const setMode = useSetMode();
+  const client = useQueryClient();
+  const [outcome] = useState(() => (params.get('top_up') === 'canceled' ? ('canceled' as const) : null));
+  useEffect(() => {
+    const wanted = params.get('mode');
+    if (wanted !== 'live' && wanted !== 'test' && !params.has('top_up')) return;
+    if ((wanted === 'live' || wanted === 'test') && wanted !== mode) {
+      setMode(wanted);
+      void client.invalidateQueries();
+    }
+    const next = new URLSearchParams(params);
+    next.delete('mode');
+    next.delete('top_up');
+    setParams(next, { replace: true });
+    // Once, on arrival.
+  }, []);
+  return outcome;
+}
+
+/**
+ * Balance, adding funds by card (the bonus it earns, the saved card, automatic top-up), the card
+ * payments with their receipts, the ledger with filters and its CSV per customer, and the activity
+ * log of refused starts and released holds.
+ */
 export default function Billing() {
   const mode = useMode();
+  const returned = useReturnFromCheckout(mode);
   const { get: filter, set } = useAddressFilters();
   const balance = useQuery({ queryKey: ['/billing/balance', mode], queryFn: () => api.get<Balance>('/billing/balance', { mode }) });
+  const setup = useQuery({ queryKey: setupKey(mode), queryFn: () => api.get<PaymentsSetup>(SETUP_PATH, { mode }) });
   const query = { mode, customer_id: filter('customer_id'), type: filter('type'), from: dayToIso(filter('from')), to: dayToIso(filter('to'), true) };
   return (
     <>
-      <PageHeader title="Billing" description="Your balance and every movement of it." />
+      <PageHeader title="Billing" description="Your balance, adding funds by card, and every movement of your balance." />
+      {returned === 'canceled' && <Notice tone="warn">The top-up was canceled: nothing was charged and your balance is unchanged.</Notice>}
       <Section title="Balance" id="balance">
         <QueryState query={balance}>
           {(balance) => (
@@ -47,7 +82,27 @@ export default function Billing() {
             />
           )}
         </QueryState>
-        <p className="muted">Adding funds by card and automatic top-ups come with billing; until then the operator adds funds for you.</p>
+      </Section>
+      <Section title="Add funds" id="add-funds">
+        <QueryState query={setup} what="Loading card payments">
+          {(setup) => <AddFunds setup={setup} mode={mode} />}
+        </QueryState>
+      </Section>
+      <div className="split">
+        <Section title="Saved card" id="saved-card">
+          <QueryState query={setup} what="Loading the saved card">
+            {(setup) => <SavedCardPanel setup={setup} mode={mode} />}
+          </QueryState>
+        </Section>
+        <Section title="Automatic top-up" id="auto-top-up">
+          <QueryState query={setup} what="Loading automatic top-up">
+            {(setup) => <AutoTopUpPanel key={mode} setup={setup} mode={mode} />}
+          </QueryState>
+        </Section>
+      </div>
+      <Section title="Card payments" id="card-payments">
+        <p className="muted">Each top-up by card, with its receipt.</p>
+        <CardPaymentsList mode={mode} />
       </Section>
       <Section
         title="Ledger"
