@@ -99,8 +99,9 @@ function PaymentView({ payment: p }: { payment: CardPayment }) {
       {p.status === 'succeeded' && (
         <Notice tone="good">
           <span role="status">
-            Paid. {money(p.amount_cents)}
-            {p.bonus_cents ? ` and a ${money(p.bonus_cents)} bonus are` : ' is'} in your {p.mode === 'test' ? 'test ' : ''}balance.
+            {p.mode === 'test'
+              ? `Paid (simulated). ${money(p.amount_cents)}${p.bonus_cents ? ` and a ${money(p.bonus_cents)} bonus are` : ' is'} written to the test ledger; test mode has no balance to add them to.`
+              : `Paid. ${money(p.amount_cents)}${p.bonus_cents ? ` and a ${money(p.bonus_cents)} bonus are` : ' is'} added to your balance.`}
           </span>
         </Notice>
       )}
@@ -128,7 +129,7 @@ function PaymentView({ payment: p }: { payment: CardPayment }) {
         {p.receipt_url && (
           <p className="no-print">
             <a href={p.receipt_url} target="_blank" rel="noopener noreferrer">
-              The card processor's receipt
+              The card processor’s receipt
             </a>{' '}
             <span className="muted">(opens in a new tab)</span>
           </p>

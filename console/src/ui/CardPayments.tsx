@@ -77,7 +77,10 @@ export function AddFunds({ setup, mode }: { setup: PaymentsSetup; mode: Mode }) 
   return (
     <>
       {mode === 'test' && (
-        <Notice tone="info">Test mode: top-ups here are simulated and do not move money. You pay with a test card on a simulated card form, and the credit is test credit.</Notice>
+        <Notice tone="info">
+          Test mode: top-ups here are simulated and do not move money. You pay with a test card on a simulated card form; the top-up and its bonus are written to the test
+          ledger and listed with a receipt, but test mode has no balance to add them to (test calls never stop for money).
+        </Notice>
       )}
       <Form
         onSubmit={() => {
@@ -107,7 +110,7 @@ export function AddFunds({ setup, mode }: { setup: PaymentsSetup; mode: Mode }) 
             <dd>{problem ? '—' : money(bonus)}</dd>
           </div>
           <div className="top-up-total">
-            <dt>Credit added to your balance</dt>
+            <dt>{mode === 'test' ? 'Credit (test ledger)' : 'Credit added to your balance'}</dt>
             <dd>{problem ? '—' : money((cents ?? 0) + bonus)}</dd>
           </div>
         </dl>
