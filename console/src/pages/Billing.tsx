@@ -14,7 +14,7 @@ import { dateTime, money, words } from '../ui/format.ts';
 import type { ActivityEntry, Balance, LedgerEntry, Mode, PaymentsSetup } from '../types.ts';
 
 const TYPES = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'];
-const ACTIVITY_WORDS: Record<string, string> = { call_start_refused: 'Call start refused', hold_released: 'Hold released' };
+const ACTIVITY_WORDS: Record<string, string> = { call_start_refused: 'Call start refused', hold_released: 'Hold released', auto_top_up_failed: 'Automatic top-up failed' };
 const REASON_WORDS: Record<string, string> = {
   insufficient_balance: 'Not enough balance for the hold',
   daily_spend_cap_reached: 'Daily spend cap reached',
@@ -22,6 +22,10 @@ const REASON_WORDS: Record<string, string> = {
   concurrency_limit: 'Too many calls at once',
   platform_at_capacity: 'The platform was at capacity',
   call_never_reported_back: 'The call never reported back',
+  card_declined: 'The card was declined',
+  insufficient_funds: 'The card has insufficient funds',
+  expired_card: 'The card has expired',
+  authentication_required: 'The card needs its holder to authenticate the payment',
 };
 
 /**
@@ -135,7 +139,7 @@ export default function Billing() {
         />
       </Section>
       <Section title="Activity" id="activity">
-        <p className="muted">Call starts that were refused (no balance, a cap, too many calls at once, the platform at capacity) and holds released.</p>
+        <p className="muted">Call starts that were refused (no balance, a cap, too many calls at once, the platform at capacity), holds released, and automatic top-ups that failed.</p>
         <ListTable<ActivityEntry>
           path="/billing/activity"
           query={{ mode }}
@@ -143,7 +147,7 @@ export default function Billing() {
           empty={{ title: 'Nothing refused or released' }}
           columns={[
             { header: 'When', cell: (a) => dateTime(a.created_at) },
-            { header: 'What', cell: (a) => <Badge status={a.kind} tone={a.kind === 'call_start_refused' ? 'bad' : 'neutral'}>{ACTIVITY_WORDS[a.kind] ?? words(a.kind)}</Badge> },
+            { header: 'What', cell: (a) => <Badge status={a.kind} tone={a.kind === 'call_start_refused' || a.kind === 'auto_top_up_failed' ? 'bad' : 'neutral'}>{ACTIVITY_WORDS[a.kind] ?? words(a.kind)}</Badge> },
             { header: 'Why', cell: (a) => (a.reason ? REASON_WORDS[a.reason] ?? words(a.reason) : '—') },
             { header: 'Customer', cell: (a) => (a.customer_id ? <Link to={`/customers/${a.customer_id}`}>{a.customer_id}</Link> : '—') },
             { header: 'Reference', cell: (a) => (a.reference ? <code>{a.reference}</code> : '—') },
