@@ -130,6 +130,13 @@ export const ACTIONS: Record<string, Action> = {
     body: (f) => compact({ amount_cents: num(need(f, 'amount-cents')), customer_id: f.customer, reference: f.reference, description: f.description }),
     help: '--account ID --amount-cents N [--customer ID] [--reference REF] [--description TEXT]',
   },
+  'card-payments': { method: 'GET', path: (f) => `${account(f)}/card_payments`, help: '--account ID (card top-ups of both modes, newest first)' },
+  'refund-top-up': {
+    method: 'POST',
+    path: (f) => `${account(f)}/card_payments/${encodeURIComponent(need(f, 'payment'))}/refunds`,
+    body: (f) => compact({ amount_cents: num(f.amount) ?? undefined }),
+    help: '--account ID --payment CARD_PAYMENT_ID [--amount CENTS] (to the card; default: what is left; bonus forfeited)',
+  },
   balance: { method: 'GET', path: (f) => `${account(f)}/balance${f.mode ? `?mode=${f.mode}` : ''}`, help: '--account ID [--mode live|test]' },
   activity: { method: 'GET', path: (f) => `${account(f)}/activity`, help: '--account ID' },
   'run-job': {

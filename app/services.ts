@@ -1,6 +1,7 @@
 import type { HttpDeps } from '../http/app.ts';
 import type { CarrierInbox } from '../actors/call/carrier-inbox.ts';
 import type { CallRegistry } from './calls.ts';
+import type { Payments } from '../actors/payments/payments.ts';
 
 /**
  * The one object the composition root builds: everything the HTTP app's plugins and routes
@@ -10,4 +11,8 @@ import type { CallRegistry } from './calls.ts';
 export interface Services extends HttpDeps {
   calls: CallRegistry;
   carrierInbox: CarrierInbox;
+  /** The payments room, whole (tests reach its inbox and worker). */
+  payments: Payments;
+  /** One round of the automatic top-up worker and the payments inbox's retries, now (tests). */
+  payNow: () => Promise<number>;
 }

@@ -50,6 +50,8 @@ import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
+import { createPayments, type Payments } from '../actors/payments/payments.ts';
+import { paymentProviders } from './payments.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -122,6 +124,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // websites rooms, built below).
     let numbers: Numbers | undefined;
     let websites: Websites | undefined;
+    // A line under the automatic top-up's threshold asks the payments room (built below) for a card charge.
+    let payments: Payments | undefined;
     const money = createMoneyWriter(
       {
         ...readinessFollowsMoney,
@@ -129,6 +133,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           await numbers!.fundsAdded(db, accountId, now);
           await websites!.fundsAdded(db, accountId, now);
         },
+        autoTopUpWanted: (db, accountId, now) => payments!.autoTopUpWanted(db, accountId, now),
       },
       deps.realClock,
     );
@@ -165,6 +170,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck });
     websites = websitesRoom;
     const brandDomains = createBrandDomains(deps, cnameCheck);
+    payments = createPayments({ ...deps, money, providers: paymentProviders(config) });
+    onStop('payments', () => payments!.stop());
     const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
@@ -230,6 +237,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       dnc: createDncList(deps),
       carriers: calling.carriers,
       carrierInbox: calling.carrierInbox,
+      payments,
+      payNow: () => payments!.payNow(),
       webhooks,
       eventHistory: createEventHistory(pool),
       emergencyClosures: createEmergencyClosures(deps),
@@ -244,6 +253,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keepNow: () => keeper.tick(),
       sendNow: () => sender.drain(),
     };
+    // The payments inbox retries on any process; automatic top-ups are charged by the dialler role.
+    payments.start({ worker: config.roles.has('dialler') });
     if (config.roles.has('dialler')) {
       onStop('jobs', scheduleJobs({ ...deps, money, ...rooms }, config.jobIntervalMs));
       dialler.start();

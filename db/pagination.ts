@@ -8,7 +8,7 @@ import type { Mode } from '../runtime/types.ts';
  * part of the type, so a new list cannot forget its mode.
  */
 export type CursorScope =
-  | { table: 'customers' | 'calls' | 'appointments' | 'ledger_entries' | 'events' | 'activity_log'; accountId: string; mode: Mode }
+  | { table: 'customers' | 'calls' | 'appointments' | 'ledger_entries' | 'events' | 'activity_log' | 'card_payments'; accountId: string; mode: Mode }
   | { table: 'onboarding_links' | 'chat_sessions' | 'phone_numbers' | 'website_builds'; customerId: string }
   /** The do-not-call list is one list for both modes (compliance is never relaxed in test mode). */
   | { table: 'dnc_numbers'; accountId: string }
@@ -25,6 +25,7 @@ const KEY: Record<CursorScope['table'], { column: string; uuid: boolean }> = {
   appointments: { column: 'id', uuid: true },
   ledger_entries: { column: 'id', uuid: true },
   activity_log: { column: 'id', uuid: true },
+  card_payments: { column: 'id', uuid: true },
   onboarding_links: { column: 'id', uuid: true },
   chat_sessions: { column: 'id', uuid: true },
   phone_numbers: { column: 'id', uuid: true },
@@ -46,6 +47,7 @@ function scopeFilter(scope: CursorScope): { sql: string; values: string[] } {
     case 'appointments':
     case 'ledger_entries':
     case 'activity_log':
+    case 'card_payments':
     case 'events':
       return { sql: 'account_id = $2 AND mode = $3', values: [scope.accountId, scope.mode] };
     case 'onboarding_links':

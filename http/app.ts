@@ -51,6 +51,7 @@ import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts'
 import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
+import { registerPaymentRoutes } from './routes/console-payments.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -105,7 +106,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleTestClockRoutes> &
   RouteDeps<typeof registerConsoleCallRoutes> &
   RouteDeps<typeof registerConsoleBrandRoutes> &
-  RouteDeps<typeof registerConsoleCustomerRoutes>;
+  RouteDeps<typeof registerConsoleCustomerRoutes> &
+  RouteDeps<typeof registerPaymentRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -194,6 +196,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleCallRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
+  await registerPaymentRoutes(app, services);
   registerConsoleApp(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool.ts';
 import { balanceReads } from '../db/money/balances.ts';
 import { grantReads } from '../db/money/grants.ts';
 import { createAccountRepository } from '../db/accounts.ts';
+import { workingAutoTopUpCents } from '../db/payments.ts';
 import type { Mode } from '../runtime/types.ts';
 import { iso } from '../runtime/types.ts';
 import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, callReserveCents, estimatedCallMinutes, minutesUsedNow, rateAt, settledSpend } from './rules/pricing.ts';
@@ -68,4 +69,15 @@ export async function spendableCents(db: Queryable, accountId: string, mode: Mod
   if (mode === 'test') return Number.POSITIVE_INFINITY;
   const row = await balanceReads(db).get(accountId, 'live');
   return row ? row.balance_cents - row.reserved_cents : 0;
+}
+
+/**
+ * What an account's balance of `mode` can pay for soon: `spendableCents`, plus the automatic
+ * top-up's amount when a working one exists (on, a saved card, not failing at `now`): a renewal
+ * it will cover needs no warning. Test mode is unbounded.
+ */
+export async function fundableCents(db: Queryable, accountId: string, mode: Mode, now: Date = new Date()): Promise<number> {
+  const spendable = await spendableCents(db, accountId, mode);
+  if (mode === 'test') return spendable;
+  return spendable + ((await workingAutoTopUpCents(db, accountId, now)) ?? 0);
 }

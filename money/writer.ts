@@ -22,7 +22,8 @@ export { HOLD_LIFETIME_MS } from './writer/calls.ts';
  * This file assembles the one `MoneyWriter` from one part per cause, each posting its lines
  * through the one `postLine` (money/writer/lines.ts):
  * - calls.ts: a call's hold, its settlement, the sweeper's release, refused starts;
- * - top-ups.ts: card and automatic top-ups, their bonus credit and its expiry, console refunds;
+ * - top-ups.ts: card and automatic top-ups, their bonus credit and its expiry, refunds of a top-up
+ *   to its card (bonus forfeited), console refunds, an automatic top-up's failure in the activity log;
  * - chat-messages.ts: an answered chat message's price;
  * - recurring.ts: a customer's item charged by the period (a number's rent, a website's hosting);
  * - items.ts: one-off item charges (a website's build fee) and their refunds;
@@ -38,14 +39,14 @@ export { HOLD_LIFETIME_MS } from './writer/calls.ts';
 export type MoneyWriter = ReturnType<typeof createMoneyWriter>;
 
 export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = realClock) {
-  // A line that leaves the balance under the threshold tops up the card, and a top-up posts lines:
-  // the lines get the top-up late, once both exist.
-  const lines = createLines(reactions, (client, accountId, amountCents, now) => topUps.autoTopUp(client, accountId, amountCents, now), realTime);
+  // A line that leaves the balance under the automatic top-up's threshold asks the payments room
+  // for a card charge (reactions.autoTopUpWanted), made outside the transaction; its credit is a top-up.
+  const lines = createLines(reactions, realTime);
   const topUps = createTopUps(lines, reactions, realTime);
   const calls = createCallMoney(lines);
   const chat = createChatMoney(lines);
   const items = createItemMoney(lines);
-  const recurring = createRecurringMoney(lines, topUps.autoTopUp);
+  const recurring = createRecurringMoney(lines, reactions);
   const monthClose = createMonthClose(lines);
 
   return {
@@ -60,7 +61,9 @@ export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = r
     chargeMessage: chat.chargeMessage,
     topUp: topUps.topUp,
     refund: topUps.refund,
+    refundTopUp: topUps.refundTopUp,
     setAutoTopUp: topUps.setAutoTopUp,
+    recordAutoTopUpFailure: topUps.recordAutoTopUpFailure,
     recordRefusedStart: calls.recordRefusedStart,
     releaseExpiredHolds: calls.releaseExpiredHolds,
     writeOffExpiredBonus: topUps.writeOffExpiredBonus,

@@ -39,6 +39,13 @@ export interface Config {
    * not configured (development and tests only; never in production: live money is charged).
    */
   simulatedLiveCarrier: boolean;
+  /**
+   * Stripe, the card processor of live mode (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET,
+   * STRIPE_PUBLISHABLE_KEY; STRIPE_API_BASE points the SDK elsewhere, tests only). Without the
+   * secret key live card payments are not configured (the operator's top-up command adds funds);
+   * test mode always uses the simulated processor.
+   */
+  stripe: { secretKey: string; webhookSecret: string | undefined; publishableKey: string | undefined; apiBase: string | undefined } | null;
   /** OpenAI credentials; without them the scripted agent and the built-in coach answer. */
   openai: { apiKey: string; baseUrl: string | undefined; realtimeUrl: string | undefined; realtimeModel: string; chatModel: string } | null;
   /** Port of the carrier media WebSocket server (0: a free one). */
@@ -205,6 +212,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, apiBaseUrl: env.TWILIO_API_BASE_URL || undefined }
         : null,
     simulatedLiveCarrier: env.SWITCHBOARD_SIMULATED_LIVE_CARRIER === '1',
+    stripe: env.STRIPE_SECRET_KEY
+      ? {
+          secretKey: env.STRIPE_SECRET_KEY,
+          webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+          publishableKey: env.STRIPE_PUBLISHABLE_KEY || undefined,
+          apiBase: env.STRIPE_API_BASE || undefined,
+        }
+      : null,
     openai: env.OPENAI_API_KEY
       ? {
           apiKey: env.OPENAI_API_KEY,

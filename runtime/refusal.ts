@@ -82,6 +82,12 @@ export type RefusalCode =
   // money
   | 'hold_not_found'
   | 'insufficient_balance'
+  // card payments
+  | 'payments_not_configured'
+  | 'processor_unavailable'
+  | 'saved_card_required'
+  | 'card_payment_not_found'
+  | 'refund_too_large'
   // chat sessions
   | 'session_not_found'
   | 'session_selector_required'

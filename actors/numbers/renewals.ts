@@ -2,7 +2,7 @@ import { withTransaction, type Client } from '../../db/pool.ts';
 import { createNumberRepository } from '../../db/numbers.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
 import { eachDueInOwnTransaction } from '../shared/due-batches.ts';
-import { spendableCents } from '../../money/balance-view.ts';
+import { fundableCents } from '../../money/balance-view.ts';
 import { addDays, dayOf, inNoticeWindow, reached, releaseDueOn, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import { CarrierNumberError } from '../../telephony/carrier.ts';
 import { BATCH, type NumbersDeps, type NumberTools } from './tools.ts';
@@ -32,7 +32,7 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
       if (!inNoticeWindow(today, row.renews_on) || row.notice_sent_for === row.renews_on) return false;
       // Every rent and hosting of the account falling due by this renewal competes for the same money.
       const due = await recurringDueBy(client, row.account_id, row.mode, row.renews_on);
-      const short = (await spendableCents(client, row.account_id, row.mode)) < Math.max(due, row.monthly_cents);
+      const short = (await fundableCents(client, row.account_id, row.mode, now)) < Math.max(due, row.monthly_cents);
       row = await repo.update(row.id, { notice_sent_for: row.renews_on }, now);
       if (short) await emit(client, row, 'number.payment_due', now);
       return short;
@@ -40,8 +40,10 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
     let charged = false;
     // Every period due is charged in turn (a service away over a renewal catches up).
     while (row.renews_on && reached(today, row.renews_on)) {
-      const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
+      const { paid, waiting, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
       if (!paid) {
+        // The automatic top-up is on its way: the next round charges the rent, without a countdown.
+        if (waiting) return charged;
         if (row.status === 'active') {
           // The countdown runs from the renewal, or from today when the service was away past it:
           // a countdown that has already ended would be none.
@@ -65,11 +67,13 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
         const row = await createNumberRepository(client).claim(id);
         if (!row || row.status !== 'payment_due' || !row.release_due_on || !reached(today, row.release_due_on) || !row.renews_on) return false;
         // Money that came while this job held the number (a top-up skips a held number) pays it now.
-        const { paid, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
+        const { paid, waiting, periodEnd } = await chargePeriod(client, row, row.renews_on, now);
         if (paid) {
           await createNumberRepository(client).update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
           return false;
         }
+        // An automatic top-up is on its way: not released now, looked at again next run.
+        if (waiting) return false;
         await releaseAtCarrier(row);
         await markReleased(client, row, now);
         log.info({ number_id: row.id, customer_id: row.customer_id }, 'number released at the end of its rent countdown');

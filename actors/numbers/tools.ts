@@ -77,7 +77,8 @@ export function createNumberTools(deps: NumbersDeps) {
       description: rentDescription(row, periodStart, periodEnd),
       now,
     });
-    return { paid: result.outcome !== 'insufficient_balance', periodEnd };
+    // awaiting_top_up: not paid, and a working automatic top-up was asked for: not now, no countdown.
+    return { paid: result.outcome === 'charged' || result.outcome === 'already_charged', waiting: result.outcome === 'awaiting_top_up', periodEnd };
   }
 
   async function emit(db: Queryable, row: NumberRow, type: 'number.assigned' | 'number.payment_due' | 'number.released', now: Date) {

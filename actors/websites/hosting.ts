@@ -2,7 +2,7 @@ import { withTransaction, type Client } from '../../db/pool.ts';
 import { createWebsiteRepository } from '../../db/websites.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
 import { eachDueInOwnTransaction } from '../shared/due-batches.ts';
-import { spendableCents } from '../../money/balance-view.ts';
+import { fundableCents } from '../../money/balance-view.ts';
 import { addDays, dayOf, inNoticeWindow, reached, RELEASE_COUNTDOWN_DAYS, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import { BATCH, type Room } from './room.ts';
 import type { TestClockScope } from '../../db/test-clocks.ts';
@@ -28,7 +28,7 @@ export function createWebsiteHosting(room: Room) {
       if (!inNoticeWindow(today, row.hosting_renews_on) || row.notice_sent_for === row.hosting_renews_on) return false;
       // Every hosting and rent of the account falling due by this renewal competes for the same money.
       const due = await recurringDueBy(client, row.account_id, row.mode, row.hosting_renews_on);
-      const short = (await spendableCents(client, row.account_id, row.mode)) < Math.max(due, row.hosting_cents_per_month);
+      const short = (await fundableCents(client, row.account_id, row.mode, now)) < Math.max(due, row.hosting_cents_per_month);
       row = await repo.update(
         row.id,
         short
@@ -41,8 +41,10 @@ export function createWebsiteHosting(room: Room) {
     }
     let changed = false;
     while (row.hosting_renews_on && reached(today, row.hosting_renews_on)) {
-      const { paid, periodEnd } = await room.chargeHosting(client, row, row.hosting_renews_on, now);
+      const { paid, waiting, periodEnd } = await room.chargeHosting(client, row, row.hosting_renews_on, now);
       if (!paid) {
+        // The automatic top-up is on its way: the next round charges the hosting, without a countdown.
+        if (waiting) return changed;
         if (row.status === 'live') {
           row = await repo.update(
             row.id,
@@ -83,11 +85,13 @@ export function createWebsiteHosting(room: Room) {
           const row = await createWebsiteRepository(client).claim(id);
           if (!row || row.status !== 'hosting_due' || !row.suspend_due_on || !reached(today, row.suspend_due_on) || !row.hosting_renews_on) return false;
           // Money that came while a job held the site (a top-up skips a held site) pays it now.
-          const { paid, periodEnd } = await room.chargeHosting(client, row, row.hosting_renews_on, now);
+          const { paid, waiting, periodEnd } = await room.chargeHosting(client, row, row.hosting_renews_on, now);
           if (paid) {
             await createWebsiteRepository(client).update(row.id, { status: 'live', hosting_renews_on: periodEnd, suspend_due_on: null }, now);
             return false;
           }
+          // An automatic top-up is on its way: not suspended now, looked at again next run.
+          if (waiting) return false;
           const suspended = await createWebsiteRepository(client).update(row.id, { status: 'suspended', suspended_at: now, purge_due_on: addDays(today, PURGE_AFTER_DAYS) }, now);
           await room.emit(client, suspended, 'website.suspended', now);
           return true;

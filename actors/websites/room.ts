@@ -116,7 +116,8 @@ export function createRoom(deps: WebsitesDeps) {
         description: `Website hosting, ${periodStart} to ${periodEnd}`,
         now,
       });
-      return { paid: result.outcome !== 'insufficient_balance', periodEnd };
+      // awaiting_top_up: not paid, and a working automatic top-up was asked for: not now, no countdown.
+    return { paid: result.outcome === 'charged' || result.outcome === 'already_charged', waiting: result.outcome === 'awaiting_top_up', periodEnd };
     },
 
     async refundFee(client: Client, row: WebsiteRow, why: string, now: Date): Promise<void> {

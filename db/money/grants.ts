@@ -29,13 +29,27 @@ export function grantReads(db: Queryable) {
 
 export function grantWrites(db: Queryable) {
   return {
-    async insertGrant(accountId: string, cents: number, now: Date, expiresAt: Date): Promise<void> {
-      await db.query(`INSERT INTO bonus_grants (account_id, granted_cents, remaining_cents, granted_at, expires_at) VALUES ($1, $2, $2, $3, $4)`, [
-        accountId,
-        cents,
-        now,
-        expiresAt,
-      ]);
+    /** A top-up's bonus credit; `paymentReference` names the card payment that earned it (a refund forfeits from it). */
+    async insertGrant(accountId: string, cents: number, now: Date, expiresAt: Date, paymentReference: string | null = null): Promise<void> {
+      await db.query(
+        `INSERT INTO bonus_grants (account_id, granted_cents, remaining_cents, granted_at, expires_at, payment_reference) VALUES ($1, $2, $2, $3, $4, $5)`,
+        [accountId, cents, now, expiresAt, paymentReference],
+      );
+    },
+
+    /** The grant a payment earned, locked (the caller holds the account's money row). */
+    async lockGrantOfPayment(accountId: string, paymentReference: string): Promise<{ id: string; granted_cents: number; remaining_cents: number; expires_at: Date } | null> {
+      const { rows } = await db.query(
+        `SELECT id, granted_cents::int AS granted_cents, remaining_cents::int AS remaining_cents, expires_at FROM bonus_grants
+          WHERE account_id = $1 AND payment_reference = $2 ORDER BY granted_at LIMIT 1 FOR NO KEY UPDATE`,
+        [accountId, paymentReference],
+      );
+      return rows[0] ?? null;
+    },
+
+    /** Takes `cents` of a grant's credit away (a refund's forfeit). */
+    async takeFromGrant(id: string, cents: number): Promise<void> {
+      await db.query(`UPDATE bonus_grants SET remaining_cents = remaining_cents - $2 WHERE id = $1`, [id, cents]);
     },
 
     /** Writes a grant off (its expiry). */

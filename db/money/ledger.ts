@@ -112,6 +112,12 @@ export function ledgerReads(db: Queryable) {
       return rows;
     },
 
+    /** The top-up line of a payment (its payment intent), if it was credited. */
+    async topUpLine(accountId: string, paymentReference: string): Promise<LedgerRow | null> {
+      const { rows } = await db.query(`SELECT * FROM ledger_entries WHERE account_id = $1 AND type = 'top_up' AND payment_reference = $2`, [accountId, paymentReference]);
+      return rows[0] ?? null;
+    },
+
     /**
      * A page of the ledger, newest first, narrowed by customer, line type and period (`from`
      * inclusive, `to` exclusive), each line with its customer's name: the console's ledger and its CSV.

@@ -9,7 +9,7 @@ const ModeQuery = { mode: Type.Optional(ConsoleModeSchema) };
 const LedgerFilters = {
   ...ModeQuery,
   customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'service id or external_ref of a customer of this mode' })),
-  type: Type.Optional(Type.Union(['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'].map((t) => Type.Literal(t)))),
+  type: Type.Optional(Type.Union(['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired', 'top_up_refund'].map((t) => Type.Literal(t)))),
   from: Type.Optional({ ...Timestamp, description: 'lines at or after this instant' }),
   to: Type.Optional({ ...Timestamp, description: 'lines before this instant' }),
 };

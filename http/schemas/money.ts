@@ -36,8 +36,8 @@ export const BalanceSchema = Type.Object({
 export const UsageEntrySchema = Type.Object({
   object: Type.Literal('usage_entry'),
   id: Type.String(),
-  type: Type.String({ description: 'usage, top_up, bonus, refund, minimum, bonus_expired' }),
-  cause: Type.String({ description: 'call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry' }),
+  type: Type.String({ description: 'usage, top_up, bonus, refund, minimum, bonus_expired, top_up_refund' }),
+  cause: Type.String({ description: 'call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry, bonus_forfeited, top_up_refund' }),
   amount_cents: Type.Integer(),
   currency: Type.Literal('usd'),
   balance_after_cents: Type.Integer(),

@@ -7,14 +7,14 @@ import { dayKey, monthKey, minutesUsedNow } from './pricing.ts';
  * so the writer hands them over as they are, and nothing under db/ imports the rules.
  */
 
-export type LineType = 'usage' | 'top_up' | 'bonus' | 'refund' | 'minimum' | 'bonus_expired';
+export type LineType = 'usage' | 'top_up' | 'bonus' | 'refund' | 'minimum' | 'bonus_expired' | 'top_up_refund';
 
 export interface LineInput {
   accountId: string;
   mode: Mode;
   customerId: string | null;
   type: LineType;
-  /** What the line pays for or comes from: call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry. */
+  /** What the line pays for or comes from: call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry, bonus_forfeited, top_up_refund. */
   cause: string;
   /** Signed: negative is money out. */
   amountCents: number;

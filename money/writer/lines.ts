@@ -15,7 +15,7 @@ import type { MoneyReactions } from './types.ts';
  * money row (or takes the row its caller locked), works out the whole change with the pure
  * `applyLine`, and writes it (money row, customer spend, line, a settled hold's return, the bonus
  * it spends) in one statement, in the caller's transaction. What follows from the new values is
- * here too: low-balance warnings, readiness's reaction, automatic top-up, and the write-off of
+ * here too: low-balance warnings, readiness's reaction, the request of an automatic top-up, and the write-off of
  * expired bonus credit found on the way.
  *
  * Bonus credit is a live fact: its grants expire on `realTime`, never on the schedule clock that
@@ -30,12 +30,9 @@ export interface ReturnedHold {
   chargedCents: number;
 }
 
-/** Charges the card for the account's automatic top-up (money/writer/top-ups.ts), given to the lines late: a top-up posts lines itself. */
-export type AutoTopUp = (client: Client, accountId: string, amountCents: number, now: Date) => Promise<unknown>;
-
 export type Lines = ReturnType<typeof createLines>;
 
-export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp, realTime: Clock) {
+export function createLines(reactions: MoneyReactions, realTime: Clock) {
   /**
    * Applies one line (or, with `noLine`, only a hold's return) on a row already locked by the
    * caller or locked here. Returns the line written, if any.
@@ -44,7 +41,9 @@ export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp, rea
     const row = opts.row ?? (await balanceWrites(client).lock(input.accountId, input.mode));
     if (!row) throw new Error(`no money row for account ${input.accountId} (${input.mode})`);
     const live = input.mode === 'live';
-    const charge = input.amountCents < 0 && input.type !== 'bonus_expired' ? -input.amountCents : 0;
+    // Money spent: bonus credit may pay it and it may set off the automatic top-up. Not a bonus
+    // write-off, nor a refund of a top-up (cash going back to the card).
+    const charge = input.amountCents < 0 && input.type !== 'bonus_expired' && input.type !== 'top_up_refund' ? -input.amountCents : 0;
     // The line is worked out as if cash paid it all; the money change itself then pays what it can
     // from unexpired bonus credit, earliest expiry first (bonus before cash: see MoneyChange).
     const { next, line, spendCents } = opts.noLine ? { next: { ...row }, line: null, spendCents: 0 } : applyLine(row, input);
@@ -73,7 +72,8 @@ export function createLines(reactions: MoneyReactions, autoTopUp: AutoTopUp, rea
       await balanceMoved(client, input.accountId, row.balance_cents - row.reserved_cents, next, input.now);
       const available = next.balance_cents - next.reserved_cents;
       if (charge > 0 && next.auto_top_up_threshold_cents !== null && next.auto_top_up_amount_cents !== null && available < next.auto_top_up_threshold_cents) {
-        await autoTopUp(client, input.accountId, next.auto_top_up_amount_cents, input.now);
+        // The card is charged outside this transaction, by the payments room's worker.
+        await reactions.autoTopUpWanted?.(client, input.accountId, input.now);
       }
     }
     return written.line;

@@ -2,8 +2,8 @@ import type { Client } from '../../db/pool.ts';
 import { balanceWrites, type MoneyRow } from '../../db/money/balances.ts';
 import type { LedgerRow } from '../../db/money/ledger.ts';
 import { recurringWrites } from '../../db/money/recurring.ts';
-import type { AutoTopUp, Lines } from './lines.ts';
-import type { RecurringCharge, RecurringChargeResult } from './types.ts';
+import type { Lines } from './lines.ts';
+import type { MoneyReactions, RecurringCharge, RecurringChargeResult } from './types.ts';
 
 /**
  * A recurring charge of a customer's item (a number's rent, a caller ID's fee, a website's
@@ -14,7 +14,7 @@ import type { RecurringCharge, RecurringChargeResult } from './types.ts';
  * renewal does to the item belongs to the item's own room (actors/numbers/, actors/websites/),
  * whose job claims the items due and asks the writer to charge each, one transaction per item.
  */
-export function createRecurringMoney(lines: Lines, autoTopUp: AutoTopUp) {
+export function createRecurringMoney(lines: Lines, reactions: MoneyReactions) {
   return {
     /**
      * One period of a recurring charge: claimed once, then charged as a `usage` line on the
@@ -22,16 +22,15 @@ export function createRecurringMoney(lines: Lines, autoTopUp: AutoTopUp) {
      * written; test mode prices it with `applied: false`.
      */
     async chargeRecurring(client: Client, c: RecurringCharge): Promise<RecurringChargeResult> {
-      let row = await balanceWrites(client).lock(c.accountId, c.mode);
+      const row = await balanceWrites(client).lock(c.accountId, c.mode);
       if (!row) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);
       const short = (r: MoneyRow) => c.mode === 'live' && r.balance_cents - r.reserved_cents < c.amountCents;
-      // A renewal is what automatic top-up is for: when it is on and the money is short, the card
-      // is charged first (once), as it would be after any charge that left the balance low.
-      if (short(row) && row.auto_top_up_threshold_cents !== null && row.auto_top_up_amount_cents !== null) {
-        await autoTopUp(client, c.accountId, row.auto_top_up_amount_cents, c.now);
-        row = (await balanceWrites(client).lock(c.accountId, c.mode))!;
+      if (short(row)) {
+        // A renewal is what automatic top-up is for: when it is on and working, the card is
+        // charged (by the payments room, outside this transaction) and the renewal waits for it.
+        const coming = row.auto_top_up_threshold_cents !== null && row.auto_top_up_amount_cents !== null && (await reactions.autoTopUpWanted?.(client, c.accountId, c.now));
+        return { outcome: coming ? 'awaiting_top_up' : 'insufficient_balance' };
       }
-      if (short(row)) return { outcome: 'insufficient_balance' };
       const claimed = await recurringWrites(client).claimPeriod({
         itemId: c.itemId,
         item: c.item,

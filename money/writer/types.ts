@@ -28,9 +28,11 @@ export interface RecurringCharge {
  * What became of a recurring charge: `charged` (the line written; in test mode priced with
  * `applied: false`), `already_charged` (the period was claimed before: nothing written), or
  * `insufficient_balance` (the live balance, less what running calls hold, cannot cover it:
- * nothing written, nothing claimed).
+ * nothing written, nothing claimed), or `awaiting_top_up` (the money is short but a working
+ * automatic top-up was asked for: nothing written, nothing claimed; try again next round, no
+ * countdown).
  */
-export type RecurringChargeResult = { outcome: 'charged'; line: LedgerRow } | { outcome: 'already_charged' | 'insufficient_balance' };
+export type RecurringChargeResult = { outcome: 'charged'; line: LedgerRow } | { outcome: 'already_charged' | 'insufficient_balance' | 'awaiting_top_up' };
 
 /** What other rooms do when money moves, in the same transaction. */
 export interface MoneyReactions {
@@ -44,6 +46,13 @@ export interface MoneyReactions {
    * charged now, in the same transaction (the account's money row is locked by then).
    */
   fundsAdded?(db: Client, accountId: string, now: Date): Promise<void>;
+  /**
+   * The live available balance fell under the automatic top-up's threshold (or a renewal found
+   * the money short): the payments room records one automatic card payment to be charged outside
+   * this transaction (none while one is open, after a failure less than a day old, or without a
+   * saved card). True when a working automatic top-up will bring money (one is open now).
+   */
+  autoTopUpWanted?(db: Client, accountId: string, now: Date): Promise<boolean>;
 }
 
 export type StartCallResult = { ok: true; hold: HoldRow } | { ok: false; reason: RefusalReason };

@@ -13,14 +13,16 @@ const CAUSE_OF_TYPE: Record<string, string> = {
   bonus: 'bonus',
   refund: 'refund',
   minimum: 'monthly_minimum',
-  bonus_expired: 'bonus_expiry',
+  top_up_refund: 'top_up_refund',
 };
+/** A bonus write-off is its expiry, or the forfeit of what a refunded top-up earned (money/writer/top-ups.ts). */
+const BONUS_EXPIRED_CAUSES = ['bonus_expiry', 'bonus_forfeited'];
 /** Causes of a customer's item charged by the period (money/writer/recurring.ts): one charge per item and period. */
 const RECURRING_CAUSES = ['number', 'caller_id', 'website_hosting'];
 /** Every cause of a customer's item, recurring or one-off (money/writer/items.ts): each line names its item in `reference`. */
 const ITEM_CAUSES = [...RECURRING_CAUSES, 'website_build'];
 /** Sign of each line type's amount: money in (+1) or out (-1). */
-const SIGN_OF_TYPE: Record<string, 1 | -1> = { top_up: 1, bonus: 1, refund: 1, usage: -1, minimum: -1, bonus_expired: -1 };
+const SIGN_OF_TYPE: Record<string, 1 | -1> = { top_up: 1, bonus: 1, refund: 1, usage: -1, minimum: -1, bonus_expired: -1, top_up_refund: -1 };
 
 export async function checkMoneyInvariants(databaseUrl: string): Promise<string[]> {
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -37,6 +39,8 @@ export async function checkMoneyInvariants(databaseUrl: string): Promise<string[
       ...(await recurringClaims(db)),
       ...(await itemCharges(db)),
       ...(await refunds(db)),
+      ...(await cardPayments(db)),
+      ...(await cardRefunds(db)),
     ];
     await db.query('COMMIT');
     return violations;
@@ -124,6 +128,8 @@ async function lines(db: pg.Client): Promise<string[]> {
     if (!l.description || !String(l.description).trim()) out.push(`${who}: no description`);
     if (l.type === 'usage' && !USAGE_CAUSES.includes(l.cause)) out.push(`${who}: unknown usage cause`);
     if (l.type in CAUSE_OF_TYPE && l.cause !== CAUSE_OF_TYPE[l.type]) out.push(`${who}: cause should be ${CAUSE_OF_TYPE[l.type]}`);
+    if (l.type === 'bonus_expired' && !BONUS_EXPIRED_CAUSES.includes(l.cause)) out.push(`${who}: cause should be one of ${BONUS_EXPIRED_CAUSES.join(', ')}`);
+    if (l.type === 'top_up_refund' && Number(l.bonus) !== 0) out.push(`${who}: a refund of a top-up paid with bonus credit`);
     if (!(l.type in SIGN_OF_TYPE)) out.push(`${who}: unknown type`);
     else if (Math.sign(amount) !== SIGN_OF_TYPE[l.type]) out.push(`${who}: amount ${amount} has the wrong sign`);
     if (amount !== Number(l.cash) + Number(l.bonus)) out.push(`${who}: amount ${amount} ≠ cash ${l.cash} + bonus ${l.bonus}`);
@@ -289,5 +295,66 @@ async function refunds(db: pg.Client): Promise<string[]> {
     if (Number(r.charges) > 0 && refunded > Number(r.charged)) out.push(`${who}: refunded ${refunded} over the ${Number(r.charged)} charged for its item`);
     if (Number(r.charges) === 0 && itemReference.test(r.reference)) out.push(`${who}: refund of an item never charged (${refunded})`);
   }
+  return out;
+}
+
+/**
+ * Card payments (032_payments.sql): a succeeded card payment is credited by exactly one top-up
+ * line of its account and mode, carrying its payment intent and its amount; a card payment not
+ * succeeded has no top-up line; a top-up line naming a payment intent of a card payment is that
+ * payment's credit.
+ */
+async function cardPayments(db: pg.Client): Promise<string[]> {
+  const { rows } = await db.query(`
+    SELECT p.id, p.account_id, p.mode, p.status, p.amount_cents::bigint AS amount, p.payment_intent_id, p.ledger_line_id,
+           p.refunded_cents::bigint AS refunded,
+           (SELECT count(*) FROM ledger_entries l WHERE l.account_id = p.account_id AND l.type = 'top_up' AND l.payment_reference = p.payment_intent_id) AS lines,
+           l.type AS line_type, l.mode AS line_mode, l.amount_cents::bigint AS line_amount, l.payment_reference AS line_reference, l.account_id AS line_account
+      FROM card_payments p LEFT JOIN ledger_entries l ON l.id = p.ledger_line_id
+     ORDER BY p.seq`);
+  const out: string[] = [];
+  for (const p of rows) {
+    const who = `card payment ${p.id} (${p.status}, account ${p.account_id}, ${p.mode})`;
+    const lines = Number(p.lines);
+    if (p.status === 'succeeded') {
+      if (lines !== 1) out.push(`${who}: credited by ${lines} top-up lines with its payment intent ${p.payment_intent_id}`);
+      if (p.line_type !== 'top_up' || p.line_account !== p.account_id || p.line_mode !== p.mode) out.push(`${who}: its ledger line is not a top-up of its account and mode`);
+      else if (Number(p.line_amount) !== Number(p.amount)) out.push(`${who}: amount ${Number(p.amount)} ≠ its top-up line ${Number(p.line_amount)}`);
+      else if (p.line_reference !== p.payment_intent_id) out.push(`${who}: its top-up line names ${p.line_reference}, not ${p.payment_intent_id}`);
+    } else {
+      if (p.payment_intent_id && lines > 0) out.push(`${who}: not succeeded, yet a top-up line names its payment intent`);
+      if (Number(p.refunded) > 0) out.push(`${who}: refunded ${Number(p.refunded)} of a payment that did not succeed`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Refunds of card payments: a succeeded refund is one `top_up_refund` line of its amount (its
+ * reference the refund's id), a payment's refunded_cents is the sum of its succeeded refunds and
+ * never more than it paid, and every `top_up_refund` line is a succeeded refund's.
+ */
+async function cardRefunds(db: pg.Client): Promise<string[]> {
+  const out: string[] = [];
+  const { rows } = await db.query(`
+    SELECT r.id, r.status, r.amount_cents::bigint AS amount, r.account_id, l.type AS line_type, l.amount_cents::bigint AS line_amount,
+           l.account_id AS line_account, l.reference AS line_reference
+      FROM card_refunds r LEFT JOIN ledger_entries l ON l.id = r.ledger_line_id ORDER BY r.seq`);
+  for (const r of rows) {
+    const who = `card refund ${r.id} (${r.status})`;
+    if (r.status !== 'succeeded') continue;
+    if (r.line_type !== 'top_up_refund' || r.line_account !== r.account_id) out.push(`${who}: its ledger line is not a top_up_refund of its account`);
+    else if (Number(r.line_amount) !== -Number(r.amount)) out.push(`${who}: amount ${Number(r.amount)} ≠ −(its line ${Number(r.line_amount)})`);
+    else if (r.line_reference !== r.id) out.push(`${who}: its line's reference is ${r.line_reference}`);
+  }
+  const sums = await db.query(`
+    SELECT p.id, p.amount_cents::bigint AS amount, p.refunded_cents::bigint AS refunded, COALESCE(sum(r.amount_cents) FILTER (WHERE r.status = 'succeeded'), 0)::bigint AS succeeded
+      FROM card_payments p LEFT JOIN card_refunds r ON r.card_payment_id = p.id
+     GROUP BY p.id HAVING p.refunded_cents <> COALESCE(sum(r.amount_cents) FILTER (WHERE r.status = 'succeeded'), 0) OR p.refunded_cents > p.amount_cents`);
+  for (const p of sums.rows) out.push(`card payment ${p.id}: refunded_cents ${Number(p.refunded)} ≠ its succeeded refunds ${Number(p.succeeded)} (paid ${Number(p.amount)})`);
+  const orphans = await db.query(`
+    SELECT l.id, l.reference FROM ledger_entries l
+     WHERE l.type = 'top_up_refund' AND NOT EXISTS (SELECT 1 FROM card_refunds r WHERE r.ledger_line_id = l.id AND r.status = 'succeeded')`);
+  for (const l of orphans.rows) out.push(`line ${l.id} (top_up_refund ${l.reference}): no succeeded card refund behind it`);
   return out;
 }

@@ -92,8 +92,8 @@ test('applyLine: spend counters roll over at the UTC day and month; minutes at t
   t.like(applyLine(lastMonth, input({ type: 'minimum', cause: 'monthly_minimum', amountCents: -500 })).next, { spend_month_cents: 500, minutes_used: 40 }, 'a minimum is spend, not minutes');
 });
 
-const types: LineType[] = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'];
-const SIGN: Record<LineType, 1 | -1> = { usage: -1, minimum: -1, bonus_expired: -1, top_up: 1, bonus: 1, refund: 1 };
+const types: LineType[] = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired', 'top_up_refund'];
+const SIGN: Record<LineType, 1 | -1> = { usage: -1, minimum: -1, bonus_expired: -1, top_up_refund: -1, top_up: 1, bonus: 1, refund: 1 };
 
 test('property: a live line moves the balance by its amount, keeps balance = cash + bonus, and its parts add up', (t) => {
   fc.assert(
@@ -106,7 +106,7 @@ test('property: a live line moves the balance by its amount, keeps balance = cas
       (paid, bonus, type, size, mode) => {
         const before = row({ mode, paid_cents: paid, bonus_cents: bonus, balance_cents: paid + bonus });
         const amount = SIGN[type] * size;
-        const charge = amount < 0 && type !== 'bonus_expired' ? -amount : 0;
+        const charge = amount < 0 && type !== 'bonus_expired' && type !== 'top_up_refund' ? -amount : 0;
         const { next, line, spendCents } = applyLine(before, input({ mode, type, amountCents: amount }));
         assert.equal(cents(line.cash_cents + line.bonus_cents), cents(amount));
         assert.equal(next.balance_cents, next.paid_cents + next.bonus_cents);

@@ -1,0 +1,90 @@
+import type { Client } from '../../db/pool.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { createPaymentRepository, type CardPaymentRow } from '../../db/payments.ts';
+import { balanceReads } from '../../db/money/balances.ts';
+import { PaymentDeclined, ProviderUnavailable } from '../../payments/provider.ts';
+import type { Room } from './room.ts';
+import type { Settlement } from './settle.ts';
+
+/**
+ * Automatic top-up (live only): the money writer asks for one (`autoTopUpWanted`, in its
+ * transaction) when a charge leaves the available balance under the threshold or a renewal finds
+ * the money short; this records ONE requested automatic card payment (none while one is open,
+ * after a failure less than a day old, or without a saved card). The worker then charges the
+ * saved card off-session outside any transaction, the card payment's id as the idempotency key
+ * (a retry after a crash or a timeout charges once), and credits through the writer only when the
+ * payment succeeded; a payment still processing waits for the processor's webhook.
+ */
+
+/** How long one charge attempt holds its claim before another process may try it. */
+const CHARGE_LEASE_SECONDS = 120;
+/** The processor could not be reached: the same charge (same idempotency key) is tried again after this long. */
+const UNAVAILABLE_RETRY_SECONDS = 60;
+/** A payment processing (Stripe answered `processing`): asked again this often until the webhook settles it. */
+const PROCESSING_RECHECK_SECONDS = 15 * 60;
+
+export function createAutoTopUp(room: Room, settlement: () => Settlement) {
+  const { pool, realClock, log } = room.deps;
+
+  /** The writer's reaction: records one automatic card payment to charge. True when one is open. */
+  async function autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> {
+    const provider = room.providerFor('live');
+    if (!provider) return false;
+    const repo = createPaymentRepository(client);
+    const row = await balanceReads(client).get(accountId, 'live');
+    if (!row || row.auto_top_up_threshold_cents === null || row.auto_top_up_amount_cents === null) return false;
+    const card = await repo.savedCard(accountId, 'live');
+    if (!card) return false;
+    if (await repo.openAutomatic(accountId)) return true;
+    const state = await repo.autoTopUpState(accountId);
+    if (state?.retry_after && state.retry_after > realClock.now()) return false;
+    await repo.insertAutomatic({ accountId, processor: card.processor, amountCents: row.auto_top_up_amount_cents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, brand: card.brand, last4: card.last4, now });
+    room.pokeWorker();
+    return true;
+  }
+
+  /** One charge attempt of a claimed automatic card payment. */
+  async function chargeOne(p: CardPaymentRow): Promise<void> {
+    const provider = room.providerFor('live');
+    const repo = createPaymentRepository(pool);
+    if (!provider) {
+      await repo.retryAutomaticIn(p.id, UNAVAILABLE_RETRY_SECONDS);
+      return;
+    }
+    try {
+      // Charged before (a processing payment, or a crash after the charge): asked, never charged again.
+      const pr = p.payment_intent_id
+        ? await provider.retrievePayment(p.payment_intent_id)
+        : await provider.chargeSavedCard({
+            customerRef: p.customer_ref!,
+            paymentMethodId: p.payment_method_id!,
+            amountCents: p.amount_cents,
+            cardPaymentId: p.id,
+            description: 'Automatic balance top-up',
+          });
+      const after = await withTransaction(pool, (client) => settlement().applyPayment(client, p.id, pr));
+      if (after.status === 'pending') await repo.retryAutomaticIn(p.id, PROCESSING_RECHECK_SECONDS);
+    } catch (err) {
+      if (err instanceof PaymentDeclined) {
+        await withTransaction(pool, async (client) => {
+          const locked = await createPaymentRepository(client).lockPayment(p.id);
+          if (locked?.status === 'pending') await settlement().failAutomatic(client, locked, err.failure, err.paymentIntentId);
+        });
+        return;
+      }
+      if (!(err instanceof ProviderUnavailable)) log.error({ err, card_payment_id: p.id }, 'automatic top-up attempt failed; tried again');
+      else log.warn({ err, card_payment_id: p.id }, 'the card processor could not be reached for an automatic top-up; tried again with the same idempotency key');
+      await repo.retryAutomaticIn(p.id, UNAVAILABLE_RETRY_SECONDS).catch(() => {});
+    }
+  }
+
+  return {
+    autoTopUpWanted,
+    /** One worker round: claims the due automatic charges and makes one attempt each. Returns how many were looked at. */
+    async chargeDue(limit = 10): Promise<number> {
+      const due = await createPaymentRepository(pool).claimDueAutomatic(limit, CHARGE_LEASE_SECONDS);
+      for (const p of due) await chargeOne(p);
+      return due.length;
+    },
+  };
+}
