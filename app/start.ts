@@ -46,6 +46,7 @@ import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
+import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
 import { composeCalls } from './calls.ts';
 import { adminToken } from './admin-token.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
@@ -202,6 +203,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     onStop('change feed', () => feed.stop());
 
     const tokenHash = await adminToken(pool, config, opts, log);
+    // The simulated card processor of test mode. Its events belong in the payments room's inbox,
+    // where Stripe's webhooks land (the payments room sets onEvent); until one takes them they
+    // wait in simulated_events and are handed over again at the next payment.
+    const simulatedCheckout = createSimulatedProvider({
+      pool,
+      publicUrl: () => config.publicUrl,
+      clock: deps.realClock,
+      log,
+      onEvent: async () => {
+        throw new Error('no payments room takes the simulated processor events yet');
+      },
+    });
     const { dialler, keeper } = calling;
     const services: Services = {
       ...deps,
@@ -210,6 +223,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       consolePeople: createConsolePeople(deps),
       consoleAccess: createConsoleAccess({ ...deps, secrets }),
       consoleBilling: createConsoleBilling(deps),
+      simulatedCheckout,
       testClocks: createTestClocks(deps, async (clock) => {
         // An advanced clock's due work, before the advance answers: its jobs, then dialler rounds
         // (two: one already running may have claimed before the clock moved). A process without

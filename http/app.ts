@@ -52,6 +52,7 @@ import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
 import { registerPaymentRoutes } from './routes/console-payments.ts';
+import { registerConsoleSimulatedCheckoutRoutes } from './routes/console-simulated-checkout.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -107,7 +108,8 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleCallRoutes> &
   RouteDeps<typeof registerConsoleBrandRoutes> &
   RouteDeps<typeof registerConsoleCustomerRoutes> &
-  RouteDeps<typeof registerPaymentRoutes>;
+  RouteDeps<typeof registerPaymentRoutes> &
+  RouteDeps<typeof registerConsoleSimulatedCheckoutRoutes>;
 
 /** The HTTP application: plugins in the order a request meets them, then every route. */
 export async function buildApp(services: HttpDeps): Promise<App> {
@@ -197,6 +199,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
   await registerPaymentRoutes(app, services);
+  registerConsoleSimulatedCheckoutRoutes(app, services);
   registerConsoleApp(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

@@ -88,6 +88,10 @@ export type RefusalCode =
   | 'saved_card_required'
   | 'card_payment_not_found'
   | 'refund_too_large'
+  // the simulated card processor of test mode
+  | 'card_declined'
+  | 'checkout_session_not_found'
+  | 'checkout_session_expired'
   // chat sessions
   | 'session_not_found'
   | 'session_selector_required'

@@ -51,6 +51,18 @@ test.before(async () => {
   const clock = must(await victimOwner.post('/console/api/test_clocks', { name: 'Victim clock' }), 'clock');
   const invitation = must(await victimOwner.post('/console/api/team/invitations', { email: 'newcomer@victim.example', role: 'viewer' }), 'invitation');
   const sessions = must(await victimViewer.get('/console/api/sessions'), 'sessions');
+  const processor = svc.services.simulatedCheckout;
+  const checkout = await processor.createCheckoutSession({
+    accountId: victim.id,
+    mode: 'test',
+    customerRef: await processor.createCustomer({ accountId: victim.id, mode: 'test', name: 'Victim Agency', email: null }),
+    amountCents: 2500,
+    saveCard: false,
+    successUrl: `${svc.url}/console/billing`,
+    cancelUrl: `${svc.url}/console/billing`,
+    cardPaymentId: '00000000-0000-4000-8000-00000000c0de',
+    description: 'Account balance top-up',
+  });
   ids = {
     customer: customer.id,
     call: call.id,
@@ -62,6 +74,7 @@ test.before(async () => {
     invitation: invitation.id,
     member: victimViewer.user.id,
     session: sessions.data[0].id,
+    checkout: checkout.id,
   };
 
   const other = await makeAccount(svc.url, { name: 'Attacker Agency' });
@@ -77,6 +90,7 @@ test.after.always(async () => {
 function victimId(op: Operation, name: string): string | undefined {
   const p = op.path;
   if (name === 'did') return ids.delivery;
+  if (name === 'session_id' && p.startsWith('/console/api/billing/simulated_checkout/')) return ids.checkout;
   if (name !== 'id') return undefined;
   const byPrefix: [string, string][] = [
     ['/console/api/customers/', ids.customer],
@@ -101,6 +115,7 @@ function bodyOf(op: Operation): unknown {
     'PATCH /console/api/team/members/{id}': { role: 'admin' },
     'POST /console/api/webhook_endpoints/{id}/roll_secret': { grace_seconds: 0 },
     'PATCH /console/api/webhook_endpoints/{id}': { enabled: false },
+    'POST /console/api/billing/simulated_checkout/{session_id}/pay': { card_number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' },
   };
   return special[`${op.method} ${op.path}`] ?? example(op.body, '', { customerId: ids.customer });
 }
@@ -173,6 +188,7 @@ test.serial('after every attempt the victim’s objects are as they were', async
   t.like((await victimOwner.get(`/console/api/webhook_endpoints/${ids.endpoint}`)).body, { id: ids.endpoint, enabled: true });
   t.is((await victimViewer.get('/console/api/session')).body.user?.role, 'viewer', 'the viewer is still a viewer and still signed in');
   t.is((await victimOwner.get(`/console/api/test_clocks/${ids.clock}?mode=test`)).status, 200, 'the clock is not deleted');
+  t.is((await victimOwner.get(`/console/api/billing/simulated_checkout/${ids.checkout}`)).body.status, 'open', 'the checkout is not paid');
   t.like((await victim.api.get(`/v1/calls/${ids.call}`)).body, { id: ids.call });
   t.not((await victim.api.get(`/v1/calls/${ids.call}`)).body.status, 'cancelled');
   const team = (await victimOwner.get('/console/api/team')).body;
