@@ -28,6 +28,8 @@ import type { CustomerTestClockSchema, TestClockSchema } from '../../http/schema
 import type { ActivitySchema, ConsoleOverviewSchema } from '../../http/schemas/console-billing.ts';
 import type { ConsoleAppointmentSchema, ConsoleCallPageSchema, TrailEntrySchema } from '../../http/schemas/console-calls.ts';
 import type { ConsoleCreatedCustomerSchema, ConsoleCustomerPageSchema, ConsoleCustomerSchema } from '../../http/schemas/console-customers.ts';
+import type { CardPaymentSchema, CreatedTopUpSchema, PaymentsSetupSchema } from '../../http/schemas/console-payments.ts';
+import type { SimulatedCheckoutSchema } from '../../http/routes/console-simulated-checkout.ts';
 
 export type Mode = 'test' | 'live';
 
@@ -86,65 +88,11 @@ export type CreatedCustomer = Static<typeof ConsoleCreatedCustomerSchema>;
 /** A readiness blocker in the console's words (who must act, what to do, where). */
 export type Blocker = CustomerPage['readiness']['blockers'][number];
 
-/*
- * Card payments (issue 22, CONTRACT-22 "The card payment object" and "Console routes"). Written
- * from the contract until the payments routes export their TypeBox schemas.
- */
-export interface CardBrief {
-  brand: string;
-  last4: string;
-}
-export interface CardPayment {
-  object: 'card_payment';
-  id: string;
-  mode: Mode;
-  kind: 'checkout' | 'automatic';
-  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
-  amount_cents: number;
-  bonus_cents: number;
-  refunded_cents: number;
-  card: CardBrief | null;
-  receipt_url: string | null;
-  failure: { code: string; message: string } | null;
-  ledger_line_id: string | null;
-  created_at: string;
-  paid_at: string | null;
-}
+export type CardPayment = Static<typeof CardPaymentSchema>;
 /** The answer of POST /billing/top_ups: the payment and where the browser pays it. */
-export type CreatedTopUp = CardPayment & { checkout_url: string };
-export interface BonusTier {
-  from_cents: number;
-  percent: number;
-}
-export interface SavedCard extends CardBrief {
-  exp_month: number;
-  exp_year: number;
-}
-export interface AutoTopUp {
-  threshold_cents: number;
-  amount_cents: number;
-  status: 'on' | 'failing';
-  retry_after: string | null;
-  last_failure: { code: string; message: string; at: string } | null;
-}
-export interface PaymentsSetup {
-  object: 'payments_setup';
-  mode: Mode;
-  /** Null: card payments are not configured (live mode without the processor's settings). */
-  processor: 'stripe' | 'simulated' | null;
-  publishable_key: string | null;
-  minimum_top_up_cents: number;
-  bonus_tiers: BonusTier[];
-  saved_card: SavedCard | null;
-  auto_top_up: AutoTopUp | null;
-}
-export interface SimulatedCheckout {
-  object: 'simulated_checkout';
-  id: string;
-  status: 'open' | 'complete' | 'expired';
-  amount_cents: number;
-  save_card: boolean;
-  card_payment_id: string;
-  success_url: string;
-  cancel_url: string;
-}
+export type CreatedTopUp = Static<typeof CreatedTopUpSchema>;
+export type PaymentsSetup = Static<typeof PaymentsSetupSchema>;
+export type BonusTier = PaymentsSetup['bonus_tiers'][number];
+export type SavedCard = NonNullable<PaymentsSetup['saved_card']>;
+export type CardBrief = NonNullable<CardPayment['card']>;
+export type SimulatedCheckout = Static<typeof SimulatedCheckoutSchema>;

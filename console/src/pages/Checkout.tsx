@@ -7,16 +7,15 @@ import { ErrorNote, Loading, Notice, PageHeader } from '../ui/Page.tsx';
 import { money } from '../ui/format.ts';
 import { brandName } from '../ui/payments.ts';
 import type { SimulatedCheckout } from '../types.ts';
+import { TEST_CARDS, type TestCard } from '../../../payments/test-cards.ts';
 
-/** Stripe's test cards, as test mode's simulated processor answers them (CONTRACT-22, "Test cards"). */
-const TEST_CARDS: { number: string; brand: string; does: string }[] = [
-  { number: '4242424242424242', brand: 'visa', does: 'Succeeds' },
-  { number: '5555555555554444', brand: 'mastercard', does: 'Succeeds' },
-  { number: '4000000000000002', brand: 'visa', does: 'Declined (generic decline)' },
-  { number: '4000000000009995', brand: 'visa', does: 'Declined (insufficient funds)' },
-  { number: '4000000000000069', brand: 'visa', does: 'Declined (expired card)' },
-  { number: '4000002500003155', brand: 'visa', does: 'Asks for authentication: succeeds here; once saved, automatic top-ups with it fail' },
-];
+/** What a test card of the server's table (payments/test-cards.ts) does, in words. */
+function testCardDoes(card: TestCard): string {
+  const b = card.behaviour;
+  if (b.kind === 'succeeds') return 'Succeeds';
+  if (b.kind === 'authentication') return 'Asks for authentication: succeeds here; once saved, automatic top-ups with it fail';
+  return `Declined (${b.declineCode.replace(/_/g, ' ')})`;
+}
 
 /** "4242424242424242" → "4242 4242 4242 4242" (also while typing). */
 function groupDigits(text: string): string {
@@ -151,7 +150,7 @@ function CheckoutForm({ session }: { session: SimulatedCheckout }) {
             <ul>
               {TEST_CARDS.map((c) => (
                 <li key={c.number}>
-                  <code>{groupDigits(c.number)}</code> {brandName(c.brand)}: {c.does}
+                  <code>{groupDigits(c.number)}</code> {brandName(c.brand)}: {testCardDoes(c)}
                 </li>
               ))}
             </ul>

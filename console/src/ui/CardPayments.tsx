@@ -19,6 +19,7 @@ import {
   MAXIMUM_TOP_UP_CENTS,
   PAYMENT_STATUS_WORDS,
   bonusFor,
+  cardExpired,
   cardWords,
   centsToInput,
   dollarsToCents,
@@ -51,9 +52,13 @@ export function AddFunds({ setup, mode }: { setup: PaymentsSetup; mode: Mode }) 
   const cents = dollarsToCents(amount);
   const problem = amountProblem(cents, setup.minimum_top_up_cents);
   const create = useMutation({
-    mutationFn: (amountCents: number) => api.post<CreatedTopUp>('/billing/top_ups', { mode, amount_cents: amountCents, save_card: saveCard }),
+    mutationFn: async (amountCents: number) => {
+      const created = await api.post<CreatedTopUp>('/billing/top_ups', { mode, amount_cents: amountCents, save_card: saveCard });
+      if (!created.checkout_url) throw new Error('The payment page could not be opened. Nothing was charged; try again.');
+      return created.checkout_url;
+    },
     // The processor's page (or the simulated card form in test mode): a whole-page visit.
-    onSuccess: (created) => window.location.assign(created.checkout_url),
+    onSuccess: (checkoutUrl) => window.location.assign(checkoutUrl),
   });
 
   if (setup.processor === null) {
@@ -145,7 +150,7 @@ export function SavedCardPanel({ setup, mode }: { setup: PaymentsSetup; mode: Mo
   const invalidate = useInvalidate();
   const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
-    mutationFn: () => api.del<PaymentsSetup>('/billing/saved_card'),
+    mutationFn: () => api.del<PaymentsSetup>('/billing/saved_card', { mode }),
     onSuccess: (next) => {
       setConfirming(false);
       if (next) client.setQueryData(setupKey(mode), next);
@@ -160,14 +165,13 @@ export function SavedCardPanel({ setup, mode }: { setup: PaymentsSetup; mode: Mo
       </Empty>
     );
   }
-  const expiry = new Date(Date.UTC(card.exp_year, card.exp_month, 1));
   return (
     <>
       <div className="saved-card">
         <Facts
           items={[
             ['Card', cardWords(card)],
-            ['Expires', <>{expiryWords(card)}{expiry.getTime() <= Date.now() && <> <Badge status="expired">Expired</Badge></>}</>],
+            ['Expires', <>{expiryWords(card)}{cardExpired(card) && <> <Badge status="expired">Expired</Badge></>}</>],
           ]}
         />
         {canWrite && (

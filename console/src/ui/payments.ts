@@ -55,18 +55,27 @@ const BRANDS: Record<string, string> = {
   unionpay: 'UnionPay',
 };
 
-export function brandName(brand: string): string {
+export function brandName(brand: string | null): string {
+  if (!brand) return 'Card';
   return BRANDS[brand.toLowerCase()] ?? brand.charAt(0).toUpperCase() + brand.slice(1);
 }
 
 /** "Visa ending in 4242", or a dash. */
 export function cardWords(card: CardBrief | null | undefined): string {
-  return card ? `${brandName(card.brand)} ending in ${card.last4}` : '—';
+  if (!card || (!card.brand && !card.last4)) return '—';
+  return card.last4 ? `${brandName(card.brand)} ending in ${card.last4}` : brandName(card.brand);
 }
 
-/** "08/2030". */
+/** "08/2030", or a dash when the processor did not say. */
 export function expiryWords(card: Pick<SavedCard, 'exp_month' | 'exp_year'>): string {
+  if (card.exp_month === null || card.exp_year === null) return '—';
   return `${String(card.exp_month).padStart(2, '0')}/${card.exp_year}`;
+}
+
+/** Whether a card's expiry month has passed (a card works through the end of it). */
+export function cardExpired(card: Pick<SavedCard, 'exp_month' | 'exp_year'>, now = Date.now()): boolean {
+  if (card.exp_month === null || card.exp_year === null) return false;
+  return Date.UTC(card.exp_year, card.exp_month, 1) <= now;
 }
 
 export const PAYMENT_STATUS_WORDS: Record<CardPayment['status'], string> = {
