@@ -92,7 +92,7 @@ export default function Billing() {
           {(setup) => <AddFunds setup={setup} mode={mode} />}
         </QueryState>
       </Section>
-      <div className="split">
+      <div className="split split-sections">
         <Section title="Saved card" id="saved-card">
           <QueryState query={setup} what="Loading the saved card">
             {(setup) => <SavedCardPanel setup={setup} mode={mode} />}
