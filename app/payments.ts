@@ -6,7 +6,7 @@ import { createStripeProvider } from '../payments/stripe.ts';
  * The card processor of each mode: live is Stripe when STRIPE_SECRET_KEY is set, else none (the
  * console says card payments are not configured); test is always the simulated processor.
  */
-export function paymentProviders(config: Config): { live: PaymentProvider | null; test: PaymentProvider | null } {
+export function paymentProviders(config: Config, simulated: PaymentProvider): { live: PaymentProvider | null; test: PaymentProvider | null } {
   const live = config.stripe
     ? createStripeProvider({
         secretKey: config.stripe.secretKey,
@@ -16,6 +16,5 @@ export function paymentProviders(config: Config): { live: PaymentProvider | null
         apiBase: config.stripe.apiBase ?? null,
       })
     : null;
-  // The simulated processor of test mode (branch `stripe`) is wired when it lands.
-  return { live, test: null };
+  return { live, test: simulated };
 }

@@ -171,7 +171,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const websitesRoom = createWebsites({ ...deps, money, secrets, builder: createSiteBuilder(deps), cnameCheck });
     websites = websitesRoom;
     const brandDomains = createBrandDomains(deps, cnameCheck);
-    payments = createPayments({ ...deps, money, providers: paymentProviders(config) });
+    // The simulated card processor of test mode: its events land in the payments room's inbox, as
+    // Stripe's webhooks do (until taken they wait in simulated_events and are handed over again).
+    const simulatedCheckout = createSimulatedProvider({
+      pool,
+      publicUrl: () => config.publicUrl,
+      clock: deps.realClock,
+      log,
+      onEvent: (event) => payments!.receiveSimulatedEvent(event),
+    });
+    payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
     const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
 
@@ -203,18 +212,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     onStop('change feed', () => feed.stop());
 
     const tokenHash = await adminToken(pool, config, opts, log);
-    // The simulated card processor of test mode. Its events belong in the payments room's inbox,
-    // where Stripe's webhooks land (the payments room sets onEvent); until one takes them they
-    // wait in simulated_events and are handed over again at the next payment.
-    const simulatedCheckout = createSimulatedProvider({
-      pool,
-      publicUrl: () => config.publicUrl,
-      clock: deps.realClock,
-      log,
-      onEvent: async () => {
-        throw new Error('no payments room takes the simulated processor events yet');
-      },
-    });
     const { dialler, keeper } = calling;
     const services: Services = {
       ...deps,

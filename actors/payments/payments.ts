@@ -107,6 +107,10 @@ export function createPayments(deps: PaymentsDeps) {
   }
 
   const stops: (() => Promise<void>)[] = [];
+  const inboxRound = async () => {
+    await deps.handOverPending?.();
+    await inbox.retryDue();
+  };
 
   return {
     autoTopUpWanted: autoTopUp.autoTopUpWanted,
@@ -220,13 +224,13 @@ export function createPayments(deps: PaymentsDeps) {
     /** One round of the automatic top-up worker (tests: `services.payNow()`): due charges, then due events. */
     async payNow(): Promise<number> {
       const n = await autoTopUp.chargeDue();
-      await inbox.retryDue();
+      await inboxRound();
       return n;
     },
 
     /** The inbox's retry loop (any process) and, in the dialler role, the automatic top-up worker. */
     start(opts: { worker: boolean }) {
-      stops.push(pollLoop(() => inbox.retryDue(), config.keeperPollMs, log, 'payments inbox'));
+      stops.push(pollLoop(inboxRound, config.keeperPollMs, log, 'payments inbox'));
       if (opts.worker) {
         workerRunning = true;
         stops.push(pollLoop(() => autoTopUp.chargeDue(), config.keeperPollMs, log, 'automatic top-up'));

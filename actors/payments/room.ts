@@ -10,6 +10,8 @@ import type { PaymentProvider } from '../../payments/provider.ts';
 export interface PaymentsDeps extends Deps {
   money: MoneyWriter;
   providers: { live: PaymentProvider | null; test: PaymentProvider | null };
+  /** Events a processor could not hand over in-process (the simulated one's), offered again each inbox round. */
+  handOverPending?: () => Promise<unknown>;
 }
 
 export interface Room {

@@ -194,3 +194,56 @@ test.serial('a number renewal the balance cannot cover: no early warning and no 
   t.is((await balance(a)).balance_cents, 1_000 + 2_500 - 1_500);
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
+
+test.serial('a number in its countdown is paid by the automatic top-up the moment its credit is written, once', async (t) => {
+  const days = clockDays(adminClient(svc.url));
+  await days.startOfTest();
+  const a = await liveConsoleAccount(svc.url);
+  await payCheckout(a, fake, 2_500, { saveCard: true });
+  await fake.settled();
+  const c = await makeCustomer(a.liveApi);
+  const n = (await a.liveApi.post(`/v1/customers/${c.id}/numbers`, {})).body;
+  const renewsOn = n.renews_on as string;
+  await days.advanceTo(renewsOn);
+  await a.admin.post('/admin/v1/jobs/renew_numbers/run');
+  t.like((await a.liveApi.get(`/v1/customers/${c.id}/numbers/${n.id}`)).body, { status: 'payment_due' }, 'no automatic top-up yet: the countdown');
+  // Switched on under its threshold: a charge at once; its credit pays the rent in its own transaction.
+  t.is((await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 2_000, amount_cents: 2_500 })).status, 200);
+  await svc.services.payNow();
+  t.like((await a.liveApi.get(`/v1/customers/${c.id}/numbers/${n.id}`)).body, { status: 'active', release_due_on: null });
+  const rent = ((await a.liveApi.get(`/v1/usage?customer_id=${c.id}&limit=100`)).body.data as any[]).filter((l) => l.cause === 'number');
+  t.is(rent.length, 2, 'the first month and the renewal, once');
+  t.is((await balance(a)).balance_cents, 1_000 + 2_500 - 1_500);
+  t.is((await automatic(a)).length, 1, '2,000 is not under the 2,000 threshold: no second top-up');
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('website hosting the balance cannot cover waits for the automatic top-up, without hosting_due, and the next round pays it', async (t) => {
+  const days = clockDays(adminClient(svc.url));
+  await days.startOfTest();
+  const a = await liveConsoleAccount(svc.url);
+  await payCheckout(a, fake, 38_000, { saveCard: true });
+  await fake.settled();
+  const c = await makeCustomer(a.liveApi, { name: 'Bright Dental', country: 'GB' });
+  const order = await a.liveApi.post(`/v1/customers/${c.id}/websites`, { brief: 'Family dental practice in Leeds. Check-ups, hygiene and emergency appointments; evening hours on Thursdays.' });
+  t.is(order.status, 202, order.text);
+  t.is((await a.admin.post('/admin/v1/website_builder/run')).status, 200);
+  const site = (await a.liveApi.post(`/v1/customers/${c.id}/websites/${order.body.id}/publish`, {})).body;
+  t.is((await balance(a)).balance_cents, 38_000 - 35_000 - 2_000);
+  t.is((await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 500, amount_cents: 2_500 })).status, 200);
+  const renewsOn = site.hosting_renews_on as string;
+  await days.advanceTo(addDays(renewsOn, -3));
+  await a.admin.post('/admin/v1/jobs/renew_hosting/run');
+  await days.advanceTo(renewsOn);
+  await a.admin.post('/admin/v1/jobs/renew_hosting/run');
+  t.like((await a.liveApi.get(`/v1/customers/${c.id}/websites/${site.id}`)).body, { status: 'live', hosting_renews_on: renewsOn, suspend_due_on: null });
+  await svc.services.payNow();
+  await a.admin.post('/admin/v1/jobs/renew_hosting/run');
+  const after = (await a.liveApi.get(`/v1/customers/${c.id}/websites/${site.id}`)).body;
+  t.like(after, { status: 'live', suspend_due_on: null });
+  t.not(after.hosting_renews_on, renewsOn);
+  t.is((await balance(a)).balance_cents, 1_000 + 2_500 - 2_000);
+  const due = ((await a.liveApi.get('/v1/events?type=website.hosting_due&limit=100')).body.data as any[]).filter((e) => e.data.id === site.id);
+  t.is(due.length, 0, 'never hosting_due: no warning, no countdown');
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});

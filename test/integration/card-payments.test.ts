@@ -201,3 +201,42 @@ test('without Stripe settings live card payments are not configured (409 payment
     await bare.stop();
   }
 });
+
+test.serial('test mode: the simulated card form completes the same flow; the top-up and its bonus are priced lines (applied: false), the test balance stays 0', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const setup = await a.owner.get('/console/api/billing/payments?mode=test');
+  t.like(setup.body, { processor: 'simulated', publishable_key: null });
+  const created = await a.owner.post('/console/api/billing/top_ups', { mode: 'test', amount_cents: 50_000 });
+  t.is(created.status, 201, created.text);
+  t.regex(created.body.checkout_url, /\/console\/checkout\/cs_/);
+  const session = new URL(created.body.checkout_url).pathname.split('/').pop()!;
+  const form = await a.owner.get(`/console/api/billing/simulated_checkout/${session}`);
+  t.like(form.body, { status: 'open', amount_cents: 50_000, card_payment_id: created.body.id });
+  const declined = await a.owner.post(`/console/api/billing/simulated_checkout/${session}/pay`, { card_number: '4000000000000002', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' });
+  t.is(declined.status, 402);
+  t.is(declined.body.error.code, 'card_declined');
+  const paid = await a.owner.post(`/console/api/billing/simulated_checkout/${session}/pay`, { card_number: '4242424242424242', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' });
+  t.is(paid.status, 200, paid.text);
+  t.is(paid.body.redirect_url, `${svc.url}/console/billing/top-ups/${created.body.id}?mode=test`);
+  for (let i = 0; i < 2; i++) {
+    t.like((await a.owner.get(`/console/api/billing/top_ups/${created.body.id}?mode=test`)).body, {
+      status: 'succeeded',
+      mode: 'test',
+      bonus_cents: 1_500,
+      receipt_url: null,
+      card: { brand: 'visa', last4: '4242' },
+    });
+  }
+  const lines = (await a.api.get('/v1/usage?limit=100')).body.data as any[];
+  t.deepEqual(
+    lines.filter((l) => l.type === 'top_up' || l.type === 'bonus').map((l) => [l.type, l.amount_cents, l.applied]).sort(),
+    [
+      ['bonus', 1_500, false],
+      ['top_up', 50_000, false],
+    ],
+  );
+  t.like((await a.api.get('/v1/balance')).body, { balance_cents: 0, bonus_cents: 0 });
+  t.like((await balance(a)), { balance_cents: 0 }, 'the live balance is untouched');
+  t.is((await a.owner.get(`/console/api/billing/top_ups/${created.body.id}?mode=live`)).body.error.code, 'card_payment_not_found', 'a test payment is not a live one');
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});

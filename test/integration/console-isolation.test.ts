@@ -51,18 +51,9 @@ test.before(async () => {
   const clock = must(await victimOwner.post('/console/api/test_clocks', { name: 'Victim clock' }), 'clock');
   const invitation = must(await victimOwner.post('/console/api/team/invitations', { email: 'newcomer@victim.example', role: 'viewer' }), 'invitation');
   const sessions = must(await victimViewer.get('/console/api/sessions'), 'sessions');
-  const processor = svc.services.simulatedCheckout;
-  const checkout = await processor.createCheckoutSession({
-    accountId: victim.id,
-    mode: 'test',
-    customerRef: await processor.createCustomer({ accountId: victim.id, mode: 'test', name: 'Victim Agency', email: null }),
-    amountCents: 2500,
-    saveCard: false,
-    successUrl: `${svc.url}/console/billing`,
-    cancelUrl: `${svc.url}/console/billing`,
-    cardPaymentId: '00000000-0000-4000-8000-00000000c0de',
-    description: 'Account balance top-up',
-  });
+  // A test-mode card top-up, its simulated checkout left open.
+  const topUp = must(await victimOwner.post('/console/api/billing/top_ups', { mode: 'test', amount_cents: 5_000 }), 'top-up');
+  const checkout = { id: new URL(topUp.checkout_url).pathname.split('/').pop()! };
   ids = {
     customer: customer.id,
     call: call.id,
@@ -75,6 +66,7 @@ test.before(async () => {
     member: victimViewer.user.id,
     session: sessions.data[0].id,
     checkout: checkout.id,
+    topUp: topUp.id,
   };
 
   const other = await makeAccount(svc.url, { name: 'Attacker Agency' });
@@ -102,6 +94,7 @@ function victimId(op: Operation, name: string): string | undefined {
     ['/console/api/team/invitations/', ids.invitation],
     ['/console/api/team/members/', ids.member],
     ['/console/api/sessions/', ids.session],
+    ['/console/api/billing/top_ups/', ids.topUp],
   ];
   return byPrefix.find(([prefix]) => p.startsWith(prefix))?.[1];
 }

@@ -160,6 +160,14 @@ test.serial('scripted deliveries: a wrong signature and a stale timestamp fail c
   await fake.settled();
   t.throws(check(receiver.received[before]!), { message: /Timestamp outside the tolerance zone/ });
 
+  fake.scriptDeliveries({ delayMs: 300 });
+  before = receiver.received.length;
+  const paidAt = Date.now();
+  await fake.pay((await paidSession()).session.id, CARD);
+  t.is(receiver.received.length, before, 'not yet: late');
+  await fake.settled();
+  t.true(receiver.received[before]!.at - paidAt >= 290, 'delivered late');
+
   fake.scriptDeliveries({ twice: true });
   before = receiver.received.length;
   await fake.pay((await paidSession()).session.id, CARD);

@@ -410,49 +410,6 @@ test.serial('a caller ID verified when the balance no longer covers its first mo
   await a.liveApi.delete(`/v1/customers/${c.id}/numbers/${n.id}`);
 });
 
-test.serial('an automatic top-up during the countdown (set off by a call charge) takes the rent in the same transaction, once', async (t) => {
-  await advanceTo('2029-09-09');
-  const a = await liveAccount(2_500);
-  const c = await makeCustomer(a.liveApi);
-  const n = await rent(a.liveApi, c.id);
-  t.is(n.renews_on, '2029-10-09');
-  await advanceTo('2029-10-09');
-  await run('renew_numbers');
-  t.is((await numberOf(a.liveApi, c.id, n.id)).status, 'payment_due');
-
-  // Below 2,000 after any charge: 2,500 is charged to the card. A one-minute call sets it off.
-  const set = await a.admin.put(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 2_000, amount_cents: 2_500 });
-  t.is(set.status, 200, set.text);
-  t.true((await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: c.id, reference: 'lifecycle-call' })).body.ok);
-  const ended = await a.admin.post(`/admin/v1/accounts/${a.id}/holds/lifecycle-call/end`, { duration_seconds: 60 });
-  t.like(ended.body, { outcome: 'settled', charged_cents: 20 });
-
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2029-11-09', release_due_on: null });
-  const rent_ = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.cause === 'number' && l.description.includes('2029-10-09 to 2029-11-09'));
-  sameLines(t, rent_, 1, 'the renewal, once');
-  // 1,000 − 20 (the call) + 2,500 (automatic) − 1,500 (rent) = 1,980, still below the threshold: a second automatic top-up.
-  const topUps = (await a.liveApi.get('/v1/usage?limit=100')).body.data.filter((l: any) => l.type === 'top_up');
-  t.is(topUps.length, 3, 'the first top-up and two automatic ones');
-  t.is(await balanceOf(a.liveApi), 1_000 - 20 + 2_500 - 1_500 + 2_500);
-});
-
-test.serial('automatic top-up pays a renewal the balance cannot cover even when the balance sits above its threshold', async (t) => {
-  await advanceTo('2029-12-01');
-  const a = await liveAccount(2_500);
-  const c = await makeCustomer(a.liveApi);
-  const n = await rent(a.liveApi, c.id);
-  t.is(await balanceOf(a.liveApi), 1_000);
-  t.is(n.renews_on, '2030-01-01');
-  // Threshold 500: a balance of 1,000 is above it, and still short of the 1,500 rent.
-  const set = await a.admin.put(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
-  t.true(set.status < 300, set.text);
-  await advanceTo('2030-01-01');
-  await run('renew_numbers');
-  t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', release_due_on: null });
-  t.is(await balanceOf(a.liveApi), 1_000 + 2_500 - 1_500);
-  t.is((await eventsAbout(a.liveApi, 'number.payment_due', n.id)).length, 0);
-});
-
 test.serial('money held by a running call is not there for rent: 1,500 on the balance with 400 held does not pay a 1,500 renewal (warned, then the countdown)', async (t) => {
   await advanceTo('2030-02-14');
   const a = await liveAccount(3_000);

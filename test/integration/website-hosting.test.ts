@@ -315,26 +315,6 @@ test.serial('after 90 days suspended: purged, the page deleted (404, html null),
   t.is((await visit(site.url)).status, 404);
 });
 
-test.serial('automatic top-up pays a hosting renewal the balance cannot cover, even when the balance sits above its threshold', async (t) => {
-  await startOfTest();
-  const { a, c, site } = await liveSite(38_000);
-  t.is(await balanceOf(a.liveApi), 1_000);
-  // Threshold 500: a balance of 1,000 is above it, and still short of the 2,000 renewal.
-  const set = await a.admin.put(`/admin/v1/accounts/${a.id}/auto_top_up`, { threshold_cents: 500, amount_cents: 2_500 });
-  t.true(set.status < 300, set.text);
-  const renewsOn = site.hosting_renews_on as string;
-  const next = nextRenewal(renewsOn, anchorOf(site));
-  await advanceTo(renewsOn);
-  await run('renew_hosting');
-  t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'live', hosting_renews_on: next, suspend_due_on: null });
-  const lines = (await hostingLines(a.liveApi, c.id)).filter((l) => l.description === period(renewsOn, next));
-  sameLines(t, lines, 1, 'the renewal, once');
-  const topUps = (await a.liveApi.get('/v1/usage?limit=100')).body.data.filter((l: any) => l.type === 'top_up');
-  t.is(topUps.length, 2, 'the first top-up and one automatic one');
-  t.is(await balanceOf(a.liveApi), 1_000 + 2_500 - MONTH);
-  t.is((await eventsAbout(a.liveApi, 'website.hosting_due', site.id)).length, 0);
-});
-
 test.serial('test mode: hosting is priced with applied:false each month and the site never goes hosting_due', async (t) => {
   await startOfTest();
   const a = await makeAccount(svc.url);
