@@ -95,6 +95,28 @@ async function openBilling(mode: 'test' | 'live'): Promise<void> {
   await page.locator('#add-funds form, #add-funds .notice').first().waitFor();
 }
 
+/** The mode's `top_up` and `bonus` ledger lines as [type, cents], sorted. */
+async function topUpLines(mode: 'test' | 'live'): Promise<[string, number][]> {
+  const lines = (await consoleGet(`/billing/ledger?mode=${mode}`)).data as { type: string; amount_cents: number }[];
+  return lines
+    .filter((l) => l.type === 'top_up' || l.type === 'bonus')
+    .map((l): [string, number] => [l.type, l.amount_cents])
+    .sort();
+}
+
+/** On the fake Stripe's hosted page: pays with `number` and waits to be back on the console's return page. */
+async function payAtProcessor(t: ExecutionContext, number: string): Promise<void> {
+  await page.waitForURL((u) => u.origin === stripe.url);
+  await page.getByLabel('Card number').fill(number);
+  await page.getByLabel('Expiry month').fill('12');
+  await page.getByLabel('Expiry year').fill(String(CARD_YEAR));
+  await page.getByLabel('CVC').fill('123');
+  // The processor's page is not the console: its missing favicon is its own business.
+  t.deepEqual(errors.take([/status of 404/, /^\(404 GET \/favicon\.ico\)$/]), [], 'nothing else failed on the way to the processor');
+  await page.getByRole('button', { name: /^Pay/ }).click();
+  await page.waitForURL((u) => u.origin === svc.url && u.pathname.startsWith('/console/billing/top-ups/'));
+}
+
 /** Fills the amount and presses the pay button; resolves when the browser has left the console for the payment page. */
 async function startTopUp(dollars: string, opts: { saveCard?: boolean } = {}): Promise<void> {
   await page.getByLabel('Amount (USD)').fill(dollars);
@@ -135,11 +157,7 @@ test.serial('test mode: a declined card is shown as a decline, and nothing is wr
   t.regex(await alert.innerText(), /Card declined[\s\S]*declined/);
   t.regex(new URL(page.url()).pathname, /^\/console\/checkout\//, 'still on the card form');
   await look(t, 'checkout-declined', [/status of 402/]);
-  const ledger = await consoleGet('/billing/ledger?mode=test');
-  t.false(
-    ledger.data.some((l: { type: string }) => l.type === 'top_up'),
-    'no top-up line',
-  );
+  t.deepEqual(await topUpLines('test'), [], 'no top-up line');
 });
 
 test.serial('test mode: a test card pays; the receipt, the card payments list and the ledger lines show it', async (t) => {
@@ -165,9 +183,8 @@ test.serial('test mode: a test card pays; the receipt, the card payments list an
   const ledger = await page.locator('#ledger').innerText();
   t.regex(ledger, /Top up[\s\S]*\$600\.00/);
   t.regex(ledger, /Bonus[\s\S]*\$18\.00/);
-  const lines = (await consoleGet('/billing/ledger?mode=test')).data as { type: string; amount_cents: number }[];
   t.deepEqual(
-    lines.filter((l) => l.type === 'top_up' || l.type === 'bonus').map((l) => [l.type, l.amount_cents]).sort(),
+    await topUpLines('test'),
     [
       ['bonus', 1800],
       ['top_up', 60000],
@@ -187,14 +204,7 @@ test.serial('live mode: pays on the processor’s hosted page with the card save
   await startTopUp('600.00', { saveCard: true });
   await page.waitForURL((u) => u.origin === stripe.url);
   t.regex(await page.locator('body').innerText(), /\$600\.00/);
-  await page.getByLabel('Card number').fill('4242424242424242');
-  await page.getByLabel('Expiry month').fill('12');
-  await page.getByLabel('Expiry year').fill(String(CARD_YEAR));
-  await page.getByLabel('CVC').fill('123');
-  // The processor's page is not the console: its missing favicon is its own business.
-  t.deepEqual(errors.take([/status of 404/, /^\(404 GET \/favicon\.ico\)$/]), [], 'nothing else failed on the way to the processor');
-  await page.getByRole('button', { name: /^Pay/ }).click();
-  await page.waitForURL((u) => u.origin === svc.url && u.pathname.startsWith('/console/billing/top-ups/'));
+  await payAtProcessor(t, '4242424242424242');
   livePaymentId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
   t.is(new URL(page.url()).searchParams.get('mode'), 'live');
   await page.getByRole('heading', { level: 1, name: 'Receipt' }).waitFor({ timeout: 20_000 });
@@ -225,9 +235,8 @@ test.serial('live mode: the balance, the bonus, the ledger lines, the saved card
   t.regex(await page.locator('#ledger').innerText(), /Top up[\s\S]*\$600\.00/);
   t.regex(await page.locator('#saved-card').innerText(), new RegExp(`Visa ending in 4242[\\s\\S]*12/${CARD_YEAR}`));
   t.regex(await page.locator('#card-payments').innerText(), /\$600\.00[\s\S]*\$18\.00[\s\S]*Visa ending in 4242[\s\S]*Paid/);
-  const lines = (await consoleGet('/billing/ledger?mode=live')).data as { type: string; amount_cents: number }[];
   t.deepEqual(
-    lines.filter((l) => l.type === 'top_up' || l.type === 'bonus').map((l) => [l.type, l.amount_cents]).sort(),
+    await topUpLines('live'),
     [
       ['bonus', 1800],
       ['top_up', 60000],
@@ -287,14 +296,7 @@ test.serial('the saved card removed, a card that needs authentication saved inst
 
   // 4000 0025 0000 3155: paid on the page it authenticates and succeeds; charged off-session it cannot.
   await startTopUp('25.00', { saveCard: true });
-  await page.waitForURL((u) => u.origin === stripe.url);
-  await page.getByLabel('Card number').fill('4000002500003155');
-  await page.getByLabel('Expiry month').fill('12');
-  await page.getByLabel('Expiry year').fill(String(CARD_YEAR));
-  await page.getByLabel('CVC').fill('123');
-  errors.take([/status of 404/, /^\(404 GET \/favicon\.ico\)$/]);
-  await page.getByRole('button', { name: /^Pay/ }).click();
-  await page.waitForURL((u) => u.origin === svc.url && u.pathname.startsWith('/console/billing/top-ups/'));
+  await payAtProcessor(t, '4000002500003155');
   await page.getByRole('heading', { level: 1, name: 'Receipt' }).waitFor({ timeout: 20_000 });
   await stripe.settled();
 
