@@ -333,6 +333,18 @@ test.serial('the saved card removed, a card that needs authentication saved inst
   await look(t, 'payment-failed');
 });
 
+test.serial('a refund the operator makes shows on the receipt and in the card payments list', async (t) => {
+  const refund = await account.admin.post(`/admin/v1/accounts/${account.id}/card_payments/${livePaymentId}/refunds`, { amount_cents: 10_000 });
+  t.is(refund.status, 201, refund.text);
+  await page.goto(url(`/billing/top-ups/${livePaymentId}?mode=live`));
+  await page.getByRole('heading', { level: 1, name: 'Receipt' }).waitFor();
+  t.regex(await main(), /Refunded\s+\$100\.00/);
+  await openBilling('live');
+  t.regex(await page.locator('#card-payments').innerText(), /\$600\.00[\s\S]*\$18\.00[\s\S]*Visa ending in 4242[\s\S]*Paid\s+\$100\.00/);
+  t.regex(await page.locator('#ledger').innerText(), /Top up refund[\s\S]*-\$100\.00/);
+  await look(t, 'billing-refunded');
+});
+
 test('live mode without the processor’s settings: the page says card payments are not configured and who adds funds', async (t) => {
   const bare = await startTestService();
   t.teardown(() => bare.stop());

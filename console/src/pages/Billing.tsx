@@ -13,7 +13,7 @@ import { dayToIso, useAddressFilters } from '../ui/data.ts';
 import { dateTime, money, words } from '../ui/format.ts';
 import type { ActivityEntry, Balance, LedgerEntry, Mode, PaymentsSetup } from '../types.ts';
 
-const TYPES = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'];
+const TYPES = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired', 'top_up_refund'];
 const ACTIVITY_WORDS: Record<string, string> = { call_start_refused: 'Call start refused', hold_released: 'Hold released', auto_top_up_failed: 'Automatic top-up failed' };
 const REASON_WORDS: Record<string, string> = {
   insufficient_balance: 'Not enough balance for the hold',
