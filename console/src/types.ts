@@ -28,6 +28,8 @@ import type { CustomerTestClockSchema, TestClockSchema } from '../../http/schema
 import type { ActivitySchema, ConsoleOverviewSchema } from '../../http/schemas/console-billing.ts';
 import type { ConsoleAppointmentSchema, ConsoleCallPageSchema, TrailEntrySchema } from '../../http/schemas/console-calls.ts';
 import type { ConsoleCreatedCustomerSchema, ConsoleCustomerPageSchema, ConsoleCustomerSchema } from '../../http/schemas/console-customers.ts';
+import type { CardPaymentSchema, CreatedTopUpSchema, PaymentsSetupSchema } from '../../http/schemas/console-payments.ts';
+import type { SimulatedCheckoutSchema } from '../../http/routes/console-simulated-checkout.ts';
 
 export type Mode = 'test' | 'live';
 
@@ -85,3 +87,12 @@ export type CustomerPage = Static<typeof ConsoleCustomerPageSchema>;
 export type CreatedCustomer = Static<typeof ConsoleCreatedCustomerSchema>;
 /** A readiness blocker in the console's words (who must act, what to do, where). */
 export type Blocker = CustomerPage['readiness']['blockers'][number];
+
+export type CardPayment = Static<typeof CardPaymentSchema>;
+/** The answer of POST /billing/top_ups: the payment and where the browser pays it. */
+export type CreatedTopUp = Static<typeof CreatedTopUpSchema>;
+export type PaymentsSetup = Static<typeof PaymentsSetupSchema>;
+export type BonusTier = PaymentsSetup['bonus_tiers'][number];
+export type SavedCard = NonNullable<PaymentsSetup['saved_card']>;
+export type CardBrief = NonNullable<CardPayment['card']>;
+export type SimulatedCheckout = Static<typeof SimulatedCheckoutSchema>;

@@ -16,11 +16,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import axe from 'axe-core';
 import { generate as totpCode } from 'otplib';
 import { Webhook } from 'standardwebhooks';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './browser.ts';
+import { look as lookAt, settled as settledPage, until, watchConsoleErrors } from './console-browser.ts';
 import { ensureConsoleBuilt } from '../../app/console-build.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { adminClient } from '../helpers/factories.ts';
@@ -29,7 +29,6 @@ import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 
 const OUT = path.join(process.cwd(), 'test-results', 'console-journey');
-const WIDTHS = [1280, 375] as const;
 const OWNER = { name: 'Olivia Owner', email: 'olivia@northwind-agency.example', password: 'a long and calm passphrase 42' };
 const BUSINESS = {
   legal_name: 'Northwind Agency LLC',
@@ -66,8 +65,8 @@ let page: Page;
 let admin: Client;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let receiverFails = false;
-/** What the browser's console said that was an error, since the last check. */
-let consoleErrors: string[] = [];
+/** What the main page's console said that was an error, since the last look. */
+let consoleErrors: ReturnType<typeof watchConsoleErrors>;
 const s = {
   accountId: '',
   invitation: '',
@@ -103,10 +102,7 @@ test.before(async () => {
     document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP refused ${e.effectiveDirective} at ${e.sourceFile}:${e.lineNumber}: ${e.sample}`));
   });
   page = await context.newPage();
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
-  page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
-  // The address of every answer in error, next to the console's "Failed to load resource".
-  page.on('response', (r) => r.status() >= 400 && consoleErrors.push(`(${r.status()} ${r.request().method()} ${new URL(r.url()).pathname})`));
+  consoleErrors = watchConsoleErrors(page);
 });
 
 let step = 0;
@@ -124,57 +120,14 @@ test.after.always('close the browser, the receiver and the service', async () =>
 
 const url = (p: string) => `${svc.url}/console${p}`;
 
-/** Errors the console logged since the last call, except ones a step expects (an answer it provoked on purpose). */
-function takeConsoleErrors(expected: RegExp[] = []): string[] {
-  const errors = consoleErrors.filter((e) => !expected.some((x) => x.test(e)));
-  consoleErrors = [];
-  // The addresses alone are not errors: they explain the ones that are.
-  return errors.some((e) => !e.startsWith('(')) ? errors : [];
-}
-
-/** The page has finished loading its data: no request in flight, no "Loading…" on screen. */
-async function settled(p: Page = page): Promise<void> {
-  await p.waitForLoadState('networkidle');
-  await p.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 10_000 });
-}
-
-/** axe-core in the page through the devtools protocol (not governed by the page's CSP). */
-async function seriousAxeViolations(p: Page): Promise<string[]> {
-  await p.evaluate(axe.source);
-  const results = await p.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run());
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
+const takeConsoleErrors = (expected: RegExp[] = []) => consoleErrors.take(expected);
+const settled = (p: Page = page) => settledPage(p);
 
 /**
  * Screenshots the page as it is at 1280 and 375 px, checks axe at both widths and that nothing
  * scrolls sideways at 375 px, and that the console logged no error.
  */
-async function look(t: ExecutionContext, name: string, p: Page = page, expected: RegExp[] = []): Promise<void> {
-  await settled(p);
-  try {
-    await lookAtWidths(t, name, p);
-  } finally {
-    await p.setViewportSize({ width: 1280, height: 900 });
-  }
-  t.deepEqual(takeConsoleErrors(expected), [], `${name}: no console error`);
-}
-
-async function lookAtWidths(t: ExecutionContext, name: string, p: Page): Promise<void> {
-  for (const width of WIDTHS) {
-    await p.setViewportSize({ width, height: 900 });
-    await p.waitForTimeout(150);
-    const file = path.join(OUT, `${name}-${width}.png`);
-    await p.screenshot({ path: file, fullPage: true });
-    t.true((await fs.stat(file)).size > 2000, `${name} at ${width}: a real screenshot`);
-    t.deepEqual(await seriousAxeViolations(p), [], `${name} at ${width}: no serious or critical axe violation`);
-    if (width === 375) {
-      const { scrollWidth, clientWidth } = await p.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-      t.true(scrollWidth <= clientWidth, `${name} at 375 px scrolls sideways: ${scrollWidth} > ${clientWidth}`);
-    }
-  }
-}
+const look = (t: ExecutionContext, name: string, p: Page = page, expected: RegExp[] = []) => lookAt(t, OUT, name, p, consoleErrors, expected);
 
 /** Follows a navigation link of the console and waits for its page (loaded on demand) to show. */
 async function nav(label: string, p: Page = page): Promise<void> {
@@ -187,15 +140,6 @@ async function nav(label: string, p: Page = page): Promise<void> {
 }
 
 const heading = (p: Page = page) => p.getByRole('heading', { level: 1 }).innerText();
-
-/** Polls `check` until it holds or `ms` pass. */
-async function until(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Presses the deliveries' Refresh until the newest delivery's text (with its attempts) passes `check`. */
 function untilDeliveries(what: string, check: (newest: string) => boolean): Promise<void> {

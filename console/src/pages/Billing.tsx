@@ -1,18 +1,20 @@
-import { Link } from 'react-router';
-import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, apiUrl } from '../api.ts';
-import { useMode } from '../app/session.tsx';
+import { useMode, useSetMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { Field, Select } from '../ui/Form.tsx';
 import { CustomerSelect } from '../ui/CustomerSelect.tsx';
-import { Facts, PageHeader, QueryState, Section } from '../ui/Page.tsx';
+import { Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
+import { AddFunds, AutoTopUpPanel, CardPaymentsList, SavedCardPanel, setupKey, SETUP_PATH } from '../ui/CardPayments.tsx';
 import { ListTable } from '../ui/Table.tsx';
 import { dayToIso, useAddressFilters } from '../ui/data.ts';
 import { dateTime, money, words } from '../ui/format.ts';
-import type { ActivityEntry, Balance, LedgerEntry } from '../types.ts';
+import type { ActivityEntry, Balance, LedgerEntry, Mode, PaymentsSetup } from '../types.ts';
 
-const TYPES = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired'];
-const ACTIVITY_WORDS: Record<string, string> = { call_start_refused: 'Call start refused', hold_released: 'Hold released' };
+const TYPES = ['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired', 'top_up_refund'];
+const ACTIVITY_WORDS: Record<string, string> = { call_start_refused: 'Call start refused', hold_released: 'Hold released', auto_top_up_failed: 'Automatic top-up failed' };
 const REASON_WORDS: Record<string, string> = {
   insufficient_balance: 'Not enough balance for the hold',
   daily_spend_cap_reached: 'Daily spend cap reached',
@@ -20,17 +22,54 @@ const REASON_WORDS: Record<string, string> = {
   concurrency_limit: 'Too many calls at once',
   platform_at_capacity: 'The platform was at capacity',
   call_never_reported_back: 'The call never reported back',
+  card_declined: 'The card was declined',
+  insufficient_funds: 'The card has insufficient funds',
+  expired_card: 'The card has expired',
+  authentication_required: 'The card needs its holder to authenticate the payment',
 };
 
-/** Balance, the ledger with filters and its CSV per customer, and the activity log of refused starts and released holds. */
+/**
+ * The processor's cancel address (`/console/billing?mode=…&top_up=canceled`) names the mode the
+ * payment was in and that it was canceled: the console switches to that mode, says so once, and
+ * takes both out of the address (the ledger's filters live there too).
+ */
+function useReturnFromCheckout(mode: Mode): 'canceled' | null {
+  const [params, setParams] = useSearchParams();
+  const setMode = useSetMode();
+  const client = useQueryClient();
+  const [outcome] = useState(() => (params.get('top_up') === 'canceled' ? ('canceled' as const) : null));
+  useEffect(() => {
+    const wanted = params.get('mode');
+    if (wanted !== 'live' && wanted !== 'test' && !params.has('top_up')) return;
+    if ((wanted === 'live' || wanted === 'test') && wanted !== mode) {
+      setMode(wanted);
+      void client.invalidateQueries();
+    }
+    const next = new URLSearchParams(params);
+    next.delete('mode');
+    next.delete('top_up');
+    setParams(next, { replace: true });
+    // Once, on arrival.
+  }, []);
+  return outcome;
+}
+
+/**
+ * Balance, adding funds by card (the bonus it earns, the saved card, automatic top-up), the card
+ * payments with their receipts, the ledger with filters and its CSV per customer, and the activity
+ * log of refused starts and released holds.
+ */
 export default function Billing() {
   const mode = useMode();
+  const returned = useReturnFromCheckout(mode);
   const { get: filter, set } = useAddressFilters();
   const balance = useQuery({ queryKey: ['/billing/balance', mode], queryFn: () => api.get<Balance>('/billing/balance', { mode }) });
+  const setup = useQuery({ queryKey: setupKey(mode), queryFn: () => api.get<PaymentsSetup>(SETUP_PATH, { mode }) });
   const query = { mode, customer_id: filter('customer_id'), type: filter('type'), from: dayToIso(filter('from')), to: dayToIso(filter('to'), true) };
   return (
     <>
-      <PageHeader title="Billing" description="Your balance and every movement of it." />
+      <PageHeader title="Billing" description="Your balance, adding funds by card, and every movement of your balance." />
+      {returned === 'canceled' && <Notice tone="warn">The top-up was canceled: nothing was charged and your balance is unchanged.</Notice>}
       <Section title="Balance" id="balance">
         <QueryState query={balance}>
           {(balance) => (
@@ -47,7 +86,27 @@ export default function Billing() {
             />
           )}
         </QueryState>
-        <p className="muted">Adding funds by card and automatic top-ups come with billing; until then the operator adds funds for you.</p>
+      </Section>
+      <Section title="Add funds" id="add-funds">
+        <QueryState query={setup} what="Loading card payments">
+          {(setup) => <AddFunds setup={setup} mode={mode} />}
+        </QueryState>
+      </Section>
+      <div className="split split-sections">
+        <Section title="Saved card" id="saved-card">
+          <QueryState query={setup} what="Loading the saved card">
+            {(setup) => <SavedCardPanel setup={setup} mode={mode} />}
+          </QueryState>
+        </Section>
+        <Section title="Automatic top-up" id="auto-top-up">
+          <QueryState query={setup} what="Loading automatic top-up">
+            {(setup) => <AutoTopUpPanel key={mode} setup={setup} mode={mode} />}
+          </QueryState>
+        </Section>
+      </div>
+      <Section title="Card payments" id="card-payments">
+        <p className="muted">Each top-up by card, with its receipt.</p>
+        <CardPaymentsList mode={mode} />
       </Section>
       <Section
         title="Ledger"
@@ -80,7 +139,7 @@ export default function Billing() {
         />
       </Section>
       <Section title="Activity" id="activity">
-        <p className="muted">Call starts that were refused (no balance, a cap, too many calls at once, the platform at capacity) and holds released.</p>
+        <p className="muted">Call starts that were refused (no balance, a cap, too many calls at once, the platform at capacity), holds released, and automatic top-ups that failed.</p>
         <ListTable<ActivityEntry>
           path="/billing/activity"
           query={{ mode }}
@@ -88,7 +147,7 @@ export default function Billing() {
           empty={{ title: 'Nothing refused or released' }}
           columns={[
             { header: 'When', cell: (a) => dateTime(a.created_at) },
-            { header: 'What', cell: (a) => <Badge status={a.kind} tone={a.kind === 'call_start_refused' ? 'bad' : 'neutral'}>{ACTIVITY_WORDS[a.kind] ?? words(a.kind)}</Badge> },
+            { header: 'What', cell: (a) => <Badge status={a.kind} tone={a.kind === 'call_start_refused' || a.kind === 'auto_top_up_failed' ? 'bad' : 'neutral'}>{ACTIVITY_WORDS[a.kind] ?? words(a.kind)}</Badge> },
             { header: 'Why', cell: (a) => (a.reason ? REASON_WORDS[a.reason] ?? words(a.reason) : '—') },
             { header: 'Customer', cell: (a) => (a.customer_id ? <Link to={`/customers/${a.customer_id}`}>{a.customer_id}</Link> : '—') },
             { header: 'Reference', cell: (a) => (a.reference ? <code>{a.reference}</code> : '—') },
