@@ -63,6 +63,8 @@ export function createPaymentsInbox(room: Room, settlement: Settlement, refunds:
         if (!p) return unknown(row);
         // The session as it is now: a late or repeated event cannot act on an old state.
         const session = await provider.retrieveCheckoutSession(object.id);
+        // The session as the processor has it must be this card payment's (not only the event's metadata).
+        if (session.metadata?.card_payment_id !== p.id && session.id !== p.checkout_session_id) return unknown(row);
         if (session.status === 'expired') return (client) => settlement.sessionExpired(client, p.id, session);
         if (session.paymentIntentId && session.paymentStatus === 'paid') {
           const pr = await provider.retrievePayment(session.paymentIntentId);

@@ -1,0 +1,235 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { FakeStripe } from '../fakes/stripe.ts';
+import type { TestService } from '../helpers/service.ts';
+import { checkMoneyInvariants } from '../helpers/invariants.ts';
+import { consoleAs } from '../helpers/console.ts';
+import { liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
+import { until } from '../helpers/wait.ts';
+
+/*
+ * Issue 22, the second look at card payments: what the authors' suites did not try. An event
+ * Stripe signed that names one card payment over another's payment (or another amount), bodies
+ * that are signed but are not events, an event of the other Stripe mode, encoded paths, the
+ * console's amounts at their limits, and every way of learning of one payment at once.
+ */
+
+let svc: TestService;
+let fake: FakeStripe;
+let db: pg.Pool;
+test.before(async () => {
+  ({ svc, fake, db } = await startWithFakeStripe());
+});
+test.after.always(() => stopWithFakeStripe({ svc, fake, db }));
+test.afterEach.always(() => fake.scriptDeliveries(null));
+
+const balance = async (a: LiveAccount) => (await a.liveApi.get('/v1/balance')).body;
+const topUpLines = async (a: LiveAccount) => ((await a.liveApi.get('/v1/usage?limit=100')).body.data as any[]).filter((l) => l.type === 'top_up' || l.type === 'bonus');
+const eventsStored = async () => Number((await db.query(`SELECT count(*) FROM processor_events`)).rows[0].count);
+const receipt = async (a: LiveAccount, id: string) => (await a.owner.get(`/console/api/billing/top_ups/${id}?mode=live`)).body;
+
+/** An event as Stripe sends it (test-mode keys: `livemode: false`). */
+const stripeEvent = (type: string, object: Record<string, any>, extra: Record<string, unknown> = {}) => ({
+  id: `evt_review_${randomUUID().replace(/-/g, '')}`,
+  object: 'event',
+  api_version: '2025-10-29.clover',
+  created: Math.floor(Date.now() / 1000),
+  data: { object },
+  livemode: false,
+  pending_webhooks: 1,
+  request: { id: null, idempotency_key: null },
+  type,
+  ...extra,
+});
+
+/** POSTs a body to the webhook with Stripe's signature over it (the webhook secret is right). */
+async function postSigned(payload: string | object, path = '/webhooks/stripe') {
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': fake.signatureHeader(body) }, body });
+  const text = await res.text();
+  return { status: res.status, text, body: text.startsWith('{') ? JSON.parse(text) : null };
+}
+
+/** A form-encoded call to the fake's API, as the SDK makes it (another integration on the same Stripe account). */
+async function stripeApi(path: string, params: Record<string, string>) {
+  const res = await fetch(`${fake.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${fake.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+test.serial("a signed event that names one account's card payment over another account's paid session credits only the payer, once", async (t) => {
+  const victim = await liveConsoleAccount(svc.url);
+  const payer = await liveConsoleAccount(svc.url);
+  // The victim's checkout is pending (older: it is the first card payment the event's ids find).
+  const pending = await victim.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 50_000 });
+  t.is(pending.status, 201, pending.text);
+  fake.holdEvents();
+  const { payment, session } = await payCheckout(payer, fake, 50_000);
+  const paidSession = fake.object(session)!;
+  const pi = fake.object(paidSession.payment_intent)!;
+  // Stripe's own objects, their metadata edited to name the victim's card payment (a dashboard edit, another integration).
+  const forgedSession = await postSigned(stripeEvent('checkout.session.completed', { ...paidSession, metadata: { ...paidSession.metadata, card_payment_id: pending.body.id } }));
+  t.is(forgedSession.status, 200, forgedSession.text);
+  const forgedIntent = await postSigned(stripeEvent('payment_intent.succeeded', { ...pi, metadata: { card_payment_id: pending.body.id } }));
+  t.is(forgedIntent.status, 200, forgedIntent.text);
+  await fake.releaseEvents();
+  await fake.settled();
+  await until('the payer is credited', async () => (await receipt(payer, payment.id)).status === 'succeeded');
+  t.like(await receipt(victim, pending.body.id), { status: 'pending', ledger_line_id: null, bonus_cents: 0 });
+  t.like(await balance(victim), { balance_cents: 0, paid_cents: 0 });
+  t.deepEqual(await topUpLines(victim), [], 'nothing written on the account the event named');
+  t.like(await balance(payer), { balance_cents: 51_500, paid_cents: 50_000, bonus_cents: 1_500 });
+  t.is((await topUpLines(payer)).length, 2, 'one top-up and one bonus line for the payer');
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('a payment of another amount naming a card payment (another integration on the Stripe account) does not credit the amount asked', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const other = await liveConsoleAccount(svc.url);
+  const pending = await a.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 50_000 });
+  t.is(pending.status, 201, pending.text);
+  // Someone else's saved card, charged 2,500 with metadata naming the 50,000 checkout.
+  await payCheckout(other, fake, 2_500, { saveCard: true });
+  await fake.settled();
+  await until('the other card is saved', async () => (await db.query(`SELECT 1 FROM saved_cards WHERE account_id = $1`, [other.id])).rowCount === 1);
+  const saved = (await db.query(`SELECT customer_ref, payment_method_id FROM saved_cards WHERE account_id = $1`, [other.id])).rows[0];
+  const charged = await stripeApi('/v1/payment_intents', {
+    amount: '2500',
+    currency: 'usd',
+    customer: saved.customer_ref,
+    payment_method: saved.payment_method_id,
+    off_session: 'true',
+    confirm: 'true',
+    'metadata[card_payment_id]': pending.body.id,
+  });
+  t.is(charged.status, 200, JSON.stringify(charged.body));
+  t.is(charged.body.status, 'succeeded');
+  await fake.settled();
+  // Whatever arrived (the fake's own payment_intent.succeeded), and once more by hand.
+  t.is((await postSigned(stripeEvent('payment_intent.succeeded', fake.object(charged.body.id)!))).status, 200);
+  t.like(await receipt(a, pending.body.id), { status: 'pending', ledger_line_id: null });
+  t.like(await balance(a), { balance_cents: 0, paid_cents: 0 });
+  t.deepEqual(await topUpLines(a), []);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('signed bodies that are not events, an event of the other Stripe mode, and encoded paths: a 4xx in the error shape, nothing stored', async (t) => {
+  const before = await eventsStored();
+  const refusedAs400 = async (what: string, r: { status: number; body: any; text: string }) => {
+    t.is(r.status, 400, `${what}: ${r.text}`);
+    t.is(r.body?.error?.code, 'invalid_webhook_signature', what);
+    t.is(r.body?.error?.type, 'invalid_request_error', what);
+    t.truthy(r.body?.error?.request_id, what);
+  };
+  await refusedAs400('no signature', await (async () => {
+    const res = await fetch(`${svc.url}/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stripeEvent('checkout.session.completed', {})) });
+    const text = await res.text();
+    return { status: res.status, text, body: JSON.parse(text) };
+  })());
+  await refusedAs400('signed, not JSON', await postSigned('this is not json'));
+  await refusedAs400('signed, an empty object', await postSigned('{}'));
+  await refusedAs400('signed, an id and no type', await postSigned({ id: 'evt_1', object: 'event' }));
+  await refusedAs400('signed, a type that is not a string', await postSigned({ id: 'evt_2', object: 'event', type: { x: 1 }, created: 1, livemode: false, data: { object: {} } }));
+  await refusedAs400('signed, no data.object', await postSigned({ id: 'evt_3', object: 'event', type: 'checkout.session.completed', created: 1, livemode: false }));
+  await refusedAs400('signed, an event id of 10,000 characters', await postSigned(stripeEvent('checkout.session.completed', {}, { id: `evt_${'x'.repeat(10_000)}` })));
+  const nested = '['.repeat(10_000) + ']'.repeat(10_000);
+  await refusedAs400('signed, 20 KB of nested JSON', await postSigned(nested));
+  // An event whose object nests 20 KB deep: stored (a type not handled) or refused, never 5xx.
+  const deep = await postSigned(`{"id":"evt_deep_${randomUUID()}","object":"event","type":"x.y","created":1,"livemode":false,"data":{"object":${'{"a":'.repeat(4_000)}1${'}'.repeat(4_000)}}}`);
+  t.true(deep.status === 200 || deep.status === 400, `deep: ${deep.status} ${deep.text}`);
+  const deepStored = deep.status === 200 ? 1 : 0;
+  await refusedAs400('a live event where the keys are test keys', await postSigned(stripeEvent('checkout.session.completed', { id: 'cs_live_x', object: 'checkout.session', metadata: {} }, { livemode: true })));
+  // Over the body limit: the house's 400 payload_too_large (docs/api.md "Maximum sizes"), never 5xx.
+  const huge = await postSigned({ ...stripeEvent('charge.refunded', {}), padding: 'x'.repeat(2 * 1024 * 1024) });
+  t.is(huge.status, 400, huge.text);
+  t.like(huge.body?.error, { type: 'invalid_request_error', code: 'payload_too_large' });
+  // Spellings of the path: either the same route (the signature checked) or no route; never a stored event.
+  for (const path of ['/webhooks/%73tripe', '/webhooks/stripe/', '//webhooks/stripe', '/webhooks/STRIPE', '/webhooks/stripe?x=1', '/webhooks/./stripe']) {
+    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stripeEvent('checkout.session.completed', {})) });
+    t.true([400, 404].includes(res.status), `${path}: ${res.status}`);
+  }
+  t.is(await eventsStored(), before + deepStored, 'nothing stored');
+});
+
+test.serial('signed events of a type not handled, or naming no card payment of ours: 200, stored once, nothing credited', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const unhandled = stripeEvent('customer.subscription.created', { id: 'sub_x', object: 'subscription' });
+  t.is((await postSigned(unhandled)).status, 200);
+  t.is((await postSigned(unhandled)).status, 200, 'again');
+  const unknown = stripeEvent('payment_intent.succeeded', { id: 'pi_not_ours', object: 'payment_intent', amount: 50_000, metadata: { card_payment_id: randomUUID() } });
+  const r = await postSigned(unknown);
+  t.is(r.status, 200, r.text);
+  const rows = (await db.query(`SELECT event_id, processed_at FROM processor_events WHERE event_id = ANY($1)`, [[unhandled.id, unknown.id]])).rows;
+  t.is(rows.length, 2);
+  t.true(rows.every((row) => row.processed_at !== null));
+  t.like(await balance(a), { balance_cents: 0 });
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('one payment learned of every way at once (each webhook several times, the return page many times, two sign-ins): credited once', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const second = await consoleAs(svc.url, a.id, 'billing');
+  fake.holdEvents();
+  const { payment } = await payCheckout(a, fake, 250_000);
+  const held = fake.events.filter((e) => JSON.stringify(e.data.object).includes(payment.id) || e.data.object.metadata?.card_payment_id === payment.id);
+  t.true(held.length >= 2, 'the session and payment intent events');
+  await Promise.all([
+    fake.releaseEvents(),
+    ...held.flatMap((e) => [postSigned(e), postSigned(e), postSigned({ ...e, id: `${e.id}_copy` })]),
+    ...Array.from({ length: 6 }, () => a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)),
+    ...Array.from({ length: 6 }, () => second.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)),
+  ]);
+  await fake.settled();
+  t.like(await receipt(a, payment.id), { status: 'succeeded', amount_cents: 250_000, bonus_cents: 12_500 });
+  const lines = await topUpLines(a);
+  t.deepEqual(lines.map((l) => [l.type, l.amount_cents]).sort(), [['bonus', 12_500], ['top_up', 250_000]]);
+  t.like(await balance(a), { balance_cents: 262_500, paid_cents: 250_000, bonus_cents: 12_500 });
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('the console top-up amount at and around its limits, and callers who may not write: a 4xx in the error shape, nothing half-written', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const count = async () => Number((await db.query(`SELECT count(*) FROM card_payments WHERE account_id = $1`, [a.id])).rows[0].count);
+  const post = (amount_cents: unknown, o: Record<string, unknown> = {}) => a.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents, ...o });
+  const refused: [unknown, number, string][] = [
+    [2_499, 400, 'top_up_too_small'],
+    [0, 400, 'top_up_too_small'],
+    [-2_500, 400, 'top_up_too_small'],
+    [5_000_001, 400, 'invalid_parameter'],
+    [2_500.5, 400, 'invalid_parameter'],
+    [1e300, 400, 'invalid_parameter'],
+    ['lots', 400, 'invalid_parameter'],
+    [null, 400, 'invalid_parameter'],
+    [[2_500], 400, 'invalid_parameter'],
+    [{ cents: 2_500 }, 400, 'invalid_parameter'],
+  ];
+  for (const [amount, status, code] of refused) {
+    const r = await post(amount);
+    t.is(r.status, status, `${JSON.stringify(amount)}: ${r.text}`);
+    t.is(r.body.error?.code, code, JSON.stringify(amount));
+    t.truthy(r.body.error?.request_id);
+  }
+  t.is((await post(2_500, { extra: true })).status, 400, 'an unknown field');
+  t.is(await count(), 0, 'nothing written for a refused amount');
+  t.is((await post(2_500)).status, 201, '2,500: the minimum');
+  t.is((await post(5_000_000)).status, 201, '5,000,000: the maximum');
+  // Roles that read but do not write billing, and a write without the CSRF token.
+  for (const role of ['viewer', 'developer']) {
+    const c = await consoleAs(svc.url, a.id, role);
+    const r = await c.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 2_500 });
+    t.is(r.status, 403, `${role}: ${r.text}`);
+  }
+  const noCsrf = await a.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 2_500 }, { headers: { 'x-csrf-token': '' } });
+  t.is(noCsrf.status, 403, noCsrf.text);
+  // Another account's card payment is not found (not forbidden: its existence is not told).
+  const other = await liveConsoleAccount(svc.url);
+  const theirs = await other.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 2_500 });
+  const peek = await a.owner.get(`/console/api/billing/top_ups/${theirs.body.id}?mode=live`);
+  t.is(peek.status, 404);
+  t.is(peek.body.error.code, 'card_payment_not_found');
+  t.is(await count(), 2, 'the two accepted top-ups only');
+});
