@@ -1,0 +1,192 @@
+import test from 'ava';
+import type pg from 'pg';
+import type { FakeStripe } from '../fakes/stripe.ts';
+import type { TestService } from '../helpers/service.ts';
+import { NO_BACKGROUND_WORK } from '../helpers/service.ts';
+import { makeCustomer } from '../helpers/factories.ts';
+import { checkMoneyInvariants } from '../helpers/invariants.ts';
+import { until } from '../helpers/wait.ts';
+import { liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
+
+/*
+ * Issue 22, the second look at card payments: a process that fails after Stripe charged or
+ * refunded and before our books say so, and many things at once on one account (charges that
+ * each cross the automatic top-up's threshold, refunds racing each other and Stripe's
+ * charge.refunded). The worker and the inbox run on demand (`payNow`).
+ *
+ * A failure is made by a trigger: the first ledger line of a given type on the target account
+ * raises (a sequence counts, outside the transaction), so the credit's or the refund's whole
+ * transaction is rolled back once, as a crash or a lost database would leave it.
+ */
+
+let svc: TestService;
+let fake: FakeStripe;
+let db: pg.Pool;
+test.before(async () => {
+  ({ svc, fake, db } = await startWithFakeStripe(NO_BACKGROUND_WORK));
+  await db.query(`
+    CREATE TABLE review_fail_target (account_id uuid PRIMARY KEY, line_type text NOT NULL);
+    CREATE SEQUENCE review_fail_seq;
+    CREATE FUNCTION review_fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      -- Once per arming: the sequence (not rolled back with the failing transaction) says whether it fired.
+      IF EXISTS (SELECT 1 FROM review_fail_target WHERE account_id = NEW.account_id AND line_type = NEW.type) AND nextval('review_fail_seq') = 1 THEN
+        RAISE EXCEPTION 'injected: the database went away';
+      END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER review_fail_once BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION review_fail_once();`);
+});
+test.after.always(async () => {
+  await db?.query(`DROP TRIGGER IF EXISTS review_fail_once ON ledger_entries; DROP FUNCTION IF EXISTS review_fail_once(); DROP TABLE IF EXISTS review_fail_target; DROP SEQUENCE IF EXISTS review_fail_seq`).catch(() => {});
+  await stopWithFakeStripe({ svc, fake, db });
+});
+
+/** The next ledger line of `type` on the account fails once (its transaction rolled back). */
+async function failOnce(accountId: string, type: string) {
+  await db.query(`DELETE FROM review_fail_target`);
+  await db.query(`INSERT INTO review_fail_target (account_id, line_type) VALUES ($1, $2)`, [accountId, type]);
+  await db.query(`SELECT setval('review_fail_seq', 1, false)`);
+}
+
+const balance = async (a: LiveAccount) => (await a.liveApi.get('/v1/balance')).body;
+const lines = async (a: LiveAccount) => (await a.liveApi.get('/v1/usage?limit=200')).body.data as any[];
+const automatic = async (a: LiveAccount) => (await db.query(`SELECT * FROM card_payments WHERE account_id = $1 AND kind = 'automatic' ORDER BY seq`, [a.id])).rows;
+const intentsFor = (cardPaymentId: string) => fake.objectsOf('payment_intent').filter((pi) => pi.metadata?.card_payment_id === cardPaymentId);
+const refundsAt = (pi: string) => fake.objectsOf('refund').filter((r) => r.payment_intent === pi);
+/** Due now, whatever the lease or backoff said (the next round of the worker and the inbox). */
+const dueNow = () => db.query(`UPDATE card_payments SET next_attempt_at = now() WHERE status = 'pending' AND kind = 'automatic'; UPDATE processor_events SET next_attempt_at = now() WHERE processed_at IS NULL`);
+
+async function withSavedCard(cents = 5_000) {
+  const a = await liveConsoleAccount(svc.url);
+  const { payment } = await payCheckout(a, fake, cents, { saveCard: true });
+  await fake.settled();
+  await svc.services.payNow();
+  await until('credited', async () => (await a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)).body.status === 'succeeded');
+  const c = await makeCustomer(a.liveApi);
+  return { a, c, payment };
+}
+
+async function call(a: LiveAccount, customerId: string, seconds: number) {
+  const reference = `call-${Math.random().toString(36).slice(2)}`;
+  const held = await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: customerId, reference });
+  if (!held.body.ok) throw new Error(`hold refused: ${held.text}`);
+  const ended = await a.admin.post(`/admin/v1/accounts/${a.id}/holds/${reference}/end`, { duration_seconds: seconds });
+  if (ended.status !== 200) throw new Error(ended.text);
+}
+
+test.serial('the worker fails after Stripe charged the card and before the credit: the next round credits once and never charges twice', async (t) => {
+  const { a } = await withSavedCard();
+  await failOnce(a.id, 'top_up');
+  fake.holdEvents(); // the worker's own round credits (or fails to), not Stripe's webhook
+  const set = await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 10_000, amount_cents: 5_000 });
+  t.is(set.status, 200, set.text);
+  await svc.services.payNow();
+  const [p] = await automatic(a);
+  t.is(p.status, 'pending', 'the credit failed: still pending');
+  t.is(intentsFor(p.id).length, 1, 'Stripe charged once');
+  t.is((await balance(a)).balance_cents, 5_000, 'nothing credited yet');
+  await dueNow();
+  await svc.services.payNow();
+  await dueNow();
+  await svc.services.payNow();
+  t.like((await automatic(a))[0], { status: 'succeeded' });
+  t.is(intentsFor(p.id).length, 1, 'never charged twice');
+  await fake.releaseEvents(); // and Stripe's late payment_intent.succeeded credits nothing more
+  await fake.settled();
+  await dueNow();
+  await svc.services.payNow();
+  t.is((await lines(a)).filter((l) => l.type === 'top_up').length, 2, 'the first checkout and the automatic top-up, once');
+  t.is((await balance(a)).balance_cents, 10_000);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('a webhook stored but its processing failed is retried and credits once', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  await failOnce(a.id, 'top_up');
+  const { payment } = await payCheckout(a, fake, 50_000);
+  await fake.settled();
+  await dueNow();
+  await svc.services.payNow();
+  await dueNow();
+  await svc.services.payNow();
+  const unprocessed = (await db.query(`SELECT count(*) FROM processor_events WHERE processed_at IS NULL AND payload->'object'->'metadata'->>'card_payment_id' = $1`, [payment.id])).rows[0].count;
+  t.is(Number(unprocessed), 0, 'every event processed in the end');
+  const retried = (await db.query(`SELECT max(attempts) AS n FROM processor_events WHERE payload->'object'->'metadata'->>'card_payment_id' = $1`, [payment.id])).rows[0].n;
+  t.true(Number(retried) >= 2, 'one event failed once and was tried again');
+  t.like((await a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)).body, { status: 'succeeded', bonus_cents: 1_500 });
+  t.deepEqual((await lines(a)).filter((l) => l.type === 'top_up' || l.type === 'bonus').map((l) => l.amount_cents).sort(), [1_500, 50_000]);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('many call charges crossing the threshold at once ask for one automatic top-up', async (t) => {
+  const { a, c } = await withSavedCard();
+  const others = [c, await makeCustomer(a.liveApi), await makeCustomer(a.liveApi), await makeCustomer(a.liveApi)];
+  t.is((await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 4_800, amount_cents: 2_500 })).status, 200);
+  await Promise.all(Array.from({ length: 8 }, (_, i) => call(a, others[i % 4].id, 300))); // 8 × 100 cents: 4,200
+  await Promise.all(Array.from({ length: 4 }, () => a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 4_800, amount_cents: 2_500 })));
+  const open = (await automatic(a)).filter((p) => p.status === 'pending');
+  t.is(open.length, 1, 'one open automatic payment');
+  t.is((await automatic(a)).length, 1);
+  await Promise.all([svc.services.payNow(), svc.services.payNow()]);
+  t.is(intentsFor(open[0].id).length, 1, 'charged once');
+  t.is((await balance(a)).balance_cents, 4_200 + 2_500);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('the refund is made at Stripe and the ledger write then fails: asked again, it completes once (one refund at Stripe)', async (t) => {
+  const { a, payment } = await withSavedCard(50_000);
+  const pi = (await db.query(`SELECT payment_intent_id FROM card_payments WHERE id = $1`, [payment.id])).rows[0].payment_intent_id as string;
+  fake.holdEvents();
+  await failOnce(a.id, 'top_up_refund');
+  const first = await a.admin.post(`/admin/v1/accounts/${a.id}/card_payments/${payment.id}/refunds`, { amount_cents: 10_000 });
+  t.true(first.status >= 500, `the write failed: ${first.status} ${first.text}`);
+  t.is(refundsAt(pi).length, 1, 'refunded at Stripe');
+  const again = await a.admin.post(`/admin/v1/accounts/${a.id}/card_payments/${payment.id}/refunds`, { amount_cents: 10_000 });
+  t.is(again.status, 201, again.text);
+  t.is(again.body.status, 'succeeded');
+  await fake.releaseEvents();
+  await fake.settled();
+  await dueNow();
+  await svc.services.payNow();
+  t.is(refundsAt(pi).length, 1, 'still one refund at Stripe');
+  t.deepEqual((await lines(a)).filter((l) => l.type === 'top_up_refund').map((l) => l.amount_cents), [-10_000]);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial("refunds racing each other and Stripe's charge.refunded: never more than paid, each refund once at Stripe and on the ledger", async (t) => {
+  const { a, payment } = await withSavedCard(50_000);
+  const pi = (await db.query(`SELECT payment_intent_id FROM card_payments WHERE id = $1`, [payment.id])).rows[0].payment_intent_id as string;
+  const results = await Promise.all([
+    ...Array.from({ length: 4 }, () => a.admin.post(`/admin/v1/accounts/${a.id}/card_payments/${payment.id}/refunds`, { amount_cents: 20_000 })),
+    ...Array.from({ length: 3 }, () => a.admin.post(`/admin/v1/accounts/${a.id}/card_payments/${payment.id}/refunds`, {})),
+  ]);
+  for (const r of results) t.true([201, 409].includes(r.status), `${r.status} ${r.text}`);
+  await fake.settled();
+  await dueNow();
+  await svc.services.payNow();
+  const atStripe = refundsAt(pi).reduce((s, r) => s + r.amount, 0);
+  const onLedger = -(await lines(a)).filter((l) => l.type === 'top_up_refund').reduce((s, l) => s + l.amount_cents, 0);
+  t.true(atStripe <= 50_000);
+  t.is(onLedger, atStripe, 'the ledger says what Stripe refunded');
+  const p = (await db.query(`SELECT refunded_cents FROM card_payments WHERE id = $1`, [payment.id])).rows[0];
+  t.is(Number(p.refunded_cents), atStripe);
+  t.true((await balance(a)).paid_cents >= 0);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('a refund racing a spend: the cash never goes negative', async (t) => {
+  const { a, c, payment } = await withSavedCard(5_000);
+  const results = await Promise.all([
+    a.admin.post(`/admin/v1/accounts/${a.id}/card_payments/${payment.id}/refunds`, {}),
+    call(a, c.id, 60 * 30).then(() => ({ status: 0 })).catch(() => ({ status: -1 })),
+    call(a, c.id, 60 * 30).then(() => ({ status: 0 })).catch(() => ({ status: -1 })),
+  ]);
+  t.true([201, 409].includes(results[0].status), JSON.stringify(results[0]));
+  await fake.settled();
+  await dueNow();
+  await svc.services.payNow();
+  const b = await balance(a);
+  t.true(b.paid_cents >= 0, `cash ${b.paid_cents}`);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
