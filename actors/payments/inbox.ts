@@ -74,7 +74,7 @@ export function createPaymentsInbox(room: Room, settlement: Settlement, refunds:
       }
       case 'checkout.session.async_payment_failed': {
         const p = await paymentNamed({ metadata: object.metadata, sessionId: object.id });
-        if (!p) return unknown(row);
+        if (!p || p.checkout_session_id !== object.id) return unknown(row);
         return (client) => settlement.checkoutFailed(client, p.id, { code: 'payment_failed', declineCode: null, message: 'The payment did not go through.' });
       }
       case 'payment_intent.succeeded':
@@ -86,8 +86,10 @@ export function createPaymentsInbox(room: Room, settlement: Settlement, refunds:
       }
       case 'charge.refunded': {
         const piId = idOf(object.payment_intent);
-        const p = piId ? await paymentNamed({ metadata: object.metadata, paymentIntentId: piId }) : null;
-        if (!p) return unknown(row);
+        // By its payment intent only (the processor's link, not metadata anyone can edit): a refund
+        // of one payment is never written on another account's card payment.
+        const p = piId ? await paymentNamed({ paymentIntentId: piId }) : null;
+        if (!p || p.payment_intent_id !== piId) return unknown(row);
         return (client) => refunds().processorRefunded(client, p.id, object);
       }
       default:

@@ -87,6 +87,25 @@ test.serial("a signed event that names one account's card payment over another a
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
 
+test.serial("a signed charge.refunded naming one account's card payment over another account's charge refunds nothing on the account it names", async (t) => {
+  const victim = await liveConsoleAccount(svc.url);
+  const payer = await liveConsoleAccount(svc.url);
+  const { payment: victimPayment } = await payCheckout(victim, fake, 50_000);
+  const { payment: payerPayment, session } = await payCheckout(payer, fake, 50_000);
+  await fake.settled();
+  await until('both credited', async () => (await receipt(victim, victimPayment.id)).status === 'succeeded' && (await receipt(payer, payerPayment.id)).status === 'succeeded');
+  const pi = fake.object(fake.object(session)!.payment_intent)!;
+  const charge = fake.object(pi.latest_charge)!;
+  // The payer's charge as Stripe has it after a refund of 10,000, its metadata naming the victim's card payment.
+  const forged = await postSigned(stripeEvent('charge.refunded', { ...charge, amount_refunded: 10_000, refunded: false, metadata: { card_payment_id: victimPayment.id } }));
+  t.is(forged.status, 200, forged.text);
+  const refundLines = async (a: LiveAccount) => ((await a.liveApi.get('/v1/usage?limit=100')).body.data as any[]).filter((l) => l.type === 'top_up_refund');
+  t.deepEqual(await refundLines(victim), [], 'nothing refunded on the account the metadata names');
+  t.like(await receipt(victim, victimPayment.id), { refunded_cents: 0 });
+  t.like(await balance(victim), { balance_cents: 51_500 });
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
 test.serial('a payment of another amount naming a card payment (another integration on the Stripe account) does not credit the amount asked', async (t) => {
   const a = await liveConsoleAccount(svc.url);
   const other = await liveConsoleAccount(svc.url);
