@@ -2,9 +2,9 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { FakeStripe } from '../fakes/stripe.ts';
-import type { TestService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
-import { consoleAs } from '../helpers/console.ts';
+import { consoleAs, consoleClientOf } from '../helpers/console.ts';
 import { liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -251,4 +251,55 @@ test.serial('the console top-up amount at and around its limits, and callers who
   t.is(peek.status, 404);
   t.is(peek.body.error.code, 'card_payment_not_found');
   t.is(await count(), 2, 'the two accepted top-ups only');
+});
+
+test.serial('a suspended account reads its payments and starts none: 403 reseller_suspended, nothing written', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/suspend`)).status, 200);
+  const refused = await a.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 2_500 });
+  t.is(refused.status, 403, refused.text);
+  t.is(refused.body.error.code, 'reseller_suspended');
+  const auto = await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 1_000, amount_cents: 2_500 });
+  t.is(auto.status, 403, auto.text);
+  t.is(auto.body.error.code, 'reseller_suspended');
+  t.is((await a.owner.get('/console/api/billing/payments?mode=live')).status, 200);
+  t.is((await a.owner.get('/console/api/billing/top_ups?mode=live')).status, 200);
+  t.is(Number((await db.query(`SELECT count(*) FROM card_payments WHERE account_id = $1`, [a.id])).rows[0].count), 0);
+});
+
+test.serial('two service processes on one database: webhooks to one, their repeats and the return page on both at once, credited once', async (t) => {
+  const other = await startTestService({
+    DATABASE_URL: svc.databaseUrl,
+    STRIPE_SECRET_KEY: fake.secretKey,
+    STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+    STRIPE_PUBLISHABLE_KEY: fake.publishableKey,
+    STRIPE_API_BASE: fake.url,
+  });
+  try {
+    const a = await liveConsoleAccount(svc.url);
+    // The same signed-in person, through the second process.
+    const there = consoleClientOf(other.url, a.owner.cookie, a.owner.csrf, a.owner.user);
+    fake.holdEvents();
+    const { payment } = await payCheckout(a, fake, 1_000_000);
+    const held = fake.events.filter((e) => e.data.object.metadata?.card_payment_id === payment.id);
+    t.true(held.length >= 2);
+    const postTo = async (base: string, e: object) => {
+      const body = JSON.stringify(e);
+      return (await fetch(`${base}/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': fake.signatureHeader(body) }, body })).status;
+    };
+    const statuses = await Promise.all([
+      fake.releaseEvents().then(() => 200),
+      ...held.flatMap((e) => [postTo(svc.url, e), postTo(other.url, e), postTo(other.url, e)]),
+      ...Array.from({ length: 4 }, () => a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`).then((r) => r.status)),
+      ...Array.from({ length: 4 }, () => there.get(`/console/api/billing/top_ups/${payment.id}?mode=live`).then((r) => r.status)),
+    ]);
+    t.true(statuses.every((s) => s === 200), JSON.stringify(statuses));
+    await fake.settled();
+    t.like(await receipt(a, payment.id), { status: 'succeeded', amount_cents: 1_000_000, bonus_cents: 80_000 });
+    t.deepEqual((await topUpLines(a)).map((l) => [l.type, l.amount_cents]).sort(), [['bonus', 80_000], ['top_up', 1_000_000]]);
+    t.like(await balance(a), { balance_cents: 1_080_000, paid_cents: 1_000_000, bonus_cents: 80_000 });
+    t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+  } finally {
+    await other.stop();
+  }
 });
