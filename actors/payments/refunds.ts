@@ -3,7 +3,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { createPaymentRepository, type CardPaymentRow, type CardRefundRow } from '../../db/payments.ts';
 import { balanceReads } from '../../db/money/balances.ts';
 import { Refusal, isRefusal } from '../../runtime/refusal.ts';
-import { ProviderUnavailable } from '../../payments/provider.ts';
+import { ProcessorRefused, ProviderUnavailable } from '../../payments/provider.ts';
 import type { Room } from './room.ts';
 import { cardPaymentView, cardRefundView } from './views.ts';
 
@@ -79,6 +79,19 @@ export function createRefunds(room: Room) {
         result = await provider.refund({ paymentIntentId: p.payment_intent_id, amountCents: claimed.amount_cents, refundId: claimed.id });
       } catch (err) {
         if (err instanceof ProviderUnavailable) throw new Refusal('processor_unavailable');
+        if (err instanceof ProcessorRefused) {
+          // Nothing was refunded (e.g. already refunded in the processor's dashboard, its webhook not
+          // here yet): our claim fails rather than stay pending, where it would block what is left
+          // and hide the processor's own refund from charge.refunded.
+          await withTransaction(pool, async (client) => {
+            const repo = createPaymentRepository(client);
+            await repo.lockPayment(p.id);
+            const r = await repo.getRefund(claimed.id);
+            if (r?.status === 'pending') await repo.updateRefund(r.id, { status: 'failed', failure_message: err.processorMessage.slice(0, 500) });
+          });
+          log.warn({ card_refund_id: claimed.id, card_payment_id: p.id, code: err.code }, 'the card processor refused a refund; marked failed');
+          throw new Refusal('refund_too_large', `The card processor refused the refund${err.code ? ` (${err.code})` : ''}: ${err.processorMessage}`);
+        }
         throw err;
       }
       const done = await withTransaction(pool, async (client) => {

@@ -190,3 +190,29 @@ test.serial('a refund racing a spend: the cash never goes negative', async (t) =
   t.true(b.paid_cents >= 0, `cash ${b.paid_cents}`);
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
+
+test.serial("the operator refunds what Stripe already refunded (in its dashboard, the webhook not yet here): a 409, no refund left pending, and Stripe's refund recorded when its webhook comes", async (t) => {
+  const { a, payment } = await withSavedCard(50_000);
+  const pi = (await db.query(`SELECT payment_intent_id FROM card_payments WHERE id = $1`, [payment.id])).rows[0].payment_intent_id as string;
+  fake.holdEvents();
+  const made = await fetch(`${fake.url}/v1/refunds`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${fake.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ payment_intent: pi }).toString(),
+  });
+  t.is(made.status, 200);
+  const refused = await a.admin.post(`/admin/v1/accounts/${a.id}/card_payments/${payment.id}/refunds`, {});
+  t.is(refused.status, 409, refused.text);
+  t.is(refused.body.error.code, 'refund_too_large');
+  t.regex(refused.body.error.message, /processor/i);
+  const pending = (await db.query(`SELECT count(*) FROM card_refunds WHERE card_payment_id = $1 AND status = 'pending'`, [payment.id])).rows[0].count;
+  t.is(Number(pending), 0, 'nothing left pending to block what is left');
+  await fake.releaseEvents();
+  await fake.settled();
+  await dueNow();
+  await svc.services.payNow();
+  t.is(refundsAt(pi).length, 1, 'one refund at Stripe: the dashboard one');
+  t.deepEqual((await lines(a)).filter((l) => l.type === 'top_up_refund').map((l) => l.amount_cents), [-50_000], "Stripe's refund is on the ledger");
+  t.like((await a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)).body, { refunded_cents: 50_000 });
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
