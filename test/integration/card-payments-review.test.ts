@@ -303,3 +303,42 @@ test.serial('two service processes on one database: webhooks to one, their repea
     await other.stop();
   }
 });
+
+test.serial("the operator's refund and the console's reads with malformed input: a 4xx in the error shape, nothing written", async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const { payment } = await payCheckout(a, fake, 5_000);
+  await fake.settled();
+  await until('credited', async () => (await receipt(a, payment.id)).status === 'succeeded');
+  const refund = (body: unknown, paymentId = payment.id, accountId = a.id) => a.admin.post(`/admin/v1/accounts/${accountId}/card_payments/${paymentId}/refunds`, body);
+  const cases: [string, Promise<any>, number, string][] = [
+    ['zero', refund({ amount_cents: 0 }), 400, 'invalid_parameter'],
+    ['negative', refund({ amount_cents: -1 }), 400, 'invalid_parameter'],
+    ['a float', refund({ amount_cents: 1.5 }), 400, 'invalid_parameter'],
+    ['huge', refund({ amount_cents: 1e300 }), 400, 'invalid_parameter'],
+    ['a word', refund({ amount_cents: 'all' }), 400, 'invalid_parameter'],
+    ['more than paid', refund({ amount_cents: 5_001 }), 409, 'refund_too_large'],
+    ['not an id', refund({}, 'not-a-payment'), 404, 'card_payment_not_found'],
+    ['an unknown id', refund({}, randomUUID()), 404, 'card_payment_not_found'],
+    ['another account', refund({}, payment.id, (await liveConsoleAccount(svc.url)).id), 404, 'card_payment_not_found'],
+  ];
+  for (const [what, pending, status, code] of cases) {
+    const r = await pending;
+    t.is(r.status, status, `${what}: ${r.text}`);
+    t.is(r.body.error?.code, code, what);
+    t.truthy(r.body.error?.request_id, what);
+  }
+  t.is(Number((await db.query(`SELECT count(*) FROM card_refunds WHERE card_payment_id = $1`, [payment.id])).rows[0].count), 0, 'no refund written');
+  for (const [path, status] of [
+    ['/console/api/billing/top_ups/not-an-id?mode=live', 404],
+    [`/console/api/billing/top_ups/${payment.id}?mode=test`, 404],
+    ['/console/api/billing/top_ups?mode=live&limit=0', 400],
+    ['/console/api/billing/top_ups?mode=live&limit=100000', 400],
+    ['/console/api/billing/top_ups?mode=live&starting_after=nope', 400],
+    [`/console/api/billing/top_ups?mode=live&starting_after=${randomUUID()}`, 400],
+    ['/console/api/billing/payments?mode=sandbox', 400],
+  ] as const) {
+    const r = await a.owner.get(path);
+    t.is(r.status, status, `${path}: ${r.text}`);
+    t.truthy(r.body.error?.code, path);
+  }
+});
