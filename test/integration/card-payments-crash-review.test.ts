@@ -216,3 +216,26 @@ test.serial("the operator refunds what Stripe already refunded (in its dashboard
   t.like((await a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)).body, { refunded_cents: 50_000 });
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
+
+for (const how of ['automatic top-up turned off', 'saved card removed'] as const) {
+  test.serial(`an automatic top-up requested, then the ${how} before the worker's round: the card is not charged`, async (t) => {
+    const { a } = await withSavedCard();
+    fake.failNext({ status: 503, path: '/v1/payment_intents', method: 'POST' });
+    t.is((await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 10_000, amount_cents: 5_000 })).status, 200);
+    await svc.services.payNow(); // Stripe unreachable: the charge waits for the next round
+    const [p] = await automatic(a);
+    t.is(p.status, 'pending');
+    const off = how === 'automatic top-up turned off' ? await a.owner.delete('/console/api/billing/auto_top_up') : await a.owner.delete('/console/api/billing/saved_card?mode=live');
+    t.is(off.status, 200, off.text);
+    t.is(off.body.auto_top_up, null);
+    await dueNow();
+    await svc.services.payNow();
+    t.is(intentsFor(p.id).length, 0, 'never charged');
+    t.like((await automatic(a))[0], { status: 'canceled' });
+    t.is((await balance(a)).balance_cents, 5_000);
+    await dueNow();
+    await svc.services.payNow();
+    t.is(intentsFor(p.id).length, 0, 'nor later');
+    t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+  });
+}
