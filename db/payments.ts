@@ -109,6 +109,10 @@ export function createPaymentRepository(db: Queryable) {
       const { rows } = await db.query(`SELECT customer_ref FROM payment_customers WHERE account_id = $1 AND mode = $2 AND processor = $3`, [accountId, mode, processor]);
       return rows[0]?.customer_ref ?? null;
     },
+    /** Forgets a customer the processor no longer knows (another Stripe account or keys): the next asks for a new one. */
+    async forgetCustomer(accountId: string, mode: Mode, processor: Processor, customerRef: string): Promise<void> {
+      await db.query(`DELETE FROM payment_customers WHERE account_id = $1 AND mode = $2 AND processor = $3 AND customer_ref = $4`, [accountId, mode, processor, customerRef]);
+    },
     /** Records the customer once; answers the one stored (another request may have stored it first). */
     async saveCustomer(accountId: string, mode: Mode, processor: Processor, customerRef: string): Promise<string> {
       const { rows } = await db.query(

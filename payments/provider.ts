@@ -109,6 +109,8 @@ export class ProcessorRefused extends Error {
     message: string,
     readonly code: string | null,
     readonly processorMessage: string,
+    /** The request parameter Stripe named (`customer` for a customer it does not know). */
+    readonly param: string | null = null,
   ) {
     super(message);
   }

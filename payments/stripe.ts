@@ -74,7 +74,7 @@ function mapError(e: unknown): never {
     const status = e.statusCode ?? 0;
     if (status >= 500 || status === 429 || e instanceof Stripe.errors.StripeRateLimitError || e instanceof Stripe.errors.StripeAPIError)
       throw new ProviderUnavailable(`the card processor answered ${status || e.type}`);
-    throw new ProcessorRefused(`the card processor refused the request (${status} ${e.type}${e.code ? ` ${e.code}` : ''}${e.param ? ` param ${e.param}` : ''}): ${e.message}`, e.code ?? null, e.message);
+    throw new ProcessorRefused(`the card processor refused the request (${status} ${e.type}${e.code ? ` ${e.code}` : ''}${e.param ? ` param ${e.param}` : ''}): ${e.message}`, e.code ?? null, e.message, e.param ?? null);
   }
   throw e;
 }

@@ -342,3 +342,19 @@ test.serial("the operator's refund and the console's reads with malformed input:
     t.truthy(r.body.error?.code, path);
   }
 });
+
+test.serial("the processor no longer knows the account's customer (the operator changed Stripe accounts or keys): a new customer, the top-up works", async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  await payCheckout(a, fake, 2_500);
+  await db.query(`UPDATE payment_customers SET customer_ref = 'cus_from_the_old_stripe_account' WHERE account_id = $1 AND mode = 'live'`, [a.id]);
+  const r = await a.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 2_500 });
+  t.is(r.status, 201, r.text);
+  const customer = (await db.query(`SELECT customer_ref FROM payment_customers WHERE account_id = $1 AND mode = 'live'`, [a.id])).rows[0].customer_ref;
+  t.not(customer, 'cus_from_the_old_stripe_account');
+  t.truthy(fake.object(customer), 'a customer the processor knows');
+  const { status } = await fake.pay(new URL(r.body.checkout_url).pathname.split('/').pop()!, { number: '4242424242424242', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' });
+  t.is(status, 303);
+  await fake.settled();
+  await until('credited', async () => (await receipt(a, r.body.id)).status === 'succeeded');
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
