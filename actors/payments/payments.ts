@@ -87,6 +87,11 @@ export function createPayments(deps: PaymentsDeps) {
         await withTransaction(pool, (client) => settlement.applyPayment(client, p.id, pr));
       }
     } catch (err) {
+      if (err instanceof ProcessorRefused) {
+        // The processor refuses to say (a session of another Stripe account or keys): shown as it is.
+        log.warn({ err, card_payment_id: p.id, code: err.code }, 'the card processor refused a question about a pending top-up; shown as pending');
+        return;
+      }
       if (!(err instanceof ProviderUnavailable)) throw err;
       log.warn({ err, card_payment_id: p.id }, 'the card processor could not be asked about a pending top-up; shown as pending');
     }

@@ -358,3 +358,13 @@ test.serial("the processor no longer knows the account's customer (the operator 
   await until('credited', async () => (await receipt(a, r.body.id)).status === 'succeeded');
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
+
+test.serial('a pending checkout whose session the processor no longer knows (another Stripe account): its receipt reads as pending, not a 500', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const created = await a.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 2_500 });
+  t.is(created.status, 201, created.text);
+  await db.query(`UPDATE card_payments SET checkout_session_id = 'cs_from_the_old_stripe_account' WHERE id = $1`, [created.body.id]);
+  const r = await a.owner.get(`/console/api/billing/top_ups/${created.body.id}?mode=live`);
+  t.is(r.status, 200, r.text);
+  t.like(r.body, { status: 'pending', ledger_line_id: null });
+});
