@@ -239,3 +239,35 @@ for (const how of ['automatic top-up turned off', 'saved card removed'] as const
     t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
   });
 }
+
+test.serial('spec values named literally: a card top-up of 250,000 grants 12,500 (+5 %) expiring twelve months after the grant; 249,999 grants 7,499 (+3 %); a declined automatic charge waits exactly 24 hours', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const { payment } = await payCheckout(a, fake, 250_000, { saveCard: true });
+  await fake.settled();
+  await svc.services.payNow();
+  await until('credited', async () => (await a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)).body.status === 'succeeded');
+  const { payment: second } = await payCheckout(a, fake, 249_999);
+  await fake.settled();
+  await svc.services.payNow();
+  await until('credited', async () => (await a.owner.get(`/console/api/billing/top_ups/${second.id}?mode=live`)).body.status === 'succeeded');
+  const grants = (await db.query(`SELECT granted_cents, granted_at, expires_at FROM bonus_grants WHERE account_id = $1 ORDER BY granted_at`, [a.id])).rows;
+  t.deepEqual(grants.map((g) => Number(g.granted_cents)), [12_500, 7_499]);
+  for (const g of grants) {
+    const twelveMonthsOn = new Date(g.granted_at);
+    twelveMonthsOn.setUTCMonth(twelveMonthsOn.getUTCMonth() + 12);
+    t.is(new Date(g.expires_at).getTime(), twelveMonthsOn.getTime(), 'twelve months after the grant');
+  }
+  t.true((await lines(a)).filter((l) => l.type === 'bonus').every((l) => /not refundable/.test(l.description)));
+  // A declined automatic charge: no new attempt for exactly 24 hours.
+  const saved = (await db.query(`SELECT payment_method_id FROM saved_cards WHERE account_id = $1`, [a.id])).rows[0];
+  fake.cardBehavesAs(saved.payment_method_id, '4000000000000002');
+  t.is((await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 600_000, amount_cents: 2_500 })).status, 200);
+  await svc.services.payNow();
+  const state = (await db.query(`SELECT last_failure_at, retry_after FROM auto_top_up_state WHERE account_id = $1`, [a.id])).rows[0];
+  t.is(new Date(state.retry_after).getTime() - new Date(state.last_failure_at).getTime(), 24 * 60 * 60 * 1000);
+  // Asked again within the day (switched on again under the threshold): no new charge.
+  t.is((await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 600_000, amount_cents: 2_500 })).status, 200);
+  await svc.services.payNow();
+  t.is((await automatic(a)).length, 1, 'one automatic payment, failed; none within the day');
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
