@@ -51,14 +51,10 @@ export function createSettlement(room: Room, hooks: { autoTopUpWanted(client: Cl
       );
       if (p.mode === 'live') await repo.clearAutoTopUpFailing(p.account_id);
     }
-    if (p.kind === 'automatic') {
-      await repo.clearAutoTopUpFailing(p.account_id);
-      // Still under the threshold after this one (spending went on meanwhile): the next is asked for.
-      const row = await balanceReads(client).get(p.account_id, 'live');
-      if (row && row.auto_top_up_threshold_cents !== null && row.balance_cents - row.reserved_cents < row.auto_top_up_threshold_cents) {
-        await hooks.autoTopUpWanted(client, p.account_id, now);
-      }
-    }
+    // Not chained: a balance still under the threshold after this credit asks again at its next
+    // charge line or renewal (the writer's reaction), never by itself, so a threshold far above the
+    // amount cannot charge the card round after round with nothing spent.
+    if (p.kind === 'automatic') await repo.clearAutoTopUpFailing(p.account_id);
     log.info({ card_payment_id: p.id, account_id: p.account_id, mode: p.mode, kind: p.kind, amount_cents: p.amount_cents }, 'card payment credited');
     return updated;
   }

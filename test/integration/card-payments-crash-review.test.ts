@@ -271,3 +271,17 @@ test.serial('spec values named literally: a card top-up of 250,000 grants 12,500
   t.is((await automatic(a)).length, 1, 'one automatic payment, failed; none within the day');
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
+
+test.serial('an automatic top-up that leaves the balance still under its threshold, with nothing spent since: no chain of charges, one per crossing', async (t) => {
+  const { a } = await withSavedCard();
+  t.is((await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 100_000, amount_cents: 2_500 })).status, 200);
+  for (let i = 0; i < 4; i++) {
+    await dueNow();
+    await svc.services.payNow();
+  }
+  const all = await automatic(a);
+  t.is(all.length, 1, 'one automatic top-up for one crossing');
+  t.is(all.reduce((n, p) => n + intentsFor(p.id).length, 0), 1, 'the card charged once');
+  t.is((await balance(a)).balance_cents, 7_500);
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
