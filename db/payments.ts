@@ -222,6 +222,15 @@ export function createPaymentRepository(db: Queryable) {
       );
       return refund(rows[0]);
     },
+    /** Serializes the refund claims of one account (its cash is shared by all its payments), to the end of the transaction. */
+    async lockAccountRefunds(accountId: string): Promise<void> {
+      await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('card_refunds:' || $1::text, 0))`, [accountId]);
+    },
+    /** Cents of the account's refunds claimed (or made at the processor) and not yet on the ledger. */
+    async pendingRefundCents(accountId: string): Promise<number> {
+      const { rows } = await db.query(`SELECT COALESCE(sum(amount_cents), 0) AS cents FROM card_refunds WHERE account_id = $1 AND status = 'pending'`, [accountId]);
+      return Number(rows[0].cents);
+    },
     async getRefund(id: string): Promise<CardRefundRow | null> {
       const { rows } = await db.query(`SELECT * FROM card_refunds WHERE id = $1`, [id]);
       return rows[0] ? refund(rows[0]) : null;

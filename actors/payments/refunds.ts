@@ -62,6 +62,8 @@ export function createRefunds(room: Room) {
       // Claim the refund (or take up one of ours that never heard back from the processor: same amount, same id).
       const claimed = await withTransaction(pool, async (client) => {
         const repo = createPaymentRepository(client);
+        // One claim at a time per account, before the card payment's lock: the cash is the account's.
+        await repo.lockAccountRefunds(accountId);
         const locked = (await repo.lockPayment(p.id))!;
         const refunds = await repo.refundsOf(p.id);
         const waiting = refunds.find((r) => r.status === 'pending' && r.source === 'operator' && !r.processor_refund_id && (amountCents === null || r.amount_cents === amountCents));
@@ -70,8 +72,9 @@ export function createRefunds(room: Room) {
         const amount = amountCents ?? left;
         if (amount <= 0 || amount > left) throw new Refusal('refund_too_large', `${Math.max(0, left)} cents of this payment are left to refund.`);
         const row = await balanceReads(client).get(accountId, 'live');
-        const cashFree = row ? row.paid_cents - row.reserved_cents : 0;
-        if (amount > cashFree) throw new Refusal('refund_too_large', `The live cash balance less running calls' holds is ${Math.max(0, cashFree)} cents; a refund cannot take more.`);
+        // Less what other refunds took at the processor and have not written yet (another payment's, at the same moment).
+        const cashFree = (row ? row.paid_cents - row.reserved_cents : 0) - (await repo.pendingRefundCents(accountId));
+        if (amount > cashFree) throw new Refusal('refund_too_large', `The live cash balance less running calls' holds and refunds under way is ${Math.max(0, cashFree)} cents; a refund cannot take more.`);
         return repo.insertRefund({ cardPaymentId: p.id, accountId, amountCents: amount, source: 'operator', now: clock.now() });
       });
       let result;

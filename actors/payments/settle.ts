@@ -18,7 +18,7 @@ export const AUTO_TOP_UP_RETRY_MS = 24 * 60 * 60 * 1000;
  * order, the return page reloaded, the automatic top-up's own charge); a failed automatic charge
  * is recorded with its activity line and email; a payment still processing waits.
  */
-export function createSettlement(room: Room, hooks: { autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> }) {
+export function createSettlement(room: Room, _hooks: { autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> }) {
   const { money, clock, realClock, log } = room.deps;
 
   async function credit(client: Client, p: CardPaymentRow, pr: PaymentResult): Promise<CardPaymentRow> {

@@ -285,3 +285,31 @@ test.serial('an automatic top-up that leaves the balance still under its thresho
   t.is((await balance(a)).balance_cents, 7_500);
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
+
+test.serial('refunds of two payments at once never refund at Stripe more than the cash the ledger can take back', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const payments = [];
+  for (let i = 0; i < 2; i++) {
+    const { payment } = await payCheckout(a, fake, 2_500);
+    await fake.settled();
+    await svc.services.payNow();
+    await until('credited', async () => (await a.owner.get(`/console/api/billing/top_ups/${payment.id}?mode=live`)).body.status === 'succeeded');
+    payments.push(payment);
+  }
+  const c = await makeCustomer(a.liveApi);
+  for (let i = 0; i < 5; i++) await call(a, c.id, 1_200); // spends about 2,000 of the 5,000 cash
+  const cash = (await balance(a)).paid_cents as number;
+  const each = Math.min(2_500, Math.floor(cash * 0.6)); // one fits, two do not
+  t.true(each <= cash && 2 * each > cash, `cash ${cash}, each ${each}`);
+  const results = await Promise.all(payments.map((p) => a.admin.post(`/admin/v1/accounts/${a.id}/card_payments/${p.id}/refunds`, { amount_cents: each })));
+  t.deepEqual(results.map((r) => r.status).sort(), [201, 409], results.map((r) => r.text).join(' | '));
+  await fake.settled();
+  await dueNow();
+  await svc.services.payNow();
+  const pis = (await db.query(`SELECT payment_intent_id FROM card_payments WHERE account_id = $1`, [a.id])).rows.map((r) => r.payment_intent_id);
+  const atStripe = pis.flatMap((pi) => refundsAt(pi)).reduce((s, r) => s + r.amount, 0);
+  t.is(atStripe, each, 'one refund at Stripe');
+  t.deepEqual((await lines(a)).filter((l) => l.type === 'top_up_refund').map((l) => l.amount_cents), [-each], 'and on the ledger');
+  t.is(Number((await db.query(`SELECT count(*) FROM card_refunds WHERE account_id = $1 AND status = 'pending'`, [a.id])).rows[0].count), 0, 'nothing refunded at Stripe and left pending');
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
