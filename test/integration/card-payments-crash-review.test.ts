@@ -6,7 +6,7 @@ import { NO_BACKGROUND_WORK } from '../helpers/service.ts';
 import { makeCustomer } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { until } from '../helpers/wait.ts';
-import { liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
+import { liveCall, liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
 
 /*
  * Issue 22, the second look at card payments: a process that fails after Stripe charged or
@@ -67,13 +67,7 @@ async function withSavedCard(cents = 5_000) {
   return { a, c, payment };
 }
 
-async function call(a: LiveAccount, customerId: string, seconds: number) {
-  const reference = `call-${Math.random().toString(36).slice(2)}`;
-  const held = await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: customerId, reference });
-  if (!held.body.ok) throw new Error(`hold refused: ${held.text}`);
-  const ended = await a.admin.post(`/admin/v1/accounts/${a.id}/holds/${reference}/end`, { duration_seconds: seconds });
-  if (ended.status !== 200) throw new Error(ended.text);
-}
+const call = liveCall;
 
 test.serial('the worker fails after Stripe charged the card and before the credit: the next round credits once and never charges twice', async (t) => {
   const { a } = await withSavedCard();
