@@ -170,12 +170,12 @@ export function createPaymentRepository(db: Queryable) {
       const { rows } = await db.query(`SELECT * FROM card_payments WHERE id = $1 FOR UPDATE`, [id]);
       return rows[0] ? payment(rows[0]) : null;
     },
-    /** The card payment a processor's object names: by our id in its metadata, its session or its payment intent. */
+    /** The card payment a processor's object names: by its session or its payment intent first (the processor's ids), else our id in its metadata. */
     async findPayment(ref: { id?: string | null; sessionId?: string | null; paymentIntentId?: string | null }): Promise<CardPaymentRow | null> {
       const { rows } = await db.query(
         `SELECT * FROM card_payments
           WHERE ($1::text IS NOT NULL AND id::text = $1) OR ($2::text IS NOT NULL AND checkout_session_id = $2) OR ($3::text IS NOT NULL AND payment_intent_id = $3)
-          ORDER BY seq LIMIT 1`,
+          ORDER BY (($2::text IS NOT NULL AND checkout_session_id = $2) OR ($3::text IS NOT NULL AND payment_intent_id = $3)) IS TRUE DESC, seq LIMIT 1`,
         [ref.id ?? null, ref.sessionId ?? null, ref.paymentIntentId ?? null],
       );
       return rows[0] ? payment(rows[0]) : null;

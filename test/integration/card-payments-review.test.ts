@@ -87,6 +87,30 @@ test.serial("a signed event that names one account's card payment over another a
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
 
+test.serial("an event whose payment intent is one card payment's and whose metadata names another's settles the payment intent's own", async (t) => {
+  const victim = await liveConsoleAccount(svc.url);
+  const payer = await liveConsoleAccount(svc.url);
+  const pending = await victim.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 50_000 });
+  t.is(pending.status, 201, pending.text);
+  const created = await payer.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 50_000 });
+  const sessionId = new URL(created.body.checkout_url).pathname.split('/').pop()!;
+  // A declined card first: its payment_intent.payment_failed tells the payer's card payment its payment intent.
+  t.not((await fake.pay(sessionId, { number: '4000000000000002', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' })).status, 303);
+  await fake.settled();
+  await until('the payment intent is known', async () => (await db.query(`SELECT payment_intent_id FROM card_payments WHERE id = $1`, [created.body.id])).rows[0].payment_intent_id !== null);
+  fake.holdEvents(); // Stripe's own events of the success never come (held to the end)
+  t.is((await fake.pay(sessionId, { number: '4242424242424242', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' })).status, 303);
+  const pi = fake.object(fake.object(sessionId)!.payment_intent)!;
+  const r = await postSigned(stripeEvent('payment_intent.succeeded', { ...pi, metadata: { card_payment_id: pending.body.id } }));
+  t.is(r.status, 200, r.text);
+  const row = (await db.query(`SELECT status FROM card_payments WHERE id = $1`, [created.body.id])).rows[0];
+  t.is(row.status, 'succeeded', "the payment intent's own card payment is credited by the event");
+  t.like(await receipt(victim, pending.body.id), { status: 'pending' });
+  await fake.releaseEvents();
+  await fake.settled();
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
 test.serial("a signed charge.refunded naming one account's card payment over another account's charge refunds nothing on the account it names", async (t) => {
   const victim = await liveConsoleAccount(svc.url);
   const payer = await liveConsoleAccount(svc.url);
