@@ -42,6 +42,8 @@ test.after.always(async () => {
   await stopWithFakeStripe({ svc, fake, db });
 });
 
+test.afterEach.always(() => fake.releaseEvents()); // a test that failed while holding events leaves none held for the next
+
 /** The next ledger line of `type` on the account fails once (its transaction rolled back). */
 async function failOnce(accountId: string, type: string) {
   await db.query(`DELETE FROM review_fail_target`);

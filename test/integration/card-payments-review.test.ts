@@ -22,7 +22,10 @@ test.before(async () => {
   ({ svc, fake, db } = await startWithFakeStripe());
 });
 test.after.always(() => stopWithFakeStripe({ svc, fake, db }));
-test.afterEach.always(() => fake.scriptDeliveries(null));
+test.afterEach.always(async () => {
+  fake.scriptDeliveries(null);
+  await fake.releaseEvents(); // a test that failed while holding events leaves none held for the next
+});
 
 const balance = async (a: LiveAccount) => (await a.liveApi.get('/v1/balance')).body;
 const topUpLines = async (a: LiveAccount) => ((await a.liveApi.get('/v1/usage?limit=100')).body.data as any[]).filter((l) => l.type === 'top_up' || l.type === 'bonus');
