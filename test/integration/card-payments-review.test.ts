@@ -198,6 +198,12 @@ test.serial('signed bodies that are not events, an event of the other Stripe mod
     const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stripeEvent('checkout.session.completed', {})) });
     t.true([400, 404].includes(res.status), `${path}: ${res.status}`);
   }
+  // Content types Stripe does not send: the signature decides, never a 5xx.
+  for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', null]) {
+    const body = JSON.stringify(stripeEvent('x.content_type', { id: 'x_1', object: 'x' }, { livemode: true }));
+    const res = await fetch(`${svc.url}/webhooks/stripe`, { method: 'POST', headers: { ...(contentType ? { 'content-type': contentType } : {}), 'stripe-signature': fake.signatureHeader(body) }, body: contentType ? body : Buffer.from(body) });
+    t.true(res.status >= 400 && res.status < 500, `${contentType}: ${res.status}`);
+  }
   t.is(await eventsStored(), before + deepStored, 'nothing stored');
 });
 
