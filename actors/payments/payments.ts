@@ -123,6 +123,20 @@ export function createPayments(deps: PaymentsDeps) {
     return { ...cardPaymentView(updated), checkout_url: session.url };
   }
 
+  // The return page's questions to the processor, per card payment: one at a time, and not again
+  // within a second (40 reads at once, or a script, ask once: the platform shares its Stripe rate limit).
+  const REFRESH_EVERY_MS = 1_000;
+  const asking = new Map<string, { at: number; done: Promise<void> }>();
+  function refreshOnce(paymentId: string): Promise<void> {
+    const at = performance.now();
+    const last = asking.get(paymentId);
+    if (last && at - last.at < REFRESH_EVERY_MS) return last.done;
+    if (asking.size > 10_000) for (const [id, a] of asking) if (at - a.at >= REFRESH_EVERY_MS) asking.delete(id);
+    const done = refreshCheckout(paymentId);
+    asking.set(paymentId, { at, done: done.catch(() => {}) });
+    return done;
+  }
+
   const stops: (() => Promise<void>)[] = [];
   // One worker round at a time in this process (the loop's and payNow's): a round waits for the one running.
   let charging: Promise<number> = Promise.resolve(0);
@@ -172,7 +186,7 @@ export function createPayments(deps: PaymentsDeps) {
     /** One card payment; a pending checkout is confirmed with the processor first (credited once if paid). */
     async getTopUp(accountId: string, mode: Mode, id: string) {
       const p = await ownPayment(accountId, mode, id);
-      if (p.status === 'pending' && p.kind === 'checkout') await refreshCheckout(p.id);
+      if (p.status === 'pending' && p.kind === 'checkout') await refreshOnce(p.id);
       return cardPaymentView((await repo().getPayment(p.id))!);
     },
 

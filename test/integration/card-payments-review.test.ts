@@ -401,3 +401,19 @@ test.serial('a pending checkout whose session the processor no longer knows (ano
   t.is(r.status, 200, r.text);
   t.like(r.body, { status: 'pending', ledger_line_id: null });
 });
+
+test.serial('the return page asked many times at once for a pending checkout asks Stripe once, not once per request (the platform shares its Stripe rate limit)', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  const created = await a.owner.post('/console/api/billing/top_ups', { mode: 'live', amount_cents: 2_500 });
+  t.is(created.status, 201, created.text);
+  const session = new URL(created.body.checkout_url).pathname.split('/').pop()!;
+  const asked = () => fake.requests.filter((r) => r.method === 'GET' && r.path === `/v1/checkout/sessions/${session}`).length;
+  const replies = await Promise.all(Array.from({ length: 40 }, () => a.owner.get(`/console/api/billing/top_ups/${created.body.id}?mode=live`)));
+  t.true(replies.every((r) => r.status === 200 && r.body.status === 'pending'));
+  t.true(asked() <= 2, `Stripe asked ${asked()} times for 40 reads`);
+  // Paid meanwhile: a read a moment later still sees it (the pause is short).
+  await fake.pay(session, { number: '4242424242424242', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' });
+  await until('the return page sees it paid', async () => (await receipt(a, created.body.id)).status === 'succeeded', 5_000);
+  await fake.settled();
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
