@@ -109,6 +109,10 @@ export function createPaymentRepository(db: Queryable) {
       const { rows } = await db.query(`SELECT customer_ref FROM payment_customers WHERE account_id = $1 AND mode = $2 AND processor = $3`, [accountId, mode, processor]);
       return rows[0]?.customer_ref ?? null;
     },
+    /** Forgets a customer the processor no longer knows (another Stripe account or keys): the next asks for a new one. */
+    async forgetCustomer(accountId: string, mode: Mode, processor: Processor, customerRef: string): Promise<void> {
+      await db.query(`DELETE FROM payment_customers WHERE account_id = $1 AND mode = $2 AND processor = $3 AND customer_ref = $4`, [accountId, mode, processor, customerRef]);
+    },
     /** Records the customer once; answers the one stored (another request may have stored it first). */
     async saveCustomer(accountId: string, mode: Mode, processor: Processor, customerRef: string): Promise<string> {
       const { rows } = await db.query(
@@ -166,12 +170,12 @@ export function createPaymentRepository(db: Queryable) {
       const { rows } = await db.query(`SELECT * FROM card_payments WHERE id = $1 FOR UPDATE`, [id]);
       return rows[0] ? payment(rows[0]) : null;
     },
-    /** The card payment a processor's object names: by our id in its metadata, its session or its payment intent. */
+    /** The card payment a processor's object names: by its session or its payment intent first (the processor's ids), else our id in its metadata. */
     async findPayment(ref: { id?: string | null; sessionId?: string | null; paymentIntentId?: string | null }): Promise<CardPaymentRow | null> {
       const { rows } = await db.query(
         `SELECT * FROM card_payments
           WHERE ($1::text IS NOT NULL AND id::text = $1) OR ($2::text IS NOT NULL AND checkout_session_id = $2) OR ($3::text IS NOT NULL AND payment_intent_id = $3)
-          ORDER BY seq LIMIT 1`,
+          ORDER BY (($2::text IS NOT NULL AND checkout_session_id = $2) OR ($3::text IS NOT NULL AND payment_intent_id = $3)) IS TRUE DESC, seq LIMIT 1`,
         [ref.id ?? null, ref.sessionId ?? null, ref.paymentIntentId ?? null],
       );
       return rows[0] ? payment(rows[0]) : null;
@@ -217,6 +221,15 @@ export function createPaymentRepository(db: Queryable) {
         [r.cardPaymentId, r.accountId, r.amountCents, r.source, r.processorRefundId ?? null, r.now],
       );
       return refund(rows[0]);
+    },
+    /** Serializes the refund claims of one account (its cash is shared by all its payments), to the end of the transaction. */
+    async lockAccountRefunds(accountId: string): Promise<void> {
+      await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('card_refunds:' || $1::text, 0))`, [accountId]);
+    },
+    /** Cents of the account's refunds claimed (or made at the processor) and not yet on the ledger. */
+    async pendingRefundCents(accountId: string): Promise<number> {
+      const { rows } = await db.query(`SELECT COALESCE(sum(amount_cents), 0) AS cents FROM card_refunds WHERE account_id = $1 AND status = 'pending'`, [accountId]);
+      return Number(rows[0].cents);
     },
     async getRefund(id: string): Promise<CardRefundRow | null> {
       const { rows } = await db.query(`SELECT * FROM card_refunds WHERE id = $1`, [id]);

@@ -98,6 +98,24 @@ export class ProviderUnavailable extends Error {
   override name = 'ProviderUnavailable';
 }
 
+/**
+ * The processor refused the request itself (Stripe's 4xx other than 429, e.g. a charge already
+ * refunded in its dashboard): nothing was created, and the same idempotency key would be refused
+ * again. `code` is Stripe's error code when it gave one.
+ */
+export class ProcessorRefused extends Error {
+  override name = 'ProcessorRefused';
+  constructor(
+    message: string,
+    readonly code: string | null,
+    readonly processorMessage: string,
+    /** The request parameter Stripe named (`customer` for a customer it does not know). */
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
 /** A webhook whose signature or timestamp does not check out: answered 400, nothing stored. */
 export class WebhookSignatureError extends Error {
   override name = 'WebhookSignatureError';

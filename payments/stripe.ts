@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import {
   PaymentDeclined,
+  ProcessorRefused,
   ProviderUnavailable,
   WebhookSignatureError,
   type CardDetails,
@@ -73,7 +74,7 @@ function mapError(e: unknown): never {
     const status = e.statusCode ?? 0;
     if (status >= 500 || status === 429 || e instanceof Stripe.errors.StripeRateLimitError || e instanceof Stripe.errors.StripeAPIError)
       throw new ProviderUnavailable(`the card processor answered ${status || e.type}`);
-    throw new Error(`the card processor refused the request (${status} ${e.type}${e.code ? ` ${e.code}` : ''}${e.param ? ` param ${e.param}` : ''}): ${e.message}`);
+    throw new ProcessorRefused(`the card processor refused the request (${status} ${e.type}${e.code ? ` ${e.code}` : ''}${e.param ? ` param ${e.param}` : ''}): ${e.message}`, e.code ?? null, e.message, e.param ?? null);
   }
   throw e;
 }
@@ -124,6 +125,8 @@ function paymentResult(pi: Stripe.PaymentIntent): PaymentResult {
 export function createStripeProvider(config: StripeProviderConfig): PaymentProvider {
   const stripe = new Stripe(config.secretKey, sdkOptions(config));
   const webhookSecret = config.webhookSecret;
+  // Stripe's live keys sign live events only, its test keys test events (null: a key of another form, not checked).
+  const keyLivemode = /^(sk|rk)_live_/.test(config.secretKey) ? true : /^(sk|rk)_test_/.test(config.secretKey) ? false : null;
 
   return {
     kind: 'stripe',
@@ -220,6 +223,30 @@ export function createStripeProvider(config: StripeProviderConfig): PaymentProvi
         event = stripe.webhooks.constructEvent(rawBody, signatureHeader, webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
       } catch (e) {
         throw new WebhookSignatureError(e instanceof Stripe.errors.StripeSignatureVerificationError ? e.message : 'the webhook body is not an event');
+      }
+      // Signed is not enough: a body that is not an event (or an event of Stripe's other mode, when
+      // the webhook secret belongs to the other mode's endpoint) is refused, never stored.
+      const e = event as unknown as Record<string, any> | null;
+      const object = e?.data?.object;
+      if (
+        !e ||
+        typeof e !== 'object' ||
+        typeof e.id !== 'string' ||
+        e.id.length === 0 ||
+        e.id.length > 255 ||
+        typeof e.type !== 'string' ||
+        e.type.length === 0 ||
+        e.type.length > 255 ||
+        !Number.isFinite(e.created) ||
+        typeof e.livemode !== 'boolean' ||
+        !object ||
+        typeof object !== 'object' ||
+        Array.isArray(object)
+      ) {
+        throw new WebhookSignatureError('the webhook body is not a Stripe event');
+      }
+      if (keyLivemode !== null && e.livemode !== keyLivemode) {
+        throw new WebhookSignatureError(`a ${e.livemode ? 'live' : 'test'}-mode event, but the API key is a ${keyLivemode ? 'live' : 'test'}-mode key (is STRIPE_WEBHOOK_SECRET the other mode's endpoint's?)`);
       }
       return { id: event.id, type: event.type, created: event.created, livemode: event.livemode, object: event.data.object as unknown as Record<string, any> };
     },

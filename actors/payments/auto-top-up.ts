@@ -2,7 +2,7 @@ import type { Client } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { createPaymentRepository, type CardPaymentRow } from '../../db/payments.ts';
 import { balanceReads } from '../../db/money/balances.ts';
-import { PaymentDeclined, ProviderUnavailable } from '../../payments/provider.ts';
+import { PaymentDeclined, ProcessorRefused, ProviderUnavailable } from '../../payments/provider.ts';
 import type { Room } from './room.ts';
 import type { Settlement } from './settle.ts';
 
@@ -43,12 +43,33 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
     return true;
   }
 
+  /** Automatic top-up is still on (live) with the saved card this payment was asked for. */
+  async function stillWanted(p: CardPaymentRow): Promise<boolean> {
+    const row = await balanceReads(pool).get(p.account_id, 'live');
+    if (!row || row.auto_top_up_threshold_cents === null || row.auto_top_up_amount_cents === null) return false;
+    const card = await createPaymentRepository(pool).savedCard(p.account_id, 'live');
+    return card !== null && card.payment_method_id === p.payment_method_id;
+  }
+
   /** One charge attempt of a claimed automatic card payment. */
   async function chargeOne(p: CardPaymentRow): Promise<void> {
     const provider = room.providerFor('live');
     const repo = createPaymentRepository(pool);
     if (!provider) {
       await repo.retryAutomaticIn(p.id, UNAVAILABLE_RETRY_SECONDS);
+      return;
+    }
+    // Not charged yet: only while automatic top-up is still on with the card it was asked for (the
+    // reseller may have turned it off or removed the card since, e.g. while the processor was down).
+    if (!p.payment_intent_id && !(await stillWanted(p))) {
+      await withTransaction(pool, async (client) => {
+        const r = createPaymentRepository(client);
+        const locked = await r.lockPayment(p.id);
+        if (locked?.status === 'pending' && !locked.payment_intent_id) {
+          await r.updatePayment(p.id, { status: 'canceled', next_attempt_at: null, failure_code: 'auto_top_up_off', failure_message: 'Automatic top-up was turned off or its card removed before the charge was made.' });
+        }
+      });
+      log.info({ card_payment_id: p.id, account_id: p.account_id }, 'automatic top-up canceled before its charge: turned off or its card removed');
       return;
     }
     try {
@@ -69,6 +90,15 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
         await withTransaction(pool, async (client) => {
           const locked = await createPaymentRepository(client).lockPayment(p.id);
           if (locked?.status === 'pending') await settlement().failAutomatic(client, locked, err.failure, err.paymentIntentId);
+        });
+        return;
+      }
+      if (err instanceof ProcessorRefused) {
+        // The processor refused the request itself (e.g. the card detached): the same key would be
+        // refused again, so it is a failure like a decline, not a retry every minute.
+        await withTransaction(pool, async (client) => {
+          const locked = await createPaymentRepository(client).lockPayment(p.id);
+          if (locked?.status === 'pending') await settlement().failAutomatic(client, locked, { code: err.code ?? 'processor_refused', declineCode: null, message: err.processorMessage }, locked.payment_intent_id);
         });
         return;
       }

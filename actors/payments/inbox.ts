@@ -63,6 +63,8 @@ export function createPaymentsInbox(room: Room, settlement: Settlement, refunds:
         if (!p) return unknown(row);
         // The session as it is now: a late or repeated event cannot act on an old state.
         const session = await provider.retrieveCheckoutSession(object.id);
+        // The session as the processor has it must be this card payment's (not only the event's metadata).
+        if (session.metadata?.card_payment_id !== p.id && session.id !== p.checkout_session_id) return unknown(row);
         if (session.status === 'expired') return (client) => settlement.sessionExpired(client, p.id, session);
         if (session.paymentIntentId && session.paymentStatus === 'paid') {
           const pr = await provider.retrievePayment(session.paymentIntentId);
@@ -72,7 +74,7 @@ export function createPaymentsInbox(room: Room, settlement: Settlement, refunds:
       }
       case 'checkout.session.async_payment_failed': {
         const p = await paymentNamed({ metadata: object.metadata, sessionId: object.id });
-        if (!p) return unknown(row);
+        if (!p || p.checkout_session_id !== object.id) return unknown(row);
         return (client) => settlement.checkoutFailed(client, p.id, { code: 'payment_failed', declineCode: null, message: 'The payment did not go through.' });
       }
       case 'payment_intent.succeeded':
@@ -84,8 +86,10 @@ export function createPaymentsInbox(room: Room, settlement: Settlement, refunds:
       }
       case 'charge.refunded': {
         const piId = idOf(object.payment_intent);
-        const p = piId ? await paymentNamed({ metadata: object.metadata, paymentIntentId: piId }) : null;
-        if (!p) return unknown(row);
+        // By its payment intent only (the processor's link, not metadata anyone can edit): a refund
+        // of one payment is never written on another account's card payment.
+        const p = piId ? await paymentNamed({ paymentIntentId: piId }) : null;
+        if (!p || p.payment_intent_id !== piId) return unknown(row);
         return (client) => refunds().processorRefunded(client, p.id, object);
       }
       default:

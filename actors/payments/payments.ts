@@ -6,7 +6,7 @@ import { cursorSeq } from '../../db/pagination.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
-import { ProviderUnavailable, WebhookSignatureError, type PaymentProvider, type ProviderEvent } from '../../payments/provider.ts';
+import { ProcessorRefused, ProviderUnavailable, WebhookSignatureError, type PaymentProvider, type ProviderEvent } from '../../payments/provider.ts';
 import type { Page } from '../shared/list.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import type { PaymentsDeps, Room } from './room.ts';
@@ -87,9 +87,54 @@ export function createPayments(deps: PaymentsDeps) {
         await withTransaction(pool, (client) => settlement.applyPayment(client, p.id, pr));
       }
     } catch (err) {
+      if (err instanceof ProcessorRefused) {
+        // The processor refuses to say (a session of another Stripe account or keys): shown as it is.
+        log.warn({ err, card_payment_id: p.id, code: err.code }, 'the card processor refused a question about a pending top-up; shown as pending');
+        return;
+      }
       if (!(err instanceof ProviderUnavailable)) throw err;
       log.warn({ err, card_payment_id: p.id }, 'the card processor could not be asked about a pending top-up; shown as pending');
     }
+  }
+
+  /** A card payment and the processor's checkout page for it. */
+  async function openCheckout(provider: PaymentProvider, accountId: string, mode: Mode, amountCents: number, saveCard: boolean) {
+    const customerRef = await ensureCustomer(provider, accountId, mode);
+    const p = await repo().insertPayment({ accountId, mode, processor: provider.kind, kind: 'checkout', amountCents, saveCard, customerRef, now: clock.now() });
+    const base = config.publicUrl;
+    let session;
+    try {
+      session = await provider.createCheckoutSession({
+        accountId,
+        mode,
+        customerRef,
+        amountCents,
+        saveCard,
+        successUrl: `${base}/console/billing/top-ups/${p.id}?mode=${mode}`,
+        cancelUrl: `${base}/console/billing?mode=${mode}&top_up=canceled`,
+        cardPaymentId: p.id,
+        description: 'Account balance top-up',
+      });
+    } catch (err) {
+      await repo().updatePayment(p.id, { status: 'canceled', failure_code: 'processor_unavailable', failure_message: 'The checkout page could not be opened.' });
+      throw err;
+    }
+    const updated = await repo().updatePayment(p.id, { checkout_session_id: session.id, checkout_url: session.url, payment_intent_id: session.paymentIntentId });
+    return { ...cardPaymentView(updated), checkout_url: session.url };
+  }
+
+  // The return page's questions to the processor, per card payment: one at a time, and not again
+  // within a second (40 reads at once, or a script, ask once: the platform shares its Stripe rate limit).
+  const REFRESH_EVERY_MS = 1_000;
+  const asking = new Map<string, { at: number; done: Promise<void> }>();
+  function refreshOnce(paymentId: string): Promise<void> {
+    const at = performance.now();
+    const last = asking.get(paymentId);
+    if (last && at - last.at < REFRESH_EVERY_MS) return last.done;
+    if (asking.size > 10_000) for (const [id, a] of asking) if (at - a.at >= REFRESH_EVERY_MS) asking.delete(id);
+    const done = refreshCheckout(paymentId);
+    asking.set(paymentId, { at, done: done.catch(() => {}) });
+    return done;
   }
 
   const stops: (() => Promise<void>)[] = [];
@@ -110,28 +155,17 @@ export function createPayments(deps: PaymentsDeps) {
       if (amountCents < MINIMUM_TOP_UP_CENTS) throw new Refusal('invalid_parameter', 'A top-up is at least 2,500 cents.');
       const provider = configured(mode);
       try {
-        const customerRef = await ensureCustomer(provider, accountId, mode);
-        const p = await repo().insertPayment({ accountId, mode, processor: provider.kind, kind: 'checkout', amountCents, saveCard, customerRef, now: clock.now() });
-        const base = config.publicUrl;
-        let session;
         try {
-          session = await provider.createCheckoutSession({
-            accountId,
-            mode,
-            customerRef,
-            amountCents,
-            saveCard,
-            successUrl: `${base}/console/billing/top-ups/${p.id}?mode=${mode}`,
-            cancelUrl: `${base}/console/billing?mode=${mode}&top_up=canceled`,
-            cardPaymentId: p.id,
-            description: 'Account balance top-up',
-          });
+          return await openCheckout(provider, accountId, mode, amountCents, saveCard);
         } catch (err) {
-          await repo().updatePayment(p.id, { status: 'canceled', failure_code: 'processor_unavailable', failure_message: 'The checkout page could not be opened.' });
-          throw err;
+          // The processor does not know the customer we stored (the operator moved to another Stripe
+          // account, or from test keys to live ones): forgotten, and the top-up opened once more with a new one.
+          if (!(err instanceof ProcessorRefused && err.code === 'resource_missing' && err.param === 'customer')) throw err;
+          const stale = await repo().customerOf(accountId, mode, provider.kind);
+          if (stale) await repo().forgetCustomer(accountId, mode, provider.kind, stale);
+          log.warn({ account_id: accountId, mode, customer_ref: stale }, 'the card processor does not know the stored customer; a new one is created');
+          return await openCheckout(provider, accountId, mode, amountCents, saveCard);
         }
-        const updated = await repo().updatePayment(p.id, { checkout_session_id: session.id, checkout_url: session.url, payment_intent_id: session.paymentIntentId });
-        return { ...cardPaymentView(updated), checkout_url: session.url };
       } catch (err) {
         if (err instanceof ProviderUnavailable) throw new Refusal('processor_unavailable');
         throw err;
@@ -152,7 +186,7 @@ export function createPayments(deps: PaymentsDeps) {
     /** One card payment; a pending checkout is confirmed with the processor first (credited once if paid). */
     async getTopUp(accountId: string, mode: Mode, id: string) {
       const p = await ownPayment(accountId, mode, id);
-      if (p.status === 'pending' && p.kind === 'checkout') await refreshCheckout(p.id);
+      if (p.status === 'pending' && p.kind === 'checkout') await refreshOnce(p.id);
       return cardPaymentView((await repo().getPayment(p.id))!);
     },
 

@@ -3,7 +3,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { createPaymentRepository, type CardPaymentRow, type CardRefundRow } from '../../db/payments.ts';
 import { balanceReads } from '../../db/money/balances.ts';
 import { Refusal, isRefusal } from '../../runtime/refusal.ts';
-import { ProviderUnavailable } from '../../payments/provider.ts';
+import { ProcessorRefused, ProviderUnavailable } from '../../payments/provider.ts';
 import type { Room } from './room.ts';
 import { cardPaymentView, cardRefundView } from './views.ts';
 
@@ -62,6 +62,8 @@ export function createRefunds(room: Room) {
       // Claim the refund (or take up one of ours that never heard back from the processor: same amount, same id).
       const claimed = await withTransaction(pool, async (client) => {
         const repo = createPaymentRepository(client);
+        // One claim at a time per account, before the card payment's lock: the cash is the account's.
+        await repo.lockAccountRefunds(accountId);
         const locked = (await repo.lockPayment(p.id))!;
         const refunds = await repo.refundsOf(p.id);
         const waiting = refunds.find((r) => r.status === 'pending' && r.source === 'operator' && !r.processor_refund_id && (amountCents === null || r.amount_cents === amountCents));
@@ -70,8 +72,9 @@ export function createRefunds(room: Room) {
         const amount = amountCents ?? left;
         if (amount <= 0 || amount > left) throw new Refusal('refund_too_large', `${Math.max(0, left)} cents of this payment are left to refund.`);
         const row = await balanceReads(client).get(accountId, 'live');
-        const cashFree = row ? row.paid_cents - row.reserved_cents : 0;
-        if (amount > cashFree) throw new Refusal('refund_too_large', `The live cash balance less running calls' holds is ${Math.max(0, cashFree)} cents; a refund cannot take more.`);
+        // Less what other refunds took at the processor and have not written yet (another payment's, at the same moment).
+        const cashFree = (row ? row.paid_cents - row.reserved_cents : 0) - (await repo.pendingRefundCents(accountId));
+        if (amount > cashFree) throw new Refusal('refund_too_large', `The live cash balance less running calls' holds and refunds under way is ${Math.max(0, cashFree)} cents; a refund cannot take more.`);
         return repo.insertRefund({ cardPaymentId: p.id, accountId, amountCents: amount, source: 'operator', now: clock.now() });
       });
       let result;
@@ -79,6 +82,19 @@ export function createRefunds(room: Room) {
         result = await provider.refund({ paymentIntentId: p.payment_intent_id, amountCents: claimed.amount_cents, refundId: claimed.id });
       } catch (err) {
         if (err instanceof ProviderUnavailable) throw new Refusal('processor_unavailable');
+        if (err instanceof ProcessorRefused) {
+          // Nothing was refunded (e.g. already refunded in the processor's dashboard, its webhook not
+          // here yet): our claim fails rather than stay pending, where it would block what is left
+          // and hide the processor's own refund from charge.refunded.
+          await withTransaction(pool, async (client) => {
+            const repo = createPaymentRepository(client);
+            await repo.lockPayment(p.id);
+            const r = await repo.getRefund(claimed.id);
+            if (r?.status === 'pending') await repo.updateRefund(r.id, { status: 'failed', failure_message: err.processorMessage.slice(0, 500) });
+          });
+          log.warn({ card_refund_id: claimed.id, card_payment_id: p.id, code: err.code }, 'the card processor refused a refund; marked failed');
+          throw new Refusal('refund_too_large', `The card processor refused the refund${err.code ? ` (${err.code})` : ''}: ${err.processorMessage}`);
+        }
         throw err;
       }
       const done = await withTransaction(pool, async (client) => {

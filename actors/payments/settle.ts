@@ -18,15 +18,12 @@ export const AUTO_TOP_UP_RETRY_MS = 24 * 60 * 60 * 1000;
  * order, the return page reloaded, the automatic top-up's own charge); a failed automatic charge
  * is recorded with its activity line and email; a payment still processing waits.
  */
-export function createSettlement(room: Room, hooks: { autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> }) {
+export function createSettlement(room: Room, _hooks: { autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> }) {
   const { money, clock, realClock, log } = room.deps;
 
   async function credit(client: Client, p: CardPaymentRow, pr: PaymentResult): Promise<CardPaymentRow> {
     const repo = createPaymentRepository(client);
     const now = clock.now();
-    if (pr.amountCents !== p.amount_cents) {
-      log.error({ card_payment_id: p.id, payment_intent: pr.id, paid_cents: pr.amountCents, expected_cents: p.amount_cents }, 'a card payment paid another amount than asked; the amount asked is credited');
-    }
     const card = pr.card ? { brand: pr.card.brand, last4: pr.card.last4 } : { brand: p.card_brand, last4: p.card_last4 };
     const lines = await money.topUp(client, { accountId: p.account_id, mode: p.mode, amountCents: p.amount_cents, paymentReference: pr.id, description: topUpDescription(p.kind, card), now });
     const line = lines[0] ?? (await ledgerReads(client).topUpLine(p.account_id, pr.id));
@@ -54,14 +51,10 @@ export function createSettlement(room: Room, hooks: { autoTopUpWanted(client: Cl
       );
       if (p.mode === 'live') await repo.clearAutoTopUpFailing(p.account_id);
     }
-    if (p.kind === 'automatic') {
-      await repo.clearAutoTopUpFailing(p.account_id);
-      // Still under the threshold after this one (spending went on meanwhile): the next is asked for.
-      const row = await balanceReads(client).get(p.account_id, 'live');
-      if (row && row.auto_top_up_threshold_cents !== null && row.balance_cents - row.reserved_cents < row.auto_top_up_threshold_cents) {
-        await hooks.autoTopUpWanted(client, p.account_id, now);
-      }
-    }
+    // Not chained: a balance still under the threshold after this credit asks again at its next
+    // charge line or renewal (the writer's reaction), never by itself, so a threshold far above the
+    // amount cannot charge the card round after round with nothing spent.
+    if (p.kind === 'automatic') await repo.clearAutoTopUpFailing(p.account_id);
     log.info({ card_payment_id: p.id, account_id: p.account_id, mode: p.mode, kind: p.kind, amount_cents: p.amount_cents }, 'card payment credited');
     return updated;
   }
@@ -114,6 +107,16 @@ export function createSettlement(room: Room, hooks: { autoTopUpWanted(client: Cl
       const p = await repo.lockPayment(paymentId);
       if (!p) throw new Error(`no card payment ${paymentId}`);
       if (p.status === 'succeeded') return p;
+      // Only a payment that is this one's (our id in its metadata, the amount asked) settles it: an
+      // event naming our card payment over another payment (an edited metadata, another integration
+      // on the same processor account) credits nothing, and never the amount asked for another paid.
+      if (pr.metadata?.card_payment_id !== p.id || pr.amountCents !== p.amount_cents) {
+        log.error(
+          { card_payment_id: p.id, payment_intent: pr.id, names: pr.metadata?.card_payment_id ?? null, paid_cents: pr.amountCents, expected_cents: p.amount_cents },
+          'a processor payment named a card payment it is not (another id or amount); nothing applied, the operator must look at it',
+        );
+        return p;
+      }
       // Money taken is credited, even on a payment we had given up on (a late success).
       if (pr.status === 'succeeded') return credit(client, p, pr);
       if (p.kind === 'automatic' && p.status === 'pending') {

@@ -43,6 +43,15 @@ export async function payCheckout(a: LiveAccount, fake: FakeStripe, amount_cents
   return { payment: created.body, session, paid };
 }
 
+/** A call of `seconds` (20 cents a minute) on the live balance, through the operator's holds. */
+export async function liveCall(a: LiveAccount, customerId: string, seconds: number): Promise<void> {
+  const reference = `call-${Math.random().toString(36).slice(2)}`;
+  const held = await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: customerId, reference });
+  if (!held.body.ok) throw new Error(`hold refused: ${held.text}`);
+  const ended = await a.admin.post(`/admin/v1/accounts/${a.id}/holds/${reference}/end`, { duration_seconds: seconds });
+  if (ended.status !== 200) throw new Error(ended.text);
+}
+
 /** Stops what startWithFakeStripe started (any of it may be missing after a failed start). */
 export async function stopWithFakeStripe(s: { svc?: TestService; fake?: FakeStripe; db?: pg.Pool }): Promise<void> {
   await s.db?.end();

@@ -5,7 +5,7 @@ import type { TestService } from '../helpers/service.ts';
 import { NO_BACKGROUND_WORK } from '../helpers/service.ts';
 import { makeCustomer } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
-import { liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
+import { liveCall, liveConsoleAccount, payCheckout, startWithFakeStripe, stopWithFakeStripe, type LiveAccount } from '../helpers/payments.ts';
 import { clockDays } from '../helpers/clock-days.ts';
 import { adminClient } from '../helpers/factories.ts';
 import { addDays } from '../../money/rules/renewal.ts';
@@ -54,14 +54,7 @@ async function onNextDayWithCard(cents: number) {
   return { days, a };
 }
 
-/** A call of `seconds` (20 cents a minute) on the live balance. */
-async function call(a: LiveAccount, customerId: string, seconds: number) {
-  const reference = `call-${Math.random().toString(36).slice(2)}`;
-  const held = await a.admin.post(`/admin/v1/accounts/${a.id}/holds`, { mode: 'live', customer_id: customerId, reference });
-  if (!held.body.ok) throw new Error(`hold refused: ${held.text}`);
-  const ended = await a.admin.post(`/admin/v1/accounts/${a.id}/holds/${reference}/end`, { duration_seconds: seconds });
-  if (ended.status !== 200) throw new Error(ended.text);
-}
+const call = liveCall;
 
 test.serial('automatic top-up needs a saved card (409 saved_card_required)', async (t) => {
   const a = await liveConsoleAccount(svc.url);
