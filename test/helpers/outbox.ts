@@ -37,3 +37,21 @@ export async function outboxEmails(databaseUrl: string, f: { accountId?: string;
     await db.end();
   }
 }
+
+/**
+ * The emails of `kind` of an account are exactly one per event of `events` (oldest first): to the
+ * billing people, deduped on the event, carrying its data and id (issue 22, db/events.ts).
+ */
+export async function emailsTellEvents(
+  t: { deepEqual: (actual: unknown, expected: unknown, message?: string) => void },
+  databaseUrl: string,
+  f: { accountId: string; kind: string },
+  events: Array<{ id: string; mode: string; data: Record<string, unknown> }>,
+): Promise<void> {
+  const emails = await outboxEmails(databaseUrl, f);
+  t.deepEqual(
+    emails.map((e) => ({ mode: e.mode, audience: e.audience, to: e.to_address, dedupe: e.dedupe_key, data: e.data })),
+    events.map((e) => ({ mode: e.mode, audience: 'billing', to: null, dedupe: `event:${e.id}`, data: { ...e.data, event_id: e.id } })),
+    `one ${f.kind} email per event, telling it`,
+  );
+}

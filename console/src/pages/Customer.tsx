@@ -235,7 +235,7 @@ function OnboardingLinks({ customerId, links }: { customerId: string; links: Onb
     >
       <p className="muted">Your customer opens the link to accept the calling terms. A new link replaces the ones before it.</p>
       {canWrite && (
-        <Form className="form form-row" onSubmit={(form) => mint.mutate(formValues(form).email)}>
+        <Form onSubmit={(form) => mint.mutate(formValues(form).email)}>
           <Field label="Customer's email" name="email" type="email" required autoComplete="off" hint="The link is emailed in your brand, from you." />
           <Submit pending={mint.isPending} variant="secondary">
             Send by email
@@ -246,7 +246,7 @@ function OnboardingLinks({ customerId, links }: { customerId: string; links: Onb
       {mint.data?.emailed_to && <Notice tone="good">Emailed to {mint.data.emailed_to}.</Notice>}
       {mint.data?.url && (
         <Notice tone="info">
-          Send this link to your customer. It is shown only now{mint.data.expires_in_days ? ` and works for ${mint.data.expires_in_days} days` : ''}:
+          {mint.data.emailed_to ? 'Your copy of the link.' : 'Send this link to your customer.'} It is shown only now{mint.data.expires_in_days ? ` and works for ${mint.data.expires_in_days} days` : ''}:
           <CopyField label="Onboarding link" value={mint.data.url} />
         </Notice>
       )}
