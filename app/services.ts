@@ -10,4 +10,6 @@ import type { CallRegistry } from './calls.ts';
 export interface Services extends HttpDeps {
   calls: CallRegistry;
   carrierInbox: CarrierInbox;
+  /** Runs one email sender round now and waits for its attempts; resolves to the emails it claimed (tests). */
+  mailNow: () => Promise<number>;
 }

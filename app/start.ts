@@ -24,6 +24,9 @@ import { createConsoleAccess } from '../actors/console/access.ts';
 import { createCustomerList } from '../actors/customer/customer-list.ts';
 import { createCustomerDirectory } from '../actors/customer/customer-directory.ts';
 import { WebhookSender } from '../actors/webhooks/sender.ts';
+import { EmailSender } from '../actors/email/email-sender.ts';
+import { createEmailList } from '../actors/email/email-list.ts';
+import { createMailTransport } from '../email/transport.ts';
 import { webhooksBehaviour, type WebhooksState } from '../actors/webhooks/webhooks-actor.ts';
 import type { WebhooksMessage, WebhooksReplies } from '../actors/webhooks/messages.ts';
 import { createEventHistory } from '../actors/webhooks/event-history.ts';
@@ -177,8 +180,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     onStop('sender pool', () => senderPool.end());
     const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
 
+    // Emails: the outbox's sender, on the main pool (a lost record of a sent email would send it twice).
+    const mailTransport = createMailTransport({ smtpUrl: config.email.smtpUrl, dataDir: config.dataDir, log });
+    onStop('mail transport', () => mailTransport.close());
+    const mailer = new EmailSender({ ...deps, secrets, transport: mailTransport }, { pollMs: config.senderPollMs, concurrency: 8 });
+
     const feed = new ChangeFeed(url, log);
     feed.on('delivery', () => sender.poke());
+    feed.on('email', () => mailer.poke());
     feed.on('clock', (offset) => (clock instanceof TestClock ? clock.catchUp(Number(offset)) : undefined));
     feed.on('account', (id) => {
       keys.forgetAccount(id);
@@ -189,6 +198,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keys.forgetAll();
       accounts.reloadAll();
       sender.poke();
+      mailer.poke();
       refreshTestClock(clock, pool, log);
     });
     await feed.start();
@@ -243,6 +253,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       dialNow: () => dialler.tick(),
       keepNow: () => keeper.tick(),
       sendNow: () => sender.drain(),
+      emails: createEmailList(pool),
+      mailNow: () => mailer.tick(),
     };
     if (config.roles.has('dialler')) {
       onStop('jobs', scheduleJobs({ ...deps, money, ...rooms }, config.jobIntervalMs));
@@ -258,6 +270,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (config.roles.has('sender')) {
       sender.start();
       onStop('webhook sender', () => sender.stop());
+      mailer.start();
+      onStop('email sender', () => mailer.stop());
     }
     let port = 0;
     if (config.roles.has('api')) {

@@ -1,5 +1,5 @@
 import type { Queryable } from './pool.ts';
-import type { Mode } from '../runtime/types.ts';
+import type { ConsoleRole, Mode } from '../runtime/types.ts';
 
 /**
  * The email outbox (033_email_outbox.sql): an email is a row written in the transaction of the
@@ -76,5 +76,116 @@ export async function enqueueEmail(db: Queryable, e: EmailRequest): Promise<stri
      ON CONFLICT (account_id, dedupe_key) DO NOTHING RETURNING id`,
     [e.accountId, e.mode, e.customerId ?? null, e.kind, e.audience, to, e.dedupeKey, JSON.stringify(e.data), e.secretSealed ?? null, e.now ?? null],
   );
-  return rows[0]?.id ?? null;
+  const id: string | null = rows[0]?.id ?? null;
+  // Wakes the email senders at commit (the change feed's `email`), so an email leaves at once.
+  if (id) await db.query(`SELECT pg_notify('switchboard_changes', 'email:' || $1)`, [id]);
+  return id;
 }
+
+/** An email the sender holds: claimed until `next_attempt_at` (the lease), its attempt counted. */
+export type ClaimedEmail = EmailRow;
+
+/** The operator's view of a row: everything but the sealed secret. */
+export type ListedEmail = Omit<EmailRow, 'secret_sealed'>;
+
+/** What the outcome of an attempt writes; `attempt` is the claim's count, so a finisher whose lease ran out (and was claimed again) writes nothing. */
+export interface EmailOutcome {
+  id: string;
+  attempt: number;
+  status: EmailRow['status'];
+  nextAttemptAt: Date;
+  error: string | null;
+  recipients: string[] | null;
+  messageId: string | null;
+  sentAt: Date | null;
+}
+
+/** The account's facts an email is written with: its name and brand. */
+export interface EmailAccount {
+  name: string;
+  display_name: string | null;
+  logo_url: string | null;
+  primary_color: string | null;
+  accent_color: string | null;
+  email_from_name: string | null;
+  support_email: string | null;
+}
+
+const LISTED_COLUMNS =
+  'id, seq, account_id, mode, customer_id, kind, audience, to_address, dedupe_key, data, status, attempts, next_attempt_at, last_error, recipients, message_id, created_at, sent_at';
+
+/** The email sender's statements (actors/email/). */
+export function createEmailOutboxRepository(db: Queryable) {
+  return {
+    /**
+     * Claims up to `limit` due emails: pending ones whose time has come, a dead sender's claims
+     * included once their lease has run out (the lease is `next_attempt_at` itself, moved to
+     * `leaseUntil`). SKIP LOCKED keeps senders off each other's rows. `now` has milliseconds and
+     * the column microseconds: a row written in the millisecond `now` names is due too.
+     */
+    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedEmail[]> {
+      const { rows } = await db.query(
+        `WITH due AS (
+           SELECT id FROM email_outbox WHERE status = 'pending' AND next_attempt_at < $1::timestamptz + interval '1 millisecond'
+            ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+         UPDATE email_outbox o SET attempts = o.attempts + 1, next_attempt_at = $2
+           FROM due WHERE o.id = due.id RETURNING o.*`,
+        [now, leaseUntil, limit],
+      );
+      return rows;
+    },
+
+    /** Records an attempt's outcome if this claim still holds the row. True when it did. */
+    async finish(o: EmailOutcome): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `UPDATE email_outbox SET status = $3, next_attempt_at = $4, last_error = $5, recipients = COALESCE($6, recipients), message_id = COALESCE($7, message_id), sent_at = $8
+          WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
+        [o.id, o.attempt, o.status, o.nextAttemptAt, o.error, o.recipients, o.messageId, o.sentAt],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+
+    async account(accountId: string): Promise<EmailAccount | null> {
+      const { rows } = await db.query(
+        `SELECT name, display_name, logo_url, primary_color, accent_color, email_from_name, support_email FROM accounts WHERE id = $1`,
+        [accountId],
+      );
+      return rows[0] ?? null;
+    },
+
+    /** The account's console people who may receive its email: not removed, and who accepted an invitation. Oldest first. */
+    async people(accountId: string): Promise<{ email: string; role: ConsoleRole }[]> {
+      const { rows } = await db.query(
+        `SELECT u.email, u.role FROM console_users u
+          WHERE u.account_id = $1 AND u.removed_at IS NULL
+            AND EXISTS (SELECT 1 FROM console_invitations i WHERE i.accepted_user_id = u.id AND i.accepted_at IS NOT NULL)
+          ORDER BY u.created_at, u.email`,
+        [accountId],
+      );
+      return rows;
+    },
+
+    /** The position of an email in the list (its `seq`), for a cursor; null when there is none with this id. */
+    async seqOf(id: string): Promise<number | null> {
+      const { rows } = await db.query(`SELECT seq FROM email_outbox WHERE id = $1`, [id]);
+      return rows[0] ? Number(rows[0].seq) : null;
+    },
+
+    /** Newest first, filtered by account and status; `beforeSeq` pages on. */
+    async list(f: { accountId: string | null; status: EmailRow['status'] | null; limit: number; beforeSeq: number | null }): Promise<ListedEmail[]> {
+      const { rows } = await db.query(
+        `SELECT ${LISTED_COLUMNS} FROM email_outbox
+          WHERE ($1::uuid IS NULL OR account_id = $1) AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR seq < $3)
+          ORDER BY seq DESC LIMIT $4`,
+        [f.accountId, f.status, f.beforeSeq, f.limit],
+      );
+      return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+    },
+
+    async get(id: string): Promise<EmailRow | null> {
+      const { rows } = await db.query(`SELECT * FROM email_outbox WHERE id = $1`, [id]);
+      return rows[0] ?? null;
+    },
+  };
+}
+export type EmailOutboxRepository = ReturnType<typeof createEmailOutboxRepository>;

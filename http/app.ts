@@ -34,6 +34,7 @@ import { registerDncRoutes } from './routes/dnc.ts';
 import { registerTelephonyRoutes } from './routes/telephony.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { registerAdminWebhookRoutes } from './routes/admin-webhooks.ts';
+import { registerAdminEmailRoutes } from './routes/admin-emails.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerChatRoutes } from './routes/chat.ts';
 import { registerChatPage } from './pages/chat.ts';
@@ -91,6 +92,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerAdminPlatformRoutes> &
   RouteDeps<typeof registerAdminMoneyRoutes> &
   RouteDeps<typeof registerAdminWebhookRoutes> &
+  RouteDeps<typeof registerAdminEmailRoutes> &
   RouteDeps<typeof registerOnboardingPages> &
   RouteDeps<typeof registerTelephonyRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
@@ -178,6 +180,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerAdminPlatformRoutes(app, services);
   registerAdminMoneyRoutes(app, services);
   registerAdminWebhookRoutes(app, services);
+  registerAdminEmailRoutes(app, services);
   await registerOnboardingPages(app, services);
   await registerTelephonyRoutes(app, services);
   registerSessionRoutes(app, services);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { emailAddressProblem, hasControlCharacters } from './email-address.ts';
 
 /** Every setting the service reads from its environment, resolved once at start-up. */
 export interface Config {
@@ -77,6 +78,18 @@ export interface Config {
   dnsServers: string[] | undefined;
   /** How often an idle builder looks for work, ms. */
   builderPollMs: number;
+  /** The emails the service sends (docs/api.md, "Email"). */
+  email: EmailConfig;
+}
+
+/** How the service sends email: SMTP, or (without SMTP_URL) .eml files under `<dataDir>/outbox-mail/`. */
+export interface EmailConfig {
+  /** `smtp://` or `smtps://` with optional `user:password@` (nodemailer's URL form); undefined: files. Never logged. */
+  smtpUrl: string | undefined;
+  /** The address every email is sent from (SWITCHBOARD_EMAIL_FROM; default `no-reply@<publicUrl host>`). */
+  from: string;
+  /** The platform's name: the display name of its own emails and the name they sign with (SWITCHBOARD_PLATFORM_NAME). */
+  platformName: string;
 }
 
 /** A setting the operator gave that cannot be used: said in one line, without a stack trace. */
@@ -175,6 +188,47 @@ function encryptionKey(value: string | undefined): string | undefined {
   return trimmed;
 }
 
+/**
+ * SMTP_URL: an smtp:// or smtps:// URL with a host. A bad one stops start-up in one line that
+ * never echoes the value (it may carry the SMTP password).
+ */
+function smtpUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    /* reported below */
+  }
+  const example = 'such as smtp://user:password@mail.example.com:587 or smtps://user:password@mail.example.com';
+  if (!url) throw new SettingError(`SMTP_URL is not a URL (${example}); the value is not shown because it may hold the password`);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new SettingError(`SMTP_URL must start with smtp:// or smtps:// (${example}), got ${JSON.stringify(url.protocol)}`);
+  if (!url.hostname) throw new SettingError(`SMTP_URL names no host (${example})`);
+  return value.trim();
+}
+
+/** SWITCHBOARD_EMAIL_FROM: a bare address (the display name is the platform's or the brand's). */
+function emailFrom(value: string | undefined, publicUrl: string): string {
+  if (!value) {
+    const host = new URL(publicUrl).hostname;
+    return `no-reply@${host && !host.includes(':') && !host.startsWith('[') ? host.toLowerCase() : 'localhost'}`;
+  }
+  const address = value.trim().toLowerCase();
+  const problem = emailAddressProblem(address);
+  if (problem) throw new SettingError(`SWITCHBOARD_EMAIL_FROM must be a bare email address such as billing@example.com (${problem}), got ${JSON.stringify(value)}`);
+  return address;
+}
+
+/** SWITCHBOARD_PLATFORM_NAME: one line of 1 to 100 characters. */
+function platformName(value: string | undefined): string {
+  if (value === undefined || value === '') return 'Switchboard';
+  const name = value.trim();
+  if (!name || hasControlCharacters(name) || [...name].length > 100) {
+    throw new SettingError(`SWITCHBOARD_PLATFORM_NAME must be one line of 1 to 100 characters without control characters, got ${JSON.stringify(value)}`);
+  }
+  return name;
+}
+
 /** Reads the configuration from `env` (process.env by default). Throws on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -229,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sitesDomain: sitesDomain(env.SWITCHBOARD_SITES_DOMAIN),
     dnsServers: env.SWITCHBOARD_DNS_SERVERS ? env.SWITCHBOARD_DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     builderPollMs: int(env.SWITCHBOARD_BUILDER_POLL_MS, 2_000, 'SWITCHBOARD_BUILDER_POLL_MS', 10),
+    email: { smtpUrl: smtpUrl(env.SMTP_URL), from: emailFrom(env.SWITCHBOARD_EMAIL_FROM, publicUrl), platformName: platformName(env.SWITCHBOARD_PLATFORM_NAME) },
   };
 }
 

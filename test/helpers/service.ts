@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../runtime/config.ts';
 import { createLogger } from '../../runtime/logger.ts';
@@ -51,6 +53,8 @@ export async function startTestService(env: Record<string, string> = {}, opts: P
     // Live mode without Twilio plays calls and sells fictional numbers through the simulated
     // carrier; tests of live mode without a carrier set this to ''.
     SWITCHBOARD_SIMULATED_LIVE_CARRIER: '1',
+    // Local state (emails written as files without SMTP_URL) goes to a temporary folder, never the checkout.
+    SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), 'switchboard-tests', String(process.pid)),
     ...env,
   });
   const logs = new LogCapture();

@@ -17,13 +17,13 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 const SKIPPED = new Set(['node_modules', 'test']);
 
-/** Every .ts file under `dir` ('' for the whole tree, tests excepted); none when it does not exist. */
+/** Every .ts and .tsx file under `dir` ('' for the whole tree, tests excepted); none when it does not exist. */
 export function sourceFiles(dir: string): string[] {
   if (!fs.existsSync(path.join(ROOT, dir))) return [];
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const rel = dir ? path.posix.join(dir, entry.name) : entry.name;
     if (entry.isDirectory()) return SKIPPED.has(rel) || entry.name.startsWith('.') ? [] : sourceFiles(rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
+    return /\.tsx?$/.test(entry.name) ? [rel] : [];
   });
 }
 

@@ -8,7 +8,7 @@ import { localImports, readSource, sourceFiles } from '../helpers/source-tree.ts
  * cannot be read or changed apart.
  */
 
-const SOURCE_DIRS = ['actors', 'app', 'db', 'http', 'money', 'runtime', 'telephony'];
+const SOURCE_DIRS = ['actors', 'app', 'db', 'http', 'money', 'runtime', 'telephony', 'email'];
 
 function roomOf(file: string): string {
   const parts = file.split('/');
@@ -53,7 +53,7 @@ function graphs() {
   const files = new Map<string, Set<string>>();
   const rooms = new Map<string, Set<string>>();
   for (const file of SOURCE_DIRS.flatMap(sourceFiles)) {
-    const targets = localImports(file, readSource(file)).filter((t) => t.endsWith('.ts'));
+    const targets = localImports(file, readSource(file)).filter((t) => /\.tsx?$/.test(t));
     files.set(file, new Set(targets));
     const room = roomOf(file);
     if (!rooms.has(room)) rooms.set(room, new Set());

@@ -85,6 +85,7 @@ const LOWER_ROOMS: Record<string, string[]> = {
   db: ['db', 'runtime'],
   telephony: ['telephony', 'runtime'],
   money: ['money', 'db', 'runtime'],
+  email: ['email', 'runtime'],
 };
 
 for (const [room, allowed] of Object.entries(LOWER_ROOMS)) {

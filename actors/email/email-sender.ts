@@ -1,0 +1,160 @@
+import type { Deps } from '../../runtime/deps.ts';
+import type { SecretBox } from '../../runtime/secret-box.ts';
+import { pollLoop } from '../../runtime/poll-loop.ts';
+import { DatabaseHealth } from '../../runtime/database-health.ts';
+import { createEmailOutboxRepository, type ClaimedEmail, type EmailOutcome } from '../../db/email-outbox.ts';
+import type { MailTransport, SendOutcome } from '../../email/transport.ts';
+import { composeEmail, EmailNotSendable } from '../../email/compose.ts';
+import { recipientsOf } from './recipients.ts';
+import { emailBrand } from './brand.ts';
+import { nextEmailAttempt } from './retry.ts';
+
+/**
+ * The email sender: claims due outbox rows (SKIP LOCKED, with a lease: a sender that dies
+ * mid-attempt leaves its rows to another once the lease runs out), resolves who receives each,
+ * opens its sealed link, renders it from its kind and data, and hands it to the transport. The
+ * outcome is recorded only while the claim still holds the row. A transient failure waits on the
+ * schedule of `nextEmailAttempt`; a permanent refusal, or the end of that schedule, is `dead`;
+ * a billing email with no one to send to is `skipped`. One log line per failure and per death.
+ *
+ * At least once: a crash between the server's answer and the record sends the row again, with
+ * the same Message-ID (`<row id@from domain>`), so the repeat is recognisable.
+ */
+export interface EmailSenderOptions {
+  pollMs: number;
+  /** Emails sent side by side per round. */
+  concurrency: number;
+}
+
+/** How long a claim holds a row: well above one attempt (the transport bounds each phase). */
+export const EMAIL_LEASE_MS = 120_000;
+/** An attempt that has not ended after this long is counted as failed (its connection is left to time out). */
+const ATTEMPT_CAP_MS = 90_000;
+
+export class EmailSender {
+  private stopLoop: (() => Promise<void>) | undefined;
+  private stopped = false;
+  private round: Promise<number> = Promise.resolve(0);
+  private poked = false;
+  private readonly health: DatabaseHealth;
+
+  constructor(
+    private readonly deps: Deps & { secrets: SecretBox; transport: MailTransport },
+    private readonly options: EmailSenderOptions,
+  ) {
+    this.health = DatabaseHealth.of(deps.log);
+  }
+
+  start(): void {
+    this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'email sender');
+  }
+
+  /** Wakes the sender now (an email was just written). A process without the sender role leaves it to the senders. */
+  poke(): void {
+    if (!this.stopLoop || this.stopped || this.poked) return;
+    this.poked = true;
+    setImmediate(() => {
+      this.poked = false;
+      void this.tick().catch((err) => {
+        if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err }, 'email round failed; next round retries');
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.stopLoop?.();
+    await this.round.catch(() => {});
+  }
+
+  /** One round: claims what is due and sends it; resolves, with how many were claimed, when every attempt is recorded. Rounds run one at a time. */
+  tick(): Promise<number> {
+    const next = this.round.catch(() => 0).then(() => (this.stopped ? 0 : this.once()));
+    this.round = next;
+    return next;
+  }
+
+  private async once(): Promise<number> {
+    const now = this.deps.realClock.now();
+    const repo = createEmailOutboxRepository(this.deps.pool);
+    const claimed = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), this.options.concurrency);
+    await Promise.all(
+      claimed.map((row) =>
+        this.send(row).catch((err) => {
+          // Its outcome could not be recorded: the lease runs out and a later round sends it again.
+          if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
+        }),
+      ),
+    );
+    return claimed.length;
+  }
+
+  private async send(row: ClaimedEmail): Promise<void> {
+    const { pool, realClock, log, config, secrets, transport } = this.deps;
+    const repo = createEmailOutboxRepository(pool);
+    const finish = (o: Omit<EmailOutcome, 'id' | 'attempt'>) => repo.finish({ id: row.id, attempt: row.attempts, ...o });
+    const dead = async (error: string, extra: Record<string, unknown> = {}) => {
+      await finish({ status: 'dead', nextAttemptAt: realClock.now(), error, recipients: null, messageId: null, sentAt: null });
+      log.error({ email_id: row.id, kind: row.kind, account_id: row.account_id, attempt: row.attempts, error, ...extra }, 'email dead: it will not be sent');
+    };
+
+    const account = await repo.account(row.account_id);
+    if (!account) return dead('the account no longer exists');
+    const to = recipientsOf(row, row.audience === 'billing' ? await repo.people(row.account_id) : []);
+    if (to.length === 0) {
+      await finish({ status: 'skipped', nextAttemptAt: realClock.now(), error: 'no one on the account holds billing:write', recipients: [], messageId: null, sentAt: null });
+      log.info({ email_id: row.id, kind: row.kind, account_id: row.account_id }, 'email skipped: no one on the account holds billing:write');
+      return;
+    }
+    let secret: string | null = null;
+    if (row.secret_sealed) {
+      try {
+        secret = secrets.open(row.secret_sealed);
+      } catch {
+        return dead('its sealed link cannot be opened (the encryption key changed)');
+      }
+    }
+
+    let outcome: SendOutcome;
+    try {
+      const message = await composeEmail({
+        id: row.id,
+        kind: row.kind,
+        mode: row.mode,
+        data: row.data,
+        secret,
+        to,
+        accountName: account.name,
+        brand: emailBrand(account),
+        platform: { name: config.email.platformName, from: config.email.from, publicUrl: config.publicUrl },
+      });
+      outcome = await withCap(transport.send(message), ATTEMPT_CAP_MS);
+    } catch (err) {
+      if (err instanceof EmailNotSendable) return dead(err.message);
+      // A template that cannot render this row: retried on the schedule (a fix may be deployed), logged each time.
+      outcome = { ok: false, permanent: false, error: `not rendered: ${(err as Error)?.message ?? err}`.slice(0, 500), responseCode: null };
+    }
+
+    const now = realClock.now();
+    if (outcome.ok) {
+      await finish({ status: 'sent', nextAttemptAt: now, error: null, recipients: outcome.accepted, messageId: outcome.messageId, sentAt: now });
+      if (outcome.rejected.length) log.warn({ email_id: row.id, kind: row.kind, account_id: row.account_id, rejected: outcome.rejected }, 'email sent, but some recipients were refused');
+      return;
+    }
+    const failure = { response_code: outcome.responseCode, transport: transport.kind };
+    if (outcome.permanent) return dead(outcome.error, { ...failure, permanent: true });
+    const next = nextEmailAttempt(row.attempts, now);
+    if (next.state === 'dead') return dead(`${outcome.error} (retries exhausted)`, failure);
+    await finish({ status: 'pending', nextAttemptAt: next.at, error: outcome.error, recipients: null, messageId: null, sentAt: null });
+    log.warn({ email_id: row.id, kind: row.kind, account_id: row.account_id, attempt: row.attempts, error: outcome.error, retry_at: next.at, ...failure }, 'email not sent; it is tried again');
+  }
+}
+
+function withCap(p: Promise<SendOutcome>, ms: number): Promise<SendOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<SendOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, permanent: false, error: `no answer within ${ms / 1000} s`, responseCode: null }), ms);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
