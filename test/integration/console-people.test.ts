@@ -312,7 +312,7 @@ test.serial('password reset: 202 whatever the address; the link is emailed, work
   }
   t.is(links.length, 1);
   t.is((await resets()).length, before + 1, 'nothing for the unknown address');
-  t.like(links[0], { account_id: account.id, audience: 'person', to_address: email.toLowerCase(), status: 'pending' });
+  t.like(links[0], { account_id: account.id, audience: 'person', to_address: email.toLowerCase() });
   t.regex(links[0]!.dedupe_key, /^password_reset:[0-9a-f-]{36}$/);
   t.deepEqual(Object.keys(links[0]!.data), ['expires_at']);
   t.true(Math.abs(Date.parse(links[0]!.data.expires_at) - wall.now().getTime() - 3600_000) < 5_000, 'the link works for an hour');
