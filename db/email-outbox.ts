@@ -1,5 +1,6 @@
 import type { Queryable } from './pool.ts';
-import type { ConsoleRole, Mode } from '../runtime/types.ts';
+import type { ConsoleRole, EmailKind, Mode } from '../runtime/types.ts';
+import type { AccountRow } from './accounts.ts';
 
 /**
  * The email outbox (033_email_outbox.sql): an email is a row written in the transaction of the
@@ -7,14 +8,7 @@ import type { ConsoleRole, Mode } from '../runtime/types.ts';
  * `data` with the templates of email/. `enqueueEmail` is the one way in.
  */
 
-export type EmailKind =
-  | 'console_invitation'
-  | 'password_reset'
-  | 'balance_low'
-  | 'auto_top_up_failed'
-  | 'number_payment_due'
-  | 'website_hosting_due'
-  | 'onboarding_link';
+export type { EmailKind };
 
 /**
  * Who receives it: `person` one console person (to_address), `billing` the account's people who
@@ -101,15 +95,7 @@ export interface EmailOutcome {
 }
 
 /** The account's facts an email is written with: its name and brand. */
-export interface EmailAccount {
-  name: string;
-  display_name: string | null;
-  logo_url: string | null;
-  primary_color: string | null;
-  accent_color: string | null;
-  email_from_name: string | null;
-  support_email: string | null;
-}
+export type EmailAccount = Pick<AccountRow, 'name' | 'display_name' | 'logo_url' | 'primary_color' | 'accent_color' | 'email_from_name' | 'support_email'>;
 
 const LISTED_COLUMNS =
   'id, seq, account_id, mode, customer_id, kind, audience, to_address, dedupe_key, data, status, attempts, next_attempt_at, last_error, recipients, message_id, created_at, sent_at';

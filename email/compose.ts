@@ -1,3 +1,4 @@
+import type { EmailKind } from '../runtime/types.ts';
 import type { OutgoingEmail } from './transport.ts';
 import { messageIdFor } from './headers.ts';
 import type { Look, Rendered } from './templates/layout.tsx';
@@ -17,14 +18,7 @@ import { onboardingLink } from './templates/onboarding-link.tsx';
  * address as Reply-To, and names neither the service nor a supplier.
  */
 
-export type EmailKind =
-  | 'console_invitation'
-  | 'password_reset'
-  | 'balance_low'
-  | 'auto_top_up_failed'
-  | 'number_payment_due'
-  | 'website_hosting_due'
-  | 'onboarding_link';
+export type { EmailKind };
 
 /** The reseller's brand as its emails use it (actors/email/brand.ts resolves it: colours with readable text, a usable Reply-To). */
 export interface EmailBrand {

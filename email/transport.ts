@@ -63,17 +63,22 @@ function mailOptions(message: OutgoingEmail) {
   };
 }
 
+/** The message options, or the permanent refusal of a header that cannot be sent (an address that is not one). */
+function prepare(message: OutgoingEmail): ReturnType<typeof mailOptions> | (SendOutcome & { ok: false }) {
+  try {
+    return mailOptions(message);
+  } catch (err) {
+    return { ok: false, permanent: true, error: (err as Error).message, responseCode: null };
+  }
+}
+
 function smtpTransport(url: string): MailTransport {
   const transporter = nodemailer.createTransport({ url, ...TIMEOUTS });
   return {
     kind: 'smtp',
     async send(message) {
-      let prepared: ReturnType<typeof mailOptions>;
-      try {
-        prepared = mailOptions(message);
-      } catch (err) {
-        return { ok: false, permanent: true, error: (err as Error).message, responseCode: null };
-      }
+      const prepared = prepare(message);
+      if ('ok' in prepared) return prepared;
       try {
         const info = await transporter.sendMail(prepared.options);
         return {
@@ -117,12 +122,8 @@ function fileTransport(dir: string, log: Logger): MailTransport {
   return {
     kind: 'files',
     async send(message) {
-      let prepared: ReturnType<typeof mailOptions>;
-      try {
-        prepared = mailOptions(message);
-      } catch (err) {
-        return { ok: false, permanent: true, error: (err as Error).message, responseCode: null };
-      }
+      const prepared = prepare(message);
+      if ('ok' in prepared) return prepared;
       try {
         const info = await composer.sendMail(prepared.options);
         await fs.mkdir(dir, { recursive: true });

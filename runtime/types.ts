@@ -1,6 +1,16 @@
 /** Shared vocabulary of the whole service. */
 export type Mode = 'test' | 'live';
 
+/** What an email tells (db/email-outbox.ts writes it; email/ has a template for each). */
+export type EmailKind =
+  | 'console_invitation'
+  | 'password_reset'
+  | 'balance_low'
+  | 'auto_top_up_failed'
+  | 'number_payment_due'
+  | 'website_hosting_due'
+  | 'onboarding_link';
+
 /** A person's role in a reseller's console (actors/account/console-roles.ts says what each may do). */
 export type ConsoleRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
-import { pollLoop } from '../../runtime/poll-loop.ts';
+import { WakeableLoop } from '../../runtime/wakeable-loop.ts';
 import { DatabaseHealth } from '../../runtime/database-health.ts';
 import { createEmailOutboxRepository, type ClaimedEmail, type EmailOutcome } from '../../db/email-outbox.ts';
 import type { MailTransport, SendOutcome } from '../../email/transport.ts';
@@ -32,10 +32,8 @@ export const EMAIL_LEASE_MS = 120_000;
 const ATTEMPT_CAP_MS = 90_000;
 
 export class EmailSender {
-  private stopLoop: (() => Promise<void>) | undefined;
-  private stopped = false;
+  private readonly loop: WakeableLoop;
   private round: Promise<number> = Promise.resolve(0);
-  private poked = false;
   private readonly health: DatabaseHealth;
 
   constructor(
@@ -43,33 +41,26 @@ export class EmailSender {
     private readonly options: EmailSenderOptions,
   ) {
     this.health = DatabaseHealth.of(deps.log);
+    this.loop = new WakeableLoop(() => this.tick(), options.pollMs, deps.log, 'email sender');
   }
 
   start(): void {
-    this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'email sender');
+    this.loop.start();
   }
 
-  /** Wakes the sender now (an email was just written). A process without the sender role leaves it to the senders. */
+  /** Wakes the sender now (an email was just written). */
   poke(): void {
-    if (!this.stopLoop || this.stopped || this.poked) return;
-    this.poked = true;
-    setImmediate(() => {
-      this.poked = false;
-      void this.tick().catch((err) => {
-        if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err }, 'email round failed; next round retries');
-      });
-    });
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.stopLoop?.();
+    await this.loop.stop();
     await this.round.catch(() => {});
   }
 
   /** One round: claims what is due and sends it; resolves, with how many were claimed, when every attempt is recorded. Rounds run one at a time. */
   tick(): Promise<number> {
-    const next = this.round.catch(() => 0).then(() => (this.stopped ? 0 : this.once()));
+    const next = this.round.catch(() => 0).then(() => (this.loop.stopped ? 0 : this.once()));
     this.round = next;
     return next;
   }

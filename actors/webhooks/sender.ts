@@ -1,6 +1,6 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
-import { pollLoop } from '../../runtime/poll-loop.ts';
+import { WakeableLoop } from '../../runtime/wakeable-loop.ts';
 import { DatabaseHealth } from '../../runtime/database-health.ts';
 import { createWebhookRepository, type ClaimedDelivery } from '../../db/webhooks.ts';
 import { webhookHeaders } from './signing.ts';
@@ -24,12 +24,10 @@ export interface SenderOptions {
 const CLAIM_MS = 60_000;
 
 export class WebhookSender {
-  private stopLoop: (() => Promise<void>) | undefined;
-  private stopped = false;
+  private readonly loop: WakeableLoop;
   private readonly inFlight = new Set<Promise<void>>();
   /** Claims run one at a time in a process; the attempts they start run side by side. */
   private claiming: Promise<unknown> = Promise.resolve();
-  private poked = false;
   private readonly health: DatabaseHealth;
 
   constructor(
@@ -37,29 +35,20 @@ export class WebhookSender {
     private readonly options: SenderOptions,
   ) {
     this.health = DatabaseHealth.of(deps.log);
+    this.loop = new WakeableLoop(() => this.tick(), options.pollMs, deps.log, 'webhook sender');
   }
 
   start(): void {
-    this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'webhook sender');
+    this.loop.start();
   }
 
-  /** Wakes the sender now (an event was just recorded). */
+  /** Wakes the sender now (an event was just recorded). Many events commit at once: one claim serves them all. */
   poke(): void {
-    // Many events commit at once: one claim serves them all. A process without the sender role
-    // (never started) hears of events too, and leaves them to the senders.
-    if (!this.stopLoop || this.stopped || this.poked) return;
-    this.poked = true;
-    setImmediate(() => {
-      this.poked = false;
-      void this.tick().catch((err) => {
-        if (!this.health.failed(err, 'webhook sender')) this.deps.log.error({ err }, 'webhook round failed; next round retries');
-      });
-    });
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.stopLoop?.();
+    await this.loop.stop();
     await this.claiming.catch(() => {});
     await Promise.all(this.inFlight);
   }
@@ -91,7 +80,7 @@ export class WebhookSender {
 
   private async claim(): Promise<ClaimedDelivery[]> {
     const free = this.options.concurrency - this.inFlight.size;
-    if (free <= 0 || this.stopped) return [];
+    if (free <= 0 || this.loop.stopped) return [];
     // Delivery runs on real time (runtime/clock.ts): a receiver checks the signed timestamp against its own clock.
     const now = this.deps.realClock.now();
     return createWebhookRepository(this.deps.pool).claimDue(now, new Date(now.getTime() + CLAIM_MS), free);

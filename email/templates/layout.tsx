@@ -88,7 +88,8 @@ export function CallToAction({ href, label, look, fallback }: { href: string; la
           {label}
         </Button>
       </Section>
-      <Text style={{ color: MUTED, fontSize: '13px', lineHeight: '20px', margin: '12px 0', wordBreak: 'break-all' }}>
+      {/* The plain-text part already writes the address beside the button's label. */}
+      <Text data-skip-in-text="true" style={{ color: MUTED, fontSize: '13px', lineHeight: '20px', margin: '12px 0', wordBreak: 'break-all' }}>
         {fallback}{' '}
         <Link href={href} style={{ color: look.link, textDecoration: 'underline' }}>
           {href}

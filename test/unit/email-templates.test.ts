@@ -1,9 +1,9 @@
 import test from 'ava';
-import { composeEmail, EmailNotSendable, type ComposeInput, type EmailKind } from '../../email/compose.ts';
-import { emailBrand } from '../../actors/email/brand.ts';
+import { composeEmail, EmailNotSendable, type EmailKind } from '../../email/compose.ts';
 import { contrastRatio } from '../../actors/shared/contrast.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
 import type { EmailAccount } from '../../db/email-outbox.ts';
+import { composeInput, HARBOURLINE as ACCOUNT, onboardingInput } from '../helpers/email-fixtures.ts';
 
 /**
  * The templates: each kind's subject, both parts and its sender; the reseller-behalf email in its
@@ -11,39 +11,11 @@ import type { EmailAccount } from '../../db/email-outbox.ts';
  * name) nor any supplier: the forbidden words of the customer-facing pages (output-filter's list).
  */
 
-const ACCOUNT: EmailAccount = {
-  name: 'Harbourline Leads LLC',
-  display_name: 'Harbourline',
-  logo_url: null,
-  primary_color: '#ffcc00',
-  accent_color: '#0a3d62',
-  email_from_name: 'Harbourline Team',
-  support_email: 'help@harbourline.example',
-};
 const PLATFORM = { name: 'Acme Voice', from: 'no-reply@acme-voice.example', publicUrl: 'https://console.acme-voice.example' };
 const HIDDEN = /switchboard|acme[\s-]?voice/i;
 
-const input = (kind: EmailKind, data: Record<string, unknown>, over: Partial<ComposeInput> = {}): ComposeInput => ({
-  id: '0b0c6a52-7d0c-4a53-9b8f-1a2b3c4d5e6f',
-  kind,
-  mode: 'live',
-  data,
-  secret: null,
-  to: ['person@harbourline.example'],
-  platform: PLATFORM,
-  accountName: ACCOUNT.name,
-  brand: emailBrand(ACCOUNT),
-  ...over,
-});
-
-const onboarding = (language: string, account: EmailAccount = ACCOUNT) =>
-  composeEmail(
-    input(
-      'onboarding_link',
-      { customer_name: 'Bright Dental', link_id: 'l1', expires_at: '2026-12-27T10:00:00.000Z', language },
-      { secret: 'https://calls.harbourline.example/onboarding/ob_token1', to: ['owner@bright-dental.example'], brand: emailBrand(account), mode: 'test' },
-    ),
-  );
+const input = (kind: EmailKind, data: Record<string, unknown>, over: Parameters<typeof composeInput>[2] = {}) => composeInput(kind, data, { platform: PLATFORM, ...over });
+const onboarding = (language: string, account: EmailAccount = ACCOUNT) => composeEmail(onboardingInput(language, { platform: PLATFORM, account }));
 
 const EXPECTED: Record<string, { lang: string; subject: string; words: RegExp }> = {
   en: { lang: 'en', subject: 'Please accept the calling terms for Bright Dental', words: /Harbourline will make calls on behalf of Bright Dental\..*27 December 2026/s },
@@ -59,7 +31,7 @@ for (const [language, expected] of Object.entries(EXPECTED)) {
     t.is(m.subject, expected.subject);
     t.regex(m.html, new RegExp(`<html[^>]*lang="${expected.lang}"`));
     t.regex(m.text, expected.words);
-    t.regex(m.text, /https:\/\/calls\.harbourline\.example\/onboarding\/ob_token1/);
+    t.regex(m.text, /https:\/\/calls\.harbourline\.example\/onboarding\/ob_0123456789abcdefghijklmnopqrst012345/);
     t.regex(m.text, /help@harbourline\.example/);
     t.deepEqual(m.from, { name: 'Harbourline Team', address: PLATFORM.from });
     t.deepEqual(m.replyTo, { name: 'Harbourline Team', address: 'help@harbourline.example' });
