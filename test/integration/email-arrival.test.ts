@@ -15,6 +15,7 @@ import { consoleAs, CONSOLE_PASSWORD, sessionCookieOf } from '../helpers/console
 import { outboxEmails } from '../helpers/outbox.ts';
 import { end, hold, spend, topUp } from '../helpers/live-money.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
+import { HIDDEN_NAMES } from '../helpers/site-facts.ts';
 
 const PLATFORM = 'Acme Voice';
 let svc: TestService;
@@ -139,9 +140,9 @@ test.serial('a password reset arrives with a link that sets the new password', a
 test.serial("an onboarding link arrives on the reseller's behalf: its brand, Reply-To its support address, the customer's language, no word of the service; the link opens the page", async (t) => {
   const a = await makeAccount(svc.url);
   const brand = await a.api.patch('/v1/brand', {
-    display_name: 'Northwind Calls',
-    email_from_name: 'Northwind Calls Team',
-    support_email: 'help@northwind.example',
+    display_name: 'Harbourline Calls',
+    email_from_name: 'Harbourline Calls Team',
+    support_email: 'help@harbourline.example',
     primary_color: '#123456',
   });
   t.is(brand.status, 200, brand.text);
@@ -153,19 +154,19 @@ test.serial("an onboarding link arrives on the reseller's behalf: its brand, Rep
   const mails = mailTo('patron@boulangerie.example');
   t.is(mails.length, 1);
   const mail = mails[0]!;
-  t.regex(mail.header('from') ?? '', /^"?Northwind Calls Team"? <mail@platform\.example>$/);
-  t.regex(mail.header('reply-to') ?? '', /^(?:"?Northwind Calls Team"? <help@northwind\.example>|help@northwind\.example)$/);
+  t.regex(mail.header('from') ?? '', /^"?Harbourline Calls Team"? <mail@platform\.example>$/);
+  t.regex(mail.header('reply-to') ?? '', /^(?:"?Harbourline Calls Team"? <help@harbourline\.example>|help@harbourline\.example)$/);
   t.regex(mail.text ?? '', /Boulangerie Martin/);
   t.regex(mail.html ?? '', /<html[^>]* lang="fr"/, "in the customer's calling language (France's: French)");
   t.regex(mail.text ?? '', /conditions d’appel/i, 'the words are French');
-  t.regex(mail.text ?? '', /help@northwind\.example/, 'the support address is given');
+  t.regex(mail.text ?? '', /help@harbourline\.example/, 'the support address is given');
   const everything = [mail.headerLines.join('\n'), mail.subject, mail.text, mail.html].join('\n');
-  t.notRegex(everything, /switchboard/i, 'never names the service');
+  t.notRegex(everything, HIDDEN_NAMES, "never names the service or a supplier (the pages' list)");
   t.false(everything.includes(PLATFORM), "never names the platform's own name");
   t.false(namesSupplier(`${mail.subject}\n${mail.text}\n${mail.html}`), 'never names a supplier');
   const link = linkIn(mail, '/onboarding/ob_');
   t.is(link, minted.body.url);
   const page = await call(svc.url, 'GET', new URL(link).pathname);
   t.is(page.status, 200);
-  t.regex(page.text, /Northwind Calls/);
+  t.regex(page.text, /Harbourline Calls/);
 });
