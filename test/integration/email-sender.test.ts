@@ -189,6 +189,21 @@ test.serial('a permanent refusal of every recipient (550) is dead at once, logge
   t.is((await a.admin.get(`/admin/v1/emails?account_id=${a.id}&status=sent`)).body.data.length, 0);
 });
 
+test.serial('a recipient refused while another is accepted: sent to the one accepted, the refusal logged', async (t) => {
+  const a = await makeAccount(svc.url);
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  const billing = await consoleAs(svc.url, a.id, 'billing');
+  smtp.refuseRecipient(billing.user.email, 550);
+  t.teardown(() => smtp.refuseRecipient(billing.user.email, null));
+  const before = smtp.messages.length;
+  const id = await queue({ accountId: a.id, mode: 'live', kind: 'balance_low', audience: 'billing', dedupeKey: 'event:evt_p', data: { available_cents: 0, low_balance: 'zero' } });
+  await svc.services.mailNow();
+  await smtp.waitFor(before + 1);
+  t.deepEqual(newMessages(before)[0].envelope.to, [owner.user.email]);
+  t.like(await row(id), { status: 'sent', recipients: [owner.user.email] });
+  t.like(logsOf(id).find((l) => l.msg === 'email sent, but some recipients were refused'), { rejected: [billing.user.email], level: 40 });
+});
+
 test.serial('a row claimed by a process that died is sent by another once the lease has run out, with the same Message-ID', async (t) => {
   const a = await makeAccount(svc.url);
   const before = smtp.messages.length;

@@ -4,6 +4,7 @@ import { contrastRatio } from '../../actors/shared/contrast.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
 import type { EmailAccount } from '../../db/email-outbox.ts';
 import { composeInput, HARBOURLINE as ACCOUNT, onboardingInput } from '../helpers/email-fixtures.ts';
+import { HIDDEN_NAMES } from '../helpers/site-facts.ts';
 
 /**
  * The templates: each kind's subject, both parts and its sender; the reseller-behalf email in its
@@ -38,6 +39,7 @@ for (const [language, expected] of Object.entries(EXPECTED)) {
     t.is(m.messageId, '<0b0c6a52-7d0c-4a53-9b8f-1a2b3c4d5e6f@acme-voice.example>');
     for (const [part, value] of Object.entries({ subject: m.subject, html: m.html, text: m.text, from: m.from.name })) {
       t.notRegex(value, HIDDEN, `${part} names the service`);
+      t.notRegex(value, HIDDEN_NAMES, `${part} shows a name the customers' pages never show`);
       t.false(namesSupplier(value), `${part} names a supplier`);
     }
   });
