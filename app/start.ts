@@ -146,7 +146,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(
-      customerBehaviour(deps, { provisionNumber: (customerId) => numbers!.provisionNumber(customerId) }),
+      customerBehaviour(deps, { provisionNumber: (customerId) => numbers!.provisionNumber(customerId), seal: (plain) => secrets.seal(plain) }),
     );
     // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
     const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
@@ -227,7 +227,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       ...deps,
       keys,
       adminTokenHash: () => tokenHash,
-      consolePeople: createConsolePeople(deps),
+      consolePeople: createConsolePeople({ ...deps, secrets }),
       consoleAccess: createConsoleAccess({ ...deps, secrets }),
       consoleBilling: createConsoleBilling(deps),
       simulatedCheckout,

@@ -152,11 +152,12 @@ export function createConsoleAccessRepository(db: Queryable) {
 
     // ---- password resets ----
 
-    async insertReset(r: { userId: string; tokenHash: Buffer; now: Date; expiresAt: Date; requestedBy: 'self' | 'team' | 'operator'; linkSealed: Buffer | null }): Promise<void> {
-      await db.query(
-        `INSERT INTO console_password_resets (user_id, token_hash, created_at, expires_at, requested_by, link_sealed) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [r.userId, r.tokenHash, r.now, r.expiresAt, r.requestedBy, r.linkSealed],
+    async insertReset(r: { userId: string; tokenHash: Buffer; now: Date; expiresAt: Date; requestedBy: 'self' | 'team' | 'operator' }): Promise<string> {
+      const { rows } = await db.query(
+        `INSERT INTO console_password_resets (user_id, token_hash, created_at, expires_at, requested_by) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+        [r.userId, r.tokenHash, r.now, r.expiresAt, r.requestedBy],
       );
+      return rows[0].id;
     },
 
     /** How many links a person asked for themselves since `since` (a flood of requests writes no more). */
@@ -178,18 +179,7 @@ export function createConsoleAccessRepository(db: Queryable) {
 
     /** Uses a reset up, with every other unused link of the same person. */
     async useResets(userId: string, at: Date): Promise<void> {
-      await db.query(`UPDATE console_password_resets SET used_at = $2, link_sealed = NULL WHERE user_id = $1 AND used_at IS NULL`, [userId, at]);
-    },
-
-    /** Self-requested links still unused, unexpired and not delivered, oldest first (issue 22's email sender). */
-    async undeliveredResets(now: Date): Promise<Array<{ id: string; email: string; link_sealed: Buffer }>> {
-      const { rows } = await db.query(
-        `SELECT r.id, u.email, r.link_sealed FROM console_password_resets r JOIN console_users u ON u.id = r.user_id
-          WHERE r.link_sealed IS NOT NULL AND r.delivered_at IS NULL AND r.used_at IS NULL AND r.expires_at > $1 AND u.removed_at IS NULL
-          ORDER BY r.created_at`,
-        [now],
-      );
-      return rows;
+      await db.query(`UPDATE console_password_resets SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`, [userId, at]);
     },
 
     // ---- team ----

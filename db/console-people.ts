@@ -61,6 +61,17 @@ export function createConsolePeopleRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** What an invitation's email names: the account, and who invited (their name, else their address; null for the operator). */
+    async invitationNames(id: string): Promise<{ account_name: string; invited_by: string | null }> {
+      const { rows } = await db.query(
+        `SELECT a.name AS account_name, NULLIF(btrim(COALESCE(NULLIF(btrim(u.name), ''), u.email)), '') AS invited_by
+           FROM console_invitations i JOIN accounts a ON a.id = i.account_id LEFT JOIN console_users u ON u.id = i.invited_by
+          WHERE i.id = $1`,
+        [id],
+      );
+      return rows[0];
+    },
+
     /** The invitation with this token, locked when `forUpdate` (inside the accepting transaction). */
     async invitationByToken(tokenHash: Buffer, forUpdate = false): Promise<(ConsoleInvitationRow & { account_name: string }) | null> {
       const { rows } = await db.query(

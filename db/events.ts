@@ -2,6 +2,18 @@ import type { Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
 import { randomHex } from '../runtime/tokens.ts';
 import { realClock } from '../runtime/clock.ts';
+import { enqueueEmail, type EmailKind } from './email-outbox.ts';
+
+/**
+ * Events the account's billing people are also emailed about (issue 22), live mode only: test
+ * mode has no money, so its balance, rent and hosting never run short of anything real. The
+ * email is the event's data and id, written with the event (same transaction, deduped on it).
+ */
+export const EMAILED_EVENTS: ReadonlyMap<string, EmailKind> = new Map([
+  ['balance.low', 'balance_low'],
+  ['number.payment_due', 'number_payment_due'],
+  ['website.hosting_due', 'website_hosting_due'],
+]);
 
 export interface EventRow {
   id: string;
@@ -44,6 +56,19 @@ export async function recordEvent(
   );
   // Wakes the senders after commit (a notification is delivered only if the transaction commits).
   if ((fanned.rowCount ?? 0) > 0) await db.query(`SELECT pg_notify('switchboard_changes', 'delivery:' || $1)`, [rows[0].id]);
+  // The billing people's email of the same fact (a test event for one endpoint is not a fact).
+  const kind = EMAILED_EVENTS.get(e.type);
+  if (kind && e.mode === 'live' && !e.onlyEndpointId) {
+    await enqueueEmail(db, {
+      accountId: e.accountId,
+      mode: e.mode,
+      kind,
+      audience: 'billing',
+      dedupeKey: `event:${rows[0].id}`,
+      data: { ...(e.data as Record<string, unknown>), event_id: rows[0].id },
+      now: e.now,
+    });
+  }
   return rows[0];
 }
 

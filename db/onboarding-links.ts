@@ -13,6 +13,8 @@ export interface OnboardingLinkRow {
   completed_at: Date | null;
   accepted_by: string | null;
   replaced_at: Date | null;
+  /** The address the link was emailed to on the reseller's behalf (036), or null. */
+  emailed_to: string | null;
   created_at: Date;
 }
 
@@ -27,11 +29,11 @@ export function createOnboardingLinkRepository(db: Queryable) {
       return rowCount ?? 0;
     },
 
-    async insert(l: { accountId: string; customerId: string; mode: Mode; tokenHash: Buffer; prefix: string; expiresAt: Date; now: Date }) {
+    async insert(l: { accountId: string; customerId: string; mode: Mode; tokenHash: Buffer; prefix: string; expiresAt: Date; emailedTo?: string | null; now: Date }) {
       const { rows } = await db.query(
-        `INSERT INTO onboarding_links (account_id, customer_id, mode, token_hash, prefix, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-        [l.accountId, l.customerId, l.mode, l.tokenHash, l.prefix, l.expiresAt, l.now],
+        `INSERT INTO onboarding_links (account_id, customer_id, mode, token_hash, prefix, expires_at, created_at, emailed_to)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+        [l.accountId, l.customerId, l.mode, l.tokenHash, l.prefix, l.expiresAt, l.now, l.emailedTo ?? null],
       );
       return rows[0] as OnboardingLinkRow;
     },

@@ -4,6 +4,7 @@ import { generateSecret, generateURI, verify as totpVerify } from 'otplib';
 import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { withTransaction } from '../../db/pool.ts';
+import { enqueueEmail } from '../../db/email-outbox.ts';
 import { createConsoleAccessRepository, type ConsoleMemberRow, type ConsoleSessionListRow, type ConsoleSignInRow } from '../../db/console-access.ts';
 import type { ConsoleInvitationRow } from '../../db/console-people.ts';
 import { hashToken, isWellFormed, mintToken } from '../../runtime/tokens.ts';
@@ -100,14 +101,31 @@ export function createConsoleAccess(deps: Pick<Deps, 'pool' | 'realClock' | 'con
     return `${deps.config.publicUrl}/console/reset?token=${encodeURIComponent(token)}`;
   }
 
-  async function mintReset(userId: string, requestedBy: 'self' | 'team' | 'operator'): Promise<{ url: string; expiresAt: Date }> {
+  /**
+   * A reset link (1 hour, once) for `user`. The person's own request is emailed to them (the link
+   * sealed in the outbox row, written with the reset in one transaction); a link minted for the
+   * team or the operator is handed to them and kept nowhere.
+   */
+  async function mintReset(user: Pick<ConsoleSignInRow, 'id' | 'account_id' | 'email'>, requestedBy: 'self' | 'team' | 'operator'): Promise<{ url: string; expiresAt: Date }> {
     const token = mintToken(RESET_PREFIX);
     const at = now();
     const url = resetUrl(token);
     const expiresAt = new Date(at.getTime() + PASSWORD_RESET_TTL_MS);
-    // Only the person's own request keeps the link (sealed) for the email sender; a link minted
-    // for the team or the operator is handed to them and kept nowhere.
-    await repo.insertReset({ userId, tokenHash: hashToken(token), now: at, expiresAt, requestedBy, linkSealed: requestedBy === 'self' ? deps.secrets.seal(url) : null });
+    await withTransaction(deps.pool, async (client) => {
+      const resetId = await createConsoleAccessRepository(client).insertReset({ userId: user.id, tokenHash: hashToken(token), now: at, expiresAt, requestedBy });
+      if (requestedBy !== 'self') return;
+      await enqueueEmail(client, {
+        accountId: user.account_id,
+        mode: 'live',
+        kind: 'password_reset',
+        audience: 'person',
+        to: user.email,
+        dedupeKey: `password_reset:${resetId}`,
+        data: { expires_at: expiresAt.toISOString() },
+        secretSealed: deps.secrets.seal(url),
+        now: at,
+      });
+    });
     return { url, expiresAt };
   }
 
@@ -209,32 +227,27 @@ export function createConsoleAccess(deps: Pick<Deps, 'pool' | 'realClock' | 'con
 
     /**
      * A person asks for a reset link by address. Whatever the address, nothing is said: for a
-     * person, a link (1 hour, once) is written sealed for the email sender (issue 22), at most
-     * SELF_RESETS_PER_WINDOW per window. Resolves when done; the route does not wait for it.
+     * person, a link (1 hour, once) is emailed to them (issue 22), at most SELF_RESETS_PER_WINDOW
+     * per window; an unknown address writes nothing. Resolves when done; the route does not wait for it.
      */
     async requestReset(email: string): Promise<void> {
       const user = await repo.userByEmail(normalEmail(email));
       if (!user) return;
       if ((await repo.selfResetsSince(user.id, new Date(now().getTime() - SIGN_IN_WINDOW_MS))) >= SELF_RESETS_PER_WINDOW) return;
-      await mintReset(user.id, 'self');
+      await mintReset(user, 'self');
     },
 
     /** A reset link for a member, minted by an owner or admin (shown to them); an admin cannot reset an owner's. */
     async teamReset(actor: Actor, memberId: string): Promise<{ url: string; expiresAt: Date }> {
       const member = await memberOf(actor.accountId, memberId);
       if (member.role === 'owner' && actor.role !== 'owner') throw new Refusal('owner_protected');
-      return mintReset(member.id, 'team');
+      return mintReset(member, 'team');
     },
 
     /** A reset link for a person of an account, minted by the platform operator. */
     async operatorReset(accountId: string, personId: string): Promise<{ url: string; expiresAt: Date }> {
       const member = await memberOf(accountId, personId);
-      return mintReset(member.id, 'operator');
-    },
-
-    /** Self-requested links not yet delivered, in clear: what the email sender (issue 22) sends. */
-    async undeliveredResetLinks(): Promise<Array<{ email: string; url: string }>> {
-      return (await repo.undeliveredResets(now())).map((r) => ({ email: r.email, url: deps.secrets.open(r.link_sealed) }));
+      return mintReset(member, 'operator');
     },
 
     /** Sets a new password with a reset link (once, within its hour); every session of the person ends. */

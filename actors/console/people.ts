@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import type { Deps } from '../../runtime/deps.ts';
+import type { SecretBox } from '../../runtime/secret-box.ts';
+import type { Config } from '../../runtime/config.ts';
 import { withTransaction } from '../../db/pool.ts';
+import { enqueueEmail } from '../../db/email-outbox.ts';
 import { createConsolePeopleRepository, type ConsoleInvitationRow, type ConsoleUserRow, type SessionLookup } from '../../db/console-people.ts';
 import { hashToken, isWellFormed, mintToken } from '../../runtime/tokens.ts';
 import { Refusal } from '../../runtime/refusal.ts';
@@ -27,6 +30,11 @@ export function csrfTokenOf(sessionToken: string): string {
   return crypto.createHmac('sha256', sessionToken).update('switchboard console csrf').digest('base64url');
 }
 
+/** The link a person opens to accept an invitation. */
+export function invitationUrl(config: Pick<Config, 'publicUrl'>, token: string): string {
+  return `${config.publicUrl}/console/accept?token=${encodeURIComponent(token)}`;
+}
+
 /** A session just opened: its cookie token (never stored) and row. */
 export interface OpenedSession {
   token: string;
@@ -43,7 +51,7 @@ export interface RequestOrigin {
  * The console's people: invitations, accepting one, and the sessions that follow. Times are real
  * time always (a test clock never shortens or lengthens a session or a link).
  */
-export function createConsolePeople(deps: Pick<Deps, 'pool' | 'realClock'>) {
+export function createConsolePeople(deps: Pick<Deps, 'pool' | 'realClock' | 'config'> & { secrets: Pick<SecretBox, 'seal'> }) {
   const repo = createConsolePeopleRepository(deps.pool);
   const now = () => deps.realClock.now();
 
@@ -65,20 +73,41 @@ export function createConsolePeople(deps: Pick<Deps, 'pool' | 'realClock'>) {
   }
 
   return {
-    /** A link for `email` to join the account with `role`; the token is only in the returned URL path. */
-    async invite(input: { accountId: string; email: string; role: ConsoleRole; invitedBy: string | null }): Promise<{ invitation: ConsoleInvitationRow; token: string }> {
+    /**
+     * A link for `email` to join the account with `role`; the token is only in the returned URL.
+     * The invitation's email (the accept URL sealed) is written in the same transaction: every
+     * invitation, a repeated one included, is its own email (issue 22).
+     */
+    async invite(input: { accountId: string; email: string; role: ConsoleRole; invitedBy: string | null }): Promise<{ invitation: ConsoleInvitationRow; token: string; url: string }> {
       const token = mintToken(INVITATION_PREFIX);
+      const url = invitationUrl(deps.config, token);
       const at = now();
-      const invitation = await repo.insertInvitation({
-        accountId: input.accountId,
-        email: input.email.trim().toLowerCase(),
-        role: input.role,
-        tokenHash: hashToken(token),
-        invitedBy: input.invitedBy,
-        now: at,
-        expiresAt: new Date(at.getTime() + INVITATION_TTL_MS),
+      return withTransaction(deps.pool, async (client) => {
+        const db = createConsolePeopleRepository(client);
+        const invitation = await db.insertInvitation({
+          accountId: input.accountId,
+          email: input.email.trim().toLowerCase(),
+          role: input.role,
+          tokenHash: hashToken(token),
+          invitedBy: input.invitedBy,
+          now: at,
+          expiresAt: new Date(at.getTime() + INVITATION_TTL_MS),
+        });
+        const names = await db.invitationNames(invitation.id);
+        await enqueueEmail(client, {
+          accountId: input.accountId,
+          // A console person's email is real whatever the account's mode (docs/api.md "Email").
+          mode: 'live',
+          kind: 'console_invitation',
+          audience: 'person',
+          to: invitation.email,
+          dedupeKey: `invitation:${invitation.id}`,
+          data: { account_name: names.account_name, role: invitation.role, invited_by: names.invited_by, expires_at: invitation.expires_at.toISOString() },
+          secretSealed: deps.secrets.seal(url),
+          now: at,
+        });
+        return { invitation, token, url };
       });
-      return { invitation, token };
     },
 
     /** An invitation that can still be accepted, or a refusal `invitation_invalid`. */

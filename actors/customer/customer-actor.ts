@@ -8,6 +8,8 @@ import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
+import { enqueueEmail } from '../../db/email-outbox.ts';
 import { ITEM_PRICES, settledSpend } from '../../money/rules/pricing.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { isRefusal, Refusal, type RefusalCode } from '../../runtime/refusal.ts';
@@ -45,7 +47,10 @@ const READS = new Set<CustomerMessage['type']>(['get_customer', 'get_readiness',
  */
 export type ProvisionNumber = (customerId: string) => Promise<unknown>;
 
-export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber }): Behaviour<CustomerMessage, CustomerState> {
+/** Seals a secret with the secret box (runtime/secret-box.ts): an emailed link kept in the outbox until sent. */
+export type SealSecret = (plain: string) => Buffer;
+
+export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber; seal: SealSecret }): Behaviour<CustomerMessage, CustomerState> {
   const { pool, clock, log, config } = deps;
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<CustomerRow> {
@@ -104,15 +109,21 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     );
   }
 
-  async function mintOnboardingLink(state: CustomerState, idem?: IdempotencyClaim) {
+  /**
+   * A new onboarding link (the ones before it replaced). With `email`, the link is also emailed
+   * there on the reseller's behalf: the outbox row (the URL sealed) is written in the link's
+   * transaction, and the link keeps the address (`emailed_to`).
+   */
+  async function mintOnboardingLink(state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) {
     const now = clock.now();
     let url: string | undefined;
     const outcome = await orFail('onboarding_link_not_created', () =>
       writeTransaction(pool, idem, now, async (client) => {
-        await mustGet(client, state.id, true);
+        const customer = await mustGet(client, state.id, true);
         const links = createOnboardingLinkRepository(client);
         await links.replaceActive(state.id, now);
         const token = mintToken(ONBOARDING_TOKEN_PREFIX);
+        const emailedTo = email === undefined ? null : email.trim().toLowerCase();
         const link = await links.insert({
           accountId: state.accountId,
           customerId: state.id,
@@ -120,10 +131,26 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
           tokenHash: hashToken(token),
           prefix: token.slice(0, ONBOARDING_TOKEN_PREFIX.length + 6),
           expiresAt: new Date(now.getTime() + ONBOARDING_LINK_DAYS * 86_400_000),
+          emailedTo,
           now,
         });
         // At the reseller's brand domain once DNS has verified it, else at the service's public URL.
         url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/onboarding/${token}`;
+        if (emailedTo !== null) {
+          const country = await createCoverageRepository(client).get(customer.country);
+          await enqueueEmail(client, {
+            accountId: state.accountId,
+            mode: state.mode,
+            customerId: state.id,
+            kind: 'onboarding_link',
+            audience: 'customer',
+            to: emailedTo,
+            dedupeKey: `onboarding_link:${link.id}`,
+            data: { customer_name: customer.name, link_id: link.id, expires_at: link.expires_at.toISOString(), language: country?.calling_language ?? null },
+            secretSealed: rooms.seal(url),
+            now,
+          });
+        }
         // The stored body (idempotent replay) leaves the URL out: only the token's hash is kept.
         return { created: true, body: onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }) };
       }),
@@ -146,7 +173,7 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
       case 'request_provisioning':
         return done(await requestProvisioning(state, msg.steps, msg.idempotency));
       case 'mint_onboarding_link':
-        return done(await mintOnboardingLink(state, msg.idempotency));
+        return done(await mintOnboardingLink(state, msg.email, msg.idempotency));
       case 'list_onboarding_links': {
         const before = await pageStart(pool, msg.page, { table: 'onboarding_links', customerId: state.id });
         const rows = await createOnboardingLinkRepository(pool).listForCustomer(state.id, msg.page.limit + 1, before);

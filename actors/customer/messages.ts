@@ -18,7 +18,7 @@ export type CustomerMessage =
   | { type: 'get_readiness' }
   | { type: 'get_provisioning' }
   | { type: 'request_provisioning'; steps?: string[]; idempotency?: IdempotencyClaim }
-  | { type: 'mint_onboarding_link'; idempotency?: IdempotencyClaim }
+  | { type: 'mint_onboarding_link'; email?: string; idempotency?: IdempotencyClaim }
   | { type: 'list_onboarding_links'; page: Page }
   | { type: 'complete_onboarding'; linkId: string; acceptedBy: string }
   | { type: 'get_limits' }

@@ -79,6 +79,7 @@ export function onboardingLinkView(l: OnboardingLinkRow, now: Date, mint?: { exp
     expires_at: iso(l.expires_at),
     completed_at: iso(l.completed_at),
     accepted_by: l.accepted_by,
+    emailed_to: l.emailed_to,
     created_at: iso(l.created_at),
     ...(mint ? { expires_in_days: mint.expiresInDays } : {}),
   };

@@ -12,7 +12,6 @@ import { EmailSchema } from '../schemas/console.ts';
 import type { ConsolePeople } from '../../actors/console/people.ts';
 import type { ConsoleAccess } from '../../actors/console/access.ts';
 import type { Config } from '../../runtime/config.ts';
-import { invitationUrl } from './console-session.ts';
 import { ApiError } from '../errors.ts';
 
 const AccountParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -69,8 +68,8 @@ export function registerAdminAccountRoutes(app: App, services: AdminAccountRoute
       if (ownerEmail !== undefined && (await services.consoleAccess.emailTaken(ownerEmail))) throw new ApiError('email_taken');
       const account = await ask(crypto.randomUUID(), { type: 'create_account', name: request.body.name.trim(), country: request.body.country.toUpperCase() });
       if (ownerEmail === undefined) return reply.code(201).send(account);
-      const { invitation, token } = await services.consolePeople.invite({ accountId: account.id, email: ownerEmail, role: 'owner', invitedBy: null });
-      return reply.code(201).send({ ...account, owner_invitation: { url: invitationUrl(services.config, token), expires_at: invitation.expires_at.toISOString() } });
+      const { invitation, url } = await services.consolePeople.invite({ accountId: account.id, email: ownerEmail, role: 'owner', invitedBy: null });
+      return reply.code(201).send({ ...account, owner_invitation: { url, expires_at: invitation.expires_at.toISOString() } });
     },
   );
 

@@ -20,7 +20,7 @@ import {
   ConsoleCustomerPageSchema,
   ConsoleCustomerSchema,
   ConsoleLimitsBody,
-  ConsoleModeBody,
+  ConsoleOnboardingLinkBody,
   ConsoleModeQuery,
 } from '../schemas/console-customers.ts';
 import { CREATED_OR_EXISTING, UPDATED } from '../write-status.ts';
@@ -154,13 +154,13 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
         ...hide,
         params: CustomerIdParams,
         querystring: ConsoleModeQuery,
-        body: ConsoleModeBody,
+        body: ConsoleOnboardingLinkBody,
         response: responses({ 201: OnboardingLinkSchema }, ['customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
       },
     },
     async (request, reply) => {
       const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: true }));
-      return sendWritten(reply, await customers.ask(owner.customerId, { type: 'mint_onboarding_link' }));
+      return sendWritten(reply, await customers.ask(owner.customerId, { type: 'mint_onboarding_link', email: request.body?.email }));
     },
   );
 

@@ -73,11 +73,6 @@ export function invitationView(row: ConsoleInvitationRow, url?: string): Console
   };
 }
 
-/** The link a person opens to accept an invitation. */
-export function invitationUrl(config: Config, token: string): string {
-  return `${config.publicUrl}/console/accept?token=${encodeURIComponent(token)}`;
-}
-
 /** The console session itself, accepting an invitation, and the operator's invitation of an account's people. */
 export function registerConsoleSessionRoutes(app: App, services: ConsoleSessionRouteDeps): void {
   const { consolePeople: people, config } = services;
@@ -143,8 +138,8 @@ export function registerConsoleSessionRoutes(app: App, services: ConsoleSessionR
     },
     async (request, reply) => {
       await services.accounts.ask(request.params.id, { type: 'get_account' });
-      const { invitation, token } = await people.invite({ accountId: request.params.id, email: request.body.email, role: (request.body.role ?? 'owner') as ConsoleRole, invitedBy: null });
-      return reply.code(201).send(invitationView(invitation, invitationUrl(config, token)));
+      const { invitation, url } = await people.invite({ accountId: request.params.id, email: request.body.email, role: (request.body.role ?? 'owner') as ConsoleRole, invitedBy: null });
+      return reply.code(201).send(invitationView(invitation, url));
     },
   );
 }

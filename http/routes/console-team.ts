@@ -17,15 +17,13 @@ import type { ConsoleAccess } from '../../actors/console/access.ts';
 import type { ConsoleMemberRow } from '../../db/console-access.ts';
 import type { ConsoleRole } from '../../actors/account/console-roles.ts';
 import { consoleCaller } from '../plugins/console-session.ts';
-import { invitationUrl, invitationView } from './console-session.ts';
+import { invitationView } from './console-session.ts';
 import { actorOf } from './console-people.ts';
-import type { Config } from '../../runtime/config.ts';
 import { ApiError } from '../errors.ts';
 
 /** What these routes use. */
 export interface ConsoleTeamRouteDeps {
   consoleAccess: ConsoleAccess;
-  config: Config;
 }
 
 const hide = { hide: true, tags: ['console'] };
@@ -47,7 +45,7 @@ function memberView(row: ConsoleMemberRow): MemberView {
 
 /** The team page: members, invitations, roles, two-factor status and the account's two-factor rule (docs/api.md, Console › Team). */
 export function registerConsoleTeamRoutes(app: App, services: ConsoleTeamRouteDeps): void {
-  const { consoleAccess: access, config } = services;
+  const { consoleAccess: access } = services;
 
   app.get('/console/api/team', { config: READ, schema: { ...hide, response: responses({ 200: TeamSchema }, [], { auth: 'session' }) } }, async (request) => {
     const s = consoleCaller(request);
@@ -67,9 +65,9 @@ export function registerConsoleTeamRoutes(app: App, services: ConsoleTeamRouteDe
       schema: { ...hide, body: InviteBody, response: responses({ 201: ConsoleInvitationSchema }, ['invalid_parameter', 'owner_protected', 'email_taken'], { auth: 'session' }) },
     },
     async (request, reply) => {
-      const { invitation, token } = await access.invite(actorOf(consoleCaller(request)), { email: request.body.email, role: request.body.role as ConsoleRole });
-      // The link is shown to the inviter (email arrives with issue 22); only its hash is kept.
-      return reply.code(201).send(invitationView(invitation, invitationUrl(config, token)));
+      const { invitation, url } = await access.invite(actorOf(consoleCaller(request)), { email: request.body.email, role: request.body.role as ConsoleRole });
+      // The link is emailed to the invited address and shown to the inviter too; only its hash is kept.
+      return reply.code(201).send(invitationView(invitation, url));
     },
   );
 

@@ -1,7 +1,7 @@
 import type { App } from './app-type.ts';
 import type { CustomerRegistry } from './deps.ts';
-import { CustomerIdParams, OnboardingLinkSchema } from '../schemas/customers.ts';
-import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
+import { CustomerIdParams, OnboardingLinkBody, OnboardingLinkSchema } from '../schemas/customers.ts';
+import { ListOf, PageQuery, responses } from '../schemas/common.ts';
 import { customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
 
@@ -18,19 +18,21 @@ export function registerOnboardingLinkRoutes(app: App, services: OnboardingLinkR
       schema: {
         operationId: 'createOnboardingLink',
         summary: 'Mint the link a customer opens to accept the calling terms (revokes the previous one)',
-        description: 'Takes no body (an empty object is accepted); the URL is shown once, in this response.',
+        description:
+          'The body is optional. The URL is shown once, in this response. With `email`, the link is also emailed to that address on your behalf ' +
+          "(your brand, the customer's calling language, Reply-To your support email): `emailed_to` says it was queued.",
         tags: ['customers'],
         params: CustomerIdParams,
-        body: Type.Object({}, { additionalProperties: false, examples: [{}] }),
+        body: OnboardingLinkBody,
         response: responses({ 201: OnboardingLinkSchema }, [
-          'customer_not_found', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'idempotency_key_reused',
+          'customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'idempotency_key_reused',
           'idempotency_key_too_long', 'scope_missing',
         ]),
       },
     },
     async (request, reply) => {
       const id = await customerIdOf(services, request, request.params.id);
-      return sendWritten(reply, await services.customers.ask(id, { type: 'mint_onboarding_link', idempotency: request.idempotency }));
+      return sendWritten(reply, await services.customers.ask(id, { type: 'mint_onboarding_link', email: request.body?.email, idempotency: request.idempotency }));
     },
   );
 

@@ -1,5 +1,5 @@
 import { Nullable, Type, withCode, type Static } from './common.ts';
-import { CoverageSchema, CreateCustomerBody, CustomerLimitsBody, CustomerLimitsSchema, CustomerSchema, OnboardingLinkSchema, ProvisioningSchema, ReadinessSchema } from './customers.ts';
+import { CoverageSchema, CreateCustomerBody, CustomerLimitsBody, CustomerLimitsSchema, CustomerSchema, OnboardingLinkBody, OnboardingLinkSchema, ProvisioningSchema, ReadinessSchema } from './customers.ts';
 import { NumberSchema } from './numbers.ts';
 import { WebsiteSchema } from './websites.ts';
 import { ChatSessionSchema } from './chat.ts';
@@ -14,6 +14,9 @@ import { CUSTOMER_LIST_FILTERS } from '../../actors/customer/customer-list.ts';
 import { CONSOLE_PAGE, ConsoleModeSchema } from './console.ts';
 
 export { CONSOLE_PAGE_LIMIT, ConsoleModeSchema, ConsoleModeQuery, ConsoleModeBody } from './console.ts';
+
+/** Minting an onboarding link in the console: the mode, and optionally the customer's address to email it to ("Send by email"). */
+export const ConsoleOnboardingLinkBody = Type.Object({ mode: Type.Optional(ConsoleModeSchema), email: OnboardingLinkBody.properties.email }, { additionalProperties: false });
 
 export const ConsoleCustomerListQuery = Type.Object(
   {

@@ -65,7 +65,12 @@ export const InvitationPeekSchema = Type.Object({
   expires_at: Timestamp,
 });
 
-export const EmailSchema = withCode(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), 'invalid_parameter');
+/**
+ * An address mail is sent to (an invitation, an onboarding link): one mailbox, ASCII, no control
+ * character, space, comma or bracket (ajv-formats' `email`), with a dot in its domain; it becomes a
+ * To header, so anything that could smuggle a second recipient or a header line is refused (400).
+ */
+export const EmailSchema = withCode(Type.String({ minLength: 3, maxLength: 254, format: 'email', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), 'invalid_parameter');
 export const PasswordSchema = withCode(Type.String({ minLength: 1, maxLength: 1024 }), 'password_rejected');
 
 export const AcceptInvitationBody = Type.Object(

@@ -1,4 +1,5 @@
 import { Type, Nullable, NullableString, NullableTimestamp, NullableInteger, Timestamp, ModeSchema, withCode, MAX_CENTS, MAX_INT4 } from './common.ts';
+import { EmailSchema } from './console.ts';
 
 /** Documented maximum lengths (docs/api.md). */
 export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255 } as const;
@@ -132,6 +133,12 @@ export const ProvisioningBody = Type.Object(
   { additionalProperties: false, examples: [{ steps: ['number'] }] },
 );
 
+/** The mint request: optionally, an address to email the link to on the reseller's behalf. */
+export const OnboardingLinkBody = Type.Object(
+  { email: Type.Optional({ ...EmailSchema, description: "the customer's address: the link is emailed there on your behalf" }) },
+  { additionalProperties: false, examples: [{ email: 'owner@brightdental.example' }] },
+);
+
 export const OnboardingLinkSchema = Type.Object({
   object: Type.Literal('onboarding_link'),
   id: Type.String(),
@@ -141,6 +148,7 @@ export const OnboardingLinkSchema = Type.Object({
   expires_at: Timestamp,
   completed_at: NullableTimestamp,
   accepted_by: NullableString,
+  emailed_to: { ...NullableString, description: 'the address the link was emailed to on your behalf (the mint request\'s `email`), or null' },
   created_at: Timestamp,
   url: Type.Optional(Type.String({ description: 'only on the mint response; shown once' })),
   expires_in_days: Type.Optional(Type.Integer()),

@@ -7,6 +7,8 @@ import { startService, type RunningService, type StartOptions } from '../../app/
 import { freshDatabase } from './db.ts';
 
 export const ADMIN_TOKEN = 'sbc_test_console_token_for_tests_only';
+/** The secret box key of every test service (test/helpers/outbox.ts opens what it sealed). */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** Every log line the service wrote, parsed, for tests that assert on logs. */
 export class LogCapture extends Writable {
@@ -43,7 +45,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: P
     SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
     SWITCHBOARD_TEST_CLOCK: '1',
     SWITCHBOARD_PUBLIC_URL: 'http://127.0.0.1:0',
-    SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    SWITCHBOARD_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1',
     // Every test client is 127.0.0.1 and many tests check refusals on purpose; the throttle of
     // failed authentications has tests of their own that set it back down.

@@ -105,11 +105,13 @@ test.serial('billing emails go to the people whose role holds billing:write; wit
   await consoleAs(svc.url, a.id, 'developer');
   await consoleAs(svc.url, a.id, 'viewer');
   const before = smtp.messages.length;
+  // The people's own invitations are emails too (sent whenever the sender wakes): left out here.
+  const lowBalance = () => newMessages(before).filter((m) => !m.subject.startsWith('You are invited'));
   const data = { object: 'balance', available_cents: 123456, balance_cents: 130000, low_balance: 'below_25_percent', event_id: 'evt_1' };
   const id = await queue({ accountId: a.id, mode: 'live', kind: 'balance_low', audience: 'billing', dedupeKey: 'event:evt_1', data });
   await svc.services.mailNow();
-  await smtp.waitFor(before + 1);
-  const [mail] = newMessages(before);
+  for (let i = 0; i < 500 && lowBalance().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  const [mail] = lowBalance();
   t.deepEqual([...mail.envelope.to].sort(), [owner.user.email, billing.user.email].sort());
   t.regex(mail.subject, /balance below 25 % \(\$1,234\.56 available\)/);
   t.deepEqual([...(await row(id))!.recipients!].sort(), [owner.user.email, billing.user.email].sort());
@@ -119,7 +121,7 @@ test.serial('billing emails go to the people whose role holds billing:write; wit
   const skipped = await queue({ accountId: alone.id, mode: 'live', kind: 'balance_low', audience: 'billing', dedupeKey: 'event:evt_2', data });
   await svc.services.mailNow();
   t.like(await row(skipped), { status: 'skipped', last_error: 'no one on the account holds billing:write' });
-  t.is(newMessages(before).length, 1);
+  t.is(lowBalance().length, 1);
 });
 
 test.serial('a receiver that refuses with 421 and 451, then goes away and comes back, gets the email once', async (t) => {

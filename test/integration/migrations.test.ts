@@ -1,6 +1,6 @@
 /** Migrations that change existing rows, checked from the schema before them. */
 import crypto from 'node:crypto';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import { migrate } from '../../db/migrate.ts';
 
@@ -23,7 +23,8 @@ async function emptyDatabase(): Promise<{ url: string; drop: () => Promise<void>
   };
 }
 
-test('016: keys made before the numbers permissions keep what they could do (spec Authentication §5)', async (t) => {
+/** A pool on an empty database migrated up to (not including) `before`, dropped when the test ends. */
+async function migratedBefore(t: ExecutionContext, before: string): Promise<pg.Pool> {
   const db = await emptyDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   // An idle connection cut by the database's drop at teardown is no failure of the test.
@@ -32,7 +33,12 @@ test('016: keys made before the numbers permissions keep what they could do (spe
     await pool.end();
     await db.drop();
   });
-  await migrate(pool, { before: '016' });
+  await migrate(pool, { before });
+  return pool;
+}
+
+test('016: keys made before the numbers permissions keep what they could do (spec Authentication §5)', async (t) => {
+  const pool = await migratedBefore(t, '016');
   const { rows } = await pool.query(
     `INSERT INTO accounts (slug, name, country, created_at) VALUES ('a', 'Agency', 'US', now()) RETURNING id`,
   );
@@ -51,4 +57,33 @@ test('016: keys made before the numbers permissions keep what they could do (spe
   t.deepEqual(await scopes(writer), ['customers:read', 'customers:write', 'numbers:read', 'numbers:order']);
   t.deepEqual(await scopes(calls), ['calls:write']);
   t.deepEqual(await scopes(already), ['customers:read', 'numbers:read'], 'granted once');
+});
+
+test('036: a password reset link still waiting for the email sender becomes its email, sealed as it was; used or expired ones do not', async (t) => {
+  const pool = await migratedBefore(t, '036');
+  const account = (await pool.query(`INSERT INTO accounts (slug, name, country, created_at) VALUES ('a', 'Agency', 'US', now()) RETURNING id`)).rows[0].id;
+  const user = (
+    await pool.query(`INSERT INTO console_users (account_id, email, name, role, password_hash, created_at) VALUES ($1, 'dana@agency.example', 'Dana', 'owner', 'x', now()) RETURNING id`, [account])
+  ).rows[0].id;
+  const reset = (fields: { sealed: string | null; expires: string; used?: boolean }) =>
+    pool
+      .query(
+        `INSERT INTO console_password_resets (user_id, token_hash, created_at, expires_at, used_at, link_sealed)
+         VALUES ($1, $2, now(), now() + $3::interval, $4, $5) RETURNING id`,
+        [user, crypto.randomBytes(32), fields.expires, fields.used ? new Date() : null, fields.sealed === null ? null : Buffer.from(fields.sealed)],
+      )
+      .then((r) => r.rows[0].id as string);
+  const waiting = await reset({ sealed: 'sealed link 1', expires: '1 hour' });
+  await reset({ sealed: 'sealed link 2', expires: '1 hour', used: true });
+  await reset({ sealed: 'sealed link 3', expires: '-1 minute' });
+  await reset({ sealed: null, expires: '1 hour' });
+  await migrate(pool);
+  const { rows } = await pool.query(`SELECT * FROM email_outbox`);
+  t.is(rows.length, 1);
+  t.like(rows[0], { account_id: account, mode: 'live', kind: 'password_reset', audience: 'person', to_address: 'dana@agency.example', dedupe_key: `password_reset:${waiting}`, status: 'pending' });
+  t.is(rows[0].secret_sealed.toString(), 'sealed link 1');
+  t.regex(rows[0].data.expires_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  const columns = (await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'console_password_resets'`)).rows.map((r) => r.column_name);
+  t.false(columns.includes('link_sealed'));
+  t.false(columns.includes('delivered_at'));
 });

@@ -16,6 +16,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { adminClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { clockDays } from '../helpers/clock-days.ts';
+import { emailsTellEvents, outboxEmails } from '../helpers/outbox.ts';
 import type { Client } from '../helpers/http.ts';
 
 let svc: TestService;
@@ -161,6 +162,7 @@ test.serial('short of the rent: warned once 3 days ahead; at renewal payment_due
   const due = await eventsAbout(a.liveApi, 'number.payment_due', n.id);
   t.is(due.length, 2, 'one warning and one countdown, however often the job runs');
   t.like(due[1].data, { id: n.id, status: 'payment_due', release_due_on: '2027-05-24' });
+  await emailsTellEvents(t, svc.databaseUrl, { accountId: a.id, kind: 'number_payment_due' }, due);
   t.is((await ledgerOf(a.liveApi, c.id)).length, 1, 'nothing charged');
   t.is(await balanceOf(a.liveApi), 1_000);
   t.true(await numberInCountry(a.liveApi, c.id), 'a number in its countdown still dials');
@@ -330,6 +332,7 @@ test.serial('test mode: rent is priced with applied:false each month and the num
   sameLines(t, lines, 4, 'the first month and three renewals');
   for (const line of lines) t.like(line, { cause: 'number', amount_cents: -1_500, applied: false });
   t.is((await eventsAbout(a.api, 'number.payment_due', n.id)).length, 0);
+  t.deepEqual(await outboxEmails(svc.databaseUrl, { accountId: a.id }), [], 'test mode emails nobody about money');
   t.is(await balanceOf(a.api), 0);
 });
 

@@ -234,6 +234,7 @@ test.serial('request body examples: each is accepted as it stands (on a customer
   await expectAnswer(t, 'requestProvisioning', { key, params: { id }, body: example('requestProvisioning') }, 202);
   await account.admin.post(`/admin/v1/customers/${created.body.id}/script/certify`);
   const link = await expectAnswer(t, 'createOnboardingLink', { key, params: { id }, body: example('createOnboardingLink') }, 201);
+  t.is(link.body.emailed_to, (example('createOnboardingLink') as { email: string }).email, 'the example emails the link: emailed_to says so');
   await call(svc.url, 'POST', new URL(link.body.url).pathname, {
     rawBody: new URLSearchParams({ accepted_by: 'Owner', agree: 'yes' }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -14,6 +14,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { adminClient, makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { clockDays } from '../helpers/clock-days.ts';
+import { emailsTellEvents } from '../helpers/outbox.ts';
 import { call, type Client } from '../helpers/http.ts';
 import { nextRenewal } from '../../money/rules/renewal.ts';
 
@@ -179,6 +180,7 @@ test.serial('3 days ahead of a renewal the balance will not cover: hosting_due w
   await run('renew_hosting');
   t.like(await siteOf(a.liveApi, c.id, site.id), { status: 'hosting_due', hosting_renews_on: renewsOn, suspend_due_on: suspendOn });
   t.is((await eventsAbout(a.liveApi, 'website.hosting_due', site.id)).length, 1);
+  await emailsTellEvents(t, svc.databaseUrl, { accountId: a.id, kind: 'website_hosting_due' }, notices);
   sameLines(t, await hostingLines(a.liveApi, c.id), 1, 'nothing charged');
   t.is(await balanceOf(a.liveApi), 1_000);
   t.is((await visit(site.url)).status, 200);

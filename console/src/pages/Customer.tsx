@@ -5,7 +5,7 @@ import { api } from '../api.ts';
 import { useCan, useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { CopyField } from '../ui/Copy.tsx';
-import { Form, Field, FormError, Select, Submit } from '../ui/Form.tsx';
+import { Form, Field, FormError, formValues, Select, Submit } from '../ui/Form.tsx';
 import { Empty, ErrorNote, Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { PlaceCall } from '../ui/PlaceCall.tsx';
 import { DataTable } from '../ui/Table.tsx';
@@ -217,7 +217,8 @@ function OnboardingLinks({ customerId, links }: { customerId: string; links: Onb
   const canWrite = useCan('customers:write');
   const invalidate = useInvalidate();
   const mint = useMutation({
-    mutationFn: () => api.post<OnboardingLink>(`/customers/${customerId}/onboarding_links`, { mode }),
+    // With an address, the link is also emailed to the customer in your brand.
+    mutationFn: (email?: string) => api.post<OnboardingLink>(`/customers/${customerId}/onboarding_links`, email ? { mode, email } : { mode }),
     onSuccess: () => invalidate('/customers'),
   });
   return (
@@ -226,17 +227,26 @@ function OnboardingLinks({ customerId, links }: { customerId: string; links: Onb
       id="onboarding-links"
       actions={
         canWrite && (
-          <button type="button" className="button" disabled={mint.isPending} onClick={() => mint.mutate()}>
+          <button type="button" className="button" disabled={mint.isPending} onClick={() => mint.mutate(undefined)}>
             Create onboarding link
           </button>
         )
       }
     >
       <p className="muted">Your customer opens the link to accept the calling terms. A new link replaces the ones before it.</p>
+      {canWrite && (
+        <Form onSubmit={(form) => mint.mutate(formValues(form).email)}>
+          <Field label="Customer's email" name="email" type="email" required autoComplete="off" hint="The link is emailed in your brand, from you." />
+          <Submit pending={mint.isPending} variant="secondary">
+            Send by email
+          </Submit>
+        </Form>
+      )}
       <FormError error={mint.error} />
+      {mint.data?.emailed_to && <Notice tone="good">Emailed to {mint.data.emailed_to}.</Notice>}
       {mint.data?.url && (
         <Notice tone="info">
-          Send this link to your customer. It is shown only now{mint.data.expires_in_days ? ` and works for ${mint.data.expires_in_days} days` : ''}:
+          {mint.data.emailed_to ? 'Your copy of the link.' : 'Send this link to your customer.'} It is shown only now{mint.data.expires_in_days ? ` and works for ${mint.data.expires_in_days} days` : ''}:
           <CopyField label="Onboarding link" value={mint.data.url} />
         </Notice>
       )}
@@ -251,6 +261,7 @@ function OnboardingLinks({ customerId, links }: { customerId: string; links: Onb
             { header: 'Link', cell: (l) => <code>{l.prefix}…</code> },
             { header: 'Status', cell: (l) => <Badge status={l.status} /> },
             { header: 'Accepted by', cell: (l) => (l.accepted_by ? `${l.accepted_by}, ${dateTime(l.completed_at)}` : '—') },
+            { header: 'Emailed to', cell: (l) => l.emailed_to ?? '—' },
             { header: 'Created', cell: (l) => dateTime(l.created_at) },
             { header: 'Expires', cell: (l) => dateTime(l.expires_at) },
           ]}
