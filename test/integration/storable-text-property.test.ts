@@ -34,7 +34,19 @@ interface Target {
 // paid for once) also when the consent gate then refuses the request (issue 20 §1).
 // And the console's failed-sign-in counts: a wrong current password on the console's password
 // change is counted like a wrong sign-in on purpose (the throttle keeps guessers out of both).
-const BACKGROUND_TABLES = ['webhook_deliveries', 'webhook_attempts', 'line_type_lookups', 'console_sign_in_failures'];
+// A console session's `last_seen_at` moves on any request at most once a minute (its idle
+// timeout), refused or not: the sessions are fingerprinted without it (`sessionsFingerprint`).
+const BACKGROUND_TABLES = ['webhook_deliveries', 'webhook_attempts', 'line_type_lookups', 'console_sign_in_failures', 'console_sessions'];
+
+/** Every table but the background ones, plus the console sessions without their last-seen time. */
+async function fingerprint(): Promise<Record<string, string>> {
+  const tables = await tableFingerprint(db, BACKGROUND_TABLES);
+  const { rows } = await db.query(
+    `SELECT count(*) || ':' || md5(coalesce(string_agg(s::text, E'\\n' ORDER BY s::text), '')) AS f
+       FROM (SELECT id, user_id, account_id, token_hash, created_at, expires_at, revoked_at FROM console_sessions) s`,
+  );
+  return { ...tables, console_sessions: rows[0].f };
+}
 
 let svc: TestService;
 let fake: FakeOpenAIChat;
@@ -140,7 +152,7 @@ test('arbitrary text at every string of every route: never 5xx, refusals in the 
       signedOut = false;
       known = null;
     }
-    const before = known ?? (await tableFingerprint(db, BACKGROUND_TABLES));
+    const before = known ?? (await fingerprint());
     known = null;
     const r = await send(target, text);
     requests++;
@@ -150,7 +162,7 @@ test('arbitrary text at every string of every route: never 5xx, refusals in the 
       const e = r.body?.error;
       const shaped = e && ['type', 'code', 'message', 'request_id'].every((k) => typeof e[k] === 'string') && e.request_id === r.headers.get('request-id');
       if (!shaped) throw new Error(`not the error shape: ${what}`);
-      const after = await tableFingerprint(db, BACKGROUND_TABLES);
+      const after = await fingerprint();
       const changed = Object.keys(after).filter((k) => after[k] !== before[k]);
       if (changed.length) throw new Error(`refused but wrote ${changed.join(', ')}: ${what}`);
       known = after;
