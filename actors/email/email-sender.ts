@@ -30,6 +30,8 @@ export interface EmailSenderOptions {
 export const EMAIL_LEASE_MS = 120_000;
 /** An attempt that has not ended after this long is counted as failed (its connection is left to time out). */
 const ATTEMPT_CAP_MS = 90_000;
+/** Most emails one round claims; the next round (poll or wake-up) goes on. */
+const ROUND_CAP = 2_000;
 
 export class EmailSender {
   private readonly loop: WakeableLoop;
@@ -65,19 +67,28 @@ export class EmailSender {
     return next;
   }
 
+  /**
+   * `concurrency` workers, each claiming one due row at a time until none is due (or the round's
+   * cap is reached): a slow row holds only its own worker, and a burst of rows all leave on one
+   * wake-up instead of `concurrency` per poll.
+   */
   private async once(): Promise<number> {
-    const now = this.deps.realClock.now();
     const repo = createEmailOutboxRepository(this.deps.pool);
-    const claimed = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), this.options.concurrency);
-    await Promise.all(
-      claimed.map((row) =>
-        this.send(row).catch((err) => {
+    let claimed = 0;
+    const worker = async () => {
+      while (!this.loop.stopped && claimed < ROUND_CAP) {
+        const now = this.deps.realClock.now();
+        const [row] = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), 1);
+        if (!row) return;
+        claimed++;
+        await this.send(row).catch((err) => {
           // Its outcome could not be recorded: the lease runs out and a later round sends it again.
           if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
-        }),
-      ),
-    );
-    return claimed.length;
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: this.options.concurrency }, worker));
+    return claimed;
   }
 
   private async send(row: ClaimedEmail): Promise<void> {
