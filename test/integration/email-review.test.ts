@@ -75,3 +75,44 @@ test.serial('200 emails written at once all leave on their one wake-up while a r
   t.deepEqual([...new Set(statuses)], ['sent']);
   t.is(new Set(smtp.messages.slice(before).map((m) => m.messageId)).size, 201, 'each sent once');
 });
+
+/** Bidi embeddings, overrides and isolates, and the Unicode line and paragraph separators. */
+const BIDI_OR_SEPARATOR = /[\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+
+test.serial("hostile brand and customer text on the wire: no bidi override or line separator in a header, names cut to 100 characters, HTML escaped, a logo that is not https never rendered", async (t) => {
+  const a = await makeAccount(svc.url);
+  const fromName = `Support \u202egnp.exe\u202c 📞 ${'long '.repeat(60)}`;
+  await svc.services.pool.query(`UPDATE accounts SET display_name = $2, email_from_name = $3, support_email = 'help@northwind.example', logo_url = $4 WHERE id = $1`, [
+    a.id,
+    '<script>alert(1)</script> Northwind',
+    fromName,
+    'javascript:alert(1)//https://logo.example/x.png',
+  ]);
+  const before = smtp.messages.length;
+  const id = (await enqueueEmail(svc.services.pool, {
+    accountId: a.id,
+    mode: 'live',
+    kind: 'onboarding_link',
+    audience: 'customer',
+    to: 'owner@harbour.example',
+    dedupeKey: 'onboarding:hostile',
+    data: { customer_name: 'Harbour\u2028Bcc: x@attacker.example \u2066Café\u2069 <b>bold</b>', link_id: 'x', expires_at: '2026-12-27T10:00:00.000Z', language: 'de-DE' },
+    secretSealed: box.seal('https://calls.northwind.example/onboarding/ob_1'),
+  }))!;
+  await svc.services.mailNow();
+  await smtp.waitFor(before + 1);
+  const [mail] = smtp.messages.slice(before);
+  t.is((await row(id))!.status, 'sent');
+  for (const name of ['from', 'reply-to', 'subject']) {
+    const value = mail.header(name) ?? '';
+    t.false(BIDI_OR_SEPARATOR.test(value), `${name}: ${JSON.stringify(value)}`);
+  }
+  t.deepEqual(mail.headerLines.filter((l) => /^bcc:/i.test(l)), []);
+  const display = /^"?(.*?)"? <billing@platform\.example>$/.exec(mail.header('from') ?? '')?.[1] ?? '';
+  t.true(display.startsWith('Support gnp.exe 📞 long'), display);
+  t.true([...display].length <= 100, `${[...display].length} characters`);
+  t.regex(mail.subject, /Harbour Bcc: x@attacker\.example Café <b>bold<\/b>/, 'the customer’s name, flattened, in German words');
+  t.false(mail.html!.includes('<script>'), 'the brand’s name is text, not markup');
+  t.false(mail.html!.includes('<b>bold'), 'the customer’s name is text, not markup');
+  t.notRegex(mail.html!, /javascript:|<img/i, 'a logo address that is not https is not shown');
+});
