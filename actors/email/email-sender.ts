@@ -108,6 +108,17 @@ export class EmailSender {
       log.info({ email_id: row.id, kind: row.kind, account_id: row.account_id }, 'email skipped: no one on the account holds billing:write');
       return;
     }
+    // Test mode, as Stripe's: an email to a test customer reaches only the account's own people
+    // (a reseller trying the flow with its own address), never an outside address. Files are kept.
+    if (row.mode === 'test' && row.audience === 'customer' && transport.kind === 'smtp') {
+      const team = new Set((await repo.people(row.account_id)).map((p) => p.email.toLowerCase()));
+      if (!to.every((address) => team.has(address.toLowerCase()))) {
+        const error = "test mode: an email to a customer goes only to the account's own people";
+        await finish({ status: 'skipped', nextAttemptAt: realClock.now(), error, recipients: [], messageId: null, sentAt: null });
+        log.info({ email_id: row.id, kind: row.kind, account_id: row.account_id }, `email skipped: ${error}`);
+        return;
+      }
+    }
     let secret: string | null = null;
     if (row.secret_sealed) {
       try {

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { makeAccount } from '../helpers/factories.ts';
+import { makeAccount, makeCustomer } from '../helpers/factories.ts';
+import { consoleAs } from '../helpers/console.ts';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp.ts';
 import { TestClock } from '../../runtime/clock.ts';
 import { SecretBox } from '../../runtime/secret-box.ts';
@@ -115,4 +116,29 @@ test.serial("hostile brand and customer text on the wire: no bidi override or li
   t.false(mail.html!.includes('<script>'), 'the brand’s name is text, not markup');
   t.false(mail.html!.includes('<b>bold'), 'the customer’s name is text, not markup');
   t.notRegex(mail.html!, /javascript:|<img/i, 'a logo address that is not https is not shown');
+});
+
+test.serial("test mode, as Stripe's: an onboarding link emailed for a test customer goes only to an address of the account's own people; any other is skipped, and live mode sends to the customer", async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const viewer = await consoleAs(svc.url, a.id, 'viewer');
+  await svc.services.mailNow(); // the people's own invitations
+  const before = smtp.messages.length;
+  const testCustomer = await makeCustomer(a.api, { name: 'Test Dental' });
+  const stranger = await a.api.post(`/v1/customers/${testCustomer.id}/onboarding_link`, { email: 'real.person@dental.example' });
+  t.is(stranger.status, 201, stranger.text);
+  t.is(stranger.body.emailed_to, 'real.person@dental.example', 'the mint answers as before: the email was asked for');
+  const team = await a.api.post(`/v1/customers/${testCustomer.id}/onboarding_link`, { email: viewer.user.email.toUpperCase() });
+  t.is(team.status, 201, team.text);
+  const liveCustomer = await makeCustomer(a.liveApi!, { name: 'Live Dental' });
+  const live = await a.liveApi!.post(`/v1/customers/${liveCustomer.id}/onboarding_link`, { email: 'front-desk@dental.example' });
+  t.is(live.status, 201, live.text);
+  for (let i = 0; i < 5; i++) await svc.services.mailNow();
+  await new Promise((r) => setTimeout(r, 200));
+  const arrived = smtp.messages.slice(before).flatMap((m) => m.envelope.to);
+  t.deepEqual(arrived.sort(), [viewer.user.email, 'front-desk@dental.example'].sort(), 'the team member and the live customer; never the test customer’s outside address');
+  const rows = (await createEmailOutboxRepository(svc.services.pool).list({ accountId: a.id, status: null, limit: 50, beforeSeq: null })).filter((r) => r.kind === 'onboarding_link');
+  const byTo = Object.fromEntries(rows.map((r) => [r.to_address, r]));
+  t.like(byTo['real.person@dental.example'], { mode: 'test', status: 'skipped', last_error: "test mode: an email to a customer goes only to the account's own people" });
+  t.like(byTo[viewer.user.email], { mode: 'test', status: 'sent' });
+  t.like(byTo['front-desk@dental.example'], { mode: 'live', status: 'sent' });
 });
