@@ -142,3 +142,21 @@ test.serial("test mode, as Stripe's: an onboarding link emailed for a test custo
   t.like(byTo[viewer.user.email], { mode: 'test', status: 'sent' });
   t.like(byTo['front-desk@dental.example'], { mode: 'live', status: 'sent' });
 });
+
+test.serial('two service processes on one database send 100 emails written at once: each exactly once', async (t) => {
+  const other = await startTestService({ DATABASE_URL: svc.databaseUrl, SMTP_URL: smtp.url, SWITCHBOARD_EMAIL_FROM: FROM, SWITCHBOARD_PLATFORM_NAME: 'Acme Voice', SWITCHBOARD_SENDER_POLL_MS: '3600000' }, { realClock: wall });
+  t.teardown(() => other.stop());
+  const a = await makeAccount(svc.url);
+  const before = smtp.messages.length;
+  const ids = await inviteAll(a.id, Array.from({ length: 100 }, (_, i) => `twice-${i}@agency.example`));
+  // Both are woken by the commit; both are also asked for rounds at once.
+  await Promise.all([svc.services.mailNow(), other.services.mailNow(), svc.services.mailNow(), other.services.mailNow()]);
+  await smtp.waitFor(before + 100, 20_000);
+  await new Promise((r) => setTimeout(r, 300));
+  const arrived = smtp.messages.slice(before);
+  t.is(arrived.length, 100);
+  t.deepEqual(arrived.map((m) => m.messageId).sort(), ids.map((id) => `<${id}@platform.example>`).sort());
+  const sentBy = (s: TestService) => s.logs.lines.filter((l) => ids.includes(String(l.email_id))).length;
+  t.is(sentBy(svc) + sentBy(other), 0, 'no failure logged by either');
+  for (const id of ids) t.like(await row(id), { status: 'sent', attempts: 1 });
+});
