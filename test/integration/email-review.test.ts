@@ -160,3 +160,45 @@ test.serial('two service processes on one database send 100 emails written at on
   t.is(sentBy(svc) + sentBy(other), 0, 'no failure logged by either');
   for (const id of ids) t.like(await row(id), { status: 'sent', attempts: 1 });
 });
+
+test.serial("white label on the wire: onboarding link emails in Spanish, French, German, Dutch and (a language we lack) English carry only the message's own headers and never name the service, the platform or a supplier", async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const brand = await a.api.patch('/v1/brand', { display_name: 'Harbourline Calls', email_from_name: 'Harbourline', support_email: 'help@harbourline.example' });
+  t.is(brand.status, 200, brand.text);
+  const before = smtp.messages.length;
+  const want: Record<string, string> = {};
+  for (const [country, lang] of [['ES', 'es'], ['FR', 'fr'], ['DE', 'de'], ['NL', 'nl']] as const) {
+    const c = await makeCustomer(a.liveApi!, { name: `Cliente ${country}`, country });
+    const to = `owner-${country.toLowerCase()}@customer.example`;
+    const minted = await a.liveApi!.post(`/v1/customers/${c.id}/onboarding_link`, { email: to });
+    t.is(minted.status, 201, minted.text);
+    want[to] = lang;
+  }
+  // No country the service covers speaks a language it lacks: the row is written as a mint would for one.
+  await enqueueEmail(svc.services.pool, {
+    accountId: a.id,
+    mode: 'live',
+    kind: 'onboarding_link',
+    audience: 'customer',
+    to: 'owner-jp@customer.example',
+    dedupeKey: 'onboarding_link:ja',
+    data: { customer_name: 'Sakura Dental', link_id: 'l-ja', expires_at: '2026-12-27T10:00:00.000Z', language: 'ja-JP' },
+    secretSealed: box.seal('https://calls.harbourline.example/onboarding/ob_ja'),
+  });
+  want['owner-jp@customer.example'] = 'en';
+  await svc.services.mailNow();
+  await smtp.waitFor(before + 5);
+  const mails = smtp.messages.slice(before);
+  t.deepEqual(mails.map((m) => m.envelope.to[0]).sort(), Object.keys(want).sort());
+  const ALLOWED = ['from', 'to', 'reply-to', 'subject', 'message-id', 'date', 'mime-version', 'content-type', 'auto-submitted'];
+  for (const m of mails) {
+    const to = m.envelope.to[0]!;
+    t.regex(m.html!, new RegExp(`<html[^>]* lang="${want[to]}"`), to);
+    const names = m.headerLines.map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
+    t.deepEqual(names.filter((n) => !ALLOWED.includes(n)), [], `${to}: no X-Mailer, List-* or other header of the software`);
+    t.is(m.envelope.from, FROM, 'the envelope sender (Return-Path) is the operator’s address');
+    t.regex(m.messageId, /@platform\.example>$/, 'the Message-ID’s domain is the From address’s');
+    const everything = [m.raw, m.headerLines.map((l) => l).join('\n'), m.subject, m.text, m.html].join('\n');
+    t.notRegex(everything, /switchboard|twilio|openai|chatgpt|nodemailer|react-email|stripe|Acme Voice/i, to);
+  }
+});
