@@ -30,6 +30,8 @@ export function emailAddressProblem(value: string): string | null {
   if (at <= 0 || at === value.length - 1) return 'is not of the form name@domain';
   const local = value.slice(0, at);
   const domain = value.slice(at + 1);
+  // RFC 2047 forbids encoded words in an address; some relays decode them into another address.
+  if (value.includes('=?')) return 'has an encoded word (=?…?=) in it';
   if (local.length > 64 || !LOCAL.test(local)) return 'has a name part that is not a plain address (letters, digits, dots and !#$%&\'*+/=?^_`{|}~-)';
   if (IPV4_LITERAL.test(domain)) return null;
   const labels = domain.replace(/\.$/, '').split('.');

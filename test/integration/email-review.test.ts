@@ -202,3 +202,44 @@ test.serial("white label on the wire: onboarding link emails in Spanish, French,
     t.notRegex(everything, /switchboard|twilio|openai|chatgpt|nodemailer|react-email|stripe|Acme Voice/i, to);
   }
 });
+
+test.serial('an onboarding email address: plus-addressing is one mailbox and kept; an encoded word (a second address a relay may decode), quotes, a list, a display name or a non-ASCII domain is refused 400 and nothing is written', async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const c = await makeCustomer(a.liveApi!, { name: 'Bright Dental' });
+  for (const email of [
+    '=?utf-8?q?thief=40attacker.example=3e?=@bright-dental.example',
+    'x=?utf-8?b?dGhpZWZAYXR0YWNrZXIuZXhhbXBsZQ==?=@bright-dental.example',
+    '"thief@attacker.example"@bright-dental.example',
+    'owner@bright-dental.example,thief@attacker.example',
+    'Owner <owner@bright-dental.example>',
+    'owner@brïght-dental.example',
+  ]) {
+    const r = await a.liveApi!.post(`/v1/customers/${c.id}/onboarding_link`, { email });
+    t.is(r.status, 400, `${email}: ${r.text}`);
+    t.is(r.body.error?.code, 'invalid_parameter', email);
+  }
+  t.is((await a.liveApi!.get(`/v1/customers/${c.id}/onboarding_link`)).body.data.length, 0, 'no link minted');
+  const before = smtp.messages.length;
+  const plus = await a.liveApi!.post(`/v1/customers/${c.id}/onboarding_link`, { email: 'Owner+Calls@Bright-Dental.example' });
+  t.is(plus.status, 201, plus.text);
+  t.is(plus.body.emailed_to, 'owner+calls@bright-dental.example');
+  await svc.services.mailNow();
+  await smtp.waitFor(before + 1);
+  t.deepEqual(smtp.messages[before]!.envelope.to, ['owner+calls@bright-dental.example']);
+
+  // A row that carries one anyway (written before this rule) is never sent: dead at once.
+  const smuggled = (await enqueueEmail(svc.services.pool, {
+    accountId: a.id,
+    mode: 'live',
+    kind: 'console_invitation',
+    audience: 'person',
+    to: '=?utf-8?q?thief=40attacker.example=3e?=@agency.example',
+    dedupeKey: 'invitation:smuggled',
+    data: { account_name: 'Bright', role: 'viewer', invited_by: null, expires_at: '2026-12-04T10:00:00.000Z' },
+    secretSealed: box.seal(`${svc.url}/console/invitations/accept?token=t`),
+  }))!;
+  await svc.services.mailNow();
+  t.like(await row(smuggled), { status: 'dead' });
+  t.regex((await row(smuggled))!.last_error!, /encoded word/);
+  t.is(smtp.messages.length, before + 1);
+});
