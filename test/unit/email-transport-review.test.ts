@@ -85,3 +85,29 @@ test('a server that takes DATA and drops the connection before its final answer:
   const outcome = await transport.send(message);
   t.like(outcome, { ok: false, permanent: false });
 });
+
+test('an encoded word typed into a display name or subject is never decoded by a lenient reader into a line break or another address', async (t) => {
+  const fs = await import('node:fs/promises');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { parseMail } = await import('../helpers/smtp.ts');
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'email-review-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  const word = (text: string) => `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`;
+  const transport = createMailTransport({ smtpUrl: undefined, dataDir: dir, log: pino({ level: 'silent' }) });
+  const outcome = await transport.send({
+    ...message,
+    from: { name: `${word('Bank\r\nBcc: thief@attacker.example')} Support`, address: 'mail@platform.example' },
+    replyTo: { name: word('security@bank.example'), address: 'help@reseller.example' },
+    subject: `Hello ${word('\r\nX-Priority: 1')}`,
+  });
+  t.true(outcome.ok);
+  const [file] = await fs.readdir(path.join(dir, 'outbox-mail'));
+  // parseMail decodes encoded words wherever they are, inside quotes too, as many mail programs do.
+  const mail = parseMail(await fs.readFile(path.join(dir, 'outbox-mail', file!), 'utf8'), { from: '', to: [] });
+  for (const name of ['from', 'reply-to', 'subject']) {
+    const value = mail.header(name) ?? '';
+    t.notRegex(value, /[\r\n]/, `${name}: ${JSON.stringify(value)}`);
+    t.false(value.includes('security@bank.example') || value.includes('thief@attacker.example'), `${name}: ${JSON.stringify(value)}`);
+  }
+});
