@@ -30,20 +30,24 @@ export interface EmailSenderOptions {
 export const EMAIL_LEASE_MS = 120_000;
 /** An attempt that has not ended after this long is counted as failed (its connection is left to time out). */
 const ATTEMPT_CAP_MS = 90_000;
-/** Most emails one round claims; the next round (poll or wake-up) goes on. */
-const ROUND_CAP = 2_000;
+/** Most emails one worker claims before it ends; the next wake-up or poll starts another. */
+const WORKER_CAP = 500;
 
 export class EmailSender {
   private readonly loop: WakeableLoop;
-  private round: Promise<number> = Promise.resolve(0);
   private readonly health: DatabaseHealth;
+  /** The workers sending now: at most `concurrency`. */
+  private readonly running = new Set<Promise<void>>();
+  /** Counts wake-ups: a worker that found nothing due looks again if one came meanwhile. */
+  private wakes = 0;
+  private claimed = 0;
 
   constructor(
     private readonly deps: Deps & { secrets: SecretBox; transport: MailTransport },
     private readonly options: EmailSenderOptions,
   ) {
     this.health = DatabaseHealth.of(deps.log);
-    this.loop = new WakeableLoop(() => this.tick(), options.pollMs, deps.log, 'email sender');
+    this.loop = new WakeableLoop(() => this.wake(), options.pollMs, deps.log, 'email sender');
   }
 
   start(): void {
@@ -57,38 +61,57 @@ export class EmailSender {
 
   async stop(): Promise<void> {
     await this.loop.stop();
-    await this.round.catch(() => {});
-  }
-
-  /** One round: claims what is due and sends it; resolves, with how many were claimed, when every attempt is recorded. Rounds run one at a time. */
-  tick(): Promise<number> {
-    const next = this.round.catch(() => 0).then(() => (this.loop.stopped ? 0 : this.once()));
-    this.round = next;
-    return next;
+    await Promise.allSettled([...this.running]);
   }
 
   /**
-   * `concurrency` workers, each claiming one due row at a time until none is due (or the round's
-   * cap is reached): a slow row holds only its own worker, and a burst of rows all leave on one
-   * wake-up instead of `concurrency` per poll.
+   * Runs the sender now and resolves, with how many emails were claimed meanwhile, when no worker
+   * is left (every attempt recorded, nothing due). For tests (`services.mailNow()`).
    */
-  private async once(): Promise<number> {
+  async tick(): Promise<number> {
+    const before = this.claimed;
+    await Promise.all(this.spawn());
+    while (this.running.size) await Promise.all([...this.running]);
+    return this.claimed - before;
+  }
+
+  /** The loop's round (a poll or a wake-up): tops the workers up to `concurrency`; waits only for those it started. */
+  private async wake(): Promise<void> {
+    await Promise.all(this.spawn());
+  }
+
+  /**
+   * Workers, up to `concurrency` in all, each claiming one due row at a time until none is due: a
+   * slow attempt (a recipient the server holds unanswered) holds only its own worker, a burst of
+   * rows all leaves on one wake-up, and a wake-up while workers are busy starts the free ones.
+   */
+  private spawn(): Promise<void>[] {
+    this.wakes++;
+    const started: Promise<void>[] = [];
+    while (!this.loop.stopped && this.running.size < this.options.concurrency) {
+      const worker: Promise<void> = this.work().finally(() => this.running.delete(worker));
+      this.running.add(worker);
+      started.push(worker);
+    }
+    return started;
+  }
+
+  private async work(): Promise<void> {
     const repo = createEmailOutboxRepository(this.deps.pool);
-    let claimed = 0;
-    const worker = async () => {
-      while (!this.loop.stopped && claimed < ROUND_CAP) {
-        const now = this.deps.realClock.now();
-        const [row] = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), 1);
-        if (!row) return;
-        claimed++;
-        await this.send(row).catch((err) => {
-          // Its outcome could not be recorded: the lease runs out and a later round sends it again.
-          if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
-        });
+    for (let n = 0; n < WORKER_CAP && !this.loop.stopped; n++) {
+      const seen = this.wakes;
+      const now = this.deps.realClock.now();
+      const [row] = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), 1);
+      if (!row) {
+        if (this.wakes === seen) return;
+        continue; // woken while it looked: a row may have been written just after
       }
-    };
-    await Promise.all(Array.from({ length: this.options.concurrency }, worker));
-    return claimed;
+      this.claimed++;
+      await this.send(row).catch((err) => {
+        // Its outcome could not be recorded: the lease runs out and a later worker sends it again.
+        if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
+      });
+    }
   }
 
   private async send(row: ClaimedEmail): Promise<void> {

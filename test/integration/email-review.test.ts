@@ -243,3 +243,19 @@ test.serial('an onboarding email address: plus-addressing is one mailbox and kep
   t.regex((await row(smuggled))!.last_error!, /encoded word/);
   t.is(smtp.messages.length, before + 1);
 });
+
+test.serial('emails written while a receiver holds one recipient unanswered leave at once: the held attempt never holds the next wake-ups', async (t) => {
+  const a = await makeAccount(svc.url);
+  const release = smtp.holdRecipient('tarpit-2@agency.example');
+  t.teardown(release);
+  const before = smtp.messages.length;
+  const [held] = await inviteAll(a.id, ['tarpit-2@agency.example']);
+  for (let i = 0; i < 200 && (await row(held!))!.attempts === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  t.is((await row(held!))!.attempts, 1, 'the held email is being tried');
+  for (let i = 0; i < 5; i++) await inviteAll(a.id, [`later-${i}@agency.example`]); // five commits, five wake-ups
+  await smtp.waitFor(before + 5, 10_000);
+  t.deepEqual(smtp.messages.slice(before).map((m) => m.envelope.to[0]).sort(), Array.from({ length: 5 }, (_, i) => `later-${i}@agency.example`));
+  t.like(await row(held!), { status: 'pending', attempts: 1 });
+  release();
+  await smtp.waitFor(before + 6, 10_000);
+});
