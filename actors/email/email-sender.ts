@@ -83,17 +83,20 @@ export class EmailSender {
   /**
    * Workers, up to `concurrency` in all, each claiming one due row at a time until none is due: a
    * slow attempt (a recipient the server holds unanswered) holds only its own worker, a burst of
-   * rows all leaves on one wake-up, and a wake-up while workers are busy starts the free ones.
+   * rows all leaves on one wake-up, and a wake-up while workers are busy starts a free one. A
+   * wake-up starts one worker; each row claimed starts another while there is room, so an idle
+   * poll costs one query and a burst is soon sent `concurrency` at a time.
    */
   private spawn(): Promise<void>[] {
     this.wakes++;
-    const started: Promise<void>[] = [];
-    while (!this.loop.stopped && this.running.size < this.options.concurrency) {
-      const worker: Promise<void> = this.work().finally(() => this.running.delete(worker));
-      this.running.add(worker);
-      started.push(worker);
-    }
-    return started;
+    return this.startWorker();
+  }
+
+  private startWorker(): Promise<void>[] {
+    if (this.loop.stopped || this.running.size >= this.options.concurrency) return [];
+    const worker: Promise<void> = this.work().finally(() => this.running.delete(worker));
+    this.running.add(worker);
+    return [worker];
   }
 
   private async work(): Promise<void> {
@@ -107,6 +110,8 @@ export class EmailSender {
         continue; // woken while it looked: a row may have been written just after
       }
       this.claimed++;
+      // More may be due: another worker, while there is room (its failure is its own round's).
+      for (const more of this.startWorker()) more.catch(() => {});
       await this.send(row).catch((err) => {
         // Its outcome could not be recorded: the lease runs out and a later worker sends it again.
         if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
