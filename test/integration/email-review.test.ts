@@ -1,4 +1,6 @@
 import test from 'ava';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { consoleAs } from '../helpers/console.ts';
@@ -258,4 +260,39 @@ test.serial('emails written while a receiver holds one recipient unanswered leav
   t.like(await row(held!), { status: 'pending', attempts: 1 });
   release();
   await smtp.waitFor(before + 6, 10_000);
+});
+
+test.serial('a server that accepts the connection and never answers: stopping the service while an attempt waits on it is not held up', async (t) => {
+  const sockets = new Set<net.Socket>();
+  const silent = net.createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => {});
+  });
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  });
+  const url = `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  // Its own database: no other sender can take the row.
+  const hung = await startTestService({ SMTP_URL: url, SWITCHBOARD_EMAIL_FROM: FROM, SWITCHBOARD_SENDER_POLL_MS: '3600000' }, { realClock: wall });
+  let stopped = false;
+  t.teardown(() => (stopped ? undefined : hung.stop()));
+  const a = await makeAccount(hung.url);
+  await enqueueEmail(hung.services.pool, {
+    accountId: a.id,
+    mode: 'live',
+    kind: 'password_reset',
+    audience: 'person',
+    to: 'waiting@agency.example',
+    dedupeKey: 'password_reset:hung',
+    data: { expires_at: '2026-12-04T10:00:00.000Z' },
+    secretSealed: box.seal('https://console.example/reset?token=r'),
+  });
+  for (let i = 0; i < 200 && sockets.size === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  t.true(sockets.size > 0, 'the silent server was reached: an attempt waits on it');
+  const stopAt = Date.now();
+  await hung.stop();
+  stopped = true;
+  t.true(Date.now() - stopAt < 10_000, `stopping took ${Date.now() - stopAt} ms`);
 });
