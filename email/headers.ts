@@ -42,15 +42,22 @@ function address(field: string, value: string): string {
   return trimmed;
 }
 
+/**
+ * Header text with no encoded word of its own: `=?` becomes `= ?`. Many mail programs decode an
+ * RFC 2047 word even where the standard says not to (inside a quoted display name), so a name
+ * typed as `=?UTF-8?B?…?=` could show a line break or another address once read.
+ */
+const plainText = (text: string, max: number): string => headerText(text.replace(/=\?/g, '= ?'), max);
+
 export function safeHeaders(h: MessageHeaders): Required<Omit<MessageHeaders, 'replyTo'>> & { replyTo: { name: string; address: string } | null } {
   const to = [...new Set(h.to.map((a) => address('To', a).toLowerCase()))];
   if (to.length === 0) throw new HeaderRefused('no recipient');
   if (!MESSAGE_ID.test(h.messageId)) throw new HeaderRefused(`Message-ID ${JSON.stringify(h.messageId)} is not of the form <id@domain>`);
   return {
-    from: { name: headerText(h.from.name, NAME_MAX), address: address('From', h.from.address) },
+    from: { name: plainText(h.from.name, NAME_MAX), address: address('From', h.from.address) },
     to,
-    replyTo: h.replyTo ? { name: headerText(h.replyTo.name ?? '', NAME_MAX), address: address('Reply-To', h.replyTo.address) } : null,
-    subject: headerText(h.subject, SUBJECT_MAX),
+    replyTo: h.replyTo ? { name: plainText(h.replyTo.name ?? '', NAME_MAX), address: address('Reply-To', h.replyTo.address) } : null,
+    subject: plainText(h.subject, SUBJECT_MAX),
     messageId: h.messageId,
   };
 }

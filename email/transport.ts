@@ -34,12 +34,18 @@ export interface MailTransport {
 
 /** Waits on a slow server, ms: each phase bounded, so an attempt always ends well within the sender's lease. */
 const TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 45_000, dnsTimeout: 10_000 };
+/**
+ * The whole attempt, ms: a server that answers a byte at a time never trips `socketTimeout` (every
+ * byte is activity), so the attempt is aborted at this deadline and its connection closed. Below
+ * the sender's own cap (90 s) and lease (2 min).
+ */
+export const ATTEMPT_TIMEOUT_MS = 80_000;
 
 /** Where the .eml files go without SMTP_URL. */
 export const outboxMailDir = (dataDir: string) => path.join(dataDir, 'outbox-mail');
 
-export function createMailTransport(options: { smtpUrl: string | undefined; dataDir: string; log: Logger }): MailTransport {
-  return options.smtpUrl ? smtpTransport(options.smtpUrl) : fileTransport(outboxMailDir(options.dataDir), options.log);
+export function createMailTransport(options: { smtpUrl: string | undefined; dataDir: string; log: Logger; attemptTimeoutMs?: number }): MailTransport {
+  return options.smtpUrl ? smtpTransport(options.smtpUrl, options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS) : fileTransport(outboxMailDir(options.dataDir), options.log);
 }
 
 /** nodemailer's message options: the checked headers, both parts, and nothing read from disk or the network. */
@@ -72,7 +78,7 @@ function prepare(message: OutgoingEmail): ReturnType<typeof mailOptions> | (Send
   }
 }
 
-function smtpTransport(url: string): MailTransport {
+function smtpTransport(url: string, attemptTimeoutMs: number): MailTransport {
   const transporter = nodemailer.createTransport({ url, ...TIMEOUTS });
   return {
     kind: 'smtp',
@@ -80,7 +86,7 @@ function smtpTransport(url: string): MailTransport {
       const prepared = prepare(message);
       if ('ok' in prepared) return prepared;
       try {
-        const info = await transporter.sendMail(prepared.options);
+        const info = await transporter.sendMail({ ...prepared.options, signal: AbortSignal.timeout(attemptTimeoutMs) });
         return {
           ok: true,
           messageId: prepared.headers.messageId,
@@ -89,6 +95,7 @@ function smtpTransport(url: string): MailTransport {
           response: String(info.response ?? ''),
         };
       } catch (err) {
+        if ((err as SmtpError)?.code === 'EABORT') return { ok: false, permanent: false, error: `the server did not finish within ${attemptTimeoutMs / 1000} s; the connection was closed`, responseCode: null };
         return refusal(err);
       }
     },

@@ -7,9 +7,13 @@
  * dotted quad included, as development set-ups use) or a bracketed IPv4 literal.
  */
 
-/** C0 and C1 controls, DEL, and the Unicode line and paragraph separators: never in a header. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+/**
+ * C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidi embeddings,
+ * overrides and isolates (U+202A–U+202E, U+2066–U+2069: a From name `Support \u202egnp.exe`
+ * reads as `Support exe.png`): never in a header.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
 const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const IPV4_LITERAL = /^\[(?:\d{1,3}\.){3}\d{1,3}\]$/;
@@ -26,6 +30,8 @@ export function emailAddressProblem(value: string): string | null {
   if (at <= 0 || at === value.length - 1) return 'is not of the form name@domain';
   const local = value.slice(0, at);
   const domain = value.slice(at + 1);
+  // RFC 2047 forbids encoded words in an address; some relays decode them into another address.
+  if (value.includes('=?')) return 'has an encoded word (=?…?=) in it';
   if (local.length > 64 || !LOCAL.test(local)) return 'has a name part that is not a plain address (letters, digits, dots and !#$%&\'*+/=?^_`{|}~-)';
   if (IPV4_LITERAL.test(domain)) return null;
   const labels = domain.replace(/\.$/, '').split('.');

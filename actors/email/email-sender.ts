@@ -30,18 +30,24 @@ export interface EmailSenderOptions {
 export const EMAIL_LEASE_MS = 120_000;
 /** An attempt that has not ended after this long is counted as failed (its connection is left to time out). */
 const ATTEMPT_CAP_MS = 90_000;
+/** Most emails one worker claims before it ends; the next wake-up or poll starts another. */
+const WORKER_CAP = 500;
 
 export class EmailSender {
   private readonly loop: WakeableLoop;
-  private round: Promise<number> = Promise.resolve(0);
   private readonly health: DatabaseHealth;
+  /** The workers sending now: at most `concurrency`. */
+  private readonly running = new Set<Promise<void>>();
+  /** Counts wake-ups: a worker that found nothing due looks again if one came meanwhile. */
+  private wakes = 0;
+  private claimed = 0;
 
   constructor(
     private readonly deps: Deps & { secrets: SecretBox; transport: MailTransport },
     private readonly options: EmailSenderOptions,
   ) {
     this.health = DatabaseHealth.of(deps.log);
-    this.loop = new WakeableLoop(() => this.tick(), options.pollMs, deps.log, 'email sender');
+    this.loop = new WakeableLoop(() => this.wake(), options.pollMs, deps.log, 'email sender');
   }
 
   start(): void {
@@ -55,29 +61,62 @@ export class EmailSender {
 
   async stop(): Promise<void> {
     await this.loop.stop();
-    await this.round.catch(() => {});
+    await Promise.allSettled([...this.running]);
   }
 
-  /** One round: claims what is due and sends it; resolves, with how many were claimed, when every attempt is recorded. Rounds run one at a time. */
-  tick(): Promise<number> {
-    const next = this.round.catch(() => 0).then(() => (this.loop.stopped ? 0 : this.once()));
-    this.round = next;
-    return next;
+  /**
+   * Runs the sender now and resolves, with how many emails were claimed meanwhile, when no worker
+   * is left (every attempt recorded, nothing due). For tests (`services.mailNow()`).
+   */
+  async tick(): Promise<number> {
+    const before = this.claimed;
+    await Promise.all(this.spawn());
+    while (this.running.size) await Promise.all([...this.running]);
+    return this.claimed - before;
   }
 
-  private async once(): Promise<number> {
-    const now = this.deps.realClock.now();
+  /** The loop's round (a poll or a wake-up): tops the workers up to `concurrency`; waits only for those it started. */
+  private async wake(): Promise<void> {
+    await Promise.all(this.spawn());
+  }
+
+  /**
+   * Workers, up to `concurrency` in all, each claiming one due row at a time until none is due: a
+   * slow attempt (a recipient the server holds unanswered) holds only its own worker, a burst of
+   * rows all leaves on one wake-up, and a wake-up while workers are busy starts a free one. A
+   * wake-up starts one worker; each row claimed starts another while there is room, so an idle
+   * poll costs one query and a burst is soon sent `concurrency` at a time.
+   */
+  private spawn(): Promise<void>[] {
+    this.wakes++;
+    return this.startWorker();
+  }
+
+  private startWorker(): Promise<void>[] {
+    if (this.loop.stopped || this.running.size >= this.options.concurrency) return [];
+    const worker: Promise<void> = this.work().finally(() => this.running.delete(worker));
+    this.running.add(worker);
+    return [worker];
+  }
+
+  private async work(): Promise<void> {
     const repo = createEmailOutboxRepository(this.deps.pool);
-    const claimed = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), this.options.concurrency);
-    await Promise.all(
-      claimed.map((row) =>
-        this.send(row).catch((err) => {
-          // Its outcome could not be recorded: the lease runs out and a later round sends it again.
-          if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
-        }),
-      ),
-    );
-    return claimed.length;
+    for (let n = 0; n < WORKER_CAP && !this.loop.stopped; n++) {
+      const seen = this.wakes;
+      const now = this.deps.realClock.now();
+      const [row] = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), 1);
+      if (!row) {
+        if (this.wakes === seen) return;
+        continue; // woken while it looked: a row may have been written just after
+      }
+      this.claimed++;
+      // More may be due: another worker, while there is room (its failure is its own round's).
+      for (const more of this.startWorker()) more.catch(() => {});
+      await this.send(row).catch((err) => {
+        // Its outcome could not be recorded: the lease runs out and a later worker sends it again.
+        if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
+      });
+    }
   }
 
   private async send(row: ClaimedEmail): Promise<void> {
@@ -96,6 +135,17 @@ export class EmailSender {
       await finish({ status: 'skipped', nextAttemptAt: realClock.now(), error: 'no one on the account holds billing:write', recipients: [], messageId: null, sentAt: null });
       log.info({ email_id: row.id, kind: row.kind, account_id: row.account_id }, 'email skipped: no one on the account holds billing:write');
       return;
+    }
+    // Test mode, as Stripe's: an email to a test customer reaches only the account's own people
+    // (a reseller trying the flow with its own address), never an outside address. Files are kept.
+    if (row.mode === 'test' && row.audience === 'customer' && transport.kind === 'smtp') {
+      const team = new Set((await repo.people(row.account_id)).map((p) => p.email.toLowerCase()));
+      if (!to.every((address) => team.has(address.toLowerCase()))) {
+        const error = "test mode: an email to a customer goes only to the account's own people";
+        await finish({ status: 'skipped', nextAttemptAt: realClock.now(), error, recipients: [], messageId: null, sentAt: null });
+        log.info({ email_id: row.id, kind: row.kind, account_id: row.account_id }, `email skipped: ${error}`);
+        return;
+      }
     }
     let secret: string | null = null;
     if (row.secret_sealed) {

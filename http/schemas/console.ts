@@ -68,9 +68,10 @@ export const InvitationPeekSchema = Type.Object({
 /**
  * An address mail is sent to (an invitation, an onboarding link): one mailbox, ASCII, no control
  * character, space, comma or bracket (ajv-formats' `email`), with a dot in its domain; it becomes a
- * To header, so anything that could smuggle a second recipient or a header line is refused (400).
+ * To header, so anything that could smuggle a second recipient or a header line is refused (400),
+ * an RFC 2047 encoded word (`=?utf-8?q?…?=`, which a relay may decode into another address) too.
  */
-export const EmailSchema = withCode(Type.String({ minLength: 3, maxLength: 254, format: 'email', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), 'invalid_parameter');
+export const EmailSchema = withCode(Type.String({ minLength: 3, maxLength: 254, format: 'email', pattern: '^(?!.*=\\?)[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }), 'invalid_parameter');
 export const PasswordSchema = withCode(Type.String({ minLength: 1, maxLength: 1024 }), 'password_rejected');
 
 export const AcceptInvitationBody = Type.Object(

@@ -45,6 +45,8 @@ export interface SmtpReceiver {
   refuse(r: Refusal | null): void;
   /** Refuses one recipient with `code` at RCPT TO (null accepts it again). */
   refuseRecipient(address: string, code: number | null): void;
+  /** Leaves RCPT TO for `address` unanswered (a tarpit) until the function returned is called. */
+  holdRecipient(address: string): () => void;
   /** Closes the port: connections are refused until `comeBack`. */
   goAway(): Promise<void>;
   /** Listens again on the same port. */
@@ -67,6 +69,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   const messages: ReceivedMail[] = [];
   const refusedCodes: number[] = [];
   const refusedRecipients = new Map<string, number>();
+  const heldRecipients = new Map<string, (() => void)[]>();
   let refusal: (Refusal & { left: number }) | null = null;
   let server: SMTPServer | null = null;
   let port = 0;
@@ -97,6 +100,8 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
       callback(refusalAt('mail', s) ?? undefined);
     },
     onRcptTo(address, session, callback) {
+      const held = heldRecipients.get(address.address.toLowerCase());
+      if (held) return void held.push(() => callback());
       const own = refusedRecipients.get(address.address.toLowerCase());
       if (own) return callback(new SmtpAnswer(`Mailbox ${address.address} refused`, own));
       callback(refusalAt('rcpt', session as unknown as { refusedOnce?: boolean }) ?? undefined);
@@ -146,6 +151,14 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     refuseRecipient(address, code) {
       if (code === null) refusedRecipients.delete(address.toLowerCase());
       else refusedRecipients.set(address.toLowerCase(), code);
+    },
+    holdRecipient(address) {
+      heldRecipients.set(address.toLowerCase(), []);
+      return () => {
+        const waiting = heldRecipients.get(address.toLowerCase()) ?? [];
+        heldRecipients.delete(address.toLowerCase());
+        for (const answer of waiting) answer();
+      };
     },
     goAway: stop,
     comeBack: listen,

@@ -138,7 +138,8 @@ test.serial('a password reset arrives with a link that sets the new password', a
 });
 
 test.serial("an onboarding link arrives on the reseller's behalf: its brand, Reply-To its support address, the customer's language, no word of the service; the link opens the page", async (t) => {
-  const a = await makeAccount(svc.url);
+  // Live: a test customer's email goes only to the account's own people (email-review.test.ts).
+  const a = (await makeAccount(svc.url, { live: true })) as Live;
   const brand = await a.api.patch('/v1/brand', {
     display_name: 'Harbourline Calls',
     email_from_name: 'Harbourline Calls Team',
@@ -146,8 +147,8 @@ test.serial("an onboarding link arrives on the reseller's behalf: its brand, Rep
     primary_color: '#123456',
   });
   t.is(brand.status, 200, brand.text);
-  const c = await makeCustomer(a.api, { name: 'Boulangerie Martin', country: 'FR', timezone: 'Europe/Paris' });
-  const minted = await a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email: 'patron@boulangerie.example' });
+  const c = await makeCustomer(a.liveApi, { name: 'Boulangerie Martin', country: 'FR', timezone: 'Europe/Paris' });
+  const minted = await a.liveApi.post(`/v1/customers/${c.id}/onboarding_link`, { email: 'patron@boulangerie.example' });
   t.is(minted.status, 201, minted.text);
   t.is(minted.body.emailed_to, 'patron@boulangerie.example');
   await delivered(a.id);

@@ -242,6 +242,7 @@ test.serial('CR and LF in a brand’s email_from_name or a subject never reach t
   const before = smtp.messages.length;
   const id = await queue({
     accountId: a.id,
+    mode: 'live',
     kind: 'onboarding_link',
     audience: 'customer',
     to: 'owner@harbour.example',
