@@ -26,7 +26,7 @@ export async function adminToken(
   const token = mintToken('sbc_');
   await settings.set(ADMIN_TOKEN_SETTING, hashToken(token).toString('hex'));
   (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(
-    `Admin token (shown once; export it as SWITCHBOARD_ADMIN_TOKEN to use the console): ${token}`,
+    `Admin token (shown once; export it as SWITCHBOARD_ADMIN_TOKEN to use the admin commands): ${token}`,
   );
   log.info('a new admin token was generated and printed once');
   return hashToken(token);
