@@ -58,6 +58,19 @@ export interface EmailRow {
 }
 
 /**
+ * How many emails of `kind` were written for an account (and, given, one of its customers) at or
+ * after `since`, in the caller's transaction (the limits on emails a reseller asks for).
+ */
+export async function countEmailsSince(db: Queryable, q: { accountId: string; customerId?: string; kind: EmailKind; since: Date }): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM email_outbox
+      WHERE account_id = $1 AND kind = $2 AND created_at >= $3 AND ($4::uuid IS NULL OR customer_id = $4)`,
+    [q.accountId, q.kind, q.since, q.customerId ?? null],
+  );
+  return rows[0].n;
+}
+
+/**
  * Writes one email in the caller's transaction; a second request with the same dedupe key writes
  * nothing. Returns the row's id, or null when it was already there.
  */

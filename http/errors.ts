@@ -66,6 +66,7 @@ export const ERRORS = {
   invalid_provisioning_step: e(400, 'invalid_request_error', 'steps may contain only number, script, agent and calendar.'),
   provisioning_not_recorded: e(500, 'api_error', 'The provisioning request was not recorded; nothing started. Retry safely.'),
   onboarding_link_not_created: e(500, 'api_error', 'The onboarding link was not created; nothing was sent. Retry safely.'),
+  onboarding_email_limit: e(429, 'invalid_request_error', 'Too many onboarding links were emailed in the last 24 hours (5 per customer, 200 per account); mint without email and send the link yourself, or try later.'),
   // calls
   invalid_phone_number: e(400, 'invalid_request_error', 'phone is not a valid telephone number.'),
   phone_country_mismatch: e(400, 'invalid_request_error', "The number is not in the customer's country."),

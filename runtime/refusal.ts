@@ -41,6 +41,7 @@ export type RefusalCode =
   | 'external_ref_taken'
   | 'provisioning_not_recorded'
   | 'onboarding_link_not_created'
+  | 'onboarding_email_limit'
   // calls, appointments and the do-not-call list
   | 'invalid_phone_number'
   | 'phone_country_mismatch'

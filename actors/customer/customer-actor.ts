@@ -3,13 +3,13 @@ import type { Deps } from '../../runtime/deps.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { CAP_WAITS } from '../../money/rules/hold-rules.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { withTransaction, type Queryable } from '../../db/pool.ts';
+import { withTransaction, type Client, type Queryable } from '../../db/pool.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { createCustomerRepository, type CustomerRow } from '../../db/customers.ts';
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
-import { enqueueEmail } from '../../db/email-outbox.ts';
+import { countEmailsSince, enqueueEmail } from '../../db/email-outbox.ts';
 import { ITEM_PRICES, settledSpend } from '../../money/rules/pricing.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { isRefusal, Refusal, type RefusalCode } from '../../runtime/refusal.ts';
@@ -26,6 +26,9 @@ import type { CustomerMessage, ProvisioningReply } from './messages.ts';
 /** Onboarding links last 30 days (spec: Limits → Other). */
 export const ONBOARDING_LINK_DAYS = 30;
 export const ONBOARDING_TOKEN_PREFIX = 'ob_';
+/** Onboarding links emailed in any 24 hours: per customer, and per account (docs/api.md, Onboarding links). */
+export const ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY = 5;
+export const ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY = 200;
 
 /**
  * The customer actor: the single writer of one customer inside a process. It keeps only the
@@ -110,6 +113,19 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
   }
 
   /**
+   * Emails a reseller asks the service to send to addresses it chooses are limited (docs/api.md,
+   * Onboarding links), so no account can spend the platform's sending reputation: refused before
+   * anything is written.
+   */
+  async function withinOnboardingEmailLimits(client: Client, state: CustomerState, now: Date): Promise<void> {
+    const since = new Date(now.getTime() - 86_400_000);
+    const forCustomer = await countEmailsSince(client, { accountId: state.accountId, customerId: state.id, kind: 'onboarding_link', since });
+    if (forCustomer >= ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY) throw new Refusal('onboarding_email_limit');
+    const forAccount = await countEmailsSince(client, { accountId: state.accountId, kind: 'onboarding_link', since });
+    if (forAccount >= ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY) throw new Refusal('onboarding_email_limit');
+  }
+
+  /**
    * A new onboarding link (the ones before it replaced). With `email`, the link is also emailed
    * there on the reseller's behalf: the outbox row (the URL sealed) is written in the link's
    * transaction, and the link keeps the address (`emailed_to`).
@@ -120,6 +136,7 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     const outcome = await orFail('onboarding_link_not_created', () =>
       writeTransaction(pool, idem, now, async (client) => {
         const customer = await mustGet(client, state.id, true);
+        if (email !== undefined) await withinOnboardingEmailLimits(client, state, now);
         const links = createOnboardingLinkRepository(client);
         await links.replaceActive(state.id, now);
         const token = mintToken(ONBOARDING_TOKEN_PREFIX);

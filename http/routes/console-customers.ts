@@ -155,7 +155,7 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
         params: CustomerIdParams,
         querystring: ConsoleModeQuery,
         body: ConsoleOnboardingLinkBody,
-        response: responses({ 201: OnboardingLinkSchema }, ['customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
+        response: responses({ 201: OnboardingLinkSchema }, ['customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'onboarding_email_limit', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
       },
     },
     async (request, reply) => {

@@ -25,7 +25,7 @@ export function registerOnboardingLinkRoutes(app: App, services: OnboardingLinkR
         params: CustomerIdParams,
         body: OnboardingLinkBody,
         response: responses({ 201: OnboardingLinkSchema }, [
-          'customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'idempotency_key_reused',
+          'customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'onboarding_link_not_created', 'onboarding_email_limit', 'idempotency_key_reused',
           'idempotency_key_too_long', 'scope_missing',
         ]),
       },

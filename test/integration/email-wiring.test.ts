@@ -263,3 +263,42 @@ test("the console's \"Send by email\": the customer page's mint takes an address
   const page = await owner.get(`/console/api/customers/${c.id}?mode=test`);
   t.is(page.body.onboarding_links[0].emailed_to, 'front-desk@brightdental.example');
 });
+
+test('onboarding emails are limited: 5 per customer and 200 per account in any 24 hours (429 onboarding_email_limit, nothing minted or queued); a mint without email is not limited', async (t) => {
+  const a = await makeAccount(svc.url);
+  const c = await makeCustomer(a.api);
+  const linkEmails = () => outboxEmails(svc.databaseUrl, { accountId: a.id, kind: 'onboarding_link' });
+  const links = async (id: string) => (await a.api.get(`/v1/customers/${id}/onboarding_link?limit=100`)).body.data.length;
+  for (let i = 1; i <= 5; i++) {
+    const r = await a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email: `owner+${i}@brightdental.example` });
+    t.is(r.status, 201, `email ${i}: ${r.text}`);
+  }
+  const sixth = await a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email: 'owner+6@brightdental.example' });
+  t.is(sixth.status, 429, sixth.text);
+  t.is(sixth.body.error.code, 'onboarding_email_limit');
+  t.is((await linkEmails()).length, 5, 'nothing queued');
+  t.is(await links(c.id), 5, 'nothing minted');
+  t.is((await a.api.post(`/v1/customers/${c.id}/onboarding_link`, {})).status, 201, 'a mint without email is not limited');
+  const other = await makeCustomer(a.api);
+  t.is((await a.api.post(`/v1/customers/${other.id}/onboarding_link`, { email: 'someone@elsewhere.example' })).status, 201, 'another customer has its own 5');
+
+  // The account's 200: 194 more emails written when the last one was (straight into the outbox, as 194 mints would).
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
+  try {
+    await db.query(
+      `INSERT INTO email_outbox (account_id, mode, kind, audience, to_address, dedupe_key, data, status, created_at)
+       SELECT $1, 'test', 'onboarding_link', 'customer', 'x' || g || '@example.com', 'limit-test:' || g, '{}', 'skipped',
+              (SELECT max(created_at) FROM email_outbox WHERE account_id = $1)
+         FROM generate_series(1, 194) g`,
+      [a.id],
+    );
+  } finally {
+    await db.end();
+  }
+  t.is((await linkEmails()).length, 200);
+  const third = await makeCustomer(a.api);
+  const over = await a.api.post(`/v1/customers/${third.id}/onboarding_link`, { email: 'first@third.example' });
+  t.is(over.status, 429, over.text);
+  t.is(over.body.error.code, 'onboarding_email_limit');
+  t.is(await links(third.id), 0);
+});
