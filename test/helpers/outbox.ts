@@ -55,3 +55,13 @@ export async function emailsTellEvents(
     `one ${f.kind} email per event, telling it`,
   );
 }
+
+/** Runs the service's email sender (`mailNow`) until none of the account's emails is pending; throws if they never leave. */
+export async function sendOutbox(svc: { databaseUrl: string; services: { mailNow(): Promise<number> } }, accountId: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    await svc.services.mailNow();
+    if (!(await outboxEmails(svc.databaseUrl, { accountId })).some((e) => e.status === 'pending')) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the outbox was not sent');
+}

@@ -12,7 +12,7 @@ import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { call, type Client } from '../helpers/http.ts';
 import { consoleAs, CONSOLE_PASSWORD, sessionCookieOf } from '../helpers/console.ts';
-import { outboxEmails } from '../helpers/outbox.ts';
+import { outboxEmails, sendOutbox } from '../helpers/outbox.ts';
 import { end, hold, spend, topUp } from '../helpers/live-money.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
 import { HIDDEN_NAMES } from '../helpers/site-facts.ts';
@@ -35,16 +35,6 @@ test.afterEach(async (t) => {
 /** Every message that reached `address` (envelope recipient), in arrival order. */
 const mailTo = (address: string): ReceivedMail[] => smtp.messages.filter((m) => m.envelope.to.map((a) => a.toLowerCase()).includes(address.toLowerCase()));
 
-/** Sends what the account's outbox holds (the sender's rounds), until none of its emails is pending. */
-async function delivered(accountId: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    await svc.services.mailNow();
-    const pending = (await outboxEmails(svc.databaseUrl, { accountId })).filter((e) => e.status === 'pending');
-    if (pending.length === 0) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('the outbox was not sent');
-}
 
 /** The first URL in a message's text that contains `path`. */
 function linkIn(mail: ReceivedMail, path: string): string {
@@ -61,21 +51,21 @@ test.serial('low balance: each stage (25 %, 10 %, zero) arrives once, to the bil
   const c = await makeCustomer(a.liveApi);
   await a.admin.patch(`/admin/v1/accounts/${a.id}/limits`, { concurrent_calls: 10 });
   await topUp(a, 10_000);
-  await delivered(a.id); // the invitations of the people, sent to them
+  await sendOutbox(svc, a.id); // the invitations of the people, sent to them
   const seen = () => billing.map((p) => mailTo(p).filter((m) => !/invit/i.test(m.subject)).length);
 
   await spend(a, c.id, 7_600); // 2,400 of 10,000: under 25 %
-  await delivered(a.id);
+  await sendOutbox(svc, a.id);
   t.deepEqual(seen(), [1, 1, 1], 'below 25 %: one email to each billing person');
 
   await spend(a, c.id, 1_500); // 900: under 10 %
-  await delivered(a.id);
+  await sendOutbox(svc, a.id);
   t.deepEqual(seen(), [2, 2, 2], 'below 10 %: one more');
 
   // Two calls hold 800 of the 900: no third call can start.
   await hold(a, c.id, 'arrival-zero-1');
   await hold(a, c.id, 'arrival-zero-2');
-  await delivered(a.id);
+  await sendOutbox(svc, a.id);
   t.deepEqual(seen(), [3, 3, 3], 'zero: one more');
   await end(a, 'arrival-zero-1', 0);
   await end(a, 'arrival-zero-2', 0);
@@ -104,7 +94,7 @@ test.serial('an invitation arrives with a link that lets the invited person in',
   const address = `newbie-${a.id.slice(0, 8)}@agency.example`;
   const invited = await owner.post('/console/api/team/invitations', { email: address, role: 'developer' });
   t.is(invited.status, 201, invited.text);
-  await delivered(a.id);
+  await sendOutbox(svc, a.id);
   const mails = mailTo(address);
   t.is(mails.length, 1);
   t.regex(mails[0]!.text ?? '', /Northwind Agency/);
@@ -120,12 +110,12 @@ test.serial('an invitation arrives with a link that lets the invited person in',
 test.serial('a password reset arrives with a link that sets the new password', async (t) => {
   const a = await makeAccount(svc.url);
   const person = await consoleAs(svc.url, a.id, 'billing');
-  await delivered(a.id);
+  await sendOutbox(svc, a.id);
   const asked = await call(svc.url, 'POST', '/console/api/password_resets', { body: { email: person.user.email } });
   t.is(asked.status, 202);
   let mails: ReceivedMail[] = [];
   for (let i = 0; i < 100 && mails.length === 0; i++) {
-    await delivered(a.id);
+    await sendOutbox(svc, a.id);
     mails = mailTo(person.user.email).filter((m) => m.text?.includes('/console/reset'));
     if (mails.length === 0) await new Promise((r) => setTimeout(r, 25));
   }
@@ -151,7 +141,7 @@ test.serial("an onboarding link arrives on the reseller's behalf: its brand, Rep
   const minted = await a.liveApi.post(`/v1/customers/${c.id}/onboarding_link`, { email: 'patron@boulangerie.example' });
   t.is(minted.status, 201, minted.text);
   t.is(minted.body.emailed_to, 'patron@boulangerie.example');
-  await delivered(a.id);
+  await sendOutbox(svc, a.id);
   const mails = mailTo('patron@boulangerie.example');
   t.is(mails.length, 1);
   const mail = mails[0]!;
