@@ -27,6 +27,8 @@ test('a whole refund forfeits the whole unspent bonus; half a refund half of it'
 
 test('a second refund forfeits only what the first did not; never more than is unspent', (t) => {
   t.is(forfeitedBonusCents({ paymentCents: 50_000, bonusCents: 1_500, refundedCents: 50_000, forfeitedBeforeCents: 750, unspentCents: 750 }), 750);
+  // 25,000 then 10,000 of a 50,000 top-up: the second earned 1,050 in all, of which 750 went with the first.
+  t.is(forfeitedBonusCents({ paymentCents: 50_000, bonusCents: 1_500, refundedCents: 35_000, forfeitedBeforeCents: 750, unspentCents: 750 }), 300);
   t.is(forfeitedBonusCents({ paymentCents: 50_000, bonusCents: 1_500, refundedCents: 50_000, forfeitedBeforeCents: 0, unspentCents: 200 }), 200, 'bonus already spent stays spent');
   t.is(forfeitedBonusCents({ paymentCents: 50_000, bonusCents: 0, refundedCents: 50_000, forfeitedBeforeCents: 0, unspentCents: 0 }), 0, 'no bonus, nothing to forfeit');
   t.is(forfeitedBonusCents({ paymentCents: 50_000, bonusCents: 1_500, refundedCents: 70_000, forfeitedBeforeCents: 0, unspentCents: 1_500 }), 1_500, 'never more than the bonus');
