@@ -22,6 +22,13 @@ const CHARGE_LEASE_SECONDS = 120;
 const UNAVAILABLE_RETRY_SECONDS = 60;
 /** A payment processing (Stripe answered `processing`): asked again this often until the webhook settles it. */
 const PROCESSING_RECHECK_SECONDS = 15 * 60;
+/**
+ * An automatic top-up whose attempts keep failing other than by a decline or refusal (the processor
+ * unreachable, its key revoked, no live processor configured) fails as `processor_unavailable` after
+ * this many attempts (a day of tries a minute apart): while it stays open renewals wait for it
+ * (`awaiting_top_up`), so without an end they would never charge nor count down.
+ */
+export const MAX_UNAVAILABLE_ATTEMPTS = (24 * 3600) / UNAVAILABLE_RETRY_SECONDS;
 
 export function createAutoTopUp(room: Room, settlement: () => Settlement) {
   const { pool, realClock, log } = room.deps;
@@ -51,11 +58,25 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
     return card !== null && card.payment_method_id === p.payment_method_id;
   }
 
+  /** Tried MAX_UNAVAILABLE_ATTEMPTS times without an answer: failed (`processor_unavailable`), so renewals fall back. */
+  async function givenUp(p: CardPaymentRow): Promise<boolean> {
+    if (p.attempts < MAX_UNAVAILABLE_ATTEMPTS) return false;
+    await withTransaction(pool, async (client) => {
+      const locked = await createPaymentRepository(client).lockPayment(p.id);
+      if (locked?.status === 'pending') {
+        await settlement().failAutomatic(client, locked, { code: 'processor_unavailable', declineCode: null, message: 'The card processor could not be reached for a day of attempts; the card was not charged.' }, locked.payment_intent_id);
+      }
+    });
+    log.warn({ card_payment_id: p.id, account_id: p.account_id, attempts: p.attempts }, 'automatic top-up not charged after a day of attempts; failed as processor_unavailable');
+    return true;
+  }
+
   /** One charge attempt of a claimed automatic card payment. */
   async function chargeOne(p: CardPaymentRow): Promise<void> {
     const provider = room.providerFor('live');
     const repo = createPaymentRepository(pool);
     if (!provider) {
+      if (await givenUp(p)) return;
       await repo.retryAutomaticIn(p.id, UNAVAILABLE_RETRY_SECONDS);
       return;
     }
@@ -104,6 +125,7 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
       }
       if (!(err instanceof ProviderUnavailable)) log.error({ err, card_payment_id: p.id }, 'automatic top-up attempt failed; tried again');
       else log.warn({ err, card_payment_id: p.id }, 'the card processor could not be reached for an automatic top-up; tried again with the same idempotency key');
+      if (await givenUp(p).catch(() => false)) return;
       await repo.retryAutomaticIn(p.id, UNAVAILABLE_RETRY_SECONDS).catch(() => {});
     }
   }
