@@ -1,6 +1,6 @@
 import type { Client } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { createPaymentRepository, type CardPaymentRow } from '../../db/payments.ts';
+import { createPaymentRepository, workingAutoTopUpCents, type CardPaymentRow } from '../../db/payments.ts';
 import { balanceReads } from '../../db/money/balances.ts';
 import { PaymentDeclined, ProcessorRefused, ProviderUnavailable } from '../../payments/provider.ts';
 import type { Room } from './room.ts';
@@ -35,17 +35,15 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
 
   /** The writer's reaction: records one automatic card payment to charge. True when one is open. */
   async function autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> {
-    const provider = room.providerFor('live');
-    if (!provider) return false;
+    // The one rule of a working automatic top-up (as the renewals' `fundableCents`): a live
+    // processor, on, a saved card, not failing.
+    if (!room.providerFor('live')) return false;
+    const amountCents = await workingAutoTopUpCents(client, accountId, realClock.now());
+    if (amountCents === null) return false;
     const repo = createPaymentRepository(client);
-    const row = await balanceReads(client).get(accountId, 'live');
-    if (!row || row.auto_top_up_threshold_cents === null || row.auto_top_up_amount_cents === null) return false;
-    const card = await repo.savedCard(accountId, 'live');
-    if (!card) return false;
     if (await repo.openAutomatic(accountId)) return true;
-    const state = await repo.autoTopUpState(accountId);
-    if (state?.retry_after && state.retry_after > realClock.now()) return false;
-    await repo.insertAutomatic({ accountId, processor: card.processor, amountCents: row.auto_top_up_amount_cents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, brand: card.brand, last4: card.last4, now });
+    const card = (await repo.savedCard(accountId, 'live'))!;
+    await repo.insertAutomatic({ accountId, processor: card.processor, amountCents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, brand: card.brand, last4: card.last4, now });
     // The worker's next round (SWITCHBOARD_KEEPER_POLL_MS, 2 s by default) charges it.
     return true;
   }

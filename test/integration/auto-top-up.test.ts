@@ -9,6 +9,7 @@ import { liveCall, liveConsoleAccount, payCheckout, startWithFakeStripe, stopWit
 import { clockDays } from '../helpers/clock-days.ts';
 import { adminClient } from '../helpers/factories.ts';
 import { addDays } from '../../money/rules/renewal.ts';
+import { fundableCents } from '../../money/balance-view.ts';
 
 /*
  * Issue 22, automatic top-up (as Vapi's auto-reload): an amount and a threshold; when a charge
@@ -180,6 +181,16 @@ test.serial('an automatic top-up the processor never answers (5xx every time) is
   const activity = (await a.owner.get('/console/api/billing/activity?mode=live')).body.data;
   t.like(activity.find((x: any) => x.kind === 'auto_top_up_failed'), { reason: 'processor_unavailable', reference: p.id });
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('the money a renewal can count on includes a working automatic top-up only with a live processor configured (as the charge itself), and not while it is failing in real time', async (t) => {
+  const { a } = await withSavedCard();
+  await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 100, amount_cents: 2_500 });
+  const realNow = new Date();
+  t.is(await fundableCents(db, a.id, 'live', { liveProcessor: true, realNow }), 5_000 + 2_500, 'the top-up is money to come');
+  t.is(await fundableCents(db, a.id, 'live', { liveProcessor: false, realNow }), 5_000, 'no live processor: no charge can be made, so none is counted');
+  await db.query(`INSERT INTO auto_top_up_state (account_id, retry_after) VALUES ($1, $2) ON CONFLICT (account_id) DO UPDATE SET retry_after = $2`, [a.id, new Date(realNow.getTime() + 3600_000)]);
+  t.is(await fundableCents(db, a.id, 'live', { liveProcessor: true, realNow }), 5_000, 'failing: not counted');
 });
 
 test.serial('the saved card deleted: detached at Stripe, automatic top-up off', async (t) => {
