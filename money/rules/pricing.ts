@@ -49,6 +49,8 @@ export const ITEM_PRICES = {
 } as const;
 
 export const MINIMUM_TOP_UP_CENTS = 2_500;
+/** Largest single top-up by card, cents. */
+export const MAXIMUM_TOP_UP_CENTS = 5_000_000;
 /** A live customer below this monthly spend is topped up to it after the month closes. */
 export const MONTHLY_MINIMUM_CENTS = 1_000;
 /** Bonus credit expires twelve months after it is granted. */
