@@ -57,7 +57,7 @@ export const MONTHLY_MINIMUM_CENTS = 1_000;
 export const BONUS_LIFETIME_MONTHS = 12;
 
 /** Bonus tiers of a top-up: from 50,000 cents +3 %, from 250,000 +5 %, from 1,000,000 +8 %. */
-const BONUS_TIERS: readonly { fromCents: number; percent: number }[] = [
+export const BONUS_TIERS: readonly { fromCents: number; percent: number }[] = [
   { fromCents: 1_000_000, percent: 8 },
   { fromCents: 250_000, percent: 5 },
   { fromCents: 50_000, percent: 3 },
