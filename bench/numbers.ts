@@ -127,6 +127,7 @@ function renewalRoom(pool: Pool, config: ReturnType<typeof loadConfig>) {
   return createNumbers({
     pool,
     clock: { now: () => new Date() },
+    realClock: { now: () => new Date() },
     log: createLogger('warn'),
     config,
     carriers: { test: unused, live: unused },

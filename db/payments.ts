@@ -303,10 +303,6 @@ export function createPaymentRepository(db: Queryable) {
         [id, retryInSeconds, error.slice(0, 2000)],
       );
     },
-    async pendingEvents(limit: number): Promise<ProcessorEventRow[]> {
-      const { rows } = await db.query(`SELECT * FROM processor_events WHERE processed_at IS NULL ORDER BY seq LIMIT $1`, [limit]);
-      return rows;
-    },
   };
 }
 

@@ -73,11 +73,13 @@ export async function spendableCents(db: Queryable, accountId: string, mode: Mod
 
 /**
  * What an account's balance of `mode` can pay for soon: `spendableCents`, plus the automatic
- * top-up's amount when a working one exists (on, a saved card, not failing at `now`): a renewal
- * it will cover needs no warning. Test mode is unbounded.
+ * top-up's amount when a working one exists (a live processor configured, on, a saved card, not
+ * failing at `realNow`, real time like the failure's `retry_after`): a renewal it will cover needs
+ * no warning. The same rule the payments room asks a charge by (`workingAutoTopUpCents`). Test
+ * mode is unbounded.
  */
-export async function fundableCents(db: Queryable, accountId: string, mode: Mode, now: Date = new Date()): Promise<number> {
+export async function fundableCents(db: Queryable, accountId: string, mode: Mode, autoTopUp: { liveProcessor: boolean; realNow: Date }): Promise<number> {
   const spendable = await spendableCents(db, accountId, mode);
-  if (mode === 'test') return spendable;
-  return spendable + ((await workingAutoTopUpCents(db, accountId, now)) ?? 0);
+  if (mode === 'test' || !autoTopUp.liveProcessor) return spendable;
+  return spendable + ((await workingAutoTopUpCents(db, accountId, autoTopUp.realNow)) ?? 0);
 }

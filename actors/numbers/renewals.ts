@@ -32,7 +32,7 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
       if (!inNoticeWindow(today, row.renews_on) || row.notice_sent_for === row.renews_on) return false;
       // Every rent and hosting of the account falling due by this renewal competes for the same money.
       const due = await recurringDueBy(client, row.account_id, row.mode, row.renews_on);
-      const short = (await fundableCents(client, row.account_id, row.mode, now)) < Math.max(due, row.monthly_cents);
+      const short = (await fundableCents(client, row.account_id, row.mode, { liveProcessor: deps.config.stripe !== null, realNow: deps.realClock.now() })) < Math.max(due, row.monthly_cents);
       row = await repo.update(row.id, { notice_sent_for: row.renews_on }, now);
       if (short) await emit(client, row, 'number.payment_due', now);
       return short;

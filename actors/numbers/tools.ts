@@ -20,7 +20,7 @@ import { numberView } from './views.ts';
  * and giving a number back at the carrier. Each takes the transaction it works in.
  */
 
-export interface NumbersDeps extends Pick<Deps, 'pool' | 'clock' | 'log' | 'config'> {
+export interface NumbersDeps extends Pick<Deps, 'pool' | 'clock' | 'realClock' | 'log' | 'config'> {
   carriers: Record<Mode, NumberCarrier>;
   money: MoneyWriter;
   secrets: Pick<SecretBox, 'seal' | 'open'>;

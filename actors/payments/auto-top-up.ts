@@ -1,6 +1,6 @@
 import type { Client } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { createPaymentRepository, type CardPaymentRow } from '../../db/payments.ts';
+import { createPaymentRepository, workingAutoTopUpCents, type CardPaymentRow } from '../../db/payments.ts';
 import { balanceReads } from '../../db/money/balances.ts';
 import { PaymentDeclined, ProcessorRefused, ProviderUnavailable } from '../../payments/provider.ts';
 import type { Room } from './room.ts';
@@ -22,23 +22,28 @@ const CHARGE_LEASE_SECONDS = 120;
 const UNAVAILABLE_RETRY_SECONDS = 60;
 /** A payment processing (Stripe answered `processing`): asked again this often until the webhook settles it. */
 const PROCESSING_RECHECK_SECONDS = 15 * 60;
+/**
+ * An automatic top-up whose attempts keep failing other than by a decline or refusal (the processor
+ * unreachable, its key revoked, no live processor configured) fails as `processor_unavailable` after
+ * this many attempts (a day of tries a minute apart): while it stays open renewals wait for it
+ * (`awaiting_top_up`), so without an end they would never charge nor count down.
+ */
+export const MAX_UNAVAILABLE_ATTEMPTS = (24 * 3600) / UNAVAILABLE_RETRY_SECONDS;
 
 export function createAutoTopUp(room: Room, settlement: () => Settlement) {
   const { pool, realClock, log } = room.deps;
 
   /** The writer's reaction: records one automatic card payment to charge. True when one is open. */
   async function autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> {
-    const provider = room.providerFor('live');
-    if (!provider) return false;
+    // The one rule of a working automatic top-up (as the renewals' `fundableCents`): a live
+    // processor, on, a saved card, not failing.
+    if (!room.providerFor('live')) return false;
+    const amountCents = await workingAutoTopUpCents(client, accountId, realClock.now());
+    if (amountCents === null) return false;
     const repo = createPaymentRepository(client);
-    const row = await balanceReads(client).get(accountId, 'live');
-    if (!row || row.auto_top_up_threshold_cents === null || row.auto_top_up_amount_cents === null) return false;
-    const card = await repo.savedCard(accountId, 'live');
-    if (!card) return false;
     if (await repo.openAutomatic(accountId)) return true;
-    const state = await repo.autoTopUpState(accountId);
-    if (state?.retry_after && state.retry_after > realClock.now()) return false;
-    await repo.insertAutomatic({ accountId, processor: card.processor, amountCents: row.auto_top_up_amount_cents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, brand: card.brand, last4: card.last4, now });
+    const card = (await repo.savedCard(accountId, 'live'))!;
+    await repo.insertAutomatic({ accountId, processor: card.processor, amountCents, customerRef: card.customer_ref, paymentMethodId: card.payment_method_id, brand: card.brand, last4: card.last4, now });
     // The worker's next round (SWITCHBOARD_KEEPER_POLL_MS, 2 s by default) charges it.
     return true;
   }
@@ -51,11 +56,25 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
     return card !== null && card.payment_method_id === p.payment_method_id;
   }
 
+  /** Tried MAX_UNAVAILABLE_ATTEMPTS times without an answer: failed (`processor_unavailable`), so renewals fall back. */
+  async function givenUp(p: CardPaymentRow): Promise<boolean> {
+    if (p.attempts < MAX_UNAVAILABLE_ATTEMPTS) return false;
+    await withTransaction(pool, async (client) => {
+      const locked = await createPaymentRepository(client).lockPayment(p.id);
+      if (locked?.status === 'pending') {
+        await settlement().failAutomatic(client, locked, { code: 'processor_unavailable', declineCode: null, message: 'The card processor could not be reached for a day of attempts; the card was not charged.' }, locked.payment_intent_id);
+      }
+    });
+    log.warn({ card_payment_id: p.id, account_id: p.account_id, attempts: p.attempts }, 'automatic top-up not charged after a day of attempts; failed as processor_unavailable');
+    return true;
+  }
+
   /** One charge attempt of a claimed automatic card payment. */
   async function chargeOne(p: CardPaymentRow): Promise<void> {
     const provider = room.providerFor('live');
     const repo = createPaymentRepository(pool);
     if (!provider) {
+      if (await givenUp(p)) return;
       await repo.retryAutomaticIn(p.id, UNAVAILABLE_RETRY_SECONDS);
       return;
     }
@@ -104,6 +123,7 @@ export function createAutoTopUp(room: Room, settlement: () => Settlement) {
       }
       if (!(err instanceof ProviderUnavailable)) log.error({ err, card_payment_id: p.id }, 'automatic top-up attempt failed; tried again');
       else log.warn({ err, card_payment_id: p.id }, 'the card processor could not be reached for an automatic top-up; tried again with the same idempotency key');
+      if (await givenUp(p).catch(() => false)) return;
       await repo.retryAutomaticIn(p.id, UNAVAILABLE_RETRY_SECONDS).catch(() => {});
     }
   }

@@ -20,17 +20,6 @@ const ATTEMPT_LEASE_SECONDS = 30;
 const RETRY_SECONDS = [5, 15, 30, 60, 120, 300];
 export const eventRetryDelaySeconds = (attempts: number) => RETRY_SECONDS[Math.min(Math.max(attempts, 1), RETRY_SECONDS.length) - 1];
 
-/** The events acted on; others are stored and marked processed. */
-export const HANDLED_EVENTS = [
-  'checkout.session.completed',
-  'checkout.session.async_payment_succeeded',
-  'checkout.session.async_payment_failed',
-  'checkout.session.expired',
-  'payment_intent.succeeded',
-  'payment_intent.payment_failed',
-  'charge.refunded',
-] as const;
-
 const idOf = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null);
 
 export function createPaymentsInbox(room: Room, settlement: Settlement, refunds: () => Refunds) {
@@ -65,7 +54,7 @@ export function createPaymentsInbox(room: Room, settlement: Settlement, refunds:
         const session = await provider.retrieveCheckoutSession(object.id);
         // The session as the processor has it must be this card payment's (not only the event's metadata).
         if (session.metadata?.card_payment_id !== p.id && session.id !== p.checkout_session_id) return unknown(row);
-        if (session.status === 'expired') return (client) => settlement.sessionExpired(client, p.id, session);
+        if (session.status === 'expired') return (client) => settlement.sessionExpired(client, p.id);
         if (session.paymentIntentId && session.paymentStatus === 'paid') {
           const pr = await provider.retrievePayment(session.paymentIntentId);
           return (client) => settlement.applyPayment(client, p.id, pr);

@@ -21,14 +21,10 @@ import { cardPaymentView, paymentsSetupView } from './views.ts';
  * simulated processor in test mode), the events inbox, automatic top-up, refunds and receipts.
  * Money moves only through the money writer; the processor is called outside any transaction.
  */
-
-/** Largest single top-up by card, cents. */
-export const MAXIMUM_TOP_UP_CENTS = 5_000_000;
-
 export function createPayments(deps: PaymentsDeps) {
   const { pool, config, clock, realClock, log, money } = deps;
   const room: Room = { deps, providerFor: (mode) => deps.providers[mode] };
-  const settlement = createSettlement(room, { autoTopUpWanted: (client, accountId, now) => autoTopUp.autoTopUpWanted(client, accountId, now) });
+  const settlement = createSettlement(room);
   const autoTopUp = createAutoTopUp(room, () => settlement);
   const refunds = createRefunds(room);
   const inbox = createPaymentsInbox(room, settlement, () => refunds);
@@ -81,7 +77,7 @@ export function createPayments(deps: PaymentsDeps) {
     try {
       const session = await provider.retrieveCheckoutSession(p.checkout_session_id);
       if (session.status === 'expired') {
-        await withTransaction(pool, (client) => settlement.sessionExpired(client, p.id, session));
+        await withTransaction(pool, (client) => settlement.sessionExpired(client, p.id));
       } else if (session.paymentIntentId && session.paymentStatus === 'paid') {
         const pr = await provider.retrievePayment(session.paymentIntentId);
         await withTransaction(pool, (client) => settlement.applyPayment(client, p.id, pr));

@@ -5,7 +5,7 @@ import { balanceReads } from '../../db/money/balances.ts';
 import { enqueueEmail } from '../../db/email-outbox.ts';
 import { topUpBonusCents } from '../../money/rules/pricing.ts';
 import { iso } from '../../runtime/types.ts';
-import type { CheckoutSession, PaymentFailure, PaymentResult } from '../../payments/provider.ts';
+import type { PaymentFailure, PaymentResult } from '../../payments/provider.ts';
 import { topUpDescription, type Room } from './room.ts';
 
 /** After a failed automatic top-up, no new attempt for this long. */
@@ -18,7 +18,7 @@ export const AUTO_TOP_UP_RETRY_MS = 24 * 60 * 60 * 1000;
  * order, the return page reloaded, the automatic top-up's own charge); a failed automatic charge
  * is recorded with its activity line and email; a payment still processing waits.
  */
-export function createSettlement(room: Room, _hooks: { autoTopUpWanted(client: Client, accountId: string, now: Date): Promise<boolean> }) {
+export function createSettlement(room: Room) {
   const { money, clock, realClock, log } = room.deps;
 
   async function credit(client: Client, p: CardPaymentRow, pr: PaymentResult): Promise<CardPaymentRow> {
@@ -131,7 +131,7 @@ export function createSettlement(room: Room, _hooks: { autoTopUpWanted(client: C
     },
 
     /** A checkout session the processor says expired: its card payment is canceled (unless it was paid). */
-    async sessionExpired(client: Client, paymentId: string, _session: CheckoutSession): Promise<CardPaymentRow> {
+    async sessionExpired(client: Client, paymentId: string): Promise<CardPaymentRow> {
       const repo = createPaymentRepository(client);
       const p = await repo.lockPayment(paymentId);
       if (!p) throw new Error(`no card payment ${paymentId}`);

@@ -2,16 +2,12 @@ import { iso } from '../../runtime/types.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { AutoTopUpStateRow, CardPaymentRow, CardRefundRow, SavedCardRow } from '../../db/payments.ts';
 import type { ProviderKind } from '../../payments/provider.ts';
-import { MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
+import { BONUS_TIERS, MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
 
 /** What the console and the operator read of card payments (CONTRACT-22, "The card payment object"). */
 
-/** The bonus tiers of a top-up, as the console shows them (money/rules/pricing.ts applies them). */
-export const BONUS_TIERS_VIEW = [
-  { from_cents: 50_000, percent: 3 },
-  { from_cents: 250_000, percent: 5 },
-  { from_cents: 1_000_000, percent: 8 },
-];
+/** The bonus tiers of a top-up, as the console shows them (smallest first): pricing's, which applies them. */
+export const BONUS_TIERS_VIEW = [...BONUS_TIERS].sort((a, b) => a.fromCents - b.fromCents).map((t) => ({ from_cents: t.fromCents, percent: t.percent }));
 
 export function cardPaymentView(p: CardPaymentRow) {
   return {

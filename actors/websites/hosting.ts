@@ -28,7 +28,7 @@ export function createWebsiteHosting(room: Room) {
       if (!inNoticeWindow(today, row.hosting_renews_on) || row.notice_sent_for === row.hosting_renews_on) return false;
       // Every hosting and rent of the account falling due by this renewal competes for the same money.
       const due = await recurringDueBy(client, row.account_id, row.mode, row.hosting_renews_on);
-      const short = (await fundableCents(client, row.account_id, row.mode, now)) < Math.max(due, row.hosting_cents_per_month);
+      const short = (await fundableCents(client, row.account_id, row.mode, { liveProcessor: room.deps.config.stripe !== null, realNow: room.deps.realClock.now() })) < Math.max(due, row.hosting_cents_per_month);
       row = await repo.update(
         row.id,
         short

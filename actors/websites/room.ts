@@ -40,7 +40,7 @@ export interface SiteBuilder {
 /** Whether `domain`'s CNAME points at `target` (the DNS check of a custom domain). */
 export type CnameCheck = (domain: string, target: string) => Promise<boolean>;
 
-export interface WebsitesDeps extends Pick<Deps, 'pool' | 'clock' | 'log' | 'config'> {
+export interface WebsitesDeps extends Pick<Deps, 'pool' | 'clock' | 'realClock' | 'log' | 'config'> {
   money: MoneyWriter;
   secrets: Pick<SecretBox, 'mac'>;
   builder: SiteBuilder;

@@ -1,11 +1,9 @@
 import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, MAX_CENTS, type Static } from './common.ts';
 import { CONSOLE_PAGE, ConsoleModeSchema } from './console.ts';
-import { MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
+import { MAXIMUM_TOP_UP_CENTS, MINIMUM_TOP_UP_CENTS } from '../../money/rules/pricing.ts';
 
 /** Schemas of card payments (CONTRACT-22): the console's billing payment routes and the operator's refunds. */
 
-/** Largest single top-up by card, cents (actors/payments/payments.ts MAXIMUM_TOP_UP_CENTS). */
-const MAX_TOP_UP_CENTS = 5_000_000;
 
 const Card = Type.Object({ brand: NullableString, last4: NullableString });
 
@@ -54,7 +52,7 @@ export const PaymentsModeQuery = Type.Object({ mode: Type.Optional(ConsoleModeSc
 export const CreateTopUpBody = Type.Object(
   {
     mode: Type.Optional(ConsoleModeSchema),
-    amount_cents: withCode(Type.Integer({ minimum: MINIMUM_TOP_UP_CENTS, maximum: MAX_TOP_UP_CENTS }), { default: 'top_up_too_small', maximum: 'invalid_parameter', type: 'invalid_parameter' }),
+    amount_cents: withCode(Type.Integer({ minimum: MINIMUM_TOP_UP_CENTS, maximum: MAXIMUM_TOP_UP_CENTS }), { default: 'top_up_too_small', maximum: 'invalid_parameter', type: 'invalid_parameter' }),
     save_card: Type.Optional(Type.Boolean({ description: 'keep the card for automatic top-up' })),
   },
   { additionalProperties: false },
@@ -66,7 +64,7 @@ export const TopUpParams = Type.Object({ id: Type.String({ maxLength: 255 }) });
 export const AutoTopUpBody = Type.Object(
   {
     threshold_cents: withCode(Type.Integer({ minimum: 0, maximum: MAX_CENTS }), 'invalid_parameter'),
-    amount_cents: withCode(Type.Integer({ minimum: MINIMUM_TOP_UP_CENTS, maximum: MAX_TOP_UP_CENTS }), { default: 'top_up_too_small', maximum: 'invalid_parameter', type: 'invalid_parameter' }),
+    amount_cents: withCode(Type.Integer({ minimum: MINIMUM_TOP_UP_CENTS, maximum: MAXIMUM_TOP_UP_CENTS }), { default: 'top_up_too_small', maximum: 'invalid_parameter', type: 'invalid_parameter' }),
   },
   { additionalProperties: false },
 );

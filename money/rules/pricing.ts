@@ -49,13 +49,15 @@ export const ITEM_PRICES = {
 } as const;
 
 export const MINIMUM_TOP_UP_CENTS = 2_500;
+/** Largest single top-up by card, cents. */
+export const MAXIMUM_TOP_UP_CENTS = 5_000_000;
 /** A live customer below this monthly spend is topped up to it after the month closes. */
 export const MONTHLY_MINIMUM_CENTS = 1_000;
 /** Bonus credit expires twelve months after it is granted. */
 export const BONUS_LIFETIME_MONTHS = 12;
 
 /** Bonus tiers of a top-up: from 50,000 cents +3 %, from 250,000 +5 %, from 1,000,000 +8 %. */
-const BONUS_TIERS: readonly { fromCents: number; percent: number }[] = [
+export const BONUS_TIERS: readonly { fromCents: number; percent: number }[] = [
   { fromCents: 1_000_000, percent: 8 },
   { fromCents: 250_000, percent: 5 },
   { fromCents: 50_000, percent: 3 },

@@ -28,7 +28,8 @@ export function createRecurringMoney(lines: Lines, reactions: MoneyReactions) {
       if (short(row)) {
         // A renewal is what automatic top-up is for: when it is on and working, the card is
         // charged (by the payments room, outside this transaction) and the renewal waits for it.
-        const coming = row.auto_top_up_threshold_cents !== null && row.auto_top_up_amount_cents !== null && (await reactions.autoTopUpWanted?.(client, c.accountId, c.now));
+        // (The payments room decides whether one works: a live processor, on, a saved card, not failing.)
+        const coming = (await reactions.autoTopUpWanted?.(client, c.accountId, c.now)) ?? false;
         return { outcome: coming ? 'awaiting_top_up' : 'insufficient_balance' };
       }
       const claimed = await recurringWrites(client).claimPeriod({

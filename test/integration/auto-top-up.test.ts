@@ -9,6 +9,7 @@ import { liveCall, liveConsoleAccount, payCheckout, startWithFakeStripe, stopWit
 import { clockDays } from '../helpers/clock-days.ts';
 import { adminClient } from '../helpers/factories.ts';
 import { addDays } from '../../money/rules/renewal.ts';
+import { fundableCents } from '../../money/balance-view.ts';
 
 /*
  * Issue 22, automatic top-up (as Vapi's auto-reload): an amount and a threshold; when a charge
@@ -148,6 +149,48 @@ test.serial('a card that needs its holder (authentication_required) fails the sa
   t.is(offSessionCharges(customer).length, 1);
   t.like((await automatic(a))[0], { status: 'failed', failure_code: 'authentication_required' });
   t.is((await balance(a)).balance_cents, 5_000);
+});
+
+test.serial('an automatic top-up the processor never answers (5xx every time) is failed as processor_unavailable after a day of attempts, so it no longer holds renewals', async (t) => {
+  const a = await liveConsoleAccount(svc.url);
+  await payCheckout(a, fake, 5_000, { saveCard: true });
+  await fake.settled();
+  await svc.services.payNow();
+  const customer = (await savedCard(a)).customer_ref;
+  fake.failNext({ status: 503, path: '/v1/payment_intents', method: 'POST', times: 1 });
+  await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 6_000, amount_cents: 2_500 });
+  await svc.services.payNow();
+  const [first] = await automatic(a);
+  t.like(first, { status: 'pending', attempts: 1, failure_code: null }, 'one unavailable answer: tried again');
+
+  // A day of attempts a minute apart (1,440), the last one unanswered too.
+  await db.query(`UPDATE card_payments SET attempts = 1439, next_attempt_at = now() WHERE id = $1`, [first.id]);
+  fake.failNext({ status: 503, path: '/v1/payment_intents', method: 'POST', times: 1 });
+  await svc.services.payNow();
+  const [p] = await automatic(a);
+  t.like(p, { status: 'failed', failure_code: 'processor_unavailable' });
+  t.deepEqual(offSessionCharges(customer).map((r) => r.status), [503, 503], 'asked twice, never charged');
+  t.is((await balance(a)).balance_cents, 5_000, 'nothing credited');
+  const setup = (await a.owner.get('/console/api/billing/payments?mode=live')).body;
+  t.is(setup.auto_top_up.status, 'failing');
+  t.truthy(setup.auto_top_up.retry_after);
+  t.like(setup.auto_top_up.last_failure, { code: 'processor_unavailable' });
+  const emails = (await db.query(`SELECT * FROM email_outbox WHERE account_id = $1 AND kind = 'auto_top_up_failed'`, [a.id])).rows;
+  t.is(emails.length, 1);
+  t.like(emails[0].data, { card_payment_id: p.id, code: 'processor_unavailable' });
+  const activity = (await a.owner.get('/console/api/billing/activity?mode=live')).body.data;
+  t.like(activity.find((x: any) => x.kind === 'auto_top_up_failed'), { reason: 'processor_unavailable', reference: p.id });
+  t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
+});
+
+test.serial('the money a renewal can count on includes a working automatic top-up only with a live processor configured (as the charge itself), and not while it is failing in real time', async (t) => {
+  const { a } = await withSavedCard();
+  await a.owner.put('/console/api/billing/auto_top_up', { threshold_cents: 100, amount_cents: 2_500 });
+  const realNow = new Date();
+  t.is(await fundableCents(db, a.id, 'live', { liveProcessor: true, realNow }), 5_000 + 2_500, 'the top-up is money to come');
+  t.is(await fundableCents(db, a.id, 'live', { liveProcessor: false, realNow }), 5_000, 'no live processor: no charge can be made, so none is counted');
+  await db.query(`INSERT INTO auto_top_up_state (account_id, retry_after) VALUES ($1, $2) ON CONFLICT (account_id) DO UPDATE SET retry_after = $2`, [a.id, new Date(realNow.getTime() + 3600_000)]);
+  t.is(await fundableCents(db, a.id, 'live', { liveProcessor: true, realNow }), 5_000, 'failing: not counted');
 });
 
 test.serial('the saved card deleted: detached at Stripe, automatic top-up off', async (t) => {

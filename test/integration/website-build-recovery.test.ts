@@ -60,10 +60,11 @@ type Live = TestAccount & { liveApi: Client };
 
 /** A websites room like the service's, over its database and clock, with `builder` making the pages. */
 function websitesWith(builder: SiteBuilder) {
-  const { pool, clock, log, config } = svc.services;
+  const { pool, clock, realClock, log, config } = svc.services;
   return createWebsites({
     pool,
     clock,
+    realClock,
     log,
     config,
     money: createMoneyWriter(readinessFollowsMoney),
