@@ -194,7 +194,7 @@ test('invitation addresses that could break a mail header are refused with 400 i
   const a = await makeAccount(svc.url);
   const owner = await consoleAs(svc.url, a.id, 'owner');
   const before = (await outboxEmails(svc.databaseUrl, { accountId: a.id })).length;
-  for (const email of ['dana@agency.example\r\nBcc: x@evil.example', 'dana,x@agency.example', 'Dana <dana@agency.example>', 'da\u0007na@agency.example', 'dana@agency']) {
+  for (const email of ['dana@agency.example\r\nBcc: x@evil.example', 'dana,x@agency.example', 'Dana <dana@agency.example>', 'da\u0007na@agency.example', 'dana@agency', `${'d'.repeat(70)}@agency.example`, `dana@${'a'.repeat(64)}.example`]) {
     const r = await owner.post('/console/api/team/invitations', { email, role: 'viewer' });
     t.is(r.status, 400, JSON.stringify(email));
     t.is(r.body.error.code, 'invalid_parameter');
@@ -235,7 +235,7 @@ test('onboarding link with `email`: emailed on the reseller\'s behalf in the min
 test('onboarding link: an address that is not one mailbox is a 400 invalid_parameter and mints nothing', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
-  for (const email of ['owner@brightdental.example\nBcc: all@evil.example', 'owner@brightdental.example, all@evil.example', 'not-an-address', '', 'owner@bright\u007fdental.example', 'ow\u001bner@brightdental.example', 42]) {
+  for (const email of ['owner@brightdental.example\nBcc: all@evil.example', 'owner@brightdental.example, all@evil.example', 'not-an-address', '', 'owner@bright\u007fdental.example', 'ow\u001bner@brightdental.example', 42, `${'o'.repeat(70)}@brightdental.example`, 'owner@-brightdental.example']) {
     const r = await a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email });
     t.is(r.status, 400, JSON.stringify(email));
     t.is(r.body.error.code, 'invalid_parameter', JSON.stringify(email));
