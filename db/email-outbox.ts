@@ -58,6 +58,14 @@ export interface EmailRow {
 }
 
 /**
+ * Serialises counting (and writing) an account's emails until the caller's transaction ends, so two
+ * concurrent requests (for different customers) cannot both count under a limit and both write.
+ */
+export async function lockAccountEmailCounts(db: Queryable, accountId: string): Promise<void> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('email_outbox_counts:' || $1::text, 0))`, [accountId]);
+}
+
+/**
  * How many emails of `kind` were written for an account (and, given, one of its customers) at or
  * after `since`, in the caller's transaction (the limits on emails a reseller asks for).
  */

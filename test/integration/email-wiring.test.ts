@@ -302,3 +302,22 @@ test('onboarding emails are limited: 5 per customer and 200 per account in any 2
   t.is(over.body.error.code, 'onboarding_email_limit');
   t.is(await links(third.id), 0);
 });
+
+test('the account onboarding email limit holds under concurrency: at 199 of 200, four mints for four customers at once let exactly one through', async (t) => {
+  const a = await makeAccount(svc.url);
+  const customers = await Promise.all([1, 2, 3, 4].map(() => makeCustomer(a.api)));
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
+  try {
+    await db.query(
+      `INSERT INTO email_outbox (account_id, mode, kind, audience, to_address, dedupe_key, data, status)
+       SELECT $1, 'test', 'onboarding_link', 'customer', 'x' || g || '@example.com', 'race-test:' || g, '{}', 'skipped'
+         FROM generate_series(1, 199) g`,
+      [a.id],
+    );
+  } finally {
+    await db.end();
+  }
+  const answers = await Promise.all(customers.map((c, i) => a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email: `owner${i}@race.example` })));
+  t.deepEqual(answers.map((r) => r.status).sort(), [201, 429, 429, 429], answers.map((r) => r.text).join('\n'));
+  t.is((await outboxEmails(svc.databaseUrl, { accountId: a.id, kind: 'onboarding_link' })).length, 200);
+});
