@@ -8,8 +8,6 @@ import type { AccountRow } from './accounts.ts';
  * `data` with the templates of email/. `enqueueEmail` is the one way in.
  */
 
-export type { EmailKind };
-
 /**
  * Who receives it: `person` one console person (to_address), `billing` the account's people who
  * hold billing:write (resolved when sent), `customer` a reseller's customer (to_address; sent on
@@ -97,8 +95,6 @@ export async function enqueueEmail(db: Queryable, e: EmailRequest): Promise<stri
   return id;
 }
 
-/** An email the sender holds: claimed until `next_attempt_at` (the lease), its attempt counted. */
-export type ClaimedEmail = EmailRow;
 
 /** The operator's view of a row: everything but the sealed secret. */
 export type ListedEmail = Omit<EmailRow, 'secret_sealed'>;
@@ -130,7 +126,7 @@ export function createEmailOutboxRepository(db: Queryable) {
      * `leaseUntil`). SKIP LOCKED keeps senders off each other's rows. `now` has milliseconds and
      * the column microseconds: a row written in the millisecond `now` names is due too.
      */
-    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedEmail[]> {
+    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<EmailRow[]> {
       const { rows } = await db.query(
         `WITH due AS (
            SELECT id FROM email_outbox WHERE status = 'pending' AND next_attempt_at < $1::timestamptz + interval '1 millisecond'

@@ -2,7 +2,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { WakeableLoop } from '../../runtime/wakeable-loop.ts';
 import { DatabaseHealth } from '../../runtime/database-health.ts';
-import { createEmailOutboxRepository, type ClaimedEmail, type EmailOutcome } from '../../db/email-outbox.ts';
+import { createEmailOutboxRepository, type EmailOutcome, type EmailRow } from '../../db/email-outbox.ts';
 import type { MailTransport, SendOutcome } from '../../email/transport.ts';
 import { composeEmail, EmailNotSendable } from '../../email/compose.ts';
 import { recipientsOf } from './recipients.ts';
@@ -126,7 +126,7 @@ export class EmailSender {
   }
 
   /** `leaseEnds`: when the claim on `row` runs out, on `performance.now()`'s clock. */
-  private async send(row: ClaimedEmail, leaseEnds: number): Promise<void> {
+  private async send(row: EmailRow, leaseEnds: number): Promise<void> {
     const { pool, realClock, log, config, secrets, transport } = this.deps;
     const repo = createEmailOutboxRepository(pool);
     const finish = (o: Omit<EmailOutcome, 'id' | 'attempt'>) => repo.finish({ id: row.id, attempt: row.attempts, ...o });

@@ -1,4 +1,5 @@
-import type { ComposeInput, EmailKind } from '../../email/compose.ts';
+import type { ComposeInput } from '../../email/compose.ts';
+import type { EmailKind } from '../../runtime/types.ts';
 import { emailBrand } from '../../actors/email/brand.ts';
 import type { EmailAccount } from '../../db/email-outbox.ts';
 import type { buildBalance } from '../../money/balance-view.ts';

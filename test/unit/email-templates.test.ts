@@ -1,5 +1,6 @@
 import test from 'ava';
-import { composeEmail, EmailNotSendable, type EmailKind } from '../../email/compose.ts';
+import { composeEmail, EmailNotSendable } from '../../email/compose.ts';
+import type { EmailKind } from '../../runtime/types.ts';
 import { contrastRatio } from '../../actors/shared/contrast.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
 import type { EmailAccount } from '../../db/email-outbox.ts';
