@@ -135,8 +135,8 @@ export class EmailSender {
       log.error({ email_id: row.id, kind: row.kind, account_id: row.account_id, attempt: row.attempts, error, ...extra }, 'email dead: it will not be sent');
     };
 
-    const account = await repo.account(row.account_id);
-    if (!account) return dead('the account no longer exists');
+    // The row references its account (a foreign key) and accounts are never deleted.
+    const account = (await repo.account(row.account_id))!;
     const to = recipientsOf(row, row.audience === 'billing' ? await repo.people(row.account_id) : []);
     if (to.length === 0) {
       await finish({ status: 'skipped', nextAttemptAt: realClock.now(), error: 'no one on the account holds billing:write', recipients: [], messageId: null, sentAt: null });
