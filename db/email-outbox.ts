@@ -8,8 +8,6 @@ import type { AccountRow } from './accounts.ts';
  * `data` with the templates of email/. `enqueueEmail` is the one way in.
  */
 
-export type { EmailKind };
-
 /**
  * Who receives it: `person` one console person (to_address), `billing` the account's people who
  * hold billing:write (resolved when sent), `customer` a reseller's customer (to_address; sent on
@@ -58,6 +56,14 @@ export interface EmailRow {
 }
 
 /**
+ * Serialises counting (and writing) an account's emails until the caller's transaction ends, so two
+ * concurrent requests (for different customers) cannot both count under a limit and both write.
+ */
+export async function lockAccountEmailCounts(db: Queryable, accountId: string): Promise<void> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('email_outbox_counts:' || $1::text, 0))`, [accountId]);
+}
+
+/**
  * How many emails of `kind` were written for an account (and, given, one of its customers) at or
  * after `since`, in the caller's transaction (the limits on emails a reseller asks for).
  */
@@ -89,8 +95,6 @@ export async function enqueueEmail(db: Queryable, e: EmailRequest): Promise<stri
   return id;
 }
 
-/** An email the sender holds: claimed until `next_attempt_at` (the lease), its attempt counted. */
-export type ClaimedEmail = EmailRow;
 
 /** The operator's view of a row: everything but the sealed secret. */
 export type ListedEmail = Omit<EmailRow, 'secret_sealed'>;
@@ -122,7 +126,7 @@ export function createEmailOutboxRepository(db: Queryable) {
      * `leaseUntil`). SKIP LOCKED keeps senders off each other's rows. `now` has milliseconds and
      * the column microseconds: a row written in the millisecond `now` names is due too.
      */
-    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedEmail[]> {
+    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<EmailRow[]> {
       const { rows } = await db.query(
         `WITH due AS (
            SELECT id FROM email_outbox WHERE status = 'pending' AND next_attempt_at < $1::timestamptz + interval '1 millisecond'

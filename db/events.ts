@@ -2,7 +2,8 @@ import type { Queryable } from './pool.ts';
 import type { Mode } from '../runtime/types.ts';
 import { randomHex } from '../runtime/tokens.ts';
 import { realClock } from '../runtime/clock.ts';
-import { enqueueEmail, type EmailKind } from './email-outbox.ts';
+import { enqueueEmail } from './email-outbox.ts';
+import type { EmailKind } from '../runtime/types.ts';
 
 /**
  * Events the account's billing people are also emailed about (issue 22), live mode only: test

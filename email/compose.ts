@@ -18,8 +18,6 @@ import { onboardingLink } from './templates/onboarding-link.tsx';
  * address as Reply-To, and names neither the service nor a supplier.
  */
 
-export type { EmailKind };
-
 /** The reseller's brand as its emails use it (actors/email/brand.ts resolves it: colours with readable text, a usable Reply-To). */
 export interface EmailBrand {
   name: string;
@@ -57,8 +55,6 @@ const TEMPLATES: Record<EmailKind, { template: (input: TemplateInput) => Promise
   onboarding_link: { template: onboardingLink, onBehalf: true, needsLink: true },
 };
 
-/** True for kinds sent on the reseller's behalf (in its brand, to its customer). */
-export const onBehalfOfReseller = (kind: EmailKind): boolean => TEMPLATES[kind].onBehalf;
 
 export async function composeEmail(input: ComposeInput): Promise<OutgoingEmail> {
   const entry = TEMPLATES[input.kind];

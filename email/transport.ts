@@ -42,7 +42,7 @@ const TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTim
 export const ATTEMPT_TIMEOUT_MS = 80_000;
 
 /** Where the .eml files go without SMTP_URL. */
-export const outboxMailDir = (dataDir: string) => path.join(dataDir, 'outbox-mail');
+const outboxMailDir = (dataDir: string) => path.join(dataDir, 'outbox-mail');
 
 export function createMailTransport(options: { smtpUrl: string | undefined; dataDir: string; log: Logger; attemptTimeoutMs?: number }): MailTransport {
   return options.smtpUrl ? smtpTransport(options.smtpUrl, options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS) : fileTransport(outboxMailDir(options.dataDir), options.log);

@@ -3,6 +3,7 @@ import { Refusal } from '../../runtime/refusal.ts';
 import { SCOPES, normaliseAllowlistEntry, type Scope } from './api-key-rules.ts';
 import type { BrandField } from '../../db/accounts.ts';
 import { brandDomainRefusal } from './brand-domain-rules.ts';
+import { addressDomain, emailAddressProblem, hasControlCharacters } from '../../runtime/email-address.ts';
 
 /**
  * A URL-safe account slug from its name; `n` > 1 adds a suffix to step past a taken one: `-2`
@@ -60,10 +61,7 @@ export function parseFutureTimestamp(value: string | null | undefined, now: Date
   return d;
 }
 
-/** C0 and C1 controls (CR, LF, tab…), DEL, and the Unicode line and paragraph separators. */
-export const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
 const HEX_COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Checks one brand field's value (null clears and is always allowed); throws invalid_brand_field. */
 export function checkBrandField(field: BrandField, value: string | null): void {
@@ -72,7 +70,8 @@ export function checkBrandField(field: BrandField, value: string | null): void {
     throw new Refusal('invalid_brand_field', `${field} ${why}.`);
   };
   // Brand fields become mail headers (From name, Reply-To) and page text: a line break would start a header of its own.
-  if (CONTROL_CHARACTER.test(value)) bad('must not contain control characters such as line breaks or tabs');
+  // The email sender's own check (runtime/email-address.ts), so a brand never saves what its emails would drop.
+  if (hasControlCharacters(value)) bad('must not contain control characters such as line breaks or tabs');
   switch (field) {
     case 'primary_color':
     case 'accent_color':
@@ -88,9 +87,12 @@ export function checkBrandField(field: BrandField, value: string | null): void {
       if (!url || url.protocol !== 'https:') bad('must be an https URL');
       return;
     }
-    case 'support_email':
-      if (!EMAIL.test(value)) bad('must be an email address');
+    case 'support_email': {
+      // An address mail is sent from and replied to: the sender's check, and a public domain (a dot in it).
+      const problem = emailAddressProblem(value) ?? (addressDomain(value).includes('.') ? null : 'has a domain without a dot');
+      if (problem) bad(`must be an email address (it ${problem})`);
       return;
+    }
     case 'domain': {
       const refused = brandDomainRefusal(value);
       if (refused) throw new Refusal('invalid_brand_field', `${refused}.`);

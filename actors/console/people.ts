@@ -78,7 +78,7 @@ export function createConsolePeople(deps: Pick<Deps, 'pool' | 'realClock' | 'con
      * The invitation's email (the accept URL sealed) is written in the same transaction: every
      * invitation, a repeated one included, is its own email (issue 22).
      */
-    async invite(input: { accountId: string; email: string; role: ConsoleRole; invitedBy: string | null }): Promise<{ invitation: ConsoleInvitationRow; token: string; url: string }> {
+    async invite(input: { accountId: string; email: string; role: ConsoleRole; invitedBy: string | null }): Promise<{ invitation: ConsoleInvitationRow; url: string }> {
       const token = mintToken(INVITATION_PREFIX);
       const url = invitationUrl(deps.config, token);
       const at = now();
@@ -106,7 +106,7 @@ export function createConsolePeople(deps: Pick<Deps, 'pool' | 'realClock' | 'con
           secretSealed: deps.secrets.seal(url),
           now: at,
         });
-        return { invitation, token, url };
+        return { invitation, url };
       });
     },
 

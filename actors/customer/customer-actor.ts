@@ -9,7 +9,7 @@ import { createCustomerRepository, type CustomerRow } from '../../db/customers.t
 import { createOnboardingLinkRepository } from '../../db/onboarding-links.ts';
 import { createProvisioningRepository } from '../../db/provisioning.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
-import { countEmailsSince, enqueueEmail } from '../../db/email-outbox.ts';
+import { countEmailsSince, enqueueEmail, lockAccountEmailCounts } from '../../db/email-outbox.ts';
 import { ITEM_PRICES, settledSpend } from '../../money/rules/pricing.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import { isRefusal, Refusal, type RefusalCode } from '../../runtime/refusal.ts';
@@ -118,6 +118,8 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
    * anything is written.
    */
   async function withinOnboardingEmailLimits(client: Client, state: CustomerState, now: Date): Promise<void> {
+    // Counted under the account's lock: two mints for different customers cannot both pass at the limit.
+    await lockAccountEmailCounts(client, state.accountId);
     const since = new Date(now.getTime() - 86_400_000);
     const forCustomer = await countEmailsSince(client, { accountId: state.accountId, customerId: state.id, kind: 'onboarding_link', since });
     if (forCustomer >= ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY) throw new Refusal('onboarding_email_limit');

@@ -2,7 +2,7 @@ import type { Deps } from '../../runtime/deps.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { WakeableLoop } from '../../runtime/wakeable-loop.ts';
 import { DatabaseHealth } from '../../runtime/database-health.ts';
-import { createEmailOutboxRepository, type ClaimedEmail, type EmailOutcome } from '../../db/email-outbox.ts';
+import { createEmailOutboxRepository, type EmailOutcome, type EmailRow } from '../../db/email-outbox.ts';
 import type { MailTransport, SendOutcome } from '../../email/transport.ts';
 import { composeEmail, EmailNotSendable } from '../../email/compose.ts';
 import { recipientsOf } from './recipients.ts';
@@ -28,8 +28,13 @@ export interface EmailSenderOptions {
 
 /** How long a claim holds a row: well above one attempt (the transport bounds each phase). */
 export const EMAIL_LEASE_MS = 120_000;
-/** An attempt that has not ended after this long is counted as failed (its connection is left to time out). */
-const ATTEMPT_CAP_MS = 90_000;
+/**
+ * A sent email whose record fails (a database blip) is recorded again, backing off from the first
+ * to the last of these, until this long before its lease ends: recorded late, the attempt count
+ * (`finish` writes only for the claim's attempt) keeps it harmless; unrecorded, the lease sends it again.
+ */
+const RECORD_BACKOFF_MS = [250, 5_000] as const;
+const RECORD_MARGIN_MS = 15_000;
 /** Most emails one worker claims before it ends; the next wake-up or poll starts another. */
 const WORKER_CAP = 500;
 
@@ -104,6 +109,7 @@ export class EmailSender {
     for (let n = 0; n < WORKER_CAP && !this.loop.stopped; n++) {
       const seen = this.wakes;
       const now = this.deps.realClock.now();
+      const claimedAt = performance.now();
       const [row] = await repo.claimDue(now, new Date(now.getTime() + EMAIL_LEASE_MS), 1);
       if (!row) {
         if (this.wakes === seen) return;
@@ -112,14 +118,15 @@ export class EmailSender {
       this.claimed++;
       // More may be due: another worker, while there is room (its failure is its own round's).
       for (const more of this.startWorker()) more.catch(() => {});
-      await this.send(row).catch((err) => {
+      await this.send(row, claimedAt + EMAIL_LEASE_MS).catch((err) => {
         // Its outcome could not be recorded: the lease runs out and a later worker sends it again.
         if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
       });
     }
   }
 
-  private async send(row: ClaimedEmail): Promise<void> {
+  /** `leaseEnds`: when the claim on `row` runs out, on `performance.now()`'s clock. */
+  private async send(row: EmailRow, leaseEnds: number): Promise<void> {
     const { pool, realClock, log, config, secrets, transport } = this.deps;
     const repo = createEmailOutboxRepository(pool);
     const finish = (o: Omit<EmailOutcome, 'id' | 'attempt'>) => repo.finish({ id: row.id, attempt: row.attempts, ...o });
@@ -128,8 +135,8 @@ export class EmailSender {
       log.error({ email_id: row.id, kind: row.kind, account_id: row.account_id, attempt: row.attempts, error, ...extra }, 'email dead: it will not be sent');
     };
 
-    const account = await repo.account(row.account_id);
-    if (!account) return dead('the account no longer exists');
+    // The row references its account (a foreign key) and accounts are never deleted.
+    const account = (await repo.account(row.account_id))!;
     const to = recipientsOf(row, row.audience === 'billing' ? await repo.people(row.account_id) : []);
     if (to.length === 0) {
       await finish({ status: 'skipped', nextAttemptAt: realClock.now(), error: 'no one on the account holds billing:write', recipients: [], messageId: null, sentAt: null });
@@ -169,7 +176,8 @@ export class EmailSender {
         brand: emailBrand(account),
         platform: { name: config.email.platformName, from: config.email.from, publicUrl: config.publicUrl },
       });
-      outcome = await withCap(transport.send(message), ATTEMPT_CAP_MS);
+      // One deadline: the transport's own abort (a cap here could give up while the send still finished).
+      outcome = await transport.send(message);
     } catch (err) {
       if (err instanceof EmailNotSendable) return dead(err.message);
       // A template that cannot render this row: retried on the schedule (a fix may be deployed), logged each time.
@@ -178,7 +186,8 @@ export class EmailSender {
 
     const now = realClock.now();
     if (outcome.ok) {
-      await finish({ status: 'sent', nextAttemptAt: now, error: null, recipients: outcome.accepted, messageId: outcome.messageId, sentAt: now });
+      const sent = outcome;
+      await this.recordSent(() => finish({ status: 'sent', nextAttemptAt: now, error: null, recipients: sent.accepted, messageId: sent.messageId, sentAt: now }), leaseEnds);
       if (outcome.rejected.length) log.warn({ email_id: row.id, kind: row.kind, account_id: row.account_id, rejected: outcome.rejected }, 'email sent, but some recipients were refused');
       return;
     }
@@ -189,13 +198,23 @@ export class EmailSender {
     await finish({ status: 'pending', nextAttemptAt: next.at, error: outcome.error, recipients: null, messageId: null, sentAt: null });
     log.warn({ email_id: row.id, kind: row.kind, account_id: row.account_id, attempt: row.attempts, error: outcome.error, retry_at: next.at, ...failure }, 'email not sent; it is tried again');
   }
-}
 
-function withCap(p: Promise<SendOutcome>, ms: number): Promise<SendOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<SendOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, permanent: false, error: `no answer within ${ms / 1000} s`, responseCode: null }), ms);
-    timer.unref();
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  /**
+   * Records a sent email, trying again with a backoff while the record fails and the lease has
+   * time left: the server has the email, and an unrecorded row would be sent again.
+   */
+  private async recordSent(record: () => Promise<boolean>, leaseEnds: number): Promise<void> {
+    let wait: number = RECORD_BACKOFF_MS[0];
+    for (;;) {
+      try {
+        await record();
+        return;
+      } catch (err) {
+        if (this.loop.stopped || performance.now() + wait > leaseEnds - RECORD_MARGIN_MS) throw err;
+        this.deps.log.warn({ err }, 'a sent email could not be recorded; recording it again');
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = Math.min(wait * 2, RECORD_BACKOFF_MS[1]);
+      }
+    }
+  }
 }

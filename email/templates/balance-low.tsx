@@ -4,12 +4,6 @@ import { CallToAction, Facts, Layout, Para, Title, renderParts, type Rendered } 
 import { consoleUrl, teamFooter, type TemplateInput } from './input.ts';
 import { formatCents, number, text } from '../format.ts';
 
-/** The balance object of a `balance.low` event, whether the data is the balance itself or carries it under `balance`. */
-export function balanceOf(data: Record<string, unknown>): Record<string, unknown> {
-  const nested = data.balance;
-  return nested && typeof nested === 'object' && !Array.isArray(nested) ? (nested as Record<string, unknown>) : data;
-}
-
 const STAGES: Record<string, { subject: string; heading: string; says: string }> = {
   below_25_percent: {
     subject: 'balance below 25 %',
@@ -31,10 +25,11 @@ const STAGES: Record<string, { subject: string; heading: string; says: string }>
 /** `balance_low` (to the account's billing people, live only): one per stage crossed, the same facts as `balance.low`. */
 export async function balanceLow(input: TemplateInput): Promise<Rendered> {
   const { platform } = input;
-  const balance = balanceOf(input.data);
+  const balance = input.data;
+  const rates = balance.rates && typeof balance.rates === 'object' ? (balance.rates as Record<string, unknown>) : {};
   const stage = STAGES[text(balance, 'low_balance')] ?? STAGES.below_25_percent;
   const available = number(balance, 'available_cents');
-  const minutes = number(balance, 'estimated_call_minutes_remaining');
+  const minutes = number(rates, 'estimated_call_minutes_remaining');
   const autoTopUp = balance.auto_top_up && typeof balance.auto_top_up === 'object' ? (balance.auto_top_up as Record<string, unknown>) : null;
   const subject = `${input.accountName}: ${stage.subject}${available !== null ? ` (${formatCents(available)} available)` : ''}`;
   const rows: [string, string][] = [];

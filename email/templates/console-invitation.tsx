@@ -26,7 +26,7 @@ export async function consoleInvitation(input: TemplateInput): Promise<Rendered>
         {who} to join <strong>{account}</strong> on {platform.name} with the <strong>{role}</strong> role.
       </Para>
       <Para>Accept the invitation to choose your password and sign in.</Para>
-      <CallToAction href={input.secret ?? platform.publicUrl} label="Accept the invitation" look={platform.look} fallback="Or open this address:" />
+      <CallToAction href={input.secret!} label="Accept the invitation" look={platform.look} fallback="Or open this address:" />
       {expires ? <Para muted>The link is personal and works until {expires}.</Para> : null}
     </Layout>
   );

@@ -19,7 +19,7 @@ export async function passwordReset(input: TemplateInput): Promise<Rendered> {
     >
       <Title>Reset your password</Title>
       <Para>Someone, hopefully you, asked to reset the password of your {platform.name} console account.</Para>
-      <CallToAction href={input.secret ?? platform.publicUrl} label="Choose a new password" look={platform.look} fallback="Or open this address:" />
+      <CallToAction href={input.secret!} label="Choose a new password" look={platform.look} fallback="Or open this address:" />
       {expires ? <Para muted>The link works once, until {expires}.</Para> : null}
     </Layout>
   );

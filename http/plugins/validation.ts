@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject, type AnySchema } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, ERRORS, type ErrorCode } from '../errors.ts';
+import { isEmailAddress } from '../../runtime/email-address.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -21,6 +22,9 @@ function makeAjv(coerceTypes: boolean): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  // `email` is an address the email sender sends to (runtime/email-address.ts), not ajv-formats' wider
+  // one: an address accepted here and refused there would be a 201 whose email dies.
+  ajv.addFormat('email', isEmailAddress);
   // Text that may end up in a mail header or on one line of a page: no line break, tab or other control.
   ajv.addFormat('single-line', SINGLE_LINE);
   ajv.addKeyword({ keyword: 'x-error-code' });

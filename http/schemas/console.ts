@@ -67,7 +67,8 @@ export const InvitationPeekSchema = Type.Object({
 
 /**
  * An address mail is sent to (an invitation, an onboarding link): one mailbox, ASCII, no control
- * character, space, comma or bracket (ajv-formats' `email`), with a dot in its domain; it becomes a
+ * character, space, comma or bracket, a name part of at most 64 characters (the `email` format is
+ * runtime/email-address.ts's check, which the email sender applies), with a dot in its domain; it becomes a
  * To header, so anything that could smuggle a second recipient or a header line is refused (400),
  * an RFC 2047 encoded word (`=?utf-8?q?…?=`, which a relay may decode into another address) too.
  */

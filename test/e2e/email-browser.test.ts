@@ -13,7 +13,7 @@ import axe from 'axe-core';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './browser.ts';
 import { composeEmail, type ComposeInput } from '../../email/compose.ts';
-import { composeInput as base, onboardingInput as onboarding } from '../helpers/email-fixtures.ts';
+import { balanceLowData, composeInput as base, onboardingInput as onboarding } from '../helpers/email-fixtures.ts';
 import { HIDDEN_NAMES } from '../helpers/site-facts.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
 
@@ -27,7 +27,7 @@ const EMAILS: Record<string, ComposeInput> = {
     { secret: 'https://console.switchboard.example/console/invitations/accept?token=0123456789abcdefghijklmnopqrstuvwxyz' },
   ),
   password_reset: base('password_reset', { expires_at: '2026-11-27T13:00:00.000Z' }, { secret: 'https://console.switchboard.example/console/reset?token=0123456789abcdefghijklmnopqrstuvwxyz' }),
-  balance_low: base('balance_low', { available_cents: 123456, balance_cents: 130000, low_balance: 'below_25_percent', estimated_call_minutes_remaining: 61.7, event_id: 'evt_1' }),
+  balance_low: base('balance_low', balanceLowData(123456, 'below_25_percent')),
   auto_top_up_failed: base('auto_top_up_failed', {
     card_payment_id: 'cp1',
     amount_cents: 500000,

@@ -1,6 +1,10 @@
-import type { ComposeInput, EmailKind } from '../../email/compose.ts';
+import type { ComposeInput } from '../../email/compose.ts';
+import type { EmailKind } from '../../runtime/types.ts';
 import { emailBrand } from '../../actors/email/brand.ts';
 import type { EmailAccount } from '../../db/email-outbox.ts';
+import type { buildBalance } from '../../money/balance-view.ts';
+import type { LowBalanceStage } from '../../money/rules/low-balance.ts';
+import { CALL_TIERS, ITEM_PRICES, MINIMUM_TOP_UP_CENTS, estimatedCallMinutes, rateAt } from '../../money/rules/pricing.ts';
 
 /** A reseller with a whole brand (yellow band that needs black text, a dark button that needs white), for template tests. */
 export const HARBOURLINE: EmailAccount = {
@@ -38,3 +42,40 @@ export const onboardingInput = (language: string, over: Partial<ComposeInput> & 
     mode: 'test',
     ...over,
   });
+
+/**
+ * The data of a real `balance.low` event (money/writer recordLowBalance: the balance view with the
+ * stage crossed): typed as `buildBalance`'s result, so the template is fed the shape events carry
+ * (the minutes estimate under `rates`, not at the top level).
+ */
+export function balanceLowData(availableCents: number, stage: LowBalanceStage, over: { auto_top_up?: { threshold_cents: number; amount_cents: number | null } | null } = {}) {
+  const minutesUsed = 0;
+  const data: Awaited<ReturnType<typeof buildBalance>> = {
+    object: 'balance',
+    currency: 'usd',
+    mode: 'live',
+    available_cents: availableCents,
+    balance_cents: availableCents,
+    paid_cents: availableCents,
+    bonus_cents: 0,
+    bonus_expires_at: null,
+    reserved_cents: 0,
+    minimum_top_up_cents: MINIMUM_TOP_UP_CENTS,
+    low_balance: stage,
+    rates: {
+      call_cents_per_minute: rateAt(minutesUsed),
+      minutes_used_this_month: minutesUsed,
+      estimated_call_minutes_remaining: estimatedCallMinutes(availableCents, minutesUsed),
+      number_cents_per_month: ITEM_PRICES.number_cents_per_month,
+      caller_id_cents_per_month: ITEM_PRICES.caller_id_cents_per_month,
+      chat_message_cents: ITEM_PRICES.chat_message_cents,
+      prospect_cents: ITEM_PRICES.prospect_cents,
+      website_build_cents: ITEM_PRICES.website_build_cents,
+      website_hosting_cents_per_month: ITEM_PRICES.website_hosting_cents_per_month,
+      call_tiers: CALL_TIERS.map((t) => ({ ...t })),
+    },
+    spend: { today_cents: 0, month_cents: 0, daily_cap_cents: null, monthly_cap_cents: null },
+    auto_top_up: over.auto_top_up ?? null,
+  };
+  return { ...data, event_id: 'evt_1' } as Record<string, unknown>;
+}

@@ -294,6 +294,21 @@ test.serial('changing the password needs the current one and ends the person’s
   t.is((await signIn({ email, password: 'a brand new passphrase' })).status, 200);
 });
 
+test.serial('password reset requests at once for one person write at most 3 links (counted with the person locked, in the reset\'s transaction)', async (t) => {
+  const { email } = await person();
+  const answers = await Promise.all(Array.from({ length: 8 }, () => call(svc.url, 'POST', '/console/api/password_resets', { body: { email } })));
+  t.true(answers.every((r) => r.status === 202));
+  // The requests are answered before their links are written: wait until the count settles.
+  let n = -1;
+  for (let i = 0; i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = (await outboxEmails(svc.databaseUrl, { kind: 'password_reset', to: email })).length;
+    if (now === n && i > 10) break;
+    n = now;
+  }
+  t.is(n, 3);
+});
+
 test.serial('password reset: 202 whatever the address; the link is emailed, works once, within the hour, and ends every session of the person', async (t) => {
   const { account, client: me, email } = await person();
   const resets = () => outboxEmails(svc.databaseUrl, { kind: 'password_reset' });

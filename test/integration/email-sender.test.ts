@@ -7,6 +7,7 @@ import { TestClock } from '../../runtime/clock.ts';
 import { SecretBox } from '../../runtime/secret-box.ts';
 import { createEmailOutboxRepository, enqueueEmail, type EmailRequest } from '../../db/email-outbox.ts';
 import { EMAIL_LEASE_MS } from '../../actors/email/email-sender.ts';
+import { refuseRowChange } from '../helpers/db.ts';
 
 /**
  * The email sender against a real SMTP receiver (test/helpers/smtp.ts): arrival with both parts
@@ -232,6 +233,23 @@ test.serial('a row claimed by a process that died is sent by another once the le
   // The dead process's late record (its claim was attempt 1) changes nothing.
   t.false(await createEmailOutboxRepository(svc.services.pool).finish({ id, attempt: 1, status: 'dead', nextAttemptAt: wall.now(), error: 'late', recipients: null, messageId: null, sentAt: null }));
   t.is((await row(id))!.status, 'sent');
+});
+
+test.serial('a database blip when recording a sent email: the record is tried again, the email arrives once and the row ends sent', async (t) => {
+  const a = await makeAccount(svc.url);
+  const before = smtp.messages.length;
+  // The server accepts the email; the first write of `sent` fails, as a PostgreSQL blip would.
+  const allow = await refuseRowChange(svc.services.pool, { name: 'refuse_sent_once', table: 'email_outbox', event: 'UPDATE', condition: "NEW.status = 'sent'", message: 'blip', once: true });
+  t.teardown(allow);
+  const id = await invitation(a, 'blip@agency.example');
+  await svc.services.mailNow();
+  await smtp.waitFor(before + 1);
+  t.like(await row(id), { status: 'sent', attempts: 1 });
+  // After the lease, nothing is sent again.
+  wall.advance(EMAIL_LEASE_MS + 1_000);
+  await svc.services.mailNow();
+  t.is(newMessages(before).length, 1);
+  t.like(await row(id), { status: 'sent', attempts: 1 });
 });
 
 test.serial('CR and LF in a brand’s email_from_name or a subject never reach the wire as a header', async (t) => {

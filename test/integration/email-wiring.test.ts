@@ -194,7 +194,7 @@ test('invitation addresses that could break a mail header are refused with 400 i
   const a = await makeAccount(svc.url);
   const owner = await consoleAs(svc.url, a.id, 'owner');
   const before = (await outboxEmails(svc.databaseUrl, { accountId: a.id })).length;
-  for (const email of ['dana@agency.example\r\nBcc: x@evil.example', 'dana,x@agency.example', 'Dana <dana@agency.example>', 'da\u0007na@agency.example', 'dana@agency']) {
+  for (const email of ['dana@agency.example\r\nBcc: x@evil.example', 'dana,x@agency.example', 'Dana <dana@agency.example>', 'da\u0007na@agency.example', 'dana@agency', `${'d'.repeat(70)}@agency.example`, `dana@${'a'.repeat(64)}.example`]) {
     const r = await owner.post('/console/api/team/invitations', { email, role: 'viewer' });
     t.is(r.status, 400, JSON.stringify(email));
     t.is(r.body.error.code, 'invalid_parameter');
@@ -235,7 +235,7 @@ test('onboarding link with `email`: emailed on the reseller\'s behalf in the min
 test('onboarding link: an address that is not one mailbox is a 400 invalid_parameter and mints nothing', async (t) => {
   const a = await makeAccount(svc.url);
   const c = await makeCustomer(a.api);
-  for (const email of ['owner@brightdental.example\nBcc: all@evil.example', 'owner@brightdental.example, all@evil.example', 'not-an-address', '', 'owner@bright\u007fdental.example', 'ow\u001bner@brightdental.example', 42]) {
+  for (const email of ['owner@brightdental.example\nBcc: all@evil.example', 'owner@brightdental.example, all@evil.example', 'not-an-address', '', 'owner@bright\u007fdental.example', 'ow\u001bner@brightdental.example', 42, `${'o'.repeat(70)}@brightdental.example`, 'owner@-brightdental.example']) {
     const r = await a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email });
     t.is(r.status, 400, JSON.stringify(email));
     t.is(r.body.error.code, 'invalid_parameter', JSON.stringify(email));
@@ -301,4 +301,23 @@ test('onboarding emails are limited: 5 per customer and 200 per account in any 2
   t.is(over.status, 429, over.text);
   t.is(over.body.error.code, 'onboarding_email_limit');
   t.is(await links(third.id), 0);
+});
+
+test('the account onboarding email limit holds under concurrency: at 199 of 200, four mints for four customers at once let exactly one through', async (t) => {
+  const a = await makeAccount(svc.url);
+  const customers = await Promise.all([1, 2, 3, 4].map(() => makeCustomer(a.api)));
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
+  try {
+    await db.query(
+      `INSERT INTO email_outbox (account_id, mode, kind, audience, to_address, dedupe_key, data, status)
+       SELECT $1, 'test', 'onboarding_link', 'customer', 'x' || g || '@example.com', 'race-test:' || g, '{}', 'skipped'
+         FROM generate_series(1, 199) g`,
+      [a.id],
+    );
+  } finally {
+    await db.end();
+  }
+  const answers = await Promise.all(customers.map((c, i) => a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email: `owner${i}@race.example` })));
+  t.deepEqual(answers.map((r) => r.status).sort(), [201, 429, 429, 429], answers.map((r) => r.text).join('\n'));
+  t.is((await outboxEmails(svc.databaseUrl, { accountId: a.id, kind: 'onboarding_link' })).length, 200);
 });

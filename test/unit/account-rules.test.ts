@@ -198,6 +198,17 @@ test('support_email must look like an email address', (t) => {
   }
 });
 
+test('support_email and email_from_name: what the email sender would drop is refused when saved (its own address and header checks)', (t) => {
+  for (const bad of [`${'h'.repeat(70)}@example.com`, 'help@-example.com', '=?utf-8?q?help?=@example.com', '"help"@example.com', 'help@exa_mple.com']) {
+    throwsCode(t, () => checkBrandField('support_email', bad), 'invalid_brand_field', JSON.stringify(bad));
+  }
+  t.notThrows(() => checkBrandField('support_email', `${'h'.repeat(64)}@example.com`));
+  // A bidi override reorders what a mail client shows (`Support \u202egnp.exe` reads as `Support exe.png`).
+  for (const bad of ['Support \u202egnp.exe', 'Team\u2066x\u2069', 'Team\u0085']) {
+    throwsCode(t, () => checkBrandField('email_from_name', bad), 'invalid_brand_field', JSON.stringify(bad));
+  }
+});
+
 test('domain must be a host name below its registrable domain, not a special-use one (as a website domain)', (t) => {
   for (const ok of ['calls.example.com', 'calls.northwind.co.uk', 'CALLS.Northwind.com', 'calls.northwind.com.', 'app.a-b.example', `${'a'.repeat(63)}.northwind.com`]) {
     t.notThrows(() => checkBrandField('domain', ok), ok);

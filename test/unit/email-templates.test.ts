@@ -1,9 +1,10 @@
 import test from 'ava';
-import { composeEmail, EmailNotSendable, type EmailKind } from '../../email/compose.ts';
+import { composeEmail, EmailNotSendable } from '../../email/compose.ts';
+import type { EmailKind } from '../../runtime/types.ts';
 import { contrastRatio } from '../../actors/shared/contrast.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
 import type { EmailAccount } from '../../db/email-outbox.ts';
-import { composeInput, HARBOURLINE as ACCOUNT, onboardingInput } from '../helpers/email-fixtures.ts';
+import { balanceLowData, composeInput, HARBOURLINE as ACCOUNT, onboardingInput } from '../helpers/email-fixtures.ts';
 import { HIDDEN_NAMES } from '../helpers/site-facts.ts';
 
 /**
@@ -79,15 +80,16 @@ const PLATFORM_KINDS: { kind: EmailKind; data: Record<string, unknown>; secret?:
   },
   {
     kind: 'balance_low',
-    data: { object: 'balance', balance_cents: 130000, available_cents: 123456, low_balance: 'below_10_percent', estimated_call_minutes_remaining: 61.7, auto_top_up: null, event_id: 'evt_1' },
+    // The data a real balance.low event carries (the balance view): the minutes estimate is under `rates`.
+    data: balanceLowData(123456, 'below_10_percent'),
     subject: 'Harbourline Leads LLC: balance below 10 % ($1,234.56 available)',
-    text: [/Available balance: \$1,234\.56/, /Estimated call minutes left: 61/, /console\/billing\?mode=live/],
+    text: [/Available balance: \$1,234\.56/, /Estimated call minutes left: 6303(?!\d)/, /console\/billing\?mode=live/],
   },
   {
     kind: 'balance_low',
-    data: { balance: { available_cents: 150, low_balance: 'zero' }, event_id: 'evt_2' },
+    data: balanceLowData(150, 'zero', { auto_top_up: { threshold_cents: 1000, amount_cents: 5000 } }),
     subject: 'Harbourline Leads LLC: no new call can start ($1.50 available)',
-    text: [/no new call can start/],
+    text: [/no new call can start/, /Estimated call minutes left: 7(?!\d)/, /Automatic top-up is on: \$50\.00/],
   },
   {
     kind: 'auto_top_up_failed',
