@@ -16,6 +16,7 @@ const kind = process.argv[2];
 function echoBridge(handlers: Pick<BridgeHandlers, 'onAudio'>): BridgeConnection {
   return {
     sendAudio: (payload) => handlers.onAudio(payload),
+    takeOver: () => {},
     markPlayed: () => {},
     close: () => {},
   };

@@ -9,6 +9,10 @@ export interface CustomerRow {
   external_ref: string | null;
   name: string;
   brand_name: string | null;
+  /** The business's registered (legal) name, said in a call's identification; null: `name` (migration 038). */
+  registered_name: string | null;
+  /** The call settings the reseller set, as stored; read through actors/customer/call-settings.ts `callSettingsOf`. */
+  call_settings: unknown;
   website_url: string | null;
   /** The business's own number, E.164 in its country (its website shows it); null when not given. */
   phone: string | null;

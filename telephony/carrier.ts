@@ -38,6 +38,12 @@ export interface DialRequest {
   statusCallbackUrl: string;
   /** Where the finished recording is reported. */
   recordingCallbackUrl: string;
+  /**
+   * Where the asynchronous answering-machine verdict is reported (Twilio `AsyncAmdStatusCallback`,
+   * `MachineDetection=DetectMessageEnd`, `AsyncAmd=true`): the call is connected at once and the
+   * verdict follows, so a person is never kept waiting for it. Absent: no detection.
+   */
+  amdCallbackUrl?: string;
   /** Hard limit of the call, seconds (1,200: the spec's 20 minutes). */
   timeLimitSeconds: number;
   /** How long to let it ring, seconds. */
@@ -82,6 +88,14 @@ export interface Carrier extends NumberCarrier {
    * whose reports were lost or whose process died.
    */
   fetchStatus(callId: string, carrierCallId: string): Promise<CarrierStatusReport | null>;
+  /**
+   * Starts recording an answered call (both sides), reported to `recordingCallbackUrl` when it
+   * ends. Calls are not recorded from the answer: recording starts only after the opening's
+   * recording notice has played (issue 23).
+   */
+  startRecording(carrierCallId: string, recordingCallbackUrl: string): Promise<void>;
+  /** Stops the call's recording for good (the callee objected); what was recorded before stays. */
+  stopRecording(carrierCallId: string): Promise<void>;
   /** The recording's audio (WAV), fetched with the carrier's credentials. */
   fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }>;
   /**

@@ -134,7 +134,7 @@ class StreamConnection {
         this.session?.emitMark(msg.name);
         return;
       case 'dtmf':
-        this.log.debug({ digit: msg.digit }, 'dtmf ignored');
+        this.session?.emitDtmf(msg.digit);
         return;
       case 'stop':
         this.session?.emitStop();
@@ -171,6 +171,7 @@ class StreamConnection {
 class TwilioMediaSession implements MediaSession {
   private readonly audioHandlers: ((payloadBase64: string, timestampMs: number) => void)[] = [];
   private readonly markHandlers: ((name: string) => void)[] = [];
+  private readonly dtmfHandlers: ((digit: string) => void)[] = [];
   private readonly stopHandlers: (() => void)[] = [];
   private closed = false;
   private stopped = false;
@@ -211,6 +212,10 @@ class TwilioMediaSession implements MediaSession {
     this.markHandlers.push(handler);
   }
 
+  onDtmf(handler: (digit: string) => void): void {
+    this.dtmfHandlers.push(handler);
+  }
+
   onStop(handler: () => void): void {
     // A late subscriber still learns that the stream is over.
     if (this.stopped) queueMicrotask(() => this.call('stop', handler));
@@ -225,6 +230,11 @@ class TwilioMediaSession implements MediaSession {
   emitMark(name: string): void {
     if (this.stopped) return;
     for (const h of this.markHandlers) this.call('mark', () => h(name));
+  }
+
+  emitDtmf(digit: string): void {
+    if (this.stopped) return;
+    for (const h of this.dtmfHandlers) this.call('dtmf', () => h(digit));
   }
 
   /** The carrier's `stop` or the socket closing, whichever comes first; handlers run once. */
@@ -300,7 +310,9 @@ export function parseTwilioMessage(text: string): Parsed {
     }
     case 'dtmf': {
       const dtmf = isRecord(raw.dtmf) ? raw.dtmf : {};
-      return { ok: true, message: { event: 'dtmf', digit: String(dtmf.digit ?? '') } };
+      const digit = typeof dtmf.digit === 'string' ? dtmf.digit : '';
+      if (!/^[0-9*#]$/.test(digit)) return { ok: false, reason: 'dtmf without a key' };
+      return { ok: true, message: { event: 'dtmf', digit } };
     }
     case 'stop':
       return { ok: true, message: { event: 'stop' } };

@@ -1,6 +1,6 @@
 /**
  * One carrier media stream as the call actor sees it (Twilio Media Streams protocol: the carrier
- * sends `connected`, `start`, `media`, `mark`, `stop`; we send `media`, `mark`, `clear`). Audio
+ * sends `connected`, `start`, `media`, `mark`, `dtmf`, `stop`; we send `media`, `mark`, `clear`). Audio
  * is μ-law 8 kHz mono, base64, 20 ms (160 bytes) per frame.
  */
 export interface MediaSession {
@@ -19,5 +19,7 @@ export interface MediaSession {
   close(): void;
   onAudio(handler: (payloadBase64: string, timestampMs: number) => void): void;
   onMark(handler: (name: string) => void): void;
+  /** A key the callee pressed (Media Streams `dtmf` event, bidirectional streams): `0`–`9`, `*`, `#`. */
+  onDtmf(handler: (digit: string) => void): void;
   onStop(handler: () => void): void;
 }

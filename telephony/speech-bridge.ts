@@ -4,6 +4,22 @@
  * conversation for test mode and machines without an OpenAI key).
  */
 
+/** How the agent takes turns (the customer's `call_settings.turn_detection`, docs/api.md). */
+export interface TurnSettings {
+  /** Silence that ends the callee's turn, ms. */
+  silence_ms: number;
+  /** Voice activity threshold, 0.3 (sensitive) to 0.9 (only clear speech). */
+  threshold: number;
+  /** Audio kept before detected speech, ms. */
+  prefix_padding_ms: number;
+  /**
+   * Speech over the agent that stops within this many ms ("mm-hm", "okay") is a backchannel: the
+   * agent pauses and carries on from where it paused. Longer speech interrupts it. 0: every sound
+   * interrupts.
+   */
+  backchannel_max_ms: number;
+}
+
 /** A function the agent may call. Parameters are a JSON Schema object. */
 export interface ToolSpec {
   name: 'book_appointment' | 'end_call' | 'mark_do_not_call';
@@ -16,8 +32,16 @@ export interface AgentSetup {
   instructions: string;
   /** The business the agent calls for, by the name it goes by (never a placeholder). */
   businessName: string;
-  /** The agent's first words: it is an automated assistant calling for `businessName`, and the call may be recorded. */
+  /**
+   * The opening the callee hears first: prepared audio the call plays the instant the stream
+   * starts (actors/call/opening.ts), not the model's words. The bridge puts this text in the
+   * conversation as the agent's first turn, so the model continues from it after `takeOver()`.
+   */
   greeting: string;
+  /** The customer's turn-taking settings (actors/customer/call-settings.ts); absent: the defaults there. */
+  turn?: TurnSettings;
+  /** The customer's voice; absent: the bridge's default. */
+  voice?: string;
   tools: ToolSpec[];
   /** BCP 47 calling language, e.g. en-GB. */
   language: string;
@@ -47,6 +71,11 @@ export interface BridgeHandlers {
 }
 
 export interface BridgeConnection {
+  /**
+   * The opening has played (or was cut short): the agent speaks next. A bridge is connected while
+   * the phone rings and says nothing before this; calling it twice does nothing.
+   */
+  takeOver(): void;
   /** Callee audio (μ-law base64) with the carrier's media timestamp, ms since the stream began. */
   sendAudio(payloadBase64: string, timestampMs: number): void;
   /** A mark we sent came back from the carrier (that much agent audio has been played). */
@@ -56,6 +85,6 @@ export interface BridgeConnection {
 
 export interface SpeechBridge {
   readonly name: 'openai-realtime' | 'scripted';
-  /** Opens a session; the agent speaks first (outbound call). */
+  /** Opens a session (while the phone rings); the agent speaks after `takeOver()`. */
   connect(setup: AgentSetup, handlers: BridgeHandlers): Promise<BridgeConnection>;
 }

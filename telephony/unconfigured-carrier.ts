@@ -19,6 +19,8 @@ export class UnconfiguredCarrier implements Carrier {
   hangup = refuse;
   fetchStatus = refuse;
   fetchRecording = refuse;
+  startRecording = refuse;
+  stopRecording = refuse;
   lookupLineType = refuse;
   searchNumbers = refuse;
   buyNumber = refuse;

@@ -138,6 +138,10 @@ class RealtimeSession implements BridgeConnection {
     this.send({ type: 'input_audio_buffer.append', audio: payloadBase64 });
   }
 
+  takeOver(): void {
+    /* the agent greets on session.updated (issue 23: waits for takeOver) */
+  }
+
   markPlayed(name: string): void {
     const mark = this.marks.get(name);
     if (!mark) return;

@@ -41,6 +41,9 @@ export class ScriptedBridge implements SpeechBridge {
       handlers.onError(err instanceof Error ? err : new Error(String(err)));
     });
     return {
+      takeOver() {
+        /* the script plays from connect (issue 23: starts at takeOver) */
+      },
       sendAudio() {
         /* the script does not listen */
       },

@@ -84,6 +84,8 @@ interface SimulatedCall {
   ended: boolean;
   ws?: WebSocket;
   timers: Set<NodeJS.Timeout>;
+  /** `none` until `startRecording`; a call never started recording reports no recording. */
+  recordingState?: 'recording' | 'stopped';
 }
 
 export class SimulatedCarrier implements Carrier {
@@ -177,6 +179,17 @@ export class SimulatedCarrier implements Carrier {
     if (running) return { callId, carrierCallId, status: running.answered ? 'in-progress' : running.reported.has('ringing') ? 'ringing' : 'queued' };
     const ended = this.ended.get(carrierCallId);
     return ended ? { ...ended, callId } : null;
+  }
+
+  /** The simulated call is recorded from here on (its recording is reported when it ends). */
+  async startRecording(carrierCallId: string): Promise<void> {
+    const call = this.calls.get(carrierCallId);
+    if (call) call.recordingState = 'recording';
+  }
+
+  async stopRecording(carrierCallId: string): Promise<void> {
+    const call = this.calls.get(carrierCallId);
+    if (call && call.recordingState === 'recording') call.recordingState = 'stopped';
   }
 
   async fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }> {

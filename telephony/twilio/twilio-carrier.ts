@@ -208,6 +208,23 @@ export class TwilioCarrier implements Carrier {
     }
   }
 
+  /** Calls/{sid}/Recordings create: a dual-channel recording of the call from now on. */
+  async startRecording(carrierCallId: string, recordingCallbackUrl: string): Promise<void> {
+    await this.client.calls(carrierCallId).recordings.create({
+      recordingChannels: 'dual',
+      recordingStatusCallback: recordingCallbackUrl,
+      recordingStatusCallbackEvent: ['completed'],
+      recordingStatusCallbackMethod: 'POST',
+    });
+    this.log.info({ carrierCallId }, 'twilio recording started');
+  }
+
+  /** `Twilio.CURRENT` names the call's recording in progress; `stopped` ends it (what was recorded stays). */
+  async stopRecording(carrierCallId: string): Promise<void> {
+    await this.client.calls(carrierCallId).recordings('Twilio.CURRENT').update({ status: 'stopped' });
+    this.log.info({ carrierCallId }, 'twilio recording stopped');
+  }
+
   async fetchRecording(recordingUrl: string): Promise<{ contentType: string; body: Buffer }> {
     const target = this.recordingAudioUrl(recordingUrl);
     const res = await fetch(target, {
