@@ -280,3 +280,36 @@ test('a failing tool is reported to the model as the function output', async (t)
   const output = await fake.waitFor((e) => e.type === 'conversation.item.create' && e.item?.call_id === 'call_book_1');
   t.deepEqual(JSON.parse(output.item.output), { error: 'slot taken' });
 });
+
+test('returned marks count as played audio when they are ahead of the media clock; the carrier clock when it is ahead of the marks', async (t) => {
+  const { server, conn, rec, until } = await connected(t, { greetingFrames: 50 }, { ...TURN, backchannel_max_ms: 0 });
+  conn.takeOver();
+  await until(() => rec.marks.length === 50);
+  playAll(conn, rec.marks.slice(0, 30)); // 600 ms played
+  conn.markPlayed('not-one-of-ours');
+  for (let i = 1; i <= 3; i++) conn.sendAudio('/////w==', i * 20); // the clock says 60 ms
+  void server.calleeSpeaks({ durationMs: 100 });
+  await until(() => server.truncates.length === 1);
+  t.like(server.truncates[0], { item_id: server.responses[0].itemId, audio_end_ms: 600, accepted: true });
+
+  const second = await connected(t, { greetingFrames: 50 }, { ...TURN, backchannel_max_ms: 0 });
+  second.conn.takeOver();
+  await second.until(() => second.rec.marks.length === 50);
+  playAll(second.conn, second.rec.marks.slice(0, 5)); // marks: 100 ms
+  for (let i = 1; i <= 17; i++) second.conn.sendAudio('/////w==', i * 20); // the clock: 340 ms
+  void second.server.calleeSpeaks({ durationMs: 100 });
+  await second.until(() => second.server.truncates.length === 1);
+  t.like(second.server.truncates[0], { audio_end_ms: 340, accepted: true });
+});
+
+test('speech after the agent finished playing is not a barge-in', async (t) => {
+  const { fake, server, conn, rec, until } = await connected(t, { greetingFrames: 5 }); // 100 ms
+  conn.takeOver();
+  await until(() => rec.audio.length === 5);
+  for (let i = 1; i <= 10; i++) conn.sendAudio('/////w==', i * 20); // 200 ms of carrier time: it has played
+  await server.calleeSpeaks({ durationMs: 100 });
+  await until(() => fake.received.filter((e) => e.type === 'response.create').length === 2);
+  t.deepEqual(rec.interruptedAt, []);
+  t.deepEqual(server.truncates, []);
+  t.deepEqual(server.cancels, []);
+});
