@@ -55,6 +55,11 @@ export interface FakeRealtimeOptions {
   firstAudioDelayMs?: number;
   /** Wall delay between two audio deltas of a response, ms. Default 0 (all at once, faster than real time as the real server). */
   frameIntervalMs?: number;
+  /**
+   * With `interrupt_response`, how long after `speech_started` the server's own cancel takes
+   * effect, ms (the deltas it had generated keep coming meanwhile). Default 0 (at once).
+   */
+  vadCancelDelayMs?: number;
 }
 
 /** A client event as received, parsed. */
@@ -199,6 +204,7 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
   const doneDelayMs = options.responseDoneDelayMs ?? 30;
   const firstAudioDelayMs = options.firstAudioDelayMs ?? 0;
   const frameIntervalMs = options.frameIntervalMs ?? 0;
+  const vadCancelDelayMs = options.vadCancelDelayMs ?? 0;
   const received: ClientEvent[] = [];
   const violations: string[] = [];
   const connections: FakeConnection[] = [];
@@ -368,7 +374,9 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       emit({ type: 'input_audio_buffer.speech_started', audio_start_ms: audioStartMs, item_id: itemId });
       // interrupt_response: the server cancels the running response itself (not a client cancel).
       if (td.interrupt_response !== false && active) {
-        finish('cancelled', 'turn_detected');
+        const running = active;
+        if (vadCancelDelayMs > 0) running.timers.push(later(vadCancelDelayMs, () => active === running && finish('cancelled', 'turn_detected')));
+        else finish('cancelled', 'turn_detected');
       }
       const silenceMs = td.silence_duration_ms ?? 500;
       return new Promise<void>((resolve) => {
