@@ -10,7 +10,6 @@ import { webhooksBench } from './webhooks.ts';
 import { numbersBench } from './numbers.ts';
 import { websitesBench } from './websites.ts';
 import { consoleOverviewBench } from './console-overview.ts';
-import { bargeInBench } from './barge-in.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -25,7 +24,7 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   numbers: () => numbersBench(),
   websites: () => websitesBench(seconds),
   'console-overview': () => consoleOverviewBench(seconds),
-  'barge-in': () => bargeInBench(),
+  'barge-in': async () => (await import('./barge-in.ts')).bargeInBench(),
 };
 
 for (const [key, run] of Object.entries(benches)) {
