@@ -12,8 +12,9 @@ import { startMediaServer } from '../../telephony/media-server.ts';
 import { FRAME_BYTES, SILENCE_FRAME_BASE64, linearToMulaw, mulawToLinear, toneFrames, wavFromMulaw } from '../../telephony/mulaw.ts';
 import { OpenAIRealtimeBridge, type MarkingBridgeHandlers } from '../../telephony/openai-realtime/openai-realtime-bridge.ts';
 import { ScriptedBridge, nextWeekdayAt } from '../../telephony/scripted/scripted-bridge.ts';
-import type { AgentSetup, BridgeHandlers, ToolSpec } from '../../telephony/speech-bridge.ts';
+import type { AgentSetup } from '../../telephony/speech-bridge.ts';
 import { startFakeRealtime } from '../fakes/openai-realtime.ts';
+import { agentSetupFor, eventually, quiet, recorder } from '../helpers/realtime.ts';
 import { openMediaStream, type MediaNetwork, type MediaStreamOptions } from '../fakes/twilio-media-stream.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -86,67 +87,9 @@ function sessionPromise() {
   return { promise, onSession: (s: MediaSession) => resolve(s) };
 }
 
-const TOOLS: ToolSpec[] = [
-  { name: 'book_appointment', description: 'Books an appointment', parameters: { type: 'object', properties: { start_at: { type: 'string' } }, required: ['start_at'] } },
-  { name: 'end_call', description: 'Hangs up', parameters: { type: 'object', properties: { reason: { type: 'string' } } } },
-];
-
-const setup = (overrides: Partial<AgentSetup> = {}): AgentSetup => ({
-  instructions: 'You call on behalf of Example Dental.',
-  businessName: 'Example Dental',
-  greeting: 'Hello, this is an automated assistant calling on behalf of Example Dental.',
-  tools: TOOLS,
-  language: 'en-GB',
-  to: '+447700900001',
-  timezone: 'Europe/London',
-  ...overrides,
-});
-
-/** Handlers that record everything; tool results come from `toolResult`. */
-function recorder(toolResult: (name: string, args: Record<string, unknown>) => Promise<unknown> = async () => ({ ok: true })) {
-  const rec = {
-    audio: [] as string[],
-    marks: [] as string[],
-    interrupted: 0,
-    tools: [] as { name: string; args: Record<string, unknown> }[],
-    transcripts: [] as { role: string; text: string }[],
-    errors: [] as Error[],
-  };
-  const listeners: (() => void)[] = [];
-  const changed = () => listeners.splice(0).forEach((l) => l());
-  const handlers: MarkingBridgeHandlers = {
-    onAudio: (p) => (rec.audio.push(p), changed()),
-    onMark: (n) => (rec.marks.push(n), changed()),
-    onInterrupted: () => (rec.interrupted++, changed()),
-    onToolCall: async (name, args) => {
-      rec.tools.push({ name, args });
-      changed();
-      return toolResult(name, args);
-    },
-    onTranscript: (role, text) => (rec.transcripts.push({ role, text }), changed()),
-    onError: (e) => (rec.errors.push(e), changed()),
-  };
-  /** Resolves once `cond()` holds, re-checked on every handler call. */
-  async function until(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!cond()) {
-      if (Date.now() > deadline) throw new Error('condition not reached in time');
-      await Promise.race([new Promise<void>((r) => listeners.push(r)), sleep(50)]);
-    }
-  }
-  return { rec, handlers, until };
-}
-
-const quiet = createLogger('silent');
-
-/** Polls `cond` until it holds (for effects with no handler to hook). */
-async function eventually(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(5);
-  }
-}
+/** The scripted bridge opens with the setup's greeting (the opening's text). */
+const setup = (overrides: Partial<AgentSetup> = {}): AgentSetup =>
+  agentSetupFor({ greeting: 'Hello, this is an automated assistant calling on behalf of Example Dental.', ...overrides });
 
 // ---------------------------------------------------------------------------------------------
 // Media server (Twilio Media Streams)
