@@ -402,7 +402,9 @@ class RealtimeSession implements BridgeConnection {
   private agentSpeaking(): boolean {
     const p = this.playback;
     if (p && this.playedMs(p) < p.relayedBytes / MULAW_BYTES_PER_MS) return true;
-    return (this.responseActive && !this.responseCallsTool) || this.responseRequested;
+    // A response we cancelled is not speech any more, even before its response.done comes.
+    const cancelled = this.responseId !== null && this.cancelled.has(this.responseId);
+    return (this.responseActive && !this.responseCallsTool && !cancelled) || (this.responseRequested && !this.cancelOnCreate);
   }
 
   /** The callee started talking: over the agent, it stops at once (the caller clears the carrier's queue). */
