@@ -25,7 +25,8 @@ import { ratio } from './lib.ts';
 
 const FAKE_OPTIONS = {
   greetingFrames: 300, // 6 s of agent audio …
-  frameIntervalMs: 5, // … streamed in 1.5 s
+  deltaFrames: 5, // … in deltas of 100 ms …
+  frameIntervalMs: 25, // … streamed in 1.5 s
   replyFrames: 0,
   script: 'barge_in' as const,
   speechAfterAppends: 25, // the callee talks over the agent after 500 ms …
@@ -36,8 +37,13 @@ const VAD_CANCEL_DELAY_MS = FAKE_OPTIONS.vadCancelDelayMs;
 const SILENCE = Buffer.alloc(160, 0xff).toString('base64');
 const SPEECH_STARTED = Buffer.from('"input_audio_buffer.speech_started"');
 
+/** 20 ms μ-law frames in a payload (a delta may hold several). */
+const framesIn = (payload: string) => Math.ceil(Buffer.byteLength(payload, 'base64') / 160);
+
 /** One call's figures. */
 interface CallResult {
+  /** speech_started reached the call. */
+  heard: boolean;
   clearLatencyMs: number | null;
   framesAfterClear: number;
 }
@@ -91,8 +97,8 @@ async function oursCall(url: string, durationMs: number): Promise<CallResult> {
   let framesAfterClear = 0;
   const bridge = new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: url, log: createLogger('silent'), WebSocketImpl: timedSocket((at) => (startedAt ??= at)) });
   const conn = await bridge.connect(setup, {
-    onAudio: () => {
-      if (clearedAt !== null) framesAfterClear++;
+    onAudio: (payload) => {
+      if (clearedAt !== null) framesAfterClear += framesIn(payload);
     },
     onInterrupted: () => {
       clearedAt ??= process.hrtime.bigint();
@@ -106,7 +112,7 @@ async function oursCall(url: string, durationMs: number): Promise<CallResult> {
   await new Promise((r) => setTimeout(r, durationMs));
   stop();
   conn.close();
-  return { clearLatencyMs: startedAt !== null && clearedAt !== null ? Number(clearedAt - startedAt) / 1e6 : null, framesAfterClear };
+  return { heard: startedAt !== null, clearLatencyMs: startedAt !== null && clearedAt !== null ? Number(clearedAt - startedAt) / 1e6 : null, framesAfterClear };
 }
 
 /** The reference's order of work (Twilio's speech-assistant-openai-realtime-api-node), one call. */
@@ -122,8 +128,8 @@ async function referenceCall(url: string, durationMs: number): Promise<CallResul
   let responseStartTimestamp: number | null = null;
   const markQueue: string[] = [];
   const carrier = {
-    media: () => {
-      if (clearedAt !== null) framesAfterClear++;
+    media: (payload: string) => {
+      if (clearedAt !== null) framesAfterClear += framesIn(payload);
     },
     clear: () => {
       clearedAt ??= process.hrtime.bigint();
@@ -134,7 +140,7 @@ async function referenceCall(url: string, durationMs: number): Promise<CallResul
   ws.on('message', (data: Buffer) => {
     const event = JSON.parse(data.toString());
     if (event.type === 'response.output_audio.delta' && event.delta) {
-      carrier.media();
+      carrier.media(event.delta);
       if (responseStartTimestamp === null) responseStartTimestamp = latestMediaTimestamp;
       if (event.item_id) lastAssistantItem = event.item_id;
       markQueue.push('responsePart');
@@ -157,7 +163,7 @@ async function referenceCall(url: string, durationMs: number): Promise<CallResul
   await new Promise((r) => setTimeout(r, durationMs));
   stop();
   ws.terminate();
-  return { clearLatencyMs: startedAt !== null && clearedAt !== null ? Number(clearedAt - startedAt) / 1e6 : null, framesAfterClear };
+  return { heard: startedAt !== null, clearLatencyMs: startedAt !== null && clearedAt !== null ? Number(clearedAt - startedAt) / 1e6 : null, framesAfterClear };
 }
 
 function summarise(results: CallResult[]) {
@@ -167,6 +173,7 @@ function summarise(results: CallResult[]) {
   const frames = results.map((r) => r.framesAfterClear);
   return {
     calls: results.length,
+    speechHeard: results.filter((r) => r.heard).length,
     interrupted: latencies.length,
     p50Ms: round(q(0.5)),
     p99Ms: round(q(0.99)),

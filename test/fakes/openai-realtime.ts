@@ -55,6 +55,8 @@ export interface FakeRealtimeOptions {
   firstAudioDelayMs?: number;
   /** Wall delay between two audio deltas of a response, ms. Default 0 (all at once, faster than real time as the real server). */
   frameIntervalMs?: number;
+  /** 20 ms frames per audio delta. Default 1. */
+  deltaFrames?: number;
   /**
    * With `interrupt_response`, how long after `speech_started` the server's own cancel takes
    * effect, ms (the deltas it had generated keep coming meanwhile). Default 0 (at once).
@@ -205,6 +207,7 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
   const firstAudioDelayMs = options.firstAudioDelayMs ?? 0;
   const frameIntervalMs = options.frameIntervalMs ?? 0;
   const vadCancelDelayMs = options.vadCancelDelayMs ?? 0;
+  const deltaFrames = Math.max(1, options.deltaFrames ?? 1);
   const received: ClientEvent[] = [];
   const violations: string[] = [];
   const connections: FakeConnection[] = [];
@@ -336,13 +339,16 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       audioMs.set(itemId, 0);
       const sendFrame = (i: number) => {
         if (active !== a) return;
-        emit({ type: 'response.output_audio.delta', response_id: record.id, item_id: itemId, output_index: 0, content_index: 0, delta: frames[i] });
-        record.framesSent++;
+        const batch = frames.slice(i, i + deltaFrames);
+        const delta = batch.length === 1 ? batch[0] : Buffer.concat(batch.map((f) => Buffer.from(f, 'base64'))).toString('base64');
+        emit({ type: 'response.output_audio.delta', response_id: record.id, item_id: itemId, output_index: 0, content_index: 0, delta });
+        record.framesSent += batch.length;
         audioMs.set(itemId, record.framesSent * FRAME_MS);
         items.find((x) => x.id === itemId)!.audioMs = record.framesSent * FRAME_MS;
-        if (i + 1 < frames.length) {
-          if (frameIntervalMs > 0) a.timers.push(later(frameIntervalMs, () => sendFrame(i + 1)));
-          else sendFrame(i + 1);
+        const next = i + batch.length;
+        if (next < frames.length) {
+          if (frameIntervalMs > 0) a.timers.push(later(frameIntervalMs, () => sendFrame(next)));
+          else sendFrame(next);
         } else finish('completed');
       };
       if (frames.length === 0) finish('completed');
