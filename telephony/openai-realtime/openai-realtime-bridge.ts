@@ -92,6 +92,8 @@ interface SessionConfig {
 /** Agent audio of one assistant item as relayed to the callee. */
 interface Playback {
   itemId: string;
+  /** The response the item belongs to (it may still be streaming). */
+  responseId: string;
   /** Carrier media timestamp at which this item's first relayed audio reached the callee, ms. */
   startMs: number;
   /** Bytes given to the carrier (from the item's start: a resumed item counts what played before). */
@@ -102,6 +104,7 @@ interface Playback {
 
 /** Everything the server sent of one assistant item's audio (to play again after a backchannel). */
 interface ItemAudio {
+  responseId: string;
   chunks: Buffer[];
   bytes: number;
 }
@@ -310,7 +313,7 @@ class RealtimeSession implements BridgeConnection {
         return;
       case 'response.output_audio.delta':
         if (this.cancelled.has(event.response_id)) return;
-        return this.audioDelta(event.item_id, event.delta);
+        return this.audioDelta(event.response_id, event.item_id, event.delta);
       case 'input_audio_buffer.speech_started':
         return this.speechStarted();
       case 'input_audio_buffer.speech_stopped':
@@ -339,7 +342,7 @@ class RealtimeSession implements BridgeConnection {
     }
   }
 
-  private audioDelta(itemId: string, delta: string): void {
+  private audioDelta(responseId: string, itemId: string, delta: string): void {
     if (typeof delta !== 'string') return;
     const bytes = Buffer.from(delta, 'base64');
     const cut = this.cuts.get(itemId);
@@ -349,7 +352,7 @@ class RealtimeSession implements BridgeConnection {
     }
     let stored = this.audio.get(itemId);
     if (!stored) {
-      stored = { chunks: [], bytes: 0 };
+      stored = { responseId, chunks: [], bytes: 0 };
       this.audio.set(itemId, stored);
     }
     stored.chunks.push(bytes);
@@ -373,7 +376,8 @@ class RealtimeSession implements BridgeConnection {
       const previousEndMs = p ? p.startMs + p.relayedBytes / MULAW_BYTES_PER_MS : 0;
       if (p) this.reportTranscript(p.itemId);
       if (p) this.audio.delete(p.itemId);
-      p = { itemId, startMs: Math.max(this.latestMediaMs, previousEndMs), relayedBytes: 0, markedBytes: 0 };
+      const responseId = this.audio.get(itemId)?.responseId ?? '';
+      p = { itemId, responseId, startMs: Math.max(this.latestMediaMs, previousEndMs), relayedBytes: 0, markedBytes: 0 };
       this.playback = p;
       this.marks.clear();
     }
@@ -412,10 +416,12 @@ class RealtimeSession implements BridgeConnection {
     this.calleeSpeaking = true;
     if (!this.takenOver || this.pause || !this.agentSpeaking()) return;
     const p = this.playback;
-    const unplayed = p !== null && this.playedMs(p) < p.relayedBytes / MULAW_BYTES_PER_MS;
+    // The playing item: audio of it is unplayed, or its response is still streaming more of it
+    // (the carrier may have caught up with the stream for a moment).
+    const current = p !== null && (this.playedMs(p) < p.relayedBytes / MULAW_BYTES_PER_MS || (this.responseActive && p.responseId === this.responseId));
     const pause: Pause = {
-      itemId: unplayed ? p!.itemId : null,
-      playedBytes: unplayed ? Math.floor(this.playedMs(p!)) * MULAW_BYTES_PER_MS : 0,
+      itemId: current ? p!.itemId : null,
+      playedBytes: current ? Math.floor(this.playedMs(p!)) * MULAW_BYTES_PER_MS : 0,
       held: [],
       timer: null,
     };

@@ -313,3 +313,14 @@ test('speech after the agent finished playing is not a barge-in', async (t) => {
   t.deepEqual(server.truncates, []);
   t.deepEqual(server.cancels, []);
 });
+
+test('barge-in while the carrier has caught up with a reply still streaming cuts at what was played, not at 0', async (t) => {
+  const { server, conn, rec, until, reply } = await replyPlaying(t, { frameIntervalMs: 30 }, { ...TURN, backchannel_max_ms: 0 });
+  const played = rec.marks.length;
+  playAll(conn, rec.marks); // everything relayed so far has played
+  void server.calleeSpeaks({ durationMs: 300 });
+  await until(() => server.truncates.length === 1);
+  t.is(reply.status === 'cancelled' || reply.status === 'in_progress', true);
+  t.like(server.truncates[0], { item_id: reply.itemId, audio_end_ms: (played - 5) * 20, accepted: true });
+  t.deepEqual(server.cancels, [{ connection: 0, cancelled: reply.id }]);
+});
