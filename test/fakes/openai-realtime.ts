@@ -137,6 +137,8 @@ export interface FakeRealtime {
   connections: FakeConnection[];
   /** The connection opened last. */
   latest(): FakeConnection;
+  /** The callee speaks on connection `connection` (default the latest): see FakeConnection.calleeSpeaks. */
+  calleeSpeaks(opts?: { durationMs?: number; transcript?: string }, connection?: number): Promise<void>;
   /** Every truncate of every connection. */
   truncates: TruncateRecord[];
   /** Every response.cancel of every connection. */
@@ -543,6 +545,11 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       const c = connections.at(-1);
       if (!c) throw new Error('fake realtime: no connection yet');
       return c;
+    },
+    calleeSpeaks(opts, connection) {
+      const c = connection === undefined ? connections.at(-1) : connections[connection];
+      if (!c) throw new Error('fake realtime: no such connection');
+      return c.calleeSpeaks(opts);
     },
     get refused() {
       return refused;

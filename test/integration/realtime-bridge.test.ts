@@ -72,7 +72,7 @@ test('without turn settings the bridge uses the documented defaults and the mari
 test('nothing is said before takeOver(), even when the callee speaks; takeOver() asks for one response, twice still one', async (t) => {
   const { fake, server, conn, rec, until } = await connected(t, { greetingFrames: 6 });
   conn.sendAudio('/////w==', 20);
-  await server.calleeSpeaks({ durationMs: 100 });
+  await fake.calleeSpeaks({ durationMs: 100 });
   await sleep(50);
   t.false(fake.received.some((e) => e.type === 'response.create'), 'no response before takeOver');
   t.deepEqual(server.responses, []);
