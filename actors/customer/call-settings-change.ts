@@ -8,6 +8,7 @@
  */
 
 import { DEFAULT_CALL_SETTINGS, callSettingsOf, type CallSettings, type Voice } from './call-settings.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 
 type Group = Exclude<keyof CallSettings, 'voice'>;
 type GroupPatch<K extends Group> = { [F in keyof CallSettings[K]]?: CallSettings[K][F] | null };
@@ -62,6 +63,16 @@ export function callSettingsProblem(stored: Record<string, unknown>, customer: {
 export function trimmedCallSettingsPatch(patch: CallSettingsPatch | null | undefined): CallSettingsPatch | null | undefined {
   if (!patch?.voicemail || typeof patch.voicemail.message !== 'string') return patch;
   return { ...patch, voicemail: { ...patch.voicemail, message: patch.voicemail.message.trim() } };
+}
+
+/** A control character (line break, tab…) or a line or paragraph separator: a name is said on one line. */
+const NOT_ONE_LINE = /[\p{Cc}\u2028\u2029]/u;
+
+/** The registered name to store: trimmed, null clears, undefined leaves alone; more than one line is refused. */
+export function registeredNameInput(value: string | null | undefined): string | null | undefined {
+  if (typeof value !== 'string') return value;
+  if (NOT_ONE_LINE.test(value)) throw new Refusal('invalid_parameter', 'registered_name must be one line of text, without line breaks, tabs or other control characters.');
+  return value.trim();
 }
 
 function known(group: Group, given: Record<string, unknown>): Record<string, unknown> {

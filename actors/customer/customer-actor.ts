@@ -22,7 +22,7 @@ import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
 import { dayOf, nextRenewal } from '../../money/rules/renewal.ts';
 import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { CustomerMessage, CustomerPatch, ProvisioningReply } from './messages.ts';
-import { callSettingsProblem, mergeCallSettings, trimmedCallSettingsPatch } from './call-settings-change.ts';
+import { callSettingsProblem, mergeCallSettings, registeredNameInput, trimmedCallSettingsPatch } from './call-settings-change.ts';
 
 /** Onboarding links last 30 days (spec: Limits → Other). */
 export const ONBOARDING_LINK_DAYS = 30;
@@ -275,7 +275,8 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     return writeTransaction(pool, idem, clock.now(), async (client) => {
       const current = await mustGet(client, state.id, true);
       const fields: Partial<CustomerRow> = {};
-      if (patch.registered_name !== undefined) fields.registered_name = patch.registered_name === null ? null : patch.registered_name.trim();
+      const registeredName = registeredNameInput(patch.registered_name);
+      if (registeredName !== undefined) fields.registered_name = registeredName;
       if (patch.call_settings !== undefined) {
         const merged = mergeCallSettings(current.call_settings, trimmedCallSettingsPatch(patch.call_settings));
         if (callSettingsProblem(merged, current)) throw new Refusal('forward_needs_phone');

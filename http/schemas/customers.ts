@@ -95,8 +95,7 @@ const RegisteredNameInput = Nullable(
     minLength: 1,
     maxLength: MAX.name,
     pattern: '\\S',
-    format: 'single-line',
-    description: "the business's registered (legal) name, said in each call's identification; stored trimmed; null: name is said",
+    description: "the business's registered (legal) name, said in each call's identification; one line; stored trimmed; null: name is said",
   }),
 );
 
