@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { tableFingerprint } from '../helpers/db.ts';
+import { consoleAs } from '../helpers/console.ts';
 
 let svc: TestService;
 let db: pg.Client;
@@ -282,4 +283,31 @@ test.serial('the OpenAPI document shows registered_name and call_settings with e
   t.truthy(customer.properties.registered_name);
   const shown = ref(customer.properties.call_settings);
   t.deepEqual([...shown.required].sort(), ['inbound', 'recording', 'retries', 'turn_detection', 'voice', 'voicemail']);
+});
+
+test.serial('console: the customer page shows the registered name and the settings in force; customers:write roles change them, a viewer cannot', async (t) => {
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  const viewer = await consoleAs(svc.url, a.id, 'viewer');
+  const c = await makeCustomer(a.api, { name: 'Console Dental', registered_name: 'Console Dental PLLC' });
+  const page = await owner.get(`/console/api/customers/${c.id}?mode=test`);
+  t.is(page.status, 200);
+  t.is(page.body.customer.registered_name, 'Console Dental PLLC');
+  t.deepEqual(page.body.customer.call_settings, DEFAULTS);
+
+  let r = await owner.patch(`/console/api/customers/${c.id}`, { mode: 'test', registered_name: 'Console Dental Group', call_settings: { retries: { min_gap_hours: 72 } } });
+  t.is(r.status, 200);
+  t.is(r.body.registered_name, 'Console Dental Group');
+  t.deepEqual(r.body.call_settings.retries, { max_attempts: 3, min_gap_hours: 72 });
+  r = await owner.patch(`/console/api/customers/${c.id}`, { mode: 'test', call_settings: { retries: { min_gap_hours: 73 } } });
+  t.is(codeOf(r), 'invalid_parameter');
+  t.regex(r.body.error.message, /call_settings\.retries\.min_gap_hours/);
+  r = await owner.patch(`/console/api/customers/${c.id}`, { mode: 'test', call_settings: { inbound: { action: 'forward' } } });
+  t.is(codeOf(r), 'forward_needs_phone');
+  r = await viewer.patch(`/console/api/customers/${c.id}`, { mode: 'test', registered_name: 'Nope' });
+  t.is(r.status, 403);
+  t.is(codeOf(r), 'role_forbidden');
+  t.is((await a.api.get(`/v1/customers/${c.id}`)).body.registered_name, 'Console Dental Group');
+  // The console's own route is not in the API's document.
+  const doc = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
+  t.false(Object.keys(doc.paths).some((p) => p.startsWith('/console')));
 });
