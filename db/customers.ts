@@ -64,12 +64,15 @@ export function createCustomerRepository(db: Queryable) {
       phone?: string | null;
       country: string;
       timezone: string;
+      registeredName?: string | null;
+      /** As stored: only what the reseller set (actors/customer/call-settings-change.ts). */
+      callSettings?: Record<string, unknown>;
       now: Date;
     }): Promise<CustomerRow> {
       const { rows } = await db.query(
-        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at, phone)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now, c.phone ?? null],
+        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at, phone, registered_name, call_settings)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING *`,
+        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now, c.phone ?? null, c.registeredName ?? null, JSON.stringify(c.callSettings ?? {})],
       );
       return rows[0];
     },

@@ -62,6 +62,7 @@ export const ERRORS = {
   customer_not_found: e(404, 'not_found_error', 'No customer with that id in this mode.'),
   external_ref_taken: e(409, 'conflict_error', 'Another customer of this account already has that external_ref.'),
   invalid_limit: e(400, 'invalid_request_error', 'A limit must be a non-negative whole number or null.'),
+  forward_needs_phone: e(400, 'invalid_request_error', "call_settings.inbound.action forward sends calls back to the customer's own phone, and this customer has no phone: choose agent or message, or create the customer with phone."),
   invalid_brand_field: e(400, 'invalid_request_error', 'Colours must be hex (#RRGGBB) and URLs must be https.'),
   invalid_provisioning_step: e(400, 'invalid_request_error', 'steps may contain only number, script, agent and calendar.'),
   provisioning_not_recorded: e(500, 'api_error', 'The provisioning request was not recorded; nothing started. Retry safely.'),

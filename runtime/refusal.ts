@@ -38,6 +38,7 @@ export type RefusalCode =
   | 'invalid_timezone'
   | 'invalid_url'
   | 'customer_limit_reached'
+  | 'forward_needs_phone'
   | 'external_ref_taken'
   | 'provisioning_not_recorded'
   | 'onboarding_link_not_created'

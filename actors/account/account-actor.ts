@@ -17,6 +17,7 @@ import { assessCoverage } from '../coverage/coverage.ts';
 import { staleRegistriesOf } from '../shared/dnc-registries.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { customerView } from '../customer/views.ts';
+import { callSettingsProblem, mergeCallSettings, registeredNameInput, trimmedCallSettingsPatch } from '../customer/call-settings-change.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS, keyClock } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
@@ -138,6 +139,8 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       if (!isTimeZone(timezone)) throw new Refusal('invalid_timezone');
       if (input.website_url && !isHttpUrl(input.website_url)) throw new Refusal('invalid_url');
       const phone = input.phone ? businessPhone(input.phone, country) : null;
+      const callSettings = mergeCallSettings({}, trimmedCallSettingsPatch(input.call_settings));
+      if (callSettingsProblem(callSettings, { phone })) throw new Refusal('forward_needs_phone');
       if (account.max_customers !== null) {
         const count = await createAccountRepository(client).customerCount(state.id, mode);
         if (count >= account.max_customers) {
@@ -159,6 +162,8 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
           phone,
           country,
           timezone,
+          registeredName: registeredNameInput(input.registered_name) ?? null,
+          callSettings,
           now,
         });
       } catch (err) {

@@ -5,6 +5,7 @@ import type { Written } from '../shared/transaction.ts';
 import type { BrandField, AccountLimitField } from '../../db/accounts.ts';
 import type { accountView, apiKeyView, brandView, adminAccountView } from './views.ts';
 import type { customerView } from '../customer/views.ts';
+import type { CallSettingsPatch } from '../customer/call-settings-change.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import type { buildBalance } from '../../money/balance-view.ts';
 import type { usageView } from './views.ts';
@@ -24,6 +25,9 @@ export interface CreateCustomerInput {
   phone?: string | null;
   country?: string | null;
   timezone?: string | null;
+  /** The business's registered (legal) name said in a call's identification (issue 23). */
+  registered_name?: string | null;
+  call_settings?: CallSettingsPatch | null;
 }
 
 export interface CreateKeyInput {

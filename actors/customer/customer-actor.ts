@@ -21,7 +21,8 @@ import { checkReadiness, refreshReadiness } from './readiness-check.ts';
 import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
 import { dayOf, nextRenewal } from '../../money/rules/renewal.ts';
 import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
-import type { CustomerMessage, ProvisioningReply } from './messages.ts';
+import type { CustomerMessage, CustomerPatch, ProvisioningReply } from './messages.ts';
+import { callSettingsProblem, mergeCallSettings, registeredNameInput, trimmedCallSettingsPatch } from './call-settings-change.ts';
 
 /** Onboarding links last 30 days (spec: Limits → Other). */
 export const ONBOARDING_LINK_DAYS = 30;
@@ -219,6 +220,8 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
         );
         return done(limitsView(customer, { today_cents: settled.todayCents + customer.reserved_cents, month_cents: settled.monthCents + customer.reserved_cents }));
       }
+      case 'update_customer':
+        return done(await updateCustomer(state, msg.patch, msg.idempotency));
       case 'update_limits':
         return done(
           await writeTransaction(pool, msg.idempotency, now, async (client) => {
@@ -262,6 +265,26 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
         throw new Error(`unhandled customer message ${(unhandled as { type: string }).type}`);
       }
     }
+  }
+
+  /**
+   * PATCH /v1/customers/{id}: the registered name and the call settings, merged group by group
+   * into what is stored (docs/api.md, "Call settings"). One transaction, under the customer's lock.
+   */
+  async function updateCustomer(state: CustomerState, patch: CustomerPatch, idem?: IdempotencyClaim) {
+    return writeTransaction(pool, idem, clock.now(), async (client) => {
+      const current = await mustGet(client, state.id, true);
+      const fields: Partial<CustomerRow> = {};
+      const registeredName = registeredNameInput(patch.registered_name);
+      if (registeredName !== undefined) fields.registered_name = registeredName;
+      if (patch.call_settings !== undefined) {
+        const merged = mergeCallSettings(current.call_settings, trimmedCallSettingsPatch(patch.call_settings));
+        if (callSettingsProblem(merged, current)) throw new Refusal('forward_needs_phone');
+        fields.call_settings = merged;
+      }
+      const row = await createCustomerRepository(client).update(state.id, fields);
+      return { created: false, body: customerView(row) };
+    });
   }
 
   /** A console change to the customer row, with readiness re-assessed in the same transaction. */

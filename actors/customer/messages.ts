@@ -4,6 +4,7 @@ import type { List, Page } from '../shared/list.ts';
 import type { Written } from '../shared/transaction.ts';
 import type { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { ProvisioningView } from './provisioning.ts';
+import type { CallSettingsPatch } from './call-settings-change.ts';
 
 export type ProvisioningReply = ProvisioningView & {
   object: 'provisioning';
@@ -22,11 +23,18 @@ export type CustomerMessage =
   | { type: 'list_onboarding_links'; page: Page }
   | { type: 'complete_onboarding'; linkId: string; acceptedBy: string }
   | { type: 'get_limits' }
+  | { type: 'update_customer'; patch: CustomerPatch; idempotency?: IdempotencyClaim }
   | { type: 'update_limits'; patch: Partial<Record<CustomerLimitField, number | null>>; idempotency?: IdempotencyClaim }
   | { type: 'certify_script'; script: string | null }
   | { type: 'record_research'; notes: string }
   | { type: 'connect_calendar' }
   | { type: 'assign_number'; e164: string; kind: 'rented' | 'caller_id' };
+
+/** What PATCH /v1/customers/{id} changes: send only what changes (docs/api.md, "Customers"). */
+export interface CustomerPatch {
+  registered_name?: string | null;
+  call_settings?: CallSettingsPatch | null;
+}
 
 export interface CustomerReplies {
   get_customer: ReturnType<typeof customerView>;
@@ -37,6 +45,7 @@ export interface CustomerReplies {
   list_onboarding_links: List<ReturnType<typeof onboardingLinkView>>;
   complete_onboarding: ReturnType<typeof onboardingLinkView>;
   get_limits: ReturnType<typeof limitsView>;
+  update_customer: Written<ReturnType<typeof customerView>>;
   update_limits: Written<ReturnType<typeof limitsView>>;
   certify_script: ReturnType<typeof readinessView>;
   record_research: { object: 'research_notes'; customer_id: string; recorded: true };

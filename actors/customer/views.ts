@@ -4,6 +4,7 @@ import type { ReadinessRow } from '../../db/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import type { Blocker, ReadinessAssessment } from './readiness.ts';
 import { consentNotices } from '../shared/requested-call-only.ts';
+import { callSettingsOf } from './call-settings.ts';
 
 /**
  * The name the customer's business goes by on calls and in the coach: `brand_name` when it says
@@ -22,6 +23,9 @@ export function customerView(c: CustomerRow) {
     brand_name: c.brand_name,
     website_url: c.website_url,
     phone: c.phone,
+    registered_name: c.registered_name,
+    // As in force, defaults filled in: what the customer's calls will do (docs/api.md, "Call settings").
+    call_settings: callSettingsOf(c),
     country: c.country,
     timezone: c.timezone,
     status: c.status,

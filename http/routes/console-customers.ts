@@ -9,7 +9,7 @@ import type { Mode } from '../../runtime/types.ts';
 import { sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { consoleCaller, consoleMode } from '../plugins/console-session.ts';
 import type { ErrorCode } from '../errors.ts';
-import { CustomerIdParams, CustomerLimitsSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
+import { CustomerIdParams, CustomerLimitsSchema, CustomerSchema, OnboardingLinkSchema } from '../schemas/customers.ts';
 import { ListOf, responses } from '../schemas/common.ts';
 import { testClockOnCreate, type ConsoleTestClockRouteDeps } from './console-test-clocks.ts';
 import {
@@ -20,6 +20,7 @@ import {
   ConsoleCustomerPageSchema,
   ConsoleCustomerSchema,
   ConsoleLimitsBody,
+  ConsoleUpdateCustomerBody,
   ConsoleOnboardingLinkBody,
   ConsoleModeQuery,
 } from '../schemas/console-customers.ts';
@@ -56,7 +57,7 @@ async function ownerOf(services: CustomerLookupDeps, request: FastifyRequest, id
 const CREATE_CODES: ErrorCode[] = [
   'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'invalid_phone_number', 'unknown_parameter', 'field_too_long',
   'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'invalid_parameter', 'live_not_enabled', 'reseller_suspended',
-  'test_clock_not_found', 'test_clock_live_customer',
+  'test_clock_not_found', 'test_clock_live_customer', 'forward_needs_phone',
 ];
 
 /** The console's customer routes: the list with readiness, creation, a customer's page, onboarding links and limits (docs/api.md, "Console › Customers"). */
@@ -161,6 +162,25 @@ export function registerConsoleCustomerRoutes(app: App, services: ConsoleCustome
     async (request, reply) => {
       const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: true }));
       return sendWritten(reply, await customers.ask(owner.customerId, { type: 'mint_onboarding_link', email: request.body?.email }));
+    },
+  );
+
+  // The registered name and call settings (issue 23), as PATCH /v1/customers/{id} changes them.
+  app.patch(
+    '/console/api/customers/:id',
+    {
+      config: { auth: 'session', permission: 'customers:write', writeStatus: UPDATED },
+      schema: {
+        ...hide,
+        params: CustomerIdParams,
+        querystring: ConsoleModeQuery,
+        body: ConsoleUpdateCustomerBody,
+        response: responses({ 200: CustomerSchema }, ['invalid_parameter', 'field_too_long', 'forward_needs_phone', 'customer_not_found', 'unknown_parameter', 'invalid_json', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
+      },
+    },
+    async (request, reply) => {
+      const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: true }));
+      return sendWritten(reply, await customers.ask(owner.customerId, { type: 'update_customer', patch: withoutMode(request.body ?? {}) }));
     },
   );
 

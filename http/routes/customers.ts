@@ -1,9 +1,9 @@
 import type { App } from './app-type.ts';
 import type { AccountRegistry, CustomerRegistry } from './deps.ts';
-import { CreateCustomerBody, CustomerIdParams, CustomerSchema, CoverageSchema } from '../schemas/customers.ts';
+import { CreateCustomerBody, CustomerIdParams, CustomerSchema, CoverageSchema, UpdateCustomerBody } from '../schemas/customers.ts';
 import { ListOf, PageQuery, responses, Type } from '../schemas/common.ts';
 import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
-import { CREATED_OR_EXISTING } from '../write-status.ts';
+import { CREATED_OR_EXISTING, UPDATED } from '../write-status.ts';
 
 /** What these routes use. */
 export interface CustomerRouteDeps extends CustomerLookupDeps {
@@ -24,7 +24,7 @@ export function registerCustomerRoutes(app: App, services: CustomerRouteDeps): v
         body: CreateCustomerBody,
         response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })]) }, [
           'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'invalid_phone_number', 'unknown_parameter', 'field_too_long',
-          'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'idempotency_key_reused',
+          'invalid_parameter', 'forward_needs_phone', 'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'idempotency_key_reused',
           'idempotency_key_too_long', 'scope_missing',
         ]),
       },
@@ -74,5 +74,28 @@ export function registerCustomerRoutes(app: App, services: CustomerRouteDeps): v
       },
     },
     async (request) => services.customers.ask(await customerIdOf(services, request, request.params.id), { type: 'get_customer' }),
+  );
+
+  app.patch(
+    '/v1/customers/:id',
+    {
+      config: { scope: 'customers:write', idempotent: true, writeStatus: UPDATED },
+      schema: {
+        operationId: 'updateCustomer',
+        summary: "Change a customer's registered name and call settings: send only what changes; null resets",
+        description: 'Call settings merge group by group into what was set; the answer shows the settings in force, defaults filled in.',
+        tags: ['customers'],
+        params: CustomerIdParams,
+        body: UpdateCustomerBody,
+        response: responses({ 200: CustomerSchema }, [
+          'invalid_parameter', 'field_too_long', 'forward_needs_phone', 'customer_not_found', 'unknown_parameter', 'invalid_json', 'idempotency_key_reused',
+          'idempotency_key_too_long', 'scope_missing',
+        ]),
+      },
+    },
+    async (request, reply) => {
+      const id = await customerIdOf(services, request, request.params.id);
+      return sendWritten(reply, await services.customers.ask(id, { type: 'update_customer', patch: request.body ?? {}, idempotency: request.idempotency }));
+    },
   );
 }

@@ -1,5 +1,5 @@
 import { Nullable, Type, withCode, type Static } from './common.ts';
-import { CoverageSchema, CreateCustomerBody, CustomerLimitsBody, CustomerLimitsSchema, CustomerSchema, OnboardingLinkBody, OnboardingLinkSchema, ProvisioningSchema, ReadinessSchema } from './customers.ts';
+import { CoverageSchema, CreateCustomerBody, CustomerLimitsBody, CustomerLimitsSchema, CustomerSchema, OnboardingLinkBody, OnboardingLinkSchema, ProvisioningSchema, ReadinessSchema, UpdateCustomerBody } from './customers.ts';
 import { NumberSchema } from './numbers.ts';
 import { WebsiteSchema } from './websites.ts';
 import { ChatSessionSchema } from './chat.ts';
@@ -52,6 +52,9 @@ export const ConsoleCreatedCustomerSchema = Type.Object({
 });
 
 export const ConsoleLimitsBody = Type.Object({ ...CustomerLimitsBody.properties, mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
+
+/** The customer page's "Calls" form: the body of PATCH /v1/customers/{id} (registered name, call settings) plus `mode`. */
+export const ConsoleUpdateCustomerBody = Type.Object({ ...UpdateCustomerBody.properties, mode: Type.Optional(ConsoleModeSchema) }, { additionalProperties: false });
 
 
 const ConsolePlaceSchema = Type.Object({ label: Type.String(), path: Type.String({ description: 'the console page, /console/…' }) });

@@ -1,8 +1,103 @@
 import { Type, Nullable, NullableString, NullableTimestamp, NullableInteger, Timestamp, ModeSchema, withCode, MAX_CENTS, MAX_INT4 } from './common.ts';
 import { EmailSchema } from './console.ts';
+import { CALL_SETTING_BOUNDS, DEFAULT_CALL_SETTINGS, VOICES } from '../../actors/customer/call-settings.ts';
 
 /** Documented maximum lengths (docs/api.md). */
-export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255 } as const;
+export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255, voicemailMessage: 500 } as const;
+
+/**
+ * Call settings (docs/api.md, "Call settings"): every field, enum and bound of
+ * actors/customer/call-settings.ts. `CallSettingsSchema` is what a customer shows (the settings in
+ * force, defaults filled in); `CallSettingsInput` is what a create or an update takes (any field,
+ * null resets it to its default; a group merges field by field).
+ */
+const D = DEFAULT_CALL_SETTINGS;
+const B = CALL_SETTING_BOUNDS;
+const VOICE_WORDS = 'the voice of the opening, the agent and the voicemail message';
+const VOICEMAIL_ACTIONS = ['hang_up', 'leave_message'] as const;
+const INBOUND_ACTIONS = ['forward', 'agent', 'message'] as const;
+const OBJECTION_ACTIONS = ['continue_unrecorded', 'end_call'] as const;
+
+/** A bound of CALL_SETTING_BOUNDS (inclusive) as schema keywords. */
+const within = (b: { min: number; max: number }) => ({ minimum: b.min, maximum: b.max });
+
+/** A string of `values`. */
+const enumOf = <V extends string>(values: readonly V[], description: string) => Type.Unsafe<V>({ type: 'string', enum: [...values], description });
+/** A string of `values`, or null (resets the field to its default). */
+const enumOrNull = <V extends string>(values: readonly V[], description: string) =>
+  Type.Unsafe<V | null>({ type: ['string', 'null'], enum: [...values, null], description });
+
+const WORDS = {
+  voice: `${VOICE_WORDS}; default ${D.voice}`,
+  voicemailAction: `at an answering machine: hang up at once, or leave \`message\` after the beep (outcome voicemail either way); default ${D.voicemail.action}`,
+  objection: `the callee objects to the recording: stop recording and go on, or end the call; default ${D.recording.on_objection}`,
+};
+
+const FIELD = {
+  voicemailMessage: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX.voicemailMessage,
+      pattern: '\\S',
+      description: "what is left after the beep, in the calling language; null: the default message. The business's registered name and an opt-out number are always added",
+    }),
+  ),
+  silence: Type.Integer({ ...within(B.turn_detection.silence_ms), description: `silence that ends the callee's turn, ms; default ${D.turn_detection.silence_ms}` }),
+  threshold: Type.Number({ ...within(B.turn_detection.threshold), description: `how loud speech must be to count (voice activity threshold); default ${D.turn_detection.threshold}` }),
+  prefix: Type.Integer({ ...within(B.turn_detection.prefix_padding_ms), description: `audio kept before detected speech, ms; default ${D.turn_detection.prefix_padding_ms}` }),
+  backchannel: Type.Integer({
+    ...within(B.turn_detection.backchannel_max_ms),
+    description: `speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default ${D.turn_detection.backchannel_max_ms}`,
+  }),
+  maxAttempts: Type.Integer({ ...within(B.retries.max_attempts), description: `calls a request may make in all (1: never retried); default ${D.retries.max_attempts}` }),
+  minGap: Type.Integer({ ...within(B.retries.min_gap_hours), description: `least time between two attempts of one request, hours; default ${D.retries.min_gap_hours}` }),
+  inbound: enumOrNull(INBOUND_ACTIONS, "a call to the customer's number: forward to the customer's phone, the agent answers, or a message; null (default): forward when the customer has a phone, else message"),
+};
+
+export const CallSettingsSchema = Type.Object(
+  {
+    voice: enumOf(VOICES, WORDS.voice),
+    voicemail: Type.Object({ action: enumOf(VOICEMAIL_ACTIONS, WORDS.voicemailAction), message: FIELD.voicemailMessage }),
+    turn_detection: Type.Object({ silence_ms: FIELD.silence, threshold: FIELD.threshold, prefix_padding_ms: FIELD.prefix, backchannel_max_ms: FIELD.backchannel }),
+    retries: Type.Object({ max_attempts: FIELD.maxAttempts, min_gap_hours: FIELD.minGap }),
+    inbound: Type.Object({ action: FIELD.inbound }),
+    recording: Type.Object({ on_objection: enumOf(OBJECTION_ACTIONS, WORDS.objection) }),
+  },
+  { description: 'the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings")' },
+);
+
+/** A group of the input: an object of optional fields (null resets one), or null (resets the group). */
+function groupInput<P extends Record<string, ReturnType<typeof Type.Optional>>>(properties: P, description: string) {
+  return Type.Optional(Nullable(Type.Object(properties, { additionalProperties: false, description })));
+}
+const orNull = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema));
+
+export const CallSettingsInput = Nullable(
+  Type.Object(
+    {
+      voice: Type.Optional(enumOrNull(VOICES, WORDS.voice)),
+      voicemail: groupInput({ action: Type.Optional(enumOrNull(VOICEMAIL_ACTIONS, WORDS.voicemailAction)), message: Type.Optional(FIELD.voicemailMessage) }, 'at an answering machine'),
+      turn_detection: groupInput(
+        { silence_ms: orNull(FIELD.silence), threshold: orNull(FIELD.threshold), prefix_padding_ms: orNull(FIELD.prefix), backchannel_max_ms: orNull(FIELD.backchannel) },
+        'how the agent takes turns',
+      ),
+      retries: groupInput({ max_attempts: orNull(FIELD.maxAttempts), min_gap_hours: orNull(FIELD.minGap) }, 'how a request is retried'),
+      inbound: groupInput({ action: Type.Optional(FIELD.inbound) }, 'who answers a call back'),
+      recording: groupInput({ on_objection: Type.Optional(enumOrNull(OBJECTION_ACTIONS, WORDS.objection)) }, 'when the callee objects to the recording'),
+    },
+    { additionalProperties: false, description: 'send only what changes: groups merge field by field; null resets a field, a group, or (here) every setting to its default' },
+  ),
+);
+
+/** The business's registered (legal) name, said in each call's identification; null: `name` is said. */
+const RegisteredNameInput = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: MAX.name,
+    pattern: '\\S',
+    description: "the business's registered (legal) name, said in each call's identification; one line; stored trimmed; null: name is said",
+  }),
+);
 
 export const CustomerSchema = Type.Object({
   object: Type.Literal('customer'),
@@ -12,6 +107,8 @@ export const CustomerSchema = Type.Object({
   brand_name: NullableString,
   website_url: NullableString,
   phone: Nullable(Type.String({ description: "the business's own number in E.164 (its website shows it); null when not given" })),
+  registered_name: Nullable(Type.String({ description: "the business's registered (legal) name said in each call's identification; null: name is said" })),
+  call_settings: CallSettingsSchema,
   country: Type.String(),
   timezone: Type.String(),
   status: Type.String({ description: 'prospect, active (has been ready for calls), paused' }),
@@ -50,10 +147,24 @@ export const CreateCustomerBody = Type.Object(
     phone: Type.Optional(withCode(Nullable(Type.String({ maxLength: 64, description: "the business's own number, valid in the customer's country; its website shows it" })), 'invalid_phone_number')),
     country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$' })), 'country_not_supported')),
     timezone: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.timezone })), 'invalid_timezone')),
+    registered_name: Type.Optional(RegisteredNameInput),
+    call_settings: Type.Optional(CallSettingsInput),
   },
   {
     additionalProperties: false,
     examples: [{ name: 'Bright Dental', external_ref: 'bright-1', website_url: 'https://brightdental.example', country: 'US', timezone: 'America/New_York' }],
+  },
+);
+
+/** PATCH /v1/customers/{id}: send only what changes (docs/api.md, "Customers" and "Call settings"). */
+export const UpdateCustomerBody = Type.Object(
+  {
+    registered_name: Type.Optional(RegisteredNameInput),
+    call_settings: Type.Optional(CallSettingsInput),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ registered_name: 'Bright Dental Care LLC', call_settings: { voicemail: { action: 'hang_up' }, retries: { max_attempts: 2 } } }],
   },
 );
 

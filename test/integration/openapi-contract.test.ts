@@ -242,6 +242,7 @@ test.serial('request body examples: each is accepted as it stands (on a customer
   t.true((await expectAnswer(t, 'getReadiness', { key, params: { id } }, 200)).body.ready_for_test_calls);
 
   await expectAnswer(t, 'updateCustomerLimits', { key, params: { id }, body: example('updateCustomerLimits') }, 200);
+  await expectAnswer(t, 'updateCustomer', { key, params: { id }, body: example('updateCustomer') }, 200);
   await expectAnswer(t, 'updateBrand', { key, body: example('updateBrand') }, 200);
   await expectAnswer(t, 'addDncEntry', { key, body: example('addDncEntry') }, 201);
   const session = await expectAnswer(t, 'createChatSession', { key, params: { id }, body: example('createChatSession') }, 201);
@@ -337,6 +338,11 @@ test.serial('customers: lists without limit, bodies that are optional sent witho
   await expectAnswer(t, 'updateCustomerLimits', { key, params: { id }, body: { daily_spend_cap_cents: -1 } }, 400, 'invalid_limit');
   await expectAnswer(t, 'updateCustomerLimits', { key, params: { id: 'nobody' }, body: {} }, 404, 'customer_not_found');
   await expectAnswer(t, 'updateCustomerLimits', { key, params: { id } }, 200);
+  // Issue 23: the registered name and call settings.
+  await expectAnswer(t, 'updateCustomer', { key, params: { id }, body: { call_settings: { retries: { max_attempts: 6 } } } }, 400, 'invalid_parameter');
+  await expectAnswer(t, 'updateCustomer', { key, params: { id }, body: { call_settings: { inbound: { action: 'forward' } } } }, 400, 'forward_needs_phone');
+  await expectAnswer(t, 'updateCustomer', { key, params: { id: 'nobody' }, body: {} }, 404, 'customer_not_found');
+  await expectAnswer(t, 'updateCustomer', { key, params: { id } }, 200);
 });
 
 test.serial('calls, transcripts, recordings, appointments, the do-not-call list and events', async (t) => {

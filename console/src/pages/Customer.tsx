@@ -8,6 +8,7 @@ import { CopyField } from '../ui/Copy.tsx';
 import { Form, Field, FormError, formValues, Select, Submit } from '../ui/Form.tsx';
 import { Empty, ErrorNote, Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { PlaceCall } from '../ui/PlaceCall.tsx';
+import { CallSettingsSection } from './CustomerCallSettings.tsx';
 import { DataTable } from '../ui/Table.tsx';
 import { rowsOf, useInvalidate } from '../ui/data.ts';
 import { date, dateTime, money, words } from '../ui/format.ts';
@@ -59,6 +60,7 @@ export default function Customer() {
                 ['Time zone', p.customer.timezone],
                 ['Website', p.customer.website_url ?? '—'],
                 ['Phone', p.customer.phone ?? '—'],
+                ['Registered name', p.customer.registered_name ?? `— (calls say "${p.customer.name}")`],
                 ['Created', dateTime(p.customer.created_at)],
               ]}
             />
@@ -82,6 +84,7 @@ export default function Customer() {
           </Section>
           <OnboardingLinks customerId={p.customer.id} links={p.onboarding_links} />
           <Limits customerId={p.customer.id} limits={p.limits} />
+          <CallSettingsSection key={JSON.stringify([p.customer.registered_name, p.customer.call_settings])} customer={p.customer} />
           {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} current={p.test_clock} />}
           <Section title="Numbers" id="numbers">
             {p.numbers.length === 0 ? (

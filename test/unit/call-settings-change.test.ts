@@ -1,0 +1,40 @@
+import test from 'ava';
+import { callSettingsProblem, mergeCallSettings, registeredNameInput } from '../../actors/customer/call-settings-change.ts';
+import { Refusal } from '../../runtime/refusal.ts';
+
+test('a patch merges field by field into what was stored; only what was set is kept', (t) => {
+  const stored = { voice: 'sage', turn_detection: { silence_ms: 900 }, retries: { max_attempts: 2 } };
+  t.deepEqual(mergeCallSettings(stored, { turn_detection: { threshold: 0.7 } }), { voice: 'sage', turn_detection: { silence_ms: 900, threshold: 0.7 }, retries: { max_attempts: 2 } });
+  t.deepEqual(stored, { voice: 'sage', turn_detection: { silence_ms: 900 }, retries: { max_attempts: 2 } }, 'the stored object is not changed');
+  t.deepEqual(mergeCallSettings({}, undefined), {});
+});
+
+test('null removes a field, a group (an emptied group is dropped) or everything', (t) => {
+  const stored = { voice: 'sage', voicemail: { action: 'hang_up', message: 'Hi' }, retries: { max_attempts: 2 } };
+  t.deepEqual(mergeCallSettings(stored, { voice: null, voicemail: { message: null } }), { voicemail: { action: 'hang_up' }, retries: { max_attempts: 2 } });
+  t.deepEqual(mergeCallSettings(stored, { retries: { max_attempts: null } }), { voice: 'sage', voicemail: { action: 'hang_up', message: 'Hi' } });
+  t.deepEqual(mergeCallSettings(stored, { voicemail: null }), { voice: 'sage', retries: { max_attempts: 2 } });
+  t.deepEqual(mergeCallSettings(stored, null), {});
+});
+
+test('keys this code does not know, and stored nulls, are dropped on the next write', (t) => {
+  t.deepEqual(mergeCallSettings({ old: 1, retries: { max_attempts: 2, spacing: 'x', min_gap_hours: null } }, {}), { retries: { max_attempts: 2 } });
+  t.deepEqual(mergeCallSettings('not an object', { voice: 'ash' }), { voice: 'ash' });
+});
+
+test('forward needs a phone: in force after the merge, whoever set it', (t) => {
+  t.is(callSettingsProblem({ inbound: { action: 'forward' } }, { phone: null }), 'forward_needs_phone');
+  t.is(callSettingsProblem({ inbound: { action: 'forward' } }, { phone: '+441134960000' }), null);
+  t.is(callSettingsProblem({ inbound: { action: 'agent' } }, { phone: null }), null);
+  t.is(callSettingsProblem({}, { phone: null }), null, 'the default (null) forwards only when there is a phone');
+});
+
+test('the registered name is stored trimmed, on one line', (t) => {
+  t.is(registeredNameInput('  Bright LLC '), 'Bright LLC');
+  t.is(registeredNameInput(null), null);
+  t.is(registeredNameInput(undefined), undefined);
+  for (const bad of ['Two\nlines', 'Tab\there', 'Sep\u2028arator']) {
+    const err = t.throws(() => registeredNameInput(bad));
+    t.true(err instanceof Refusal && err.code === 'invalid_parameter', bad);
+  }
+});
