@@ -52,7 +52,7 @@ export function createCallEnd(deps: CallDeps) {
       if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
       // The request's next attempt, if it tries again (retries.ts), is queued in this transaction.
-      const updated = await planNextAttempt(client, await calls.update(call.id, {
+      const updated = await planNextAttempt(client, deps.decideRetry, await calls.update(call.id, {
         status: 'completed',
         outcome,
         duration_seconds: duration,
