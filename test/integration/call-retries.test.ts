@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
@@ -88,10 +88,14 @@ function apartMinutes(a: Date, b: Date): number {
   return Math.min(d, 1440 - d);
 }
 
-test.serial('a machine answers three times: three attempts at least 4 hours apart, at different local times, inside the window, each charged and announced', async (t) => {
+/**
+ * Three attempts of one request to `phone` (whose every call ends `outcome`) on a clock, each at
+ * least 4 hours after the last ended, at different local times, inside the window, each its own
+ * call with its own event and compliance record. Returns the scenario and the calls' ids.
+ */
+async function threeAttempts(t: ExecutionContext, phone: string, outcome: string) {
   const s = await scenario(tuesday14());
-  // Last digit 4: a machine answers (outcome voicemail, 30 seconds: one minute charged).
-  const r = await queue(s, '+12025550104');
+  const r = await queue(s, phone);
   t.is(r.status, 201, r.text);
   t.like(r.body, { object: 'call_request', attempts: 1, status: 'queued' });
   t.is(r.body.calls.length, 1);
@@ -101,7 +105,7 @@ test.serial('a machine answers three times: three attempts at least 4 hours apar
   const dialTimes: Date[] = [s.frozen];
   for (let attempt = 1; attempt <= 3; attempt++) {
     const done = await dialUntilFinished(s.account, s.account.api, ids[attempt - 1]);
-    t.like(done, { request_id: r.body.id, attempt, outcome: 'voicemail', finished: true });
+    t.like(done, { request_id: r.body.id, attempt, outcome, finished: true });
     const request = await requestOf(s, r.body.id);
     if (attempt < 3) {
       t.true(done.will_retry, `attempt ${attempt} is retried`);
@@ -121,7 +125,7 @@ test.serial('a machine answers three times: three attempts at least 4 hours apar
     } else {
       t.false(done.will_retry, 'max_attempts (3) reached');
       t.is(done.retry_at, null);
-      t.like(request, { attempts: 3, status: 'completed', finished: true, outcome: 'voicemail' });
+      t.like(request, { attempts: 3, status: 'completed', finished: true, outcome });
     }
   }
   // Each attempt was dialled inside New York's window (federal 08:00–21:00) on the clock's time.
@@ -137,13 +141,26 @@ test.serial('a machine answers three times: three attempts at least 4 hours apar
   const requests = (await s.account.api.get(`/v1/calls?view=requests&customer_id=${s.customerId}`)).body.data;
   t.is(requests.length, 1);
   t.deepEqual(requests[0].calls.map((c: any) => c.id), ids);
-  // Its own charge (one minute each) and its own call.completed, the first two saying a retry is planned.
-  const usage = (await s.account.api.get('/v1/usage?limit=200')).body.data.filter((l: any) => l.cause === 'call');
-  for (const id of ids) t.is(usage.filter((l: any) => l.reference === id).length, 1, `one charge for ${id}`);
+  // Its own call.completed, the first two saying a retry is planned.
   const events = (await completedEvents(s)).filter((e) => e.data.request_id === r.body.id);
   t.deepEqual(events.map((e) => [e.data.attempt, e.data.will_retry]).sort(), [[1, true], [2, true], [3, false]]);
   // Each attempt has its own compliance record, written right before its dial.
   for (const id of ids) t.is((await s.account.api.get(`/v1/calls/${id}/compliance_record`)).status, 200);
+  return { s, ids };
+}
+
+test.serial('no answer: three attempts at least 4 hours apart, at different local times, inside the window, each its own call and event', async (t) => {
+  // Last digit 2: nobody answers.
+  await threeAttempts(t, '+12025550102', 'no_answer');
+});
+
+test.serial('a machine answers: three attempts, each with its own hold and charge', async (t) => {
+  // Last digit 4: a machine answers (outcome voicemail, 30 seconds: one minute charged per call).
+  const { s, ids } = await threeAttempts(t, '+12025550104', 'voicemail');
+  const usage = (await s.account.api.get('/v1/usage?limit=200')).body.data.filter((l: any) => l.cause === 'call');
+  for (const id of ids) t.like(usage.filter((l: any) => l.reference === id), [{ type: 'usage', minutes: 1, customer_id: s.customerId }], `one charge for ${id}`);
+  const holds = await sql(`SELECT reference, status FROM holds WHERE reference = ANY($1::text[]) ORDER BY seq`, [ids]);
+  t.deepEqual(holds, ids.map((reference) => ({ reference, status: 'settled' })), 'each call took and settled its own hold');
 });
 
 test.serial('no retry after not interested, a do-not-call request or a booked appointment', async (t) => {
