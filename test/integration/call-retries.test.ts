@@ -12,11 +12,14 @@ import { consoleAs, type ConsoleClient } from '../helpers/console.ts';
  * chooses the outcome, README). Every attempt passes the dialler's gates again.
  */
 let svc: TestService;
+let db: pg.Pool;
 test.before(async () => {
   // Nothing runs on its own schedule: what is dialled is the advance's or the test's doing.
   svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000', SWITCHBOARD_SENDER_POLL_MS: '3600000', SWITCHBOARD_JOB_INTERVAL_MS: '3600000' });
+  db = new pg.Pool({ connectionString: svc.databaseUrl, max: 2 });
 });
 test.after.always(async () => {
+  await db?.end();
   await svc?.stop();
 });
 test.afterEach(async (t) => {
@@ -34,15 +37,7 @@ function tuesday14(daysAhead = 2): Date {
   return d;
 }
 
-async function sql<T = any>(text: string, values: unknown[] = []): Promise<T[]> {
-  const db = new pg.Client({ connectionString: svc.databaseUrl });
-  await db.connect();
-  try {
-    return (await db.query(text, values)).rows;
-  } finally {
-    await db.end();
-  }
-}
+const sql = async (text: string, values: unknown[] = []): Promise<any[]> => (await db.query(text, values)).rows;
 
 interface Scenario {
   account: TestAccount;
