@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/pool.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
-import { callSettingsOf } from '../customer/call-settings.ts';
+import { CALL_SETTING_BOUNDS, callSettingsOf } from '../customer/call-settings.ts';
 
 /**
  * Retries (issue 23 §4): a request is not a call. When an attempt ends unanswered (no answer,
@@ -38,6 +38,18 @@ export type RetryDecision =
 /** The rule (actors/scheduler/retry-rules.ts `decideRetry`, handed in by app/: the scheduler owns calling windows). */
 export type RetryRule = (facts: RetryFacts) => RetryDecision;
 
+/**
+ * The retry policy of a customer's stored call settings (`customers.call_settings`): its
+ * `retries` over the defaults, read inside CALL_SETTING_BOUNDS (the API stores only values inside
+ * them; a row written otherwise is not trusted further). Pure.
+ */
+export function retryPolicyOf(callSettings: unknown): RetryFacts['policy'] {
+  const stored = callSettingsOf({ call_settings: callSettings }).retries;
+  const { max_attempts, min_gap_hours } = CALL_SETTING_BOUNDS.retries;
+  const within = (v: number, b: { min: number; max: number }) => (Number.isFinite(v) ? Math.min(b.max, Math.max(b.min, v)) : b.min);
+  return { max_attempts: within(Math.floor(stored.max_attempts), max_attempts), min_gap_hours: within(stored.min_gap_hours, min_gap_hours) };
+}
+
 /** Why the next attempt waits until it is due, in words (`waiting_detail`). */
 function plannedDetail(prev: CallRow, next: number, max: number): string {
   const why = { no_answer: 'nobody answered', busy: 'the line was busy', voicemail: 'a machine answered', failed: 'the carrier could not connect it' }[prev.outcome ?? ''] ?? 'it was not answered';
@@ -54,7 +66,7 @@ export async function planNextAttempt(db: Queryable, decideRetry: RetryRule, end
   const calls = createCallRepository(db);
   const facts = await calls.retryFacts(ended.id);
   if (!facts) return ended;
-  const policy = callSettingsOf({ call_settings: facts.call_settings }).retries;
+  const policy = retryPolicyOf(facts.call_settings);
   const decision = decideRetry({
     outcome: ended.outcome,
     attempt: ended.attempt,

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { decideRetry, RETRYABLE_OUTCOMES } from '../../actors/scheduler/retry-rules.ts';
-import type { RetryFacts } from '../../actors/call/retries.ts';
+import { retryPolicyOf, type RetryFacts } from '../../actors/call/retries.ts';
 
 /** When a request tries again (issue 23 §4; docs/api.md "Calls", "Retries"), pure. */
 
@@ -54,4 +54,13 @@ test('the called number’s window and zone: a French number ending on a Friday 
   // Friday 8 January 2027, 17:00 in Paris; 21:00 is closed, the weekend too.
   const friday = at('2027-01-08T16:00:00Z');
   t.deepEqual(decideRetry(facts({ to: '+33612345672', toCountry: 'FR', endedAt: friday, attemptTimes: [friday] })), { retry: true, at: at('2027-01-11T09:00:00Z') });
+});
+
+test("the policy is the customer's call_settings.retries over the defaults (3 calls, 4 hours), inside the bounds (1–5, 2–72)", (t) => {
+  t.deepEqual(retryPolicyOf({}), { max_attempts: 3, min_gap_hours: 4 });
+  t.deepEqual(retryPolicyOf({ retries: { max_attempts: 1 } }), { max_attempts: 1, min_gap_hours: 4 });
+  t.deepEqual(retryPolicyOf({ retries: { max_attempts: 5, min_gap_hours: 72 } }), { max_attempts: 5, min_gap_hours: 72 });
+  t.deepEqual(retryPolicyOf({ retries: { max_attempts: 9, min_gap_hours: 1 } }), { max_attempts: 5, min_gap_hours: 2 });
+  t.deepEqual(retryPolicyOf({ retries: { max_attempts: 0, min_gap_hours: 100 } }), { max_attempts: 1, min_gap_hours: 72 });
+  t.deepEqual(retryPolicyOf({ retries: { max_attempts: 'x' } }), { max_attempts: 3, min_gap_hours: 4 });
 });
