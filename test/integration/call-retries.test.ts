@@ -113,6 +113,10 @@ async function threeAttempts(t: ExecutionContext, phone: string, outcome: string
       // Not before its time: a dialler round leaves it queued.
       await s.account.admin.post('/admin/v1/dialler/run');
       t.like((await s.account.api.get(`/v1/calls/${next.id}`)).body, { status: 'queued', request_id: r.body.id, attempt: attempt + 1, will_retry: false });
+      // The console's trail of the waiting retry: no gate has held it (it waits for its planned time).
+      const page = await s.owner.get(`/console/api/calls/${next.id}?mode=test`);
+      t.is(page.status, 200, page.text);
+      t.deepEqual(page.body.compliance_trail.filter((e: { passed: boolean }) => !e.passed), []);
       ids.push(next.id);
       dialTimes.push(retryAt);
       const advanced = await advanceTo(s, retryAt);
