@@ -227,6 +227,12 @@ test.serial('while a retry is pending the request stays open: the same number or
   const byRef = await queue(s, '+12025550142', { external_ref: 'lead-retry' });
   t.is(byRef.status, 200);
   t.is(byRef.body.id, r.body.id);
+  // view=requests filters on the request's status, its latest call's: queued, though its first call completed.
+  const queued = (await s.account.api.get(`/v1/calls?view=requests&status=queued&customer_id=${s.customerId}`)).body.data;
+  t.deepEqual(queued.map((q: { id: string }) => q.id), [r.body.id]);
+  t.deepEqual((await s.account.api.get(`/v1/calls?view=requests&status=completed&customer_id=${s.customerId}`)).body.data, []);
+  // GET /v1/calls lists the dialled call only; the queued retry once it is dialled.
+  t.deepEqual((await s.account.api.get(`/v1/calls?customer_id=${s.customerId}`)).body.data.map((c: { id: string }) => c.id), [r.body.id]);
 });
 
 test.serial('frequency caps count attempts: a Florida number gets at most 3 attempts in 24 hours', async (t) => {
