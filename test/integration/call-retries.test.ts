@@ -273,3 +273,19 @@ test.serial('Nevada: no retry after the callee hung up on a call from the custom
   t.like(request, { attempts: 2, finished: true, status: 'blocked', outcome: 'no_redial_after_hang_up' });
   t.is(request.calls[1].dialed_at, null);
 });
+
+test.serial("a retry is never planned past dial_before, and one that is not dialled by then expires, withdrawing the retry", async (t) => {
+  const s = await scenario(tuesday14());
+  // Deadline 3 hours on: 4 hours after the end is past it, so no retry.
+  const short = await queue(s, '+12025550152', { dial_before: new Date(s.frozen.getTime() + 3 * HOUR).toISOString() });
+  t.like(await dialUntilFinished(s.account, s.account.api, short.body.id), { outcome: 'no_answer', will_retry: false, retry_at: null });
+  t.like(await requestOf(s, short.body.id), { attempts: 1, finished: true, outcome: 'no_answer' });
+
+  // Deadline 5 hours on: the retry is planned at 4 hours; the clock jumps past the deadline before it is dialled.
+  const r = await queue(s, '+12025550162', { dial_before: new Date(s.frozen.getTime() + 5 * HOUR).toISOString() });
+  const done = await dialUntilFinished(s.account, s.account.api, r.body.id);
+  t.like(done, { will_retry: true, retry_at: new Date(s.frozen.getTime() + 4 * HOUR).toISOString() });
+  await advanceTo(s, new Date(s.frozen.getTime() + 6 * HOUR));
+  t.like(await requestOf(s, r.body.id), { attempts: 2, finished: true, status: 'expired', outcome: 'expired' });
+  t.like((await s.account.api.get(`/v1/calls/${r.body.id}`)).body, { will_retry: false, retry_at: null });
+});
