@@ -21,6 +21,7 @@ import { UnconfiguredCarrier } from '../telephony/unconfigured-carrier.ts';
 import { liveCarrierKind } from '../runtime/config.ts';
 import { ScriptedBridge } from '../telephony/scripted/scripted-bridge.ts';
 import { OpenAIRealtimeBridge } from '../telephony/openai-realtime/openai-realtime-bridge.ts';
+import { decideRetry } from '../actors/scheduler/retry-rules.ts';
 
 export type CallRegistry = EntityRegistry<CallMessage, CallReplies, CallState>;
 
@@ -102,6 +103,7 @@ export async function composeCalls(
       calls: callsRef,
       streamToken: (callId) => parts.secrets.mac('media-stream', callId),
       mediaStopped: (callId) => keeper?.mediaStopped(callId),
+      decideRetry,
     }),
   );
   // The media server lives where calls are dialled: the carrier streams to the process that holds the call.

@@ -59,6 +59,12 @@ export interface CallRow {
   consent_expires_at: Date | null;
   /** The line type the request was admitted on (null for requests older than migration 015). */
   line_type: string | null;
+  /** The request this call is an attempt of: its first attempt's id (migration 041; its own id for a first attempt). */
+  request_id: string;
+  /** Which attempt of its request this call is: 1, 2, … */
+  attempt: number;
+  /** On an ended attempt: when the request's next attempt was planned for; null when none is (or it was withdrawn). */
+  retry_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -153,6 +159,73 @@ export function createCallRepository(db: Queryable) {
     async findForAccount(accountId: string, mode: Mode, id: string): Promise<CallRow | null> {
       if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
       const { rows } = await db.query(`SELECT * FROM calls WHERE id = $1 AND account_id = $2 AND mode = $3`, [id, accountId, mode]);
+      return rows[0] ?? null;
+    },
+
+    /** Every attempt of the request `requestId`, first to last. */
+    async attemptsOf(requestId: string): Promise<CallRow[]> {
+      const { rows } = await db.query(`SELECT * FROM calls WHERE request_id = $1 ORDER BY attempt`, [requestId]);
+      return rows;
+    },
+
+    /** The attempts of several requests, first to last within each (one statement for a page of requests). */
+    async attemptsOfMany(requestIds: readonly string[]): Promise<CallRow[]> {
+      const { rows } = await db.query(`SELECT * FROM calls WHERE request_id = ANY($1::uuid[]) ORDER BY request_id, attempt`, [requestIds]);
+      return rows;
+    },
+
+    /**
+     * The account's requests (their first attempts), newest first; `status` filters on the
+     * request's status, which is its latest attempt's.
+     */
+    async listRequests(f: { accountId: string; mode: Mode; customerId: string | null; status: string | null; limit: number; beforeSeq: number | null }): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM calls r WHERE account_id = $1 AND mode = $2 AND ($3::uuid IS NULL OR customer_id = $3) AND attempt = 1
+            AND ($4::text IS NULL OR (SELECT l.status FROM calls l WHERE l.request_id = r.id ORDER BY l.attempt DESC LIMIT 1) = $4)
+            AND ($6::bigint IS NULL OR seq < $6)
+          ORDER BY seq DESC LIMIT $5`,
+        [f.accountId, f.mode, f.customerId, f.status, f.limit, f.beforeSeq],
+      );
+      return rows;
+    },
+
+    /**
+     * What a retry is decided on after the attempt `callId` ended (actors/call/retries.ts): the
+     * customer's call settings, its test clock's time (null off any clock), whether the number is
+     * on the account's do-not-call list or a national registry, and when each attempt of the
+     * request so far was dialled, on the schedule's time (a test clock's claim time, if any).
+     */
+    async retryFacts(callId: string): Promise<{ call_settings: unknown; clock_now: Date | null; do_not_call: boolean; attempt_times: Date[] } | null> {
+      const { rows } = await db.query(
+        `SELECT cu.call_settings, tc.frozen_time AS clock_now,
+                EXISTS (SELECT 1 FROM dnc_numbers d WHERE d.account_id = c.account_id AND d.e164 = c.to_e164)
+                  OR EXISTS (SELECT 1 FROM dnc_registry g WHERE g.e164 = c.to_e164) AS do_not_call,
+                ARRAY(SELECT COALESCE(a.clock_claimed_at, a.dialed_at) FROM calls a
+                       WHERE a.request_id = c.request_id AND a.attempt <= c.attempt AND a.dialed_at IS NOT NULL ORDER BY a.attempt) AS attempt_times
+           FROM calls c JOIN customers cu ON cu.id = c.customer_id LEFT JOIN test_clocks tc ON tc.id = cu.test_clock_id
+          WHERE c.id = $1`,
+        [callId],
+      );
+      return rows[0] ?? null;
+    },
+
+    /**
+     * Queues the next attempt of the request whose attempt `previousId` just ended (its caller's
+     * transaction): the same request, number, consent and deadline, due at `dueAt` and waiting
+     * with `reason` until then. Null when another open request holds the number or the ref.
+     */
+    async insertNextAttempt(previousId: string, n: { dueAt: Date; now: Date; reason: string; detail: string }): Promise<CallRow | null> {
+      const { rows } = await db.query(
+        `INSERT INTO calls (request_id, attempt, account_id, mode, customer_id, to_e164, to_country, phone_input, business_name, external_ref,
+                            dial_before, next_attempt_at, created_at, updated_at, waiting_reason, waiting_detail,
+                            consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at, line_type)
+         SELECT p.request_id, p.attempt + 1, p.account_id, p.mode, p.customer_id, p.to_e164, p.to_country, p.phone_input, p.business_name, p.external_ref,
+                p.dial_before, $2, $3, $3, $4, $5,
+                p.consent_type, p.consent_obtained_at, p.consent_source, p.consent_evidence_ref, p.consent_expires_at, p.line_type
+           FROM calls p WHERE p.id = $1
+         ON CONFLICT DO NOTHING RETURNING *`,
+        [previousId, n.dueAt, n.now, n.reason, n.detail],
+      );
       return rows[0] ?? null;
     },
 

@@ -7,6 +7,7 @@ import type { CarrierStatusReport } from '../../telephony/carrier.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
 import { appointmentView, callView, isFinished } from './views.ts';
 import { localTime } from './local-time.ts';
+import { planNextAttempt } from './retries.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 
 /** How long an answered call's `call.completed` waits for its recording (real time). */
@@ -50,7 +51,8 @@ export function createCallEnd(deps: CallDeps) {
       });
       if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
-      const updated = await calls.update(call.id, {
+      // The request's next attempt, if it tries again (retries.ts), is queued in this transaction.
+      const updated = await planNextAttempt(client, deps.decideRetry, await calls.update(call.id, {
         status: 'completed',
         outcome,
         duration_seconds: duration,
@@ -63,7 +65,7 @@ export function createCallEnd(deps: CallDeps) {
           duration,
           appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null,
         ),
-      });
+      }), now);
       if (duration > 0 && !updated.recording_url) await calls.awaitRecording(call.id, RECORDING_WAIT_SECONDS);
       else await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });
       if (appointment && outcome === 'appointment_booked') {

@@ -9,6 +9,7 @@ import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
+import type { RetryRule } from './retries.ts';
 
 /** What the call actor needs besides the database: the carriers, the agents, where media arrives. */
 export interface CallDeps extends Deps {
@@ -26,6 +27,8 @@ export interface CallDeps extends Deps {
   streamToken: (callId: string) => string;
   /** Told when a call's media stream stops, before anything else (the database may be away): its end is then watched for. */
   mediaStopped?: (callId: string) => void;
+  /** Whether and when a request tries again after an attempt ended (actors/scheduler/retry-rules.ts; retries.ts). */
+  decideRetry: RetryRule;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { IdempotencyClaim } from '../../db/idempotency.ts';
-import { createCallRepository, type StoredConsent } from '../../db/calls.ts';
+import { createCallRepository, type CallRow, type StoredConsent } from '../../db/calls.ts';
 import type { LineType } from '../../runtime/types.ts';
 import { recordEvent } from '../../db/events.ts';
 import { Refusal } from '../../runtime/refusal.ts';
@@ -163,7 +163,8 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
         now,
         dueAt,
       });
-      return { created, body: callRequestView(row) };
+      // The open row may be a later attempt of a request (a retry): the answer is the request.
+      return { created, body: callRequestView(await createCallRepository(client).attemptsOf(row.request_id)) };
     });
   }
 
@@ -172,6 +173,11 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
     const row = await createCallRepository(pool).findForAccount(accountId, mode, id);
     if (!row) throw new Refusal('call_not_found');
     return row;
+  }
+
+  /** The request `id` names (its own id or any of its attempts'), with every attempt. */
+  async function getRequestView(accountId: string, mode: Mode, id: string) {
+    return callRequestView(await createCallRepository(pool).attemptsOf((await getCall(accountId, mode, id)).request_id));
   }
 
   return {
@@ -187,30 +193,40 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
       return produceComplianceRecord(pool, (await getCall(accountId, mode, id)).id);
     },
 
+    getRequestView,
+
+    /** `view: 'calls'`: every dialled call, each attempt on its own; `'requests'`: each request once, with its attempts. */
     async listCalls(accountId: string, mode: Mode, f: { customerId: string | null; view: 'calls' | 'requests'; status: string | null; page: Page }) {
       const calls = createCallRepository(pool);
       const before = await pageStart(pool, f.page, { table: 'calls', accountId, mode });
-      const rows = await calls.list({ accountId, mode, customerId: f.customerId, dialledOnly: f.view === 'calls', status: f.status, limit: f.page.limit + 1, beforeSeq: before });
-      return f.view === 'requests' ? toList(rows, f.page.limit, callRequestView) : toList(rows, f.page.limit, (r) => callView(r, config.publicUrl));
+      const filter = { accountId, mode, customerId: f.customerId, status: f.status, limit: f.page.limit + 1, beforeSeq: before };
+      if (f.view === 'calls') return toList(await calls.list({ ...filter, dialledOnly: true }), f.page.limit, (r) => callView(r, config.publicUrl));
+      const requests = await calls.listRequests(filter);
+      const attempts = new Map<string, CallRow[]>();
+      for (const a of await calls.attemptsOfMany(requests.map((r) => r.id))) attempts.set(a.request_id, [...(attempts.get(a.request_id) ?? []), a]);
+      return toList(requests, f.page.limit, (r) => callRequestView(attempts.get(r.id) ?? [r]));
     },
 
     /**
-     * Cancels a queued request; once the dialler has claimed it the answer is 409, never a silent
-     * success. Cancelling a cancelled request answers it again, also when a concurrent cancel won
-     * the row between our read and our update (then that one recorded the call.completed event).
+     * Cancels a request by its id or any attempt's: its pending attempt (queued, a retry's
+     * included) is cancelled, and no attempt follows. Once the dialler has claimed the attempt the
+     * answer is 409, never a silent success. Cancelling a cancelled request answers it again, also
+     * when a concurrent cancel won the row between our read and our update (then that one
+     * recorded the call.completed event).
      */
     async cancelCall(accountId: string, mode: Mode, id: string) {
       const now = clock.now();
-      const existing = await getCall(accountId, mode, id);
-      if (existing.status === 'cancelled') return callRequestView(existing);
+      const requestId = (await getCall(accountId, mode, id)).request_id;
+      const latest = async () => (await createCallRepository(pool).attemptsOf(requestId)).at(-1)!;
+      const existing = await latest();
+      if (existing.status === 'cancelled') return getRequestView(accountId, mode, requestId);
       const cancelled = await withTransaction(pool, async (client) => {
         const row = await createCallRepository(client).cancelIfQueued(existing.id, now);
         if (row) await recordEvent(client, { accountId, mode, type: 'call.completed', data: callView(row, config.publicUrl), now });
         return row;
       });
-      if (cancelled) return callRequestView(cancelled);
-      const current = await getCall(accountId, mode, id);
-      if (current.status === 'cancelled') return callRequestView(current);
+      const current = cancelled ?? (await latest());
+      if (current.status === 'cancelled') return getRequestView(accountId, mode, requestId);
       if (isFinished(current.status)) throw new Refusal('call_already_finished', `This request already ended (${current.status}).`);
       throw new Refusal('call_already_claimed');
     },

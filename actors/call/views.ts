@@ -22,26 +22,48 @@ export function consentView(c: CallRow) {
   };
 }
 
-/** The request as POST /v1/calls answers it. */
-export function callRequestView(c: CallRow) {
+/** One call of a request, as the request lists it. */
+export function requestCallView(c: CallRow) {
   return {
-    object: 'call_request' as const,
     id: c.id,
-    customer_id: c.customer_id,
-    phone: c.to_e164,
-    business_name: c.business_name,
-    external_ref: c.external_ref,
+    attempt: c.attempt,
     status: c.status,
     finished: isFinished(c.status),
-    // How the request's call ended (one id names both): null while it is not finished.
+    outcome: c.outcome,
+    dialed_at: iso(c.dialed_at),
+    ended_at: iso(c.ended_at),
+  };
+}
+
+/**
+ * The request as POST /v1/calls answers it, from its attempts (first to last; at least one). Its
+ * id and what the reseller sent are its first attempt's; where it stands (status, outcome, what
+ * it waits on) is its latest attempt's: an attempt is queued in the same transaction as the one
+ * before it ends, so the latest attempt finished means the request did.
+ */
+export function callRequestView(attempts: readonly CallRow[]) {
+  const first = attempts[0];
+  const c = attempts[attempts.length - 1];
+  return {
+    object: 'call_request' as const,
+    id: first.id,
+    customer_id: first.customer_id,
+    phone: first.to_e164,
+    business_name: first.business_name,
+    external_ref: first.external_ref,
+    status: c.status,
+    finished: isFinished(c.status),
+    // How the request's latest call ended: null while it is not finished.
     outcome: c.outcome,
     waiting_reason: c.status === 'queued' ? c.waiting_reason : null,
     waiting_detail: c.status === 'queued' ? c.waiting_detail : null,
     next_attempt_at: c.status === 'queued' ? iso(c.next_attempt_at) : null,
-    dial_before: iso(c.dial_before),
-    consent: consentView(c),
-    mode: c.mode,
-    created_at: iso(c.created_at),
+    dial_before: iso(first.dial_before),
+    consent: consentView(first),
+    attempts: attempts.length,
+    calls: attempts.map(requestCallView),
+    mode: first.mode,
+    created_at: iso(first.created_at),
   };
 }
 
@@ -51,6 +73,8 @@ export function callView(c: CallRow, publicUrl: string) {
   return {
     object: 'call' as const,
     id: c.id,
+    request_id: c.request_id,
+    attempt: c.attempt,
     customer_id: c.customer_id,
     external_ref: c.external_ref,
     phone: c.to_e164,
@@ -70,6 +94,9 @@ export function callView(c: CallRow, publicUrl: string) {
     dialed_at: iso(c.dialed_at),
     answered_at: iso(c.answered_at),
     ended_at: iso(c.ended_at),
+    // Whether the request tries again after this call, and from when (retries.ts); false once the planned attempt was withdrawn.
+    will_retry: c.retry_at !== null,
+    retry_at: iso(c.retry_at),
     mode: c.mode,
     created_at: iso(c.created_at),
   };

@@ -232,7 +232,8 @@ export function complianceTrail(f: TrailFacts): TrailEntry[] {
     entries.push({ gate, passed: false, at: (call.ended_at ?? call.updated_at).toISOString(), detail: call.summary ?? `Ended ${call.outcome}.` });
   }
   const lastRefusal = f.refusedStarts.at(-1);
-  if (call.status === 'queued' && call.waiting_reason && lastRefusal?.reason !== call.waiting_reason) {
+  // A retry waiting for its planned time (retries.ts) is held by no gate yet.
+  if (call.status === 'queued' && call.waiting_reason && call.waiting_reason !== 'retry_scheduled' && lastRefusal?.reason !== call.waiting_reason) {
     const reason = call.waiting_reason;
     entries.push({
       gate: waitingGate(reason),

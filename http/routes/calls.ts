@@ -73,7 +73,11 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
         tags: ['calls'],
         querystring: pageQueryWith({
           customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'only the calls of this customer (service id or external_ref)' })),
-          view: Type.Optional(Type.Union([Type.Literal('calls'), Type.Literal('requests')], { description: 'calls (the default): dialled calls; requests: every request' })),
+          view: Type.Optional(
+            Type.Union([Type.Literal('calls'), Type.Literal('requests')], {
+              description: "calls (the default): dialled calls, each attempt of a retried request on its own; requests: every request once, with its calls",
+            }),
+          ),
           status: Type.Optional(Type.String({ maxLength: 32, description: 'only calls with this status' })),
         }),
         response: responses({ 200: Type.Union([ListOf(CallSchema), ListOf(CallRequestSchema)]) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
@@ -94,7 +98,9 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
       schema: {
         operationId: 'getCall',
         summary: 'A call (or request) with its outcome',
-        description: 'Where a call stands and, once `finished`, how it ended: outcome, duration, summary, appointment, recording and transcript links.',
+        description:
+          'Where a call stands and, once `finished`, how it ended: outcome, duration, summary, appointment, recording and transcript links; ' +
+          'which request it is an attempt of (`request_id`, `attempt`) and whether the request tries again after it (`will_retry`, `retry_at`).',
         tags: ['calls'],
         params: IdParams,
         response: responses({ 200: CallSchema }, ['call_not_found', 'scope_missing']),
@@ -112,8 +118,8 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
       config: { scope: 'calls:write' },
       schema: {
         operationId: 'cancelCall',
-        summary: 'Cancel a queued request; 409 once the dialler has claimed it',
-        description: 'Cancelling a request already cancelled answers it again.',
+        summary: 'Cancel a queued request (or its queued retry); 409 once the dialler has claimed it',
+        description: "The id of the request or of any of its calls: the request's pending attempt is cancelled. Cancelling a request already cancelled answers it again.",
         tags: ['calls'],
         params: IdParams,
         response: responses({ 200: CallRequestSchema }, ['call_not_found', 'call_already_claimed', 'call_already_finished', 'scope_missing']),

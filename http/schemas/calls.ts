@@ -21,6 +21,17 @@ export const ConsentSchema = Type.Object(
   { description: 'The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls"))' },
 );
 
+/** One attempt of a request, as the request lists it; `GET /v1/calls/{id}` gives the whole call. */
+export const RequestCallSchema = Type.Object({
+  id: Type.String(),
+  attempt: Type.Integer({ minimum: 1 }),
+  status: Type.String({ description: STATUS_DOC }),
+  finished: Type.Boolean(),
+  outcome: Nullable(Type.String({ description: OUTCOME_DOC })),
+  dialed_at: NullableTimestamp,
+  ended_at: NullableTimestamp,
+});
+
 export const CallRequestSchema = Type.Object({
   object: Type.Literal('call_request'),
   id: Type.String(),
@@ -34,7 +45,7 @@ export const CallRequestSchema = Type.Object({
   waiting_reason: Nullable(
     Type.String({
       description:
-        'why a queued request has not been dialled yet: a readiness blocker code (dnc_registry_stale among them), frequency_cap, outside_calling_window, platform_at_capacity, ' +
+        'why a queued request has not been dialled yet: a readiness blocker code (dnc_registry_stale among them), retry_scheduled (its next attempt waits for its planned time), frequency_cap, outside_calling_window, platform_at_capacity, ' +
         'no_number_in_country, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls)',
     }),
   ),
@@ -44,6 +55,8 @@ export const CallRequestSchema = Type.Object({
   next_attempt_at: { ...NullableTimestamp, description: 'when a queued request is looked at next (earlier if what it waits on changes)' },
   dial_before: Timestamp,
   consent: ConsentSchema,
+  attempts: Type.Integer({ minimum: 1, description: "how many calls (attempts) the request has, a planned one included; the customer's call_settings.retries bounds it" }),
+  calls: Type.Array(RequestCallSchema, { description: 'every attempt of the request, first to last; the first has the request\'s id' }),
   mode: ModeSchema,
   created_at: Timestamp,
 });
@@ -51,6 +64,8 @@ export const CallRequestSchema = Type.Object({
 export const CallSchema = Type.Object({
   object: Type.Literal('call'),
   id: Type.String(),
+  request_id: Type.String({ description: "the request this call is an attempt of (its first attempt's id)" }),
+  attempt: Type.Integer({ minimum: 1, description: 'which attempt of its request: 1, 2, …' }),
   customer_id: Type.String(),
   external_ref: NullableString,
   phone: Type.String(),
@@ -70,6 +85,10 @@ export const CallSchema = Type.Object({
   dialed_at: NullableTimestamp,
   answered_at: NullableTimestamp,
   ended_at: NullableTimestamp,
+  will_retry: Type.Boolean({
+    description: 'whether the request tries again after this call (no answer, busy, a machine or a carrier failure, with attempts left): true once the next attempt is planned, false if it was cancelled, expired or blocked before its dial',
+  }),
+  retry_at: { ...NullableTimestamp, description: 'the earliest the next attempt was planned for (a gate may hold it longer: that call says); null when will_retry is false' },
   mode: ModeSchema,
   created_at: Timestamp,
 });
