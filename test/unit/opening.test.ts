@@ -4,6 +4,7 @@ import { OPENING_WORDS, OPENING_LANGUAGES } from '../../actors/call/opening-word
 import { DeterministicSynthesizer } from '../../telephony/speech-synthesis/synthesizer.ts';
 import { SAMPLE_RATE_HZ } from '../../telephony/mulaw.ts';
 import { namesSupplier } from '../../actors/shared/output-filter.ts';
+import { agentSetup } from '../../actors/call/agent-setup.ts';
 
 /** The opening's words per jurisdiction and language (issue 23 §1; docs/compliance.md "The opening"). */
 
@@ -91,4 +92,13 @@ test('the opt-out offer starts within two seconds of the identification’s last
     t.true(gapMs >= 0 && gapMs <= OPT_OUT_WITHIN_MS, `${gapMs} ms`);
     t.true(gapMs < 200, `the offer follows at once (${gapMs} ms)`);
   }
+});
+
+test('the agent is told to speak the calling language and the opening it continues from, in that language', (t) => {
+  const fr = composeOpening({ ...base, to: '+33145670000', language: 'fr-FR', callbackNumber: '+33145670188' });
+  const setup = agentSetup({ businessName: 'Boulangerie Éclair', opening: fr.text, website: null, calledBusiness: null, language: 'fr-FR', timezone: 'Europe/Paris', to: '+33145670000', voice: 'coral' });
+  t.regex(setup.instructions, /^Speak French \(fr-FR\) for the whole call/);
+  t.true(setup.instructions.includes(`played to the person in French: "${fr.text}"`));
+  t.is(setup.greeting, fr.text);
+  t.is(setup.voice, 'coral');
 });
