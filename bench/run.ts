@@ -10,6 +10,7 @@ import { webhooksBench } from './webhooks.ts';
 import { numbersBench } from './numbers.ts';
 import { websitesBench } from './websites.ts';
 import { consoleOverviewBench } from './console-overview.ts';
+import { openingBench } from './opening.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -24,6 +25,7 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   numbers: () => numbersBench(),
   websites: () => websitesBench(seconds),
   'console-overview': () => consoleOverviewBench(seconds),
+  opening: () => openingBench(),
 };
 
 for (const [key, run] of Object.entries(benches)) {

@@ -16,6 +16,9 @@ import { mustGetCall, releaseCall, type CallDeps, type CallLine, type CallState 
 
 /** The carrier mark placed at the end of opening segment `i`. */
 const OPENING_MARK = 'opening:';
+/** Frames of the opening sent the instant the stream starts (one second), then slices of this many per event-loop turn. */
+const OPENING_FIRST_FRAMES = 50;
+const OPENING_SLICE_FRAMES = 100;
 
 /**
  * A call's audio (issue 23 §1). At the dial the opening is prepared (each segment its own audio,
@@ -144,13 +147,28 @@ export function createCallMedia(deps: CallDeps) {
     return { ...state, media: session };
   }
 
+  /**
+   * Sends the opening, a mark after each segment: the first second at once (what the callee hears
+   * first), the rest in slices on the following turns of the event loop, so two hundred streams
+   * starting together each get their first frames without waiting behind the others' whole openings.
+   * The carrier buffers it all; a stop or an opt-out ends the sending.
+   */
   function playOpening(line: CallLine, session: MediaSession): void {
     line.openingState = 'playing';
     line.openingStartedAt = clock.now();
+    const queue: (() => void)[] = [];
     line.opening.segments.forEach((segment, i) => {
-      for (const frame of segment.frames) session.sendAudio(frame);
-      session.sendMark(`${OPENING_MARK}${i}`);
+      for (const frame of segment.frames) queue.push(() => session.sendAudio(frame));
+      queue.push(() => session.sendMark(`${OPENING_MARK}${i}`));
     });
+    let next = 0;
+    const send = (count: number) => {
+      if (line.openingState !== 'playing' || line.closed) return;
+      const end = Math.min(queue.length, next + count);
+      while (next < end) queue[next++]!();
+      if (next < queue.length) setImmediate(() => send(OPENING_SLICE_FRAMES));
+    };
+    send(OPENING_FIRST_FRAMES);
   }
 
   /** A carrier mark came back: an opening segment has played to its end, prepared audio has played, or the agent's audio has. */

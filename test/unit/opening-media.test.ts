@@ -182,7 +182,7 @@ test('an agent still connecting when the opening ends takes over as soon as it c
   f.line.bridge = null;
   f.line.bridgeStatus = 'connecting';
   t.false(f.media.bridgeFailed(f.state, new Error('refused')), 'a failed pre-open does not end the call');
-  t.is(f.line.bridgeStatus, 'failed');
+  t.is(f.line.bridgeStatus as string, 'failed');
 });
 
 test('a call never answered closes the agent pre-opened for it, and one still connecting is closed when it connects', (t) => {
