@@ -17,7 +17,7 @@
  */
 import { WebSocketServer, WebSocket } from 'ws';
 import { createCallMedia } from '../actors/call/call-media.ts';
-import type { CallDeps, CallLine, CallState } from '../actors/call/call-state.ts';
+import { newCallLine, type CallDeps, type CallLine, type CallState } from '../actors/call/call-state.ts';
 import { composeOpening } from '../actors/call/opening.ts';
 import { agentSetup } from '../actors/call/agent-setup.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -175,10 +175,7 @@ async function ours(calls: number, realtimeUrl: string) {
   });
   const setup = agentSetup({ businessName: 'Bright Smile', opening: opening.text, website: null, calledBusiness: null, language: 'en-US', timezone: 'America/New_York', to: '+12125550100' });
   for (let i = 0; i < calls; i++) {
-    const line: CallLine = {
-      setup, opening: { ...opening, segments, sha256: '' }, carrierCallId: `CA${i}`, media: null, bridge: null, bridgeStatus: 'connecting', bridgeAttempts: 0,
-      played: segments.map(() => false), openingStartedAt: null, openingState: 'waiting', openingRecorded: false, wantTakeOver: false, takenOver: false, optedOut: false, closed: false, markWaiters: new Map(),
-    };
+    const line: CallLine = { ...newCallLine(setup, { ...opening, segments, sha256: '' }), carrierCallId: `CA${i}` };
     const state: CallState = { id: `call-${i}`, accountId: 'a', mode: 'test', customerId: 'c', media: null, bridge: null, limitTimer: null, line };
     states.set(state.id, state);
     media.openBridge(state, line); // while the phone rings

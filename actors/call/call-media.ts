@@ -12,7 +12,7 @@ import { scrubSuppliers } from '../shared/output-filter.ts';
 import { businessName } from '../customer/views.ts';
 import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
 import { isFinished } from './views.ts';
-import { mustGetCall, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
+import { mustGetCall, newCallLine, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
 
 /** The carrier mark placed at the end of opening segment `i`. */
 const OPENING_MARK = 'opening:';
@@ -65,24 +65,7 @@ export function createCallMedia(deps: CallDeps) {
       turn: settings.turn_detection,
       voice: settings.voice,
     });
-    return {
-      setup,
-      opening: { ...opening, segments, sha256: sha256(audio) },
-      carrierCallId: null,
-      media: null,
-      bridge: null,
-      bridgeStatus: 'connecting',
-      bridgeAttempts: 0,
-      played: segments.map(() => false),
-      openingStartedAt: null,
-      openingState: 'waiting',
-      openingRecorded: false,
-      wantTakeOver: false,
-      takenOver: false,
-      optedOut: false,
-      closed: false,
-      markWaiters: new Map(),
-    };
+    return newCallLine(setup, { ...opening, segments, sha256: sha256(audio) });
   }
 
   /** Connects the agent (while the phone rings, or again at the opening's end when that failed); its audio goes to the line's stream. */

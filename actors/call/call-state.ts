@@ -104,6 +104,28 @@ export function releaseCall(deps: Pick<CallDeps, 'liveCalls'>, state: CallState)
   return { ...state, media: null, bridge: null, limitTimer: null, line: null };
 }
 
+/** A line not yet dialled: its opening ready, its agent not connected, nothing played. */
+export function newCallLine(setup: AgentSetup, opening: CallLine['opening']): CallLine {
+  return {
+    setup,
+    opening,
+    carrierCallId: null,
+    media: null,
+    bridge: null,
+    bridgeStatus: 'connecting',
+    bridgeAttempts: 0,
+    played: opening.segments.map(() => false),
+    openingStartedAt: null,
+    openingState: 'waiting',
+    openingRecorded: false,
+    wantTakeOver: false,
+    takenOver: false,
+    optedOut: false,
+    closed: false,
+    markWaiters: new Map(),
+  };
+}
+
 /** The call is over here: the agent (even one still connecting, or pre-opened for a call never answered) is closed. */
 export function closeLine(line: CallLine): void {
   line.closed = true;

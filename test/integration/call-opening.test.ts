@@ -14,7 +14,7 @@ let account: TestAccount;
 let customer: any;
 
 /** What the call sent on each stream, and a way to press a key on it. */
-const streams = new Map<string, { sent: string[]; press: (digit: string) => void }>();
+const streams = new Map<string, { sent: string[]; press: (digit: string) => void; listening: () => boolean }>();
 
 test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
@@ -35,7 +35,7 @@ test.after.always(async () => {
 function watch(session: MediaSession): MediaSession {
   const sent: string[] = [];
   const dtmf: ((digit: string) => void)[] = [];
-  streams.set(session.callId, { sent, press: (digit) => dtmf.forEach((h) => h(digit)) });
+  streams.set(session.callId, { sent, press: (digit) => dtmf.forEach((h) => h(digit)), listening: () => dtmf.length > 0 });
   return {
     streamSid: session.streamSid,
     callId: session.callId,
@@ -91,7 +91,8 @@ test.serial('an answered call: the opening is played first, recorded as played o
 test.serial('a 9 pressed: the number goes on do-not-call, the call hangs up at once, outcome do_not_call, opt-out on the record', async (t) => {
   const id = await queue('+12125550106'); // digit 6: would talk until the time limit
   const dialled = account.admin.post('/admin/v1/dialler/run');
-  const stream = await waitFor(() => streams.get(id));
+  // The call has taken its stream (the key handler is on) before the key is pressed.
+  const stream = await waitFor(() => streams.get(id)?.listening() && streams.get(id));
   await dialled;
   const pressedAt = Date.now();
   stream.press('9');

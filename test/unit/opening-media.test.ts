@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createCallMedia, playPrepared, stopOpening } from '../../actors/call/call-media.ts';
-import { closeLine, type CallDeps, type CallLine, type CallState } from '../../actors/call/call-state.ts';
+import { closeLine, newCallLine, type CallDeps, type CallLine, type CallState } from '../../actors/call/call-state.ts';
 import { composeOpening } from '../../actors/call/opening.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import type { MediaSession } from '../../telephony/media.ts';
@@ -65,22 +65,14 @@ function harness() {
   };
   const opening = composeOpening({ registeredName: 'Bright Dental LLC', callbackNumber: '+12025550188', to: '+12125550100', language: 'en-US' });
   const line: CallLine = {
-    setup: { instructions: '', businessName: 'Bright Smile Dental', greeting: opening.text, tools: [], language: 'en-US', to: '+12125550100', timezone: 'America/New_York' },
-    opening: { ...opening, segments: opening.segments.map((s) => ({ ...s, frames: toneFrames(60, 440), durationMs: 60 })), sha256: 'ab'.repeat(32) },
+    ...newCallLine(
+      { instructions: '', businessName: 'Bright Smile Dental', greeting: opening.text, tools: [], language: 'en-US', to: '+12125550100', timezone: 'America/New_York' },
+      { ...opening, segments: opening.segments.map((s) => ({ ...s, frames: toneFrames(60, 440), durationMs: 60 })), sha256: 'ab'.repeat(32) },
+    ),
     carrierCallId: 'CA1',
-    media: null,
     bridge,
     bridgeStatus: 'connected',
     bridgeAttempts: 1,
-    played: opening.segments.map(() => false),
-    openingStartedAt: null,
-    openingState: 'waiting',
-    openingRecorded: false,
-    wantTakeOver: false,
-    takenOver: false,
-    optedOut: false,
-    closed: false,
-    markWaiters: new Map(),
   };
   const state: CallState = { id: 'call-1', accountId: 'acct-1', mode: 'test', customerId: 'cust-1', media: null, bridge, limitTimer: null, line };
   const mark = (name: string) => handlers.mark.forEach((h) => h(name));
