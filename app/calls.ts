@@ -22,6 +22,8 @@ import { liveCarrierKind } from '../runtime/config.ts';
 import { ScriptedBridge } from '../telephony/scripted/scripted-bridge.ts';
 import { OpenAIRealtimeBridge } from '../telephony/openai-realtime/openai-realtime-bridge.ts';
 import { decideRetry } from '../actors/scheduler/retry-rules.ts';
+import { OpenAISpeechSynthesizer } from '../telephony/speech-synthesis/openai-speech.ts';
+import { DeterministicSynthesizer } from '../telephony/speech-synthesis/synthesizer.ts';
 
 export type CallRegistry = EntityRegistry<CallMessage, CallReplies, CallState>;
 
@@ -80,6 +82,9 @@ export async function composeCalls(
   const liveBridge = config.openai
     ? new OpenAIRealtimeBridge({ apiKey: config.openai.apiKey, baseUrl: config.openai.realtimeUrl, model: config.openai.realtimeModel, log })
     : scripted;
+  // The opening's voice for live calls: the customer's OpenAI voice when a key is configured
+  // (test-mode calls always use the deterministic voice: actors/call/prepared-speech.ts).
+  const synthesizer = config.openai ? new OpenAISpeechSynthesizer({ apiKey: config.openai.apiKey, baseUrl: config.openai.baseUrl }) : new DeterministicSynthesizer();
   if (!liveKind) {
     log.warn('no carrier is configured: live numbers and live calls are refused (set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN)');
   } else if (!config.twilio || !config.openai) {
@@ -98,6 +103,7 @@ export async function composeCalls(
       money: parts.money,
       carriers,
       bridges: { test: scripted, live: liveBridge },
+      synthesizer,
       mediaUrl: () => mediaUrl,
       liveCalls,
       calls: callsRef,

@@ -10,6 +10,7 @@ import { webhooksBench } from './webhooks.ts';
 import { numbersBench } from './numbers.ts';
 import { websitesBench } from './websites.ts';
 import { consoleOverviewBench } from './console-overview.ts';
+import { openingBench } from './opening.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.argv[2];
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   websites: () => websitesBench(seconds),
   'console-overview': () => consoleOverviewBench(seconds),
   'barge-in': async () => (await import('./barge-in.ts')).bargeInBench(),
+  opening: () => openingBench(),
 };
 
 for (const [key, run] of Object.entries(benches)) {

@@ -3,7 +3,7 @@ import type { CallRow } from './calls.ts';
 
 /**
  * The compliance record of a call (table call_compliance_records, migration 015): the consent
- * and the rule it was admitted on, then the agent's identification. Written once each, never
+ * and the rule it was admitted on, then the opening as played, the opt-out and when recording started (migration 039). Written once each, never
  * changed: a second write of either half is ignored (a call re-admitted after a crash keeps its
  * first record).
  */
@@ -64,8 +64,26 @@ export interface ProducedRecordRow {
   opt_out_offered: boolean | null;
   identified_at: Date | null;
   keep_until: Date | null;
+  /** The opening as played (migration 039): its segments (kind, text, played to its end) and the rules that shaped it. */
+  opening?: { segments: { kind: string; text: string; played: boolean }[]; rules: string[] } | null;
+  opening_audio_sha256?: string | null;
+  opening_language?: string | null;
+  opening_started_at?: Date | null;
+  opted_out_via?: 'dtmf' | 'tool' | null;
+  opted_out_at?: Date | null;
+  recording_started_at?: Date | null;
   /** What the other gates read at the dial (migration 030); null for calls dialled before it. */
   checks: (Record<string, unknown> & { dnc_registries?: RegistryAtDial[] }) | null;
+}
+
+/** The opening of a call as the callee heard it (migration 039). */
+export interface PlayedOpening {
+  segments: { kind: string; text: string; played: boolean }[];
+  rules: string[];
+  text: string;
+  audioSha256: string;
+  language: string;
+  startedAt: Date;
 }
 
 export function createComplianceRecordRepository(db: Queryable) {
@@ -87,11 +105,30 @@ export function createComplianceRecordRepository(db: Queryable) {
       );
     },
 
-    async recordIdentification(callId: string, identification: string, optOutOffered: boolean, at: Date): Promise<void> {
+    /**
+     * The opening as it was played (issue 23 §1), once: its segments with whether each played to
+     * its end, its audio's sha256, language and start. The older fields stay filled: the
+     * identification is the opening's text, the opt-out offered is its opt-out segment played.
+     */
+    async recordOpening(callId: string, o: PlayedOpening): Promise<void> {
+      const optOutPlayed = o.segments.some((s) => s.kind === 'opt_out' && s.played);
       await db.query(
-        `UPDATE call_compliance_records SET identification = $2, opt_out_offered = $3, identified_at = $4 WHERE call_id = $1 AND identified_at IS NULL`,
-        [callId, identification, optOutOffered, at],
+        `UPDATE call_compliance_records
+            SET opening = $2, opening_audio_sha256 = $3, opening_language = $4, opening_started_at = $5,
+                identification = $6, opt_out_offered = $7, identified_at = $5
+          WHERE call_id = $1 AND opening IS NULL`,
+        [callId, JSON.stringify({ segments: o.segments, rules: o.rules }), o.audioSha256, o.language, o.startedAt, o.text, optOutPlayed],
       );
+    },
+
+    /** The callee opted out (a 9 pressed, or the agent's do-not-call tool), once. */
+    async recordOptOut(callId: string, via: 'dtmf' | 'tool', at: Date): Promise<void> {
+      await db.query(`UPDATE call_compliance_records SET opted_out_via = $2, opted_out_at = $3 WHERE call_id = $1 AND opted_out_at IS NULL`, [callId, via, at]);
+    },
+
+    /** The carrier started recording (after the recording notice was played), once. */
+    async recordRecordingStarted(callId: string, at: Date): Promise<void> {
+      await db.query(`UPDATE call_compliance_records SET recording_started_at = $2 WHERE call_id = $1 AND recording_started_at IS NULL`, [callId, at]);
     },
 
     /** The record of call `callId` with its request (null when there is no such call). */
@@ -102,7 +139,8 @@ export function createComplianceRecordRepository(db: Queryable) {
                 c.consent_source AS request_consent_source, c.consent_evidence_ref AS request_consent_evidence_ref,
                 c.consent_expires_at AS request_consent_expires_at,
                 r.admitted_at, r.consent_type, r.consent_obtained_at, r.consent_source, r.consent_evidence_ref, r.consent_expires_at,
-                r.line_type, r.required_consent, r.rules, r.citations, r.identification, r.opt_out_offered, r.identified_at, r.keep_until, r.checks
+                r.line_type, r.required_consent, r.rules, r.citations, r.identification, r.opt_out_offered, r.identified_at, r.keep_until, r.checks,
+                r.opening, r.opening_audio_sha256, r.opening_language, r.opening_started_at, r.opted_out_via, r.opted_out_at, r.recording_started_at
            FROM calls c LEFT JOIN call_compliance_records r ON r.call_id = c.id
           WHERE c.id = $1`,
         [callId],

@@ -1,5 +1,5 @@
-import type { AgentSetup, ToolSpec } from '../../telephony/speech-bridge.ts';
-import { nationalFormat } from '../shared/phone.ts';
+import type { AgentSetup, ToolSpec, TurnSettings } from '../../telephony/speech-bridge.ts';
+import { OPENING_WORDS, openingLanguageOf } from './opening-words.ts';
 
 /** The agent's tools (DESIGN: book appointment, end call, opt out → do-not-call). */
 export const TOOLS: ToolSpec[] = [
@@ -28,42 +28,27 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'mark_do_not_call',
-    description: 'The person asked not to be called again: record it at once, apologise, and end the call.',
+    description:
+      'The person asked not to be called again, or said stop: call this at once. It records the request and ends the call within a second, ' +
+      'so say nothing after calling it.',
     parameters: { type: 'object', properties: { reason: { type: 'string' } } },
   },
 ];
 
 /**
- * The agent's first words. They name the business it calls for, say it is automated (it never
- * passes as a person) and that the call may be recorded, give a number that reaches the business
- * (the caller ID: the customer's own number) and offer the opt-out. An artificial-voice call
- * must identify the business at its start and give a number to reach it (47 CFR 64.1200(b)(1),
- * (b)(2)); the opt-out offer is docs/compliance.md ("Consent for AI-voice calls")'s. Pure.
- */
-export function greeting(businessName: string, callbackNumber: string | null = null): string {
-  const reach = callbackNumber ? ` You can reach ${businessName} at ${nationalFormat(callbackNumber)}.` : '';
-  return (
-    `Hello, this is an automated assistant calling on behalf of ${businessName}. This call may be recorded.${reach} ` +
-    'If you would rather not get these calls, just say so and you will not be called again. Do you have a moment?'
-  );
-}
-
-/** What the call's compliance record keeps of the agent's opening (db/compliance-records.ts). */
-export function identificationOf(setup: Pick<AgentSetup, 'greeting'>): { identification: string; optOutOffered: boolean } {
-  return { identification: setup.greeting, optOutOffered: /you will not be called again/.test(setup.greeting) };
-}
-
-/**
- * What the agent is told for one call: whose behalf, the rules it may never break, and the
- * customer's certified script. It never names the platform or any supplier.
+ * What the agent is told for one call: whose behalf, the rules it may never break, the words of
+ * the opening the call has already played to the callee (actors/call/opening.ts: the model does
+ * not say them, it continues from them), in the calling language, and the customer's certified
+ * script. It never names the platform or any supplier.
  */
 export function agentSetup(c: {
   /** The customer's name for calls: `brand_name`, else `name` (customer/views.ts `businessName`). */
   businessName: string;
-  /** The caller ID (E.164), said in the greeting as the number that reaches the business; null if unknown. */
-  callbackNumber?: string | null;
+  /** The prepared opening's text (composeOpening(...).text): the callee hears it before the agent speaks. */
+  opening: string;
   website: string | null;
   calledBusiness: string | null;
+  /** BCP 47 calling language, e.g. fr-FR. */
   language: string;
   timezone: string;
   to: string;
@@ -71,21 +56,38 @@ export function agentSetup(c: {
   script?: string | null;
   /** What research found about the customer's own business (website, offer). */
   researchNotes?: string | null;
+  /** What research found about the called business: said to the model, never to the API. */
+  prospectNotes?: string | null;
+  turn?: TurnSettings;
+  voice?: string;
 }): AgentSetup {
-  const opening = greeting(c.businessName, c.callbackNumber ?? null);
+  const speak = OPENING_WORDS[openingLanguageOf(c.language)].name;
   const instructions = [
+    `Speak ${speak} (${c.language}) for the whole call, whatever language you are addressed in first.`,
     `You are a friendly sales representative calling on behalf of ${c.businessName}${c.website ? ` (${c.website})` : ''}.`,
     c.calledBusiness ? `You are calling ${c.calledBusiness}.` : 'You are calling a local business.',
-    `Speak ${c.language}. Open the call with these words, in ${c.language}: "${opening}" Always call the business you work for ${c.businessName}, never "our client" or any other phrase that hides its name.`,
+    `The call has already opened with these words, played to the person in ${speak}: "${c.opening}" Do not repeat them; continue from their question. ` +
+      `Always call the business you work for ${c.businessName}, never "our client" or any other phrase that hides its name.`,
     'If asked whether you are an AI, a bot or a real person, say plainly that you are an automated assistant. Never claim or pretend to be human.',
-    `If the person asks not to be called again, call mark_do_not_call immediately, apologise, and end the call.`,
+    'If the person asks not to be called again, or says stop, call mark_do_not_call immediately and say nothing more: the call ends at once.',
     `Your goal is a short meeting. Times are in ${c.timezone}. Confirm the day and time before calling book_appointment.`,
     'Never pressure, never invent facts, prices or consent, and never mention any technology or company behind this call other than ' +
       `${c.businessName}. When the conversation is over, call end_call.`,
     c.researchNotes ? `What you know about ${c.businessName}: ${c.researchNotes}` : '',
+    c.prospectNotes ? `What you know about the business you are calling: ${c.prospectNotes}` : '',
     c.script ? `Follow this certified call script, in your own natural words:\n${c.script}` : '',
   ]
     .filter(Boolean)
     .join(' ');
-  return { instructions, businessName: c.businessName, greeting: opening, tools: TOOLS, language: c.language, to: c.to, timezone: c.timezone };
+  return {
+    instructions,
+    businessName: c.businessName,
+    greeting: c.opening,
+    tools: TOOLS,
+    language: c.language,
+    to: c.to,
+    timezone: c.timezone,
+    ...(c.turn ? { turn: c.turn } : {}),
+    ...(c.voice ? { voice: c.voice } : {}),
+  };
 }

@@ -2,7 +2,10 @@ import type { Behaviour } from '../../runtime/actor-system.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { TIME_LIMIT_SECONDS } from './outcome.ts';
 import type { CallMessage } from './messages.ts';
-import { mustGetCall, releaseCall, type CallDeps, type CallState } from './call-state.ts';
+import { mustGetCall, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
+import { createDncRepository } from '../../db/dnc.ts';
+import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
+import { isFinished } from './views.ts';
 import { createCallEnd } from './call-end.ts';
 import { createCallReports } from './call-reports.ts';
 import { createCallMedia } from './call-media.ts';
@@ -11,8 +14,9 @@ import { createCallTools } from './call-tools.ts';
 export type { CallDeps, CallState } from './call-state.ts';
 
 /**
- * The call actor owns one call from dial to outcome: it dials through the carrier, bridges the
- * carrier's media stream to the speech agent (call-media.ts), carries out the agent's tools
+ * The call actor owns one call from dial to outcome: it prepares the opening and dials through
+ * the carrier, plays the opening and bridges the carrier's media stream to the speech agent
+ * (call-media.ts), records an opt-out and hangs up, carries out the agent's tools
  * (call-tools.ts), processes the carrier's reports (call-reports.ts), enforces the 20-minute
  * limit and writes the outcome, the charge and the events in one transaction (call-end.ts).
  * Its state is the call's live connections (call-state.ts); every fact lives in the `calls` row.
@@ -28,17 +32,31 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    * The live handles of this process's calls, kept beside the actors: an actor that crashes and
    * is reset reloads its call from the database and picks its handles up again from here.
    */
-  const liveHandles = new Map<string, Pick<CallState, 'media' | 'bridge' | 'limitTimer'>>();
+  const liveHandles = new Map<string, Pick<CallState, 'media' | 'bridge' | 'limitTimer' | 'line'>>();
   const repo = () => createCallRepository(pool);
   const end = createCallEnd(deps);
   const reports = createCallReports(deps, end);
   const bridging = createCallMedia(deps);
-  const tools = createCallTools(deps, end);
+  const tools = createCallTools(deps, end, (state, reason) => optOut(state, 'tool', reason));
 
+  /**
+   * Dials: the opening is prepared first (a call never rings without it: if it cannot be, the
+   * call is not dialled and ends as a carrier refusal does, nothing charged); then the agent is
+   * connected while the carrier dials and the phone rings.
+   */
   async function dial(state: CallState, from: string): Promise<CallState> {
     const call = await mustGetCall(pool, state.id);
     const carrier = deps.carriers[state.mode];
     deps.liveCalls.add(state.id);
+    let line: CallLine;
+    try {
+      line = await bridging.prepareLine(state, call, from);
+    } catch (err) {
+      log.warn({ err, call_id: state.id }, 'the opening could not be prepared; the call is not dialled');
+      return notDialled(state);
+    }
+    const lined: CallState = { ...state, line };
+    bridging.openBridge(lined, line);
     try {
       const base = config.publicUrl;
       const { carrierCallId } = await carrier.dial({
@@ -52,19 +70,38 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         timeLimitSeconds: TIME_LIMIT_SECONDS,
         ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
       });
+      line.carrierCallId = carrierCallId;
       const now = clock.now();
       await repo().update(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
       // The carrier enforces the limit too (TimeLimit); this is the backstop if it does not.
       const timer = setTimeout(() => void deps.calls().ask(state.id, { type: 'time_limit_reached' }).catch(() => {}), TIME_LIMIT_SECONDS * 1000 + LIMIT_MARGIN_MS);
       timer.unref();
-      return { ...state, limitTimer: timer };
+      return { ...lined, limitTimer: timer };
     } catch (err) {
       log.warn({ err, call_id: state.id }, 'the carrier refused the call');
-      // Mark it dialled so the hold is settled (at zero) with the outcome.
-      await repo().update(call.id, { dialed_at: clock.now() });
-      await end.finish(state, { status: 'failed' });
-      return releaseCall(deps, state);
+      return notDialled(lined);
     }
+  }
+
+  /** Ends a call that was never put through: marked dialled so its hold is settled (at zero) with the outcome. */
+  async function notDialled(state: CallState): Promise<CallState> {
+    await repo().update(state.id, { dialed_at: clock.now() });
+    await end.finish(state, { status: 'failed' });
+    return releaseCall(deps, state);
+  }
+
+  /**
+   * The callee opted out (a 9, or the agent's do-not-call tool): the number goes on the
+   * do-not-call list and the opt-out on the compliance record at once, and the call is hung up
+   * without another word (47 CFR 64.1200(b)(3): "automatically record … and immediately terminate").
+   */
+  async function optOut(state: CallState, via: 'dtmf' | 'tool', reason: string | null): Promise<void> {
+    if (state.line) bridging.silence(state, state.line);
+    const call = await mustGetCall(pool, state.id);
+    const now = clock.now();
+    await createDncRepository(pool).add({ accountId: call.account_id, e164: call.to_e164, source: 'callee_request', reason, callId: call.id, now });
+    await createComplianceRecordRepository(pool).recordOptOut(call.id, via, now);
+    if (call.carrier_call_id && !isFinished(call.status)) await end.hangUp(state, 'do_not_call');
   }
 
   async function receive(state: CallState, msg: CallMessage): Promise<{ state: CallState; reply: unknown }> {
@@ -78,8 +115,12 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       case 'bridge_connected':
         return { state: bridging.bridgeConnected(state, msg.connection), reply: { ok: true } };
       case 'bridge_failed':
+        if (!bridging.bridgeFailed(state, msg.error)) return { state: { ...state, bridge: null }, reply: { ok: true } };
         log.error({ err: msg.error, call_id: state.id }, 'the speech agent failed; hanging up');
         await end.hangUp(state, 'other');
+        return { state, reply: { ok: true } };
+      case 'opted_out':
+        await optOut(state, msg.via, 'pressed 9');
         return { state, reply: { ok: true } };
       case 'tool_called':
         return { state, reply: await tools.tool(state, msg.name, msg.args) };
@@ -113,15 +154,16 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         media: live?.media ?? null,
         bridge: live?.bridge ?? null,
         limitTimer: live?.limitTimer ?? null,
+        line: live?.line ?? null,
       };
     },
     isRead: (msg) => msg.type === 'get_live',
     // A call's audio flows without messages for minutes: the actor must outlive the quiet.
-    holdsLiveResources: (state) => state.media !== null || state.bridge !== null || state.limitTimer !== null,
+    holdsLiveResources: (state) => state.media !== null || state.bridge !== null || state.limitTimer !== null || state.line !== null,
     async receive(state, msg) {
       const result = await receive(state, msg);
-      const { media, bridge, limitTimer } = result.state;
-      if (media || bridge || limitTimer) liveHandles.set(state.id, { media, bridge, limitTimer });
+      const { media, bridge, limitTimer, line } = result.state;
+      if (media || bridge || limitTimer || line) liveHandles.set(state.id, { media, bridge, limitTimer, line });
       else liveHandles.delete(state.id);
       return result;
     },

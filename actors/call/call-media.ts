@@ -2,105 +2,319 @@ import crypto from 'node:crypto';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
+import type { CallRow } from '../../db/calls.ts';
 import type { MediaSession } from '../../telephony/media.ts';
-import type { BridgeConnection } from '../../telephony/speech-bridge.ts';
-import { agentSetup, identificationOf } from './agent-setup.ts';
+import type { BridgeConnection, BridgeHandlers } from '../../telephony/speech-bridge.ts';
+import { agentSetup } from './agent-setup.ts';
+import { composeOpening, OPT_OUT_DIGIT } from './opening.ts';
+import { prepareSpeech, sha256 } from './prepared-speech.ts';
 import { scrubSuppliers } from '../shared/output-filter.ts';
 import { businessName } from '../customer/views.ts';
+import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
 import { isFinished } from './views.ts';
-import { mustGetCall, releaseCall, type CallDeps, type CallState } from './call-state.ts';
+import { mustGetCall, newCallLine, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
+
+/** The carrier mark placed at the end of opening segment `i`. */
+const OPENING_MARK = 'opening:';
+/** Frames of the opening sent the instant the stream starts (one second), then slices of this many per event-loop turn. */
+const OPENING_FIRST_FRAMES = 50;
+const OPENING_SLICE_FRAMES = 100;
 
 /**
- * A call's audio: the carrier's media stream is checked against the call's stream token, the
- * speech agent is started for it, and audio, marks and barge-in flow directly between the two;
- * what the agent says and does comes back to the call actor as messages.
+ * A call's audio (issue 23 §1). At the dial the opening is prepared (each segment its own audio,
+ * so each segment's end is a carrier mark) and the agent is connected while the phone rings.
+ * When the carrier's stream starts, the opening plays at once, before anything is read; the
+ * callee's audio goes to the agent from the first frame; when the last segment's mark comes back
+ * the agent takes over. A 9 pressed at any time opts out. What the agent says and does comes back
+ * to the call actor as messages.
  */
 export function createCallMedia(deps: CallDeps) {
   const { pool, clock, log } = deps;
+  const self = () => deps.calls();
+  const compliance = () => createComplianceRecordRepository(pool);
 
-  /** Starts the agent for a connected media stream; audio flows directly between the two. */
+  /**
+   * The call's line before the dial: its opening composed and synthesized (one piece of audio a
+   * segment, from the shared cache when said before) and the agent's setup. Throws when the
+   * opening cannot be prepared: then the call is not dialled.
+   */
+  async function prepareLine(state: CallState, call: CallRow, from: string): Promise<CallLine> {
+    const customer = await createCustomerRepository(pool).get(call.customer_id);
+    if (!customer) throw new Error(`call ${call.id}: customer ${call.customer_id} not found`);
+    const country = await createCoverageRepository(pool).get(customer.country);
+    const language = country?.calling_language ?? 'en-US';
+    const settings = callSettingsOf(customer);
+    const opening = composeOpening({ registeredName: registeredNameOf(customer), callbackNumber: from, to: call.to_e164, calledCountry: call.to_country, language });
+    const segments = await Promise.all(
+      opening.segments.map(async (segment) => {
+        const speech = await prepareSpeech(deps, { customerId: customer.id, language, voice: settings.voice, text: segment.text, mode: state.mode });
+        return { ...segment, frames: speech.frames, durationMs: speech.durationMs };
+      }),
+    );
+    const audio = Buffer.concat(segments.flatMap((s) => s.frames.map((f) => Buffer.from(f, 'base64'))));
+    const setup = agentSetup({
+      businessName: businessName(customer),
+      opening: opening.text,
+      website: customer.website_url,
+      calledBusiness: call.business_name,
+      language,
+      timezone: customer.timezone,
+      to: call.to_e164,
+      script: customer.script,
+      researchNotes: customer.research_notes,
+      turn: settings.turn_detection,
+      voice: settings.voice,
+    });
+    return newCallLine(setup, { ...opening, segments, sha256: sha256(audio) });
+  }
+
+  /** Connects the agent (while the phone rings, or again at the opening's end when that failed); its audio goes to the line's stream. */
+  function openBridge(state: CallState, line: CallLine): void {
+    line.bridgeStatus = 'connecting';
+    line.bridgeAttempts++;
+    const handlers: BridgeHandlers = {
+      onAudio: (payload) => line.media?.sendAudio(payload),
+      // Bridges that track playback ask for carrier marks (MarkingBridgeHandlers).
+      onMark: (name: string) => line.media?.sendMark(name),
+      onInterrupted: () => line.media?.clear(),
+      onToolCall: (name, args) => self().ask(state.id, { type: 'tool_called', name, args }),
+      // The agent speaks for the business alone: a supplier it names anyway (a model saying
+      // where it comes from) is the business in the transcript the reseller and its customer
+      // read. The callee's words are kept as said.
+      onTranscript: (role, text) =>
+        void self()
+          .ask(state.id, { type: 'transcript_heard', role, text: role === 'agent' ? scrubSuppliers(text, line.setup.businessName) : text })
+          .catch(() => {}),
+      onError: (error) => void self().ask(state.id, { type: 'bridge_failed', error }).catch(() => {}),
+    };
+    // Connecting runs outside the mailbox: the agent may call a tool while it connects.
+    deps.bridges[state.mode]
+      .connect(line.setup, handlers)
+      .then(
+        (connection) => self().ask(state.id, { type: 'bridge_connected', connection }),
+        (error: Error) => self().ask(state.id, { type: 'bridge_failed', error }),
+      )
+      .catch((err) => log.error({ err, call_id: state.id }, 'bridge hand-over failed'));
+  }
+
+  /**
+   * The carrier's stream started: the token is checked and the opening played at once (before
+   * any await or database read), a carrier mark after each segment; the callee's audio, marks and
+   * keys are wired; only then is the call's row read.
+   */
   async function connectMedia(state: CallState, session: MediaSession): Promise<CallState> {
     if (!sameSecret(session.streamToken, deps.streamToken(state.id))) {
       log.warn({ call_id: state.id }, 'a media stream without this call’s stream token was refused');
       session.close();
       return state;
     }
+    const line = state.line;
+    if (!line || line.closed || line.media) {
+      // A stream for a call this process did not dial (or a second stream): nothing to play to it.
+      session.close();
+      return state;
+    }
+    line.media = session;
+    playOpening(line, session);
+    session.onAudio((payload, timestampMs) => line.bridge?.sendAudio(payload, timestampMs));
+    session.onMark((name) => markBack(state, line, name));
+    session.onDtmf((digit) => {
+      if (digit === OPT_OUT_DIGIT) optOutByKey(state, line);
+    });
+    session.onStop(() => void self().ask(state.id, { type: 'media_stopped' }).catch(() => {}));
     const call = await mustGetCall(pool, state.id);
     if (isFinished(call.status)) {
       session.close();
       return state;
     }
-    const customer = await createCustomerRepository(pool).get(call.customer_id);
-    if (!customer) {
-      // A call row references its customer (foreign key): a broken invariant, never a nameless agent.
-      session.close();
-      throw new Error(`call ${call.id}: customer ${call.customer_id} not found`);
-    }
-    const country = await createCoverageRepository(pool).get(customer.country);
-    const setup = agentSetup({
-      businessName: businessName(customer),
-      callbackNumber: call.from_e164,
-      website: customer.website_url,
-      calledBusiness: call.business_name,
-      language: country?.calling_language ?? 'en-US',
-      timezone: customer.timezone,
-      to: call.to_e164,
-      script: customer.script,
-      researchNotes: customer.research_notes,
-    });
-    const { identification, optOutOffered } = identificationOf(setup);
-    await createComplianceRecordRepository(pool).recordIdentification(call.id, identification, optOutOffered, clock.now());
-    const self = () => deps.calls();
-    const bridgeFor = deps.bridges[state.mode];
-    // Connecting runs outside the mailbox: the agent may call a tool while it connects.
-    bridgeFor
-      .connect(setup, {
-        onAudio: (payload) => session.sendAudio(payload),
-        // Bridges that track playback ask for carrier marks (MarkingBridgeHandlers).
-        onMark: (name: string) => session.sendMark(name),
-        onInterrupted: () => session.clear(),
-        onToolCall: (name, args) => self().ask(state.id, { type: 'tool_called', name, args }),
-        // The agent speaks for the business alone: a supplier it names anyway (a model saying
-        // where it comes from) is the business in the transcript the reseller and its customer
-        // read. The callee's words are kept as said.
-        onTranscript: (role, text) =>
-          void self()
-            .ask(state.id, { type: 'transcript_heard', role, text: role === 'agent' ? scrubSuppliers(text, setup.businessName) : text })
-            .catch(() => {}),
-        onError: (error) => void self().ask(state.id, { type: 'bridge_failed', error }).catch(() => {}),
-      })
-      .then(
-        (connection) => self().ask(state.id, { type: 'bridge_connected', connection }),
-        (error: Error) => self().ask(state.id, { type: 'bridge_failed', error }),
-      )
-      .catch((err) => log.error({ err, call_id: state.id }, 'bridge hand-over failed'));
-    session.onStop(() => void self().ask(state.id, { type: 'media_stopped' }).catch(() => {}));
     return { ...state, media: session };
   }
 
-  /** The agent is connected: the caller's audio and the carrier's played marks go to it. */
+  /**
+   * Sends the opening, a mark after each segment: the first second at once (what the callee hears
+   * first), the rest in slices on the following turns of the event loop, so two hundred streams
+   * starting together each get their first frames without waiting behind the others' whole openings.
+   * The carrier buffers it all; a stop or an opt-out ends the sending.
+   */
+  function playOpening(line: CallLine, session: MediaSession): void {
+    line.openingState = 'playing';
+    line.openingStartedAt = clock.now();
+    const queue: (() => void)[] = [];
+    line.opening.segments.forEach((segment, i) => {
+      for (const frame of segment.frames) queue.push(() => session.sendAudio(frame));
+      queue.push(() => session.sendMark(`${OPENING_MARK}${i}`));
+    });
+    let next = 0;
+    const send = (count: number) => {
+      if (line.openingState !== 'playing' || line.closed) return;
+      const end = Math.min(queue.length, next + count);
+      while (next < end) queue[next++]!();
+      if (next < queue.length) setImmediate(() => send(OPENING_SLICE_FRAMES));
+    };
+    send(OPENING_FIRST_FRAMES);
+  }
+
+  /** A carrier mark came back: an opening segment has played to its end, prepared audio has played, or the agent's audio has. */
+  function markBack(state: CallState, line: CallLine, name: string): void {
+    const waiter = line.markWaiters.get(name);
+    if (waiter) {
+      line.markWaiters.delete(name);
+      waiter();
+      return;
+    }
+    if (!name.startsWith(OPENING_MARK)) {
+      line.bridge?.markPlayed(name);
+      return;
+    }
+    // Marks of audio cleared by stopOpening come back too: they were not played.
+    if (line.openingState !== 'playing') return;
+    const i = Number(name.slice(OPENING_MARK.length));
+    const segment = line.opening.segments[i];
+    if (!segment) return;
+    line.played[i] = true;
+    if (segment.kind === 'notice') startRecording(state, line);
+    if (i === line.opening.segments.length - 1) {
+      line.openingState = 'played';
+      takeOver(state, line);
+      recordOpening(state, line);
+    }
+  }
+
+  /** The agent speaks next: now if it is connected, as soon as it is if it is connecting, after connecting again if the pre-open failed. */
+  function takeOver(state: CallState, line: CallLine): void {
+    if (line.closed || line.optedOut) return;
+    line.wantTakeOver = true;
+    if (line.bridge) {
+      line.takenOver = true;
+      line.bridge.takeOver();
+    } else if (line.bridgeStatus === 'failed') {
+      openBridge(state, line);
+    }
+  }
+
+  /** Recording starts only once the recording notice has been played (issue 23 §6). */
+  function startRecording(state: CallState, line: CallLine): void {
+    const carrierCallId = line.carrierCallId;
+    if (!carrierCallId) return;
+    const url = `${deps.config.publicUrl}/telephony/twilio/recording?call_id=${state.id}`;
+    deps.carriers[state.mode]
+      .startRecording(carrierCallId, url)
+      .then(() => compliance().recordRecordingStarted(state.id, clock.now()))
+      .catch((err) => log.warn({ err, call_id: state.id }, 'the recording could not be started'));
+  }
+
+  /** Writes the opening as played (once) and its played words as the transcript's first agent line. */
+  function recordOpening(state: CallState, line: CallLine): void {
+    const startedAt = line.openingStartedAt;
+    if (!startedAt || line.openingRecorded) return;
+    line.openingRecorded = true;
+    const segments = line.opening.segments.map((s, i) => ({ kind: s.kind, text: s.text, played: line.played[i]! }));
+    const heard = segments.filter((s) => s.played).map((s) => s.text).join(' ');
+    const o = line.opening;
+    compliance()
+      .recordOpening(state.id, { segments, rules: o.rules, text: o.text, audioSha256: o.sha256, language: o.language, startedAt })
+      .catch((err) => log.error({ err, call_id: state.id }, 'the opening could not be written to the compliance record'));
+    if (heard) void self().ask(state.id, { type: 'transcript_heard', role: 'agent', text: heard }).catch(() => {});
+  }
+
+  /** A 9 pressed: nothing more is said (the opening and the agent stop now), the call actor records it and hangs up. */
+  function optOutByKey(state: CallState, line: CallLine): void {
+    if (line.optedOut || line.closed) return;
+    silence(state, line);
+    void self().ask(state.id, { type: 'opted_out', via: 'dtmf' }).catch((err) => log.error({ err, call_id: state.id }, 'an opt-out by key could not be processed'));
+  }
+
+  /** Stops everything the callee would hear next: the opening, prepared audio, the agent. */
+  function silence(state: CallState, line: CallLine): void {
+    line.optedOut = true;
+    if (line.openingState === 'playing') {
+      line.openingState = 'stopped';
+      recordOpening(state, line);
+    }
+    line.media?.clear();
+    line.bridge?.close();
+    line.bridge = null;
+  }
+
+  /** The agent is connected: it takes over now if the opening has already played. */
   function bridgeConnected(state: CallState, connection: BridgeConnection): CallState {
-    const media = state.media;
-    if (!media) {
+    const line = state.line;
+    if (!line || line.closed || line.optedOut) {
       connection.close();
       return state;
     }
-    media.onAudio((payload, timestampMs) => connection.sendAudio(payload, timestampMs));
-    media.onMark((name) => connection.markPlayed(name));
+    line.bridge = connection;
+    line.bridgeStatus = 'connected';
+    if (line.wantTakeOver) takeOver(state, line);
     return { ...state, bridge: connection };
+  }
+
+  /**
+   * The agent failed. Before it has spoken, once: the opening plays on and the agent is connected
+   * again at its end. Otherwise the call cannot go on: true (hang up).
+   */
+  function bridgeFailed(state: CallState, error: Error): boolean {
+    const line = state.line;
+    if (!line || line.closed || line.optedOut) return false;
+    line.bridge = null;
+    line.bridgeStatus = 'failed';
+    if (!line.takenOver && line.bridgeAttempts < 2) {
+      log.warn({ err: error, call_id: state.id }, 'the speech agent could not be opened while the phone rang; connecting again when the opening ends');
+      if (line.wantTakeOver) openBridge(state, line);
+      return false;
+    }
+    return true;
   }
 
   /** The carrier's stream stopped: the agent is closed; the call is released here once its end is written. */
   async function mediaStopped(state: CallState): Promise<CallState> {
     deps.mediaStopped?.(state.id);
+    const line = state.line;
+    if (line && line.openingState !== 'waiting') {
+      if (line.openingState === 'playing') line.openingState = 'stopped';
+      recordOpening(state, line);
+    }
     state.bridge?.close();
+    if (line) {
+      line.bridge = null;
+      line.media = null;
+    }
     // Another process may have written the end (the carrier's report reached its API):
     // then nothing is left to wait for here.
     const ended = isFinished((await mustGetCall(pool, state.id)).status);
     return ended ? releaseCall(deps, state) : { ...state, bridge: null, media: null };
   }
 
-  return { connectMedia, bridgeConnected, mediaStopped };
+  return { prepareLine, openBridge, connectMedia, bridgeConnected, bridgeFailed, mediaStopped, silence };
+}
+
+/**
+ * Stops the opening now (a machine answered, machines.ts): the carrier drops what it has not
+ * played, and the agent does not take over. What was played is written to the compliance record
+ * when the call's stream stops.
+ */
+export function stopOpening(state: CallState): void {
+  const line = state.line;
+  if (!line || line.openingState !== 'playing') return;
+  line.openingState = 'stopped';
+  line.wantTakeOver = false;
+  line.media?.clear();
+}
+
+/**
+ * Plays prepared audio (the voicemail message, prepared-speech.ts) on the call's stream, with the
+ * carrier mark `markName` after it; resolves once that mark comes back (it has been played), or
+ * at once when the call has no stream, or when the call ends here first.
+ */
+export function playPrepared(state: CallState, frames: string[], markName: string): Promise<void> {
+  const line = state.line;
+  const media = line?.media;
+  if (!line || !media || line.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    line.markWaiters.set(markName, resolve);
+    for (const frame of frames) media.sendAudio(frame);
+    media.sendMark(markName);
+  });
 }
 
 function sameSecret(given: string | null, expected: string): boolean {

@@ -6,7 +6,9 @@ import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { EntityGone } from '../../runtime/refusal.ts';
 import type { Carrier } from '../../telephony/carrier.ts';
 import type { MediaSession } from '../../telephony/media.ts';
-import type { BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
+import type { AgentSetup, BridgeConnection, SpeechBridge } from '../../telephony/speech-bridge.ts';
+import type { SpeechSynthesizer } from '../../telephony/speech-synthesis/synthesizer.ts';
+import type { Opening, OpeningSegment } from './opening.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
 import type { RetryRule } from './retries.ts';
@@ -17,6 +19,12 @@ export interface CallDeps extends Deps {
   money: MoneyWriter;
   carriers: Record<Mode, Carrier>;
   bridges: Record<Mode, SpeechBridge>;
+  /**
+   * Speaks the call's prepared words (the opening, the voicemail message) for live-mode calls:
+   * OpenAI speech when an OpenAI key is configured, else the deterministic voice. Test-mode calls
+   * always use the deterministic voice (actors/call/prepared-speech.ts).
+   */
+  synthesizer: SpeechSynthesizer;
   /** ws(s):// URL of this process's media server (`…/media`). */
   mediaUrl: () => string;
   /** Calls this process is running now (for platform capacity). */
@@ -43,6 +51,43 @@ export interface CallState {
   media: MediaSession | null;
   bridge: BridgeConnection | null;
   limitTimer: NodeJS.Timeout | null;
+  /** The call's line in this process from the dial on: its opening, its pre-opened agent (call-media.ts). */
+  line: CallLine | null;
+}
+
+/** One segment of the opening with its audio. */
+export interface PreparedSegment extends OpeningSegment {
+  frames: string[];
+  durationMs: number;
+}
+
+/**
+ * What a dialled call holds live in this process (mutable: the carrier's marks and keys act on
+ * it straight from the media stream, without the mailbox): the prepared opening, the agent
+ * opened while the phone rings, and how far the opening has played.
+ */
+export interface CallLine {
+  setup: AgentSetup;
+  opening: Omit<Opening, 'segments'> & { segments: PreparedSegment[]; sha256: string };
+  carrierCallId: string | null;
+  media: MediaSession | null;
+  bridge: BridgeConnection | null;
+  bridgeStatus: 'connecting' | 'connected' | 'failed';
+  /** Connections tried (the pre-open, and one more at the opening's end if that failed). */
+  bridgeAttempts: number;
+  /** Per segment: its end mark came back from the carrier (it was played to its end). */
+  played: boolean[];
+  openingStartedAt: Date | null;
+  openingState: 'waiting' | 'playing' | 'played' | 'stopped';
+  /** What was played of the opening has been written (compliance record, transcript). */
+  openingRecorded: boolean;
+  /** The agent should speak as soon as it is connected. */
+  wantTakeOver: boolean;
+  takenOver: boolean;
+  optedOut: boolean;
+  closed: boolean;
+  /** Marks other prepared audio waits for (`playPrepared`). */
+  markWaiters: Map<string, () => void>;
 }
 
 /** The call's row. A call actor exists only for an inserted call (rows are never deleted), so none is a broken invariant: the actor stops. */
@@ -55,8 +100,40 @@ export async function mustGetCall(pool: Pool, id: string): Promise<CallRow> {
 /** Closes the call's live connections in this process and forgets it as running here. */
 export function releaseCall(deps: Pick<CallDeps, 'liveCalls'>, state: CallState): CallState {
   if (state.limitTimer) clearTimeout(state.limitTimer);
+  if (state.line) closeLine(state.line);
   state.bridge?.close();
   state.media?.close();
   deps.liveCalls.delete(state.id);
-  return { ...state, media: null, bridge: null, limitTimer: null };
+  return { ...state, media: null, bridge: null, limitTimer: null, line: null };
+}
+
+/** A line not yet dialled: its opening ready, its agent not connected, nothing played. */
+export function newCallLine(setup: AgentSetup, opening: CallLine['opening']): CallLine {
+  return {
+    setup,
+    opening,
+    carrierCallId: null,
+    media: null,
+    bridge: null,
+    bridgeStatus: 'connecting',
+    bridgeAttempts: 0,
+    played: opening.segments.map(() => false),
+    openingStartedAt: null,
+    openingState: 'waiting',
+    openingRecorded: false,
+    wantTakeOver: false,
+    takenOver: false,
+    optedOut: false,
+    closed: false,
+    markWaiters: new Map(),
+  };
+}
+
+/** The call is over here: the agent (even one still connecting, or pre-opened for a call never answered) is closed. */
+export function closeLine(line: CallLine): void {
+  line.closed = true;
+  line.bridge?.close();
+  line.bridge = null;
+  for (const wake of line.markWaiters.values()) wake();
+  line.markWaiters.clear();
 }

@@ -2,14 +2,13 @@ import { withTransaction } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { createAppointmentRepository } from '../../db/appointments.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
-import { createDncRepository } from '../../db/dnc.ts';
 import { readToolCall } from './tool-args.ts';
 import { localTime } from './local-time.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 import type { CallEnd } from './call-end.ts';
 
 /** The agent's tools during a call: book an appointment, record a do-not-call request, end the call. */
-export function createCallTools(deps: CallDeps, end: CallEnd) {
+export function createCallTools(deps: CallDeps, end: CallEnd, optOut: (state: CallState, reason: string | null) => Promise<void>) {
   const { pool, clock, log } = deps;
 
   /** Carries out the agent's call of a tool; its arguments are read (and made safe to write) by tool-args.ts. */
@@ -43,14 +42,8 @@ export function createCallTools(deps: CallDeps, end: CallEnd) {
         return { booked: true, appointment_id: appointment.id, starts: localTime(appointment.start_at, timezone), timezone };
       }
       case 'mark_do_not_call': {
-        await createDncRepository(pool).add({
-          accountId: call.account_id,
-          e164: call.to_e164,
-          source: 'callee_request',
-          reason: wanted.reason,
-          callId: call.id,
-          now,
-        });
+        // Recorded at once, and the call ends without further conversation (call-actor.ts optOut).
+        await optOut(state, wanted.reason);
         return { recorded: true };
       }
       case 'end_call': {

@@ -52,6 +52,11 @@ function complianceRecordView(r: ProducedRecordRow) {
     identification: r.identification,
     opt_out_offered: r.opt_out_offered,
     identified_at: iso(r.identified_at),
+    opening: r.opening
+      ? { segments: r.opening.segments, rules: r.opening.rules, audio_sha256: r.opening_audio_sha256 ?? null, language: r.opening_language ?? null, started_at: iso(r.opening_started_at ?? null) }
+      : null,
+    opt_out: r.opted_out_at ? { via: r.opted_out_via ?? null, at: iso(r.opted_out_at) } : null,
+    recording_started_at: iso(r.recording_started_at ?? null),
     keep_until: iso(r.keep_until),
   };
 }

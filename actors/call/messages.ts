@@ -13,6 +13,8 @@ export type CallMessage =
   | { type: 'transcript_heard'; role: 'agent' | 'callee'; text: string }
   | { type: 'media_stopped' }
   | { type: 'time_limit_reached' }
+  /** The callee opted out by pressing 9 (the media stream has already stopped the agent). */
+  | { type: 'opted_out'; via: 'dtmf' }
   | { type: 'get_live' };
 
 export interface CallReplies {
@@ -26,5 +28,6 @@ export interface CallReplies {
   transcript_heard: { ok: true };
   media_stopped: { ok: true };
   time_limit_reached: { ok: true };
+  opted_out: { ok: true };
   get_live: { media: boolean; bridge: boolean };
 }

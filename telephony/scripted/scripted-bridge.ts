@@ -1,7 +1,7 @@
 /**
  * SpeechBridge adapter that plays the agent's side of a simulated call (telephony/simulated/
- * scenarios.ts) in a fraction of a second: a greeting, a few lines of transcript with tone
- * audio, and the tool calls the scenario ends with. For test mode and machines without an
+ * scenarios.ts) in a fraction of a second, from `takeOver()` (the call has played the opening):
+ * a few lines of transcript with tone audio, and the tool calls the scenario ends with. For test mode and machines without an
  * OpenAI key; the simulated carrier plays the callee's side.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,14 +35,18 @@ export class ScriptedBridge implements SpeechBridge {
   async connect(setup: AgentSetup, handlers: BridgeHandlers): Promise<BridgeConnection> {
     const controller = new AbortController();
     const run = new ScriptedRun(setup, handlers, scenarioFor(setup.to), controller.signal, this.opts);
-    run.play().catch((err) => {
-      if (controller.signal.aborted) return; // close() interrupted a step: the expected way out
-      this.opts.log?.error({ err }, 'scripted bridge failed');
-      handlers.onError(err instanceof Error ? err : new Error(String(err)));
-    });
+    const log = this.opts.log;
+    let started = false;
     return {
+      // The call has played the opening: the script starts now (it never says the opening itself).
       takeOver() {
-        /* the script plays from connect (issue 23: starts at takeOver) */
+        if (started || controller.signal.aborted) return;
+        started = true;
+        run.play().catch((err) => {
+          if (controller.signal.aborted) return; // close() interrupted a step: the expected way out
+          log?.error({ err }, 'scripted bridge failed');
+          handlers.onError(err instanceof Error ? err : new Error(String(err)));
+        });
       },
       sendAudio() {
         /* the script does not listen */
@@ -78,12 +82,11 @@ class ScriptedRun {
     const agent = this.scenario.agent;
     if (agent === null) return;
     if (agent === 'voicemail') {
-      await this.say('agent', `Hello, this is an automated assistant calling on behalf of ${this.setup.businessName}. Sorry we missed you; we will try again another time. Goodbye.`);
+      await this.say('agent', `Sorry we missed you; ${this.setup.businessName} will try again another time. Goodbye.`);
       await this.tool('end_call', { reason: 'voicemail' });
       return;
     }
-    // The same first words the real agent is told to open with (actors/call/agent-setup.ts).
-    await this.say('agent', this.setup.greeting);
+    // The opening (setup.greeting) has been played by the call before takeOver(): the script goes on from its question.
     switch (agent) {
       case 'not_interested':
         await this.say('callee', "Sorry, I'm not interested.");

@@ -6,6 +6,7 @@ import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
 import { startFakeRealtime, BOOKING_ARGS, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, type FakeRealtime } from '../fakes/openai-realtime.ts';
+import { startFakeOpenAISpeech, type FakeOpenAISpeech } from '../fakes/openai-speech.ts';
 
 /**
  * A live call end to end: the program runs as a process with its Twilio and OpenAI adapters
@@ -18,13 +19,17 @@ const AUTH = 'twilio-auth-token-for-tests';
 
 let twilio: FakeTwilio;
 let realtime: FakeRealtime;
+/** The opening is synthesized by OpenAI's speech endpoint in live mode (issue 23 §1). */
+let speech: FakeOpenAISpeech;
 test.before(async () => {
+  speech = await startFakeOpenAISpeech('sk-test-fake');
   twilio = await startFakeTwilio({ accountSid: SID, authToken: AUTH, playbackSpeed: Infinity });
   realtime = await startFakeRealtime({ script: 'book', speechAfterAppends: 3 });
 });
 test.after.always(async () => {
   await twilio?.close();
   await realtime?.close();
+  await speech?.close();
   await cleanUpEverything();
 });
 
@@ -45,6 +50,7 @@ async function start(databaseUrl: string): Promise<Instance> {
       TWILIO_API_BASE_URL: twilio.baseUrl,
       OPENAI_API_KEY: 'sk-test-fake',
       OPENAI_REALTIME_URL: realtime.url,
+      OPENAI_BASE_URL: speech.url,
     },
   });
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { agentSetup, greeting, identificationOf } from '../../actors/call/agent-setup.ts';
+import { agentSetup } from '../../actors/call/agent-setup.ts';
+import { composeOpening } from '../../actors/call/opening.ts';
 import { summarise, type CallOutcome } from '../../actors/call/outcome.ts';
 import { businessName } from '../../actors/customer/views.ts';
 import { minutesAndSeconds } from '../../runtime/types.ts';
@@ -7,8 +8,10 @@ import { namesSupplier } from '../../actors/shared/output-filter.ts';
 
 /** What the call agent says and what the reseller reads about a call (issue 10 §5). */
 
+const OPENING = composeOpening({ registeredName: 'Bright Dental LLC', callbackNumber: '+12025550188', to: '+12025550101', language: 'en-US' });
 const SETUP = {
   businessName: 'Bright Smile Dental',
+  opening: OPENING.text,
   website: 'https://brightsmile.example',
   calledBusiness: 'Acme Plumbing',
   language: 'en-US',
@@ -18,29 +21,17 @@ const SETUP = {
   researchNotes: null,
 };
 
-test('the agent names the business it calls for, in its first words and its instructions, and no supplier', (t) => {
+test('the agent names the business it calls for in its instructions, is told the opening already played, and no supplier', (t) => {
   const setup = agentSetup(SETUP);
   t.is(setup.businessName, 'Bright Smile Dental');
-  t.is(setup.greeting, greeting('Bright Smile Dental'));
-  t.regex(setup.greeting, /^Hello, this is an automated assistant calling on behalf of Bright Smile Dental\. This call may be recorded\./);
-  t.true(setup.instructions.includes(`Open the call with these words, in en-US: "${setup.greeting}"`));
+  t.is(setup.greeting, OPENING.text);
+  t.regex(setup.greeting, /^Hello, this call is on behalf of Bright Dental LLC\. To stop these calls, press 9 or say stop\./);
+  t.true(setup.instructions.includes(`The call has already opened with these words, played to the person in English: "${OPENING.text}" Do not repeat them`));
+  t.regex(setup.instructions, /^Speak English \(en-US\)/);
   for (const text of [setup.greeting, setup.instructions]) {
     t.notRegex(text.replace(/never "our client"/, ''), /our client/i, 'never a phrase that hides the business');
     t.false(namesSupplier(text), text);
   }
-});
-
-test('the opening gives a number that reaches the business and offers the opt-out (47 CFR 64.1200(b)), both kept for the compliance record', (t) => {
-  const setup = agentSetup({ ...SETUP, callbackNumber: '+12025550188' });
-  t.is(
-    setup.greeting,
-    'Hello, this is an automated assistant calling on behalf of Bright Smile Dental. This call may be recorded. You can reach Bright Smile Dental at (202) 555-0188. ' +
-      'If you would rather not get these calls, just say so and you will not be called again. Do you have a moment?',
-  );
-  t.deepEqual(identificationOf(setup), { identification: setup.greeting, optOutOffered: true });
-  // Without a caller ID the opt-out is still offered.
-  t.regex(greeting('Bright Smile Dental'), /say so and you will not be called again/);
-  t.notRegex(greeting('Bright Smile Dental'), /You can reach/);
 });
 
 test('the agent says plainly it is automated and never says yes to being human', (t) => {

@@ -1,0 +1,109 @@
+/**
+ * A call's opening (issue 23 §1): fixed words, synthesized ahead of the answer and played the
+ * instant the carrier's stream starts, so what the called person hears first is known, lawful
+ * and stored on the call's compliance record. The order (docs/compliance.md, "The opening"):
+ *
+ * 1. identification with the business's registered name (47 CFR 64.1200(b)(1));
+ * 2. the opt-out offer, "press 9 or say stop", starting within two seconds of the
+ *    identification's end (64.1200(b)(3)): it follows it directly, each segment being its own audio;
+ * 3. the purpose of the call where the called jurisdiction wants it early (US states WA, UT,
+ *    TX, CT, NV by the called number's area code; Canada);
+ * 4. the recording and automated-assistant notice (recording starts only after it);
+ * 5. a number that reaches the business: the caller ID (64.1200(b)(2); PECR reg. 24 for the UK);
+ * 6. the question the agent continues from.
+ *
+ * Pure: the words come from opening-words.ts.
+ */
+import { nanpAreaOf } from '../scheduler/nanp-area-codes.ts';
+import { nationalFormat } from '../shared/phone.ts';
+import { OPENING_WORDS, openingLanguageOf, type OpeningLanguage } from './opening-words.ts';
+
+export { OPT_OUT_DIGIT, OPENING_LANGUAGES, openingLanguageOf, type OpeningLanguage } from './opening-words.ts';
+
+/** Longest time between the identification's end and the opt-out offer's start (64.1200(b)(3)): two seconds. */
+export const OPT_OUT_WITHIN_MS = 2_000;
+
+/** US states whose telephone-solicitation laws want the call's purpose said at its start (docs/compliance.md). */
+export const PURPOSE_EARLY_US_STATES = ['WA', 'UT', 'TX', 'CT', 'NV'] as const;
+
+export type OpeningSegmentKind = 'identification' | 'opt_out' | 'purpose' | 'notice' | 'callback' | 'question';
+
+export interface OpeningSegment {
+  kind: OpeningSegmentKind;
+  text: string;
+}
+
+/** Where the called number is, as far as the opening's rules need it. */
+export interface CalledJurisdiction {
+  /** ISO country of the called number (from the area code for +1); null when unknown. */
+  country: string | null;
+  /** US state or Canadian province of a +1 number; null otherwise. */
+  region: string | null;
+}
+
+export interface Opening {
+  language: OpeningLanguage;
+  jurisdiction: CalledJurisdiction;
+  segments: OpeningSegment[];
+  /** The segments' texts joined by spaces: what the agent is told it has said (AgentSetup.greeting). */
+  text: string;
+  /** The rules that shaped it (ids, docs/compliance.md "The opening"), kept on the compliance record. */
+  rules: string[];
+}
+
+/** The called number's country and region: the area code for +1 numbers, else `calledCountry`. */
+export function calledJurisdictionOf(to: string, calledCountry: string | null = null): CalledJurisdiction {
+  const area = nanpAreaOf(to);
+  if (area) return { country: area.country, region: area.region };
+  if (to.startsWith('+44')) return { country: 'GB', region: null };
+  return { country: calledCountry, region: null };
+}
+
+/** Whether the called jurisdiction asks for the purpose of the call at its start. */
+export function purposeEarly(j: CalledJurisdiction): boolean {
+  if (j.country === 'CA') return true;
+  return j.country === 'US' && j.region !== null && (PURPOSE_EARLY_US_STATES as readonly string[]).includes(j.region);
+}
+
+/**
+ * The opening of one call: said in the calling language, for the business's registered name,
+ * with the caller ID as the number that reaches it. Pure.
+ */
+export function composeOpening(c: {
+  /** `registeredNameOf(customer)` (actors/customer/call-settings.ts). */
+  registeredName: string;
+  /** The caller ID (E.164); null when not known (then no number is said, and the record says so). */
+  callbackNumber: string | null;
+  /** The called number, E.164. */
+  to: string;
+  /** The call's `to_country`, for numbers outside the NANP. */
+  calledCountry?: string | null;
+  /** BCP 47 calling language (`fr-FR`); its first part picks the words, English for any other. */
+  language: string;
+}): Opening {
+  const language = openingLanguageOf(c.language);
+  const words = OPENING_WORDS[language];
+  const name = c.registeredName.trim();
+  const jurisdiction = calledJurisdictionOf(c.to, c.calledCountry ?? null);
+  const rules = ['us_47cfr64_1200_b1_identification', 'us_47cfr64_1200_b3_opt_out'];
+  const segments: OpeningSegment[] = [
+    { kind: 'identification', text: words.identification(name) },
+    { kind: 'opt_out', text: words.optOut },
+  ];
+  if (purposeEarly(jurisdiction)) {
+    segments.push({ kind: 'purpose', text: words.purpose(name) });
+    rules.push(jurisdiction.country === 'CA' ? 'ca_crtc_purpose_early' : `us_${jurisdiction.region!.toLowerCase()}_purpose_early`);
+  }
+  segments.push({ kind: 'notice', text: words.notice });
+  rules.push('recording_and_ai_notice');
+  if (c.callbackNumber) {
+    segments.push({ kind: 'callback', text: words.callback(name, nationalFormat(c.callbackNumber)) });
+    rules.push('us_47cfr64_1200_b2_number');
+    // PECR reg. 24 wants an address or a freephone number; the caller ID is what the code knows.
+    if (jurisdiction.country === 'GB') rules.push('gb_pecr_reg24_caller_id_not_freephone');
+  } else {
+    rules.push('callback_number_unknown');
+  }
+  segments.push({ kind: 'question', text: words.question });
+  return { language, jurisdiction, segments, text: segments.map((s) => s.text).join(' '), rules };
+}
