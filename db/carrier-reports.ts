@@ -5,7 +5,7 @@ export interface CarrierReportRow {
   id: string;
   seq: number;
   call_id: string;
-  kind: 'status' | 'recording';
+  kind: 'status' | 'recording' | 'amd';
   dedupe_key: string;
   report: Record<string, unknown>;
   source: 'callback' | 'reconciled';
