@@ -106,6 +106,7 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
       done = true;
       void (async () => {
         await createMachineRecordRepository(pool).recordVoicemailLeft(state.id, text);
+        await createCallRepository(pool).appendTranscript(state.id, { role: 'agent', text, at: clock.now().toISOString() });
         await end.hangUp(state, 'voicemail');
       })().catch((err) => log.error({ err, call_id: state.id }, 'hanging up after the voicemail message failed'));
     });

@@ -9,3 +9,7 @@ ALTER TABLE call_compliance_records
   ADD COLUMN amd_verdict text,
   ADD COLUMN amd_at timestamptz,
   ADD COLUMN voicemail_left text;
+
+-- When the carrier started recording (after the opening's notice; migration 039 adds it where that
+-- runs first): an answered call's `call.completed` waits for a recording only when one was started.
+ALTER TABLE call_compliance_records ADD COLUMN IF NOT EXISTS recording_started_at timestamptz;
