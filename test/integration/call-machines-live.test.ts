@@ -7,6 +7,8 @@
  */
 import test from 'ava';
 import pg from 'pg';
+import twilioSdk from 'twilio';
+import { call } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { makeAccount, type TestAccount } from '../helpers/factories.ts';
@@ -140,4 +142,26 @@ test.serial('nobody picks up within the ring Timeout: the call ends no_answer at
   t.like(done, { outcome: 'no_answer', duration_seconds: 0 });
   t.like(carrier, { status: 'no-answer', endReason: 'unanswered', media: null });
   t.is(amdCallbacks(carrier).length, 0);
+});
+
+test.serial('the AMD callback: a forged one is refused (403), a malformed one is 400, a repeat is stored and acted on once', async (t) => {
+  twilio.nextCall({ answeredBy: 'human', durationSeconds: 30 });
+  const { done, carrier } = await place('+12025550110');
+  const path = `/telephony/twilio/amd?call_id=${done.id}`;
+  const post = (form: Record<string, string>, signature = twilioSdk.getExpectedTwilioSignature(AUTH, `${svc.url}${path}`, form)) =>
+    call(svc.url, 'POST', path, { rawBody: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature } });
+  const form = { AccountSid: SID, CallSid: carrier.sid, AnsweredBy: 'machine_end_beep', MachineDetectionDuration: '4100' };
+  const forged = await post(form, 'forged');
+  t.is(forged.status, 403);
+  t.is(forged.body.error.code, 'invalid_twilio_signature');
+  const malformed = await post({ ...form, AnsweredBy: 'robot' });
+  t.is(malformed.status, 400);
+  t.is(malformed.body.error.code, 'invalid_parameter');
+  // Twilio's verdict came already (human): a second one for the same call is the first one.
+  t.is((await post(form)).status, 204);
+  const rows = (await db.query(`SELECT kind, report, processed_at FROM carrier_reports WHERE call_id = $1 AND kind = 'amd'`, [done.id])).rows;
+  t.is(rows.length, 1);
+  t.is(rows[0].report.answeredBy, 'human');
+  t.truthy(rows[0].processed_at);
+  t.is((await record(done.id)).amd_verdict, 'human');
 });
