@@ -67,6 +67,24 @@ export function createCarrierReportRepository(db: Queryable) {
       return rows.sort((a, b) => a.seq - b.seq);
     },
 
+    /**
+     * Claims the unprocessed machine verdicts of the running calls `owner` (a dialler process)
+     * holds, due or not: only the process with a call's media stream can leave its voicemail
+     * message, and a verdict whose callback reached another process waits for it (call-machine.ts).
+     */
+    async claimMachineVerdictsOf(owner: string, leaseSeconds: number): Promise<CarrierReportRow[]> {
+      const { rows } = await db.query(
+        `UPDATE carrier_reports SET next_attempt_at = now() + make_interval(secs => $2), attempts = attempts + 1
+          WHERE id IN (SELECT r.id FROM carrier_reports r JOIN calls c ON c.id = r.call_id
+                        WHERE r.kind = 'amd' AND r.processed_at IS NULL AND c.claimed_by = $1
+                          AND c.status IN ('dialing', 'ringing', 'in_progress')
+                        ORDER BY r.seq FOR UPDATE OF r SKIP LOCKED)
+          RETURNING *`,
+        [owner, leaseSeconds],
+      );
+      return rows.sort((a, b) => a.seq - b.seq);
+    },
+
     /** Records a failed attempt: when to try again and why it failed. Returns the attempts so far. */
     async recordFailure(id: string, retryInSeconds: number, error: string): Promise<number> {
       const { rows } = await db.query(

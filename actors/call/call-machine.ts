@@ -10,7 +10,7 @@ import { DeterministicSynthesizer, type SpeechSynthesizer } from '../../telephon
 import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
 import { isFinished } from './views.ts';
 import { voicemailMessage } from './voicemail.ts';
-import type { CallDeps, CallState } from './call-state.ts';
+import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 import type { CallEnd } from './call-end.ts';
 
 /** The mark sent after the voicemail message: when it comes back, the message has played to its end. */
@@ -34,6 +34,13 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
 
   /** Stores the verdict once (the call's `answered_by` and its compliance record), then acts on it. */
   async function onAmd(state: CallState, report: AmdReport, reportId: string): Promise<{ state: CallState; processed: boolean; finished: boolean }> {
+    // The callback reached a process that does not hold the call's stream while the one that does
+    // is alive: left for that process (its call keeper takes its calls' verdicts every round).
+    if (!deps.liveCalls.has(state.id)) {
+      const call = await mustGetCall(pool, state.id);
+      const heldElsewhere = !isFinished(call.status) && call.claimed_by !== null && call.lease_expires_at !== null && call.lease_expires_at.getTime() > Date.now();
+      if (heldElsewhere) return { state, processed: false, finished: false };
+    }
     const now = clock.now();
     const stored = await withTransaction(pool, async (client) => {
       const inbox = createCarrierReportRepository(client);

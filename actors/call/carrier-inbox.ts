@@ -42,6 +42,8 @@ export interface CarrierInbox {
   receiveLocal(r: CarrierReport): void;
   /** One retry round: claims due reports and processes them. Returns how many were processed. */
   retryDue(limit?: number): Promise<number>;
+  /** Processes the waiting machine verdicts of the calls dialler `owner` holds (their streams are in its process). */
+  retryMachineVerdictsOf(owner: string): Promise<number>;
   /** Reports not processed yet, oldest first (the operator's list). */
   listPending(limit: number): Promise<CarrierReportRow[]>;
   /** Reports that arrived in-process and wait for the database. */
@@ -123,6 +125,11 @@ export function createCarrierInbox(deps: Deps & { calls: () => EntityRegistry<Ca
         }),
       );
       return counts.reduce((a, b) => a + b, 0);
+    },
+    async retryMachineVerdictsOf(owner) {
+      let n = 0;
+      for (const row of await repo().claimMachineVerdictsOf(owner, ATTEMPT_LEASE_SECONDS)) if (await attempt(row)) n++;
+      return n;
     },
     listPending: (limit) => repo().listPending(limit),
     get spooled() {

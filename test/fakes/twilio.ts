@@ -69,6 +69,8 @@ export interface FakeCallScript {
   timeLimitMs?: number;
   /** μ-law frames (base64) the callee says first; silence follows. */
   calleeAudio?: string[];
+  /** The AsyncAmdStatusCallback is lost on the way (the verdict is still made and carried by later status callbacks). */
+  loseAmdCallback?: boolean;
   /** Status callbacks of these statuses are lost on the way (never reach the application), as in an outage. */
   loseStatusCallbacks?: string[];
 }
@@ -591,6 +593,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       MachineDetectionDuration: String(Math.round(((call.amdAt ?? Date.now()) - (rt.answeredAt ?? Date.now())) / (options.timeScale ?? DEFAULT_TIME_SCALE))),
     };
     const method = one(call.form, 'AsyncAmdStatusCallbackMethod') === 'GET' ? 'GET' : 'POST';
+    if (rt.script.loseAmdCallback) return;
     rt.chain = rt.chain.then(() => sendCallback(call.sid, 'amd', method, url, params));
   }
 

@@ -165,3 +165,39 @@ test.serial('the AMD callback: a forged one is refused (403), a malformed one is
   t.truthy(rows[0].processed_at);
   t.is((await record(done.id)).amd_verdict, 'human');
 });
+
+test.serial('a verdict whose callback reaches a process without the call’s stream is left for the process that holds it: the message is still left', async (t) => {
+  await voicemailAction('leave_message');
+  // A second process on the same database, serving the API only (no media server, no dialler).
+  const other = await startTestService({ DATABASE_URL: svc.databaseUrl, SWITCHBOARD_ROLES: 'api', TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: AUTH, TWILIO_API_BASE_URL: twilio.baseUrl });
+  t.teardown(() => other.stop());
+  // Twilio's callback is delivered to the other process (here: lost on its way to ours, and posted there by the test).
+  twilio.nextCall({ answeredBy: 'machine_end_beep', durationSeconds: 40, loseAmdCallback: true });
+  const before = twilio.calls.length;
+  const r = await api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, phone: '+12025550144' });
+  const deadline = Date.now() + 15_000;
+  while (!twilio.calls[before]?.amdAt) {
+    if (Date.now() > deadline) throw new Error('no verdict');
+    await account.admin.post('/admin/v1/dialler/run');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  const carrier = twilio.calls[before];
+  const path = `/telephony/twilio/amd?call_id=${r.body.id}`;
+  const form = { AccountSid: SID, CallSid: carrier.sid, AnsweredBy: 'machine_end_beep', MachineDetectionDuration: '7000' };
+  const posted = await call(other.url, 'POST', path, {
+    rawBody: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSdk.getExpectedTwilioSignature(AUTH, `${other.url}${path}`, form) },
+  });
+  t.is(posted.status, 204);
+  let done: any;
+  while (!(done = (await api.get(`/v1/calls/${r.body.id}`)).body).finished) {
+    if (Date.now() > deadline + 15_000) throw new Error(`not finished: ${JSON.stringify(done)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  await carrier.done;
+  t.like(done, { outcome: 'voicemail', duration_seconds: 40 });
+  t.true(carrier.media!.marksEchoed.includes('voicemail_message_end'), 'the process with the stream played the message');
+  const rec = await record(done.id);
+  t.like(rec, { amd_verdict: 'machine_end_beep' });
+  t.regex(rec.voicemail_left ?? '', /Bright Dental Holdings LLC/);
+});
