@@ -24,6 +24,7 @@ const benches: Record<string, () => Promise<{ name: string; summary: string }>> 
   numbers: () => numbersBench(),
   websites: () => websitesBench(seconds),
   'console-overview': () => consoleOverviewBench(seconds),
+  'barge-in': async () => (await import('./barge-in.ts')).bargeInBench(),
 };
 
 for (const [key, run] of Object.entries(benches)) {

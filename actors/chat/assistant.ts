@@ -60,7 +60,7 @@ export function createOpenAIAssistant(opts: { apiKey: string; baseUrl?: string; 
         model: opts.model,
         messages: chatMessages(input),
         temperature: 0.3,
-        max_tokens: MAX_REPLY_TOKENS,
+        max_completion_tokens: MAX_REPLY_TOKENS,
       });
       const text = completion.choices[0]?.message?.content?.trim();
       if (!text) throw new Error('the model returned no text');

@@ -127,7 +127,7 @@ export function createOpenAICopywriter(opts: OpenAICopywriterOptions): Copywrite
           ],
           response_format: { type: 'json_schema', json_schema: { name: 'site_copy', strict: true, schema: SITE_COPY_SCHEMA as unknown as Record<string, unknown> } },
           temperature: 0.4,
-          max_tokens: MAX_COPY_TOKENS,
+          max_completion_tokens: MAX_COPY_TOKENS,
         });
         const message = completion.choices[0]?.message;
         if (message?.refusal) return fallBack('the model refused', { refusal: message.refusal.slice(0, 200) });

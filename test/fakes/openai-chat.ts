@@ -6,7 +6,10 @@
  * script empty it answers with `defaultReply`. Structured output (`response_format` of type
  * `json_schema`) is checked as the real API checks it before answering (a strict schema's every
  * object must list all its properties as required and forbid others), and the default reply to
- * such a request is JSON that follows the schema, as a real model's always is.
+ * such a request is JSON that follows the schema, as a real model's always is. `max_tokens` is
+ * refused as current models refuse it (HTTP 400 `unsupported_parameter`, "Use 'max_completion_tokens'
+ * instead"; platform.openai.com/docs/api-reference/chat/create: `max_tokens` is deprecated and not
+ * compatible with o-series and later models).
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -166,6 +169,17 @@ export async function startFakeOpenAIChat(opts: { apiKey?: string } = {}): Promi
       } catch {
         fake.violations.push('body is not JSON');
         return error(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error');
+      }
+      if (body && typeof body === 'object' && 'max_tokens' in body) {
+        fake.violations.push('max_tokens (current models take max_completion_tokens)');
+        return json(res, 400, {
+          error: {
+            message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            type: 'invalid_request_error',
+            param: 'max_tokens',
+            code: 'unsupported_parameter',
+          },
+        });
       }
       const problems = violationsOf(body);
       if (problems.length) {
