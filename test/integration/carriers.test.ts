@@ -3,7 +3,6 @@
  * recordings), the fake's signed callbacks through `callbacks.ts`, and SimulatedCarrier playing
  * each scenario against a small WebSocket server standing in for our media server.
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -12,9 +11,10 @@ import type { CarrierStatusReport, DialRequest, RecordingReport } from '../../te
 import { SILENCE_FRAME_BASE64 } from '../../telephony/mulaw.ts';
 import { scenarioFor } from '../../telephony/simulated/scenarios.ts';
 import { SimulatedCarrier } from '../../telephony/simulated/simulated-carrier.ts';
-import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
+import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature } from '../../telephony/twilio/callbacks.ts';
 import { streamTwiml, TwilioCarrier } from '../../telephony/twilio/twilio-carrier.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
+import { startCallbackServer } from '../helpers/twilio-callbacks.ts';
 
 const ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
 const AUTH_TOKEN = 'f00dfeedf00dfeedf00dfeedf00dfeed';
@@ -53,36 +53,6 @@ async function startMediaServer(t: ExecutionContext, onStart: (conn: MediaConnec
     wss.close(() => resolve());
   }));
   return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/media`, connections };
-}
-
-interface ReceivedCallback {
-  path: string;
-  fullUrl: string;
-  form: TwilioForm;
-  signature: string | undefined;
-}
-
-/** Our HTTP routes' stand-in: keeps every callback and answers 204. */
-async function startCallbackServer(t: ExecutionContext): Promise<{ baseUrl: string; received: ReceivedCallback[] }> {
-  const received: ReceivedCallback[] = [];
-  let baseUrl = '';
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const form: Record<string, string> = {};
-      for (const [k, v] of new URLSearchParams(body)) form[k] = v;
-      received.push({ path: req.url ?? '', fullUrl: baseUrl + req.url, form, signature: req.headers['x-twilio-signature'] as string | undefined });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
-  return { baseUrl, received };
 }
 
 async function waitFor(what: string, predicate: () => boolean, timeoutMs = 5_000): Promise<void> {

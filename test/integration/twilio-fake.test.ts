@@ -6,51 +6,20 @@
  * a call's recording started and stopped through Calls/{sid}/Recordings. Driven through the real
  * TwilioCarrier and the real media server.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { createLogger } from '../../runtime/logger.ts';
 import type { DialRequest } from '../../telephony/carrier.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import { startMediaServer } from '../../telephony/media-server.ts';
 import { toneFrames } from '../../telephony/mulaw.ts';
-import { parseAmdCallback, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
+import { parseAmdCallback, parseStatusCallback, verifyTwilioSignature } from '../../telephony/twilio/callbacks.ts';
 import { TwilioCarrier } from '../../telephony/twilio/twilio-carrier.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
+import { startCallbackServer } from '../helpers/twilio-callbacks.ts';
 
 const ACCOUNT_SID = 'AC' + 'f'.repeat(32);
 const AUTH_TOKEN = 'fake-twilio-tests-auth-token';
 const log = createLogger('silent');
-
-interface Received {
-  path: string;
-  fullUrl: string;
-  form: TwilioForm;
-  signature: string | undefined;
-  at: number;
-}
-
-async function callbacks(t: ExecutionContext) {
-  const received: Received[] = [];
-  let baseUrl = '';
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const form: Record<string, string> = {};
-      for (const [k, v] of new URLSearchParams(body)) form[k] = v;
-      received.push({ path: req.url ?? '', fullUrl: baseUrl + req.url, form, signature: req.headers['x-twilio-signature'] as string | undefined, at: Date.now() });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
-  return { baseUrl, received };
-}
 
 interface Stream {
   session: MediaSession;
@@ -110,7 +79,7 @@ async function waitFor(what: string, predicate: () => boolean, timeoutMs = 5_000
 
 test('the ring Timeout is honoured: a callee who would pick up after it never does, the call ends no-answer at the Timeout (scaled); one who picks up before it is answered', async (t) => {
   const f = await fake(t);
-  const hooks = await callbacks(t);
+  const hooks = await startCallbackServer(t);
   const media = await mediaServer(t);
   const carrier = carrierFor(f);
   f.nextCall({ ringMs: 10_000 });
@@ -133,7 +102,7 @@ test('the ring Timeout is honoured: a callee who would pick up after it never do
 
 test('asynchronous AMD: the stream connects at once, the signed AsyncAmdStatusCallback follows at the greeting’s end with AnsweredBy and MachineDetectionDuration; the callee audio is the greeting then the beep', async (t) => {
   const f = await fake(t);
-  const hooks = await callbacks(t);
+  const hooks = await startCallbackServer(t);
   const media = await mediaServer(t);
   const carrier = carrierFor(f);
   f.nextCall({ answeredBy: 'machine_end_beep', greetingMs: 400 });
@@ -167,7 +136,7 @@ test('asynchronous AMD: the stream connects at once, the signed AsyncAmdStatusCa
 
 test('without MachineDetection no verdict is made: no AsyncAmdStatusCallback, no AnsweredBy', async (t) => {
   const f = await fake(t);
-  const hooks = await callbacks(t);
+  const hooks = await startCallbackServer(t);
   const media = await mediaServer(t, (s) => setTimeout(() => s.session.close(), 300));
   f.nextCall({ answeredBy: 'machine_end_beep' });
   const { carrierCallId } = await carrierFor(f).dial(request(hooks.baseUrl, media.url));
@@ -197,7 +166,7 @@ test('synchronous AMD (no AsyncAmd): the stream waits for the verdict', async (t
 
 test('the callee’s keys arrive as Media Streams `dtmf` messages and reach MediaSession.onDtmf', async (t) => {
   const f = await fake(t);
-  const hooks = await callbacks(t);
+  const hooks = await startCallbackServer(t);
   const media = await mediaServer(t);
   f.nextCall({ dtmf: [{ atMs: 100, digit: '9' }, { atMs: 160, digit: '#' }] });
   const { carrierCallId } = await carrierFor(f).dial(request(hooks.baseUrl, media.url));
@@ -211,7 +180,7 @@ test('the callee’s keys arrive as Media Streams `dtmf` messages and reach Medi
 
 test('a recording started through Calls/{sid}/Recordings is reported when the call ends; Twilio.CURRENT stops it', async (t) => {
   const f = await fake(t);
-  const hooks = await callbacks(t);
+  const hooks = await startCallbackServer(t);
   const media = await mediaServer(t);
   const carrier = carrierFor(f);
   const { carrierCallId } = await carrier.dial(request(hooks.baseUrl, media.url));
