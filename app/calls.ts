@@ -73,6 +73,7 @@ export async function composeCalls(
     log,
     onStatus: (r) => inbox.receiveLocal({ kind: 'status', report: r }),
     onRecording: (r) => inbox.receiveLocal({ kind: 'recording', report: r }),
+    onAmd: (r) => inbox.receiveLocal({ kind: 'amd', report: r }),
     talkUntilLimitMs: config.simulatedTalkMs,
     onCallerIdValidation: parts.onCallerIdValidation,
   });

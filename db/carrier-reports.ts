@@ -5,7 +5,7 @@ export interface CarrierReportRow {
   id: string;
   seq: number;
   call_id: string;
-  kind: 'status' | 'recording';
+  kind: 'status' | 'recording' | 'amd';
   dedupe_key: string;
   report: Record<string, unknown>;
   source: 'callback' | 'reconciled';
@@ -63,6 +63,24 @@ export function createCarrierReportRepository(db: Queryable) {
                         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING *`,
         [limit, leaseSeconds],
+      );
+      return rows.sort((a, b) => a.seq - b.seq);
+    },
+
+    /**
+     * Claims the unprocessed machine verdicts of the running calls `owner` (a dialler process)
+     * holds, due or not: only the process with a call's media stream can leave its voicemail
+     * message, and a verdict whose callback reached another process waits for it (call-machine.ts).
+     */
+    async claimMachineVerdictsOf(owner: string, leaseSeconds: number): Promise<CarrierReportRow[]> {
+      const { rows } = await db.query(
+        `UPDATE carrier_reports SET next_attempt_at = now() + make_interval(secs => $2), attempts = attempts + 1
+          WHERE id IN (SELECT r.id FROM carrier_reports r JOIN calls c ON c.id = r.call_id
+                        WHERE r.kind = 'amd' AND r.processed_at IS NULL AND c.claimed_by = $1
+                          AND c.status IN ('dialing', 'ringing', 'in_progress')
+                        ORDER BY r.seq FOR UPDATE OF r SKIP LOCKED)
+          RETURNING *`,
+        [owner, leaseSeconds],
       );
       return rows.sort((a, b) => a.seq - b.seq);
     },

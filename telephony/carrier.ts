@@ -77,6 +77,19 @@ export interface RecordingReport {
   durationSeconds: number;
 }
 
+/** The answering-machine verdicts (Twilio's `AnsweredBy` names). */
+export const AMD_VERDICTS = ['human', 'machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'fax', 'unknown'] as const;
+export type AmdVerdict = (typeof AMD_VERDICTS)[number];
+
+/** The asynchronous answering-machine verdict of an answered call (`DialRequest.amdCallbackUrl`). */
+export interface AmdReport {
+  callId: string;
+  carrierCallId: string;
+  answeredBy: AmdVerdict;
+  /** How long detection took from the answer, ms (Twilio `MachineDetectionDuration`), when given. */
+  detectionMs?: number;
+}
+
 export interface Carrier extends NumberCarrier {
   /** `none`: live mode without a configured carrier (telephony/unconfigured-carrier.ts), which refuses everything. */
   readonly name: 'twilio' | 'simulated' | 'none';

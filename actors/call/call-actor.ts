@@ -67,6 +67,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         mediaUrl: deps.mediaUrl(),
         statusCallbackUrl: `${base}/telephony/twilio/status?call_id=${call.id}`,
         recordingCallbackUrl: `${base}/telephony/twilio/recording?call_id=${call.id}`,
+        amdCallbackUrl: `${base}/telephony/twilio/amd?call_id=${call.id}`,
         timeLimitSeconds: TIME_LIMIT_SECONDS,
         ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
       });

@@ -3,6 +3,7 @@ import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { createAppointmentRepository } from '../../db/appointments.ts';
 import { recordEvent } from '../../db/events.ts';
 import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
+import { createMachineRecordRepository } from '../../db/compliance-machines.ts';
 import type { CarrierStatusReport } from '../../telephony/carrier.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
 import { appointmentView, callView, isFinished } from './views.ts';
@@ -66,7 +67,9 @@ export function createCallEnd(deps: CallDeps) {
           appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null,
         ),
       }), now);
-      if (duration > 0 && !updated.recording_url) await calls.awaitRecording(call.id, RECORDING_WAIT_SECONDS);
+      // Only a recording that was started is waited for (none is, at a machine stopped before the notice).
+      const recordingDue = duration > 0 && !updated.recording_url && (await createMachineRecordRepository(client).recordingStarted(call.id));
+      if (recordingDue) await calls.awaitRecording(call.id, RECORDING_WAIT_SECONDS);
       else await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });
       if (appointment && outcome === 'appointment_booked') {
         await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'appointment.booked', data: appointmentView(appointment), now });

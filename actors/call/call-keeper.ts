@@ -101,6 +101,7 @@ export class CallKeeper {
     };
     await duty('renew leases', () => this.renew());
     await duty('carrier report retries', () => this.deps.inbox.retryDue());
+    await duty('machine verdicts of this process’s calls', () => this.deps.inbox.retryMachineVerdictsOf(this.deps.owner));
     await duty('orphaned calls', () => this.takeOverOrphans());
     await duty('overdue calls', () => this.reconcileOverdue());
     await duty('completion events', () => emitOverdueCompletions(this.deps.pool, this.deps.clock.now(), this.deps.config.publicUrl));

@@ -2,15 +2,17 @@ import { withTransaction } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { recordEvent } from '../../db/events.ts';
 import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
-import { FINAL_CARRIER_STATUSES, type CarrierStatusReport, type RecordingReport } from '../../telephony/carrier.ts';
+import { FINAL_CARRIER_STATUSES, type AmdReport, type CarrierStatusReport, type RecordingReport } from '../../telephony/carrier.ts';
 import { callView, isFinished } from './views.ts';
 import { mustGetCall, releaseCall, type CallDeps, type CallState } from './call-state.ts';
 import type { CallEnd } from './call-end.ts';
 import type { CallReplies } from './messages.ts';
+import { createCallMachine } from './call-machine.ts';
 
-/** What the carrier reports about a call (progress, its end, its recording), each processed once from the inbox. */
+/** What the carrier reports about a call (progress, its end, its recording, its machine verdict), each processed once from the inbox. */
 export function createCallReports(deps: CallDeps, end: CallEnd) {
   const { pool, clock, config } = deps;
+  const machine = createCallMachine(deps, end);
 
   /** Stores the recording; a finished call whose `call.completed` waited for it is announced now. */
   async function onRecording(state: CallState, report: RecordingReport, reportId: string): Promise<boolean> {
@@ -57,11 +59,15 @@ export function createCallReports(deps: CallDeps, end: CallEnd) {
     });
   }
 
-  /** Processes one inbox report of this call (status or recording), once. */
+  /** Processes one inbox report of this call (status, recording or machine verdict), once. */
   async function onReport(state: CallState, reportId: string): Promise<{ state: CallState; reply: CallReplies['carrier_report_received'] }> {
     const row = await createCarrierReportRepository(pool).get(reportId);
     if (!row || row.call_id !== state.id) throw new Error(`no carrier report ${reportId} for call ${state.id}`);
     if (row.processed_at) return { state, reply: { processed: false, finished: isFinished((await mustGetCall(pool, state.id)).status) } };
+    if (row.kind === 'amd') {
+      const r = await machine.onAmd(state, row.report as unknown as AmdReport, row.id);
+      return { state: r.state, reply: { processed: r.processed, finished: r.finished } };
+    }
     if (row.kind === 'recording') {
       const processed = await onRecording(state, row.report as unknown as RecordingReport, row.id);
       return { state, reply: { processed, finished: isFinished((await mustGetCall(pool, state.id)).status) } };

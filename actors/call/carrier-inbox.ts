@@ -1,6 +1,6 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { EntityRegistry } from '../../runtime/actor-system.ts';
-import type { CarrierStatusReport, RecordingReport } from '../../telephony/carrier.ts';
+import type { AmdReport, CarrierStatusReport, RecordingReport } from '../../telephony/carrier.ts';
 import { createCarrierReportRepository, type CarrierReportRow } from '../../db/carrier-reports.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
 
@@ -20,13 +20,15 @@ const RETRY_SECONDS = [5, 15, 30, 60, 120, 300];
 /** An in-process report that could not even be stored (database down) is tried again this often at most. */
 const SPOOL_MAX_DELAY_MS = 5_000;
 
-export type CarrierReport = { kind: 'status'; report: CarrierStatusReport } | { kind: 'recording'; report: RecordingReport };
+export type CarrierReport = { kind: 'status'; report: CarrierStatusReport } | { kind: 'recording'; report: RecordingReport } | { kind: 'amd'; report: AmdReport };
 
 export const retryDelaySeconds = (attempts: number) => RETRY_SECONDS[Math.min(Math.max(attempts, 1), RETRY_SECONDS.length) - 1];
 
 /** The key under which a report is stored once: a carrier sending the same report twice is one report. */
 export function dedupeKey(r: CarrierReport): string {
   if (r.kind === 'recording') return `recording:${r.report.recordingId}`;
+  // One verdict per call: a repeat (or a second, different one) is the first one.
+  if (r.kind === 'amd') return `amd:${r.report.carrierCallId}`;
   return `status:${r.report.carrierCallId}:${r.report.status}:${r.report.sequence ?? ''}`;
 }
 
@@ -40,6 +42,8 @@ export interface CarrierInbox {
   receiveLocal(r: CarrierReport): void;
   /** One retry round: claims due reports and processes them. Returns how many were processed. */
   retryDue(limit?: number): Promise<number>;
+  /** Processes the waiting machine verdicts of the calls dialler `owner` holds (their streams are in its process). */
+  retryMachineVerdictsOf(owner: string): Promise<number>;
   /** Reports not processed yet, oldest first (the operator's list). */
   listPending(limit: number): Promise<CarrierReportRow[]>;
   /** Reports that arrived in-process and wait for the database. */
@@ -121,6 +125,11 @@ export function createCarrierInbox(deps: Deps & { calls: () => EntityRegistry<Ca
         }),
       );
       return counts.reduce((a, b) => a + b, 0);
+    },
+    async retryMachineVerdictsOf(owner) {
+      let n = 0;
+      for (const row of await repo().claimMachineVerdictsOf(owner, ATTEMPT_LEASE_SECONDS)) if (await attempt(row)) n++;
+      return n;
     },
     listPending: (limit) => repo().listPending(limit),
     get spooled() {

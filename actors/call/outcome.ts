@@ -12,6 +12,7 @@ export type CallOutcome =
   | 'call_back_later'
   | 'do_not_call'
   | 'voicemail'
+  | 'fax'
   | 'time_limit'
   | 'completed'
   | 'no_answer'
@@ -45,7 +46,9 @@ export function decideOutcome(f: CallFacts): CallOutcome {
   }
   if (f.appointmentBooked) return 'appointment_booked';
   if (f.doNotCall) return 'do_not_call';
-  if (f.answeredBy?.startsWith('machine') || f.answeredBy === 'fax' || f.endReason === 'voicemail') return 'voicemail';
+  // A fax machine answered (answering-machine detection): hung up at once.
+  if (f.answeredBy === 'fax' || f.endReason === 'fax') return 'fax';
+  if (f.answeredBy?.startsWith('machine') || f.endReason === 'voicemail') return 'voicemail';
   if (f.hitTimeLimit || f.durationSeconds >= TIME_LIMIT_SECONDS) return 'time_limit';
   if (f.endReason === 'not_interested') return 'not_interested';
   if (f.endReason === 'call_back_later') return 'call_back_later';
@@ -71,6 +74,8 @@ export function summarise(outcome: CallOutcome, durationSeconds: number, appoint
     case 'voicemail':
       // Not "no message was left": the agent may leave a short one (the scripted agent does).
       return 'The call reached voicemail.';
+    case 'fax':
+      return 'A fax machine answered the call.';
     case 'time_limit':
       return 'The call was answered and ended at the 20-minute limit.';
     case 'completed':

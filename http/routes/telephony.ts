@@ -8,6 +8,7 @@ import type { CarrierInbox, CarrierReport } from '../../actors/call/carrier-inbo
 import type { Numbers } from '../../actors/numbers/numbers.ts';
 import {
   CarrierCallbackError,
+  parseAmdCallback,
   parseCallerIdValidationCallback,
   parseRecordingCallback,
   parseStatusCallback,
@@ -78,6 +79,20 @@ export async function registerTelephonyRoutes(app: App, services: TelephonyRoute
         throw new ApiError('invalid_parameter', 'The recording callback is malformed.');
       }
       await store({ kind: 'recording', report });
+      return reply.code(204).send();
+    });
+
+    // The asynchronous answering-machine verdict (AsyncAmdStatusCallback), stored and processed
+    // once like the status callback.
+    typed.post('/telephony/twilio/amd', { config: { auth: 'none' }, schema: { hide: true, querystring: query } }, async (request, reply) => {
+      const form = verified(request);
+      let report;
+      try {
+        report = parseAmdCallback(request.query.call_id, form);
+      } catch {
+        throw new ApiError('invalid_parameter', 'The answering machine detection callback is malformed.');
+      }
+      await store({ kind: 'amd', report });
       return reply.code(204).send();
     });
 

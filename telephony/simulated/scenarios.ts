@@ -3,14 +3,17 @@ import type { LineType } from '../../runtime/types.ts';
 /**
  * What a simulated call does, chosen by the last digit of the called number (README). Shared
  * by the simulated carrier (the callee's side) and the scripted bridge (the agent's side). Pure.
+ * A machine (last digit 4) is told apart by the second-to-last digit: 7 a machine whose greeting
+ * ends in silence, 8 a fax, 9 a machine detected at its start, any other a machine whose greeting
+ * ends with a beep.
  */
 export interface Scenario {
   digit: number;
   /** Final carrier status. */
   status: 'completed' | 'no-answer' | 'busy' | 'failed';
   answered: boolean;
-  /** Answering-machine detection. */
-  answeredBy: 'human' | 'machine_start' | null;
+  /** The answering-machine verdict, reported asynchronously after the answer when detection was asked for. */
+  answeredBy: 'human' | 'machine_start' | 'machine_end_beep' | 'machine_end_silence' | 'fax' | null;
   /** Length the carrier reports, seconds (wall time is much shorter). */
   durationSeconds: number;
   /** What the agent does before hanging up. */
@@ -22,7 +25,8 @@ const TABLE: Record<number, Omit<Scenario, 'digit'>> = {
   1: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 180, agent: 'book_appointment' },
   2: { status: 'no-answer', answered: false, answeredBy: null, durationSeconds: 0, agent: null },
   3: { status: 'busy', answered: false, answeredBy: null, durationSeconds: 0, agent: null },
-  4: { status: 'completed', answered: true, answeredBy: 'machine_start', durationSeconds: 30, agent: 'voicemail' },
+  // A machine: the agent says nothing of its own (the machine verdict decides, call-machine.ts).
+  4: { status: 'completed', answered: true, answeredBy: 'machine_end_beep', durationSeconds: 30, agent: null },
   5: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 45, agent: 'do_not_call' },
   6: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 1200, agent: 'talk_until_limit' },
   7: { status: 'failed', answered: false, answeredBy: null, durationSeconds: 0, agent: null },
@@ -30,9 +34,18 @@ const TABLE: Record<number, Omit<Scenario, 'digit'>> = {
   9: { status: 'completed', answered: true, answeredBy: 'human', durationSeconds: 90, agent: 'call_back_later' },
 };
 
+/** Machines by the second-to-last digit (last digit 4). */
+const MACHINES: Record<string, Pick<Scenario, 'answeredBy' | 'durationSeconds'>> = {
+  '7': { answeredBy: 'machine_end_silence', durationSeconds: 30 },
+  '8': { answeredBy: 'fax', durationSeconds: 5 },
+  '9': { answeredBy: 'machine_start', durationSeconds: 10 },
+};
+
 export function scenarioFor(e164: string): Scenario {
-  const digit = Number(e164.replace(/\D/g, '').slice(-1) || '0');
-  return { digit, ...TABLE[digit] };
+  const digits = e164.replace(/\D/g, '');
+  const digit = Number(digits.slice(-1) || '0');
+  const machine = digit === 4 ? MACHINES[digits.slice(-2, -1)] : undefined;
+  return { digit, ...TABLE[digit], ...machine };
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   type DialResult,
   type NumberSearch,
   type RecordingReport,
+  type AmdReport,
 } from '../carrier.ts';
 import { fictionalNumbers, isFictional } from './fictional-numbers.ts';
 import type { LineType } from '../../runtime/types.ts';
@@ -38,6 +39,32 @@ const LIMIT_SCENARIO_MS = 1_000;
 const SAFETY_LIMIT_MS = 60_000;
 /** The callee's "Hello?": a short tone, then silence. */
 const CALLEE_FRAMES = [...toneFrames(120, 440), ...Array<string>(4).fill(SILENCE_FRAME_BASE64)];
+/** A machine's greeting (a voice-like tone), its beep (1 kHz), a fax's CNG tone (1,100 Hz). */
+const GREETING_FRAMES = toneFrames(200, 300);
+const BEEP_FRAMES = toneFrames(100, 1000);
+const FAX_FRAMES = toneFrames(200, 1100);
+/** Wall time from the answer to the machine verdict: a person soon, a machine at its greeting's end (DetectMessageEnd). */
+const AMD_DELAY_MS: Record<NonNullable<Scenario['answeredBy']>, number> = {
+  human: 2 * STEP_MS,
+  machine_start: 2 * STEP_MS,
+  machine_end_beep: 300,
+  machine_end_silence: 300,
+  fax: 2 * STEP_MS,
+};
+
+function calleeFrames(scenario: Scenario): string[] {
+  switch (scenario.answeredBy) {
+    case 'machine_end_beep':
+      return [...GREETING_FRAMES, ...BEEP_FRAMES, ...Array<string>(4).fill(SILENCE_FRAME_BASE64)];
+    case 'machine_end_silence':
+    case 'machine_start':
+      return [...GREETING_FRAMES, ...Array<string>(4).fill(SILENCE_FRAME_BASE64)];
+    case 'fax':
+      return FAX_FRAMES;
+    default:
+      return CALLEE_FRAMES;
+  }
+}
 const RECORDING_SCHEME = 'simulated://';
 const ACCOUNT_SID = `AC${'0'.repeat(32)}`;
 
@@ -45,6 +72,8 @@ export interface SimulatedCarrierOptions {
   log: Logger;
   onStatus: (report: CarrierStatusReport) => void;
   onRecording?: (report: RecordingReport) => void;
+  /** The asynchronous answering-machine verdict of a call dialled with `amdCallbackUrl`. */
+  onAmd?: (report: AmdReport) => void;
   /** The WebSocket client class (tests may wrap `ws`). */
   WebSocketImpl?: typeof WebSocket;
   /** Wall time of the talk-until-limit scenario (digit 6), ms; default 1,000. */
@@ -86,6 +115,8 @@ interface SimulatedCall {
   timers: Set<NodeJS.Timeout>;
   /** `none` until `startRecording`; a call never started recording reports no recording. */
   recordingState?: 'recording' | 'stopped';
+  /** The verdict once reported (carried by the final status, as Twilio's AnsweredBy). */
+  amdReported?: boolean;
 }
 
 export class SimulatedCarrier implements Carrier {
@@ -200,7 +231,16 @@ export class SimulatedCarrier implements Carrier {
 
   private answer(call: SimulatedCall): void {
     call.answered = true;
-    this.report(call, 'in-progress', call.scenario.answeredBy ? { answeredBy: call.scenario.answeredBy } : {});
+    this.report(call, 'in-progress');
+    // Asynchronous detection, as the Twilio adapter asks for it: connected at once, the verdict after.
+    const verdict = call.scenario.answeredBy;
+    if (call.request.amdCallbackUrl && verdict) {
+      this.after(call, AMD_DELAY_MS[verdict], () => {
+        call.amdReported = true;
+        const report: AmdReport = { callId: call.request.callId, carrierCallId: call.sid, answeredBy: verdict, detectionMs: AMD_DELAY_MS[verdict] };
+        this.deliver('amd', () => this.options.onAmd?.(report));
+      });
+    }
     const ws = new this.WebSocketImpl(call.request.mediaUrl);
     call.ws = ws;
     ws.on('open', () => {
@@ -235,14 +275,15 @@ export class SimulatedCarrier implements Carrier {
     // timer of one duration's list before the next list), and a stream never reorders its frames.
     // Each delay is measured from the stream's start, so a late loop does not slow the pace.
     const started = Date.now();
+    const frames = calleeFrames(call.scenario);
     const sendFrame = (i: number) => {
       this.send(call, {
         event: 'media',
         sequenceNumber: String(++call.messageSequence),
-        media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * FRAME_MS), payload: CALLEE_FRAMES[i] },
+        media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * FRAME_MS), payload: frames[i] },
         streamSid: call.streamSid,
       });
-      if (i + 1 < CALLEE_FRAMES.length) this.after(call, Math.max(0, started + (i + 1) * FRAME_MS - Date.now()), () => sendFrame(i + 1));
+      if (i + 1 < frames.length) this.after(call, Math.max(0, started + (i + 1) * FRAME_MS - Date.now()), () => sendFrame(i + 1));
     };
     this.after(call, 0, () => sendFrame(0));
   }
@@ -278,8 +319,10 @@ export class SimulatedCarrier implements Carrier {
     const durationSeconds =
       reason === 'stream_failed' ? 0 : reason === 'time_limit' && call.scenario.agent !== 'talk_until_limit' ? call.request.timeLimitSeconds : call.scenario.durationSeconds;
     this.log.debug({ carrierCallId: call.sid, reason, durationSeconds }, 'simulated call ended');
-    this.report(call, 'completed', { durationSeconds });
+    this.report(call, 'completed', { durationSeconds, ...(call.amdReported && call.scenario.answeredBy ? { answeredBy: call.scenario.answeredBy } : {}) });
     this.calls.delete(call.sid);
+    // Only a call whose recording was started (after the opening's notice) has one.
+    if (!call.recordingState) return;
     const recording: RecordingReport = {
       callId: call.request.callId,
       carrierCallId: call.sid,

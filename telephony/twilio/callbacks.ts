@@ -3,7 +3,7 @@
  * fields into the carrier-neutral reports. No I/O.
  */
 import twilio from 'twilio';
-import type { CallerIdValidationReport, CarrierCallStatus, CarrierStatusReport, RecordingReport } from '../carrier.ts';
+import { AMD_VERDICTS, type AmdReport, type AmdVerdict, type CallerIdValidationReport, type CarrierCallStatus, type CarrierStatusReport, type RecordingReport } from '../carrier.ts';
 
 /** A form-encoded callback body as `@fastify/formbody` (querystring) parses it. */
 export type TwilioForm = Record<string, string | string[] | undefined>;
@@ -77,6 +77,21 @@ export function parseRecordingCallback(callId: string, form: TwilioForm): Record
   const durationSeconds = wholeNumber(form, 'RecordingDuration');
   if (durationSeconds === undefined) throw new CarrierCallbackError('RecordingDuration is missing', 'malformed');
   return { callId, carrierCallId, recordingId, recordingUrl, durationSeconds };
+}
+
+/**
+ * The asynchronous answering-machine verdict (AsyncAmdStatusCallback): `CallSid`, `AnsweredBy`
+ * (human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown)
+ * and `MachineDetectionDuration` (ms). Source: twilio.com/docs/voice/answering-machine-detection.
+ */
+export function parseAmdCallback(callId: string, form: TwilioForm): AmdReport {
+  const carrierCallId = required(form, 'CallSid');
+  const answeredBy = required(form, 'AnsweredBy');
+  if (!(AMD_VERDICTS as readonly string[]).includes(answeredBy)) throw new CarrierCallbackError(`unknown AnsweredBy ${JSON.stringify(answeredBy)}`, 'malformed');
+  const report: AmdReport = { callId, carrierCallId, answeredBy: answeredBy as AmdVerdict };
+  const detectionMs = wholeNumber(form, 'MachineDetectionDuration');
+  if (detectionMs !== undefined) report.detectionMs = detectionMs;
+  return report;
 }
 
 /**

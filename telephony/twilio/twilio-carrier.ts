@@ -97,10 +97,12 @@ export class TwilioCarrier implements Carrier {
       statusCallback: request.statusCallbackUrl,
       statusCallbackEvent: STATUS_EVENTS,
       statusCallbackMethod: 'POST',
-      machineDetection: 'Enable',
-      record: true,
-      recordingStatusCallback: request.recordingCallbackUrl,
-      recordingStatusCallbackEvent: ['completed'],
+      // Asynchronous answering-machine detection: the stream connects at once (a person never
+      // waits for the verdict) and the verdict, at a machine's message end, is posted to us.
+      ...(request.amdCallbackUrl
+        ? { machineDetection: 'DetectMessageEnd', asyncAmd: 'true', asyncAmdStatusCallback: request.amdCallbackUrl, asyncAmdStatusCallbackMethod: 'POST' }
+        : {}),
+      // Not recorded from the answer: recording starts after the opening's notice (startRecording).
       timeout: request.ringTimeoutSeconds,
       timeLimit: request.timeLimitSeconds,
     });

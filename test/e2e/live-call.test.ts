@@ -119,7 +119,9 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   t.regex(created.stream?.parameters.stream_token ?? '', /^[A-Za-z0-9_-]{40,}$/);
   t.regex(created.stream!.url, /^ws:\/\/127\.0\.0\.1:\d+\/media$/);
   t.deepEqual(created.form.TimeLimit, ['1200']);
-  t.deepEqual(created.form.MachineDetection, ['Enable']);
+  t.deepEqual(created.form.MachineDetection, ['DetectMessageEnd']);
+  t.deepEqual(created.form.AsyncAmd, ['true']);
+  t.false('Record' in created.form, 'recorded only after the opening notice');
   t.deepEqual(created.form.StatusCallbackEvent?.sort(), ['answered', 'completed', 'initiated', 'ringing']);
   t.true(twilio.callbacksSent.length >= 4);
   // The call can finish (its media stream ends) while the carrier's last status callback is still

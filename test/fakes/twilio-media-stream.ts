@@ -1,6 +1,9 @@
 /**
  * The Media Streams side of the fake Twilio: dials the `<Stream url>` as a WebSocket client and
- * speaks Twilio's messages. Sends `connected`, `start`, a `media` frame every 20 ms and `stop`;
+ * speaks Twilio's messages (twilio.com/docs/voice/media-streams/websocket-messages). Sends
+ * `connected`, `start`, a `media` frame every 20 ms, the callee's keypresses as `dtmf`
+ * (`{event:'dtmf', streamSid, sequenceNumber, dtmf:{track:'inbound_track', digit}}`, bidirectional
+ * streams only, as Twilio documents) and `stop`;
  * takes `media`, `mark` and `clear` from our server. A mark comes back once the agent audio sent
  * before it has played (at `playbackSpeed` × real time); `clear` drops what has not played and
  * returns the pending marks at once, as Twilio does.
@@ -31,6 +34,8 @@ export interface MediaStreamOptions {
   onAgentAudio(mulaw: Buffer): void;
   /** The stream ended from our server's side (closed, or never opened). */
   onEnd(opened: boolean): void;
+  /** Keys the callee presses, each this long after the stream's `start`, ms. */
+  dtmf?: { atMs: number; digit: string }[];
   /** Jitter, stalls and losses on the way (default: none, every message at once). */
   network?: MediaNetwork;
 }
@@ -69,6 +74,8 @@ export interface MediaStreamRecord {
   framesLost: number[];
   /** How many times the connection stalled (a burst followed). */
   stalls: number;
+  /** Keys sent as `dtmf` messages, in order. */
+  dtmfSent: string[];
 }
 
 export interface MediaStreamHandle {
@@ -93,6 +100,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
     framesSent: [],
     framesLost: [],
     stalls: 0,
+    dtmfSent: [],
   };
   const { streamSid } = record;
   const ws = new WebSocket(options.url);
@@ -104,6 +112,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
   let slot = 0;
   let ending = false;
   let mediaTimer: NodeJS.Timeout | undefined;
+  const dtmfTimers: NodeJS.Timeout[] = [];
   /** Wall time at which the agent audio received so far has finished playing. */
   let playheadAt = 0;
   const pendingMarks: { name: string; timer: NodeJS.Timeout }[] = [];
@@ -138,6 +147,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
 
   const quiet = () => {
     clearInterval(mediaTimer);
+    for (const timer of dtmfTimers.splice(0)) clearTimeout(timer);
     clearTimeout(flushTimer);
     inFlight.splice(0);
     for (const mark of pendingMarks.splice(0)) clearTimeout(mark.timer);
@@ -171,6 +181,17 @@ export function openMediaStream(options: MediaStreamOptions): MediaStreamHandle 
       record.framesSent.push({ timestampMs, index });
       send({ event: 'media', sequenceNumber: String(++sequence), media: { track: 'inbound', chunk: String(chunk), timestamp: String(timestampMs), payload }, streamSid }, stall);
     }, FRAME_MS);
+    // Twilio sends `dtmf` on bidirectional streams only.
+    if (options.bidirectional) {
+      for (const key of options.dtmf ?? []) {
+        dtmfTimers.push(
+          setTimeout(() => {
+            record.dtmfSent.push(key.digit);
+            send({ event: 'dtmf', streamSid, sequenceNumber: String(++sequence), dtmf: { track: 'inbound_track', digit: key.digit } });
+          }, key.atMs),
+        );
+      }
+    }
   });
 
   ws.on('message', (data, isBinary) => {

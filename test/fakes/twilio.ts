@@ -5,12 +5,28 @@
  * and Media Streams (it dials our media server as a WebSocket client, like Twilio does for
  * `<Connect><Stream>`). Every request and callback is recorded for assertions; each call can be
  * scripted (`nextCall`). Wall time is short: ringing takes ~150 ms unless scripted.
+ *
+ * Where it follows Twilio's public documents:
+ * - twilio.com/docs/voice/api/call-resource: `Timeout` (seconds to let the call ring, default 60)
+ *   is honoured: a callee who does not pick up within it (scaled by `timeScale`) ends `no-answer`;
+ *   `MachineDetection` (`Enable`, `DetectMessageEnd`), `AsyncAmd`, `AsyncAmdStatusCallback`
+ *   (+ `AsyncAmdStatusCallbackMethod`, POST by default).
+ * - twilio.com/docs/voice/answering-machine-detection: without `AsyncAmd` the call's TwiML (the
+ *   stream) waits for the verdict; with `AsyncAmd=true` the stream connects at once and the verdict
+ *   is posted, signed, to `AsyncAmdStatusCallback` with `CallSid`, `AccountSid`, `AnsweredBy`
+ *   (`human`, `machine_start`, `machine_end_beep`, `machine_end_silence`, `machine_end_other`,
+ *   `fax`, `unknown`) and `MachineDetectionDuration` (ms). Without `MachineDetection` no verdict
+ *   is made and no `AnsweredBy` is sent. `DetectMessageEnd` gives its machine verdict when the
+ *   greeting ends (after the beep, or the silence).
+ * - twilio.com/docs/voice/media-streams/websocket-messages: the callee's keys arrive as `dtmf`
+ *   messages (twilio-media-stream.ts). A machine's callee audio is a greeting (a tone standing in
+ *   for speech), then a beep (a 1 kHz tone) for `machine_end_beep`; a fax sends its CNG tone.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import twilio from 'twilio';
 import { randomHex } from '../../runtime/tokens.ts';
-import { mulawToLinear } from '../../telephony/mulaw.ts';
+import { mulawToLinear, SILENCE_FRAME_BASE64, toneFrames } from '../../telephony/mulaw.ts';
 import { openMediaStream, type MediaStreamHandle } from './twilio-media-stream.ts';
 import { createFakeNumbers, type FakeNumbers } from './twilio-numbers.ts';
 
@@ -19,6 +35,8 @@ export interface FakeTwilioOptions {
   authToken: string;
   /** How fast agent audio "plays" before a mark is echoed: 1 = real time (default), Infinity = at once. */
   playbackSpeed?: number;
+  /** Wall ms per Twilio ms for the ring `Timeout` (default 0.01: a 30 s Timeout rings 300 ms). */
+  timeScale?: number;
 }
 
 /** How the callee behaves on the next created call. */
@@ -27,9 +45,21 @@ export interface FakeCallScript {
   answer?: boolean;
   /** Final status of an unanswered call. Default `no-answer`. */
   status?: 'no-answer' | 'busy' | 'failed';
-  /** AnsweredBy when MachineDetection is on. Default `human`. */
-  answeredBy?: string;
-  /** Wall time from create to answer (or to giving up), ms. Default 150. */
+  /**
+   * Who picks up, as the AMD verdict names it (sent only when MachineDetection was asked for).
+   * Default `human`. Machines play a greeting (and a beep for `machine_end_beep`), a fax its tone.
+   */
+  answeredBy?: 'human' | 'machine_start' | 'machine_end_beep' | 'machine_end_silence' | 'machine_end_other' | 'fax' | 'unknown';
+  /** Wall time from the answer to the AMD verdict, ms. Default: 100 for a person, the greeting's end for a machine. */
+  amdDelayMs?: number;
+  /** A machine's greeting before its beep or silence, wall ms (default 600). */
+  greetingMs?: number;
+  /** Keys the callee presses, each `atMs` after the stream starts. */
+  dtmf?: { atMs: number; digit: string }[];
+  /**
+   * Wall time from create until the callee would pick up, ms (default 150). A callee who would
+   * pick up after the ring `Timeout` (scaled) never does: the call ends `no-answer` at the Timeout.
+   */
   ringMs?: number;
   /** Reported CallDuration (and RecordingDuration) instead of the seconds since answer. */
   durationSeconds?: number;
@@ -39,6 +69,8 @@ export interface FakeCallScript {
   timeLimitMs?: number;
   /** μ-law frames (base64) the callee says first; silence follows. */
   calleeAudio?: string[];
+  /** The AsyncAmdStatusCallback is lost on the way (the verdict is still made and carried by later status callbacks). */
+  loseAmdCallback?: boolean;
   /** Status callbacks of these statuses are lost on the way (never reach the application), as in an outage. */
   loseStatusCallbacks?: string[];
 }
@@ -71,6 +103,8 @@ export interface FakeCall {
   stream: { url: string; parameters: Record<string, string>; bidirectional: boolean } | null;
   status: string;
   answeredBy: string | null;
+  /** When the AMD verdict was made (wall ms), null when none was asked for or made. */
+  amdAt: number | null;
   durationSeconds: number | null;
   endReason: 'stream_closed' | 'stream_failed' | 'api_hangup' | 'callee_hangup' | 'time_limit' | 'no_stream' | 'unanswered' | null;
   recordingSid: string | null;
@@ -90,7 +124,7 @@ export interface FakeRequest {
 
 export interface FakeCallback {
   callSid: string;
-  kind: 'status' | 'recording' | 'validation';
+  kind: 'status' | 'recording' | 'validation' | 'amd';
   method: 'POST' | 'GET';
   /** The exact URL requested (for GET, with the parameters in its query string). */
   url: string;
@@ -121,6 +155,18 @@ const API_VERSION = '2010-04-01';
 const INITIATED_MS = 10;
 const RINGING_MS = 50;
 const DEFAULT_RING_MS = 150;
+/** Twilio's default ring Timeout, seconds (call-resource). */
+const DEFAULT_TIMEOUT_SECONDS = 60;
+const DEFAULT_TIME_SCALE = 0.01;
+const HUMAN_AMD_MS = 100;
+const DEFAULT_GREETING_MS = 600;
+const BEEP_MS = 300;
+/** Silence after a greeting before `machine_end_silence` is decided. */
+const END_SILENCE_MS = 300;
+/** A voice-like tone for a machine's greeting, a 1 kHz beep, a fax's 1100 Hz CNG tone. */
+const GREETING_HZ = 300;
+const BEEP_HZ = 1000;
+const FAX_CNG_HZ = 1100;
 const RECORDING_DELAY_MS = 30;
 const CALLBACK_TIMEOUT_MS = 15_000;
 const FINAL_SIP_CODES: Record<string, string> = { completed: '200', busy: '486', 'no-answer': '487', failed: '500', canceled: '487' };
@@ -136,6 +182,8 @@ interface Runtime {
   chain: Promise<void>;
   resolveDone: () => void;
   agentAudio: Buffer[];
+  /** A recording started through Calls/{sid}/Recordings (stopped ones keep what was recorded). */
+  recording?: { sid: string; callbackUrl: string | undefined; method: string | undefined; status: 'in-progress' | 'stopped' };
 }
 
 export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeTwilio> {
@@ -206,6 +254,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     if (account) {
       if (!authorized(authorization) || account[1] !== accountSid) return apiError(401, 20003, 'Authenticate');
       return numbers.route(method, account[2], form, query) ?? notFound(path);
+    }
+    const callRecordings = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\/([^/]+)\/Recordings(?:\/([^/]+))?\.json$/.exec(path);
+    if (callRecordings) {
+      if (!authorized(authorization) || callRecordings[1] !== accountSid) return apiError(401, 20003, 'Authenticate');
+      const rt = runtimes.get(callRecordings[2]);
+      if (!rt || method !== 'POST') return notFound(path);
+      return callRecording(rt, callRecordings[3], form);
     }
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Calls|Recordings)(?:\/([^/.]+))?\.(json|wav)$/.exec(path);
     if (!m) return notFound(path);
@@ -283,6 +338,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       stream: twiml ? parseStream(twiml) : null,
       status: 'queued',
       answeredBy: null,
+      amdAt: null,
       durationSeconds: null,
       endReason: null,
       recordingSid: null,
@@ -294,6 +350,27 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     runtimes.set(call.sid, rt);
     play(rt);
     return { status: 201, body: callResource(rt) };
+  }
+
+  /**
+   * Calls/{sid}/Recordings create (records an answered call from now on) and
+   * Calls/{sid}/Recordings/{sid or Twilio.CURRENT} update with Status=stopped.
+   */
+  function callRecording(rt: Runtime, recordingSid: string | undefined, form: Record<string, string[]>): Answer {
+    if (recordingSid === undefined) {
+      if (rt.answeredAt === null || rt.ended) return apiError(400, 21220, 'Call is not in-progress. Cannot create recording.');
+      if (rt.recording?.status === 'in-progress') return apiError(400, 21220, 'A recording is already in progress.');
+      rt.recording = { sid: `RE${randomHex(16)}`, callbackUrl: one(form, 'RecordingStatusCallback'), method: one(form, 'RecordingStatusCallbackMethod'), status: 'in-progress' };
+    } else {
+      const current = rt.recording;
+      if (!current || (recordingSid !== 'Twilio.CURRENT' && recordingSid !== current.sid)) return notFound(recordingSid);
+      if (one(form, 'Status') === 'stopped') current.status = 'stopped';
+    }
+    const r = rt.recording!;
+    return {
+      status: recordingSid === undefined ? 201 : 200,
+      body: { account_sid: accountSid, call_sid: rt.call.sid, sid: r.sid, status: r.status, channels: Number(one(form, 'RecordingChannels') === 'dual' ? 2 : 1), source: 'StartCallRecordingAPI', api_version: API_VERSION, uri: `/${API_VERSION}/Accounts/${accountSid}/Calls/${rt.call.sid}/Recordings/${r.sid}.json` },
+    };
   }
 
   function updateCall(rt: Runtime, status: string | undefined): void {
@@ -347,7 +424,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       return;
     }
     after(rt, RINGING_MS, () => progress(rt, 'ringing'));
-    after(rt, Math.max(script.ringMs ?? DEFAULT_RING_MS, RINGING_MS + 1), () => (script.answer === false ? giveUp(rt, 'no-answer') : answer(rt)));
+    // The ring Timeout is honoured: nobody picks up after it (call-resource `Timeout`).
+    const timeoutSeconds = Number(one(rt.call.form, 'Timeout') ?? DEFAULT_TIMEOUT_SECONDS);
+    const timeoutMs = Math.max(timeoutSeconds * 1000 * (options.timeScale ?? DEFAULT_TIME_SCALE), RINGING_MS + 1);
+    const pickUpMs = Math.max(script.ringMs ?? DEFAULT_RING_MS, RINGING_MS + 1);
+    if (script.answer === false || pickUpMs >= timeoutMs) after(rt, timeoutMs, () => giveUp(rt, 'no-answer'));
+    else after(rt, pickUpMs, () => answer(rt));
   }
 
   function progress(rt: Runtime, status: 'initiated' | 'ringing'): void {
@@ -361,12 +443,50 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     const { call, script } = rt;
     rt.answeredAt = Date.now();
     call.status = 'in-progress';
-    const amd = one(call.form, 'MachineDetection');
-    if (amd === 'Enable' || amd === 'DetectMessageEnd') call.answeredBy = script.answeredBy ?? 'human';
     if (subscribed(rt, 'answered')) statusCallback(rt, 'in-progress');
     const timeLimitSeconds = Number(one(call.form, 'TimeLimit') ?? 14_400);
     after(rt, script.timeLimitMs ?? timeLimitSeconds * 1000, () => endAnswered(rt, 'time_limit'));
     if (script.calleeHangupAfterMs !== undefined) after(rt, script.calleeHangupAfterMs, () => endAnswered(rt, 'callee_hangup'));
+    const amd = one(call.form, 'MachineDetection');
+    if (amd !== 'Enable' && amd !== 'DetectMessageEnd') return connectStream(rt);
+    const verdict = script.answeredBy ?? 'human';
+    const asynchronous = one(call.form, 'AsyncAmd') === 'true';
+    after(rt, amdDelayMs(script, verdict, amd), () => {
+      call.answeredBy = verdict;
+      call.amdAt = Date.now();
+      if (asynchronous) amdCallback(rt);
+      else connectStream(rt); // synchronous AMD: the TwiML runs once the verdict is in
+    });
+    // Asynchronous AMD: the call is connected at once and the verdict follows.
+    if (asynchronous) connectStream(rt);
+  }
+
+  /** When the verdict comes: a person soon; DetectMessageEnd waits for a machine's greeting to end. */
+  function amdDelayMs(script: FakeCallScript, verdict: string, mode: string): number {
+    if (script.amdDelayMs !== undefined) return script.amdDelayMs;
+    const greeting = script.greetingMs ?? DEFAULT_GREETING_MS;
+    if (mode === 'Enable' && verdict.startsWith('machine')) return HUMAN_AMD_MS;
+    if (verdict === 'machine_end_beep') return greeting + BEEP_MS;
+    if (verdict === 'machine_end_silence' || verdict === 'machine_end_other') return greeting + END_SILENCE_MS;
+    if (verdict === 'machine_start') return greeting / 2;
+    return HUMAN_AMD_MS;
+  }
+
+  /** What the callee's side sends: the scripted audio, else a machine's greeting (and beep) or a fax's tone. */
+  function calleeAudioOf(script: FakeCallScript): string[] {
+    if (script.calleeAudio) return script.calleeAudio;
+    const who = script.answeredBy ?? 'human';
+    const greeting = () => toneFrames(script.greetingMs ?? DEFAULT_GREETING_MS, GREETING_HZ);
+    if (who === 'machine_end_beep') return [...greeting(), ...toneFrames(BEEP_MS, BEEP_HZ)];
+    if (who.startsWith('machine')) return greeting();
+    if (who === 'fax') return [...toneFrames(500, FAX_CNG_HZ), ...Array<string>(150).fill(SILENCE_FRAME_BASE64), ...toneFrames(500, FAX_CNG_HZ)];
+    return [];
+  }
+
+  /** The `<Connect><Stream>`: the media stream to our server. */
+  function connectStream(rt: Runtime): void {
+    if (rt.ended) return;
+    const { call, script } = rt;
     if (!call.stream) return endAnswered(rt, 'no_stream');
     rt.stream = openMediaStream({
       url: call.stream.url,
@@ -375,7 +495,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       customParameters: call.stream.parameters,
       bidirectional: call.stream.bidirectional,
       playbackSpeed: options.playbackSpeed ?? 1,
-      calleeAudio: script.calleeAudio ?? [],
+      calleeAudio: calleeAudioOf(script),
+      dtmf: script.dtmf,
       onAgentAudio: (bytes) => rt.agentAudio.push(bytes),
       onEnd: (opened) => endAnswered(rt, opened ? 'stream_closed' : 'stream_failed'),
     });
@@ -393,10 +514,12 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     call.durationSeconds = script.durationSeconds ?? seconds;
     call.status = 'completed';
     statusCallback(rt, 'completed');
-    if (one(call.form, 'Record') === 'true') {
-      call.recordingSid = `RE${randomHex(16)}`;
-      const url = one(call.form, 'RecordingStatusCallback');
-      if (url) after(rt, RECORDING_DELAY_MS, () => recordingCallback(rt, url));
+    // Recorded from the answer (`Record=true`) or from a Calls/{sid}/Recordings create.
+    const started = rt.recording;
+    if (one(call.form, 'Record') === 'true' || started) {
+      call.recordingSid = started?.sid ?? `RE${randomHex(16)}`;
+      const url = started ? started.callbackUrl : one(call.form, 'RecordingStatusCallback');
+      if (url) after(rt, RECORDING_DELAY_MS, () => recordingCallback(rt, url, started?.method));
       else settle(rt);
     } else settle(rt);
   }
@@ -458,7 +581,23 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
     rt.chain = rt.chain.then(() => sendCallback(call.sid, 'status', method, url, params));
   }
 
-  function recordingCallback(rt: Runtime, url: string): void {
+  /** The asynchronous AMD verdict, signed like every callback (answering-machine-detection). */
+  function amdCallback(rt: Runtime): void {
+    const { call } = rt;
+    const url = one(call.form, 'AsyncAmdStatusCallback');
+    if (!url || !call.answeredBy) return;
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      CallSid: call.sid,
+      AnsweredBy: call.answeredBy,
+      MachineDetectionDuration: String(Math.round(((call.amdAt ?? Date.now()) - (rt.answeredAt ?? Date.now())) / (options.timeScale ?? DEFAULT_TIME_SCALE))),
+    };
+    const method = one(call.form, 'AsyncAmdStatusCallbackMethod') === 'GET' ? 'GET' : 'POST';
+    if (rt.script.loseAmdCallback) return;
+    rt.chain = rt.chain.then(() => sendCallback(call.sid, 'amd', method, url, params));
+  }
+
+  function recordingCallback(rt: Runtime, url: string, startedMethod?: string): void {
     const { call } = rt;
     const params: Record<string, string> = {
       AccountSid: accountSid,
@@ -473,7 +612,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions): Promise<FakeT
       RecordingTrack: 'both',
       RecordingUrl: `${baseUrl}/${API_VERSION}/Accounts/${accountSid}/Recordings/${call.recordingSid}`,
     };
-    const method = one(call.form, 'RecordingStatusCallbackMethod') === 'GET' ? 'GET' : 'POST';
+    const method = (startedMethod ?? one(call.form, 'RecordingStatusCallbackMethod')) === 'GET' ? 'GET' : 'POST';
     rt.chain = rt.chain.then(() => sendCallback(call.sid, 'recording', method, url, params));
     settle(rt);
   }

@@ -3,7 +3,6 @@
  * recordings), the fake's signed callbacks through `callbacks.ts`, and SimulatedCarrier playing
  * each scenario against a small WebSocket server standing in for our media server.
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -12,9 +11,10 @@ import type { CarrierStatusReport, DialRequest, RecordingReport } from '../../te
 import { SILENCE_FRAME_BASE64 } from '../../telephony/mulaw.ts';
 import { scenarioFor } from '../../telephony/simulated/scenarios.ts';
 import { SimulatedCarrier } from '../../telephony/simulated/simulated-carrier.ts';
-import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
+import { CarrierCallbackError, parseRecordingCallback, parseStatusCallback, verifyTwilioSignature } from '../../telephony/twilio/callbacks.ts';
 import { streamTwiml, TwilioCarrier } from '../../telephony/twilio/twilio-carrier.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
+import { startCallbackServer } from '../helpers/twilio-callbacks.ts';
 
 const ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
 const AUTH_TOKEN = 'f00dfeedf00dfeedf00dfeedf00dfeed';
@@ -55,36 +55,6 @@ async function startMediaServer(t: ExecutionContext, onStart: (conn: MediaConnec
   return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/media`, connections };
 }
 
-interface ReceivedCallback {
-  path: string;
-  fullUrl: string;
-  form: TwilioForm;
-  signature: string | undefined;
-}
-
-/** Our HTTP routes' stand-in: keeps every callback and answers 204. */
-async function startCallbackServer(t: ExecutionContext): Promise<{ baseUrl: string; received: ReceivedCallback[] }> {
-  const received: ReceivedCallback[] = [];
-  let baseUrl = '';
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const form: Record<string, string> = {};
-      for (const [k, v] of new URLSearchParams(body)) form[k] = v;
-      received.push({ path: req.url ?? '', fullUrl: baseUrl + req.url, form, signature: req.headers['x-twilio-signature'] as string | undefined });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
-  return { baseUrl, received };
-}
-
 async function waitFor(what: string, predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
@@ -123,12 +93,25 @@ function agentSpeaksThenHangsUp(conn: MediaConnection, start: any): void {
   });
 }
 
+/**
+ * Starts the call's recording through Calls/{sid}/Recordings (as the call does once the opening's
+ * notice has played), then hangs up.
+ */
+function recordThenClose(carrier: () => TwilioCarrier, recordingUrl = 'http://127.0.0.1:9/recording') {
+  return (conn: MediaConnection, start: any) => void carrier().startRecording(start.start.callSid, recordingUrl).finally(() => conn.ws.close());
+}
+
 // ---- TwilioCarrier against the fake Twilio ----
 
-test('dial POSTs Calls.json with basic auth and the documented fields: inline <Connect><Stream> TwiML, status events, AMD, recording, limits', async (t) => {
+test('dial POSTs Calls.json with basic auth and the documented fields: inline <Connect><Stream> TwiML, status events, asynchronous AMD, no recording from the answer, limits', async (t) => {
   const fake = await fakeTwilio(t);
   const carrier = new TwilioCarrier({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, apiBaseUrl: fake.baseUrl, log });
-  const request = dialRequest({ mediaUrl: 'wss://media.example.com/v1/media', statusCallbackUrl: 'https://hooks.example.com/carrier/status?call_id=call_abc123', recordingCallbackUrl: 'https://hooks.example.com/carrier/recording?call_id=call_abc123' });
+  const request = dialRequest({
+    mediaUrl: 'wss://media.example.com/v1/media',
+    statusCallbackUrl: 'https://hooks.example.com/carrier/status?call_id=call_abc123',
+    recordingCallbackUrl: 'https://hooks.example.com/carrier/recording?call_id=call_abc123',
+    amdCallbackUrl: 'https://hooks.example.com/telephony/twilio/amd?call_id=call_abc123',
+  });
   fake.nextCall({ ringMs: 60_000 }); // keep it ringing: no callbacks leave the fake during this test
   const { carrierCallId } = await carrier.dial(request);
 
@@ -145,10 +128,12 @@ test('dial POSTs Calls.json with basic auth and the documented fields: inline <C
   t.deepEqual(f.StatusCallback, [request.statusCallbackUrl]);
   t.deepEqual(f.StatusCallbackEvent, ['initiated', 'ringing', 'answered', 'completed']);
   t.deepEqual(f.StatusCallbackMethod, ['POST']);
-  t.deepEqual(f.MachineDetection, ['Enable']);
-  t.deepEqual(f.Record, ['true']);
-  t.deepEqual(f.RecordingStatusCallback, [request.recordingCallbackUrl]);
-  t.deepEqual(f.RecordingStatusCallbackEvent, ['completed']);
+  t.deepEqual(f.MachineDetection, ['DetectMessageEnd']);
+  t.deepEqual(f.AsyncAmd, ['true']);
+  t.deepEqual(f.AsyncAmdStatusCallback, [request.amdCallbackUrl]);
+  t.deepEqual(f.AsyncAmdStatusCallbackMethod, ['POST']);
+  t.false('Record' in f, 'recording starts after the opening notice, never from the answer');
+  t.false('RecordingStatusCallback' in f);
   t.deepEqual(f.Timeout, ['30']);
   t.deepEqual(f.TimeLimit, ['1200']);
   t.false('Url' in f, 'inline TwiML, no TwiML URL');
@@ -175,9 +160,11 @@ test('the Stream URL and call_id are XML-escaped in the TwiML and reach the medi
 test('a whole answered call: signed status callbacks in order, Media Streams messages, mark echo, completed on close, recording callback and fetch', async (t) => {
   const fake = await fakeTwilio(t);
   const hooks = await startCallbackServer(t);
-  const media = await startMediaServer(t, agentSpeaksThenHangsUp);
   const carrier = new TwilioCarrier({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, apiBaseUrl: fake.baseUrl, log });
-  const request = dialRequest({ mediaUrl: media.url, statusCallbackUrl: `${hooks.baseUrl}/carrier/status?call_id=call_abc123`, recordingCallbackUrl: `${hooks.baseUrl}/carrier/recording?call_id=call_abc123` });
+  const recordingUrl = `${hooks.baseUrl}/carrier/recording?call_id=call_abc123`;
+  // The recording is started once the stream runs (after the opening's notice, in the service).
+  const media = await startMediaServer(t, (conn, start) => void carrier.startRecording(start.start.callSid, recordingUrl).then(() => agentSpeaksThenHangsUp(conn, start)));
+  const request = dialRequest({ mediaUrl: media.url, statusCallbackUrl: `${hooks.baseUrl}/carrier/status?call_id=call_abc123`, recordingCallbackUrl: recordingUrl });
   const { carrierCallId } = await carrier.dial(request);
   const call = fake.call(carrierCallId)!;
   await call.done;
@@ -205,8 +192,8 @@ test('a whole answered call: signed status callbacks in order, Media Streams mes
   for (const r of hooks.received) t.true(verifyTwilioSignature(AUTH_TOKEN, r.fullUrl, r.form, r.signature), `${r.path} ${r.form.CallStatus ?? 'recording'}`);
   const reports = statuses.map((r) => parseStatusCallback('call_abc123', r.form));
   t.deepEqual(reports.map((r) => r.sequence), [0, 1, 2, 3]);
-  t.is(reports[2].answeredBy, 'human');
-  t.deepEqual({ ...reports[3], durationSeconds: undefined }, { callId: 'call_abc123', carrierCallId, status: 'completed', answeredBy: 'human', sequence: 3, durationSeconds: undefined });
+  t.is(reports[2].answeredBy, undefined, 'no AnsweredBy without MachineDetection');
+  t.deepEqual({ ...reports[3], durationSeconds: undefined }, { callId: 'call_abc123', carrierCallId, status: 'completed', sequence: 3, durationSeconds: undefined });
   t.true(reports[3].durationSeconds! >= 1, 'CallDuration is whole seconds since answer, rounded up');
 
   const recordings = hooks.received.filter((r) => r.path.startsWith('/carrier/recording'));
@@ -229,7 +216,7 @@ test('a whole answered call: signed status callbacks in order, Media Streams mes
 
 test('a wrong auth token is refused with 401 and creates no call; recordings need the right credentials too', async (t) => {
   const fake = await fakeTwilio(t);
-  const media = await startMediaServer(t, (conn) => conn.ws.close());
+  const media = await startMediaServer(t, recordThenClose(() => right));
   const wrong = new TwilioCarrier({ accountSid: ACCOUNT_SID, authToken: 'not-the-token', apiBaseUrl: fake.baseUrl, log });
   const err = await t.throwsAsync(wrong.dial(dialRequest({ mediaUrl: media.url })));
   t.is((err as any).status, 401);
@@ -248,7 +235,7 @@ test('a wrong auth token is refused with 401 and creates no call; recordings nee
 
 test('fetchRecording rewrites api.twilio.com to the base URL and never sends credentials to another host', async (t) => {
   const fake = await fakeTwilio(t);
-  const media = await startMediaServer(t, (conn) => conn.ws.close());
+  const media = await startMediaServer(t, recordThenClose(() => carrier));
   const carrier = new TwilioCarrier({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, apiBaseUrl: fake.baseUrl, log });
   const call = fake.call((await carrier.dial(dialRequest({ mediaUrl: media.url }))).carrierCallId)!;
   await call.done;
@@ -360,7 +347,7 @@ test('the fake records protocol errors: a wrong streamSid, an unknown event', as
 test('the fake signs callbacks so verifyTwilioSignature accepts them, and a changed param, URL, token or missing header fails', async (t) => {
   const fake = await fakeTwilio(t);
   const hooks = await startCallbackServer(t);
-  const media = await startMediaServer(t, (conn) => conn.ws.close());
+  const media = await startMediaServer(t, recordThenClose(() => carrier, `${hooks.baseUrl}/recording?call_id=call_1`));
   const carrier = new TwilioCarrier({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, apiBaseUrl: fake.baseUrl, log });
   const { carrierCallId } = await carrier.dial(dialRequest({ mediaUrl: media.url, statusCallbackUrl: `${hooks.baseUrl}/status?call_id=call_1&attempt=2`, recordingCallbackUrl: `${hooks.baseUrl}/recording?call_id=call_1` }));
   await fake.call(carrierCallId)!.done;
@@ -440,7 +427,11 @@ function simulated(): SimHarness {
 }
 
 test('SimulatedCarrier plays scenarios 0, 1, 2, 3, 4, 5 and 7 over the Media Streams protocol', async (t) => {
-  const media = await startMediaServer(t, agentSpeaksThenHangsUp);
+  // Each call's recording is started once its stream runs (a recording is reported only then).
+  const media = await startMediaServer(t, (conn, start) => {
+    void sim.carrier.startRecording(start.start.callSid);
+    agentSpeaksThenHangsUp(conn, start);
+  });
   const sim = simulated();
   const digits = [0, 1, 2, 3, 4, 5, 7];
   const dialled = await Promise.all(
@@ -461,7 +452,7 @@ test('SimulatedCarrier plays scenarios 0, 1, 2, 3, 4, 5 and 7 over the Media Str
     t.deepEqual(mine.map((s) => s.sequence), mine.map((_, i) => i), `digit ${digit}: sequence numbers`);
     if (scenario.answered) {
       t.deepEqual(mine.map((s) => s.status), ['initiated', 'ringing', 'in-progress', 'completed'], `digit ${digit}`);
-      t.is(mine[2].answeredBy, scenario.answeredBy ?? undefined, `digit ${digit}: answeredBy`);
+      t.is(mine[2].answeredBy, undefined, `digit ${digit}: no verdict without detection asked for`);
       t.is(mine[3].durationSeconds, scenario.durationSeconds, `digit ${digit}: scripted duration`);
       const recording = sim.recordings.find((r) => r.carrierCallId === carrierCallId);
       t.is(recording?.recordingUrl, `simulated://${carrierCallId}`);
@@ -549,6 +540,7 @@ test('SimulatedCarrier hangup: while ringing it cancels without a stream; once a
 
   const talking = await sim.carrier.dial(dialRequest({ callId: 'call_talk', to: '+442071234561', mediaUrl: media.url }));
   await waitFor('the stream', () => media.connections.some((c) => c.messages.some((m) => m.event === 'start' && m.start.customParameters.call_id === 'call_talk')));
+  await sim.carrier.startRecording(talking.carrierCallId);
   await sim.carrier.hangup(talking.carrierCallId);
   const conn = media.connections.find((c) => c.messages.some((m) => m.event === 'start' && m.start.customParameters.call_id === 'call_talk'))!;
   await waitFor('the close', () => conn.closed);

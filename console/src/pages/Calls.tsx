@@ -16,6 +16,7 @@ const OUTCOMES = [
   'call_back_later',
   'do_not_call',
   'voicemail',
+  'fax',
   'time_limit',
   'completed',
   'no_answer',

@@ -1,0 +1,132 @@
+import { withTransaction } from '../../db/pool.ts';
+import { createCallRepository, type CallRow } from '../../db/calls.ts';
+import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
+import { createCustomerRepository } from '../../db/customers.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
+import { createMachineRecordRepository } from '../../db/compliance-machines.ts';
+import type { AmdReport, AmdVerdict } from '../../telephony/carrier.ts';
+import { FRAME_BYTES } from '../../telephony/mulaw.ts';
+import { DeterministicSynthesizer, type SpeechSynthesizer } from '../../telephony/speech-synthesis/synthesizer.ts';
+import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
+import { isFinished } from './views.ts';
+import { voicemailMessage } from './voicemail.ts';
+import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
+import type { CallEnd } from './call-end.ts';
+
+/** The mark sent after the voicemail message: when it comes back, the message has played to its end. */
+export const VOICEMAIL_MARK = 'voicemail_message_end';
+
+/** Verdicts that are a machine (DetectMessageEnd gives its machine verdict at the greeting's end). */
+const MACHINE_VERDICTS: ReadonlySet<AmdVerdict> = new Set(['machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other']);
+
+/**
+ * The carrier's answering-machine verdict (issue 23 §3), processed once from the carrier inbox.
+ * The opening plays at once and a person never waits for detection; when the verdict says a
+ * machine answered, the opening stops and, per the customer's `voicemail.action`, the call hangs
+ * up or leaves the voicemail message after the beep (voicemail.ts) and hangs up once it has
+ * played. A fax is hung up on at once (outcome `fax`). `human` and `unknown` change nothing.
+ * The verdict and what was left go on the call's compliance record; the minutes are billed as the
+ * carrier measured them (call-end.ts).
+ */
+export function createCallMachine(deps: CallDeps, end: CallEnd) {
+  const { pool, clock, log } = deps;
+  const synthesizer = (): SpeechSynthesizer => (deps as CallDeps & { synthesizer?: SpeechSynthesizer }).synthesizer ?? new DeterministicSynthesizer();
+
+  /** Stores the verdict once (the call's `answered_by` and its compliance record), then acts on it. */
+  async function onAmd(state: CallState, report: AmdReport, reportId: string): Promise<{ state: CallState; processed: boolean; finished: boolean }> {
+    // The callback reached a process that does not hold the call's stream while the one that does
+    // is alive: left for that process (its call keeper takes its calls' verdicts every round).
+    if (!deps.liveCalls.has(state.id)) {
+      const call = await mustGetCall(pool, state.id);
+      const heldElsewhere = !isFinished(call.status) && call.claimed_by !== null && call.lease_expires_at !== null && call.lease_expires_at.getTime() > Date.now();
+      if (heldElsewhere) return { state, processed: false, finished: false };
+    }
+    const now = clock.now();
+    const stored = await withTransaction(pool, async (client) => {
+      const inbox = createCarrierReportRepository(client);
+      if (!(await inbox.lockUnprocessed(reportId))) return null;
+      const calls = createCallRepository(client);
+      const call = await calls.lock(state.id);
+      if (!call) throw new Error(`no call ${state.id} for carrier report ${reportId}`);
+      const finished = isFinished(call.status);
+      if (!finished) await calls.update(call.id, { answered_by: report.answeredBy, updated_at: now });
+      await createMachineRecordRepository(client).recordVerdict(call.id, report.answeredBy, now);
+      await inbox.markProcessed(reportId);
+      return { call, finished };
+    });
+    if (!stored) return { state, processed: false, finished: false };
+    if (stored.finished) return { state, processed: true, finished: true };
+    return { state: await act(state, report.answeredBy, stored.call), processed: true, finished: false };
+  }
+
+  async function act(state: CallState, verdict: AmdVerdict, call: CallRow): Promise<CallState> {
+    if (verdict === 'fax') {
+      const stopped = stopOpening(state);
+      await end.hangUp(stopped, 'fax');
+      return stopped;
+    }
+    if (!MACHINE_VERDICTS.has(verdict)) return state; // human, unknown: the call goes on
+    const stopped = stopOpening(state);
+    const customer = await createCustomerRepository(pool).get(call.customer_id);
+    const settings = customer ? callSettingsOf(customer) : null;
+    // machine_start comes before the greeting's end: a message now would be cut by the greeting.
+    // No stream here (another process holds it, or it never connected), or no opt-out number to
+    // give: nothing can be left lawfully. Then the call just hangs up.
+    const leave = settings?.voicemail.action === 'leave_message' && verdict !== 'machine_start' && stopped.media !== null && call.from_e164 !== null;
+    if (!leave || !customer || !settings) {
+      await end.hangUp(stopped, 'voicemail');
+      return stopped;
+    }
+    try {
+      const country = await createCoverageRepository(pool).get(customer.country);
+      const language = country?.calling_language ?? 'en-US';
+      const text = voicemailMessage({ registeredName: registeredNameOf(customer), optOutNumber: call.from_e164!, customMessage: settings.voicemail.message, callingLanguage: language });
+      const audio = await synthesizer().synthesize({ text, language, voice: settings.voice });
+      playMessage(stopped, text, framesOf(audio));
+    } catch (err) {
+      log.error({ err, call_id: state.id }, 'the voicemail message could not be prepared; hanging up');
+      await end.hangUp(stopped, 'voicemail');
+    }
+    return stopped;
+  }
+
+  /**
+   * Stops the opening: what the carrier buffered is dropped and the agent is closed (it never
+   * speaks to a machine). To become call-media.ts `stopOpening(state)` once that exists.
+   */
+  function stopOpening(state: CallState): CallState {
+    state.media?.clear();
+    state.bridge?.close();
+    return { ...state, bridge: null };
+  }
+
+  /**
+   * Plays the message after the beep; once its mark comes back it has been played whole: it is
+   * written to the compliance record and the call hangs up. To become call-media.ts
+   * `playPrepared(state, frames, VOICEMAIL_MARK)` once that exists.
+   */
+  function playMessage(state: CallState, text: string, frames: string[]): void {
+    const media = state.media!;
+    let done = false;
+    media.onMark((name) => {
+      if (name !== VOICEMAIL_MARK || done) return;
+      done = true;
+      void (async () => {
+        await createMachineRecordRepository(pool).recordVoicemailLeft(state.id, text);
+        await createCallRepository(pool).appendTranscript(state.id, { role: 'agent', text, at: clock.now().toISOString() });
+        await end.hangUp(state, 'voicemail');
+      })().catch((err) => log.error({ err, call_id: state.id }, 'hanging up after the voicemail message failed'));
+    });
+    for (const frame of frames) media.sendAudio(frame);
+    media.sendMark(VOICEMAIL_MARK);
+  }
+
+  return { onAmd };
+}
+
+/** μ-law audio as the carrier's 20 ms frames, base64. */
+function framesOf(audio: Buffer): string[] {
+  const frames: string[] = [];
+  for (let i = 0; i < audio.length; i += FRAME_BYTES) frames.push(audio.subarray(i, i + FRAME_BYTES).toString('base64'));
+  return frames;
+}
