@@ -5,8 +5,8 @@ import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
 import { createMachineRecordRepository } from '../../db/compliance-machines.ts';
 import type { AmdReport, AmdVerdict } from '../../telephony/carrier.ts';
-import { FRAME_BYTES } from '../../telephony/mulaw.ts';
-import { DeterministicSynthesizer, type SpeechSynthesizer } from '../../telephony/speech-synthesis/synthesizer.ts';
+import { playPrepared, stopOpening } from './call-media.ts';
+import { prepareSpeech } from './prepared-speech.ts';
 import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
 import { isFinished } from './views.ts';
 import { voicemailMessage } from './voicemail.ts';
@@ -30,7 +30,6 @@ const MACHINE_VERDICTS: ReadonlySet<AmdVerdict> = new Set(['machine_start', 'mac
  */
 export function createCallMachine(deps: CallDeps, end: CallEnd) {
   const { pool, clock, log } = deps;
-  const synthesizer = (): SpeechSynthesizer => (deps as CallDeps & { synthesizer?: SpeechSynthesizer }).synthesizer ?? new DeterministicSynthesizer();
 
   /** Stores the verdict once (the call's `answered_by` and its compliance record), then acts on it. */
   async function onAmd(state: CallState, report: AmdReport, reportId: string): Promise<{ state: CallState; processed: boolean; finished: boolean }> {
@@ -61,18 +60,18 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
 
   async function act(state: CallState, verdict: AmdVerdict, call: CallRow): Promise<CallState> {
     if (verdict === 'fax') {
-      const stopped = stopOpening(state);
+      const stopped = silenceForMachine(state);
       await end.hangUp(stopped, 'fax');
       return stopped;
     }
     if (!MACHINE_VERDICTS.has(verdict)) return state; // human, unknown: the call goes on
-    const stopped = stopOpening(state);
+    const stopped = silenceForMachine(state);
     const customer = await createCustomerRepository(pool).get(call.customer_id);
     const settings = customer ? callSettingsOf(customer) : null;
     // machine_start comes before the greeting's end: a message now would be cut by the greeting.
     // No stream here (another process holds it, or it never connected), or no opt-out number to
     // give: nothing can be left lawfully. Then the call just hangs up.
-    const leave = settings?.voicemail.action === 'leave_message' && verdict !== 'machine_start' && stopped.media !== null && call.from_e164 !== null;
+    const leave = settings?.voicemail.action === 'leave_message' && verdict !== 'machine_start' && !!stopped.line?.media && call.from_e164 !== null;
     if (!leave || !customer || !settings) {
       await end.hangUp(stopped, 'voicemail');
       return stopped;
@@ -81,8 +80,8 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
       const country = await createCoverageRepository(pool).get(customer.country);
       const language = country?.calling_language ?? 'en-US';
       const text = voicemailMessage({ registeredName: registeredNameOf(customer), optOutNumber: call.from_e164!, customMessage: settings.voicemail.message, callingLanguage: language });
-      const audio = await synthesizer().synthesize({ text, language, voice: settings.voice });
-      playMessage(stopped, text, framesOf(audio));
+      const speech = await prepareSpeech(deps, { customerId: customer.id, language, voice: settings.voice, text, mode: state.mode });
+      playMessage(stopped, text, speech.frames);
     } catch (err) {
       log.error({ err, call_id: state.id }, 'the voicemail message could not be prepared; hanging up');
       await end.hangUp(stopped, 'voicemail');
@@ -91,42 +90,38 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
   }
 
   /**
-   * Stops the opening: what the carrier buffered is dropped and the agent is closed (it never
-   * speaks to a machine). To become call-media.ts `stopOpening(state)` once that exists.
+   * Nothing more is said to a machine: the opening stops (call-media.ts `stopOpening`: the carrier
+   * drops what it has not played, the agent does not take over) and an agent already speaking is
+   * cut and closed.
    */
-  function stopOpening(state: CallState): CallState {
-    state.media?.clear();
+  function silenceForMachine(state: CallState): CallState {
+    stopOpening(state);
+    const line = state.line;
+    if (line) {
+      line.wantTakeOver = false;
+      line.media?.clear();
+      line.bridge?.close();
+      line.bridge = null;
+    }
     state.bridge?.close();
     return { ...state, bridge: null };
   }
 
   /**
-   * Plays the message after the beep; once its mark comes back it has been played whole: it is
-   * written to the compliance record and the call hangs up. To become call-media.ts
-   * `playPrepared(state, frames, VOICEMAIL_MARK)` once that exists.
+   * Plays the message after the beep (call-media.ts `playPrepared`); once its mark comes back it
+   * has been played whole: it is written to the compliance record and the call hangs up. Outside
+   * the mailbox: the actor goes on taking messages while the message plays.
    */
   function playMessage(state: CallState, text: string, frames: string[]): void {
-    const media = state.media!;
-    let done = false;
-    media.onMark((name) => {
-      if (name !== VOICEMAIL_MARK || done) return;
-      done = true;
-      void (async () => {
+    void playPrepared(state, frames, VOICEMAIL_MARK)
+      .then(async () => {
+        if (!state.line?.media) return; // the stream ended first: nothing was left
         await createMachineRecordRepository(pool).recordVoicemailLeft(state.id, text);
         await createCallRepository(pool).appendTranscript(state.id, { role: 'agent', text, at: clock.now().toISOString() });
         await end.hangUp(state, 'voicemail');
-      })().catch((err) => log.error({ err, call_id: state.id }, 'hanging up after the voicemail message failed'));
-    });
-    for (const frame of frames) media.sendAudio(frame);
-    media.sendMark(VOICEMAIL_MARK);
+      })
+      .catch((err) => log.error({ err, call_id: state.id }, 'hanging up after the voicemail message failed'));
   }
 
   return { onAmd };
-}
-
-/** μ-law audio as the carrier's 20 ms frames, base64. */
-function framesOf(audio: Buffer): string[] {
-  const frames: string[] = [];
-  for (let i = 0; i < audio.length; i += FRAME_BYTES) frames.push(audio.subarray(i, i + FRAME_BYTES).toString('base64'));
-  return frames;
 }
