@@ -9,6 +9,7 @@ import { createCallRequests, type CallRequests } from '../actors/call/requests.t
 import type { CustomerDirectory } from '../actors/customer/customer-directory.ts';
 import type { MoneyWriter } from '../money/writer.ts';
 import { createCarrierInbox, type CarrierInbox } from '../actors/call/carrier-inbox.ts';
+import { createInbound, type Inbound } from '../actors/call/inbound.ts';
 import { CallKeeper } from '../actors/call/call-keeper.ts';
 import { Dialler } from '../actors/scheduler/dialler.ts';
 import { createConsentGate } from '../actors/scheduler/consent-gate.ts';
@@ -36,6 +37,8 @@ export interface CallWiring {
   keeper: CallKeeper;
   /** Where the carrier streams a call's audio: empty in a process that runs no media server. */
   mediaUrl: () => string;
+  /** Calls people make to customers' numbers (their voice webhook). */
+  inbound: Inbound;
 }
 
 /**
@@ -89,6 +92,7 @@ export async function composeCalls(
   }
   const carriers: Record<Mode, Carrier> = { test: simulated, live: liveCarrier };
   const liveCalls = new Set<string>();
+  const streamToken = (callId: string) => parts.secrets.mac('media-stream', callId);
   let mediaUrl = config.mediaUrl ?? '';
   let keeper: CallKeeper | undefined;
   calls = actors.register<CallMessage, CallReplies, CallState>(
@@ -100,7 +104,7 @@ export async function composeCalls(
       mediaUrl: () => mediaUrl,
       liveCalls,
       calls: callsRef,
-      streamToken: (callId) => parts.secrets.mac('media-stream', callId),
+      streamToken,
       mediaStopped: (callId) => keeper?.mediaStopped(callId),
     }),
   );
@@ -120,5 +124,6 @@ export async function composeCalls(
   }
   const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
   keeper = new CallKeeper({ ...deps, money: parts.money, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
-  return { calls, callRequests: createCallRequests(deps, parts.customerDirectory, createConsentGate(createLineTypeLookup(deps.pool, carriers, log))), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl };
+  const inbound = createInbound({ ...deps, accounts: parts.accounts, owner: dialler.id, streamToken, mediaUrl: () => mediaUrl });
+  return { calls, callRequests: createCallRequests(deps, parts.customerDirectory, createConsentGate(createLineTypeLookup(deps.pool, carriers, log))), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl, inbound };
 }

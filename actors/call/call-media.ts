@@ -5,6 +5,7 @@ import { createComplianceRecordRepository } from '../../db/compliance-records.ts
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection } from '../../telephony/speech-bridge.ts';
 import { agentSetup, identificationOf } from './agent-setup.ts';
+import { inboundAgentSetup } from './inbound.ts';
 import { scrubSuppliers } from '../shared/output-filter.ts';
 import { businessName } from '../customer/views.ts';
 import { isFinished } from './views.ts';
@@ -37,7 +38,12 @@ export function createCallMedia(deps: CallDeps) {
       throw new Error(`call ${call.id}: customer ${call.customer_id} not found`);
     }
     const country = await createCoverageRepository(pool).get(customer.country);
-    const setup = agentSetup({
+    const language = country?.calling_language ?? 'en-US';
+    // A person calling the customer's number: the agent answers for the business (actors/call/inbound.ts).
+    const inbound = call.direction === 'inbound'
+      ? inboundAgentSetup({ businessName: businessName(customer), website: customer.website_url, language, timezone: customer.timezone, caller: call.to_e164, script: customer.script, researchNotes: customer.research_notes })
+      : null;
+    const setup = inbound ?? agentSetup({
       businessName: businessName(customer),
       callbackNumber: call.from_e164,
       website: customer.website_url,
@@ -49,7 +55,7 @@ export function createCallMedia(deps: CallDeps) {
       researchNotes: customer.research_notes,
     });
     const { identification, optOutOffered } = identificationOf(setup);
-    await createComplianceRecordRepository(pool).recordIdentification(call.id, identification, optOutOffered, clock.now());
+    if (!inbound) await createComplianceRecordRepository(pool).recordIdentification(call.id, identification, optOutOffered, clock.now());
     const self = () => deps.calls();
     const bridgeFor = deps.bridges[state.mode];
     // Connecting runs outside the mailbox: the agent may call a tool while it connects.
