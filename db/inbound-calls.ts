@@ -37,7 +37,8 @@ export function createInboundCallRepository(db: Queryable) {
 
     /**
      * Records an inbound call once per carrier call: a repeat of the webhook (the carrier retries)
-     * finds the call it recorded (`created: false`).
+     * finds the call it recorded (`created: false`). `claimed_at` is its start, so a call whose
+     * final report never comes is closed by the stale-call job (call-jobs.ts finishStaleCalls).
      */
     async insert(c: {
       accountId: string;
@@ -53,8 +54,8 @@ export function createInboundCallRepository(db: Queryable) {
     }): Promise<{ row: CallRow; created: boolean }> {
       const { rows } = await db.query(
         `INSERT INTO calls (account_id, mode, customer_id, direction, inbound_action, to_e164, to_country, phone_input, from_e164,
-                            carrier, carrier_call_id, status, answered_at, dial_before, next_attempt_at, created_at, updated_at)
-         VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $5, $7, $8, $9, 'in_progress', $10, $10, $10, $10, $10)
+                            carrier, carrier_call_id, status, answered_at, claimed_at, dial_before, next_attempt_at, created_at, updated_at)
+         VALUES ($1, $2, $3, 'inbound', $4, $5, $6, $5, $7, $8, $9, 'in_progress', $10, $10, $10, $10, $10, $10)
          ON CONFLICT (carrier_call_id) WHERE carrier_call_id IS NOT NULL DO NOTHING RETURNING *`,
         [c.accountId, c.mode, c.customerId, c.action, c.caller, c.country, c.called, c.carrier, c.carrierCallId, c.now],
       );

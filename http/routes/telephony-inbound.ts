@@ -5,7 +5,8 @@ import { Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import type { CarrierInbox } from '../../actors/call/carrier-inbox.ts';
 import type { Inbound } from '../../actors/call/inbound.ts';
-import { CarrierCallbackError, parseStatusCallback, verifyTwilioSignature, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
+import { CarrierCallbackError, parseStatusCallback, type TwilioForm } from '../../telephony/twilio/callbacks.ts';
+import { verifiedTwilioForm } from './telephony.ts';
 
 /**
  * Calls people make to a customer's rented number (actors/call/inbound.ts): the number's voice
@@ -27,15 +28,7 @@ export async function registerTelephonyInboundRoutes(app: App, services: Telepho
     const typed = scope as unknown as App;
     const query = Type.Object({ call_id: Type.String({ format: 'uuid' }) });
 
-    const verified = (request: { url: string; headers: Record<string, unknown>; body: unknown }): TwilioForm => {
-      const twilio = services.config.twilio;
-      if (!twilio) throw new ApiError('route_not_found');
-      const form = (request.body ?? {}) as TwilioForm;
-      if (!verifyTwilioSignature(twilio.authToken, `${services.config.publicUrl}${request.url}`, form, request.headers['x-twilio-signature'] as string | undefined)) {
-        throw new ApiError('invalid_twilio_signature');
-      }
-      return form;
-    };
+    const verified = (request: Parameters<typeof verifiedTwilioForm>[1]): TwilioForm => verifiedTwilioForm(services.config, request);
     const text = (form: TwilioForm, name: string): string => {
       const value = form[name];
       return typeof value === 'string' ? value.trim() : '';
