@@ -340,7 +340,8 @@ export function createInbound(deps: InboundDeps) {
   async function keyPressed(callId: string, digits: string): Promise<string | null> {
     const call = await repo().get(callId);
     if (!call) return null;
-    const optedOut = digits === '9';
+    // A caller without a number (withheld, "anonymous") has nothing to list: thanked, not confirmed.
+    const optedOut = digits === '9' && /^\+[1-9]\d{6,14}$/.test(call.to_e164);
     if (optedOut) {
       await createDncRepository(pool).add({
         accountId: call.account_id,

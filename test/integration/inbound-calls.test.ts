@@ -172,6 +172,27 @@ test.serial('message: a branded message says whom they reached; 9 records a do-n
   await invariantsHold(t);
 });
 
+test.serial('forward refused a hold (the customer may run no call at once): the message answers instead, nothing is held or charged', async (t) => {
+  const { api, customer, number } = await customerWithNumber({ name: 'Bright Dental', phone: '+12025550142' });
+  await db.query(`UPDATE customers SET max_concurrent_calls = 0 WHERE id = $1`, [customer.id]);
+  const available = (await api.get('/v1/balance')).body.available_cents;
+  const call = await placeInboundCall(fake, auth, { from: '+12025550117', to: number, durationSeconds: 25 });
+  t.deepEqual(call.dials, [], 'nothing was forwarded');
+  t.is(call.gathers.length, 1);
+  const id = callId(call.gathers[0].attributes.action);
+  const done = await finishedCall(api, id);
+  t.like(done, { direction: 'inbound', outcome: 'message_played', duration_seconds: 25 });
+  t.like((await api.get('/v1/balance')).body, { reserved_cents: 0, available_cents: available });
+  await invariantsHold(t);
+});
+
+test.serial('a withheld caller pressing 9 is thanked; no do-not-call entry is made for a number it does not have', async (t) => {
+  const { api, number } = await customerWithNumber({ name: 'Bright Dental' });
+  const call = await placeInboundCall(fake, auth, { from: 'anonymous', to: number, digits: '9', durationSeconds: 12 });
+  t.regex(call.steps[1].body, /Thank you for calling\. Goodbye\.<\/Say><Hangup\/>/);
+  t.deepEqual(((await api.get('/v1/dnc')).body.data as any[]).filter((e) => e.call_id === callId(call.gathers[0].attributes.action)), []);
+});
+
 test.serial('an unsigned or wrongly signed voice webhook is 403 and records nothing', async (t) => {
   const { number } = await customerWithNumber({ name: 'Bright Dental', phone: '+12025550142' });
   const before = await countCalls();
