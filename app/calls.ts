@@ -124,6 +124,7 @@ export async function composeCalls(
   }
   const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
   keeper = new CallKeeper({ ...deps, money: parts.money, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
-  const inbound = createInbound({ ...deps, accounts: parts.accounts, owner: dialler.id, streamToken, mediaUrl: () => mediaUrl });
+  // Held inbound calls are leased to this process only where its keeper runs (the dialler role).
+  const inbound = createInbound({ ...deps, accounts: parts.accounts, owner: config.roles.has('dialler') ? dialler.id : null, streamToken, mediaUrl: () => mediaUrl });
   return { calls, callRequests: createCallRequests(deps, parts.customerDirectory, createConsentGate(createLineTypeLookup(deps.pool, carriers, log))), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl, inbound };
 }

@@ -67,12 +67,14 @@ export function createInboundCallRepository(db: Queryable) {
 
     /**
      * The call took a hold (forwarded or answered by the agent): it is billed at its end like a
-     * dialled call, and leased to `owner` so the call keeper accounts for it (a lost final report
-     * is asked of the carrier).
+     * dialled call. With an `owner` (a process whose call keeper runs) it is leased to it, so the
+     * keeper accounts for it (a lost final report is asked of the carrier); without one, it is
+     * never leased (no keeper would renew it, and another would take it over and hang it up).
      */
-    async markHeld(id: string, owner: string, leaseSeconds: number, now: Date): Promise<CallRow> {
+    async markHeld(id: string, owner: string | null, leaseSeconds: number, now: Date): Promise<CallRow> {
       const { rows } = await db.query(
-        `UPDATE calls SET dialed_at = $2, claimed_at = $2, claimed_by = $3, lease_expires_at = now() + make_interval(secs => $4), updated_at = $2
+        `UPDATE calls SET dialed_at = $2, claimed_at = $2, claimed_by = $3,
+                lease_expires_at = CASE WHEN $3::text IS NULL THEN NULL ELSE now() + make_interval(secs => $4) END, updated_at = $2
           WHERE id = $1 RETURNING *`,
         [id, now, owner, leaseSeconds],
       );

@@ -245,8 +245,11 @@ export function inboundBilledSeconds(call: Pick<CallRow, 'inbound_action'>, dura
 export interface InboundDeps extends Deps {
   /** The account actors: an answered inbound call takes a hold through `start_call`. */
   accounts: Pick<EntityRegistry<AccountMessage, AccountReplies, any>, 'ask'>;
-  /** This process's owner id (the dialler's): a held inbound call is leased to it (call-keeper.ts). */
-  owner: string;
+  /**
+   * This process's owner id (the dialler's) when its call keeper runs: a held inbound call is
+   * leased to it (call-keeper.ts). Null in a process without the keeper.
+   */
+  owner: string | null;
   /** The per-call secret a media stream must bring back. */
   streamToken: (callId: string) => string;
   /** ws(s):// URL of this process's media server; empty when it runs none (then the message answers). */
