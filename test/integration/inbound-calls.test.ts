@@ -152,7 +152,9 @@ test.serial('agent: the call is streamed to the media server bound to the call; 
 });
 
 test.serial('message: a branded message says whom they reached; 9 records a do-not-call entry for the caller on the customer’s account and confirms; no charge', async (t) => {
-  const { api, number } = await customerWithNumber({ name: 'Bright Dental LLC' });
+  const { api, customer, number } = await customerWithNumber({ name: 'Bright Dental', brand_name: 'Bright Smiles' });
+  // The identification names the registered name (issue 23), not the brand.
+  await db.query(`UPDATE customers SET registered_name = 'Bright Dental LLC' WHERE id = $1`, [customer.id]);
   const caller = '+12025550113';
   const call = await placeInboundCall(fake, auth, { from: caller, to: number, digits: '9', durationSeconds: 20 });
   const [webhook, optOut] = call.steps;
