@@ -9,6 +9,7 @@ import { createCallRequests, type CallRequests } from '../actors/call/requests.t
 import type { CustomerDirectory } from '../actors/customer/customer-directory.ts';
 import type { MoneyWriter } from '../money/writer.ts';
 import { createCarrierInbox, type CarrierInbox } from '../actors/call/carrier-inbox.ts';
+import { createInbound, type Inbound } from '../actors/call/inbound.ts';
 import { CallKeeper } from '../actors/call/call-keeper.ts';
 import { Dialler } from '../actors/scheduler/dialler.ts';
 import { createConsentGate } from '../actors/scheduler/consent-gate.ts';
@@ -39,6 +40,8 @@ export interface CallWiring {
   keeper: CallKeeper;
   /** Where the carrier streams a call's audio: empty in a process that runs no media server. */
   mediaUrl: () => string;
+  /** Calls people make to customers' numbers (their voice webhook). */
+  inbound: Inbound;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function composeCalls(
   }
   const carriers: Record<Mode, Carrier> = { test: simulated, live: liveCarrier };
   const liveCalls = new Set<string>();
+  const streamToken = (callId: string) => parts.secrets.mac('media-stream', callId);
   let mediaUrl = config.mediaUrl ?? '';
   let keeper: CallKeeper | undefined;
   calls = actors.register<CallMessage, CallReplies, CallState>(
@@ -108,7 +112,7 @@ export async function composeCalls(
       mediaUrl: () => mediaUrl,
       liveCalls,
       calls: callsRef,
-      streamToken: (callId) => parts.secrets.mac('media-stream', callId),
+      streamToken,
       mediaStopped: (callId) => keeper?.mediaStopped(callId),
       decideRetry,
     }),
@@ -129,5 +133,7 @@ export async function composeCalls(
   }
   const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
   keeper = new CallKeeper({ ...deps, money: parts.money, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
-  return { calls, callRequests: createCallRequests(deps, parts.customerDirectory, createConsentGate(createLineTypeLookup(deps.pool, carriers, log))), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl };
+  // Held inbound calls are leased to this process only where its keeper runs (the dialler role).
+  const inbound = createInbound({ ...deps, accounts: parts.accounts, owner: config.roles.has('dialler') ? dialler.id : null, streamToken, mediaUrl: () => mediaUrl });
+  return { calls, callRequests: createCallRequests(deps, parts.customerDirectory, createConsentGate(createLineTypeLookup(deps.pool, carriers, log))), carriers, carrierInbox: inbox, dialler, keeper, mediaUrl: () => mediaUrl, inbound };
 }

@@ -258,6 +258,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       dnc: createDncList(deps),
       carriers: calling.carriers,
       carrierInbox: calling.carrierInbox,
+      inbound: calling.inbound,
       payments,
       payNow: () => payments!.payNow(),
       webhooks,

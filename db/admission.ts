@@ -39,7 +39,7 @@ const ADMISSION = prepared(
             ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS caller_id,
           a.attempt_at, a.attempt_outcome, a.attempt_ended_at, a.attempt_clock_at,
           ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
-          ARRAY(SELECT DISTINCT c.outcome FROM calls c WHERE c.customer_id = $1 AND c.to_e164 = $4 AND c.dialed_at IS NOT NULL) AS earlier_outcomes,
+          ARRAY(SELECT DISTINCT c.outcome FROM calls c WHERE c.customer_id = $1 AND c.to_e164 = $4 AND c.dialed_at IS NOT NULL AND c.direction = 'outbound') AS earlier_outcomes,
           r.*
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (${READINESS_FACTS_SQL}) AS r ON true
@@ -50,7 +50,7 @@ const ADMISSION = prepared(
               coalesce(array_agg(t.clock_claimed_at ORDER BY t.at), '{}') AS attempt_clock_at
          FROM (SELECT COALESCE(c.dialed_at, c.claimed_at, c.updated_at) AS at, c.outcome, c.ended_at, c.clock_claimed_at
                  FROM calls c
-                WHERE c.customer_id = $1 AND c.to_e164 = $4 AND (c.dialed_at IS NOT NULL OR c.status = 'completed')
+                WHERE c.customer_id = $1 AND c.to_e164 = $4 AND (c.dialed_at IS NOT NULL OR c.status = 'completed') AND c.direction = 'outbound'
                   AND COALESCE(c.dialed_at, c.claimed_at, c.updated_at) > $5) AS t) AS a`,
 );
 

@@ -65,6 +65,10 @@ export interface CallRow {
   attempt: number;
   /** On an ended attempt: when the request's next attempt was planned for; null when none is (or it was withdrawn). */
   retry_at: Date | null;
+  /** Migration 043: 'inbound' for a call a person made to the customer's number (to_e164 the caller, from_e164 the number called). */
+  direction: 'outbound' | 'inbound';
+  /** What answered an inbound call (actors/call/inbound.ts); null for outbound calls. */
+  inbound_action: 'forward' | 'agent' | 'message' | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -107,7 +111,7 @@ export function createCallRepository(db: Queryable) {
     }): Promise<{ row: CallRow; created: boolean }> {
       const openOfCustomer = async (): Promise<CallRow | null> => {
         const { rows } = await db.query(
-          `SELECT * FROM calls WHERE customer_id = $1 AND status IN ('queued', 'dialing', 'ringing', 'in_progress')
+          `SELECT * FROM calls WHERE customer_id = $1 AND status IN ('queued', 'dialing', 'ringing', 'in_progress') AND direction = 'outbound'
               AND (to_e164 = $2 OR external_ref = $3) ORDER BY seq LIMIT 1`,
           [c.customerId, c.toE164, c.externalRef],
         );
@@ -152,7 +156,7 @@ export function createCallRepository(db: Queryable) {
 
     /** The distinct outcomes of every dialled call of `customerId` to `toE164` (no redial after a hang-up, consent.ts). */
     async earlierOutcomes(customerId: string, toE164: string): Promise<(string | null)[]> {
-      const { rows } = await db.query(`SELECT DISTINCT outcome FROM calls WHERE customer_id = $1 AND to_e164 = $2 AND dialed_at IS NOT NULL`, [customerId, toE164]);
+      const { rows } = await db.query(`SELECT DISTINCT outcome FROM calls WHERE customer_id = $1 AND to_e164 = $2 AND dialed_at IS NOT NULL AND direction = 'outbound'`, [customerId, toE164]);
       return rows.map((r) => r.outcome);
     },
 
@@ -232,7 +236,7 @@ export function createCallRepository(db: Queryable) {
     async list(f: { accountId: string; mode: Mode; customerId: string | null; dialledOnly: boolean; status: string | null; limit: number; beforeSeq: number | null }): Promise<CallRow[]> {
       const { rows } = await db.query(
         `SELECT * FROM calls WHERE account_id = $1 AND mode = $2 AND ($3::uuid IS NULL OR customer_id = $3)
-            AND (NOT $4 OR dialed_at IS NOT NULL) AND ($5::text IS NULL OR status = $5) AND ($7::bigint IS NULL OR seq < $7)
+            AND (NOT $4 OR dialed_at IS NOT NULL OR direction = 'inbound') AND ($5::text IS NULL OR status = $5) AND ($7::bigint IS NULL OR seq < $7)
           ORDER BY seq DESC LIMIT $6`,
         [f.accountId, f.mode, f.customerId, f.dialledOnly, f.status, f.limit, f.beforeSeq],
       );
@@ -432,7 +436,7 @@ export function createCallRepository(db: Queryable) {
     async forCustomerSince(customerId: string, since: Date): Promise<Pick<CallRow, 'status' | 'outcome' | 'dialed_at' | 'duration_seconds' | 'appointment_id'>[]> {
       // Only what the figures need: never transcripts or anything a call said.
       const { rows } = await db.query(
-        `SELECT status, outcome, dialed_at, duration_seconds, appointment_id FROM calls WHERE customer_id = $1 AND created_at >= $2 ORDER BY seq`,
+        `SELECT status, outcome, dialed_at, duration_seconds, appointment_id FROM calls WHERE customer_id = $1 AND created_at >= $2 AND direction = 'outbound' ORDER BY seq`,
         [customerId, since],
       );
       return rows;

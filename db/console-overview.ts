@@ -26,7 +26,7 @@ const CALLS_BY_DAY = prepared(
             (count(*) FILTER (WHERE c.outcome = ANY($5::text[])))::int AS connected,
             count(c.appointment_id)::int AS appointments
        FROM calls c, bounds b
-      WHERE c.account_id = $1 AND c.mode = $2 AND c.created_at >= b.first_at AND c.created_at < b.end_at
+      WHERE c.account_id = $1 AND c.mode = $2 AND c.created_at >= b.first_at AND c.created_at < b.end_at AND c.direction = 'outbound'
       GROUP BY 1
    )
    SELECT to_char(g.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, COALESCE(p.placed, 0) AS placed,

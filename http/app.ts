@@ -32,6 +32,7 @@ import { registerCallRoutes } from './routes/calls.ts';
 import { registerAppointmentRoutes } from './routes/appointments.ts';
 import { registerDncRoutes } from './routes/dnc.ts';
 import { registerTelephonyRoutes } from './routes/telephony.ts';
+import { registerTelephonyInboundRoutes } from './routes/telephony-inbound.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { registerAdminWebhookRoutes } from './routes/admin-webhooks.ts';
 import { registerAdminEmailRoutes } from './routes/admin-emails.ts';
@@ -97,6 +98,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerAdminEmailRoutes> &
   RouteDeps<typeof registerOnboardingPages> &
   RouteDeps<typeof registerTelephonyRoutes> &
+  RouteDeps<typeof registerTelephonyInboundRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
   RouteDeps<typeof registerChatRoutes> &
   RouteDeps<typeof registerConsoleSessionRoutes> &
@@ -187,6 +189,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerAdminEmailRoutes(app, services);
   await registerOnboardingPages(app, services);
   await registerTelephonyRoutes(app, services);
+  await registerTelephonyInboundRoutes(app, services);
   registerSessionRoutes(app, services);
   await registerChatRoutes(app, services);
   registerChatPage(app);

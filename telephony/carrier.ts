@@ -148,8 +148,10 @@ export interface NumberSearch {
 export interface BuyNumberRequest {
   /** E.164, one the carrier offered. */
   e164: string;
-  /** Where the carrier reports changes to the number (Twilio's StatusCallback of the number). */
+  /** Where the carrier reports the progress of calls to the number (Twilio's StatusCallback of the number). */
   statusCallbackUrl?: string;
+  /** Where a call to the number is answered (Twilio's VoiceUrl, POST): people calling back (actors/call/inbound.ts). */
+  voiceUrl?: string;
 }
 
 export interface BoughtNumber {

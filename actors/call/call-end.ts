@@ -10,6 +10,7 @@ import { appointmentView, callView, isFinished } from './views.ts';
 import { localTime } from './local-time.ts';
 import { planNextAttempt } from './retries.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
+import { inboundBilledSeconds, inboundOutcome, inboundSummary } from './inbound.ts';
 
 /** How long an answered call's `call.completed` waits for its recording (real time). */
 export const RECORDING_WAIT_SECONDS = 45;
@@ -41,7 +42,7 @@ export function createCallEnd(deps: CallDeps) {
       }
       const answered = report.status === 'completed';
       const duration = answered ? Math.min(report.durationSeconds ?? 0, TIME_LIMIT_SECONDS) : 0;
-      const outcome = decideOutcome({
+      const facts = {
         carrierStatus: report.status,
         answeredBy: report.answeredBy ?? call.answered_by,
         durationSeconds: duration,
@@ -49,11 +50,15 @@ export function createCallEnd(deps: CallDeps) {
         doNotCall: await calls.requestedDoNotCall(call.id),
         endReason: call.end_reason,
         hitTimeLimit: call.end_reason === 'time_limit',
-      });
-      if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
+      };
+      // A call a person made to the customer's number (actors/call/inbound.ts) has outcomes of its own.
+      const inbound = call.direction === 'inbound';
+      const outcome = inbound ? inboundOutcome(call, facts) : decideOutcome(facts);
+      const billed = inbound ? inboundBilledSeconds(call, duration) : duration;
+      if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: billed, now });
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
-      // The request's next attempt, if it tries again (retries.ts), is queued in this transaction.
-      const updated = await planNextAttempt(client, deps.decideRetry, await calls.update(call.id, {
+      const local = appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null;
+      const ended = await calls.update(call.id, {
         status: 'completed',
         outcome,
         duration_seconds: duration,
@@ -61,14 +66,14 @@ export function createCallEnd(deps: CallDeps) {
         ended_at: now,
         updated_at: now,
         lease_expires_at: null,
-        summary: summarise(
-          outcome,
-          duration,
-          appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null,
-        ),
-      }), now);
-      // Only a recording that was started is waited for (none is, at a machine stopped before the notice).
-      const recordingDue = duration > 0 && !updated.recording_url && (await createMachineRecordRepository(client).recordingStarted(call.id));
+        summary: inbound ? inboundSummary(call, outcome, duration, local) : summarise(decideOutcome(facts), duration, local),
+      });
+      // The request's next attempt, if it tries again (retries.ts), is queued in this transaction;
+      // a call a person made to the customer is never redialled.
+      const updated = inbound ? ended : await planNextAttempt(client, deps.decideRetry, ended, now);
+      // Only a recording that was started is waited for (none is at a machine stopped before the
+      // notice, nor on an inbound call).
+      const recordingDue = duration > 0 && !updated.recording_url && !inbound && (await createMachineRecordRepository(client).recordingStarted(call.id));
       if (recordingDue) await calls.awaitRecording(call.id, RECORDING_WAIT_SECONDS);
       else await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });
       if (appointment && outcome === 'appointment_booked') {

@@ -6,8 +6,10 @@ import type { CallRow } from '../../db/calls.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, BridgeHandlers } from '../../telephony/speech-bridge.ts';
 import { agentSetup } from './agent-setup.ts';
-import { composeOpening, OPT_OUT_DIGIT } from './opening.ts';
+import { composeOpening, calledJurisdictionOf, OPT_OUT_DIGIT } from './opening.ts';
+import { openingLanguageOf } from './opening-words.ts';
 import { prepareSpeech, sha256 } from './prepared-speech.ts';
+import { inboundAgentSetup } from './inbound.ts';
 import { scrubSuppliers } from '../shared/output-filter.ts';
 import { businessName } from '../customer/views.ts';
 import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
@@ -109,11 +111,24 @@ export function createCallMedia(deps: CallDeps) {
       return state;
     }
     const line = state.line;
+    // A person calling the customer's number, answered by the agent: no line was prepared at a dial.
+    if (!line && !state.media) return connectInbound(state, session);
     if (!line || line.closed || line.media) {
       // A stream for a call this process did not dial (or a second stream): nothing to play to it.
       session.close();
       return state;
     }
+    startStream(state, line, session);
+    const call = await mustGetCall(pool, state.id);
+    if (isFinished(call.status)) {
+      session.close();
+      return state;
+    }
+    return { ...state, media: session };
+  }
+
+  /** The opening plays at once; the callee's audio, marks, keys and the stream's end are wired. */
+  function startStream(state: CallState, line: CallLine, session: MediaSession): void {
     line.media = session;
     playOpening(line, session);
     session.onAudio((payload, timestampMs) => line.bridge?.sendAudio(payload, timestampMs));
@@ -122,12 +137,46 @@ export function createCallMedia(deps: CallDeps) {
       if (digit === OPT_OUT_DIGIT) optOutByKey(state, line);
     });
     session.onStop(() => void self().ask(state.id, { type: 'media_stopped' }).catch(() => {}));
+  }
+
+  /**
+   * An inbound call the agent answers (actors/call/inbound.ts): its greeting ("Thank you for
+   * calling …") is prepared audio like an opening, played as soon as it is ready; the agent is
+   * connected meanwhile and takes over at its end. Nothing is recorded on an inbound call.
+   */
+  async function connectInbound(state: CallState, session: MediaSession): Promise<CallState> {
     const call = await mustGetCall(pool, state.id);
-    if (isFinished(call.status)) {
+    if (call.direction !== 'inbound' || isFinished(call.status)) {
       session.close();
       return state;
     }
-    return { ...state, media: session };
+    const customer = await createCustomerRepository(pool).get(call.customer_id);
+    if (!customer) {
+      session.close();
+      throw new Error(`call ${call.id}: customer ${call.customer_id} not found`);
+    }
+    const country = await createCoverageRepository(pool).get(customer.country);
+    const language = country?.calling_language ?? 'en-US';
+    const settings = callSettingsOf(customer);
+    const setup = {
+      ...inboundAgentSetup({ businessName: businessName(customer), website: customer.website_url, language, timezone: customer.timezone, caller: call.to_e164, script: customer.script, researchNotes: customer.research_notes }),
+      turn: settings.turn_detection,
+      voice: settings.voice,
+    };
+    const speech = await prepareSpeech(deps, { customerId: customer.id, language, voice: settings.voice, text: setup.greeting, mode: state.mode });
+    const line = newCallLine(setup, {
+      language: openingLanguageOf(language),
+      jurisdiction: calledJurisdictionOf(call.to_e164, call.to_country),
+      segments: [{ kind: 'identification', text: setup.greeting, frames: speech.frames, durationMs: speech.durationMs }],
+      text: setup.greeting,
+      rules: [],
+      sha256: speech.sha256,
+    });
+    line.carrierCallId = call.carrier_call_id;
+    const withLine: CallState = { ...state, line };
+    openBridge(withLine, line);
+    startStream(withLine, line, session);
+    return { ...withLine, media: session };
   }
 
   /**

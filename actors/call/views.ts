@@ -78,6 +78,8 @@ export function callView(c: CallRow, publicUrl: string) {
     customer_id: c.customer_id,
     external_ref: c.external_ref,
     phone: c.to_e164,
+    // Migration 043: an inbound call's phone is the caller's number (actors/call/inbound.ts).
+    direction: c.direction,
     business_name: c.business_name,
     status: c.status,
     finished,

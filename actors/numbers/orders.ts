@@ -106,7 +106,12 @@ export function createNumberOrders(deps: NumbersDeps, tools: NumberTools, caller
     let purchase: { carrierNumberId: string; e164: string } | undefined;
     for (const candidate of offered) {
       try {
-        purchase = await carrier.buyNumber({ e164: candidate.e164 });
+        // People call back: the number answers through the inbound webhook (actors/call/inbound.ts).
+        purchase = await carrier.buyNumber({
+          e164: candidate.e164,
+          voiceUrl: `${deps.config.publicUrl}/telephony/twilio/inbound`,
+          statusCallbackUrl: `${deps.config.publicUrl}/telephony/twilio/inbound/status`,
+        });
         break;
       } catch (err) {
         // Sold to someone else between the search and now: the next candidate.

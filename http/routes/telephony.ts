@@ -29,22 +29,27 @@ export interface TelephonyRouteDeps {
   numbers: Pick<Numbers, 'verificationReported'>;
 }
 
+type TwilioRequest = { url: string; headers: Record<string, unknown>; body: unknown };
+
+/** The callback's form once its X-Twilio-Signature matches (our public URL and the form); 403 otherwise, 404 without Twilio. */
+export function verifiedTwilioForm(config: Pick<Config, 'twilio' | 'publicUrl'>, request: TwilioRequest): TwilioForm {
+  const twilio = config.twilio;
+  if (!twilio) throw new ApiError('route_not_found');
+  const form = (request.body ?? {}) as TwilioForm;
+  const signature = request.headers['x-twilio-signature'] as string | undefined;
+  if (!verifyTwilioSignature(twilio.authToken, `${config.publicUrl}${request.url}`, form, signature)) {
+    throw new ApiError('invalid_twilio_signature');
+  }
+  return form;
+}
+
 export async function registerTelephonyRoutes(app: App, services: TelephonyRouteDeps): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 64 * 1024 });
     const typed = scope as unknown as App;
     const query = Type.Object({ call_id: Type.String({ format: 'uuid' }) });
 
-    const verified = (request: { url: string; headers: Record<string, unknown>; body: unknown }): TwilioForm => {
-      const twilio = services.config.twilio;
-      if (!twilio) throw new ApiError('route_not_found');
-      const form = (request.body ?? {}) as TwilioForm;
-      const signature = request.headers['x-twilio-signature'] as string | undefined;
-      if (!verifyTwilioSignature(twilio.authToken, `${services.config.publicUrl}${request.url}`, form, signature)) {
-        throw new ApiError('invalid_twilio_signature');
-      }
-      return form;
-    };
+    const verified = (request: TwilioRequest): TwilioForm => verifiedTwilioForm(services.config, request);
 
     const store = async (r: CarrierReport) => {
       try {

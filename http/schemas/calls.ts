@@ -3,7 +3,7 @@ import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchem
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
 const OUTCOME_DOC =
-  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up';
+  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up; inbound calls also: forwarded, message_played';
 
 const CONSENT_TYPE_DOC =
   'requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; ' +
@@ -69,6 +69,9 @@ export const CallSchema = Type.Object({
   customer_id: Type.String(),
   external_ref: NullableString,
   phone: Type.String(),
+  direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')], {
+    description: 'outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number)',
+  }),
   business_name: NullableString,
   status: Type.String({ description: STATUS_DOC }),
   finished: Type.Boolean(),

@@ -159,6 +159,7 @@ export class TwilioCarrier implements Carrier {
       const bought = await this.client.incomingPhoneNumbers.create({
         phoneNumber: request.e164,
         ...(request.statusCallbackUrl ? { statusCallback: request.statusCallbackUrl, statusCallbackMethod: 'POST' } : {}),
+        ...(request.voiceUrl ? { voiceUrl: request.voiceUrl, voiceMethod: 'POST' } : {}),
       });
       this.log.info({ carrierNumberId: bought.sid, e164: bought.phoneNumber }, 'twilio number bought');
       return { carrierNumberId: bought.sid, e164: bought.phoneNumber };

@@ -26,7 +26,7 @@ function call(overrides: Partial<CallRow> = {}): CallRow {
     answered_by: null, dialed_at: DIALLED, answered_at: null, ended_at: at('2027-06-15T15:03:00Z'), duration_seconds: 180, summary: null, end_reason: null,
     appointment_id: null, transcript: [], recording_id: null, recording_url: null, recording_seconds: null, lease_expires_at: null, completion_event_due_at: null,
     consent_type: 'prior_express_written', consent_obtained_at: at('2027-06-01T10:00:00Z'), consent_source: 'form', consent_evidence_ref: 'ev-1', consent_expires_at: null,
-    line_type: 'mobile', request_id: '7d1c1b8e-0000-4000-8000-000000000001', attempt: 1, retry_at: null, created_at: REQUESTED, updated_at: DIALLED, ...overrides,
+    line_type: 'mobile', request_id: '7d1c1b8e-0000-4000-8000-000000000001', attempt: 1, retry_at: null, direction: 'outbound', inbound_action: null, created_at: REQUESTED, updated_at: DIALLED, ...overrides,
   };
 }
 
