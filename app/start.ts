@@ -51,6 +51,7 @@ import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './j
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
 import { composeCalls } from './calls.ts';
+import { createProspectResearcher } from '../actors/call/prospect-research.ts';
 import { adminToken } from './admin-token.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
@@ -223,6 +224,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const tokenHash = await adminToken(pool, config, opts, log);
     const { dialler, keeper } = calling;
+    const researcher = createProspectResearcher({ ...deps, money });
     const services: Services = {
       ...deps,
       keys,
@@ -275,6 +277,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       sendNow: () => sender.drain(),
       emails: createEmailList(pool),
       mailNow: () => mailer.tick(),
+      researchNow: (research) => (research ? createProspectResearcher({ ...deps, money }, { research }) : researcher).researchDue(),
     };
     // The payments inbox retries on any process; automatic top-ups are charged by the dialler role.
     payments.start({ worker: config.roles.has('dialler') });
@@ -282,6 +285,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       onStop('jobs', scheduleJobs({ ...deps, money, ...rooms }, config.jobIntervalMs));
       dialler.start();
       onStop('dialler', () => dialler.stop());
+      onStop('prospect research', pollLoop(() => researcher.researchDue().then(() => undefined), config.diallerPollMs, log, 'prospect research'));
       keeper.start();
       onStop('call keeper', () => keeper.stop());
     }
