@@ -1,5 +1,6 @@
 import type { AgentSetup, ToolSpec } from '../../telephony/speech-bridge.ts';
 import { nationalFormat } from '../shared/phone.ts';
+import { RECORDING_OBJECTION_TOOL } from './recording-objection.ts';
 
 /** The agent's tools (DESIGN: book appointment, end call, opt out → do-not-call). */
 export const TOOLS: ToolSpec[] = [
@@ -31,6 +32,7 @@ export const TOOLS: ToolSpec[] = [
     description: 'The person asked not to be called again: record it at once, apologise, and end the call.',
     parameters: { type: 'object', properties: { reason: { type: 'string' } } },
   },
+  RECORDING_OBJECTION_TOOL,
 ];
 
 /**
