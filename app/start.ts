@@ -16,7 +16,7 @@ import type { CustomerMessage, CustomerReplies } from '../actors/customer/messag
 import { createOnboardingPage } from '../actors/customer/onboarding-page.ts';
 import { createCoverageService } from '../actors/coverage/coverage-service.ts';
 import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc-list.ts';
-import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
+import { fullComplianceRecord, fullComplianceRecordOf } from '../actors/call/compliance-view.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
 import { createConsoleCalls } from '../actors/console/calls.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
@@ -250,7 +250,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       coverage: createCoverageService(deps),
       importDncRegistry: (file) => importRegistry(deps, file),
       listDncRegistries: () => listRegistries(deps),
-      complianceRecord: (callId) => produceComplianceRecord(pool, callId),
+      // The operator reads the full record; the API's stays the proof of consent alone.
+      complianceRecord: (callId) => fullComplianceRecord(pool, callId),
+      callComplianceRecords: { forAccount: (accountId, mode, callId) => fullComplianceRecordOf(pool, accountId, mode, callId) },
       calls: calling.calls,
       callRequests: calling.callRequests,
       customerDirectory,
