@@ -8,6 +8,7 @@ import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
 import { appointmentView, callView, isFinished } from './views.ts';
 import { localTime } from './local-time.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
+import { analysisAtEnd } from './call-summary.ts';
 
 /** How long an answered call's `call.completed` waits for its recording (real time). */
 export const RECORDING_WAIT_SECONDS = 45;
@@ -50,6 +51,14 @@ export function createCallEnd(deps: CallDeps) {
       });
       if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: duration, now });
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
+      // The summary with what the transcript says (call-summary.ts: the model's reading stored before, else the rules').
+      const { summary } = await analysisAtEnd(
+        client,
+        call,
+        outcome,
+        summarise(outcome, duration, appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null),
+        now,
+      );
       const updated = await calls.update(call.id, {
         status: 'completed',
         outcome,
@@ -58,11 +67,7 @@ export function createCallEnd(deps: CallDeps) {
         ended_at: now,
         updated_at: now,
         lease_expires_at: null,
-        summary: summarise(
-          outcome,
-          duration,
-          appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null,
-        ),
+        summary,
       });
       if (duration > 0 && !updated.recording_url) await calls.awaitRecording(call.id, RECORDING_WAIT_SECONDS);
       else await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(updated, config.publicUrl), now });

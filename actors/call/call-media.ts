@@ -9,6 +9,7 @@ import { scrubSuppliers } from '../shared/output-filter.ts';
 import { businessName } from '../customer/views.ts';
 import { isFinished } from './views.ts';
 import { mustGetCall, releaseCall, type CallDeps, type CallState } from './call-state.ts';
+import { analyseWithModel, createModelAnalyst } from './call-summary.ts';
 
 /**
  * A call's audio: the carrier's media stream is checked against the call's stream token, the
@@ -17,6 +18,7 @@ import { mustGetCall, releaseCall, type CallDeps, type CallState } from './call-
  */
 export function createCallMedia(deps: CallDeps) {
   const { pool, clock, log } = deps;
+  const analyst = createModelAnalyst(deps.config);
 
   /** Starts the agent for a connected media stream; audio flows directly between the two. */
   async function connectMedia(state: CallState, session: MediaSession): Promise<CallState> {
@@ -96,7 +98,10 @@ export function createCallMedia(deps: CallDeps) {
     state.bridge?.close();
     // Another process may have written the end (the carrier's report reached its API):
     // then nothing is left to wait for here.
-    const ended = isFinished((await mustGetCall(pool, state.id)).status);
+    const call = await mustGetCall(pool, state.id);
+    // The model reads a live call's transcript now, before the end is written (call-summary.ts; bounded, never fails the stop).
+    if (!isFinished(call.status) && state.mode === 'live') await analyseWithModel(pool, analyst, call, clock.now(), log).catch((err) => log.warn({ err, call_id: state.id }, 'call analysis failed'));
+    const ended = isFinished(call.status);
     return ended ? releaseCall(deps, state) : { ...state, bridge: null, media: null };
   }
 

@@ -45,6 +45,7 @@ export function conductView(c: ConductRow) {
       carrier_stopped: (r.recording_stopped as boolean | null | undefined) ?? null,
     },
     end_reason: c.end_reason,
+    analysis: c.analysis_source ? { callback_at: iso(c.callback_at), objection: c.objection, source: c.analysis_source } : null,
     more,
   };
 }

@@ -28,3 +28,15 @@ ALTER TABLE call_compliance_records ADD COLUMN recording_objected_at timestamptz
 ALTER TABLE call_compliance_records ADD COLUMN recording_objection_action text
   CHECK (recording_objection_action IN ('continue_unrecorded', 'end_call'));
 ALTER TABLE call_compliance_records ADD COLUMN recording_stopped boolean;
+
+-- What the call's transcript says (actors/call/call-summary.ts), written once, by the model when
+-- one is configured (before the call's end is written) or by the rules at the end: the callback
+-- time asked for (an outcome: in the summary sentence) and the objection heard (the operator's and
+-- the console's only; the API never returns decision-making).
+CREATE TABLE call_analyses (
+  call_id      uuid PRIMARY KEY REFERENCES calls(id),
+  callback_at  timestamptz,
+  objection    text CHECK (objection IN ('price', 'timing', 'has_provider', 'not_interested', 'other')),
+  source       text NOT NULL CHECK (source IN ('model', 'rules')),
+  created_at   timestamptz NOT NULL
+);

@@ -18,6 +18,16 @@ export const ConductSchema = Type.Object({
     carrier_stopped: Nullable(Type.Boolean()),
   }),
   end_reason: NullableString,
+  analysis: Nullable(
+    Type.Object(
+      {
+        callback_at: { ...NullableTimestamp, description: 'the callback time the callee asked for' },
+        objection: { ...NullableString, description: 'price, timing, has_provider, not_interested, other' },
+        source: { ...Type.String(), description: 'model or rules' },
+      },
+      { description: "what the transcript says (actors/call/call-summary.ts); null when it was not read" },
+    ),
+  ),
   more: Type.Record(Type.String(), Type.Unknown(), { description: "the record's other columns (the opening's audio, the disclosure, the machine verdict's time, …)" }),
 });
 

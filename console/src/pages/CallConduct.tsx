@@ -20,6 +20,15 @@ const ANSWERED_BY: Record<string, string> = {
   unknown: 'Not known',
 };
 
+/** The objections the transcript is read for (actors/call/call-summary.ts). */
+const OBJECTIONS: Record<string, string> = {
+  price: 'Price',
+  timing: 'Timing',
+  has_provider: 'Already has a provider',
+  not_interested: 'Not interested',
+  other: 'Another reason',
+};
+
 /**
  * How the call went, from its compliance record (issue 23): who answered, the opening as played,
  * the opt-out, the objection to the recording. The API's record never carries this; the
@@ -80,6 +89,8 @@ export function CallConduct({ callId, mode, dialled }: { callId: string; mode: M
                   ),
                 ],
                 ['Why the call ended', conduct.end_reason ? words(conduct.end_reason) : '—'],
+                ['Callback asked for', conduct.analysis?.callback_at ? dateTime(conduct.analysis.callback_at) : '—'],
+                ['Objection heard', conduct.analysis?.objection ? (OBJECTIONS[conduct.analysis.objection] ?? words(conduct.analysis.objection)) : '—'],
               ]}
             />
           )}
