@@ -156,7 +156,8 @@ export class Dialler {
     const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
     // A request whose research of the called business is still running waits for it, a bounded time (prospect-research.ts).
     if (decision.kind === 'dial' && (await researchGate(pool, call.id, clock.now())) === 'wait') {
-      await createCallRepository(pool).requeue(call.id, new Date(clock.now().getTime() + RESEARCH_RECHECK_MS), 'researching', clock.now());
+      // Looked at again on the request's own time (a test clock's, when it is on one).
+      await createCallRepository(pool).requeue(call.id, new Date(now.getTime() + RESEARCH_RECHECK_MS), 'researching', clock.now());
       return false;
     }
     switch (decision.kind) {

@@ -124,7 +124,7 @@ export default function Call() {
                 </ol>
               )}
             </Section>
-            <CallConduct callId={call.id} mode={mode} dialled={call.dialed_at !== null} />
+            <CallConduct callId={call.id} mode={mode} dialled={call.dialed_at !== null} finished={call.finished} />
           </>
         );
       }}

@@ -32,11 +32,13 @@ const OBJECTIONS: Record<string, string> = {
 /**
  * How the call went, from its compliance record (issue 23): who answered, the opening as played,
  * the opt-out, the objection to the recording. The API's record never carries this; the
- * reseller sees it here and the operator in the admin view. Read once the call was dialled.
+ * reseller sees it here and the operator in the admin view. Read once the call was dialled, and
+ * again when it has finished.
  */
-export function CallConduct({ callId, mode, dialled }: { callId: string; mode: Mode; dialled: boolean }) {
+export function CallConduct({ callId, mode, dialled, finished }: { callId: string; mode: Mode; dialled: boolean; finished: boolean }) {
   const record = useQuery({
-    queryKey: ['/calls', callId, 'compliance_record', mode],
+    // Read again when the call has finished: its verdict, opt-out and reading come during and after it.
+    queryKey: ['/calls', callId, 'compliance_record', mode, finished],
     queryFn: () => api.get<FullRecord>(`/calls/${encodeURIComponent(callId)}/compliance_record`, { mode }),
     enabled: dialled,
     refetchOnMount: 'always',
