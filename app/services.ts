@@ -2,6 +2,7 @@ import type { HttpDeps } from '../http/app.ts';
 import type { CarrierInbox } from '../actors/call/carrier-inbox.ts';
 import type { CallRegistry } from './calls.ts';
 import type { Payments } from '../actors/payments/payments.ts';
+import type { ResearchOptions } from '../actors/websites/research.ts';
 
 /**
  * The one object the composition root builds: everything the HTTP app's plugins and routes
@@ -17,4 +18,9 @@ export interface Services extends HttpDeps {
   payments: Payments;
   /** One round of the automatic top-up worker and the payments inbox's retries, now (tests). */
   payNow: () => Promise<number>;
+  /**
+   * One round of prospect research (actors/call/prospect-research.ts) now; resolves to the
+   * researches it took (tests; `research` overrides the fetch's options, e.g. which origins are private but allowed).
+   */
+  researchNow: (research?: Partial<ResearchOptions>) => Promise<number>;
 }

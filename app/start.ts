@@ -16,7 +16,7 @@ import type { CustomerMessage, CustomerReplies } from '../actors/customer/messag
 import { createOnboardingPage } from '../actors/customer/onboarding-page.ts';
 import { createCoverageService } from '../actors/coverage/coverage-service.ts';
 import { createDncList, importRegistry, listRegistries } from '../actors/dnc/dnc-list.ts';
-import { produceComplianceRecord } from '../actors/call/compliance-record.ts';
+import { fullComplianceRecord, fullComplianceRecordOf } from '../actors/call/compliance-view.ts';
 import { createAppointments } from '../actors/call/appointments.ts';
 import { createConsoleCalls } from '../actors/console/calls.ts';
 import { createConsolePeople } from '../actors/console/people.ts';
@@ -51,6 +51,7 @@ import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './j
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
 import { composeCalls } from './calls.ts';
+import { createProspectResearcher } from '../actors/call/prospect-research.ts';
 import { adminToken } from './admin-token.ts';
 import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
@@ -223,6 +224,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const tokenHash = await adminToken(pool, config, opts, log);
     const { dialler, keeper } = calling;
+    const researcher = createProspectResearcher({ ...deps, money });
     const services: Services = {
       ...deps,
       keys,
@@ -248,7 +250,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       coverage: createCoverageService(deps),
       importDncRegistry: (file) => importRegistry(deps, file),
       listDncRegistries: () => listRegistries(deps),
-      complianceRecord: (callId) => produceComplianceRecord(pool, callId),
+      // The operator reads the full record; the API's stays the proof of consent alone.
+      complianceRecord: (callId) => fullComplianceRecord(pool, callId),
+      callComplianceRecords: { forAccount: (accountId, mode, callId) => fullComplianceRecordOf(pool, accountId, mode, callId) },
       calls: calling.calls,
       callRequests: calling.callRequests,
       customerDirectory,
@@ -276,6 +280,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       sendNow: () => sender.drain(),
       emails: createEmailList(pool),
       mailNow: () => mailer.tick(),
+      researchNow: (research) => (research ? createProspectResearcher({ ...deps, money }, { research }) : researcher).researchDue(),
     };
     // The payments inbox retries on any process; automatic top-ups are charged by the dialler role.
     payments.start({ worker: config.roles.has('dialler') });
@@ -283,6 +288,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       onStop('jobs', scheduleJobs({ ...deps, money, ...rooms }, config.jobIntervalMs));
       dialler.start();
       onStop('dialler', () => dialler.stop());
+      onStop('prospect research', pollLoop(() => researcher.researchDue().then(() => undefined), config.diallerPollMs, log, 'prospect research'));
       keeper.start();
       onStop('call keeper', () => keeper.stop());
     }

@@ -51,6 +51,7 @@ import { registerConsoleOverviewRoutes } from './routes/console-overview.ts';
 import { registerConsoleBillingRoutes } from './routes/console-billing.ts';
 import { registerConsoleTestClockRoutes } from './routes/console-test-clocks.ts';
 import { registerConsoleCallRoutes } from './routes/console-calls.ts';
+import { registerConsoleComplianceRoutes } from './routes/console-compliance.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
 import { registerPaymentRoutes } from './routes/console-payments.ts';
@@ -110,6 +111,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleBillingRoutes> &
   RouteDeps<typeof registerConsoleTestClockRoutes> &
   RouteDeps<typeof registerConsoleCallRoutes> &
+  RouteDeps<typeof registerConsoleComplianceRoutes> &
   RouteDeps<typeof registerConsoleBrandRoutes> &
   RouteDeps<typeof registerConsoleCustomerRoutes> &
   RouteDeps<typeof registerPaymentRoutes> &
@@ -202,6 +204,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleBillingRoutes(app, services);
   registerConsoleTestClockRoutes(app, services);
   registerConsoleCallRoutes(app, services);
+  registerConsoleComplianceRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
   await registerPaymentRoutes(app, services);

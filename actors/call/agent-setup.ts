@@ -1,5 +1,6 @@
 import type { AgentSetup, ToolSpec, TurnSettings } from '../../telephony/speech-bridge.ts';
 import { OPENING_WORDS, openingLanguageOf } from './opening-words.ts';
+import { RECORDING_OBJECTION_TOOL } from './recording-objection.ts';
 
 /** The agent's tools (DESIGN: book appointment, end call, opt out → do-not-call). */
 export const TOOLS: ToolSpec[] = [
@@ -33,6 +34,7 @@ export const TOOLS: ToolSpec[] = [
       'so say nothing after calling it.',
     parameters: { type: 'object', properties: { reason: { type: 'string' } } },
   },
+  RECORDING_OBJECTION_TOOL,
 ];
 
 /**

@@ -11,6 +11,7 @@ import { localTime } from './local-time.ts';
 import { planNextAttempt } from './retries.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 import { inboundBilledSeconds, inboundOutcome, inboundSummary } from './inbound.ts';
+import { analysisAtEnd } from './call-summary.ts';
 
 /** How long an answered call's `call.completed` waits for its recording (real time). */
 export const RECORDING_WAIT_SECONDS = 45;
@@ -58,6 +59,11 @@ export function createCallEnd(deps: CallDeps) {
       if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: billed, now });
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
       const local = appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null;
+      // The summary with what the transcript says (call-summary.ts: the model's reading stored
+      // before, else the rules'); an inbound call's is its own (inbound.ts).
+      const summary = inbound
+        ? inboundSummary(call, outcome, duration, local)
+        : (await analysisAtEnd(client, call, decideOutcome(facts), summarise(decideOutcome(facts), duration, local), now)).summary;
       const ended = await calls.update(call.id, {
         status: 'completed',
         outcome,
@@ -66,7 +72,7 @@ export function createCallEnd(deps: CallDeps) {
         ended_at: now,
         updated_at: now,
         lease_expires_at: null,
-        summary: inbound ? inboundSummary(call, outcome, duration, local) : summarise(decideOutcome(facts), duration, local),
+        summary,
       });
       // The request's next attempt, if it tries again (retries.ts), is queued in this transaction;
       // a call a person made to the customer is never redialled.

@@ -21,6 +21,9 @@ const OPENING_MARK = 'opening:';
 /** Frames of the opening sent the instant the stream starts (one second), then slices of this many per event-loop turn. */
 const OPENING_FIRST_FRAMES = 50;
 const OPENING_SLICE_FRAMES = 100;
+import { analyseWithModel, createModelAnalyst } from './call-summary.ts';
+import { prospectNotesOf } from './prospect-notes.ts';
+import { recordingRefused } from './recording-objection.ts';
 
 /**
  * A call's audio (issue 23 §1). At the dial the opening is prepared (each segment its own audio,
@@ -34,6 +37,7 @@ export function createCallMedia(deps: CallDeps) {
   const { pool, clock, log } = deps;
   const self = () => deps.calls();
   const compliance = () => createComplianceRecordRepository(pool);
+  const analyst = createModelAnalyst(deps.config);
 
   /**
    * The call's line before the dial: its opening composed and synthesized (one piece of audio a
@@ -64,6 +68,8 @@ export function createCallMedia(deps: CallDeps) {
       to: call.to_e164,
       script: customer.script,
       researchNotes: customer.research_notes,
+      // What research found about the called business (actors/call/prospect-research.ts): the agent's only.
+      prospectNotes: await prospectNotesOf(pool, call),
       turn: settings.turn_detection,
       voice: settings.voice,
     });
@@ -246,10 +252,18 @@ export function createCallMedia(deps: CallDeps) {
     const carrierCallId = line.carrierCallId;
     if (!carrierCallId) return;
     const url = `${deps.config.publicUrl}/telephony/twilio/recording?call_id=${state.id}`;
-    deps.carriers[state.mode]
-      .startRecording(carrierCallId, url)
-      .then(() => compliance().recordRecordingStarted(state.id, clock.now()))
-      .catch((err) => log.warn({ err, call_id: state.id }, 'the recording could not be started'));
+    const carrier = deps.carriers[state.mode];
+    void (async () => {
+      // The callee objected during the opening (recording-objection.ts): it never starts.
+      if (await recordingRefused(pool, state.id)) return;
+      await carrier.startRecording(carrierCallId, url);
+      // An objection that landed while the carrier started it stops it again.
+      if (await recordingRefused(pool, state.id)) {
+        await carrier.stopRecording(carrierCallId);
+        return;
+      }
+      await compliance().recordRecordingStarted(state.id, clock.now());
+    })().catch((err) => log.warn({ err, call_id: state.id }, 'the recording could not be started'));
   }
 
   /** Writes the opening as played (once) and its played words as the transcript's first agent line. */
@@ -330,7 +344,10 @@ export function createCallMedia(deps: CallDeps) {
     }
     // Another process may have written the end (the carrier's report reached its API):
     // then nothing is left to wait for here.
-    const ended = isFinished((await mustGetCall(pool, state.id)).status);
+    const call = await mustGetCall(pool, state.id);
+    // The model reads a live call's transcript now, before the end is written (call-summary.ts; bounded, never fails the stop).
+    if (!isFinished(call.status) && state.mode === 'live') await analyseWithModel(pool, analyst, call, clock.now(), log).catch((err) => log.warn({ err, call_id: state.id }, 'call analysis failed'));
+    const ended = isFinished(call.status);
     return ended ? releaseCall(deps, state) : { ...state, bridge: null, media: null };
   }
 

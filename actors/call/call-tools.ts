@@ -6,6 +6,7 @@ import { readToolCall } from './tool-args.ts';
 import { localTime } from './local-time.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 import type { CallEnd } from './call-end.ts';
+import { objectToRecording, RECORDING_OBJECTION_TOOL } from './recording-objection.ts';
 
 /** The agent's tools during a call: book an appointment, record a do-not-call request, end the call. */
 export function createCallTools(deps: CallDeps, end: CallEnd, optOut: (state: CallState, reason: string | null) => Promise<void>) {
@@ -13,6 +14,8 @@ export function createCallTools(deps: CallDeps, end: CallEnd, optOut: (state: Ca
 
   /** Carries out the agent's call of a tool; its arguments are read (and made safe to write) by tool-args.ts. */
   async function tool(state: CallState, name: string, args: Record<string, unknown>): Promise<unknown> {
+    // The callee objects to the recording: stop it at the carrier (recording-objection.ts).
+    if (name === RECORDING_OBJECTION_TOOL.name) return objectToRecording(deps, end, state);
     const call = await mustGetCall(pool, state.id);
     const now = clock.now();
     const read = readToolCall(name, args, now);

@@ -15,6 +15,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { liveCarrierKind } from '../../runtime/config.ts';
 import { produceComplianceRecord } from './compliance-record.ts';
 import { createTestClockRepository } from '../../db/test-clocks.ts';
+import { createProspectResearchRepository } from '../../db/prospect-research.ts';
 
 /**
  * The reseller-facing side of calls: queueing requests, reading them and cancelling them. A plain
@@ -52,6 +53,8 @@ export interface QueueCallInput {
   customer_id: string;
   phone: string;
   business_name?: string | null;
+  /** The called business's website, researched once before the first dial (prospect-research.ts). */
+  website_url?: string | null;
   external_ref?: string | null;
   dial_before?: string | null;
   /** Absent: `none`. */
@@ -113,6 +116,21 @@ function storedConsent(input: ConsentInput | undefined, now: Date): StoredConsen
   return { type: input.type, obtainedAt, source: input.source!, evidenceRef: input.evidence_ref!, expiresAt };
 }
 
+/** A request's `website_url`: an http(s) URL without credentials, else `invalid_parameter`; null when none was sent. */
+function researchedWebsite(text: string | null | undefined): string | null {
+  if (!text?.trim()) return null;
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new Refusal('invalid_parameter', 'website_url must be an http or https URL such as https://acme.example.');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+    throw new Refusal('invalid_parameter', 'website_url must be an http or https URL without a user name or password.');
+  }
+  return url.href;
+}
+
 export function createCallRequests(deps: Deps, customers: CustomerDirectory, consentGate: ConsentGate) {
   const { pool, clock, config } = deps;
 
@@ -140,6 +158,7 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
       dialBefore = d;
     }
     const consent = storedConsent(input.consent, now);
+    const websiteUrl = researchedWebsite(input.website_url);
     // The gate runs before anything is written: a refused request leaves nothing queued.
     const earlierOutcomes = await createCallRepository(pool).earlierOutcomes(customer.id, parsed.e164);
     const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, calledParty: input.called_party ?? null, earlierOutcomes, now });
@@ -163,6 +182,9 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
         now,
         dueAt,
       });
+      if (created && websiteUrl) {
+        await createProspectResearchRepository(client).insert({ requestId: row.id, accountId, mode, customerId: customer.id, websiteUrl, now });
+      }
       // The open row may be a later attempt of a request (a retry): the answer is the request.
       return { created, body: callRequestView(await createCallRepository(client).attemptsOf(row.request_id)) };
     });

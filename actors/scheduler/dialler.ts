@@ -13,6 +13,7 @@ import { readinessFactsOf } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
+import { RESEARCH_RECHECK_MS, researchGate } from '../call/prospect-research.ts';
 import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
 import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
 import { requiredConsent } from './consent.ts';
@@ -153,6 +154,12 @@ export class Dialler {
       earlierOutcomes: row.earlier_outcomes,
     };
     const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
+    // A request whose research of the called business is still running waits for it, a bounded time (prospect-research.ts).
+    if (decision.kind === 'dial' && (await researchGate(pool, call.id, clock.now())) === 'wait') {
+      // Looked at again on the request's own time (a test clock's, when it is on one).
+      await createCallRepository(pool).requeue(call.id, new Date(now.getTime() + RESEARCH_RECHECK_MS), 'researching', clock.now());
+      return false;
+    }
     switch (decision.kind) {
       case 'end':
         await this.end(call, decision.status, decision.outcome);

@@ -128,6 +128,15 @@ export const QueueCallBody = Type.Object(
     customer_id: Type.String({ minLength: 1, maxLength: 255, description: 'service id or external_ref of the customer' }),
     phone: withCode(Type.String({ minLength: 1, maxLength: 64 }), { default: 'invalid_phone_number', required: 'parameter_missing' }),
     business_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    website_url: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 2048,
+          description: 'the called business\'s website (http or https): read once before the first dial so the agent knows the business (4 cents); what is found is never returned',
+        }),
+      ),
+    ),
     external_ref: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
     dial_before: Type.Optional(withCode(Nullable(Type.String({ maxLength: 40 })), 'invalid_dial_before')),
     consent: Type.Optional(ConsentBody),

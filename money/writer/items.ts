@@ -8,13 +8,13 @@ import type { Lines } from './lines.ts';
 export function createItemMoney(lines: Lines) {
   return {
     /**
-     * A one-off charge of a customer's item (a website's build fee): a `usage` line whose cause is
+     * A one-off charge of a customer's item (a website's build fee, a researched prospect): a `usage` line whose cause is
      * the item's kind. Live money must cover it (balance less running calls' holds) or nothing is
      * written; test mode prices it with `applied: false`.
      */
     async chargeItem(
       client: Client,
-      c: { accountId: string; mode: Mode; customerId: string; cause: 'website_build'; amountCents: number; reference: string; description: string; now: Date },
+      c: { accountId: string; mode: Mode; customerId: string; cause: 'website_build' | 'prospect'; amountCents: number; reference: string; description: string; now: Date },
     ): Promise<{ outcome: 'charged'; line: LedgerRow } | { outcome: 'insufficient_balance' }> {
       const row = await balanceWrites(client).lock(c.accountId, c.mode);
       if (!row) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);

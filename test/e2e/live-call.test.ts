@@ -133,7 +133,7 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   const update = realtime.received.find((e) => e.type === 'session.update');
   t.is(update?.session?.audio?.input?.format?.type, 'audio/pcmu');
   t.is(update?.session?.audio?.output?.format?.type, 'audio/pcmu');
-  t.deepEqual(update?.session?.tools?.map((x: any) => x.name).sort(), ['book_appointment', 'end_call', 'mark_do_not_call']);
+  t.deepEqual(update?.session?.tools?.map((x: any) => x.name).sort(), ['book_appointment', 'end_call', 'mark_do_not_call', 'recording_objection']);
   t.notRegex(JSON.stringify(update), /switchboard|twilio|openai/i, 'the agent is never told who supplies it');
   t.regex(update?.session?.instructions ?? '', /SCRIPT-MARKER/, 'briefed with the certified script');
   t.regex(update?.session?.instructions ?? '', /RESEARCH-MARKER/, 'briefed with the research notes');

@@ -6,6 +6,7 @@ import { Badge } from '../ui/Badge.tsx';
 import { Empty, Facts, Loading, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { dateTime, duration, words } from '../ui/format.ts';
 import type { AppointmentRow, CallPage, List } from '../types.ts';
+import { CallConduct } from './CallConduct.tsx';
 
 /** The trail's gates in words (http/schemas/console-calls.ts TrailEntrySchema). */
 const GATE_WORDS: Record<string, string> = {
@@ -123,6 +124,7 @@ export default function Call() {
                 </ol>
               )}
             </Section>
+            <CallConduct callId={call.id} mode={mode} dialled={call.dialed_at !== null} finished={call.finished} />
           </>
         );
       }}
