@@ -19,13 +19,17 @@ import { produceComplianceRecord } from './compliance-record.ts';
 const SHOWN = new Set([
   'call_id', 'consent_type', 'consent_obtained_at', 'consent_source', 'consent_evidence_ref', 'consent_expires_at', 'line_type', 'required_consent', 'rules', 'citations',
   'admitted_at', 'keep_until', 'checks', 'identification', 'opt_out_offered', 'identified_at', 'recording_objected_at', 'recording_objection_action', 'recording_stopped',
+  'opening', 'opening_audio_sha256', 'opening_language', 'opening_started_at', 'opted_out_at', 'opted_out_via', 'recording_started_at', 'amd_verdict',
 ]);
 
 /** A timestamp of the record's JSON (PostgreSQL's text) as the API writes dates. */
 const isoText = (v: unknown): string | null => (typeof v === 'string' ? new Date(v).toISOString() : null);
 
+/** What the call played and did, as the produced record has it (compliance-record.ts): shown under `conduct`, never in the API. */
+type Played = Pick<Awaited<ReturnType<typeof produceComplianceRecord>>, 'opening' | 'opt_out' | 'recording_started_at'>;
+
 /** Pure: the `conduct` part of a call's full record. */
-export function conductView(c: ConductRow) {
+export function conductView(c: ConductRow, played: Played = { opening: null, opt_out: null, recording_started_at: null }) {
   const r = c.record ?? {};
   const more: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(r)) if (!SHOWN.has(key) && value !== null) more[key] = value;
@@ -36,8 +40,11 @@ export function conductView(c: ConductRow) {
       identification: (r.identification as string | null | undefined) ?? null,
       opt_out_offered: (r.opt_out_offered as boolean | null | undefined) ?? null,
       played_at: isoText(r.identified_at),
+      // Each segment as played (its text, whether it played to its end), the rules that shaped it, its audio's hash.
+      played: played.opening,
     },
-    opt_out: { during_call: c.opted_out_at !== null, at: iso(c.opted_out_at), reason: c.opt_out_reason },
+    opt_out: { during_call: c.opted_out_at !== null, at: iso(c.opted_out_at), reason: c.opt_out_reason, via: played.opt_out?.via ?? null },
+    recording_started_at: played.recording_started_at,
     recording_objection: {
       objected: r.recording_objected_at != null,
       at: isoText(r.recording_objected_at),
@@ -52,10 +59,10 @@ export function conductView(c: ConductRow) {
 
 /** The full record of call `callId`: `call_not_found`, `compliance_record_not_found` as the API's. */
 export async function fullComplianceRecord(db: Queryable, callId: string) {
-  const produced = await produceComplianceRecord(db, callId);
+  const { opening, opt_out, recording_started_at, ...proof } = await produceComplianceRecord(db, callId);
   const conduct = await createComplianceConductRepository(db).read(callId);
   if (!conduct) throw new Refusal('call_not_found');
-  return { ...produced, conduct: conductView(conduct) };
+  return { ...proof, conduct: conductView(conduct, { opening, opt_out, recording_started_at }) };
 }
 
 /** The full record of an account's call in `mode` (the console): another account's or mode's is `call_not_found`. */

@@ -9,8 +9,18 @@ export const ConductSchema = Type.Object({
     identification: { ...NullableString, description: 'the opening as played' },
     opt_out_offered: Nullable(Type.Boolean()),
     played_at: NullableTimestamp,
+    played: Nullable(
+      Type.Object({
+        segments: Type.Array(Type.Object({ kind: Type.String(), text: Type.String(), played: Type.Boolean() }), { description: 'each segment in order and whether it played to its end (its carrier mark came back)' }),
+        rules: Type.Array(Type.String(), { description: 'the rules that shaped the opening (docs/compliance.md "The opening")' }),
+        audio_sha256: NullableString,
+        language: NullableString,
+        started_at: NullableTimestamp,
+      }),
+    ),
   }),
-  opt_out: Type.Object({ during_call: Type.Boolean(), at: NullableTimestamp, reason: NullableString }),
+  opt_out: Type.Object({ during_call: Type.Boolean(), at: NullableTimestamp, reason: NullableString, via: { ...NullableString, description: 'dtmf (9 pressed) or tool (asked the agent)' } }),
+  recording_started_at: { ...NullableTimestamp, description: 'when recording started, after the recording notice played; null: never recorded' },
   recording_objection: Type.Object({
     objected: Type.Boolean(),
     at: NullableTimestamp,

@@ -53,7 +53,12 @@ function watch(session: MediaSession): MediaSession {
 
 const queue = async (phone: string, c = customer, body: Record<string, unknown> = {}) =>
   (await account.api.post('/v1/calls', { called_party: 'business', customer_id: c.id, business_name: 'Acme Plumbing', phone, ...body })).body.id as string;
-const record = async (id: string) => (await account.admin.get(`/admin/v1/calls/${id}/compliance_record`)).body;
+/** The operator's record, with what the call played and did (under `conduct`, never in the API) read out. */
+const record = async (id: string) => {
+  const full = (await account.admin.get(`/admin/v1/calls/${id}/compliance_record`)).body;
+  const c = full.conduct;
+  return { ...full, opening: c.opening.played, opt_out: c.opt_out.via ? { via: c.opt_out.via, at: c.opt_out.at } : null, recording_started_at: c.recording_started_at };
+};
 
 async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
