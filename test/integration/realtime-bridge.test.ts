@@ -98,11 +98,13 @@ test('nothing is said before takeOver(), even when the callee speaks; takeOver()
 
 test('takeOver() while the callee is talking waits for their turn, then one response', async (t) => {
   const { fake, server, conn, until, rec } = await connected(t, { greetingFrames: 3 });
-  const speech = server.calleeSpeaks({ durationMs: 150 });
+  // A long turn: the checks below run well inside it even on a loaded machine.
+  const speech = server.calleeSpeaks({ durationMs: 1500 });
   await eventually(() => server.sent.some((e) => e.type === 'input_audio_buffer.speech_started'));
   await sleep(20);
   conn.takeOver();
   await sleep(50);
+  t.false(server.sent.some((e) => e.type === 'input_audio_buffer.speech_stopped'), 'the callee is still talking');
   t.false(fake.received.some((e) => e.type === 'response.create'), 'not while the callee talks');
   await speech;
   await until(() => rec.audio.length === 3);
