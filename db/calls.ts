@@ -329,12 +329,14 @@ export function createCallRepository(db: Queryable) {
 
     /**
      * Calls claimed or started long ago and never finished, older than `before`; a call with a
-     * carrier report still waiting in the inbox is not stale (its outcome is on its way).
+     * status or recording report still waiting in the inbox is not stale (its outcome is on its
+     * way). A machine verdict waiting there says nothing of the end: it is left for the process
+     * holding the call's stream, which may be the one that died.
      */
     async staleRunning(before: Date, limit: number): Promise<CallRow[]> {
       const { rows } = await db.query(
         `SELECT * FROM calls c WHERE status IN ('dialing', 'ringing', 'in_progress') AND claimed_at <= $1
-            AND NOT EXISTS (SELECT 1 FROM carrier_reports r WHERE r.call_id = c.id AND r.processed_at IS NULL)
+            AND NOT EXISTS (SELECT 1 FROM carrier_reports r WHERE r.call_id = c.id AND r.processed_at IS NULL AND r.kind <> 'amd')
           ORDER BY claimed_at LIMIT $2`,
         [before, limit],
       );

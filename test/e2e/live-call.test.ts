@@ -92,7 +92,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
     const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    // Not faster: the call plays its whole opening first (seconds of prepared audio), and polling
+    // every 100 ms for that long spends the account's per-minute request limit (429).
+    await new Promise((r) => setTimeout(r, 300));
   }
 }
 
