@@ -55,6 +55,13 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
       log.warn({ err, call_id: state.id }, 'the opening could not be prepared; the call is not dialled');
       return notDialled(state);
     }
+    // Do-not-call is read again right before the dial (issue 23 §4): the admission was read before
+    // the hold and the opening's synthesis, and a number listed since is never dialled.
+    if (await createDncRepository(pool).listed(call.account_id, call.to_e164)) {
+      log.info({ call_id: state.id }, 'the number was listed do-not-call after its admission; the call is not dialled');
+      await end.blockUndialled(state);
+      return releaseCall(deps, state);
+    }
     const lined: CallState = { ...state, line };
     bridging.openBridge(lined, line);
     try {
