@@ -66,6 +66,8 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
     }
     if (!MACHINE_VERDICTS.has(verdict)) return state; // human, unknown: the call goes on
     const stopped = silenceForMachine(state);
+    // The callee opted out first (a 9): nothing more is said; the opt-out hangs up.
+    if (stopped.line?.optedOut) return stopped;
     const customer = await createCustomerRepository(pool).get(call.customer_id);
     const settings = customer ? callSettingsOf(customer) : null;
     // machine_start comes before the greeting's end: a message now would be cut by the greeting.
@@ -116,6 +118,9 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
     void playPrepared(state, frames, VOICEMAIL_MARK)
       .then(async () => {
         if (!state.line?.media) return; // the stream ended first: nothing was left
+        // A 9 cut it (call-media.ts: the carrier's clear sends its mark back unplayed): not left;
+        // the opt-out hangs up.
+        if (state.line.optedOut) return;
         await createMachineRecordRepository(pool).recordVoicemailLeft(state.id, text);
         await createCallRepository(pool).appendTranscript(state.id, { role: 'agent', text, at: clock.now().toISOString() });
         await end.hangUp(state, 'voicemail');
