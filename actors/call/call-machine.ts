@@ -4,6 +4,7 @@ import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
 import { createMachineRecordRepository } from '../../db/compliance-machines.ts';
+import { createInboundCallRepository } from '../../db/inbound-calls.ts';
 import type { AmdReport, AmdVerdict } from '../../telephony/carrier.ts';
 import { playPrepared, stopOpening } from './call-media.ts';
 import { prepareSpeech } from './prepared-speech.ts';
@@ -73,7 +74,11 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
     // machine_start comes before the greeting's end: a message now would be cut by the greeting.
     // No stream here (another process holds it, or it never connected), or no opt-out number to
     // give: nothing can be left lawfully. Then the call just hangs up.
-    const leave = settings?.voicemail.action === 'leave_message' && verdict !== 'machine_start' && !!stopped.line?.media && call.from_e164 !== null;
+    // The opt-out number the message gives is the caller ID: only a number rented for the customer
+    // is answered by us with an automated opt-out (inbound.ts); a verified caller ID rings the
+    // customer's own line (64.1200(b)(3) wants the number to reach an automated opt-out).
+    const rented = call.from_e164 ? await createInboundCallRepository(pool).rentedNumber(call.from_e164) : null;
+    const leave = settings?.voicemail.action === 'leave_message' && verdict !== 'machine_start' && !!stopped.line?.media && rented?.customer_id === call.customer_id;
     if (!leave || !customer || !settings) {
       await end.hangUp(stopped, 'voicemail');
       return stopped;

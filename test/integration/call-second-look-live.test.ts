@@ -79,3 +79,15 @@ test.serial('a 9 pressed while the voicemail message plays: listed once, hung up
   const entries = (await db.query(`SELECT source, call_id FROM dnc_numbers WHERE account_id = $1 AND e164 = '+12025550164'`, [account.id])).rows;
   t.deepEqual(entries, [{ source: 'callee_request', call_id: done.id }]);
 });
+
+test.serial('a machine, leave_message, but the caller ID is a verified caller ID (the customer’s own line, never answered by us): no message is left, since its number would reach no automated opt-out; hung up, outcome voicemail', async (t) => {
+  const numbers = (await db.query(`SELECT id FROM phone_numbers WHERE customer_id = $1 AND kind = 'rented'`, [ready.id])).rows;
+  await db.query(`UPDATE phone_numbers SET kind = 'caller_id' WHERE customer_id = $1 AND kind = 'rented'`, [ready.id]);
+  t.teardown(() => db.query(`UPDATE phone_numbers SET kind = 'rented' WHERE id = ANY($1::uuid[])`, [numbers.map((n) => n.id)]));
+  twilio.nextCall({ answeredBy: 'machine_end_beep', amdDelayMs: 300, durationSeconds: 20 });
+  const { done, carrier } = await place('+12025550154');
+  t.like(done, { outcome: 'voicemail' });
+  t.is(carrier.endReason, 'api_hangup');
+  t.false(carrier.media!.marksReceived.includes('voicemail_message_end'), 'no message was played');
+  t.like(await record(done.id), { amd_verdict: 'machine_end_beep', voicemail_left: null });
+});
