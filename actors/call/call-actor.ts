@@ -107,9 +107,19 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     if (state.line) bridging.silence(state, state.line);
     const call = await mustGetCall(pool, state.id);
     const now = clock.now();
-    await createDncRepository(pool).add({ accountId: call.account_id, e164: call.to_e164, source: 'callee_request', reason, callId: call.id, now });
-    await createComplianceRecordRepository(pool).recordOptOut(call.id, via, now);
-    if (call.carrier_call_id && !isFinished(call.status)) await end.hangUp(state, 'do_not_call');
+    const listIt = () => createDncRepository(pool).add({ accountId: call.account_id, e164: call.to_e164, source: 'callee_request', reason, callId: call.id, now });
+    // Each write stands alone, and the call ends whatever they do: a write that fails never keeps
+    // the callee on a silent line.
+    const [listed, recorded] = await Promise.allSettled([listIt(), createComplianceRecordRepository(pool).recordOptOut(call.id, via, now)]);
+    try {
+      if (call.carrier_call_id && !isFinished(call.status)) await end.hangUp(state, 'do_not_call');
+    } finally {
+      if (recorded.status === 'rejected') log.error({ err: recorded.reason, call_id: state.id }, 'the opt-out could not be written to the compliance record');
+      if (listed.status === 'rejected') {
+        // Once more after the hang-up; a number a callee asked off the list must not be lost quietly.
+        await listIt().catch((err) => log.error({ err, first: listed.reason, call_id: state.id }, 'the do-not-call entry of an opt-out could not be written'));
+      }
+    }
   }
 
   async function receive(state: CallState, msg: CallMessage): Promise<{ state: CallState; reply: unknown }> {
