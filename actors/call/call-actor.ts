@@ -23,6 +23,8 @@ export type { CallDeps, CallState } from './call-state.ts';
  */
 
 const RING_TIMEOUT_SECONDS = 30;
+/** A number that can go on a do-not-call list. */
+const E164 = /^\+[1-9]\d{6,14}$/;
 /** Margin after the carrier's own time limit before we hang up ourselves. */
 const LIMIT_MARGIN_MS = 15_000;
 
@@ -110,7 +112,9 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     const listIt = () => createDncRepository(pool).add({ accountId: call.account_id, e164: call.to_e164, source: 'callee_request', reason, callId: call.id, now });
     // Each write stands alone, and the call ends whatever they do: a write that fails never keeps
     // the callee on a silent line.
-    const [listed, recorded] = await Promise.allSettled([listIt(), createComplianceRecordRepository(pool).recordOptOut(call.id, via, now)]);
+    // A caller without a number (an inbound call from a withheld number, "anonymous") has nothing to list.
+    const listable = E164.test(call.to_e164);
+    const [listed, recorded] = await Promise.allSettled([listable ? listIt() : Promise.resolve(null), createComplianceRecordRepository(pool).recordOptOut(call.id, via, now)]);
     try {
       if (call.carrier_call_id && !isFinished(call.status)) await end.hangUp(state, 'do_not_call');
     } finally {

@@ -272,3 +272,14 @@ test.serial('forward: the caller hears the opt-out offer before the forward (the
   t.like(await finishedCall(api, callId(other.gathers[0].attributes.action)), { outcome: 'forwarded' });
   await invariantsHold(t);
 });
+
+test.serial('agent: a withheld caller pressing 9 is hung up on at once, and no do-not-call entry is made for a number it does not have', async (t) => {
+  const { api, number } = await customerWithNumber({ name: 'Bright Dental' }, { inbound: { action: 'agent' } });
+  const call = await placeInboundCall(fake, auth, { from: 'anonymous', to: number, streamDtmf: [{ atMs: 1, digit: '9' }], durationSeconds: 5 });
+  const id = call.stream!.parameters.call_id;
+  const done = await finishedCall(api, id);
+  t.is(done.direction, 'inbound');
+  t.is((await db.query(`SELECT end_reason FROM calls WHERE id = $1`, [id])).rows[0].end_reason, 'do_not_call', 'hung up for the 9');
+  t.deepEqual((await db.query(`SELECT e164 FROM dnc_numbers WHERE call_id = $1 OR e164 = 'anonymous'`, [id])).rows, []);
+  await invariantsHold(t);
+});
