@@ -372,7 +372,8 @@ export function createInbound(deps: InboundDeps) {
       if (forwarding) await repo().setAction(call.id, 'message', 'opted_out', clock.now());
     }
     const { customer, name, language } = await context(call.customer_id);
-    if (forwarding && !optedOut && customer.phone) {
+    // Another key than 9 before a forward: forwarded (a withheld caller's 9 is thanked, as at the message).
+    if (forwarding && digits !== '9' && customer.phone) {
       return forwardTwiml({ calledNumber: call.from_e164!, customerPhone: customer.phone, actionUrl: url('dial-status', call.id) });
     }
     return optOutTwiml({ name, language, optedOut });

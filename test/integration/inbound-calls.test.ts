@@ -270,6 +270,11 @@ test.serial('forward: the caller hears the opt-out offer before the forward (the
   t.deepEqual(other.dials.map((d) => d.number), ['+12025550142'], 'another key: forwarded');
   t.deepEqual(((await api.get('/v1/dnc')).body.data as any[]).filter((e) => e.phone === '+12025550119'), []);
   t.like(await finishedCall(api, callId(other.gathers[0].attributes.action)), { outcome: 'forwarded' });
+
+  // A withheld caller's 9: nothing to list, thanked and not forwarded.
+  const withheld = await placeInboundCall(fake, auth, { from: 'anonymous', to: number, digits: '9', forward: { status: 'completed', durationSeconds: 30 }, durationSeconds: 6 });
+  t.deepEqual(withheld.dials, []);
+  t.regex(withheld.steps[1].body, /Thank you for calling\. Goodbye\.<\/Say><Hangup\/>/);
   await invariantsHold(t);
 });
 
