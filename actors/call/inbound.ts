@@ -368,9 +368,9 @@ export function createInbound(deps: InboundDeps) {
         now: clock.now(),
       });
       log.info({ call_id: call.id }, 'a caller asked not to be called again');
-      // Not forwarded: the call is the message's (it costs nothing; its hold is released at the end).
-      if (forwarding) await repo().setAction(call.id, 'message', 'opted_out', clock.now());
     }
+    // A 9 before a forward is not forwarded: the call is the message's (it costs nothing; its hold is released at the end).
+    if (forwarding && digits === '9') await repo().setAction(call.id, 'message', optedOut ? 'opted_out' : 'opt_out_without_number', clock.now());
     const { customer, name, language } = await context(call.customer_id);
     // Another key than 9 before a forward: forwarded (a withheld caller's 9 is thanked, as at the message).
     if (forwarding && digits !== '9' && customer.phone) {

@@ -275,6 +275,9 @@ test.serial('forward: the caller hears the opt-out offer before the forward (the
   const withheld = await placeInboundCall(fake, auth, { from: 'anonymous', to: number, digits: '9', forward: { status: 'completed', durationSeconds: 30 }, durationSeconds: 6 });
   t.deepEqual(withheld.dials, []);
   t.regex(withheld.steps[1].body, /Thank you for calling\. Goodbye\.<\/Say><Hangup\/>/);
+  const withheldId = callId(withheld.gathers[0].attributes.action);
+  t.like(await finishedCall(api, withheldId), { outcome: 'message_played' });
+  t.false(((await api.get(`/v1/usage`)).body.data as any[]).some((l) => l.reference === withheldId && l.amount_cents !== 0), 'not forwarded: nothing charged');
   await invariantsHold(t);
 });
 
