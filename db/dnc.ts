@@ -35,6 +35,15 @@ export function createDncRepository(db: Queryable) {
       return { row: existing.rows[0], created: false };
     },
 
+    /** Whether `e164` may not be called for `accountId`: on the account's list or a national registry (as the admission reads it). */
+    async listed(accountId: string, e164: string): Promise<boolean> {
+      const { rows } = await db.query(
+        `SELECT EXISTS (SELECT 1 FROM dnc_numbers WHERE account_id = $1 AND e164 = $2) OR EXISTS (SELECT 1 FROM dnc_registry WHERE e164 = $2) AS listed`,
+        [accountId, e164],
+      );
+      return rows[0].listed === true;
+    },
+
     async get(accountId: string, e164: string): Promise<DncRow | null> {
       const { rows } = await db.query(`SELECT * FROM dnc_numbers WHERE account_id = $1 AND e164 = $2`, [accountId, e164]);
       return rows[0] ?? null;

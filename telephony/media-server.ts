@@ -172,6 +172,8 @@ class TwilioMediaSession implements MediaSession {
   private readonly audioHandlers: ((payloadBase64: string, timestampMs: number) => void)[] = [];
   private readonly markHandlers: ((name: string) => void)[] = [];
   private readonly dtmfHandlers: ((digit: string) => void)[] = [];
+  /** Keys pressed before anyone listened (the call takes its stream a moment after `start`): given to the first listener. */
+  private readonly earlyDigits: string[] = [];
   private readonly stopHandlers: (() => void)[] = [];
   private closed = false;
   private stopped = false;
@@ -214,6 +216,8 @@ class TwilioMediaSession implements MediaSession {
 
   onDtmf(handler: (digit: string) => void): void {
     this.dtmfHandlers.push(handler);
+    // A 9 pressed the instant the stream started is an opt-out all the same.
+    for (const digit of this.earlyDigits.splice(0)) queueMicrotask(() => this.call('dtmf', () => handler(digit)));
   }
 
   onStop(handler: () => void): void {
@@ -234,6 +238,7 @@ class TwilioMediaSession implements MediaSession {
 
   emitDtmf(digit: string): void {
     if (this.stopped) return;
+    if (this.dtmfHandlers.length === 0 && this.earlyDigits.length < 16) this.earlyDigits.push(digit);
     for (const h of this.dtmfHandlers) this.call('dtmf', () => h(digit));
   }
 

@@ -23,6 +23,8 @@ export type { CallDeps, CallState } from './call-state.ts';
  */
 
 const RING_TIMEOUT_SECONDS = 30;
+/** A number that can go on a do-not-call list. */
+const E164 = /^\+[1-9]\d{6,14}$/;
 /** Margin after the carrier's own time limit before we hang up ourselves. */
 const LIMIT_MARGIN_MS = 15_000;
 
@@ -54,6 +56,13 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     } catch (err) {
       log.warn({ err, call_id: state.id }, 'the opening could not be prepared; the call is not dialled');
       return notDialled(state);
+    }
+    // Do-not-call is read again right before the dial (issue 23 §4): the admission was read before
+    // the hold and the opening's synthesis, and a number listed since is never dialled.
+    if (await createDncRepository(pool).listed(call.account_id, call.to_e164)) {
+      log.info({ call_id: state.id }, 'the number was listed do-not-call after its admission; the call is not dialled');
+      await end.blockUndialled(state);
+      return releaseCall(deps, state);
     }
     const lined: CallState = { ...state, line };
     bridging.openBridge(lined, line);
@@ -100,9 +109,21 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     if (state.line) bridging.silence(state, state.line);
     const call = await mustGetCall(pool, state.id);
     const now = clock.now();
-    await createDncRepository(pool).add({ accountId: call.account_id, e164: call.to_e164, source: 'callee_request', reason, callId: call.id, now });
-    await createComplianceRecordRepository(pool).recordOptOut(call.id, via, now);
-    if (call.carrier_call_id && !isFinished(call.status)) await end.hangUp(state, 'do_not_call');
+    const listIt = () => createDncRepository(pool).add({ accountId: call.account_id, e164: call.to_e164, source: 'callee_request', reason, callId: call.id, now });
+    // Each write stands alone, and the call ends whatever they do: a write that fails never keeps
+    // the callee on a silent line.
+    // A caller without a number (an inbound call from a withheld number, "anonymous") has nothing to list.
+    const listable = E164.test(call.to_e164);
+    const [listed, recorded] = await Promise.allSettled([listable ? listIt() : Promise.resolve(null), createComplianceRecordRepository(pool).recordOptOut(call.id, via, now)]);
+    try {
+      if (call.carrier_call_id && !isFinished(call.status)) await end.hangUp(state, 'do_not_call');
+    } finally {
+      if (recorded.status === 'rejected') log.error({ err: recorded.reason, call_id: state.id }, 'the opt-out could not be written to the compliance record');
+      if (listed.status === 'rejected') {
+        // Once more after the hang-up; a number a callee asked off the list must not be lost quietly.
+        await listIt().catch((err) => log.error({ err, first: listed.reason, call_id: state.id }, 'the do-not-call entry of an opt-out could not be written'));
+      }
+    }
   }
 
   async function receive(state: CallState, msg: CallMessage): Promise<{ state: CallState; reply: unknown }> {

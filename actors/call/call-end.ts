@@ -16,6 +16,9 @@ import { analysisAtEnd } from './call-summary.ts';
 /** How long an answered call's `call.completed` waits for its recording (real time). */
 export const RECORDING_WAIT_SECONDS = 45;
 
+/** The summary of a request ended undialled because its number is on a do-not-call list (the dialler's too). */
+export const DO_NOT_CALL_LISTED_SUMMARY = 'The number is on a do-not-call list, so it was not dialled.';
+
 /** A call's end: hanging up, and writing the outcome with its charge once. */
 export function createCallEnd(deps: CallDeps) {
   const { pool, clock, log, config, money } = deps;
@@ -90,6 +93,32 @@ export function createCallEnd(deps: CallDeps) {
     });
   }
 
+  /**
+   * Ends a request the call actor will not dial after all (its number was listed do-not-call
+   * after the dialler's admission): `blocked`, `do_not_call_listed`, its hold released at zero,
+   * `call.completed`, never retried, in one transaction. False when it had moved on.
+   */
+  async function blockUndialled(state: CallState): Promise<boolean> {
+    const now = clock.now();
+    return withTransaction(pool, async (client) => {
+      const calls = createCallRepository(client);
+      const call = await calls.lock(state.id);
+      if (!call || call.status !== 'dialing' || call.dialed_at || call.carrier_call_id) return false;
+      await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
+      const row = await calls.update(call.id, {
+        status: 'blocked',
+        outcome: 'do_not_call_listed',
+        summary: DO_NOT_CALL_LISTED_SUMMARY,
+        duration_seconds: 0,
+        ended_at: now,
+        updated_at: now,
+        lease_expires_at: null,
+      });
+      await recordEvent(client, { accountId: row.account_id, mode: row.mode, type: 'call.completed', data: callView(row, config.publicUrl), now });
+      return true;
+    });
+  }
+
   /** Asks the carrier to hang up, with the reason the call ends for (the first reason given stays). */
   async function hangUp(state: CallState, reason: string | null): Promise<void> {
     const call = await mustGetCall(pool, state.id);
@@ -100,7 +129,7 @@ export function createCallEnd(deps: CallDeps) {
     }
   }
 
-  return { finish, hangUp };
+  return { finish, hangUp, blockUndialled };
 }
 
 export type CallEnd = ReturnType<typeof createCallEnd>;

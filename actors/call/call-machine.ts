@@ -4,6 +4,7 @@ import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
 import { createMachineRecordRepository } from '../../db/compliance-machines.ts';
+import { createInboundCallRepository } from '../../db/inbound-calls.ts';
 import type { AmdReport, AmdVerdict } from '../../telephony/carrier.ts';
 import { playPrepared, stopOpening } from './call-media.ts';
 import { prepareSpeech } from './prepared-speech.ts';
@@ -66,12 +67,18 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
     }
     if (!MACHINE_VERDICTS.has(verdict)) return state; // human, unknown: the call goes on
     const stopped = silenceForMachine(state);
+    // The callee opted out first (a 9): nothing more is said; the opt-out hangs up.
+    if (stopped.line?.optedOut) return stopped;
     const customer = await createCustomerRepository(pool).get(call.customer_id);
     const settings = customer ? callSettingsOf(customer) : null;
     // machine_start comes before the greeting's end: a message now would be cut by the greeting.
     // No stream here (another process holds it, or it never connected), or no opt-out number to
     // give: nothing can be left lawfully. Then the call just hangs up.
-    const leave = settings?.voicemail.action === 'leave_message' && verdict !== 'machine_start' && !!stopped.line?.media && call.from_e164 !== null;
+    // The opt-out number the message gives is the caller ID: only a number rented for the customer
+    // is answered by us with an automated opt-out (inbound.ts); a verified caller ID rings the
+    // customer's own line (64.1200(b)(3) wants the number to reach an automated opt-out).
+    const rented = call.from_e164 ? await createInboundCallRepository(pool).rentedNumber(call.from_e164) : null;
+    const leave = settings?.voicemail.action === 'leave_message' && verdict !== 'machine_start' && !!stopped.line?.media && rented?.customer_id === call.customer_id;
     if (!leave || !customer || !settings) {
       await end.hangUp(stopped, 'voicemail');
       return stopped;
@@ -116,6 +123,9 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
     void playPrepared(state, frames, VOICEMAIL_MARK)
       .then(async () => {
         if (!state.line?.media) return; // the stream ended first: nothing was left
+        // A 9 cut it (call-media.ts: the carrier's clear sends its mark back unplayed): not left;
+        // the opt-out hangs up.
+        if (state.line.optedOut) return;
         await createMachineRecordRepository(pool).recordVoicemailLeft(state.id, text);
         await createCallRepository(pool).appendTranscript(state.id, { role: 'agent', text, at: clock.now().toISOString() });
         await end.hangUp(state, 'voicemail');

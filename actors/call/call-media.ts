@@ -375,7 +375,8 @@ export function stopOpening(state: CallState): void {
 export function playPrepared(state: CallState, frames: string[], markName: string): Promise<void> {
   const line = state.line;
   const media = line?.media;
-  if (!line || !media || line.closed) return Promise.resolve();
+  // After an opt-out nothing more is said (it may have come while this audio was prepared).
+  if (!line || !media || line.closed || line.optedOut) return Promise.resolve();
   return new Promise((resolve) => {
     line.markWaiters.set(markName, resolve);
     for (const frame of frames) media.sendAudio(frame);

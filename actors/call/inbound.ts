@@ -111,9 +111,21 @@ export function inboundActionOf(customer: Pick<CustomerRow, 'phone' | 'call_sett
   return wanted === 'forward' && !customer.phone ? 'message' : wanted;
 }
 
-/** Forward to the customer's own phone; the caller ID shown is the number called. */
-export function forwardTwiml(c: { calledNumber: string; customerPhone: string; actionUrl: string }): string {
+/** How long the caller has to press 9 after the offer before a forward rings the customer, seconds. */
+const FORWARD_OFFER_SECONDS = 2;
+
+/**
+ * Forward to the customer's own phone; the caller ID shown is the number called. With `offer`,
+ * the opt-out offer ("press 9") comes first: the voicemail message gives this number to stop the
+ * calls, and 47 CFR 64.1200(b)(3) wants it to reach an automated opt-out, which a person's phone
+ * is not. No key: the forward follows; a key: its action (`keyPressed`).
+ */
+export function forwardTwiml(c: { calledNumber: string; customerPhone: string; actionUrl: string; offer?: { language: string; optOutUrl: string } }): string {
   const response = new twilio.twiml.VoiceResponse();
+  if (c.offer) {
+    const gather = response.gather({ numDigits: 1, timeout: FORWARD_OFFER_SECONDS, action: c.offer.optOutUrl, method: 'POST' });
+    gather.say({ language: c.offer.language as never }, inboundWords(c.offer.language).offer);
+  }
   const dial = response.dial({ callerId: c.calledNumber, timeout: FORWARD_RING_SECONDS, timeLimit: TIME_LIMIT_SECONDS, action: c.actionUrl, method: 'POST' });
   dial.number(c.customerPhone);
   return response.toString();
@@ -317,7 +329,7 @@ export function createInbound(deps: InboundDeps) {
     }
     switch (call.inbound_action) {
       case 'forward':
-        return forwardTwiml({ calledNumber: call.from_e164!, customerPhone: customer.phone!, actionUrl: url('dial-status', call.id) });
+        return forwardTwiml({ calledNumber: call.from_e164!, customerPhone: customer.phone!, actionUrl: url('dial-status', call.id), offer: { language, optOutUrl: url('opt-out', call.id) } });
       case 'agent':
         return agentTwiml({ mediaUrl: deps.mediaUrl(), callId: call.id, streamToken: deps.streamToken(call.id) });
       default:
@@ -339,10 +351,11 @@ export function createInbound(deps: InboundDeps) {
     return message(call, name, language);
   }
 
-  /** The caller's keypress after the offer: 9 records the do-not-call entry and confirms. */
+  /** The caller's keypress after the offer: 9 records the do-not-call entry and confirms; another key before a forward forwards. */
   async function keyPressed(callId: string, digits: string): Promise<string | null> {
     const call = await repo().get(callId);
     if (!call) return null;
+    const forwarding = call.inbound_action === 'forward';
     // A caller without a number (withheld, "anonymous") has nothing to list: thanked, not confirmed.
     const optedOut = digits === '9' && /^\+[1-9]\d{6,14}$/.test(call.to_e164);
     if (optedOut) {
@@ -356,7 +369,13 @@ export function createInbound(deps: InboundDeps) {
       });
       log.info({ call_id: call.id }, 'a caller asked not to be called again');
     }
-    const { name, language } = await context(call.customer_id);
+    // A 9 before a forward is not forwarded: the call is the message's (it costs nothing; its hold is released at the end).
+    if (forwarding && digits === '9') await repo().setAction(call.id, 'message', optedOut ? 'opted_out' : 'opt_out_without_number', clock.now());
+    const { customer, name, language } = await context(call.customer_id);
+    // Another key than 9 before a forward: forwarded (a withheld caller's 9 is thanked, as at the message).
+    if (forwarding && digits !== '9' && customer.phone) {
+      return forwardTwiml({ calledNumber: call.from_e164!, customerPhone: customer.phone, actionUrl: url('dial-status', call.id) });
+    }
     return optOutTwiml({ name, language, optedOut });
   }
 

@@ -67,11 +67,16 @@ export function trimmedCallSettingsPatch(patch: CallSettingsPatch | null | undef
 
 /** A control character (line break, tab…) or a line or paragraph separator: a name is said on one line. */
 const NOT_ONE_LINE = /[\p{Cc}\u2028\u2029]/u;
+/** A letter or a digit of any script: something the identification can say. */
+const SAYABLE = /[\p{L}\p{N}]/u;
 
 /** The registered name to store: trimmed, null clears, undefined leaves alone; more than one line is refused. */
 export function registeredNameInput(value: string | null | undefined): string | null | undefined {
   if (typeof value !== 'string') return value;
   if (NOT_ONE_LINE.test(value)) throw new Refusal('invalid_parameter', 'registered_name must be one line of text, without line breaks, tabs or other control characters.');
+  // Said in every call's identification (47 CFR 64.1200(b)(1)): a name of only invisible
+  // characters (zero-width spaces pass the schema's \S) or punctuation would identify nobody.
+  if (!SAYABLE.test(value)) throw new Refusal('invalid_parameter', 'registered_name must contain a letter or a digit: it is the name said in each call’s identification.');
   return value.trim();
 }
 

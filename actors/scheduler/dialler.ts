@@ -13,6 +13,7 @@ import { readinessFactsOf } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
+import { DO_NOT_CALL_LISTED_SUMMARY } from '../call/call-end.ts';
 import { RESEARCH_RECHECK_MS, researchGate } from '../call/prospect-research.ts';
 import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
 import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
@@ -34,7 +35,7 @@ import type { CallMessage, CallReplies } from '../call/messages.ts';
 /** The summary of a request ended before any dial, by outcome. */
 const END_SUMMARIES: Record<(Admission & { kind: 'end' })['outcome'], string> = {
   expired: 'The request was not dialled before its deadline.',
-  do_not_call_listed: 'The number is on a do-not-call list, so it was not dialled.',
+  do_not_call_listed: DO_NOT_CALL_LISTED_SUMMARY,
   consent_expired: 'The consent sent with the request expired before it could be dialled, so it was not dialled.',
   consent_required: 'A rule in force at the time of dialling needs consent the request does not carry, so it was not dialled.',
   requested_call_only: 'The number may be called only when the called party asked for the call, and the request does not say so, so it was not dialled.',

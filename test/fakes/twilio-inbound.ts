@@ -35,6 +35,8 @@ export interface InboundCallScript {
   forward?: { status: 'completed' | 'no-answer' | 'busy' | 'failed'; durationSeconds?: number };
   /** Keys the caller presses at a `<Gather>` (default: none). */
   digits?: string;
+  /** Keys the caller presses on a `<Connect><Stream>`, sent as Media Streams `dtmf` (default: none). */
+  streamDtmf?: { atMs: number; digit: string }[];
   /** The caller hangs up this long after the media stream opened (default: our server ends it). */
   hangUpStreamAfterMs?: number;
   /** CallDuration of the final status callback, seconds. */
@@ -158,6 +160,7 @@ export async function placeInboundCall(fake: FakeTwilio, auth: { accountSid: str
               bidirectional: true,
               playbackSpeed: Infinity,
               calleeAudio: [],
+              dtmf: script.streamDtmf,
               onAgentAudio: (mulaw) => (record.agentBytes += mulaw.length),
               onEnd: () => resolve(),
             });

@@ -85,6 +85,8 @@ test.serial('forward: the number is bought with its voice webhook; the call back
   t.is(
     webhook.body,
     '<?xml version="1.0" encoding="UTF-8"?><Response>' +
+      // The opt-out offer first (2 s for a key), then the forward.
+      `<Gather numDigits="1" timeout="2" action="${svc.url}/telephony/twilio/inbound/opt-out?call_id=${id}" method="POST"><Say language="en-US">To stop these calls, press 9.</Say></Gather>` +
       `<Dial callerId="${number}" timeout="20" timeLimit="1200" action="${svc.url}/telephony/twilio/inbound/dial-status?call_id=${id}" method="POST">` +
       '<Number>+12025550142</Number></Dial></Response>',
   );
@@ -117,7 +119,7 @@ test.serial('forward nobody answers: the caller hears the message and the opt-ou
   const { api, number } = await customerWithNumber({ name: 'Bright Dental', phone: '+12025550142' });
   const call = await placeInboundCall(fake, auth, { from: '+12025550112', to: number, forward: { status: 'no-answer' }, durationSeconds: 40 });
   const id = callId(call.dials[0].attributes.action);
-  t.is(call.gathers.length, 1);
+  t.is(call.gathers.length, 2, 'the opt-out offer before the forward, and again with the message');
   t.true(call.said.some((s) => s.text.includes('Bright Dental')));
   const done = await finishedCall(api, id);
   t.like(done, { direction: 'inbound', outcome: 'message_played', duration_seconds: 40 });
@@ -249,4 +251,43 @@ test.serial('inbound calls are never dialled, never outbound attempts or earlier
   // The calls list shows the inbound call among the calls.
   const listed = (await api.get(`/v1/calls?view=calls&customer_id=${customer.id}`)).body.data as any[];
   t.true(listed.some((c) => c.id === id && c.direction === 'inbound'));
+});
+
+test.serial('forward: the caller hears the opt-out offer before the forward (the voicemail message gives this number to stop the calls); 9 lists the caller and is not forwarded nor charged; another key is forwarded', async (t) => {
+  const { api, number } = await customerWithNumber({ name: 'Bright Dental', phone: '+12025550142' });
+  const caller = '+12025550118';
+  const optedOut = await placeInboundCall(fake, auth, { from: caller, to: number, digits: '9', forward: { status: 'completed', durationSeconds: 30 }, durationSeconds: 9 });
+  t.regex(optedOut.steps[0].body, /<Gather numDigits="1" timeout="[0-9]+" action="[^"]+\/telephony\/twilio\/inbound\/opt-out\?call_id=[0-9a-f-]{36}" method="POST"><Say language="en-US">To stop these calls, press 9\.<\/Say><\/Gather><Dial /);
+  t.deepEqual(optedOut.dials, [], 'not forwarded after the 9');
+  t.regex(optedOut.steps[1].body, /Your number has been removed\. Bright Dental will not call you again\. Goodbye\.<\/Say><Hangup\/>/);
+  const id = callId(optedOut.gathers[0].attributes.action);
+  t.deepEqual(((await api.get('/v1/dnc')).body.data as any[]).filter((e) => e.phone === caller).map((e) => e.call_id), [id]);
+  const done = await finishedCall(api, id);
+  t.like(done, { direction: 'inbound', outcome: 'do_not_call' });
+  t.false(((await api.get(`/v1/usage`)).body.data as any[]).some((l) => l.reference === id && l.amount_cents !== 0), 'an opt-out costs nothing');
+
+  const other = await placeInboundCall(fake, auth, { from: '+12025550119', to: number, digits: '1', forward: { status: 'completed', durationSeconds: 30 }, durationSeconds: 40 });
+  t.deepEqual(other.dials.map((d) => d.number), ['+12025550142'], 'another key: forwarded');
+  t.deepEqual(((await api.get('/v1/dnc')).body.data as any[]).filter((e) => e.phone === '+12025550119'), []);
+  t.like(await finishedCall(api, callId(other.gathers[0].attributes.action)), { outcome: 'forwarded' });
+
+  // A withheld caller's 9: nothing to list, thanked and not forwarded.
+  const withheld = await placeInboundCall(fake, auth, { from: 'anonymous', to: number, digits: '9', forward: { status: 'completed', durationSeconds: 30 }, durationSeconds: 6 });
+  t.deepEqual(withheld.dials, []);
+  t.regex(withheld.steps[1].body, /Thank you for calling\. Goodbye\.<\/Say><Hangup\/>/);
+  const withheldId = callId(withheld.gathers[0].attributes.action);
+  t.like(await finishedCall(api, withheldId), { outcome: 'message_played' });
+  t.false(((await api.get(`/v1/usage`)).body.data as any[]).some((l) => l.reference === withheldId && l.amount_cents !== 0), 'not forwarded: nothing charged');
+  await invariantsHold(t);
+});
+
+test.serial('agent: a withheld caller pressing 9 is hung up on at once, and no do-not-call entry is made for a number it does not have', async (t) => {
+  const { api, number } = await customerWithNumber({ name: 'Bright Dental' }, { inbound: { action: 'agent' } });
+  const call = await placeInboundCall(fake, auth, { from: 'anonymous', to: number, streamDtmf: [{ atMs: 1, digit: '9' }], durationSeconds: 5 });
+  const id = call.stream!.parameters.call_id;
+  const done = await finishedCall(api, id);
+  t.is(done.direction, 'inbound');
+  t.is((await db.query(`SELECT end_reason FROM calls WHERE id = $1`, [id])).rows[0].end_reason, 'do_not_call', 'hung up for the 9');
+  t.deepEqual((await db.query(`SELECT e164 FROM dnc_numbers WHERE call_id = $1 OR e164 = 'anonymous'`, [id])).rows, []);
+  await invariantsHold(t);
 });

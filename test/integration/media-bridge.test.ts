@@ -138,6 +138,27 @@ test('media server: a stream becomes a session only after start, and audio, mark
   t.is(sessions, 1);
 });
 
+test('media server: a key pressed before the call listens (it takes its stream a moment after start) reaches its first listener: a 9 at once is an opt-out all the same', async (t) => {
+  const { promise, onSession } = sessionPromise();
+  const { server } = await mediaServer(t, onSession);
+  const twilio = await twilioClient(server.port);
+  twilio.send(startMessage('call_keys'));
+  const session = await promise;
+  const marks: string[] = [];
+  session.onMark((n) => marks.push(n));
+  twilio.send({ event: 'dtmf', streamSid: session.streamSid, sequenceNumber: '2', dtmf: { track: 'inbound_track', digit: '9' } });
+  // A mark sent after the key: once it is in, the key has been taken by the server too.
+  twilio.send({ event: 'mark', sequenceNumber: '3', streamSid: session.streamSid, mark: { name: 'after-the-key' } });
+  await eventually(() => marks.length === 1); // the call reads its row and prepares its line meanwhile
+  const keys: string[] = [];
+  session.onDtmf((d) => keys.push(d));
+  await eventually(() => keys.length === 1);
+  t.deepEqual(keys, ['9']);
+  twilio.send({ event: 'dtmf', streamSid: session.streamSid, sequenceNumber: '4', dtmf: { track: 'inbound_track', digit: '1' } });
+  await eventually(() => keys.length === 2);
+  t.deepEqual(keys, ['9', '1'], 'later keys as they come, each once');
+});
+
 test('media server: malformed messages are logged and ignored, and the stream carries on', async (t) => {
   const { promise, onSession } = sessionPromise();
   const { server, logs } = await mediaServer(t, onSession);

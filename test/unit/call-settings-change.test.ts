@@ -29,6 +29,15 @@ test('forward needs a phone: in force after the merge, whoever set it', (t) => {
   t.is(callSettingsProblem({}, { phone: null }), null, 'the default (null) forwards only when there is a phone');
 });
 
+test('a registered name with nothing to say (zero-width or invisible characters only) is refused: the identification would name nobody', (t) => {
+  for (const bad of ['\u200b', '\u200b\u200c\u200d', '\ufeff', '\u2060\u200b', '--', '...']) {
+    const err = t.throws(() => registeredNameInput(bad));
+    t.true(err instanceof Refusal && err.code === 'invalid_parameter', JSON.stringify(bad));
+  }
+  // Names in any script, and with a zero-width non-joiner inside (Persian), stay accepted.
+  for (const good of ['Bright LLC', 'شرکت\u200cپارس', 'Société Générale', '3M', '株式会社']) t.is(registeredNameInput(good), good);
+});
+
 test('the registered name is stored trimmed, on one line', (t) => {
   t.is(registeredNameInput('  Bright LLC '), 'Bright LLC');
   t.is(registeredNameInput(null), null);
