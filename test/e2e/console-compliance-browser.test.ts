@@ -75,7 +75,7 @@ test.serial('a dialled call: who answered, the opening, the opt-out and the obje
   await look(t, 'call-compliance-record');
   const section = await page.locator('#compliance-record').innerText();
   t.regex(section, /Who answered\s+A person/);
-  t.regex(section, /Opening played\s+“Hello, this is an automated assistant calling on behalf of/);
+  t.regex(section, /Opening played\s+“Hello, this call is on behalf of Bright Dental\. To stop these calls, press 9 or say stop\./);
   t.regex(section, /Opt-out during the call\s+Asked not to be called/);
   t.regex(section, /Objection to the recording\s+Objected Recording stopped; the call went on unrecorded\./);
   t.notRegex(section, /Switchboard/i);
