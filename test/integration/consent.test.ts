@@ -147,7 +147,7 @@ test.serial('a dialled call has its compliance record: the consent and rule it w
   });
   t.is(record.consent_obtained_at.toISOString(), consent.obtained_at);
   t.regex(record.citations[0], /64\.1200\(a\)\(2\)/);
-  t.regex(record.identification, /^Hello, this is an automated assistant calling on behalf of .+\. This call may be recorded\. You can reach .+ at \(202\) 555-/);
+  t.regex(record.identification, /^Hello, this call is on behalf of .+\. To stop these calls, press 9 or say stop\. I am an automated assistant, and this call is recorded\. You can reach .+ at \(202\) 555-/);
   t.true(record.identification.includes(nationalFormat(from)));
   t.truthy(record.admitted_at);
   t.truthy(record.identified_at);

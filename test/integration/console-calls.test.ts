@@ -95,7 +95,7 @@ test.serial('a test call placed in the console is the /v1 request; its page has 
       'Needed for a residential landline: prior express written consent, under US-residential (47 U.S.C. 227(b)(1)(B); 47 CFR 64.1200(a)(3); FCC 24-17).',
   );
   t.regex(detail('hold'), /^\$\d+\.\d{2} held for the longest call \(test mode\); settled /);
-  t.regex(detail('identification'), /^The agent opened with: "Hello, this is an automated assistant calling on behalf of /);
+  t.regex(detail('identification'), /^The agent opened with: "Hello, this call is on behalf of /);
 
   // Placed from the console, listed by the console, shown by /v1 the same.
   const listed = await owner.get('/console/api/calls?status=completed');
