@@ -14,6 +14,7 @@ import { createComplianceConductRepository, type ConductRow } from '../../db/com
 import { Refusal } from '../../runtime/refusal.ts';
 import { iso } from '../../runtime/types.ts';
 import { produceComplianceRecord } from './compliance-record.ts';
+import { openingAsPlayed } from './opening.ts';
 
 /** Columns of the record shown elsewhere in the view (the /v1 fields, `checks` as `gates`, the objection). */
 const SHOWN = new Set([
@@ -24,16 +25,6 @@ const SHOWN = new Set([
 /** A timestamp of the record's JSON (PostgreSQL's text) as the API writes dates. */
 const isoText = (v: unknown): string | null => (typeof v === 'string' ? new Date(v).toISOString() : null);
 
-/**
- * The opening as played: the text of the segments whose end mark came back (issue 23's
- * `opening` column), null when none was; a record from before the segments, its identification.
- */
-function playedOpening(r: Record<string, unknown>): string | null {
-  const segments = (r.opening as { segments?: { text: string; played: boolean }[] } | null | undefined)?.segments;
-  if (!Array.isArray(segments)) return (r.identification as string | null | undefined) ?? null;
-  return segments.filter((s) => s.played).map((s) => s.text).join(' ') || null;
-}
-
 /** Pure: the `conduct` part of a call's full record. */
 export function conductView(c: ConductRow) {
   const r = c.record ?? {};
@@ -43,7 +34,7 @@ export function conductView(c: ConductRow) {
     gates: (r.checks as Record<string, unknown> | null | undefined) ?? null,
     answered_by: c.answered_by,
     opening: {
-      identification: playedOpening(r),
+      identification: openingAsPlayed(r.opening, (r.identification as string | null | undefined) ?? null),
       opt_out_offered: (r.opt_out_offered as boolean | null | undefined) ?? null,
       played_at: isoText(r.identified_at),
     },
