@@ -31,4 +31,25 @@ export const ConductSchema = Type.Object({
   more: Type.Record(Type.String(), Type.Unknown(), { description: "the record's other columns (the opening's audio, the disclosure, the machine verdict's time, …)" }),
 });
 
-export const FullComplianceRecordSchema = Type.Object({ ...ComplianceRecordSchema.properties, conduct: ConductSchema });
+/** The record's issue-23 columns as stored (actors/call/compliance-record.ts): the operator's and the console's, never the API's. */
+const StoredOpeningSchema = Nullable(
+  Type.Object(
+    {
+      segments: Type.Array(Type.Object({ kind: Type.String(), text: Type.String(), played: Type.Boolean({ description: 'its end mark came back: played to its end' }) })),
+      rules: Type.Array(Type.String()),
+      audio_sha256: NullableString,
+      language: NullableString,
+      started_at: NullableTimestamp,
+    },
+    { description: 'the opening segment by segment, each with whether it was played; null when none was played' },
+  ),
+);
+
+/** The operator's and the console's record: the API's, the stored opening, opt-out and recording start, and `conduct`. */
+export const FullComplianceRecordSchema = Type.Object({
+  ...ComplianceRecordSchema.properties,
+  opening: StoredOpeningSchema,
+  opt_out: Nullable(Type.Object({ via: { ...NullableString, description: 'dtmf or tool' }, at: NullableTimestamp }, { description: "the callee's opt-out on this call; null when none" })),
+  recording_started_at: { ...NullableTimestamp, description: 'when the carrier started recording (after the recording notice)' },
+  conduct: ConductSchema,
+});
