@@ -1,6 +1,13 @@
 import type { AgentSetup, ToolSpec, TurnSettings } from '../../telephony/speech-bridge.ts';
 import { OPENING_WORDS, openingLanguageOf } from './opening-words.ts';
-import { RECORDING_OBJECTION_TOOL } from './recording-objection.ts';
+
+/** The tool the agent calls when the callee objects to the recording (carried out by recording-objection.ts). */
+export const RECORDING_OBJECTION_TOOL: ToolSpec = {
+  name: 'recording_objection',
+  description:
+    'The person objects to the call being recorded (or asks for it not to be recorded): call this at once, before anything else, then do what its answer says.',
+  parameters: { type: 'object', properties: {} },
+};
 
 /** The agent's tools (DESIGN: book appointment, end call, opt out → do-not-call). */
 export const TOOLS: ToolSpec[] = [

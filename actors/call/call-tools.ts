@@ -6,7 +6,8 @@ import { readToolCall } from './tool-args.ts';
 import { localTime } from './local-time.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 import type { CallEnd } from './call-end.ts';
-import { objectToRecording, RECORDING_OBJECTION_TOOL } from './recording-objection.ts';
+import { objectToRecording } from './recording-objection.ts';
+import { RECORDING_OBJECTION_TOOL } from './agent-setup.ts';
 
 /** The agent's tools during a call: book an appointment, record a do-not-call request, end the call. */
 export function createCallTools(deps: CallDeps, end: CallEnd, optOut: (state: CallState, reason: string | null) => Promise<void>) {

@@ -14,7 +14,7 @@
  *
  * Pure: the words come from opening-words.ts.
  */
-import { nanpAreaOf } from '../scheduler/nanp-area-codes.ts';
+import { nanpAreaOf } from '../shared/nanp-area-codes.ts';
 import { nationalFormat } from '../shared/phone.ts';
 import { OPENING_WORDS, openingLanguageOf, type OpeningLanguage } from './opening-words.ts';
 

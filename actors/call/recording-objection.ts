@@ -7,7 +7,6 @@
  * never start, which the code that starts it asks with `recordingRefused`.
  */
 import type { Queryable } from '../../db/pool.ts';
-import type { ToolSpec } from '../../telephony/speech-bridge.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { createRecordingObjectionRepository } from '../../db/recording-objections.ts';
@@ -20,13 +19,6 @@ export const OBJECTION_GOODBYE_MS = 6_000;
 /** The end reason of a call ended because the callee objected to the recording. */
 export const RECORDING_OBJECTION_REASON = 'recording_objection';
 
-/** The agent's tool (telephony/speech-bridge.ts `ToolSpec`). */
-export const RECORDING_OBJECTION_TOOL: ToolSpec = {
-  name: 'recording_objection',
-  description:
-    'The person objects to the call being recorded (or asks for it not to be recorded): call this at once, before anything else, then do what its answer says.',
-  parameters: { type: 'object', properties: {} },
-};
 
 /** Whether the callee of call `callId` objected to the recording: then the recording must not start (or start again). */
 export async function recordingRefused(db: Queryable, callId: string): Promise<boolean> {

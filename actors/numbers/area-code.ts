@@ -1,4 +1,4 @@
-import { NANP_AREA_CODES } from '../scheduler/nanp-area-codes.ts';
+import { NANP_AREA_CODES } from '../shared/nanp-area-codes.ts';
 
 /** Countries whose numbers have an area code an order may prefer (the NANP's, as Twilio's AreaCode filter). */
 const AREA_CODE_COUNTRIES: Readonly<Record<string, string>> = { US: 'the United States', CA: 'Canada' };
@@ -6,7 +6,7 @@ const AREA_CODE_COUNTRIES: Readonly<Record<string, string>> = { US: 'the United 
 /**
  * Why `areaCode` cannot be asked for a number of `country`, in words for the API's message; null
  * when it can. Only the NANP has area codes to prefer, and only codes in service in the
- * customer's own country (the geographic codes of actors/scheduler/nanp-area-codes.ts): an
+ * customer's own country (the geographic codes of actors/shared/nanp-area-codes.ts): an
  * unassigned code (999), a non-geographic one (800, 900) or the other country's (416 for a US
  * customer) is refused rather than answered with a number somewhere else. Pure.
  */

@@ -13,7 +13,7 @@
  * whether a number may be in one that is.
  */
 import Holidays from 'date-holidays';
-import { NANP_AREA_CODES, nanpAreaOf, type AreaCode } from './nanp-area-codes.ts';
+import { NANP_AREA_CODES, nanpAreaOf, type AreaCode } from '../shared/nanp-area-codes.ts';
 import { ES_REGIONS, esRegionsOf } from './es-regions.ts';
 import { WINDOW_RULES, type HolidaySource, type Period, type WindowRule } from './window-rules.ts';
 

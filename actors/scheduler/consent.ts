@@ -24,7 +24,7 @@
  * - `requested_call` sits above written consent: Washington and Maine bar automated sales calls
  *   outright except a call the person asked for (actors/shared/requested-call-only.ts).
  */
-import { nanpAreaOf } from './nanp-area-codes.ts';
+import { nanpAreaOf } from '../shared/nanp-area-codes.ts';
 import { LINE_TYPES, type LineType } from '../../runtime/types.ts';
 import { REQUESTED_CALL_ONLY } from '../shared/requested-call-only.ts';
 

@@ -23,7 +23,7 @@
  * counts calendar days in the callee's zone (France), the window is one day longer than the
  * law's, which covers every reading of the calendar and a daylight-saving day of 25 hours.
  */
-import { nanpAreaOf } from './nanp-area-codes.ts';
+import { nanpAreaOf } from '../shared/nanp-area-codes.ts';
 import type { CallOutcome } from '../call/outcome.ts';
 
 const HOUR_MS = 3_600_000;

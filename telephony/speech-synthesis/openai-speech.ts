@@ -6,7 +6,6 @@
  */
 import OpenAI from 'openai';
 import { linearToMulaw } from '../mulaw.ts';
-import { OPENING_WORDS, openingLanguageOf } from '../../actors/call/opening-words.ts';
 import { padToFrames, type SpeechSynthesizer, type SynthesisRequest } from './synthesizer.ts';
 
 export const OPENAI_SPEECH_MODEL = 'gpt-4o-mini-tts';
@@ -38,7 +37,7 @@ export class OpenAISpeechSynthesizer implements SpeechSynthesizer {
 
   async synthesize(request: SynthesisRequest): Promise<Buffer> {
     if (request.text.length > OPENAI_SPEECH_MAX_INPUT) throw new Error(`speech text longer than ${OPENAI_SPEECH_MAX_INPUT} characters`);
-    const language = OPENING_WORDS[openingLanguageOf(request.language)].name;
+    const language = languageName(request.language);
     const response = await this.client.audio.speech.create({
       model: this.model,
       voice: request.voice,
@@ -80,4 +79,13 @@ export function pcm24kToMulaw8k(pcm: Buffer): Buffer {
     out[o] = linearToMulaw(acc);
   }
   return out;
+}
+
+/** The language's English name for the speech instructions (fr-FR → French); the tag itself when unknown. */
+function languageName(tag: string): string {
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'language' }).of(tag.split('-')[0] ?? tag) ?? tag;
+  } catch {
+    return tag;
+  }
 }

@@ -13,7 +13,7 @@ import {
   type WindowRule,
 } from '../../actors/scheduler/calling-windows.ts';
 import { ES_REGIONS, esRegionsOf } from '../../actors/scheduler/es-regions.ts';
-import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
+import { NANP_AREA_CODES } from '../../actors/shared/nanp-area-codes.ts';
 import { localOf } from '../helpers/local-time.ts';
 
 // The rules as corrected and cited for issue 13 §3: the table's own obligations, then one example

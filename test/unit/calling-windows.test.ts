@@ -15,7 +15,7 @@ import {
   nextOpening,
   windowExplanation,
 } from '../../actors/scheduler/calling-windows.ts';
-import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
+import { NANP_AREA_CODES } from '../../actors/shared/nanp-area-codes.ts';
 import { localOf } from '../helpers/local-time.ts';
 
 const MINUTE_MS = 60_000;

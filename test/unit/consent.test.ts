@@ -20,7 +20,7 @@ import {
   type RequiredConsent,
 } from '../../actors/scheduler/consent.ts';
 import { CALLING_COUNTRIES } from '../../actors/scheduler/calling-windows.ts';
-import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
+import { NANP_AREA_CODES } from '../../actors/shared/nanp-area-codes.ts';
 import { simulatedLineType } from '../../telephony/simulated/scenarios.ts';
 
 const at = (iso: string): Date => new Date(iso);

@@ -1,7 +1,7 @@
 /** Test mode's number stock (the simulated carrier's, which provisioning rents test numbers from): only ranges reserved for fiction. */
 import test from 'ava';
 import { areaCodeInService, FICTIONAL_COUNTRIES, fictionalNumbers, isFictional } from '../../telephony/simulated/fictional-numbers.ts';
-import { NANP_AREA_CODES } from '../../actors/scheduler/nanp-area-codes.ts';
+import { NANP_AREA_CODES } from '../../actors/shared/nanp-area-codes.ts';
 
 test('every listed number of every country is fictional, distinct, and the count never exceeds the range', (t) => {
   for (const country of FICTIONAL_COUNTRIES) {
