@@ -32,7 +32,8 @@ export function conductView(c: ConductRow) {
   for (const [key, value] of Object.entries(r)) if (!SHOWN.has(key) && value !== null) more[key] = value;
   return {
     gates: (r.checks as Record<string, unknown> | null | undefined) ?? null,
-    answered_by: c.answered_by,
+    // The call row takes the verdict only while the call runs; one reported after its end is on the record.
+    answered_by: c.answered_by ?? (r.amd_verdict as string | null | undefined) ?? null,
     opening: {
       identification: openingAsPlayed(r.opening, (r.identification as string | null | undefined) ?? null),
       opt_out_offered: (r.opt_out_offered as boolean | null | undefined) ?? null,

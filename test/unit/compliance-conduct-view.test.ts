@@ -41,3 +41,9 @@ test('nothing played: no opening shown as played; a record from before the segme
   const older = conductView(row({ identification: WHOLE, opt_out_offered: true, identified_at: '2026-12-01T14:00:01+00:00' }));
   t.is(older.opening.identification, WHOLE);
 });
+
+test("a verdict the carrier reported after the call ended (the call row was already final) is still who answered: the record's amd_verdict", (t) => {
+  const view = conductView({ ...row({ identification: WHOLE, amd_verdict: 'human' }), answered_by: null });
+  t.is(view.answered_by, 'human');
+  t.is(conductView({ ...row({ amd_verdict: null }), answered_by: null }).answered_by, null);
+});
