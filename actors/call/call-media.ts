@@ -136,6 +136,7 @@ export function createCallMedia(deps: CallDeps) {
   /** The opening plays at once; the callee's audio, marks, keys and the stream's end are wired. */
   function startStream(state: CallState, line: CallLine, session: MediaSession): void {
     line.media = session;
+    openingWriters.set(line, () => recordOpening(state, line));
     playOpening(line, session);
     session.onAudio((payload, timestampMs) => line.bridge?.sendAudio(payload, timestampMs));
     session.onMark((name) => markBack(state, line, name));
@@ -354,10 +355,13 @@ export function createCallMedia(deps: CallDeps) {
   return { prepareLine, openBridge, connectMedia, bridgeConnected, bridgeFailed, mediaStopped, silence };
 }
 
+/** Per line with a stream: writes what was played of its opening (once; call-media's `recordOpening`). */
+const openingWriters = new WeakMap<CallLine, () => void>();
+
 /**
  * Stops the opening now (a machine answered, machines.ts): the carrier drops what it has not
- * played, and the agent does not take over. What was played is written to the compliance record
- * when the call's stream stops.
+ * played, and the agent does not take over. What was played is written now (compliance record,
+ * transcript), so the transcript's first agent line is the opening, before a voicemail message.
  */
 export function stopOpening(state: CallState): void {
   const line = state.line;
@@ -365,6 +369,7 @@ export function stopOpening(state: CallState): void {
   line.openingState = 'stopped';
   line.wantTakeOver = false;
   line.media?.clear();
+  openingWriters.get(line)?.();
 }
 
 /**

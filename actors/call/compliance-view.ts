@@ -14,6 +14,7 @@ import { createComplianceConductRepository, type ConductRow } from '../../db/com
 import { Refusal } from '../../runtime/refusal.ts';
 import { iso } from '../../runtime/types.ts';
 import { produceComplianceRecord } from './compliance-record.ts';
+import { openingAsPlayed } from './opening.ts';
 
 /** Columns of the record shown elsewhere in the view (the /v1 fields, `checks` as `gates`, the objection). */
 const SHOWN = new Set([
@@ -35,9 +36,10 @@ export function conductView(c: ConductRow, played: Played = { opening: null, opt
   for (const [key, value] of Object.entries(r)) if (!SHOWN.has(key) && value !== null) more[key] = value;
   return {
     gates: (r.checks as Record<string, unknown> | null | undefined) ?? null,
-    answered_by: c.answered_by,
+    // The call row takes the verdict only while the call runs; one reported after its end is on the record.
+    answered_by: c.answered_by ?? (r.amd_verdict as string | null | undefined) ?? null,
     opening: {
-      identification: (r.identification as string | null | undefined) ?? null,
+      identification: openingAsPlayed(r.opening, (r.identification as string | null | undefined) ?? null),
       opt_out_offered: (r.opt_out_offered as boolean | null | undefined) ?? null,
       played_at: isoText(r.identified_at),
       // Each segment as played (its text, whether it played to its end), the rules that shaped it, its audio's hash.

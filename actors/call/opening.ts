@@ -107,3 +107,14 @@ export function composeOpening(c: {
   segments.push({ kind: 'question', text: words.question });
   return { language, jurisdiction, segments, text: segments.map((s) => s.text).join(' '), rules };
 }
+
+/**
+ * What the callee heard of an opening, from the record's `opening` column (migration 039): the
+ * text of the segments whose end mark came back, null when none was. A record written before the
+ * segments were kept: its `identification` (`fallback`). Pure.
+ */
+export function openingAsPlayed(opening: unknown, fallback: string | null): string | null {
+  const segments = (opening as { segments?: { text: string; played: boolean }[] } | null | undefined)?.segments;
+  if (!Array.isArray(segments)) return fallback;
+  return segments.filter((s) => s.played).map((s) => s.text).join(' ') || null;
+}

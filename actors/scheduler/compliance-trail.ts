@@ -6,6 +6,7 @@ import type { AdmissionChecks } from './admission-checks.ts';
 import { BLOCKER_CODES } from '../customer/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import { callingRules, windowExplanation } from './calling-windows.ts';
+import { openingAsPlayed } from '../call/opening.ts';
 
 /**
  * A call's compliance trail for the console (issue 21): every gate its request met, when, on
@@ -224,7 +225,8 @@ export function complianceTrail(f: TrailFacts): TrailEntry[] {
       gate: 'identification',
       passed: true,
       at: r.identified_at.toISOString(),
-      detail: `The agent opened with: "${r.identification}"${r.opt_out_offered ? ', offering the opt-out' : ''}.`,
+      // What the callee heard (issue 23: a machine, a fax or a 9 may cut the opening short).
+      detail: `The agent opened with: "${openingAsPlayed(r.opening, r.identification) ?? ''}"${r.opt_out_offered ? ', offering the opt-out' : ''}.`,
     });
   }
   if (!r.admitted_at && (call.status === 'blocked' || call.status === 'expired')) {

@@ -32,6 +32,12 @@ export const RequestCallSchema = Type.Object({
   ended_at: NullableTimestamp,
 });
 
+/** Why a queued request (and its queued call) waits: the codes docs/api.md "Calls" lists. */
+const WAITING_REASON_DOC =
+  'why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), ' +
+  'researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance ' +
+  'or a spend-cap reason (docs/api.md, Calls)';
+
 export const CallRequestSchema = Type.Object({
   object: Type.Literal('call_request'),
   id: Type.String(),
@@ -42,13 +48,7 @@ export const CallRequestSchema = Type.Object({
   status: Type.String({ description: STATUS_DOC }),
   finished: Type.Boolean(),
   outcome: Nullable(Type.String({ description: `how the request's call ended, null until finished: ${OUTCOME_DOC}` })),
-  waiting_reason: Nullable(
-    Type.String({
-      description:
-        'why a queued request has not been dialled yet: a readiness blocker code (dnc_registry_stale among them), retry_scheduled (its next attempt waits for its planned time), frequency_cap, outside_calling_window, platform_at_capacity, ' +
-        'no_number_in_country, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls)',
-    }),
-  ),
+  waiting_reason: Nullable(Type.String({ description: WAITING_REASON_DOC })),
   waiting_detail: Nullable(
     Type.String({ description: 'why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when)' }),
   ),
@@ -81,7 +81,7 @@ export const CallSchema = Type.Object({
   summary: NullableString,
   recording_url: NullableString,
   transcript_url: NullableString,
-  waiting_reason: NullableString,
+  waiting_reason: Nullable(Type.String({ description: WAITING_REASON_DOC })),
   waiting_detail: NullableString,
   next_attempt_at: NullableTimestamp,
   dial_before: Timestamp,

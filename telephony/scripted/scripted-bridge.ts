@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { toneFrames } from '../mulaw.ts';
 import { scenarioFor, type Scenario } from '../simulated/scenarios.ts';
+import { scriptedWordsFor } from './scripted-words.ts';
 import type { AgentSetup, BridgeConnection, BridgeHandlers, SpeechBridge } from '../speech-bridge.ts';
 
 export interface ScriptedBridgeOptions {
@@ -81,8 +82,10 @@ class ScriptedRun {
   async play(): Promise<void> {
     const agent = this.scenario.agent;
     if (agent === null) return;
+    // The agent speaks the calling language (scripted-words.ts); the simulated callee speaks English.
+    const words = scriptedWordsFor(this.setup.language);
     if (agent === 'voicemail') {
-      await this.say('agent', `Sorry we missed you; ${this.setup.businessName} will try again another time. Goodbye.`);
+      await this.say('agent', words.voicemail(this.setup.businessName));
       await this.tool('end_call', { reason: 'voicemail' });
       return;
     }
@@ -90,13 +93,13 @@ class ScriptedRun {
     switch (agent) {
       case 'not_interested':
         await this.say('callee', "Sorry, I'm not interested.");
-        await this.say('agent', 'No problem, thank you for your time. Goodbye.');
+        await this.say('agent', words.notInterested);
         await this.tool('end_call', { reason: 'not_interested' });
         return;
       case 'book_appointment': {
         const startAt = nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR);
         await this.say('callee', 'Yes, tell me more.');
-        await this.say('agent', `Could we book a ${APPOINTMENT_MINUTES}-minute call on the next weekday at ten?`);
+        await this.say('agent', words.proposeMeeting(APPOINTMENT_MINUTES));
         await this.say('callee', 'Yes, that works. My name is Pat Example.');
         await this.tool('book_appointment', {
           start_at: startAt.toISOString(),
@@ -104,26 +107,26 @@ class ScriptedRun {
           attendee_name: 'Pat Example',
           notes: 'Demo of the service',
         });
-        await this.say('agent', 'You are booked in. Thank you, goodbye.');
+        await this.say('agent', words.booked);
         await this.tool('end_call', { reason: 'appointment_booked' });
         return;
       }
       case 'do_not_call':
         await this.say('callee', 'Please do not call me again.');
-        await this.say('agent', 'Understood, we will not call you again. Goodbye.');
+        await this.say('agent', words.noMoreCalls);
         await this.tool('mark_do_not_call', { reason: 'asked not to be called again' });
         await this.tool('end_call', { reason: 'do_not_call' });
         return;
       case 'call_back_later':
         await this.say('callee', "I'm busy right now, call me back later.");
-        await this.say('agent', 'Of course, we will call back later. Goodbye.');
+        await this.say('agent', words.callBackLater);
         await this.tool('end_call', { reason: 'call_back_later' });
         return;
       case 'talk_until_limit':
         await this.say('callee', 'Tell me more.');
         // Ends only when the call closes the bridge (its time limit); the abort breaks the loop.
         for (let turn = 1; ; turn++) {
-          await this.say('agent', `There is more to say, part ${turn}.`, TALK_INTERVAL_MS);
+          await this.say('agent', words.moreToSay(turn), TALK_INTERVAL_MS);
         }
       default: {
         const never: never = agent;

@@ -128,8 +128,10 @@ test.serial("a French customer's test call hears French words", async (t) => {
   t.is(r.opening.language, 'fr');
   t.is(r.opening.segments[0].text, 'Bonjour, cet appel est passé au nom de Boulangerie Éclair.');
   t.is(r.opening.segments[1].text, 'Pour ne plus recevoir ces appels, appuyez sur 9 ou dites stop.');
-  const first = (await account.api.get(`/v1/calls/${id}/transcript`)).body.lines[0];
-  t.regex(first.text, /^Bonjour, cet appel est passé au nom de Boulangerie Éclair\./);
+  const lines = (await account.api.get(`/v1/calls/${id}/transcript`)).body.lines;
+  t.regex(lines[0].text, /^Bonjour, cet appel est passé au nom de Boulangerie Éclair\./);
+  // The (scripted) agent goes on in French after the opening.
+  t.deepEqual(lines.filter((l: { role: string }) => l.role === 'agent').slice(1).map((l: { text: string }) => l.text), ['Pas de problème, merci pour votre temps. Au revoir.']);
 });
 
 test.serial('a call never answered costs nothing and leaves no opening on its record', async (t) => {

@@ -143,3 +143,20 @@ test('a call dialled before its checks were kept says what was checked but not k
   t.regex(byGate.do_not_call, /^The number \+13055550123 is on neither the account's do-not-call list nor a national registry\./);
   t.regex(byGate.consent, /^Held: prior express written consent, obtained 2027-06-01T10:00:00\.000Z \(form; evidence ev-1\)\. Needed for a mobile line: prior express written consent, under US-mobile/);
 });
+
+test('issue 23: the identification gate says the opening as played; a machine that cut it short leaves out what was never said', (t) => {
+  const opening = {
+    rules: [],
+    segments: [
+      { kind: 'identification', text: 'Hello, this call is on behalf of Bright Dental LLC.', played: true },
+      { kind: 'opt_out', text: 'To stop these calls, press 9 or say stop.', played: true },
+      { kind: 'question', text: 'Do you have a moment?', played: false },
+    ],
+  };
+  const whole = opening.segments.map((s) => s.text).join(' ');
+  const trail = complianceTrail({ call: call(), record: record({ identification: whole, opening }), refusedStarts: [], hold: HOLD });
+  t.is(
+    trail.find((g) => g.gate === 'identification')!.detail,
+    'The agent opened with: "Hello, this call is on behalf of Bright Dental LLC. To stop these calls, press 9 or say stop.", offering the opt-out.',
+  );
+});

@@ -203,3 +203,21 @@ test('stopOpening clears the rest and the agent does not take over; playPrepared
   await played;
   t.true(done);
 });
+
+test('a machine stops the opening: what was played is written at once, so the transcript has it before the voicemail message', async (t) => {
+  const h = harness();
+  await h.media.connectMedia(h.state, h.session);
+  h.mark('opening:0');
+  h.mark('opening:1');
+  stopOpening(h.state);
+  // Written now, not when the stream stops (after the message left on the machine).
+  t.deepEqual(
+    h.asked.filter((m) => m.type === 'transcript_heard'),
+    [{ type: 'transcript_heard', role: 'agent', text: 'Hello, this call is on behalf of Bright Dental LLC. To stop these calls, press 9 or say stop.' }],
+  );
+  await new Promise((r) => setImmediate(r));
+  t.is(h.recorded().length, 1);
+  // The stream's end writes nothing more.
+  await h.media.mediaStopped({ ...h.state, media: h.session });
+  t.is(h.asked.filter((m) => m.type === 'transcript_heard').length, 1);
+});
