@@ -229,18 +229,21 @@ export class SimulatedCarrier implements Carrier {
     return { contentType: 'audio/wav', body: wavFromMulaw(audio) };
   }
 
+  /** The answering-machine verdict of an answered call dialled with `amdCallbackUrl`, once. */
+  private reportVerdictNow(call: SimulatedCall): void {
+    const verdict = call.scenario.answeredBy;
+    if (!call.answered || call.amdReported || !call.request.amdCallbackUrl || !verdict) return;
+    call.amdReported = true;
+    const report: AmdReport = { callId: call.request.callId, carrierCallId: call.sid, answeredBy: verdict, detectionMs: AMD_DELAY_MS[verdict] };
+    this.deliver('amd', () => this.options.onAmd?.(report));
+  }
+
   private answer(call: SimulatedCall): void {
     call.answered = true;
     this.report(call, 'in-progress');
     // Asynchronous detection, as the Twilio adapter asks for it: connected at once, the verdict after.
     const verdict = call.scenario.answeredBy;
-    if (call.request.amdCallbackUrl && verdict) {
-      this.after(call, AMD_DELAY_MS[verdict], () => {
-        call.amdReported = true;
-        const report: AmdReport = { callId: call.request.callId, carrierCallId: call.sid, answeredBy: verdict, detectionMs: AMD_DELAY_MS[verdict] };
-        this.deliver('amd', () => this.options.onAmd?.(report));
-      });
-    }
+    if (call.request.amdCallbackUrl && verdict) this.after(call, AMD_DELAY_MS[verdict], () => this.reportVerdictNow(call));
     const ws = new this.WebSocketImpl(call.request.mediaUrl);
     call.ws = ws;
     ws.on('open', () => {
@@ -308,6 +311,9 @@ export class SimulatedCarrier implements Carrier {
     if (call.ended) return;
     call.ended = true;
     this.clearTimers(call);
+    // A call over before its verdict was due still gets it, as Twilio posts the asynchronous
+    // verdict of every call it was asked for (the scripted agent can end a call within milliseconds).
+    this.reportVerdictNow(call);
     const ws = call.ws;
     if (ws && ws.readyState === ws.OPEN) {
       this.send(call, { event: 'stop', sequenceNumber: String(++call.messageSequence), streamSid: call.streamSid, stop: { accountSid: ACCOUNT_SID, callSid: call.sid } });
