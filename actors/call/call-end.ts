@@ -18,6 +18,10 @@ export const RECORDING_WAIT_SECONDS = 45;
 
 /** The summary of a request ended undialled because its number is on a do-not-call list (the dialler's too). */
 export const DO_NOT_CALL_LISTED_SUMMARY = 'The number is on a do-not-call list, so it was not dialled.';
+/** A UK request that reached its dial with neither the business address nor a freephone caller ID (PECR reg. 24). */
+export const REGISTERED_ADDRESS_REQUIRED_SUMMARY = 'A call to a UK number must give the business address or a freephone number, and the customer has no registered address, so it was not dialled.';
+
+const UNDIALLED_SUMMARIES = { do_not_call_listed: DO_NOT_CALL_LISTED_SUMMARY, registered_address_required: REGISTERED_ADDRESS_REQUIRED_SUMMARY } as const;
 
 /** A call's end: hanging up, and writing the outcome with its charge once. */
 export function createCallEnd(deps: CallDeps) {
@@ -95,10 +99,11 @@ export function createCallEnd(deps: CallDeps) {
 
   /**
    * Ends a request the call actor will not dial after all (its number was listed do-not-call
-   * after the dialler's admission): `blocked`, `do_not_call_listed`, its hold released at zero,
-   * `call.completed`, never retried, in one transaction. False when it had moved on.
+   * after the dialler's admission, or a UK opening has neither an address nor a freephone caller
+   * ID): `blocked` with that outcome, its hold released at zero, `call.completed`, never retried,
+   * in one transaction. False when it had moved on.
    */
-  async function blockUndialled(state: CallState): Promise<boolean> {
+  async function blockUndialled(state: CallState, outcome: keyof typeof UNDIALLED_SUMMARIES = 'do_not_call_listed'): Promise<boolean> {
     const now = clock.now();
     return withTransaction(pool, async (client) => {
       const calls = createCallRepository(client);
@@ -107,8 +112,8 @@ export function createCallEnd(deps: CallDeps) {
       await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
       const row = await calls.update(call.id, {
         status: 'blocked',
-        outcome: 'do_not_call_listed',
-        summary: DO_NOT_CALL_LISTED_SUMMARY,
+        outcome,
+        summary: UNDIALLED_SUMMARIES[outcome],
         duration_seconds: 0,
         ended_at: now,
         updated_at: now,
