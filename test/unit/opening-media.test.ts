@@ -111,6 +111,8 @@ test('recording starts only after the notice’s mark; the agent takes over at t
   t.true(h.events.includes('callee-audio'), 'the callee is heard by the agent from the first frame');
   h.mark('opening:0');
   h.mark('opening:1');
+  // The start is asynchronous (it reads the objection first): let it run, so a start at an earlier mark would show.
+  await new Promise((r) => setTimeout(r, 10));
   t.false(h.events.some((e) => e.startsWith('record:')), 'not recorded before the notice has played');
   h.mark('opening:2');
   await new Promise((r) => setImmediate(r));
