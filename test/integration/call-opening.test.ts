@@ -113,6 +113,16 @@ test.serial('the do-not-call tool does the same: recorded, hung up without anoth
   t.like((await account.api.get('/v1/dnc')).body.data.find((d: { phone: string }) => d.phone === '+12125550105'), { call_id: id });
 });
 
+test.serial('the identification and the number say the registered name, never the name or the brand (issue 23 §1; 47 CFR 64.1200(b)(1))', async (t) => {
+  const llc = await makeReadyCustomer(svc.url, account.api, { name: 'Sunny Teeth', brand_name: 'Sunny Smiles', registered_name: 'Sunny Teeth Dental Group LLC' });
+  const id = await queue('+12125550100', llc);
+  await dialUntilFinished(account, account.api, id);
+  const r = await record(id);
+  t.is(r.opening.segments[0].text, 'Hello, this call is on behalf of Sunny Teeth Dental Group LLC.');
+  t.regex(r.opening.segments.find((s: any) => s.kind === 'callback').text, /^You can reach Sunny Teeth Dental Group LLC at /);
+  t.false(/Sunny Smiles/.test(r.identification));
+});
+
 test.serial("a French customer's test call hears French words", async (t) => {
   const fr = await makeReadyCustomer(svc.url, account.api, { name: 'Boulangerie Éclair', country: 'FR', timezone: 'Europe/Paris' });
   const consent = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'fr-1' };
