@@ -324,3 +324,24 @@ test('barge-in while the carrier has caught up with a reply still streaming cuts
   t.like(server.truncates[0], { item_id: reply.itemId, audio_end_ms: (played - 5) * 20, accepted: true });
   t.deepEqual(server.cancels, [{ connection: 0, cancelled: reply.id }]);
 });
+
+test('backchannel_max_ms 0 cuts at speech_started itself, not after the turn’s silence (docs/api.md: "0: any speech interrupts")', async (t) => {
+  // A long silence_ms (1,500 ms): a bridge that waited for it before cutting would truncate only after 1,500 ms.
+  const { server, rec, until, reply } = await replyPlaying(t, { frameIntervalMs: 8 }, { ...TURN, silence_ms: 1500, backchannel_max_ms: 0 });
+  void server.calleeSpeaks({ durationMs: 2000 });
+  await until(() => server.truncates.length === 1, 1000);
+  t.like(server.truncates[0], { item_id: reply.itemId, audio_end_ms: 200, accepted: true });
+  t.deepEqual(server.cancels, [{ connection: 0, cancelled: reply.id }]);
+  t.is(rec.interruptedAt.length, 1);
+});
+
+test('speech of 500 ms under backchannel_max_ms 700 is a backchannel even with 500 ms of silence_ms: the silence is not counted as speech (docs/api.md "Call settings")', async (t) => {
+  // speech_stopped comes 500 + 500 = 1,000 ms after speech_started: later than 700 ms, yet the speech was 500 ms.
+  const { server, rec, reply } = await replyPlaying(t, { frameIntervalMs: 8 }, { ...TURN, silence_ms: 500, backchannel_max_ms: 700 });
+  await server.calleeSpeaks({ durationMs: 500, transcript: 'Okay.' });
+  await eventually(() => reply.status === 'completed', 3000);
+  await sleep(100);
+  t.is(rec.interruptedAt.length, 1, 'paused at once');
+  t.deepEqual(server.truncates, [], 'not cut');
+  t.deepEqual(server.cancels, [], 'not cancelled');
+});
