@@ -345,3 +345,14 @@ test('speech of 500 ms under backchannel_max_ms 700 is a backchannel even with 5
   t.deepEqual(server.truncates, [], 'not cut');
   t.deepEqual(server.cancels, [], 'not cancelled');
 });
+
+test('speech of 1,000 ms over backchannel_max_ms 700 interrupts, cut while the callee still speaks (docs/api.md "Call settings")', async (t) => {
+  // TURN: 700 ms and 200 ms of silence; the callee's end would be reported at 1,200 ms, the cut comes at 900 ms.
+  const { server, rec, until, reply } = await replyPlaying(t, { frameIntervalMs: 30 });
+  void server.calleeSpeaks({ durationMs: 1000 });
+  await until(() => server.truncates.length === 1, 3000);
+  t.false(server.sent.filter((e) => e.type === 'input_audio_buffer.speech_stopped').length > 1, 'cut before the callee stopped');
+  t.like(server.truncates[0], { item_id: reply.itemId, audio_end_ms: 200, accepted: true });
+  t.deepEqual(server.cancels, [{ connection: 0, cancelled: reply.id }]);
+  t.is(rec.interruptedAt.length, 1);
+});
