@@ -205,3 +205,20 @@ test('stopOpening clears the rest and the agent does not take over; playPrepared
   await played;
   t.true(done);
 });
+
+test('the opt-out offer is sent straight after the identification: nothing between them, so it starts 0 ms (within 2,000 ms) after the identification ends (47 CFR 64.1200(b)(3))', async (t) => {
+  const h = harness();
+  // Each segment its own tone, so the frames show which segment they belong to.
+  h.line.opening.segments.forEach((s, i) => (s.frames = toneFrames(60, 300 + 100 * i)));
+  const sent: string[] = [];
+  await h.media.connectMedia(h.state, { ...h.session, sendAudio: (p) => void sent.push(p), sendMark: (n) => void sent.push(`mark:${n}`) });
+  await new Promise((r) => setTimeout(r, 10));
+  const [identification, optOut] = h.line.opening.segments;
+  t.is(identification!.kind, 'identification');
+  t.is(optOut!.kind, 'opt_out');
+  const idEnd = sent.indexOf('mark:opening:0');
+  const offerEnd = sent.indexOf('mark:opening:1');
+  t.deepEqual(sent.slice(0, idEnd), identification!.frames, 'the identification first');
+  const between = sent.slice(idEnd + 1, offerEnd);
+  t.deepEqual(between, optOut!.frames, 'then at once the offer, and nothing else');
+});
