@@ -105,6 +105,27 @@ test.serial('a 9 pressed: the number goes on do-not-call, the call hangs up at o
   t.like((await record(id)).opt_out, { via: 'dtmf' });
 });
 
+test.serial('a 9 pressed: the call has ended within a second (64.1200(b)(3) "immediately terminate"; issue 23: "ends the call within a second")', async (t) => {
+  const id = await queue('+12125550116'); // digit 6: would talk until the time limit
+  const dialled = account.admin.post('/admin/v1/dialler/run');
+  const stream = await waitFor(() => streams.get(id)?.listening() && streams.get(id));
+  await dialled;
+  const pressedAt = Date.now();
+  stream.press('9');
+  let endedAfterMs = Infinity;
+  for (;;) {
+    const c = (await account.api.get(`/v1/calls/${id}`)).body;
+    if (c.finished) {
+      endedAfterMs = Date.now() - pressedAt;
+      t.is(c.outcome, 'do_not_call');
+      break;
+    }
+    if (Date.now() - pressedAt > 5_000) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  t.true(endedAfterMs < 1_000, `ended ${endedAfterMs} ms after the key`);
+});
+
 test.serial('the do-not-call tool does the same: recorded, hung up without another word, outcome do_not_call', async (t) => {
   const id = await queue('+12125550105'); // digit 5: asks not to be called again
   const done = await dialUntilFinished(account, account.api, id);
