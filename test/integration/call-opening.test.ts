@@ -65,6 +65,15 @@ async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs =
   }
 }
 
+/** Queues and dials a call, and waits until it has taken its stream (the key handler is on), so a key can be pressed. */
+async function listening(phone: string) {
+  const id = await queue(phone);
+  const dialled = account.admin.post('/admin/v1/dialler/run');
+  const stream = await waitFor(() => streams.get(id)?.listening() && streams.get(id));
+  await dialled;
+  return { id, stream };
+}
+
 test.serial('an answered call: the opening is played first, recorded as played on the compliance record, recording started after it', async (t) => {
   const id = await queue('+12125550100'); // New York, digit 0: not interested
   const done = await dialUntilFinished(account, account.api, id);
@@ -89,11 +98,7 @@ test.serial('an answered call: the opening is played first, recorded as played o
 });
 
 test.serial('a 9 pressed: the number goes on do-not-call, the call hangs up at once, outcome do_not_call, opt-out on the record', async (t) => {
-  const id = await queue('+12125550106'); // digit 6: would talk until the time limit
-  const dialled = account.admin.post('/admin/v1/dialler/run');
-  // The call has taken its stream (the key handler is on) before the key is pressed.
-  const stream = await waitFor(() => streams.get(id)?.listening() && streams.get(id));
-  await dialled;
+  const { id, stream } = await listening('+12125550106'); // digit 6: would talk until the time limit
   const pressedAt = Date.now();
   stream.press('9');
   const done = await dialUntilFinished(account, account.api, id);
@@ -106,10 +111,7 @@ test.serial('a 9 pressed: the number goes on do-not-call, the call hangs up at o
 });
 
 test.serial('a 9 pressed: the call has ended within a second (64.1200(b)(3) "immediately terminate"; issue 23: "ends the call within a second")', async (t) => {
-  const id = await queue('+12125550116'); // digit 6: would talk until the time limit
-  const dialled = account.admin.post('/admin/v1/dialler/run');
-  const stream = await waitFor(() => streams.get(id)?.listening() && streams.get(id));
-  await dialled;
+  const { id, stream } = await listening('+12125550116'); // digit 6: would talk until the time limit
   const pressedAt = Date.now();
   stream.press('9');
   let endedAfterMs = Infinity;
