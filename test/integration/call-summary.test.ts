@@ -6,7 +6,8 @@ import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/
 import { startFakeOpenAIChat } from '../fakes/openai-chat.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
-import { analyseByRules, analyseWithModel, analysisAtEnd, callbackInstant, createModelAnalyst, objectionHeard, summaryWithCallback } from '../../actors/call/call-summary.ts';
+import { analyseByRules, analyseWithModel, analysisAtEnd, callbackInstant, createModelAnalyst, objectionHeard } from '../../actors/call/call-summary.ts';
+import { summarise } from '../../actors/call/outcome.ts';
 
 /**
  * Issue 23 §6: the post-call summary and structured outcome, read from the transcript by the
@@ -57,10 +58,10 @@ test('rules read only the callee; the summary says the callback time in one sent
   const a = analyseByRules(lines, TUESDAY_10_NY, NY, 'call_back_later');
   t.is(a.callbackAt?.toISOString(), '2026-12-03T19:00:00.000Z');
   t.is(a.objection, 'timing');
-  const sentence = summaryWithCallback('The call was answered; the prospect asked to be called back later. It ended after 1 min 30 s.', 'call_back_later', a.callbackAt, NY);
+  const sentence = summarise('call_back_later', 90, null, 'en-US', { at: a.callbackAt!, zone: NY });
   t.is(sentence, 'The call was answered; the prospect asked to be called back at 2026-12-03 14:00 (America/New_York). It ended after 1 min 30 s.');
   t.is(sentence.split('. ').length, 2, 'one sentence and its length');
-  t.is(summaryWithCallback('The call was answered and ended after 40 s.', 'completed', a.callbackAt, NY), 'The call was answered; the prospect asked to be called back at 2026-12-03 14:00 (America/New_York). It ended after 40 s.');
+  t.is(summarise('completed', 40, null, 'en-US', { at: a.callbackAt!, zone: NY }), 'The call was answered; the prospect asked to be called back at 2026-12-03 14:00 (America/New_York). It ended after 40 s.');
 });
 
 let svc: TestService;
@@ -104,13 +105,13 @@ test.serial('a callback time asked for reaches the summary, as an instant of the
   await db.query(`DELETE FROM call_analyses WHERE call_id = $1`, [call.id]);
   const said = { ...call, transcript: [{ role: 'callee' as const, text: 'Call me back tomorrow at 3.', at: TUESDAY_10_NY.toISOString() }] };
   const { summary, analysis } = await withTransaction(svc.services.pool, (client) =>
-    analysisAtEnd(client, said, 'call_back_later', 'The call was answered; the prospect asked to be called back later. It ended after 1 min 30 s.', TUESDAY_10_NY),
+    analysisAtEnd(client, said, 'call_back_later', { durationSeconds: 90, appointment: null, language: 'en-US' }, TUESDAY_10_NY),
   );
   t.is(summary, 'The call was answered; the prospect asked to be called back at 2026-12-02 15:00 (America/New_York). It ended after 1 min 30 s.');
   t.is(analysis?.callback_at?.toISOString(), '2026-12-02T20:00:00.000Z');
   // An opt-out is the outcome: no callback said then.
-  const dnc = await withTransaction(svc.services.pool, (client) => analysisAtEnd(client, said, 'do_not_call', 'The call was answered; the prospect asked not to be called again.', TUESDAY_10_NY));
-  t.is(dnc.summary, 'The call was answered; the prospect asked not to be called again.');
+  const dnc = await withTransaction(svc.services.pool, (client) => analysisAtEnd(client, said, 'do_not_call', { durationSeconds: 90, appointment: null, language: 'en-US' }, TUESDAY_10_NY));
+  t.is(dnc.summary, 'The call was answered; the prospect asked not to be called again and the number was added to the do-not-call list.');
 });
 
 test.serial('with the model: its reading, stored when the stream stops, is what the end uses; a failing model leaves it to the rules', async (t) => {
@@ -130,7 +131,7 @@ test.serial('with the model: its reading, stored when the stream stops, is what 
     t.deepEqual(fake.violations, []);
     t.like(await analysisOf(call.id), { objection: 'price', source: 'model' });
     const { summary } = await withTransaction(svc.services.pool, (client) =>
-      analysisAtEnd(client, said, 'completed', 'The call was answered and ended after 40 s.', TUESDAY_10_NY),
+      analysisAtEnd(client, said, 'completed', { durationSeconds: 40, appointment: null, language: 'en-US' }, TUESDAY_10_NY),
     );
     t.is(summary, 'The call was answered; the prospect asked to be called back at 2026-12-02 16:30 (America/New_York). It ended after 40 s.');
 
@@ -139,7 +140,7 @@ test.serial('with the model: its reading, stored when the stream stops, is what 
     fake.script({ status: 500 });
     await analyseWithModel(svc.services.pool, analyst, said, TUESDAY_10_NY);
     t.is(await analysisOf(call.id), undefined);
-    await withTransaction(svc.services.pool, (client) => analysisAtEnd(client, said, 'completed', 'The call was answered and ended after 40 s.', TUESDAY_10_NY));
+    await withTransaction(svc.services.pool, (client) => analysisAtEnd(client, said, 'completed', { durationSeconds: 40, appointment: null, language: 'en-US' }, TUESDAY_10_NY));
     t.deepEqual(await analysisOf(call.id), { callback_at: null, objection: null, source: 'rules' }, 'the rules know no "costs a lot", and "ring me whenever" says no time');
   } finally {
     await fake.close();
