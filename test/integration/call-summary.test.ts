@@ -146,3 +146,47 @@ test.serial('with the model: its reading, stored when the stream stops, is what 
     await fake.close();
   }
 });
+
+// ---- the summary's language (issue 23 §5) ----
+
+const FR_CONSENT = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'fr-summary' };
+/** The `call.completed` event of a call (its data is the call as GET returns it). */
+const completedEvent = async (id: string) =>
+  ((await account.api.get('/v1/events?type=call.completed&limit=100')).body.data as { data: { id: string; summary: string } }[]).find((e) => e.data.id === id)?.data;
+
+test.serial("a French customer's calls are summed up in French, on the call and in call.completed; an English customer's are unchanged", async (t) => {
+  const fr = await makeReadyCustomer(svc.url, account.api, { name: 'Boulangerie Éclair', country: 'FR', timezone: 'Europe/Paris' });
+  const queue = async (c: string, phone: string, body: Record<string, unknown> = {}) =>
+    (await account.api.post('/v1/calls', { called_party: 'business', customer_id: c, phone, ...body })).body.id as string;
+  const expected: [string, string, string][] = [];
+
+  // Digit 0: not interested (60 s); digit 8: call back later (90 s).
+  const notInterested = await queue(fr.id, '+33145670010', { consent: FR_CONSENT });
+  const done0 = await dialUntilFinished(account, account.api, notInterested);
+  t.is(done0.outcome, 'not_interested');
+  expected.push([notInterested, "L'appel a été décroché ; le prospect n'était pas intéressé. Il s'est terminé au bout de 1 min.", 'fr not_interested']);
+  const callBack = await queue(fr.id, '+33145670018', { consent: FR_CONSENT });
+  const done8 = await dialUntilFinished(account, account.api, callBack);
+  t.is(done8.outcome, 'call_back_later');
+  expected.push([callBack, "L'appel a été décroché ; le prospect a demandé à être rappelé plus tard. Il s'est terminé au bout de 1 min 30 s.", 'fr call_back_later']);
+
+  // A request ended before a dial: its number is on the reseller's do-not-call list.
+  t.is((await account.api.post('/v1/dnc', { phone: '+33145670021' })).status, 201);
+  const listed = await queue(fr.id, '+33145670021', { consent: FR_CONSENT });
+  t.like(await dialUntilFinished(account, account.api, listed), { status: 'blocked', outcome: 'do_not_call_listed', dialed_at: null });
+  expected.push([listed, "Le numéro figure sur une liste d'opposition aux appels ; il n'a donc pas été appelé.", 'fr do_not_call_listed']);
+
+  // The English customer's, as they always were.
+  const enNotInterested = await queue(customerId, '+12025550540');
+  t.is((await dialUntilFinished(account, account.api, enNotInterested)).outcome, 'not_interested');
+  expected.push([enNotInterested, 'The call was answered; the prospect was not interested. It ended after 1 min.', 'en not_interested']);
+  t.is((await account.api.post('/v1/dnc', { phone: '+12025550541' })).status, 201);
+  const enListed = await queue(customerId, '+12025550541');
+  t.like(await dialUntilFinished(account, account.api, enListed), { status: 'blocked', outcome: 'do_not_call_listed' });
+  expected.push([enListed, 'The number is on a do-not-call list, so it was not dialled.', 'en do_not_call_listed']);
+
+  for (const [id, summary, what] of expected) {
+    t.is((await account.api.get(`/v1/calls/${id}`)).body.summary, summary, `GET ${what}`);
+    t.is((await completedEvent(id))?.summary, summary, `call.completed ${what}`);
+  }
+});
