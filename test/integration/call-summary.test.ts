@@ -8,6 +8,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { analyseByRules, analyseWithModel, analysisAtEnd, callbackInstant, createModelAnalyst, objectionHeard } from '../../actors/call/call-summary.ts';
 import { summarise } from '../../actors/call/outcome.ts';
+import { finishLostCall } from '../../actors/call/call-jobs.ts';
 
 /**
  * Issue 23 §6: the post-call summary and structured outcome, read from the transcript by the
@@ -184,6 +185,12 @@ test.serial("a French customer's calls are summed up in French, on the call and 
   const enListed = await queue(customerId, '+12025550541');
   t.like(await dialUntilFinished(account, account.api, enListed), { status: 'blocked', outcome: 'do_not_call_listed' });
   expected.push([enListed, 'The number is on a do-not-call list, so it was not dialled.', 'en do_not_call_listed']);
+
+  // A call lost with its process (call-jobs.ts): nothing to settle (never dialled), so no money writer is reached.
+  const lost = await queue(fr.id, '+33145670030', { consent: FR_CONSENT });
+  await db.query(`UPDATE calls SET status = 'in_progress' WHERE id = $1`, [lost]);
+  t.true(await finishLostCall({ pool: svc.services.pool, money: undefined as never }, lost, new Date(), 'http://localhost'));
+  expected.push([lost, "L'appel a été perdu avant d'avoir indiqué son résultat ; rien n'a été facturé pour cet appel.", 'fr lost']);
 
   for (const [id, summary, what] of expected) {
     t.is((await account.api.get(`/v1/calls/${id}`)).body.summary, summary, `GET ${what}`);
