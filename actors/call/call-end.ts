@@ -18,7 +18,6 @@ import { createCoverageRepository } from '../../db/coverage.ts';
 /** How long an answered call's `call.completed` waits for its recording (real time). */
 export const RECORDING_WAIT_SECONDS = 45;
 
-
 /** A call's end: hanging up, and writing the outcome with its charge once. */
 export function createCallEnd(deps: CallDeps) {
   const { pool, clock, log, config, money } = deps;
