@@ -24,6 +24,11 @@ export function createCoverageRepository(db: Queryable) {
       const { rows } = await db.query(`${SELECT} ORDER BY c.country`);
       return rows;
     },
+    /** The calling language of a customer's country (the language of its calls' summaries); null for an unknown customer. */
+    async callingLanguageOf(customerId: string): Promise<string | null> {
+      const { rows } = await db.query(`SELECT co.calling_language FROM customers cu JOIN countries co ON co.country = cu.country WHERE cu.id = $1`, [customerId]);
+      return rows[0]?.calling_language ?? null;
+    },
     async certifyLanguage(locale: string, now: Date): Promise<void> {
       await db.query(`INSERT INTO speech_certifications (locale, certified_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [locale, now]);
     },

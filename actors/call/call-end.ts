@@ -5,23 +5,18 @@ import { recordEvent } from '../../db/events.ts';
 import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
 import { createMachineRecordRepository } from '../../db/compliance-machines.ts';
 import type { CarrierStatusReport } from '../../telephony/carrier.ts';
-import { decideOutcome, summarise, TIME_LIMIT_SECONDS } from './outcome.ts';
+import { decideOutcome, TIME_LIMIT_SECONDS } from './outcome.ts';
 import { appointmentView, callView, isFinished } from './views.ts';
 import { localTime } from './local-time.ts';
 import { planNextAttempt } from './retries.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 import { inboundBilledSeconds, inboundOutcome, inboundSummary } from './inbound.ts';
 import { analysisAtEnd } from './call-summary.ts';
+import { summaryWords } from './summary-words.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
 
 /** How long an answered call's `call.completed` waits for its recording (real time). */
 export const RECORDING_WAIT_SECONDS = 45;
-
-/** The summary of a request ended undialled because its number is on a do-not-call list (the dialler's too). */
-export const DO_NOT_CALL_LISTED_SUMMARY = 'The number is on a do-not-call list, so it was not dialled.';
-/** A UK request that reached its dial with neither the business address nor a freephone caller ID (PECR reg. 24). */
-export const REGISTERED_ADDRESS_REQUIRED_SUMMARY = 'A call to a UK number must give the business address or a freephone number, and the customer has no registered address, so it was not dialled.';
-
-const UNDIALLED_SUMMARIES = { do_not_call_listed: DO_NOT_CALL_LISTED_SUMMARY, registered_address_required: REGISTERED_ADDRESS_REQUIRED_SUMMARY } as const;
 
 /** A call's end: hanging up, and writing the outcome with its charge once. */
 export function createCallEnd(deps: CallDeps) {
@@ -65,12 +60,14 @@ export function createCallEnd(deps: CallDeps) {
       const billed = inbound ? inboundBilledSeconds(call, duration) : duration;
       if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: billed, now });
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
-      const local = appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone } : null;
-      // The summary with what the transcript says (call-summary.ts: the model's reading stored
-      // before, else the rules'); an inbound call's is its own (inbound.ts).
+      const local = appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone, startAt: appointment.start_at } : null;
+      // The summary, in the customer's calling language (summary-words.ts), with what the
+      // transcript says (call-summary.ts: the model's reading stored before, else the rules');
+      // an inbound call's is its own (inbound.ts).
+      const language = await createCoverageRepository(client).callingLanguageOf(call.customer_id);
       const summary = inbound
-        ? inboundSummary(call, outcome, duration, local)
-        : (await analysisAtEnd(client, call, decideOutcome(facts), summarise(decideOutcome(facts), duration, local), now)).summary;
+        ? inboundSummary(call, outcome, duration, local, language)
+        : (await analysisAtEnd(client, call, decideOutcome(facts), { durationSeconds: duration, appointment: local, language }, now)).summary;
       const ended = await calls.update(call.id, {
         status: 'completed',
         outcome,
@@ -103,7 +100,7 @@ export function createCallEnd(deps: CallDeps) {
    * ID): `blocked` with that outcome, its hold released at zero, `call.completed`, never retried,
    * in one transaction. False when it had moved on.
    */
-  async function blockUndialled(state: CallState, outcome: keyof typeof UNDIALLED_SUMMARIES = 'do_not_call_listed'): Promise<boolean> {
+  async function blockUndialled(state: CallState, outcome: 'do_not_call_listed' | 'registered_address_required' = 'do_not_call_listed'): Promise<boolean> {
     const now = clock.now();
     return withTransaction(pool, async (client) => {
       const calls = createCallRepository(client);
@@ -113,7 +110,7 @@ export function createCallEnd(deps: CallDeps) {
       const row = await calls.update(call.id, {
         status: 'blocked',
         outcome,
-        summary: UNDIALLED_SUMMARIES[outcome],
+        summary: summaryWords(await createCoverageRepository(client).callingLanguageOf(call.customer_id)).ended[outcome],
         duration_seconds: 0,
         ended_at: now,
         updated_at: now,

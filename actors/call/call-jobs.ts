@@ -4,6 +4,8 @@ import { recordEvent } from '../../db/events.ts';
 import { holdReads } from '../../db/money/holds.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import { callView } from './views.ts';
+import { summaryWords } from './summary-words.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
 
 /** What the jobs that may settle a call's money need: the database and the money writer. */
 export interface CallJobDeps {
@@ -53,7 +55,7 @@ export async function finishLostCall(ctx: CallJobDeps, callId: string, now: Date
     const row = await calls.update(call.id, {
       status: 'completed',
       outcome: 'failed',
-      summary: 'The call was lost before it reported an outcome; nothing was charged for it.',
+      summary: summaryWords(await createCoverageRepository(client).callingLanguageOf(call.customer_id)).lost,
       duration_seconds: 0,
       ended_at: now,
       updated_at: now,

@@ -9,9 +9,11 @@
  * carrier's end report behind it). Otherwise, or when the model fails, deterministic rules read
  * it at the end, inside `finish`'s transaction (`analysisAtEnd`, no network I/O).
  *
- * What reaches the API: the callback time, an outcome, in the one-sentence `summary`. The
- * objection is how the conversation went (decision-making the spec keeps out of the API): the
- * operator and the console read it on the compliance record's `conduct`.
+ * What reaches the API: the callback time, an outcome, in the one-sentence `summary` (in the
+ * customer's calling language, summary-words.ts). The objection is how the conversation went
+ * (decision-making the spec keeps out of the API): the operator and the console read it on the
+ * compliance record's `conduct`. The model writes no words of the summary (it answers a time and
+ * a category), so it needs no language.
  */
 import OpenAI from 'openai';
 import type { Client, Queryable } from '../../db/pool.ts';
@@ -21,7 +23,8 @@ import type { Logger } from '../../runtime/logger.ts';
 import { createCallAnalysisRepository, type CallAnalysisRow } from '../../db/call-analyses.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { localTime } from './local-time.ts';
-import type { CallOutcome } from './outcome.ts';
+import { summarise, type CallOutcome } from './outcome.ts';
+import type { SummaryMoment } from './summary-words.ts';
 
 export const OBJECTIONS = ['price', 'timing', 'has_provider', 'not_interested', 'other'] as const;
 export type Objection = (typeof OBJECTIONS)[number];
@@ -132,21 +135,6 @@ export function analyseByRules(lines: readonly TranscriptLine[], at: Date, zone:
   return { callbackAt, objection: objectionHeard(callee.map((l) => l.text).join('\n'), outcome) };
 }
 
-// ---- the summary sentence ----------------------------------------------------------------------
-
-/**
- * The one-sentence summary with the callback time asked for, when there is one and the call
- * ended without a meeting or an opt-out: "… asked to be called back at 2026-12-02 15:00
- * (America/New_York). …". Otherwise the outcome's sentence as it is. Pure.
- */
-export function summaryWithCallback(sentence: string, outcome: CallOutcome, callbackAt: Date | null, zone: string): string {
-  if (!callbackAt) return sentence;
-  const when = `at ${localTime(callbackAt, zone)} (${zone})`;
-  if (outcome === 'call_back_later') return sentence.replace('asked to be called back later', `asked to be called back ${when}`);
-  if (outcome === 'completed') return sentence.replace(/^The call was answered and ended/, `The call was answered; the prospect asked to be called back ${when}. It ended`);
-  return sentence;
-}
-
 // ---- the model ---------------------------------------------------------------------------------
 
 const ANALYSIS_SCHEMA = {
@@ -216,11 +204,20 @@ export async function analyseWithModel(db: Queryable, analyst: ModelAnalyst | nu
 
 /**
  * At the end, in `finish`'s transaction (no network I/O): the stored reading (the model's) or the
- * rules', stored; returns the summary sentence with the callback time. A call never answered is
- * not read.
+ * rules', stored; returns the summary sentence (outcome.ts `summarise`, in the customer's calling
+ * language) with the callback time asked for, in the customer's zone, when the call ended without
+ * a meeting or an opt-out ("… asked to be called back at 2026-12-02 15:00 (America/New_York). …").
+ * A call never answered is not read.
  */
-export async function analysisAtEnd(client: Client, call: CallRow, outcome: CallOutcome, sentence: string, now: Date): Promise<{ summary: string; analysis: CallAnalysisRow | null }> {
-  if (call.transcript.length === 0) return { summary: sentence, analysis: null };
+export async function analysisAtEnd(
+  client: Client,
+  call: CallRow,
+  outcome: CallOutcome,
+  said: { durationSeconds: number; appointment: SummaryMoment | null; language: string | null },
+  now: Date,
+): Promise<{ summary: string; analysis: CallAnalysisRow | null }> {
+  const sentence = (callback: { at: Date; zone: string } | null) => summarise(outcome, said.durationSeconds, said.appointment, said.language, callback);
+  if (call.transcript.length === 0) return { summary: sentence(null), analysis: null };
   const repo = createCallAnalysisRepository(client);
   const zone = (await createCustomerRepository(client).get(call.customer_id))?.timezone ?? 'UTC';
   let analysis = await repo.get(call.id);
@@ -228,7 +225,7 @@ export async function analysisAtEnd(client: Client, call: CallRow, outcome: Call
     const ruled = analyseByRules(call.transcript, now, zone, outcome);
     analysis = await repo.insert({ call_id: call.id, callback_at: ruled.callbackAt, objection: ruled.objection, source: 'rules' }, now);
   }
-  // An opt-out or a booked meeting is the outcome: no callback is said then.
-  const summary = outcome === 'do_not_call' || outcome === 'appointment_booked' ? sentence : summaryWithCallback(sentence, outcome, analysis.callback_at, zone);
-  return { summary, analysis };
+  // An opt-out or a booked meeting is the outcome: no callback is said then (summarise says one
+  // only for call_back_later and completed).
+  return { summary: sentence(analysis.callback_at ? { at: analysis.callback_at, zone } : null), analysis };
 }

@@ -32,7 +32,7 @@ import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
 import { TOOLS } from './agent-setup.ts';
 import { decideOutcome, summarise, TIME_LIMIT_SECONDS, type CallFacts } from './outcome.ts';
-import { minutesAndSeconds } from '../../runtime/types.ts';
+import { summaryWords } from './summary-words.ts';
 
 export type InboundAction = 'forward' | 'agent' | 'message';
 
@@ -228,22 +228,26 @@ export function inboundOutcome(call: Pick<CallRow, 'inbound_action' | 'end_reaso
   return 'completed';
 }
 
-/** One plain sentence for the reseller about an inbound call. */
-export function inboundSummary(call: Pick<CallRow, 'end_reason' | 'inbound_action'>, outcome: InboundOutcome, durationSeconds: number, appointment: Parameters<typeof summarise>[2]): string {
-  const length = durationSeconds > 0 ? ` after ${minutesAndSeconds(durationSeconds)}` : '';
+/** One plain sentence for the reseller about an inbound call, in the customer's calling language (summary-words.ts). */
+export function inboundSummary(
+  call: Pick<CallRow, 'end_reason' | 'inbound_action'>,
+  outcome: InboundOutcome,
+  durationSeconds: number,
+  appointment: Parameters<typeof summarise>[2],
+  language?: string | null,
+): string {
+  const w = summaryWords(language).inbound;
   switch (outcome) {
     case 'forwarded':
-      return `A call back was forwarded to the business's phone and answered; it ended${length}.`;
+      return w.forwarded(durationSeconds);
     case 'message_played':
-      return call.end_reason?.startsWith('forward_')
-        ? `A call back was forwarded to the business's phone, which did not answer; the caller heard the message. It ended${length}.`
-        : `A call back heard the message; it ended${length}.`;
+      return call.end_reason?.startsWith('forward_') ? w.forwardUnanswered(durationSeconds) : w.messageHeard(durationSeconds);
     case 'do_not_call':
-      return 'A call back asked not to be called again; the number was added to the do-not-call list.';
+      return w.doNotCall;
     case 'completed':
-      return `A call back ended${length}.`;
+      return w.completed(durationSeconds);
     default:
-      return `A call back was answered by the assistant. ${summarise(outcome, durationSeconds, appointment)}`;
+      return w.byAssistant(summarise(outcome, durationSeconds, appointment, language));
   }
 }
 

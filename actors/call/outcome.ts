@@ -1,5 +1,5 @@
 import type { CarrierCallStatus } from '../../telephony/carrier.ts';
-import { minutesAndSeconds } from '../../runtime/types.ts';
+import { momentIn, summaryWords, type SummaryMoment } from './summary-words.ts';
 
 /**
  * How a call ended, decided from what the carrier reported and what happened on the call. Pure.
@@ -56,35 +56,43 @@ export function decideOutcome(f: CallFacts): CallOutcome {
 }
 
 /**
- * One plain sentence for the reseller. It says what happened, never how the agent decided
- * (no scoring, objection paths or research findings), and gives the call's real length (a
- * 90-second call "ended after 1 min 30 s"), not the billed minutes.
+ * One plain sentence for the reseller, in the customer's calling language (summary-words.ts;
+ * English for any other). It says what happened, never how the agent decided (no scoring,
+ * objection paths or research findings), and gives the call's real length (a 90-second call
+ * "ended after 1 min 30 s"), not the billed minutes. With `callback` (the time the callee asked
+ * to be called back, call-summary.ts), a call_back_later or completed call says it.
  */
-export function summarise(outcome: CallOutcome, durationSeconds: number, appointment: { startLocal: string; timezone: string } | null): string {
-  const length = durationSeconds > 0 ? ` after ${minutesAndSeconds(durationSeconds)}` : '';
+export function summarise(
+  outcome: CallOutcome,
+  durationSeconds: number,
+  appointment: SummaryMoment | null,
+  language?: string | null,
+  callback: { at: Date; zone: string } | null = null,
+): string {
+  const w = summaryWords(language);
+  const length = Math.max(0, durationSeconds);
   switch (outcome) {
     case 'appointment_booked':
-      return `The call was answered and a meeting was booked for ${appointment?.startLocal ?? 'a time agreed on the call'} (${appointment?.timezone ?? 'customer time'}); it ended${length}.`;
+      return w.appointmentBooked(appointment ? momentIn(w, appointment) : null, appointment?.timezone ?? null, length);
     case 'not_interested':
-      return `The call was answered; the prospect was not interested. It ended${length}.`;
+      return w.notInterested(length);
     case 'call_back_later':
-      return `The call was answered; the prospect asked to be called back later. It ended${length}.`;
+      return callback ? w.callBackAt(w.when(callback.at, callback.zone), callback.zone, length) : w.callBackLater(length);
     case 'do_not_call':
-      return `The call was answered; the prospect asked not to be called again and the number was added to the do-not-call list.`;
+      return w.doNotCall;
     case 'voicemail':
-      // Not "no message was left": the agent may leave a short one (the scripted agent does).
-      return 'The call reached voicemail.';
+      return w.voicemail;
     case 'fax':
-      return 'A fax machine answered the call.';
+      return w.fax;
     case 'time_limit':
-      return 'The call was answered and ended at the 20-minute limit.';
+      return w.timeLimit;
     case 'completed':
-      return `The call was answered and ended${length}.`;
+      return callback ? w.callBackAt(w.when(callback.at, callback.zone), callback.zone, length) : w.completed(length);
     case 'no_answer':
-      return 'Nobody answered the call.';
+      return w.noAnswer;
     case 'busy':
-      return 'The line was busy.';
+      return w.busy;
     case 'failed':
-      return 'The call could not be connected.';
+      return w.failed;
   }
 }

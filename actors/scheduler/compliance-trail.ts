@@ -7,6 +7,7 @@ import { BLOCKER_CODES } from '../customer/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import { callingRules, windowExplanation } from './calling-windows.ts';
 import { openingAsPlayed } from '../call/opening.ts';
+import { SUMMARY_WORDS, type EndedOutcome } from '../call/summary-words.ts';
 
 /**
  * A call's compliance trail for the console (issue 21): every gate its request met, when, on
@@ -115,7 +116,7 @@ function closedWindowWords(e164: string, country: string, at: Date): string {
   return words;
 }
 
-/** The gate and words of a request ended before any dial, by its outcome (dialler.ts END_SUMMARIES). */
+/** The gate of a request ended before any dial, by its outcome (its words: actors/call/summary-words.ts `ended`). */
 const ENDED_AT_GATE: Record<string, TrailGate> = {
   expired: 'deadline',
   do_not_call_listed: 'do_not_call',
@@ -232,7 +233,9 @@ export function complianceTrail(f: TrailFacts): TrailEntry[] {
   }
   if (!r.admitted_at && (call.status === 'blocked' || call.status === 'expired')) {
     const gate = ENDED_AT_GATE[call.outcome ?? ''] ?? 'readiness';
-    entries.push({ gate, passed: false, at: (call.ended_at ?? call.updated_at).toISOString(), detail: call.summary ?? `Ended ${call.outcome}.` });
+    // The trail is English: the summary's English words, not the customer's calling language the summary is in.
+    const english = call.outcome && call.outcome in ENDED_AT_GATE ? SUMMARY_WORDS.en.ended[call.outcome as EndedOutcome] : null;
+    entries.push({ gate, passed: false, at: (call.ended_at ?? call.updated_at).toISOString(), detail: english ?? call.summary ?? `Ended ${call.outcome}.` });
   }
   const lastRefusal = f.refusedStarts.at(-1);
   // A retry waiting for its planned time (retries.ts) is held by no gate yet.

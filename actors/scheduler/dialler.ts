@@ -13,7 +13,8 @@ import { readinessFactsOf } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
 import { recoverUndialled } from '../call/call-jobs.ts';
-import { DO_NOT_CALL_LISTED_SUMMARY } from '../call/call-end.ts';
+import { summaryWords } from '../call/summary-words.ts';
+import { createCoverageRepository } from '../../db/coverage.ts';
 import { RESEARCH_RECHECK_MS, researchGate } from '../call/prospect-research.ts';
 import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
 import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
@@ -31,16 +32,6 @@ import type { CallMessage, CallReplies } from '../call/messages.ts';
  * end it, put it back with the time it may next try and why, or take the money start (the account
  * actor's start_call: balance, spend caps, concurrency) and hand it to a call actor.
  */
-
-/** The summary of a request ended before any dial, by outcome. */
-const END_SUMMARIES: Record<(Admission & { kind: 'end' })['outcome'], string> = {
-  expired: 'The request was not dialled before its deadline.',
-  do_not_call_listed: DO_NOT_CALL_LISTED_SUMMARY,
-  consent_expired: 'The consent sent with the request expired before it could be dialled, so it was not dialled.',
-  consent_required: 'A rule in force at the time of dialling needs consent the request does not carry, so it was not dialled.',
-  requested_call_only: 'The number may be called only when the called party asked for the call, and the request does not say so, so it was not dialled.',
-  no_redial_after_hang_up: 'The callee hung up on an earlier call from this customer, and the law of the number forbids calling again, so it was not dialled.',
-};
 
 /**
  * An attempt as a customer on a test clock sees it: claimed at `clock_at` on the clock, ended as
@@ -237,7 +228,8 @@ export class Dialler {
   private async end(call: CallRow, status: 'expired' | 'blocked', outcome: (Admission & { kind: 'end' })['outcome']): Promise<void> {
     const now = this.deps.clock.now();
     await withTransaction(this.deps.pool, async (client) => {
-      const summary = END_SUMMARIES[outcome];
+      // In the customer's calling language (actors/call/summary-words.ts).
+      const summary = summaryWords(await createCoverageRepository(client).callingLanguageOf(call.customer_id)).ended[outcome];
       const row = await createCallRepository(client).update(call.id, { status, outcome, summary, ended_at: now, updated_at: now, claimed_at: null, claimed_by: null });
       await recordEvent(client, { accountId: call.account_id, mode: call.mode, type: 'call.completed', data: callView(row, this.deps.config.publicUrl), now });
     });

@@ -134,6 +134,37 @@ test.serial('a fax: hung up at once, outcome fax', async (t) => {
   t.like(await record(done.id), { amd_verdict: 'fax', voicemail_left: null });
 });
 
+test.serial('machine_start (a machine, before its greeting ends), leave_message: hung up with no message, which the greeting would cut; outcome voicemail', async (t) => {
+  await voicemailAction('leave_message');
+  twilio.nextCall({ answeredBy: 'machine_start', durationSeconds: 20 });
+  const { done, carrier } = await place('+12025550124');
+  t.like(done, { outcome: 'voicemail' });
+  t.like(amdCallbacks(carrier)[0], { params: { AnsweredBy: 'machine_start' } });
+  t.is(carrier.endReason, 'api_hangup');
+  t.false(carrier.media!.marksReceived.includes('voicemail_message_end'));
+  t.like(await record(done.id), { amd_verdict: 'machine_start', voicemail_left: null });
+});
+
+test.serial('machine_end_other, leave_message: a machine too, the message with the registered name is left; outcome voicemail', async (t) => {
+  await voicemailAction('leave_message');
+  twilio.nextCall({ answeredBy: 'machine_end_other', durationSeconds: 40 });
+  const { done, carrier } = await place('+12025550134');
+  t.like(done, { outcome: 'voicemail' });
+  t.deepEqual(carrier.media!.marksEchoed.filter((m) => m === 'voicemail_message_end'), ['voicemail_message_end']);
+  const rec = await record(done.id);
+  t.is(rec.amd_verdict, 'machine_end_other');
+  t.regex(rec.voicemail_left, /^Hello, this is an automated message from Bright Dental Holdings LLC\./);
+});
+
+test.serial('unknown: treated as a person, nothing stops; the call ends as the conversation does', async (t) => {
+  await voicemailAction('leave_message');
+  twilio.nextCall({ answeredBy: 'unknown', durationSeconds: 60 });
+  const { done, carrier } = await place('+12025550120');
+  t.like(done, { outcome: 'not_interested' });
+  t.is(carrier.media?.clears, 0, 'the opening was never stopped');
+  t.like(await record(done.id), { amd_verdict: 'unknown', voicemail_left: null });
+});
+
 test.serial('nobody picks up within the ring Timeout: the call ends no_answer at the Timeout, nothing billed', async (t) => {
   twilio.nextCall({ ringMs: 60_000 });
   const started = Date.now();

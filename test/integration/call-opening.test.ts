@@ -70,6 +70,15 @@ async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs =
   }
 }
 
+/** Queues and dials a call, and waits until it has taken its stream (the key handler is on), so a key can be pressed. */
+async function listening(phone: string) {
+  const id = await queue(phone);
+  const dialled = account.admin.post('/admin/v1/dialler/run');
+  const stream = await waitFor(() => streams.get(id)?.listening() && streams.get(id));
+  await dialled;
+  return { id, stream };
+}
+
 test.serial('an answered call: the opening is played first, recorded as played on the compliance record, recording started after it', async (t) => {
   const id = await queue('+12125550100'); // New York, digit 0: not interested
   const done = await dialUntilFinished(account, account.api, id);
@@ -94,11 +103,7 @@ test.serial('an answered call: the opening is played first, recorded as played o
 });
 
 test.serial('a 9 pressed: the number goes on do-not-call, the call hangs up at once, outcome do_not_call, opt-out on the record', async (t) => {
-  const id = await queue('+12125550106'); // digit 6: would talk until the time limit
-  const dialled = account.admin.post('/admin/v1/dialler/run');
-  // The call has taken its stream (the key handler is on) before the key is pressed.
-  const stream = await waitFor(() => streams.get(id)?.listening() && streams.get(id));
-  await dialled;
+  const { id, stream } = await listening('+12125550106'); // digit 6: would talk until the time limit
   const pressedAt = Date.now();
   stream.press('9');
   const done = await dialUntilFinished(account, account.api, id);
@@ -110,12 +115,40 @@ test.serial('a 9 pressed: the number goes on do-not-call, the call hangs up at o
   t.like((await record(id)).opt_out, { via: 'dtmf' });
 });
 
+test.serial('a 9 pressed: the call has ended within a second (64.1200(b)(3) "immediately terminate"; issue 23: "ends the call within a second")', async (t) => {
+  const { id, stream } = await listening('+12125550116'); // digit 6: would talk until the time limit
+  const pressedAt = Date.now();
+  stream.press('9');
+  let endedAfterMs = Infinity;
+  for (;;) {
+    const c = (await account.api.get(`/v1/calls/${id}`)).body;
+    if (c.finished) {
+      endedAfterMs = Date.now() - pressedAt;
+      t.is(c.outcome, 'do_not_call');
+      break;
+    }
+    if (Date.now() - pressedAt > 5_000) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  t.true(endedAfterMs < 1_000, `ended ${endedAfterMs} ms after the key`);
+});
+
 test.serial('the do-not-call tool does the same: recorded, hung up without another word, outcome do_not_call', async (t) => {
   const id = await queue('+12125550105'); // digit 5: asks not to be called again
   const done = await dialUntilFinished(account, account.api, id);
   t.is(done.outcome, 'do_not_call');
   t.like((await record(id)).opt_out, { via: 'tool' });
   t.like((await account.api.get('/v1/dnc')).body.data.find((d: { phone: string }) => d.phone === '+12125550105'), { call_id: id });
+});
+
+test.serial('the identification and the number say the registered name, never the name or the brand (issue 23 §1; 47 CFR 64.1200(b)(1))', async (t) => {
+  const llc = await makeReadyCustomer(svc.url, account.api, { name: 'Sunny Teeth', brand_name: 'Sunny Smiles', registered_name: 'Sunny Teeth Dental Group LLC' });
+  const id = await queue('+12125550100', llc);
+  await dialUntilFinished(account, account.api, id);
+  const r = await record(id);
+  t.is(r.opening.segments[0].text, 'Hello, this call is on behalf of Sunny Teeth Dental Group LLC.');
+  t.regex(r.opening.segments.find((s: any) => s.kind === 'callback').text, /^You can reach Sunny Teeth Dental Group LLC at /);
+  t.false(/Sunny Smiles/.test(r.identification));
 });
 
 test.serial("a French customer's test call hears French words", async (t) => {

@@ -20,6 +20,9 @@ let siteUrl: string;
 let db: pg.Client;
 let customerId: string;
 let phoneSeq = 0;
+let slowAsked = 0;
+let serveSlow: () => void = () => {};
+const slowServed = new Promise<void>((r) => (serveSlow = r));
 
 const PAGE = `<!doctype html><html><head><title>Zebrafish Grooming | Dog salon</title>
 <meta name="description" content="Zebrafish Grooming washes, trims and pampers dogs of every size.">
@@ -34,6 +37,10 @@ test.before(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body></body></html>');
     } else if (req.url === '/missing') {
       res.writeHead(404).end();
+    } else if (req.url === '/slow') {
+      // Answered only when the test lets it (slowServed): a research in flight for as long as the test wants.
+      slowAsked++;
+      void slowServed.then(() => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE));
     } else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
@@ -89,6 +96,9 @@ test.serial('a request with a website: the dialler waits for research, the findi
   const done = await dialUntilFinished(account, account.api, id);
   t.truthy(done.dialed_at);
   t.deepEqual((await prospectLines(id)).length, 1, 'the call charged no second prospect line');
+  // Once in the whole account, under whatever reference: the first request this account made.
+  const all = (await db.query(`SELECT amount_cents FROM ledger_entries WHERE cause = 'prospect' AND account_id = $1`, [account.id])).rows;
+  t.deepEqual(all, [{ amount_cents: -4 }], 'one 4-cent prospect line in the account');
 
   // Never in the API: the call, both lists, the compliance record, the events.
   const answers = [
@@ -167,6 +177,26 @@ test.serial('research not finished within the wait counts as failed: the call go
   t.truthy(done.dialed_at);
   t.is((await researchOf(id)).status, 'failed');
   t.is(await svc.services.researchNow(), 0);
+  t.deepEqual(await prospectLines(id), []);
+});
+
+test.serial('a research the dialler gave up on while the site was still being read: its late finish stores nothing and charges nothing (not 4 cents)', async (t) => {
+  const queued = await queue(`${siteUrl}/slow`);
+  const id = queued.body.id;
+  const researching = svc.services.researchNow();
+  for (let i = 0; slowAsked === 0; i++) {
+    if (i > 500) throw new Error('the site was never asked');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // The dialler's wait runs out while the page is being read: it marks the research failed and goes ahead.
+  await db.query(`UPDATE prospect_research SET created_at = created_at - $2::interval WHERE request_id = $1`, [id, `${RESEARCH_WAIT_MS + 1000} milliseconds`]);
+  await account.admin.post('/admin/v1/dialler/run');
+  t.is((await researchOf(id)).status, 'failed');
+  serveSlow();
+  await researching;
+  t.like(await researchOf(id), { status: 'failed', notes: null });
+  t.deepEqual(await prospectLines(id), [], 'no prospect line for a research the call went ahead without');
+  await dialUntilFinished(account, account.api, id);
   t.deepEqual(await prospectLines(id), []);
 });
 

@@ -7,6 +7,7 @@
  */
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
 import { OpenAIRealtimeBridge } from '../../telephony/openai-realtime/openai-realtime-bridge.ts';
 import type { BridgeConnection, TurnSettings } from '../../telephony/speech-bridge.ts';
 import { BOOKING_ARGS, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, REPLY_TRANSCRIPT, startFakeRealtime, type FakeRealtimeOptions } from '../fakes/openai-realtime.ts';
@@ -325,4 +326,77 @@ test('barge-in while the carrier has caught up with a reply still streaming cuts
   t.is(reply.status === 'cancelled' || reply.status === 'in_progress', true);
   t.like(server.truncates[0], { item_id: reply.itemId, audio_end_ms: (played - 5) * 20, accepted: true });
   t.deepEqual(server.cancels, [{ connection: 0, cancelled: reply.id }]);
+});
+
+test('backchannel_max_ms 0 cuts at speech_started itself, not after the turn’s silence (docs/api.md: "0: any speech interrupts")', async (t) => {
+  // A long silence_ms (1,500 ms): a bridge that waited for it before cutting would truncate only after 1,500 ms.
+  const { server, rec, until, reply } = await replyPlaying(t, { frameIntervalMs: 8 }, { ...TURN, silence_ms: 1500, backchannel_max_ms: 0 });
+  void server.calleeSpeaks({ durationMs: 2000 });
+  await until(() => server.truncates.length === 1, 1000);
+  t.like(server.truncates[0], { item_id: reply.itemId, audio_end_ms: 200, accepted: true });
+  t.deepEqual(server.cancels, [{ connection: 0, cancelled: reply.id }]);
+  t.is(rec.interruptedAt.length, 1);
+});
+
+test('speech of 500 ms under backchannel_max_ms 700 is a backchannel even with 500 ms of silence_ms: the silence is not counted as speech (docs/api.md "Call settings")', async (t) => {
+  // speech_stopped comes 500 + 500 = 1,000 ms after speech_started: later than 700 ms, yet the speech was 500 ms.
+  const { server, rec, reply } = await replyPlaying(t, { frameIntervalMs: 8 }, { ...TURN, silence_ms: 500, backchannel_max_ms: 700 });
+  await server.calleeSpeaks({ durationMs: 500, transcript: 'Okay.' });
+  await eventually(() => reply.status === 'completed', 3000);
+  await sleep(100);
+  t.is(rec.interruptedAt.length, 1, 'paused at once');
+  t.deepEqual(server.truncates, [], 'not cut');
+  t.deepEqual(server.cancels, [], 'not cancelled');
+});
+
+test('speech of 1,000 ms over backchannel_max_ms 700 interrupts, cut while the callee still speaks (docs/api.md "Call settings")', async (t) => {
+  // TURN: 700 ms and 200 ms of silence; the callee's end would be reported at 1,200 ms, the cut comes at 900 ms.
+  const { server, rec, until, reply } = await replyPlaying(t, { frameIntervalMs: 30 });
+  void server.calleeSpeaks({ durationMs: 1000 });
+  await until(() => server.truncates.length === 1, 3000);
+  t.false(server.sent.filter((e) => e.type === 'input_audio_buffer.speech_stopped').length > 1, 'cut before the callee stopped');
+  t.like(server.truncates[0], { item_id: reply.itemId, audio_end_ms: 200, accepted: true });
+  t.deepEqual(server.cancels, [{ connection: 0, cancelled: reply.id }]);
+  t.is(rec.interruptedAt.length, 1);
+});
+
+/** A socket whose `response.cancel` reaches the server 150 ms late, as one in flight does: the server goes on streaming meanwhile. */
+class SlowCancelSocket extends WebSocket {
+  override send(data: any, ...rest: any[]): void {
+    if (String(data).includes('"type":"response.cancel"')) {
+      setTimeout(() => (super.send as (...a: any[]) => void)(data, ...rest), 150);
+      return;
+    }
+    (super.send as (...a: any[]) => void)(data, ...rest);
+  }
+}
+
+test('deltas of the cut item that arrive after the cut (the cancel still in flight) never reach the carrier: zero frames of it after clear', async (t) => {
+  const fake = await startFakeRealtime({ greetingFrames: 5, replyFrames: 50, frameIntervalMs: 8 });
+  t.teardown(() => fake.close());
+  const { rec, handlers, until } = recorder();
+  const conn = await new OpenAIRealtimeBridge({ apiKey: 'sk-test-fake', baseUrl: fake.url, log: quiet, WebSocketImpl: SlowCancelSocket as typeof WebSocket }).connect(
+    agentSetupFor({ turn: { ...TURN, backchannel_max_ms: 0 }, voice: 'cedar' }),
+    handlers,
+  );
+  t.teardown(() => conn.close());
+  const server = await fake.waitForConnection();
+  await eventually(() => server.sent.some((e) => e.type === 'session.updated'));
+  conn.takeOver();
+  await until(() => rec.audio.length === 5);
+  playAll(conn, rec.marks);
+  void server.calleeSpeaks({ durationMs: 100 });
+  await until(() => rec.audio.length >= 5 + 20);
+  const reply = server.responses[1]!;
+  playAll(conn, rec.marks.slice(5, 15));
+  void server.calleeSpeaks({ durationMs: 300 });
+  await until(() => rec.interruptedAt.length === 1);
+  const cutAt = rec.interruptedAt[0]!;
+  await eventually(() => reply.status === 'cancelled');
+  const started = server.sent.findLastIndex((e) => e.type === 'input_audio_buffer.speech_started');
+  const late = server.sent.slice(started).filter((e) => e.type === 'response.output_audio.delta' && e.item_id === reply.itemId).length;
+  t.true(late > 0, `${late} deltas of the cut item were sent after the cut`);
+  await until(() => server.responses.length === 3 && rec.audio.length >= cutAt + 5, 4000);
+  const after = rec.audio.slice(cutAt);
+  t.deepEqual(after, fake.replyAudio.slice(0, after.length), 'after the clear only the next reply, from its start');
 });

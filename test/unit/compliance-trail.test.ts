@@ -84,6 +84,13 @@ test('a request ended before its dial fails at the gate its outcome names; a rel
   t.regex(released.find((g) => g.gate === 'hold')!.detail, /^\$4\.00 held for the longest call \(test mode\); released 2027-06-15T15:03:00\.000Z with nothing charged\.$/);
 });
 
+test("a request ended before its dial is said in English on the trail, whatever the language of its summary (issue 23 §5)", (t) => {
+  const none = record({ admitted_at: null, identified_at: null, checks: null });
+  const summary = "Le numéro figure sur une liste d'opposition aux appels ; il n'a donc pas été appelé.";
+  const trail = complianceTrail({ call: call({ status: 'blocked', outcome: 'do_not_call_listed', dialed_at: null, summary }), record: none, refusedStarts: [], hold: null });
+  t.is(trail.find((g) => g.gate === 'do_not_call')!.detail, 'The number is on a do-not-call list, so it was not dialled.');
+});
+
 test('a queued request fails at the gate it waits at, with its words and the next attempt; a window names its rule', (t) => {
   const waiting = (reason: string, detail: string | null = null) =>
     complianceTrail({

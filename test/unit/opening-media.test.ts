@@ -111,6 +111,8 @@ test('recording starts only after the notice’s mark; the agent takes over at t
   t.true(h.events.includes('callee-audio'), 'the callee is heard by the agent from the first frame');
   h.mark('opening:0');
   h.mark('opening:1');
+  // The start is asynchronous (it reads the objection first): let it run, so a start at an earlier mark would show.
+  await new Promise((r) => setTimeout(r, 10));
   t.false(h.events.some((e) => e.startsWith('record:')), 'not recorded before the notice has played');
   h.mark('opening:2');
   await new Promise((r) => setImmediate(r));
@@ -220,4 +222,21 @@ test('a machine stops the opening: what was played is written at once, so the tr
   // The stream's end writes nothing more.
   await h.media.mediaStopped({ ...h.state, media: h.session });
   t.is(h.asked.filter((m) => m.type === 'transcript_heard').length, 1);
+});
+
+test('the opt-out offer is sent straight after the identification: nothing between them, so it starts 0 ms (within 2,000 ms) after the identification ends (47 CFR 64.1200(b)(3))', async (t) => {
+  const h = harness();
+  // Each segment its own tone, so the frames show which segment they belong to.
+  h.line.opening.segments.forEach((s, i) => (s.frames = toneFrames(60, 300 + 100 * i)));
+  const sent: string[] = [];
+  await h.media.connectMedia(h.state, { ...h.session, sendAudio: (p) => void sent.push(p), sendMark: (n) => void sent.push(`mark:${n}`) });
+  await new Promise((r) => setTimeout(r, 10));
+  const [identification, optOut] = h.line.opening.segments;
+  t.is(identification!.kind, 'identification');
+  t.is(optOut!.kind, 'opt_out');
+  const idEnd = sent.indexOf('mark:opening:0');
+  const offerEnd = sent.indexOf('mark:opening:1');
+  t.deepEqual(sent.slice(0, idEnd), identification!.frames, 'the identification first');
+  const between = sent.slice(idEnd + 1, offerEnd);
+  t.deepEqual(between, optOut!.frames, 'then at once the offer, and nothing else');
 });
