@@ -11,6 +11,8 @@ export interface CustomerRow {
   brand_name: string | null;
   /** The business's registered (legal) name, said in a call's identification; null: `name` (migration 038). */
   registered_name: string | null;
+  /** The business's postal address, said in a UK call's opening (PECR reg. 24); null: none (migration 045). */
+  registered_address: string | null;
   /** The call settings the reseller set, as stored; read through actors/customer/call-settings.ts `callSettingsOf`. */
   call_settings: unknown;
   website_url: string | null;
@@ -65,14 +67,15 @@ export function createCustomerRepository(db: Queryable) {
       country: string;
       timezone: string;
       registeredName?: string | null;
+      registeredAddress?: string | null;
       /** As stored: only what the reseller set (actors/customer/call-settings-change.ts). */
       callSettings?: Record<string, unknown>;
       now: Date;
     }): Promise<CustomerRow> {
       const { rows } = await db.query(
-        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at, phone, registered_name, call_settings)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING *`,
-        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now, c.phone ?? null, c.registeredName ?? null, JSON.stringify(c.callSettings ?? {})],
+        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at, phone, registered_name, call_settings, registered_address)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13) RETURNING *`,
+        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now, c.phone ?? null, c.registeredName ?? null, JSON.stringify(c.callSettings ?? {}), c.registeredAddress ?? null],
       );
       return rows[0];
     },

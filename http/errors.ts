@@ -75,6 +75,7 @@ export const ERRORS = {
   consent_required: e(400, 'invalid_request_error', 'The consent sent does not meet what an AI-voice call to this number needs; the message names what is required.'),
   requested_call_only: e(400, 'invalid_request_error', 'An AI-voice sales call to this number is lawful only when the called party asked for it (consent type requested_call); the message names the state and its statute.'),
   no_redial_after_hang_up: e(400, 'invalid_request_error', 'The callee ended an earlier call from this customer, and the law of the number forbids calling it again; the message names the statute.'),
+  registered_address_required: e(400, 'invalid_request_error', "A call to a UK number must give the business's address or a freephone number (PECR reg. 24); set the customer's registered_address first."),
   call_not_found: e(404, 'not_found_error', 'No call or call request with that id in this mode.'),
   compliance_record_not_found: e(404, 'not_found_error', 'That request was never dialled, so it has no compliance record.'),
   call_already_claimed: e(409, 'conflict_error', 'The dialler has already claimed this request; it can no longer be cancelled.'),

@@ -50,6 +50,7 @@ export type RefusalCode =
   | 'consent_required'
   | 'requested_call_only'
   | 'no_redial_after_hang_up'
+  | 'registered_address_required'
   | 'call_not_found'
   | 'call_already_claimed'
   | 'call_already_finished'

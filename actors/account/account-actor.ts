@@ -17,7 +17,7 @@ import { assessCoverage } from '../coverage/coverage.ts';
 import { staleRegistriesOf } from '../shared/dnc-registries.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { customerView } from '../customer/views.ts';
-import { callSettingsProblem, mergeCallSettings, registeredNameInput, trimmedCallSettingsPatch } from '../customer/call-settings-change.ts';
+import { callSettingsProblem, mergeCallSettings, registeredAddressInput, registeredNameInput, trimmedCallSettingsPatch } from '../customer/call-settings-change.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS, keyClock } from './api-key-rules.ts';
 import { agreementSignature, checkBrandField, parseAllowlist, parseFutureTimestamp, parseScopes, randomSlugWord, slugify } from './account-rules.ts';
@@ -163,6 +163,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
           country,
           timezone,
           registeredName: registeredNameInput(input.registered_name) ?? null,
+          registeredAddress: registeredAddressInput(input.registered_address) ?? null,
           callSettings,
           now,
         });

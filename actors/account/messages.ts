@@ -27,6 +27,8 @@ export interface CreateCustomerInput {
   timezone?: string | null;
   /** The business's registered (legal) name said in a call's identification (issue 23). */
   registered_name?: string | null;
+  /** The postal address said in a UK call's opening (PECR reg. 24). */
+  registered_address?: string | null;
   call_settings?: CallSettingsPatch | null;
 }
 

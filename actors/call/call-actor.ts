@@ -10,6 +10,7 @@ import { createCallEnd } from './call-end.ts';
 import { createCallReports } from './call-reports.ts';
 import { createCallMedia } from './call-media.ts';
 import { createCallTools } from './call-tools.ts';
+import { OpeningNotLawful } from './opening.ts';
 
 export type { CallDeps, CallState } from './call-state.ts';
 
@@ -54,6 +55,12 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     try {
       line = await bridging.prepareLine(state, call, from);
     } catch (err) {
+      if (err instanceof OpeningNotLawful) {
+        // PECR reg. 24: the address was cleared after the request was queued, and the caller ID is not freephone.
+        log.info({ call_id: state.id }, 'a UK opening has neither the business address nor a freephone caller ID; the call is not dialled');
+        await end.blockUndialled(state, 'registered_address_required');
+        return releaseCall(deps, state);
+      }
       log.warn({ err, call_id: state.id }, 'the opening could not be prepared; the call is not dialled');
       return notDialled(state);
     }

@@ -96,10 +96,11 @@ export function createCallEnd(deps: CallDeps) {
 
   /**
    * Ends a request the call actor will not dial after all (its number was listed do-not-call
-   * after the dialler's admission): `blocked`, `do_not_call_listed`, its hold released at zero,
-   * `call.completed`, never retried, in one transaction. False when it had moved on.
+   * after the dialler's admission, or a UK opening has neither an address nor a freephone caller
+   * ID): `blocked` with that outcome, its hold released at zero, `call.completed`, never retried,
+   * in one transaction. False when it had moved on.
    */
-  async function blockUndialled(state: CallState): Promise<boolean> {
+  async function blockUndialled(state: CallState, outcome: 'do_not_call_listed' | 'registered_address_required' = 'do_not_call_listed'): Promise<boolean> {
     const now = clock.now();
     return withTransaction(pool, async (client) => {
       const calls = createCallRepository(client);
@@ -108,8 +109,8 @@ export function createCallEnd(deps: CallDeps) {
       await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: 0, now });
       const row = await calls.update(call.id, {
         status: 'blocked',
-        outcome: 'do_not_call_listed',
-        summary: summaryWords(await createCoverageRepository(client).callingLanguageOf(call.customer_id)).ended.do_not_call_listed,
+        outcome,
+        summary: summaryWords(await createCoverageRepository(client).callingLanguageOf(call.customer_id)).ended[outcome],
         duration_seconds: 0,
         ended_at: now,
         updated_at: now,

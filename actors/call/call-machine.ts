@@ -1,3 +1,4 @@
+import { calledJurisdictionOf, pecrReg24Rule } from './opening.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { createCarrierReportRepository } from '../../db/carrier-reports.ts';
@@ -86,7 +87,9 @@ export function createCallMachine(deps: CallDeps, end: CallEnd) {
     try {
       const country = await createCoverageRepository(pool).get(customer.country);
       const language = country?.calling_language ?? 'en-US';
-      const text = voicemailMessage({ registeredName: registeredNameOf(customer), optOutNumber: call.from_e164!, customMessage: settings.voicemail.message, callingLanguage: language });
+      // PECR reg. 24: a message left at a UK number gives the address too, unless the caller ID is freephone.
+      const ukAddress = calledJurisdictionOf(call.to_e164, call.to_country).country === 'GB' && pecrReg24Rule({ callerId: call.from_e164, registeredAddress: customer.registered_address }) === 'gb_pecr_reg24_address';
+      const text = voicemailMessage({ registeredName: registeredNameOf(customer), optOutNumber: call.from_e164!, customMessage: settings.voicemail.message, callingLanguage: language, address: ukAddress ? customer.registered_address : null });
       const speech = await prepareSpeech(deps, { customerId: customer.id, language, voice: settings.voice, text, mode: state.mode });
       playMessage(stopped, text, speech.frames);
     } catch (err) {

@@ -42,7 +42,8 @@ export function createCallMedia(deps: CallDeps) {
   /**
    * The call's line before the dial: its opening composed and synthesized (one piece of audio a
    * segment, from the shared cache when said before) and the agent's setup. Throws when the
-   * opening cannot be prepared: then the call is not dialled.
+   * opening cannot be prepared: then the call is not dialled (OpeningNotLawful: a UK number with
+   * neither the registered address nor a freephone caller ID, PECR reg. 24).
    */
   async function prepareLine(state: CallState, call: CallRow, from: string): Promise<CallLine> {
     const customer = await createCustomerRepository(pool).get(call.customer_id);
@@ -50,7 +51,7 @@ export function createCallMedia(deps: CallDeps) {
     const country = await createCoverageRepository(pool).get(customer.country);
     const language = country?.calling_language ?? 'en-US';
     const settings = callSettingsOf(customer);
-    const opening = composeOpening({ registeredName: registeredNameOf(customer), callbackNumber: from, to: call.to_e164, calledCountry: call.to_country, language });
+    const opening = composeOpening({ registeredName: registeredNameOf(customer), registeredAddress: customer.registered_address, callbackNumber: from, to: call.to_e164, calledCountry: call.to_country, language });
     const segments = await Promise.all(
       opening.segments.map(async (segment) => {
         const speech = await prepareSpeech(deps, { customerId: customer.id, language, voice: settings.voice, text: segment.text, mode: state.mode });

@@ -23,6 +23,8 @@ export interface OpeningWords {
   notice: string;
   /** A number that reaches the business (the caller ID), as digits grouped for speech. */
   callback: (registeredName: string, number: string) => string;
+  /** The business's postal address, said to a UK number without a freephone caller ID (PECR reg. 24). */
+  address: (address: string) => string;
   question: string;
 }
 
@@ -34,6 +36,7 @@ export const OPENING_WORDS: Record<OpeningLanguage, OpeningWords> = {
     purpose: (n) => `We are calling to offer a short meeting about the services of ${n}.`,
     notice: 'I am an automated assistant, and this call is recorded.',
     callback: (n, number) => `You can reach ${n} at ${number}.`,
+    address: (a) => `Our address is ${a}.`,
     question: 'Do you have a moment?',
   },
   fr: {
@@ -43,6 +46,7 @@ export const OPENING_WORDS: Record<OpeningLanguage, OpeningWords> = {
     purpose: (n) => `Nous vous appelons pour vous proposer un court rendez-vous au sujet des services de ${n}.`,
     notice: 'Je suis un assistant automatisé, et cet appel est enregistré.',
     callback: (n, number) => `Vous pouvez joindre ${n} au ${number}.`,
+    address: (a) => `Notre adresse est ${a}.`,
     question: 'Avez-vous un instant ?',
   },
   de: {
@@ -52,6 +56,7 @@ export const OPENING_WORDS: Record<OpeningLanguage, OpeningWords> = {
     purpose: (n) => `Wir rufen an, um Ihnen ein kurzes Gespräch über die Leistungen von ${n} anzubieten.`,
     notice: 'Ich bin ein automatischer Assistent, und dieser Anruf wird aufgezeichnet.',
     callback: (n, number) => `Sie erreichen ${n} unter ${number}.`,
+    address: (a) => `Unsere Adresse lautet ${a}.`,
     question: 'Haben Sie einen Moment Zeit?',
   },
   es: {
@@ -61,6 +66,7 @@ export const OPENING_WORDS: Record<OpeningLanguage, OpeningWords> = {
     purpose: (n) => `Le llamamos para ofrecerle una breve reunión sobre los servicios de ${n}.`,
     notice: 'Soy un asistente automatizado, y esta llamada se graba.',
     callback: (n, number) => `Puede contactar con ${n} en el ${number}.`,
+    address: (a) => `Nuestra dirección es ${a}.`,
     question: '¿Tiene un momento?',
   },
   nl: {
@@ -70,6 +76,7 @@ export const OPENING_WORDS: Record<OpeningLanguage, OpeningWords> = {
     purpose: (n) => `We bellen om u een kort gesprek aan te bieden over de diensten van ${n}.`,
     notice: 'Ik ben een geautomatiseerde assistent, en dit gesprek wordt opgenomen.',
     callback: (n, number) => `U kunt ${n} bereiken op ${number}.`,
+    address: (a) => `Ons adres is ${a}.`,
     question: 'Heeft u even tijd?',
   },
 };

@@ -9,7 +9,9 @@
  * 3. the purpose of the call where the called jurisdiction wants it early (US states WA, UT,
  *    TX, CT, NV by the called number's area code; Canada);
  * 4. the recording and automated-assistant notice (recording starts only after it);
- * 5. a number that reaches the business: the caller ID (64.1200(b)(2); PECR reg. 24 for the UK);
+ * 5. a number that reaches the business: the caller ID (64.1200(b)(2)); for a UK number, the
+ *    business's address instead unless the caller ID is a UK freephone number (PECR reg. 24(1)(b):
+ *    the caller's name and its address or a freephone number); without either no UK opening exists;
  * 6. the question the agent continues from.
  *
  * Pure: the words come from opening-words.ts.
@@ -26,7 +28,37 @@ export const OPT_OUT_WITHIN_MS = 2_000;
 /** US states whose telephone-solicitation laws want the call's purpose said at its start (docs/compliance.md). */
 export const PURPOSE_EARLY_US_STATES = ['WA', 'UT', 'TX', 'CT', 'NV'] as const;
 
-export type OpeningSegmentKind = 'identification' | 'opt_out' | 'purpose' | 'notice' | 'callback' | 'question';
+export type OpeningSegmentKind = 'identification' | 'opt_out' | 'purpose' | 'notice' | 'callback' | 'address' | 'question';
+
+/**
+ * A UK freephone number (Ofcom's National Telephone Numbering Plan: 080x, 0500 and 0808 are free
+ * to call), as E.164: +44 80…, +44 500…. Pure.
+ */
+export function isUkFreephone(e164: string | null | undefined): boolean {
+  return typeof e164 === 'string' && /^\+44(80\d|500)\d{5,7}$/.test(e164);
+}
+
+/**
+ * How a call to a UK number meets PECR reg. 24(1)(b) (the caller's name and either its address
+ * or a telephone number reachable free of charge): a freephone caller ID satisfies it by itself,
+ * else the registered address is said; null when neither is there (the call must not be made).
+ */
+export function pecrReg24Rule(m: { callerId: string | null; registeredAddress: string | null | undefined }): 'gb_pecr_reg24_freephone' | 'gb_pecr_reg24_address' | null {
+  if (isUkFreephone(m.callerId)) return 'gb_pecr_reg24_freephone';
+  if (m.registeredAddress?.trim()) return 'gb_pecr_reg24_address';
+  return null;
+}
+
+/** The outcome of a UK request that reached its dial with neither an address nor a freephone caller ID. */
+export const REGISTERED_ADDRESS_REQUIRED = 'registered_address_required';
+
+/** composeOpening for a UK number with neither an address nor a freephone caller ID (PECR reg. 24): no lawful opening. */
+export class OpeningNotLawful extends Error {
+  readonly code = REGISTERED_ADDRESS_REQUIRED;
+  constructor() {
+    super('PECR reg. 24: a call to a UK number needs the business address (registered_address) or a UK freephone caller ID');
+  }
+}
 
 export interface OpeningSegment {
   kind: OpeningSegmentKind;
@@ -76,6 +108,8 @@ export function composeOpening(c: {
   callbackNumber: string | null;
   /** The called number, E.164. */
   to: string;
+  /** The customer's `registered_address`: said to a UK number unless the caller ID is freephone (PECR reg. 24). */
+  registeredAddress?: string | null;
   /** The call's `to_country`, for numbers outside the NANP. */
   calledCountry?: string | null;
   /** BCP 47 calling language (`fr-FR`); its first part picks the words, English for any other. */
@@ -96,11 +130,16 @@ export function composeOpening(c: {
   }
   segments.push({ kind: 'notice', text: words.notice });
   rules.push('recording_and_ai_notice');
-  if (c.callbackNumber) {
+  // PECR reg. 24(1)(b): to a UK number, the address unless the caller ID is free to call; never neither.
+  const pecr = jurisdiction.country === 'GB' ? pecrReg24Rule({ callerId: c.callbackNumber, registeredAddress: c.registeredAddress }) : null;
+  if (jurisdiction.country === 'GB' && !pecr) throw new OpeningNotLawful();
+  if (pecr === 'gb_pecr_reg24_address') {
+    segments.push({ kind: 'address', text: words.address(c.registeredAddress!.trim()) });
+    rules.push(pecr);
+  } else if (c.callbackNumber) {
     segments.push({ kind: 'callback', text: words.callback(name, nationalFormat(c.callbackNumber)) });
     rules.push('us_47cfr64_1200_b2_number');
-    // PECR reg. 24 wants an address or a freephone number; the caller ID is what the code knows.
-    if (jurisdiction.country === 'GB') rules.push('gb_pecr_reg24_caller_id_not_freephone');
+    if (pecr) rules.push(pecr);
   } else {
     rules.push('callback_number_unknown');
   }

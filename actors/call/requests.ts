@@ -16,6 +16,7 @@ import { liveCarrierKind } from '../../runtime/config.ts';
 import { produceComplianceRecord } from './compliance-record.ts';
 import { createTestClockRepository } from '../../db/test-clocks.ts';
 import { createProspectResearchRepository } from '../../db/prospect-research.ts';
+import { createCustomerRepository } from '../../db/customers.ts';
 
 /**
  * The reseller-facing side of calls: queueing requests, reading them and cancelling them. A plain
@@ -163,6 +164,12 @@ export function createCallRequests(deps: Deps, customers: CustomerDirectory, con
     const earlierOutcomes = await createCallRepository(pool).earlierOutcomes(customer.id, parsed.e164);
     const gate = await consentGate({ mode, e164: parsed.e164, country: parsed.country, consent, calledParty: input.called_party ?? null, earlierOutcomes, now });
     if (!gate.ok) throw new Refusal(gate.code, gate.explanation);
+    // PECR reg. 24(1)(b): a UK call's opening gives the business's address or a freephone number.
+    // The caller ID is chosen at the dial, from numbers that come and go, so only the address is
+    // known to hold here: without it nothing is queued (docs/api.md, "Calls").
+    if (parsed.country === 'GB' && !(await createCustomerRepository(pool).get(customer.id))?.registered_address) {
+      throw new Refusal('registered_address_required', `${parsed.e164} is a UK number: a call to it must give the business's address or a freephone number (PECR reg. 24). Set the customer's registered_address (PATCH /v1/customers/${customer.id}); nothing was queued.`);
+    }
     // Two requests for one open number, or with one external_ref, of a customer race on the unique
     // indexes calls_one_open_per_number and calls_one_open_per_ref: the second waits for the first
     // to commit, then finds its request (created: false).

@@ -110,6 +110,7 @@ const EN: SummaryWords = {
     consent_required: 'A rule in force at the time of dialling needs consent the request does not carry, so it was not dialled.',
     requested_call_only: 'The number may be called only when the called party asked for the call, and the request does not say so, so it was not dialled.',
     no_redial_after_hang_up: 'The callee hung up on an earlier call from this customer, and the law of the number forbids calling again, so it was not dialled.',
+    registered_address_required: 'A call to a UK number must give the business address or a freephone number, and the customer has no registered address, so it was not dialled.',
   },
   lost: 'The call was lost before it reported an outcome; nothing was charged for it.',
   inbound: {
@@ -148,6 +149,7 @@ const FR: SummaryWords = {
     consent_required: "Une règle en vigueur au moment de l'appel exige un consentement que la demande ne comporte pas ; le numéro n'a donc pas été appelé.",
     requested_call_only: "Ce numéro ne peut être appelé qu'à la demande de la personne appelée, ce que la demande n'indique pas ; il n'a donc pas été appelé.",
     no_redial_after_hang_up: "La personne appelée a raccroché lors d'un appel précédent de ce client, et la loi applicable au numéro interdit de la rappeler ; il n'a donc pas été appelé.",
+    registered_address_required: "Un appel vers un numéro britannique doit donner l'adresse de l'entreprise ou un numéro gratuit, et le client n'a pas d'adresse enregistrée ; il n'a donc pas été appelé.",
   },
   lost: "L'appel a été perdu avant d'avoir indiqué son résultat ; rien n'a été facturé pour cet appel.",
   inbound: {
@@ -187,6 +189,7 @@ const DE: SummaryWords = {
     consent_required: 'Eine zum Zeitpunkt des Anrufs geltende Regel verlangt eine Einwilligung, die der Auftrag nicht enthält; daher wurde nicht angerufen.',
     requested_call_only: 'Die Nummer darf nur angerufen werden, wenn die angerufene Person den Anruf gewünscht hat, und der Auftrag sagt das nicht; daher wurde nicht angerufen.',
     no_redial_after_hang_up: 'Die angerufene Person hat bei einem früheren Anruf dieses Kunden aufgelegt, und das Recht der Nummer verbietet einen erneuten Anruf; daher wurde nicht angerufen.',
+    registered_address_required: 'Ein Anruf zu einer britischen Nummer muss die Adresse des Unternehmens oder eine kostenlose Nummer nennen, und der Kunde hat keine eingetragene Adresse; daher wurde nicht angerufen.',
   },
   lost: 'Der Anruf ging verloren, bevor er ein Ergebnis meldete; dafür wurde nichts berechnet.',
   inbound: {
@@ -225,6 +228,7 @@ const ES: SummaryWords = {
     consent_required: 'Una norma vigente en el momento de la llamada exige un consentimiento que la solicitud no incluye, así que no se llamó.',
     requested_call_only: 'El número solo puede llamarse si la persona llamada pidió la llamada, y la solicitud no lo indica, así que no se llamó.',
     no_redial_after_hang_up: 'La persona llamada colgó en una llamada anterior de este cliente y la ley del número prohíbe volver a llamar, así que no se llamó.',
+    registered_address_required: 'Una llamada a un número del Reino Unido debe dar la dirección de la empresa o un número gratuito, y el cliente no tiene dirección registrada, así que no se llamó.',
   },
   lost: 'La llamada se perdió antes de informar de su resultado; no se cobró nada por ella.',
   inbound: {
@@ -263,6 +267,7 @@ const NL: SummaryWords = {
     consent_required: 'Een regel die op het moment van bellen geldt, vereist toestemming die het verzoek niet bevat; daarom werd niet gebeld.',
     requested_call_only: 'Het nummer mag alleen gebeld worden als de gebelde persoon om het gesprek heeft gevraagd, en het verzoek zegt dat niet; daarom werd niet gebeld.',
     no_redial_after_hang_up: 'De gebelde persoon hing op bij een eerder gesprek van deze klant, en de wet van het nummer verbiedt opnieuw bellen; daarom werd niet gebeld.',
+    registered_address_required: 'Een oproep naar een Brits nummer moet het adres van het bedrijf of een gratis nummer noemen, en de klant heeft geen geregistreerd adres; daarom werd niet gebeld.',
   },
   lost: 'Het gesprek ging verloren voordat het een uitkomst meldde; er werd niets voor in rekening gebracht.',
   inbound: {

@@ -7,6 +7,7 @@
  * between the two; without one, a short default says why the business called. Pure.
  */
 import { nationalFormat } from '../shared/phone.ts';
+import { OPENING_WORDS } from './opening-words.ts';
 
 export type VoicemailLanguage = 'en' | 'fr' | 'de' | 'es' | 'nl';
 
@@ -59,8 +60,15 @@ export function voicemailMessage(m: {
   /** The customer's own message (`voicemail.message`), null for the default. */
   customMessage: string | null;
   callingLanguage: string;
+  /**
+   * The business's address, said before the number when a UK number is called from a caller ID
+   * that is not freephone (PECR reg. 24(1)(b), as in the opening: `pecrReg24Rule`); else null.
+   */
+  address?: string | null;
 }): string {
-  const w = WORDS[voicemailLanguage(m.callingLanguage)];
+  const language = voicemailLanguage(m.callingLanguage);
+  const w = WORDS[language];
   const middle = m.customMessage?.trim() || w.fallback(m.registeredName);
-  return [w.from(m.registeredName), middle, w.optOut(m.registeredName, nationalFormat(m.optOutNumber))].join(' ');
+  const address = m.address?.trim() ? [OPENING_WORDS[language].address(m.address.trim())] : [];
+  return [w.from(m.registeredName), middle, ...address, w.optOut(m.registeredName, nationalFormat(m.optOutNumber))].join(' ');
 }

@@ -80,6 +80,15 @@ export function registeredNameInput(value: string | null | undefined): string | 
   return value.trim();
 }
 
+/** The registered address to store (PECR reg. 24): trimmed, null clears, undefined leaves alone; one line, something sayable. */
+export function registeredAddressInput(value: string | null | undefined): string | null | undefined {
+  if (typeof value !== 'string') return value;
+  if (NOT_ONE_LINE.test(value)) throw new Refusal('invalid_parameter', 'registered_address must be one line of text, without line breaks, tabs or other control characters.');
+  // Said in the opening of a call to a UK number (PECR reg. 24(1)(b)): it must say something.
+  if (!SAYABLE.test(value)) throw new Refusal('invalid_parameter', 'registered_address must contain a letter or a digit: it is the address said in the opening of a call to a UK number.');
+  return value.trim();
+}
+
 function known(group: Group, given: Record<string, unknown>): Record<string, unknown> {
   const fields = DEFAULT_CALL_SETTINGS[group] as Record<string, unknown>;
   return Object.fromEntries(Object.entries(given).filter(([field, value]) => field in fields && value !== null && value !== undefined));

@@ -22,7 +22,7 @@ import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
 import { dayOf, nextRenewal } from '../../money/rules/renewal.ts';
 import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { CustomerMessage, CustomerPatch, ProvisioningReply } from './messages.ts';
-import { callSettingsProblem, mergeCallSettings, registeredNameInput, trimmedCallSettingsPatch } from './call-settings-change.ts';
+import { callSettingsProblem, mergeCallSettings, registeredAddressInput, registeredNameInput, trimmedCallSettingsPatch } from './call-settings-change.ts';
 
 /** Onboarding links last 30 days (spec: Limits → Other). */
 export const ONBOARDING_LINK_DAYS = 30;
@@ -277,6 +277,8 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
       const fields: Partial<CustomerRow> = {};
       const registeredName = registeredNameInput(patch.registered_name);
       if (registeredName !== undefined) fields.registered_name = registeredName;
+      const registeredAddress = registeredAddressInput(patch.registered_address);
+      if (registeredAddress !== undefined) fields.registered_address = registeredAddress;
       if (patch.call_settings !== undefined) {
         const merged = mergeCallSettings(current.call_settings, trimmedCallSettingsPatch(patch.call_settings));
         if (callSettingsProblem(merged, current)) throw new Refusal('forward_needs_phone');

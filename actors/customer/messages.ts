@@ -33,6 +33,8 @@ export type CustomerMessage =
 /** What PATCH /v1/customers/{id} changes: send only what changes (docs/api.md, "Customers"). */
 export interface CustomerPatch {
   registered_name?: string | null;
+  /** The postal address said in a UK call's opening (PECR reg. 24). */
+  registered_address?: string | null;
   call_settings?: CallSettingsPatch | null;
 }
 

@@ -24,6 +24,7 @@ export function customerView(c: CustomerRow) {
     website_url: c.website_url,
     phone: c.phone,
     registered_name: c.registered_name,
+    registered_address: c.registered_address,
     // As in force, defaults filled in: what the customer's calls will do (docs/api.md, "Call settings").
     call_settings: callSettingsOf(c),
     country: c.country,

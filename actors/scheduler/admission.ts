@@ -89,7 +89,9 @@ export type Admission =
   | { kind: 'wait'; reason: WaitReason; until: Date; logRefusal: boolean; detail?: string }
   /** Never to be dialled: closed with this status and outcome. */
   | { kind: 'end'; status: 'expired'; outcome: 'expired' }
-  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' | 'requested_call_only' | 'no_redial_after_hang_up' };
+  | { kind: 'end'; status: 'blocked'; outcome: 'do_not_call_listed' | 'consent_expired' | 'consent_required' | 'requested_call_only' | 'no_redial_after_hang_up' }
+  /** Ended by the call actor at its dial, not by `decide`: a UK opening with neither the address nor a freephone caller ID (PECR reg. 24). */
+  | { kind: 'end'; status: 'blocked'; outcome: 'registered_address_required' };
 
 /** The gates before the money start, in order. Throws only if the number has no window within a month (calling-windows.ts). */
 export function decide(facts: AdmissionFacts, now: Date, capacity: Capacity): Admission {

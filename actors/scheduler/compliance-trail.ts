@@ -124,6 +124,7 @@ const ENDED_AT_GATE: Record<string, TrailGate> = {
   consent_required: 'consent',
   requested_call_only: 'consent',
   no_redial_after_hang_up: 'no_redial',
+  registered_address_required: 'identification',
 };
 
 const dollars = (cents: number): string => `$${(cents / 100).toFixed(2)}`;

@@ -50,7 +50,7 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
         tags: ['calls'],
         body: QueueCallBody,
         response: responses({ 201: CallRequestSchema, 200: CallRequestSchema }, [
-          'customer_not_found', 'invalid_phone_number', 'phone_country_mismatch', 'invalid_dial_before', 'consent_required', 'requested_call_only', 'no_redial_after_hang_up', 'invalid_parameter', 'unknown_parameter', 'parameter_missing',
+          'customer_not_found', 'invalid_phone_number', 'phone_country_mismatch', 'invalid_dial_before', 'consent_required', 'requested_call_only', 'no_redial_after_hang_up', 'registered_address_required', 'invalid_parameter', 'unknown_parameter', 'parameter_missing',
           'carrier_unavailable',
           'field_too_long', 'invalid_json', 'idempotency_key_reused', 'idempotency_key_too_long', 'scope_missing',
         ]),

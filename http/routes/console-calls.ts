@@ -81,7 +81,7 @@ export function registerConsoleCallRoutes(app: App, deps: ConsoleCallRouteDeps):
         ...hide,
         body: ConsoleQueueCallBody,
         response: responses({ 201: CallRequestSchema, 200: CallRequestSchema }, [
-          'customer_not_found', 'invalid_phone_number', 'phone_country_mismatch', 'invalid_dial_before', 'consent_required', 'requested_call_only', 'no_redial_after_hang_up',
+          'customer_not_found', 'invalid_phone_number', 'phone_country_mismatch', 'invalid_dial_before', 'consent_required', 'requested_call_only', 'no_redial_after_hang_up', 'registered_address_required',
           'invalid_parameter', 'unknown_parameter', 'parameter_missing', 'carrier_unavailable', 'field_too_long', 'invalid_json', 'live_not_enabled', 'reseller_suspended',
         ], { auth: 'session' }),
       },

@@ -3,7 +3,7 @@ import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchem
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
 const OUTCOME_DOC =
-  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up; inbound calls also: forwarded, message_played';
+  'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played';
 
 const CONSENT_TYPE_DOC =
   'requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; ' +

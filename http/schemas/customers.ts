@@ -3,7 +3,7 @@ import { EmailSchema } from './console.ts';
 import { CALL_SETTING_BOUNDS, DEFAULT_CALL_SETTINGS, VOICES } from '../../actors/customer/call-settings.ts';
 
 /** Documented maximum lengths (docs/api.md). */
-export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255, voicemailMessage: 500 } as const;
+export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255, voicemailMessage: 500, address: 300 } as const;
 
 /**
  * Call settings (docs/api.md, "Call settings"): every field, enum and bound of
@@ -99,6 +99,16 @@ const RegisteredNameInput = Nullable(
   }),
 );
 
+/** The business's postal address, said in a UK call's opening (PECR reg. 24(1)(b)); null: none. */
+const RegisteredAddressInput = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: MAX.address,
+    pattern: '\\S',
+    description: "the business's postal address, said in the opening of a call to a UK number (PECR reg. 24) unless the caller ID is a UK freephone number; one line; stored trimmed; null clears it",
+  }),
+);
+
 export const CustomerSchema = Type.Object({
   object: Type.Literal('customer'),
   id: Type.String(),
@@ -108,6 +118,7 @@ export const CustomerSchema = Type.Object({
   website_url: NullableString,
   phone: Nullable(Type.String({ description: "the business's own number in E.164 (its website shows it); null when not given" })),
   registered_name: Nullable(Type.String({ description: "the business's registered (legal) name said in each call's identification; null: name is said" })),
+  registered_address: Nullable(Type.String({ description: "the business's postal address said in the opening of a call to a UK number (PECR reg. 24); null: none (calls to UK numbers are refused, registered_address_required)" })),
   call_settings: CallSettingsSchema,
   country: Type.String(),
   timezone: Type.String(),
@@ -148,6 +159,7 @@ export const CreateCustomerBody = Type.Object(
     country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$' })), 'country_not_supported')),
     timezone: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.timezone })), 'invalid_timezone')),
     registered_name: Type.Optional(RegisteredNameInput),
+    registered_address: Type.Optional(RegisteredAddressInput),
     call_settings: Type.Optional(CallSettingsInput),
   },
   {
@@ -160,6 +172,7 @@ export const CreateCustomerBody = Type.Object(
 export const UpdateCustomerBody = Type.Object(
   {
     registered_name: Type.Optional(RegisteredNameInput),
+    registered_address: Type.Optional(RegisteredAddressInput),
     call_settings: Type.Optional(CallSettingsInput),
   },
   {

@@ -90,6 +90,7 @@ test.serial('the owner sees the defaults, changes the registered name and settin
     await look('customer-call-settings-defaults');
 
     await page.getByLabel('Registered name', { exact: true }).fill('Bright Dental Care LLC');
+    await page.getByLabel('Registered address', { exact: true }).fill('1 High Street, Leeds LS1 1AA');
     await page.getByLabel('Voice', { exact: true }).selectOption('coral');
     await page.getByLabel('At an answering machine').selectOption('hang_up');
     await page.getByLabel('Voicemail message').fill('Please call Bright Dental back.');
@@ -104,6 +105,7 @@ test.serial('the owner sees the defaults, changes the registered name and settin
     t.is(await page.getByLabel('Silence that ends a turn (ms)').inputValue(), '500');
     const shown = (await account.api.get(`/v1/customers/${customer.id}`)).body;
     t.is(shown.registered_name, 'Bright Dental Care LLC');
+    t.is(shown.registered_address, '1 High Street, Leeds LS1 1AA');
     t.deepEqual(shown.call_settings, {
       voice: 'coral',
       voicemail: { action: 'hang_up', message: 'Please call Bright Dental back.' },
@@ -126,6 +128,7 @@ test.serial('the owner sees the defaults, changes the registered name and settin
     await look('customer-call-settings-refused', [/status of 400/, /^\(400 PATCH /]);
     t.deepEqual((await account.api.get(`/v1/customers/${customer.id}`)).body.call_settings.inbound, { action: 'agent' });
     t.regex(await page.locator('#details').innerText(), /Registered name\s+Bright Dental Care LLC/);
+    t.regex(await page.locator('#details').innerText(), /Registered address\s+1 High Street, Leeds LS1 1AA/);
   } finally {
     await context.close();
   }

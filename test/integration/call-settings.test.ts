@@ -311,3 +311,33 @@ test.serial('console: the customer page shows the registered name and the settin
   const doc = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
   t.false(Object.keys(doc.paths).some((p) => p.startsWith('/console')));
 });
+
+test.serial('registered_address (PECR reg. 24) round trip: set on create (trimmed), changed, cleared with null; 300 characters kept, 301, blank and two lines refused; OpenAPI and console show it', async (t) => {
+  const c = await makeCustomer(a.api, { name: 'Leeds Dental', country: 'GB', registered_address: '  1 High Street, Leeds LS1 1AA  ' });
+  t.is(c.registered_address, '1 High Street, Leeds LS1 1AA');
+  t.is((await makeCustomer(a.api, { name: 'No Address' })).registered_address, null);
+  let r = await a.api.patch(`/v1/customers/${c.id}`, { registered_address: '2 Park Row, Leeds LS1 5HD' });
+  t.is(r.status, 200);
+  t.is((await a.api.get(`/v1/customers/${c.id}`)).body.registered_address, '2 Park Row, Leeds LS1 5HD');
+  r = await a.api.patch(`/v1/customers/${c.id}`, { registered_address: 'A'.repeat(300) });
+  t.is(r.status, 200);
+  t.is(r.body.registered_address.length, 300);
+  for (const [bad, code] of [['A'.repeat(301), 'field_too_long'], ['   ', 'invalid_parameter'], ['1 High Street\nLeeds', 'invalid_parameter'], ['--', 'invalid_parameter']]) {
+    r = await a.api.patch(`/v1/customers/${c.id}`, { registered_address: bad });
+    t.is(r.status, 400);
+    t.is(codeOf(r), code, JSON.stringify(bad).slice(0, 20));
+    t.regex(r.body.error.message, /registered_address/);
+  }
+  t.is((await a.api.get(`/v1/customers/${c.id}`)).body.registered_address.length, 300, 'a refused change changes nothing');
+  r = await a.api.patch(`/v1/customers/${c.id}`, { registered_address: null });
+  t.is(r.body.registered_address, null);
+  const { rows } = await db.query(`SELECT registered_address FROM customers WHERE id = $1`, [c.id]);
+  t.is(rows[0].registered_address, null);
+  const doc = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
+  const update = doc.paths['/v1/customers/{id}'].patch.requestBody.content['application/json'].schema;
+  t.is(update.properties.registered_address.maxLength, 300);
+  const owner = await consoleAs(svc.url, a.id, 'owner');
+  r = await owner.patch(`/console/api/customers/${c.id}`, { mode: 'test', registered_address: '3 Briggate, Leeds LS1 6HD' });
+  t.is(r.status, 200);
+  t.is((await owner.get(`/console/api/customers/${c.id}?mode=test`)).body.customer.registered_address, '3 Briggate, Leeds LS1 6HD');
+});

@@ -214,10 +214,16 @@ test.serial('a request never dialled before its deadline expires and stays in th
 
 const WRITTEN_CONSENT = { type: 'prior_express_written', obtained_at: '2026-01-05T10:00:00Z', source: 'web form, test', evidence_ref: 'consent-week' };
 
+async function withAddress<C extends { id: string }>(c: C): Promise<C> {
+  await account.api.patch(`/v1/customers/${c.id}`, { registered_address: '1 High Street, Leeds LS1 1AA' });
+  return c;
+}
+
 test.serial('a simulated week of requests across four countries: the dialler never dials outside a window', async (t) => {
   const customers = {
     US: ready,
-    GB: await makeReadyCustomer(svc.url, account.api, { country: 'GB', timezone: 'Europe/London' }),
+    // PECR reg. 24: a UK number is called only by a customer with its address (or a freephone caller ID).
+    GB: await withAddress(await makeReadyCustomer(svc.url, account.api, { country: 'GB', timezone: 'Europe/London' })),
     AU: await makeReadyCustomer(svc.url, account.api, { country: 'AU', timezone: 'Australia/Sydney' }),
     FR: await makeReadyCustomer(svc.url, account.api, { country: 'FR', timezone: 'Europe/Paris' }),
   };

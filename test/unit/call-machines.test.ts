@@ -31,3 +31,12 @@ test('a fax is its own outcome; a machine verdict or the agent hearing voicemail
   t.is(decideOutcome({ ...facts, answeredBy: 'human' }), 'completed');
   t.is(summarise('fax', 5, null), 'A fax machine answered the call.');
 });
+
+test('PECR reg. 24: a message left at a UK number from a caller ID that is not freephone gives the business address before the number', (t) => {
+  const uk = { registeredName: 'Leeds Dental Ltd', optOutNumber: '+442079460958', customMessage: null, callingLanguage: 'en-GB' };
+  t.is(
+    voicemailMessage({ ...uk, address: '1 High Street, Leeds LS1 1AA' }),
+    'Hello, this is an automated message from Leeds Dental Ltd. Leeds Dental Ltd called to speak with you and will try again another time. Our address is 1 High Street, Leeds LS1 1AA. To reach Leeds Dental Ltd, or to stop these calls, call 020 7946 0958. Goodbye.',
+  );
+  t.notRegex(voicemailMessage({ ...uk, address: null }), /address/, 'no address (a freephone caller ID, or outside the UK): as before');
+});

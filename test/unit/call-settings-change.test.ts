@@ -1,5 +1,5 @@
 import test from 'ava';
-import { callSettingsProblem, mergeCallSettings, registeredNameInput } from '../../actors/customer/call-settings-change.ts';
+import { callSettingsProblem, mergeCallSettings, registeredAddressInput, registeredNameInput } from '../../actors/customer/call-settings-change.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 
 test('a patch merges field by field into what was stored; only what was set is kept', (t) => {
@@ -45,5 +45,15 @@ test('the registered name is stored trimmed, on one line', (t) => {
   for (const bad of ['Two\nlines', 'Tab\there', 'Sep\u2028arator']) {
     const err = t.throws(() => registeredNameInput(bad));
     t.true(err instanceof Refusal && err.code === 'invalid_parameter', bad);
+  }
+});
+
+test('the registered address (PECR reg. 24) is stored trimmed, on one line, and must say something', (t) => {
+  t.is(registeredAddressInput('  1 High Street, Leeds LS1 1AA '), '1 High Street, Leeds LS1 1AA');
+  t.is(registeredAddressInput(null), null);
+  t.is(registeredAddressInput(undefined), undefined);
+  for (const bad of ['1 High Street\nLeeds', 'Tab\there', '\u200b', '--']) {
+    const err = t.throws(() => registeredAddressInput(bad));
+    t.true(err instanceof Refusal && err.code === 'invalid_parameter' && /registered_address/.test(err.message), JSON.stringify(bad));
   }
 });

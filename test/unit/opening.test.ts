@@ -1,5 +1,5 @@
 import test from 'ava';
-import { composeOpening, OPT_OUT_DIGIT, OPT_OUT_WITHIN_MS, PURPOSE_EARLY_US_STATES, calledJurisdictionOf } from '../../actors/call/opening.ts';
+import { composeOpening, isUkFreephone, OpeningNotLawful, pecrReg24Rule, OPT_OUT_DIGIT, OPT_OUT_WITHIN_MS, PURPOSE_EARLY_US_STATES, calledJurisdictionOf } from '../../actors/call/opening.ts';
 import { OPENING_WORDS, OPENING_LANGUAGES } from '../../actors/call/opening-words.ts';
 import { DeterministicSynthesizer } from '../../telephony/speech-synthesis/synthesizer.ts';
 import { SAMPLE_RATE_HZ } from '../../telephony/mulaw.ts';
@@ -33,11 +33,48 @@ test('the purpose comes early for WA, UT, TX, CT and NV (by the called area code
   t.deepEqual(calledJurisdictionOf('+14165550100'), { country: 'CA', region: 'ON' });
   t.true(kinds(toronto).includes('purpose') && toronto.rules.includes('ca_crtc_purpose_early'));
   t.false(kinds(composeOpening({ ...base, to: '+12125550100' })).includes('purpose'), 'NY');
-  const london = composeOpening({ ...base, callbackNumber: '+442079460958', to: '+442079460000', language: 'en-GB' });
+  const london = composeOpening({ ...base, callbackNumber: '+442079460958', to: '+442079460000', language: 'en-GB', registeredAddress: '1 High Street, Leeds LS1 1AA' });
   t.false(kinds(london).includes('purpose'));
-  // PECR reg. 24: identity plus an address or freephone number; the caller ID is all the code has, and the record says so.
-  t.true(london.rules.includes('gb_pecr_reg24_caller_id_not_freephone'));
-  t.regex(london.text, /You can reach Bright Dental LLC at 020 7946 0958\./);
+});
+
+test('PECR reg. 24: a UK opening with a geographic caller ID says the business address, not the caller ID', (t) => {
+  const uk = { ...base, callbackNumber: '+442079460958', to: '+447700900123', language: 'en-GB' };
+  const o = composeOpening({ ...uk, registeredAddress: '  1 High Street, Leeds LS1 1AA ' });
+  t.deepEqual(kinds(o), ['identification', 'opt_out', 'notice', 'address', 'question']);
+  t.is(o.segments[3]!.text, 'Our address is 1 High Street, Leeds LS1 1AA.');
+  t.true(o.rules.includes('gb_pecr_reg24_address'));
+  t.false(o.rules.includes('gb_pecr_reg24_freephone'));
+  t.false(o.rules.some((r) => r === 'gb_pecr_reg24_caller_id_not_freephone'), 'the old gap rule is gone');
+  t.notRegex(o.text, /You can reach/);
+  // In the calling language.
+  t.is(composeOpening({ ...uk, language: 'fr-FR', registeredAddress: '1 High Street, Leeds' }).segments[3]!.text, 'Notre adresse est 1 High Street, Leeds.');
+});
+
+test('PECR reg. 24: a UK freephone caller ID (+44 80x, +44 500, +44 808) satisfies it by itself and keeps the callback segment', (t) => {
+  t.true(isUkFreephone('+44500123456'), '0500: withdrawn by Ofcom in 2017, still free where it lingers');
+  for (const freephone of ['+448001234567', '+448081570000', '+44800123456']) {
+    t.true(isUkFreephone(freephone), freephone);
+    for (const registeredAddress of [null, '1 High Street, Leeds']) {
+      const o = composeOpening({ ...base, callbackNumber: freephone, to: '+447700900123', language: 'en-GB', registeredAddress });
+      t.deepEqual(kinds(o), ['identification', 'opt_out', 'notice', 'callback', 'question'], freephone);
+      t.true(o.rules.includes('gb_pecr_reg24_freephone'));
+      t.false(o.rules.includes('gb_pecr_reg24_address'));
+      t.regex(o.text, /You can reach Bright Dental LLC at 080[08] /);
+    }
+  }
+  for (const notFree of ['+442079460958', '+447700900123', '+448712345678', '+448451234567', '+18005550100', null]) t.false(isUkFreephone(notFree), String(notFree));
+});
+
+test('PECR reg. 24: a UK number with neither an address nor a freephone caller ID has no opening (the call is not made)', (t) => {
+  for (const registeredAddress of [null, undefined, '   ']) {
+    for (const callbackNumber of ['+442079460958', null]) {
+      const err = t.throws(() => composeOpening({ ...base, callbackNumber, to: '+447700900123', language: 'en-GB', registeredAddress }), { instanceOf: OpeningNotLawful });
+      t.is(err!.code, 'registered_address_required');
+    }
+  }
+  t.is(pecrReg24Rule({ callerId: '+442079460958', registeredAddress: null }), null);
+  // Outside the UK nothing changes: the caller ID is said, no address wanted.
+  t.deepEqual(kinds(composeOpening({ ...base, to: '+12125550100' })), ['identification', 'opt_out', 'notice', 'callback', 'question']);
 });
 
 test('without a caller ID no number is said, the opt-out still is, and the record says why', (t) => {

@@ -61,6 +61,7 @@ export default function Customer() {
                 ['Website', p.customer.website_url ?? '—'],
                 ['Phone', p.customer.phone ?? '—'],
                 ['Registered name', p.customer.registered_name ?? `— (calls say "${p.customer.name}")`],
+                ['Registered address', p.customer.registered_address ?? (p.customer.country === 'GB' ? '— (needed to call UK numbers)' : '—')],
                 ['Created', dateTime(p.customer.created_at)],
               ]}
             />
@@ -84,7 +85,7 @@ export default function Customer() {
           </Section>
           <OnboardingLinks customerId={p.customer.id} links={p.onboarding_links} />
           <Limits customerId={p.customer.id} limits={p.limits} />
-          <CallSettingsSection key={JSON.stringify([p.customer.registered_name, p.customer.call_settings])} customer={p.customer} />
+          <CallSettingsSection key={JSON.stringify([p.customer.registered_name, p.customer.registered_address, p.customer.call_settings])} customer={p.customer} />
           {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} current={p.test_clock} />}
           <Section title="Numbers" id="numbers">
             {p.numbers.length === 0 ? (

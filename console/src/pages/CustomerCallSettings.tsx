@@ -15,6 +15,7 @@ function formOf(customer: Customer) {
   const s = customer.call_settings;
   return {
     registered_name: customer.registered_name ?? '',
+    registered_address: customer.registered_address ?? '',
     voice: s.voice as string,
     voicemail_action: s.voicemail.action as string,
     voicemail_message: s.voicemail.message ?? '',
@@ -48,6 +49,7 @@ export function CallSettingsSection({ customer }: { customer: Customer }) {
       api.patch<Customer>(`/customers/${encodeURIComponent(customer.id)}`, {
         mode,
         registered_name: form.registered_name.trim() === '' ? null : form.registered_name,
+        registered_address: form.registered_address.trim() === '' ? null : form.registered_address,
         call_settings: {
           voice: form.voice,
           voicemail: { action: form.voicemail_action, message: form.voicemail_message.trim() === '' ? null : form.voicemail_message },
@@ -83,6 +85,15 @@ export function CallSettingsSection({ customer }: { customer: Customer }) {
             value={form.registered_name}
             onChange={set('registered_name')}
             hint={`The business's registered (legal) name, said when each call opens. Empty: "${customer.name}".`}
+          />
+          <Field
+            label="Registered address"
+            name="registered_address"
+            maxLength={300}
+            autoComplete="off"
+            value={form.registered_address}
+            onChange={set('registered_address')}
+            hint="The business's postal address, on one line. Calls to UK numbers say it (PECR reg. 24) and cannot be made without it unless the caller ID is a UK freephone number. Empty: none."
           />
           <Select label="Voice" name="voice" value={form.voice} onChange={set('voice')} options={VOICES.map((v) => ({ value: v, label: v.charAt(0).toUpperCase() + v.slice(1) }))} />
         </fieldset>
