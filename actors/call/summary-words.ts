@@ -9,13 +9,23 @@
  */
 import { minutesAndSeconds } from '../../runtime/types.ts';
 import { localTime } from './local-time.ts';
-import type { Admission } from '../scheduler/admission.ts';
 
 export const SUMMARY_LANGUAGES = ['en', 'fr', 'de', 'es', 'nl'] as const;
 export type SummaryLanguage = (typeof SUMMARY_LANGUAGES)[number];
 
 /** The outcomes of a request ended before any dial. */
-export type EndedOutcome = (Admission & { kind: 'end' })['outcome'];
+/**
+ * How a request ended before any dial (actors/scheduler/admission.ts `Admission` of kind `end`;
+ * the dialler indexes this table with it, so a new one fails to compile until it has words).
+ */
+export type EndedOutcome =
+  | 'expired'
+  | 'do_not_call_listed'
+  | 'consent_expired'
+  | 'consent_required'
+  | 'requested_call_only'
+  | 'no_redial_after_hang_up'
+  | 'registered_address_required';
 
 /** A moment said in a summary: its instant (when known) and the local wall time already written. */
 export interface SummaryMoment {
