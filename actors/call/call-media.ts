@@ -18,9 +18,9 @@ import { mustGetCall, newCallLine, releaseCall, type CallDeps, type CallLine, ty
 
 /** The carrier mark placed at the end of opening segment `i`. */
 const OPENING_MARK = 'opening:';
-/** Frames of the opening sent the instant the stream starts (one second), then slices of this many per event-loop turn. */
-const OPENING_FIRST_FRAMES = 50;
-const OPENING_SLICE_FRAMES = 100;
+/** Frames of the opening sent the instant the stream starts (100 ms: little work before every other stream's first frame), then slices of this many (500 ms, far ahead of play-out) per event-loop turn. */
+const OPENING_FIRST_FRAMES = 5;
+const OPENING_SLICE_FRAMES = 25;
 import { analyseWithModel, createModelAnalyst } from './call-summary.ts';
 import { prospectNotesOf } from './prospect-notes.ts';
 import { recordingRefused } from './recording-objection.ts';
@@ -188,7 +188,7 @@ export function createCallMedia(deps: CallDeps) {
   }
 
   /**
-   * Sends the opening, a mark after each segment: the first second at once (what the callee hears
+   * Sends the opening, a mark after each segment: the first 100 ms at once (what the callee hears
    * first), the rest in slices on the following turns of the event loop, so two hundred streams
    * starting together each get their first frames without waiting behind the others' whole openings.
    * The carrier buffers it all; a stop or an opt-out ends the sending.
