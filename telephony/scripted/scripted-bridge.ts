@@ -84,11 +84,6 @@ class ScriptedRun {
     if (agent === null) return;
     // The agent speaks the calling language (scripted-words.ts); the simulated callee speaks English.
     const words = scriptedWordsFor(this.setup.language);
-    if (agent === 'voicemail') {
-      await this.say('agent', words.voicemail(this.setup.businessName));
-      await this.tool('end_call', { reason: 'voicemail' });
-      return;
-    }
     // The opening (setup.greeting) has been played by the call before takeOver(): the script goes on from its question.
     switch (agent) {
       case 'not_interested':

@@ -1,7 +1,8 @@
 /**
  * What the scripted agent (test mode) says after the opening, in the calling language (issue 23
  * §5): en, fr, de, es, nl by the calling language's first part, English otherwise, as the opening
- * and the voicemail message. The simulated callee's lines stay English (the post-call rules read
+ * is. A machine is the machine verdict's (actors/call/call-machine.ts), so the script has no
+ * voicemail line. The simulated callee's lines stay English (the post-call rules read
  * English phrases: actors/call/call-summary.ts). Pure.
  */
 export interface ScriptedWords {
@@ -11,7 +12,6 @@ export interface ScriptedWords {
   noMoreCalls: string;
   callBackLater: string;
   moreToSay: (turn: number) => string;
-  voicemail: (business: string) => string;
 }
 
 const WORDS: Record<'en' | 'fr' | 'de' | 'es' | 'nl', ScriptedWords> = {
@@ -22,7 +22,6 @@ const WORDS: Record<'en' | 'fr' | 'de' | 'es' | 'nl', ScriptedWords> = {
     noMoreCalls: 'Understood, we will not call you again. Goodbye.',
     callBackLater: 'Of course, we will call back later. Goodbye.',
     moreToSay: (n) => `There is more to say, part ${n}.`,
-    voicemail: (b) => `Sorry we missed you; ${b} will try again another time. Goodbye.`,
   },
   fr: {
     notInterested: 'Pas de problème, merci pour votre temps. Au revoir.',
@@ -31,7 +30,6 @@ const WORDS: Record<'en' | 'fr' | 'de' | 'es' | 'nl', ScriptedWords> = {
     noMoreCalls: 'Entendu, nous ne vous appellerons plus. Au revoir.',
     callBackLater: 'Bien sûr, nous vous rappellerons plus tard. Au revoir.',
     moreToSay: (n) => `J’ai encore quelque chose à dire, partie ${n}.`,
-    voicemail: (b) => `Désolé de vous avoir manqué ; ${b} rappellera une autre fois. Au revoir.`,
   },
   de: {
     notInterested: 'Kein Problem, vielen Dank für Ihre Zeit. Auf Wiederhören.',
@@ -40,7 +38,6 @@ const WORDS: Record<'en' | 'fr' | 'de' | 'es' | 'nl', ScriptedWords> = {
     noMoreCalls: 'Verstanden, wir rufen Sie nicht mehr an. Auf Wiederhören.',
     callBackLater: 'Natürlich, wir rufen später zurück. Auf Wiederhören.',
     moreToSay: (n) => `Es gibt noch mehr zu sagen, Teil ${n}.`,
-    voicemail: (b) => `Schade, dass wir Sie nicht erreicht haben; ${b} versucht es ein andermal. Auf Wiederhören.`,
   },
   es: {
     notInterested: 'No hay problema, gracias por su tiempo. Adiós.',
@@ -49,7 +46,6 @@ const WORDS: Record<'en' | 'fr' | 'de' | 'es' | 'nl', ScriptedWords> = {
     noMoreCalls: 'Entendido, no le volveremos a llamar. Adiós.',
     callBackLater: 'Por supuesto, le llamaremos más tarde. Adiós.',
     moreToSay: (n) => `Hay más que decir, parte ${n}.`,
-    voicemail: (b) => `Lamentamos no haberle encontrado; ${b} lo intentará en otro momento. Adiós.`,
   },
   nl: {
     notInterested: 'Geen probleem, bedankt voor uw tijd. Tot ziens.',
@@ -58,7 +54,6 @@ const WORDS: Record<'en' | 'fr' | 'de' | 'es' | 'nl', ScriptedWords> = {
     noMoreCalls: 'Begrepen, we bellen u niet meer. Tot ziens.',
     callBackLater: 'Natuurlijk, we bellen later terug. Tot ziens.',
     moreToSay: (n) => `Er is meer te zeggen, deel ${n}.`,
-    voicemail: (b) => `Jammer dat we u misten; ${b} probeert het een andere keer. Tot ziens.`,
   },
 };
 

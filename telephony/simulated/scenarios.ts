@@ -17,7 +17,7 @@ export interface Scenario {
   /** Length the carrier reports, seconds (wall time is much shorter). */
   durationSeconds: number;
   /** What the agent does before hanging up. */
-  agent: 'not_interested' | 'book_appointment' | 'voicemail' | 'do_not_call' | 'talk_until_limit' | 'call_back_later' | null;
+  agent: 'not_interested' | 'book_appointment' | 'do_not_call' | 'talk_until_limit' | 'call_back_later' | null;
 }
 
 const TABLE: Record<number, Omit<Scenario, 'digit'>> = {
