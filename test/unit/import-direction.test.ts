@@ -12,9 +12,9 @@ import { importedPaths, localImports, readSource, ROOT, sourceFiles } from '../h
  * errors and picks statuses.
  */
 
-const BELOW_HTTP = ['actors', 'runtime', 'db', 'telephony', 'payments', 'email'];
+const BELOW_HTTP = ['actors', 'runtime', 'db', 'telephony', 'payments', 'calendars', 'email'];
 /** Every folder of the service's own code (tests, benchmarks and bin/ may import anything). */
-const SERVICE = ['actors', 'runtime', 'db', 'telephony', 'payments', 'email', 'http', 'app', 'money'].filter((d) => fs.existsSync(path.join(ROOT, d)));
+const SERVICE = ['actors', 'runtime', 'db', 'telephony', 'payments', 'calendars', 'email', 'http', 'app', 'money'].filter((d) => fs.existsSync(path.join(ROOT, d)));
 
 const inFolder = (target: string, folder: string) => target === folder || target.startsWith(`${folder}/`);
 
@@ -87,6 +87,7 @@ const LOWER_ROOMS: Record<string, string[]> = {
   money: ['money', 'db', 'runtime'],
   email: ['email', 'runtime'],
   payments: ['payments', 'runtime'],
+  calendars: ['calendars', 'db', 'runtime'],
 };
 
 for (const [room, allowed] of Object.entries(LOWER_ROOMS)) {
