@@ -1,0 +1,40 @@
+/** Reading the metrics port in tests: a scrape over HTTP, parsed from Prometheus's text format. */
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** Every sample line of a Prometheus text exposition (comments skipped). */
+export function parseMetrics(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const [, k, v] of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[k!] = v!.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c));
+    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return samples;
+}
+
+/** GET `url` and parse it; throws unless 200. */
+export async function scrape(url: string): Promise<Sample[]> {
+  const res = await fetch(url);
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return parseMetrics(await res.text());
+}
+
+/** The sum of the samples named `name` whose labels include `labels` (0 when none). */
+export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
+}
+
+/** Whether any sample named `name` has exactly these labels' values among its own. */
+export function has(samples: Sample[], name: string, labels: Record<string, string> = {}): boolean {
+  return samples.some((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+}
