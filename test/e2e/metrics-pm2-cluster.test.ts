@@ -7,31 +7,15 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import net from 'node:net';
 import { childEnv, cleanUpEverything, freePort, makeTempRoot, ROOT } from './process-helpers.ts';
 import { freshDatabase } from '../helpers/db.ts';
 import { TEST_ENCRYPTION_KEY } from '../helpers/service.ts';
-import { scrape, valueOf } from '../helpers/metrics.ts';
+import { scrape, twoFreePorts, valueOf } from '../helpers/metrics.ts';
 
 test.after.always(cleanUpEverything);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-
-/** A base port whose next one is free too. */
-async function twoFreePorts(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    if ((await portFree(base)) && (await portFree(base + 1))) return base;
-  }
-  throw new Error('no two free ports');
-}
 
 test('two pm2 cluster workers: each its own metrics port, /metrics/cluster counts every request once', async (t) => {
   const dir = await makeTempRoot('switchboard-metrics-pm2-');

@@ -1,4 +1,5 @@
 /** Reading the metrics port in tests: a scrape over HTTP, parsed from Prometheus's text format. */
+import net from 'node:net';
 
 export interface Sample {
   name: string;
@@ -37,4 +38,22 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 /** Whether any sample named `name` has exactly these labels' values among its own. */
 export function has(samples: Sample[], name: string, labels: Record<string, string> = {}): boolean {
   return samples.some((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+}
+
+/** Whether nobody listens on `port` of 127.0.0.1 right now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base port whose next one is free too (a two-worker app's metrics ports). */
+export async function twoFreePorts(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    if ((await portFree(base)) && (await portFree(base + 1))) return base;
+  }
+  throw new Error('no two free ports');
 }

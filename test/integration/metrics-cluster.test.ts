@@ -5,29 +5,13 @@
  * left out and counted as missing.
  */
 import test from 'ava';
-import net from 'node:net';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { scrape, valueOf } from '../helpers/metrics.ts';
+import { scrape, twoFreePorts, valueOf } from '../helpers/metrics.ts';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'metrics-worker.ts');
 
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-
-/** A base port whose next one is free too. */
-async function twoFreePorts(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    if ((await portFree(base)) && (await portFree(base + 1))) return base;
-  }
-  throw new Error('no two free ports');
-}
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
