@@ -57,6 +57,7 @@ import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 import { createPayments, type Payments } from '../actors/payments/payments.ts';
 import { paymentProviders } from './payments.ts';
+import { startMetrics } from './metrics.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -74,6 +75,8 @@ export interface RunningService {
   /** Base URL the HTTP server listens on. */
   url: string;
   port: number;
+  /** Base URL of the metrics port (SWITCHBOARD_METRICS_PORT); undefined when it is off. */
+  metricsUrl?: string;
   services: Services;
   stop(): Promise<void>;
 }
@@ -302,6 +305,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       mailer.start();
       onStop('email sender', () => mailer.stop());
     }
+    // The operator's metrics, on a port of their own (off unless SWITCHBOARD_METRICS_PORT is set).
+    const metrics = await startMetrics(config, { main: pool, sender: senderPool }, log);
+    onStop('metrics', metrics.stop);
     let port = 0;
     if (config.roles.has('api')) {
       const app = await buildApp(services);
@@ -319,6 +325,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     return {
       url: `http://127.0.0.1:${port}`,
       port,
+      metricsUrl: metrics.server?.url,
       services,
       stop: () =>
         (stopping ??= (async () => {

@@ -87,6 +87,12 @@ export interface Config {
   builderPollMs: number;
   /** The emails the service sends (docs/api.md, "Email"). */
   email: EmailConfig;
+  /**
+   * The operator's metrics (runtime/metrics-server.ts): off unless SWITCHBOARD_METRICS_PORT is set.
+   * `port` is the base: a process listens on port + `instance` (pm2's NODE_APP_INSTANCE); `workers`
+   * (SWITCHBOARD_METRICS_WORKERS) instances of the app are added up by `/metrics/cluster`.
+   */
+  metrics: { port: number; host: string; instance: number; workers: number } | null;
 }
 
 /** How the service sends email: SMTP, or (without SMTP_URL) .eml files under `<dataDir>/outbox-mail/`. */
@@ -299,7 +305,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dnsServers: env.SWITCHBOARD_DNS_SERVERS ? env.SWITCHBOARD_DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     builderPollMs: int(env.SWITCHBOARD_BUILDER_POLL_MS, 2_000, 'SWITCHBOARD_BUILDER_POLL_MS', 10),
     email: { smtpUrl: smtpUrl(env.SMTP_URL), from: emailFrom(env.SWITCHBOARD_EMAIL_FROM, publicUrl), platformName: platformName(env.SWITCHBOARD_PLATFORM_NAME) },
+    metrics: metricsSettings(env, port),
   };
+}
+
+/** The metrics port's settings; null (off) without SWITCHBOARD_METRICS_PORT. Never the API's port. */
+function metricsSettings(env: NodeJS.ProcessEnv, apiPort: number): Config['metrics'] {
+  if (env.SWITCHBOARD_METRICS_PORT === undefined || env.SWITCHBOARD_METRICS_PORT === '') return null;
+  const port = int(env.SWITCHBOARD_METRICS_PORT, 0, 'SWITCHBOARD_METRICS_PORT');
+  const instance = int(env.NODE_APP_INSTANCE, 0, 'NODE_APP_INSTANCE');
+  const workers = int(env.SWITCHBOARD_METRICS_WORKERS, 1, 'SWITCHBOARD_METRICS_WORKERS', 1);
+  if (port !== 0 && port + instance > 65_535) throw new SettingError(`SWITCHBOARD_METRICS_PORT ${port} plus instance ${instance} is past 65535`);
+  if (port !== 0 && (port + instance === apiPort || (apiPort >= port && apiPort < port + workers))) {
+    throw new SettingError(`SWITCHBOARD_METRICS_PORT must not take the API's port ${apiPort}: metrics are served on a port of their own`);
+  }
+  return { port, host: env.SWITCHBOARD_METRICS_HOST || '127.0.0.1', instance, workers };
 }
 
 /**

@@ -7,6 +7,7 @@
 import uWS, { type WebSocket as UwsSocket, type us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from '../runtime/logger.ts';
 import type { MediaSession } from './media.ts';
+import { countFrameIn, countFrameOut, observeFirstFrame, secondsSince, streamClosed, streamOpened } from '../runtime/metrics.ts';
 
 export interface MediaServerOptions {
   host: string;
@@ -128,6 +129,7 @@ class StreamConnection {
       case 'start':
         return this.start(msg);
       case 'media':
+        countFrameIn();
         this.session?.emitAudio(msg.payload, msg.timestampMs);
         return;
       case 'mark':
@@ -179,6 +181,8 @@ class TwilioMediaSession implements MediaSession {
   private stopped = false;
   private warnedBackpressure = false;
   private warnedDropped = false;
+  /** When the stream's `start` came (performance.now()); 0 once its first frame has gone back (switchboard_call_first_frame_seconds). */
+  private startedAtMs = performance.now();
 
   constructor(
     private readonly ws: UwsSocket<SocketData>,
@@ -186,9 +190,17 @@ class TwilioMediaSession implements MediaSession {
     readonly callId: string,
     readonly streamToken: string | null,
     private readonly log: Logger,
-  ) {}
+  ) {
+    streamOpened();
+  }
 
   sendAudio(payloadBase64: string): void {
+    if (this.closed) return;
+    countFrameOut();
+    if (this.startedAtMs !== 0) {
+      observeFirstFrame(secondsSince(this.startedAtMs));
+      this.startedAtMs = 0;
+    }
     this.send({ event: 'media', streamSid: this.streamSid, media: { payload: payloadBase64 } });
   }
 
@@ -246,6 +258,7 @@ class TwilioMediaSession implements MediaSession {
   emitStop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    streamClosed();
     this.log.info('media stream stopped');
     for (const h of this.stopHandlers.splice(0)) this.call('stop', h);
   }

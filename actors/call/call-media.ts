@@ -24,6 +24,7 @@ const OPENING_SLICE_FRAMES = 25;
 import { analyseWithModel, createModelAnalyst } from './call-summary.ts';
 import { prospectNotesOf } from './prospect-notes.ts';
 import { recordingRefused } from './recording-objection.ts';
+import { observeAgentFirstAudio, secondsSince } from '../../runtime/metrics.ts';
 
 /**
  * A call's audio (issue 23 §1). At the dial the opening is prepared (each segment its own audio,
@@ -82,7 +83,10 @@ export function createCallMedia(deps: CallDeps) {
     line.bridgeStatus = 'connecting';
     line.bridgeAttempts++;
     const handlers: BridgeHandlers = {
-      onAudio: (payload) => line.media?.sendAudio(payload),
+      onAudio: (payload) => {
+        if (line.takeOverAtMs) agentFirstAudio(line);
+        line.media?.sendAudio(payload);
+      },
       // Bridges that track playback ask for carrier marks (MarkingBridgeHandlers).
       onMark: (name: string) => line.media?.sendMark(name),
       onInterrupted: () => line.media?.clear(),
@@ -242,6 +246,7 @@ export function createCallMedia(deps: CallDeps) {
     if (line.closed || line.optedOut) return;
     line.wantTakeOver = true;
     if (line.bridge) {
+      if (!line.takenOver) line.takeOverAtMs = performance.now();
       line.takenOver = true;
       line.bridge.takeOver();
     } else if (line.bridgeStatus === 'failed') {
@@ -354,6 +359,12 @@ export function createCallMedia(deps: CallDeps) {
   }
 
   return { prepareLine, openBridge, connectMedia, bridgeConnected, bridgeFailed, mediaStopped, silence };
+}
+
+/** The agent's first audio after its take-over: the turn latency the callee waits through. */
+function agentFirstAudio(line: CallLine): void {
+  observeAgentFirstAudio(secondsSince(line.takeOverAtMs!));
+  line.takeOverAtMs = undefined;
 }
 
 /** Per line with a stream: writes what was played of its opening (once; call-media's `recordOpening`). */
