@@ -124,7 +124,15 @@ export async function startRadicale(): Promise<Radicale> {
     }
   }
 
-  const writeUsers = () => fs.writeFile(usersFile, [...passwords].map(([u, p]) => `${u}:${p}\n`).join(''));
+  // Radicale reads the users file at every login: replace it whole (write aside, then rename) so a
+  // login never reads it half-written, one write at a time so a later one cannot be overtaken.
+  let writing = Promise.resolve();
+  const writeUsers = () =>
+    (writing = writing.then(async () => {
+      const aside = `${usersFile}.${process.pid}.tmp`;
+      await fs.writeFile(aside, [...passwords].map(([u, p]) => `${u}:${p}\n`).join(''));
+      await fs.rename(aside, usersFile);
+    }));
   const calendarUrl = (user: string) => `${url}${encodeURIComponent(user)}/${RADICALE_CALENDAR}/`;
 
   const request: Radicale['request'] = (user, method, target, body, headers = {}) => {

@@ -156,3 +156,10 @@ test('rate limits (429, 403 rateLimitExceeded) and server errors are CalendarUna
   }
   t.deepEqual(await client.freeBusy(...day('2031-01-01')), []);
 });
+
+test('a Calendar API that does not answer is CalendarUnavailable', async (t) => {
+  const closed = await startFakeGoogle();
+  await closed.close();
+  const client = googleCalendar({ ...google.settings, apiUrl: closed.url }, credentialsFor(newUser()));
+  await t.throwsAsync(client.freeBusy(...day('2031-01-01')), { instanceOf: CalendarUnavailable });
+});

@@ -164,3 +164,10 @@ test('throttling (429) and service errors are CalendarUnavailable, not a withdra
   }
   t.deepEqual(await client.freeBusy(...day('2031-01-01')), []);
 });
+
+test('a Graph that does not answer is CalendarUnavailable', async (t) => {
+  const closed = await startFakeMicrosoft();
+  await closed.close();
+  const client = microsoftCalendar({ ...ms.settings, graphUrl: closed.url }, credentialsFor(newUser()));
+  await t.throwsAsync(client.freeBusy(...day('2031-01-01')), { instanceOf: CalendarUnavailable });
+});
