@@ -112,6 +112,18 @@ if (radicaleMissing) {
     t.is((await client.freeBusy(new Date('2031-06-01T00:00:00Z'), new Date('2031-06-02T00:00:00Z'))).length, 1);
   });
 
+  test('an event another client marks cancelled (STATUS:CANCELLED) is reported changed and cancelled, and no longer busy', async (t) => {
+    const { user, password } = await newUser();
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const ref = await client.createEvent({ uid: 'to-cancel', start: new Date('2031-07-01T10:00:00Z'), end: new Date('2031-07-01T10:30:00Z'), timezone: 'UTC', title: 'Meeting', description: '' });
+    const { syncToken } = await client.changes(null);
+    const current = await (await radicale.request(user, 'GET', ref.id)).text();
+    await radicale.putEvent(user, { uid: 'to-cancel', start: new Date(0), end: new Date(0), ics: current.replace('STATUS:CONFIRMED', 'STATUS:CANCELLED') });
+    const { changes } = await client.changes(syncToken);
+    t.like(changes, [{ id: ref.id, kind: 'changed', cancelled: true }]);
+    t.deepEqual(await client.freeBusy(new Date('2031-07-01T00:00:00Z'), new Date('2031-07-02T00:00:00Z')), []);
+  });
+
   test('a sync token the server no longer accepts is CalendarSyncExpired; reading again from null works', async (t) => {
     const { user, password } = await newUser();
     const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
