@@ -111,13 +111,19 @@ export async function startRadicale(): Promise<Radicale> {
   // Ready once it answers HTTP (an anonymous request is refused with 401, which is an answer).
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`radicale exited (${child.exitCode}): ${output}`);
+    if (child.exitCode !== null) {
+      running.delete(child);
+      await fs.rm(root, { recursive: true, force: true });
+      throw new Error(`radicale exited (${child.exitCode}): ${output}`);
+    }
     try {
       await fetch(url, { method: 'OPTIONS', signal: AbortSignal.timeout(1000) });
       break;
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
+        running.delete(child);
+        await fs.rm(root, { recursive: true, force: true });
         throw new Error(`radicale did not answer on ${url} within 15 s: ${output}`);
       }
       await new Promise((r) => setTimeout(r, 100));
