@@ -63,7 +63,7 @@ const History = Type.Unsafe<Static<typeof Turns>>({
   description: 'the thread so far, oldest first (the browser keeps it; nothing is stored). Only the last 12 entries are used.',
   oneOf: [
     Turns,
-    Type.String({ contentMediaType: 'application/json', contentSchema: Turns, description: 'the same array, as a JSON string' }),
+    Type.String({ contentMediaType: 'application/json', contentSchema: Turns, maxLength: 1_048_576, description: 'the same array, as a JSON string (at most the 1 MB a body may be)' }),
   ],
 });
 

@@ -156,7 +156,7 @@ export const CreateCustomerBody = Type.Object(
     brand_name: Type.Optional(Nullable(Type.String({ maxLength: MAX.name }))),
     website_url: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.url })), 'invalid_url')),
     phone: Type.Optional(withCode(Nullable(Type.String({ maxLength: 64, description: "the business's own number, valid in the customer's country; its website shows it" })), 'invalid_phone_number')),
-    country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$' })), 'country_not_supported')),
+    country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$', maxLength: 2 })), { default: 'country_not_supported', maxLength: 'country_not_supported' })),
     timezone: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.timezone })), 'invalid_timezone')),
     registered_name: Type.Optional(RegisteredNameInput),
     registered_address: Type.Optional(RegisteredAddressInput),

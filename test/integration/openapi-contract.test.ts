@@ -16,6 +16,8 @@ import { advanceToNext, dialUntilFinished } from '../helpers/calls.ts';
 import { Spectral, Document } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
+import owaspRuleset from '@stoplight/spectral-owasp-ruleset';
+import { serversFor } from '../../http/plugins/openapi.ts';
 import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -190,7 +192,7 @@ async function expectAnswer(t: ExecutionContext, operationId: string, s: Send, s
   return r;
 }
 
-const isSessionOperation = (op: Operation) => Array.isArray(op.security) && op.security.length === 0;
+const isSessionOperation = (op: Operation) => JSON.stringify(op.security) === JSON.stringify([{ sessionToken: [] }]);
 const exampleOf = (op: Operation) => op.requestBody?.content['application/json']?.example;
 
 /** A request every operation's validation lets through: ids of the right shape, its example body. */
@@ -221,6 +223,18 @@ test.serial("Spectral's spectral:oas ruleset reports nothing: no error, no warni
   const text = (await call(svc.url, 'GET', '/v1/openapi.json')).text;
   const findings = await spectral.run(new Document(text, Parsers.Json, 'openapi.json'));
   t.deepEqual(findings.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
+});
+
+test.serial("Spectral's OWASP API ruleset reports no error on the document a production install serves (https server)", async (t) => {
+  const spectral = new Spectral();
+  spectral.setRuleset({ extends: [[owaspRuleset, 'recommended']] } as never);
+  const served = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
+  // The test service's public URL is plain http, which the document marks local and internal.
+  t.deepEqual(served.servers.map((s: { 'x-internal': boolean }) => s['x-internal']), [true]);
+  const production = { ...served, servers: serversFor('https://api.example.com') };
+  t.deepEqual(production.servers, [{ url: 'https://api.example.com', description: 'production', 'x-internal': false }]);
+  const findings = await spectral.run(new Document(JSON.stringify(production), Parsers.Json, 'openapi.json'));
+  t.deepEqual(findings.filter((f) => f.severity === 0).map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
 });
 
 test.serial('request body examples: each is accepted as it stands (on a customer whose external_ref is the one they name)', async (t) => {
@@ -298,6 +312,18 @@ test.serial('every write that takes Idempotency-Key: 409 idempotency_key_reused 
   await expectAnswer(t, 'createCustomer', { key, body: { name: 'Idempotent Ltd' }, headers: { 'idempotency-key': 'reused-key' } }, 201);
   const idempotent = [...operations.values()].filter((op) => /idempotency_key_reused/.test(op.responses['409']?.description ?? ''));
   t.true(idempotent.length >= 8);
+  for (const op of operations.values()) {
+    // Declared exactly where the write takes it, with its limit; the 2xx answers declare the replay marker.
+    const declared = (op.parameters ?? []).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    t.is(Boolean(declared), idempotent.includes(op), `${op.operationId}: Idempotency-Key declared`);
+    if (declared) t.is(declared.schema.maxLength, 255, op.operationId);
+    for (const [status, response] of Object.entries(op.responses)) {
+      const headers = Object.keys((response as { headers?: object }).headers ?? {});
+      t.true(['request-id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => headers.includes(h)), `${op.operationId} ${status}: ${headers}`);
+      t.is(headers.includes('idempotent-replayed'), Boolean(declared) && status.startsWith('2'), `${op.operationId} ${status}: the replay marker`);
+      if (status === '429') t.true(headers.includes('Retry-After'), `${op.operationId} 429: Retry-After`);
+    }
+  }
   for (const op of idempotent) {
     const s = passing(op, key);
     await expectAnswer(t, op.operationId, { ...s, params: Object.fromEntries(Object.keys(s.params ?? {}).map((k) => [k, 'bright-1'])), headers: { 'idempotency-key': 'reused-key' } }, 409, 'idempotency_key_reused');
