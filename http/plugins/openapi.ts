@@ -62,7 +62,12 @@ function isOperation(route: RouteOptions): boolean {
  * the Idempotency-Key check can answer added to its responses.
  */
 function completeOperation(route: RouteOptions): void {
-  if (!isOperation(route)) return;
+  if (!isOperation(route)) {
+    // Hidden routes too answer with named schemas: each met once per response (see copy).
+    const response = (route.schema as RouteSchema | undefined)?.response as Record<string, unknown> | undefined;
+    if (response) for (const [status, s] of Object.entries(response)) response[status] = copy(s);
+    return;
+  }
   const schema = (route.schema ?? {}) as RouteSchema;
   const where = `${[route.method].flat().join(',')} ${route.url}`;
   if (!schema.querystring) schema.querystring = NO_QUERY;
@@ -91,7 +96,24 @@ function completeOperation(route: RouteOptions): void {
   route.schema = schema;
 }
 
-const copy = <T>(schema: T): T => JSON.parse(JSON.stringify(schema)) as T;
+/**
+ * A copy of a schema in which a named schema (`$id`) met again is a `$ref` to the first: the
+ * serializer refuses one `$id` twice in a schema (Readiness holds ReadinessBlocker twice).
+ */
+function copy<T>(schema: T): T {
+  const seen = new Set<string>();
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const id = (node as { $id?: unknown }).$id;
+    if (typeof id === 'string') {
+      if (seen.has(id)) return { $ref: id };
+      seen.add(id);
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]));
+  };
+  return walk(JSON.parse(JSON.stringify(schema))) as T;
+}
 
 /** Largest integer a JSON number carries exactly (2^53 - 1). */
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -207,6 +229,33 @@ function declareHeaders(doc: { paths: Record<string, Record<string, Operation>>;
 }
 
 /**
+ * @fastify/swagger names a schema with an `$id` in components only where it is nested; a route's
+ * whole response it writes inline. Each named response is given to it wrapped in a one-branch
+ * allOf (the route's own schema, which the serializer uses, is untouched) and unwrapped to its
+ * `$ref` by `unwrapNamedResponses`.
+ */
+function wrapNamedResponses({ schema, url }: { schema: unknown; url: string }) {
+  const response = (schema as { response?: Record<string, { $id?: unknown }> } | undefined)?.response;
+  if (!response) return { schema: schema as never, url };
+  const wrapped = Object.fromEntries(Object.entries(response).map(([status, s]) => [status, typeof s?.$id === 'string' ? { allOf: [s] } : s]));
+  return { schema: { ...(schema as object), response: wrapped } as never, url };
+}
+
+function unwrapNamedResponses<D extends { paths: Record<string, Record<string, Operation>> }>(doc: D): D {
+  for (const path of Object.values(doc.paths)) {
+    for (const operation of Object.values(path)) {
+      for (const response of Object.values(operation.responses)) {
+        for (const media of Object.values((response.content ?? {}) as Record<string, { schema?: { allOf?: { $ref?: string }[] } }>)) {
+          const only = media.schema?.allOf;
+          if (only?.length === 1 && typeof only[0].$ref === 'string' && Object.keys(media.schema!).length === 1) media.schema = { $ref: only[0].$ref } as never;
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+/**
  * @fastify/swagger marks every request body required, but a POST or PATCH without a body is
  * taken as `{}` (http/app.ts): a body is required exactly when `{}` would be refused.
  */
@@ -220,6 +269,33 @@ function markOptionalBodies<D extends { paths: Record<string, Record<string, Ope
   }
   return doc;
 }
+
+const webhookHeader = (name: string, description: string, maxLength: number) => ({ name, in: 'header', required: true, description, schema: { type: 'string', maxLength } });
+
+/**
+ * What a webhook endpoint receives (docs/api.md, "Webhooks"): a POST of one Event, signed. Its
+ * schema is the one `GET /v1/events` answers with.
+ */
+const WEBHOOKS = {
+  event: {
+    post: {
+      operationId: 'receiveEvent',
+      summary: 'An event POSTed to a webhook endpoint',
+      description: 'Verify webhook-signature over `webhook-id.webhook-timestamp.body` with the endpoint secret, answer 2xx, then handle the event by its type.',
+      tags: ['events'],
+      security: [],
+      parameters: [
+        webhookHeader('webhook-id', 'the event id (evt_…): the same event may arrive more than once; handle it once', 64),
+        webhookHeader('webhook-timestamp', 'Unix seconds when this attempt was signed', 20),
+        webhookHeader('webhook-signature', 'space-separated v1,<base64 HMAC-SHA256> signatures (two while a rolled secret is in its grace)', 1024),
+        webhookHeader('x-svc-event-type', 'the event type', 64),
+        webhookHeader('x-svc-mode', 'test or live', 8),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } },
+      responses: { '200': { description: 'any 2xx: delivered; anything else (or no answer in 10 seconds) is retried, 410 stops the retries' } },
+    },
+  },
+};
 
 /**
  * The server the document names (docs/api.md, "The OpenAPI document"): the public URL, which is
@@ -252,6 +328,7 @@ export async function installOpenApi(app: AnyApp, publicUrl: string): Promise<vo
         contact: { name: 'API support', url: publicUrl },
       },
       servers: serversFor(publicUrl),
+      webhooks: WEBHOOKS as never,
       tags: TAGS,
       components: {
         securitySchemes: {
@@ -267,6 +344,7 @@ export async function installOpenApi(app: AnyApp, publicUrl: string): Promise<vo
       security: [{ apiKey: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transformObject: (document) => declareHeaders(markOptionalBodies((document as { openapiObject: Parameters<typeof declareHeaders>[0] }).openapiObject)) as never,
+    transform: wrapNamedResponses,
+    transformObject: (document) => declareHeaders(unwrapNamedResponses(markOptionalBodies((document as { openapiObject: Parameters<typeof declareHeaders>[0] }).openapiObject))) as never,
   });
 }

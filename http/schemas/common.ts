@@ -38,14 +38,17 @@ export const ModeSchema = Type.Union([Type.Literal('test'), Type.Literal('live')
 /** Said in the description of every enum: the service may add values (docs/api.md, "Enums"). */
 export const ADDITIVE = 'More values may be added: treat one you do not know as the nearest general case, never as an error.';
 
-/** A string of known `values` as an `enum`, with the additive-change note in its description. */
-export function StringEnum<V extends string>(values: readonly V[], description?: string) {
-  return Type.Unsafe<V>({ type: 'string', enum: [...values], description: description ? `${description}. ${ADDITIVE}` : ADDITIVE });
+/**
+ * A string of known `values` as an `enum`, with the additive-change note in its description. Its
+ * static type stays `string`: the values are what a client is told, not a narrowing of the code.
+ */
+export function StringEnum(values: readonly string[], description?: string) {
+  return Type.Unsafe<string>({ type: 'string', enum: [...values], description: description ? `${description}. ${ADDITIVE}` : ADDITIVE });
 }
 
 /** `StringEnum` or null. */
-export function NullableEnum<V extends string>(values: readonly V[], description?: string) {
-  return Type.Unsafe<V | null>({ type: ['string', 'null'], enum: [...values, null], description: description ? `${description}. ${ADDITIVE}` : ADDITIVE });
+export function NullableEnum(values: readonly string[], description?: string) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...values, null], description: description ? `${description}. ${ADDITIVE}` : ADDITIVE });
 }
 
 export const ErrorSchema = Type.Object(
@@ -60,8 +63,12 @@ export const ErrorSchema = Type.Object(
   { $id: 'Error', description: 'Every error: branch on error.code, show error.message.' },
 );
 
-export function ListOf<T extends TSchema>(item: T) {
-  return Type.Object({ object: Type.Literal('list'), data: Type.Array(item), has_more: Type.Boolean() });
+/** A page of `item`s; `name` names it in the document (`CustomerList`…). */
+export function ListOf<T extends TSchema>(item: T, name?: string, maxItems = 200) {
+  return Type.Object(
+    { object: Type.Literal('list'), data: Type.Array(item, { maxItems }), has_more: Type.Boolean() },
+    name ? { $id: name } : {},
+  );
 }
 
 /** Page size of every list when `limit` is not sent. */
