@@ -15,7 +15,8 @@ const RECORDING_TYPE = 'audio/wav';
 /** A binary body: described by its media type, never serialized. */
 export const RecordingAudio = Type.Unsafe<Buffer>({
   description: 'The recording, WAV',
-  content: { [RECORDING_TYPE]: { schema: { type: 'string', contentMediaType: RECORDING_TYPE } } },
+  // format binary: a generator reads the body as bytes (a Blob), never as JSON; 1 GiB at most.
+  content: { [RECORDING_TYPE]: { schema: { type: 'string', format: 'binary', contentMediaType: RECORDING_TYPE, maxLength: 1_073_741_824 } } },
 });
 
 /** What the call routes use: the call requests service, customer naming and, for recordings, the carriers. */

@@ -18,6 +18,9 @@ import Parsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import owaspRuleset from '@stoplight/spectral-owasp-ruleset';
 import { serversFor } from '../../http/plugins/openapi.ts';
+import { ERRORS } from '../../http/errors.ts';
+import { EVENT_TYPES } from '../../actors/webhooks/event-types.ts';
+import { ADDITIVE } from '../../http/schemas/common.ts';
 import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -240,6 +243,71 @@ test.serial("Spectral's OWASP API ruleset reports no error on the document a pro
   t.deepEqual(production.servers, [{ url: 'https://api.example.com', description: 'production', 'x-internal': false }]);
   const findings = await spectral.run(new Document(JSON.stringify(production), Parsers.Json, 'openapi.json'));
   t.deepEqual(findings.filter((f) => f.severity === 0).map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
+});
+
+test.serial('the document names its resources, enums and unions (issue 26): generators give precise types', (t) => {
+  const schemas = doc.components.schemas as Record<string, any>;
+  for (const name of [
+    'Error', 'Customer', 'CreatedCustomer', 'CustomerList', 'Readiness', 'ReadinessBlocker', 'ReadinessAction', 'Provisioning', 'Coverage', 'CallRequest',
+    'CallRequestList', 'Call', 'CallList', 'Event', 'EventList', 'Brand', 'Balance', 'UsageEntryList', 'Appointment', 'AppointmentList', 'Number',
+    'WebsiteBuild', 'Account', 'ChatSession', 'ChatMessage', 'Transcript', 'ComplianceRecord', 'DncEntryList', 'OnboardingLinkList', 'CustomerLimits',
+  ]) {
+    t.truthy(schemas[name], `components.schemas.${name}`);
+  }
+  // Every JSON success answer is a named schema, or a union of named ones.
+  for (const op of operations.values()) {
+    for (const [status, response] of Object.entries(op.responses).filter(([s]) => s.startsWith('2'))) {
+      const schema = response.content?.['application/json']?.schema as any;
+      if (!schema) continue;
+      const refs = schema.$ref ? [schema.$ref] : (schema.anyOf ?? schema.oneOf ?? []).map((s: any) => s.$ref);
+      t.true(refs.length > 0 && refs.every((r: unknown) => typeof r === 'string'), `${op.operationId} ${status}: ${JSON.stringify(schema).slice(0, 120)}`);
+    }
+  }
+  t.deepEqual(operations.get('getRecording')!.responses['200'].content!['audio/wav'].schema!.format, 'binary');
+  // Enums, each saying that more values may come.
+  const enumOf = (schema: any) => {
+    t.true(String(schema.description).includes(ADDITIVE), JSON.stringify(schema).slice(0, 120));
+    return schema.enum as string[];
+  };
+  t.deepEqual(enumOf(schemas.Error.properties.error.properties.code), Object.keys(ERRORS));
+  t.deepEqual(enumOf(schemas.Customer.properties.status), ['prospect', 'active', 'paused']);
+  t.deepEqual(enumOf(schemas.Balance.properties.low_balance), ['ok', 'below_25_percent', 'below_10_percent', 'zero']);
+  t.deepEqual(enumOf(schemas.Account.properties.onboarding.properties.kyb_status), ['pending', 'verified', 'rejected']);
+  t.deepEqual(enumOf(schemas.DncEntry.properties.source), ['api', 'callee_request', 'console']);
+  t.deepEqual(enumOf(schemas.Coverage.properties.number_route), ['local_rental', 'none']);
+  t.true(enumOf(schemas.Call.properties.outcome).includes('appointment_booked'));
+  t.true(enumOf(schemas.Provisioning.properties.state).includes('awaiting_calendar'));
+  t.true(enumOf(schemas.UsageEntry.properties.cause).includes('website_hosting'));
+  t.deepEqual(enumOf(schemas.Transcript.properties.lines.items.properties.role), ['agent', 'callee']);
+  // The readiness action and the event: unions discriminated by type.
+  t.deepEqual(schemas.ReadinessAction.discriminator.propertyName, 'type');
+  t.deepEqual(schemas.ReadinessAction.anyOf.map((s: any) => schemas[s.$ref.split('/').pop()].properties.type.const), ['api', 'console']);
+  t.deepEqual(Object.keys(schemas.Event.discriminator.mapping), [...EVENT_TYPES]);
+  for (const branch of schemas.Event.anyOf) {
+    const event = schemas[branch.$ref.split('/').pop()];
+    t.true(EVENT_TYPES.includes(event.properties.type.const), branch.$ref);
+    t.regex(event.properties.data.$ref ?? '', /^#\/components\/schemas\/(Call|Appointment|Readiness|Balance|RotatedApiKey|Number|WebsiteBuild)$/, branch.$ref);
+  }
+  t.deepEqual((doc as any).webhooks.event.post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Event' });
+  t.deepEqual(schemas.EventList.properties.data.items, { $ref: '#/components/schemas/Event' });
+  // GET /v1/calls: which list, by view.
+  t.deepEqual(operations.get('listCalls')!.responses['200'].content!['application/json'].schema!.anyOf, [
+    { $ref: '#/components/schemas/CallList' },
+    { $ref: '#/components/schemas/CallRequestList' },
+  ]);
+  // The chat routes take a session token; every other operation names the scope its key needs.
+  for (const op of operations.values()) {
+    const scopes = (op as any)['x-required-scopes'] as string[];
+    if (op.path.startsWith('/v1/chat')) {
+      t.deepEqual(op.security, [{ sessionToken: [] }], op.operationId);
+      t.deepEqual(scopes, [], op.operationId);
+    } else {
+      t.is(op.security, undefined, `${op.operationId}: the document's apiKey`);
+      t.true(Array.isArray(scopes), op.operationId);
+    }
+  }
+  t.deepEqual((operations.get('queueCall') as any)['x-required-scopes'], ['calls:write']);
+  t.deepEqual((operations.get('getMe') as any)['x-required-scopes'], []);
 });
 
 test.serial('request body examples: each is accepted as it stands (on a customer whose external_ref is the one they name)', async (t) => {
