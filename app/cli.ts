@@ -46,7 +46,8 @@ async function start(args: string[]): Promise<void> {
   if (signalled) return stop();
   // Under pm2 (`wait_ready: true` in ecosystem.config.cjs) a reload stops the old process only once
   // the new one says it is ready: after its roles started and its HTTP server listens.
-  if (process.send) process.send('ready');
+  // With a callback, a parent that went away is no uncaught error.
+  if (process.send && process.connected) process.send('ready', undefined, {}, () => {});
 }
 
 /**
