@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
 
@@ -8,16 +9,20 @@ import { ApiError } from '../errors.ts';
  * 1. linger (`lingerMs`): the server still listens and serves as usual, but every answer from now
  *    on (also to a request that came before) carries `Connection: close`, so a busy keep-alive connection is closed by us right after an answer
  *    instead of while the client may be sending on it;
- * 2. the listener closes (`app.close()`): no new connection (under pm2's cluster mode the primary
- *    hands new connections to the other workers; a lone process refuses them), idle connections
- *    are closed, and requests in flight run to their end;
- * 3. a request that still arrives on an open connection is served as usual until `graceMs` after
+ * 2. the listener closes: no new connection (under pm2's cluster mode the primary hands new
+ *    connections to the other workers; a lone process refuses them). Only the listener: node's
+ *    `server.close()` would also close every connection without a request in progress, including
+ *    one accepted a moment ago whose request is on its way (the client sees a reset). For
+ *    `settleMs` those connections deliver their requests, answered as in the linger;
+ * 3. `app.close()`: connections still idle are closed, requests in flight run to their end;
+ * 4. a request that still arrives on an open connection is served as usual until `graceMs` after
  *    the close began, and after that answered `503 service_unavailable` in the error shape with
  *    `Retry-After` (never fastify's own 503: app.ts sets `return503OnClosing: false`).
  *
  * `closeGracefully` resolves once every connection is closed.
  */
 export const CLOSE_LINGER_MS = 1_000;
+export const CLOSE_SETTLE_MS = 500;
 export const CLOSE_GRACE_MS = 3_000;
 export const CLOSING_RETRY_AFTER_SECONDS = 1;
 
@@ -29,8 +34,9 @@ export interface GracefulClose {
 const closers = new WeakMap<FastifyInstance, GracefulClose>();
 
 /** Installed before the other hooks, so a refusal during close costs no authentication or rate-limit round trip. */
-export function installGracefulClose(app: FastifyInstance, opts: { lingerMs?: number; graceMs?: number } = {}): void {
+export function installGracefulClose(app: FastifyInstance, opts: { lingerMs?: number; settleMs?: number; graceMs?: number } = {}): void {
   const lingerMs = opts.lingerMs ?? CLOSE_LINGER_MS;
+  const settleMs = opts.settleMs ?? CLOSE_SETTLE_MS;
   const graceMs = opts.graceMs ?? CLOSE_GRACE_MS;
   let closingSince: number | undefined;
   let closing: Promise<void> | undefined;
@@ -52,7 +58,12 @@ export function installGracefulClose(app: FastifyInstance, opts: { lingerMs?: nu
     closeGracefully: () =>
       (closing ??= (async () => {
         closingSince = Date.now();
-        if (lingerMs > 0) await new Promise((r) => setTimeout(r, lingerMs));
+        const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+        await sleep(lingerMs);
+        if (app.server.listening) {
+          net.Server.prototype.close.call(app.server);
+          await sleep(settleMs);
+        }
         await app.close();
       })()),
   });

@@ -98,7 +98,8 @@ test('a closing API finishes the requests in flight, answers what arrives meanwh
     for (const o of outcomes) {
       t.false(o.body?.includes('"statusCode":503') ?? false, `never fastify's own 503: ${o.body}`);
       if (o.status === undefined) {
-        t.is(o.error, 'ECONNREFUSED', `the only failure a client sees is a refused connection: ${JSON.stringify(o)}`);
+        // A connection waiting in the kernel's accept queue when the listener closes is reset instead of refused.
+        t.true(o.error === 'ECONNREFUSED' || o.error === 'ECONNRESET', `the only failure a client sees is a refused connection: ${JSON.stringify(o)} at ${o.at - closeAt} ms`);
         t.true(o.at >= closeAt + CLOSE_LINGER_MS, `and only once the listener closed, after the ${CLOSE_LINGER_MS} ms linger (${o.at - closeAt} ms)`);
       } else if (o.status === 503) {
         t.is(o.code, 'service_unavailable', o.body);
@@ -107,7 +108,8 @@ test('a closing API finishes the requests in flight, answers what arrives meanwh
         t.is(o.status, 200, o.body);
       }
     }
-    for (const o of duringClose.filter((x) => x.status !== undefined)) t.is(o.connection, 'close', 'an answer during the close closes its connection');
+    // (Read 100 ms after the close began: an answer sent just before it may be read by this same process a moment later.)
+    for (const o of duringClose.filter((x) => x.status !== undefined && x.at >= closeAt + 100)) t.is(o.connection, 'close', 'an answer during the close closes its connection');
     t.log(`${outcomes.length} requests, ${duringClose.length} during the close (${stoppedAt - closeAt} ms)`);
   } finally {
     if (!stopped) await service.stop();
