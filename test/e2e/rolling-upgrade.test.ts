@@ -63,6 +63,8 @@ test('a rolling upgrade of the api and the diallers under load drops no request 
       PM2_LISTEN_TIMEOUT: '150000',
     }),
     stdio: ['pipe', 'pipe', 'pipe'],
+    // A group of its own: a failed test kills the fake and every process it started.
+    detached: true,
   });
   let out = '';
   let err = '';
@@ -70,7 +72,11 @@ test('a rolling upgrade of the api and the diallers under load drops no request 
   pm2.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => pm2.on('exit', (code) => resolve(code)));
   t.teardown(() => {
-    if (pm2.exitCode === null) pm2.kill('SIGKILL');
+    try {
+      process.kill(-pm2.pid!, 'SIGKILL');
+    } catch {
+      /* all gone */
+    }
     // Every process's log lines, for a failure to be read in full.
     if (!t.passed) writeFileSync(path.join(os.tmpdir(), `switchboard-rolling-upgrade-${process.pid}.log`), out + err);
   });
