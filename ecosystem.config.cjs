@@ -42,7 +42,10 @@ const shared = {
   SWITCHBOARD_DB_POOL_SIZE: process.env.SWITCHBOARD_DB_POOL_SIZE || '10',
   // Several API processes: request limits are counted in PostgreSQL so they hold across all.
   SWITCHBOARD_RATE_LIMIT_STORE: 'postgres',
+  // How long a stopping dialler lets its calls finish (README "Upgrading without downtime").
+  SWITCHBOARD_DRAIN_MS: process.env.SWITCHBOARD_DRAIN_MS || '20000',
 };
+const DRAIN_MS = Number(shared.SWITCHBOARD_DRAIN_MS);
 
 // The operator's metrics (README, "Metrics"), when SWITCHBOARD_METRICS_PORT is set: each app's
 // instances listen from a base port of their own up (base + NODE_APP_INSTANCE), the api's first,
@@ -68,7 +71,13 @@ const app = (name, roles, extra) => ({
   cwd: __dirname,
   script: 'bin/switchboard.mjs',
   args: 'start',
-  kill_timeout: 10000,
+  // Rolling upgrades (`pm2 reload ecosystem.config.cjs`, README "Upgrading without downtime"): a
+  // process sends 'ready' once its roles run and its HTTP server listens (4.5–12 s measured), and
+  // pm2 stops the old one only then; listen_timeout is the longest pm2 waits for it.
+  wait_ready: true,
+  listen_timeout: 60000,
+  // From SIGINT to SIGKILL: the api's graceful close takes 8 s at most (app/start.ts), the sender's steps 4 s each.
+  kill_timeout: 15000,
   out_file: path.join(LOG_DIR, `${name}.out.log`),
   error_file: path.join(LOG_DIR, `${name}.err.log`),
   merge_logs: true,
@@ -83,7 +92,10 @@ module.exports = {
       instances: INSTANCES['switchboard-api'],
       env: { ...shared, SWITCHBOARD_ROLES: 'api', PORT: process.env.PORT || 8080, ...metricsEnv('switchboard-api') },
     }),
-    app('switchboard-dialler', 'dialler', { exec_mode: 'fork', instances: INSTANCES['switchboard-dialler'] }),
+    // A dialler on SIGINT claims no new call, lets its running calls finish for SWITCHBOARD_DRAIN_MS
+    // and hands the rest over to the other diallers (actors/call/call-drain.ts): kill_timeout leaves
+    // 15 s beyond the drain for the rest of its shutdown.
+    app('switchboard-dialler', 'dialler', { exec_mode: 'fork', instances: INSTANCES['switchboard-dialler'], kill_timeout: DRAIN_MS + 15000 }),
     // The senders also build websites (research, copy, page): both wait on the network, not the
     // CPU, and builds are claimed with SKIP LOCKED, so the two share processes without a seventh.
     app('switchboard-sender', 'sender,builder', { exec_mode: 'fork', instances: INSTANCES['switchboard-sender'] }),

@@ -43,7 +43,11 @@ async function start(args: string[]): Promise<void> {
   // holds nothing but database sockets and unref'd timers: without this, losing the database
   // would empty the event loop and end the process quietly, with status 0.
   setInterval(() => {}, 2 ** 30);
-  if (signalled) await stop();
+  if (signalled) return stop();
+  // Under pm2 (`wait_ready: true` in ecosystem.config.cjs) a reload stops the old process only once
+  // the new one says it is ready: after its roles started and its HTTP server listens.
+  // With a callback, a parent that went away is no uncaught error.
+  if (process.send && process.connected) process.send('ready', undefined, {}, () => {});
 }
 
 /**

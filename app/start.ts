@@ -47,6 +47,8 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
+import { closeGracefully } from '../http/plugins/graceful-close.ts';
+import { drainCalls } from '../actors/call/call-drain.ts';
 import type { Services } from './services.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
@@ -84,6 +86,8 @@ export interface RunningService {
 
 /** Longest a single shutdown step may take. */
 const STEP_TIMEOUT_MS = 4_000;
+/** Longest the HTTP server's graceful close may take: its linger and grace, then requests in flight. */
+const HTTP_CLOSE_TIMEOUT_MS = 8_000;
 
 /**
  * Starts the roles of this process (SWITCHBOARD_ROLES: api, dialler, sender) over one database:
@@ -99,17 +103,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
    * A shutdown step, bounded: one that hangs (a connection that never drains) is logged and left
    * behind, so stopping always finishes and the database is always stopped last.
    */
-  const step = (name: string, fn: () => Promise<unknown> | unknown) => async () => {
+  const step = (name: string, fn: () => Promise<unknown> | unknown, timeoutMs = STEP_TIMEOUT_MS) => async () => {
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), STEP_TIMEOUT_MS)));
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
     const outcome = await Promise.race([Promise.resolve().then(fn).then(() => 'done' as const), timedOut]).catch((err) => {
       log.warn({ err, step: name }, 'shutdown step failed');
       return 'failed' as const;
     });
     clearTimeout(timer);
-    if (outcome === 'timeout') log.warn({ step: name, timeout_ms: STEP_TIMEOUT_MS }, 'shutdown step did not finish in time; going on');
+    if (outcome === 'timeout') log.warn({ step: name, timeout_ms: timeoutMs }, 'shutdown step did not finish in time; going on');
   };
-  const onStop = (name: string, fn: () => unknown) => void cleanups.push(step(name, fn));
+  const onStop = (name: string, fn: () => unknown, timeoutMs?: number) => void cleanups.push(step(name, fn, timeoutMs));
   try {
     let url = config.databaseUrl;
     if (!url) {
@@ -314,9 +318,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (config.roles.has('api')) {
       const app = await buildApp(services);
       await app.listen({ port: config.port, host: config.host });
-      onStop('http server', () => app.close());
+      // In-flight requests finish; nothing during the close gets fastify's own 503 (graceful-close.ts).
+      onStop('http server', () => closeGracefully(app), HTTP_CLOSE_TIMEOUT_MS);
       const address = app.server.address();
       port = typeof address === 'object' && address ? address.port : config.port;
+    }
+    if (config.roles.has('dialler')) {
+      // First of all on a stop (steps run in reverse): claim nothing more, let running calls finish, hand the rest over.
+      onStop('call drain', () => drainCalls({ pool, log, owner: dialler.id, dialler, keeper }, config.drainMs), config.drainMs + STEP_TIMEOUT_MS);
     }
     log.info(
       { roles: [...config.roles], port, publicUrl: config.publicUrl, mediaUrl: calling.mediaUrl(), embeddedDatabase: Boolean(embedded) },

@@ -14,6 +14,7 @@ import { installRateLimit } from './plugins/rate-limit.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installOpenApi } from './plugins/openapi.ts';
 import { installBrandHost, type BrandHostDeps } from './plugins/brand-host.ts';
+import { installGracefulClose } from './plugins/graceful-close.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
@@ -140,7 +141,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
     },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientErrorAnswer(services.log as unknown as FastifyBaseLogger),
-    return503OnClosing: true,
+    // While closing, requests are served, then answered in the error shape (plugins/graceful-close.ts), never with fastify's own 503.
+    return503OnClosing: false,
     // external_ref (up to 255 characters, percent-encoded) travels as a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
@@ -150,6 +152,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   installErrorBoundary(app);
   installRequestLog(app);
   installRequestMetrics(app);
+  installGracefulClose(app);
   // Before authentication: a request whose head is refused is not asked for its key.
   installRequestHead(app);
   // Before authentication: a reseller's brand domain serves its customers' pages only (404 for the rest).

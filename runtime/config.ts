@@ -73,6 +73,8 @@ export interface Config {
   senderPollMs: number;
   /** How often the call keeper runs (inbox retries, leases, recovery), ms. */
   keeperPollMs: number;
+  /** How long a stopping dialler lets its running calls finish before handing them over (actors/call/call-drain.ts). */
+  drainMs: number;
   /** Wall time of the simulated talk-until-limit call (digit 6), ms: lengthened by tests that need a call in progress. */
   simulatedTalkMs: number;
   /** Lets webhooks reach loopback and private addresses (local development and tests only). */
@@ -332,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     diallerPollMs: int(env.SWITCHBOARD_DIALLER_POLL_MS, 1_000, 'SWITCHBOARD_DIALLER_POLL_MS'),
     senderPollMs: int(env.SWITCHBOARD_SENDER_POLL_MS, 1_000, 'SWITCHBOARD_SENDER_POLL_MS'),
     keeperPollMs: int(env.SWITCHBOARD_KEEPER_POLL_MS, 2_000, 'SWITCHBOARD_KEEPER_POLL_MS', 1),
+    drainMs: int(env.SWITCHBOARD_DRAIN_MS, 20_000, 'SWITCHBOARD_DRAIN_MS', 0),
     simulatedTalkMs: int(env.SWITCHBOARD_SIMULATED_TALK_MS, 1_000, 'SWITCHBOARD_SIMULATED_TALK_MS'),
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',
     encryptionKey: encryptionKey(env.SWITCHBOARD_ENCRYPTION_KEY),

@@ -73,11 +73,16 @@ export class Dialler {
     private readonly options: DiallerOptions,
   ) {}
 
+  /** Set by stop(): a stopping dialler claims nothing more, not even through tick() (a test clock's advance). */
+  private stopped = false;
+
   start(): void {
+    this.stopped = false;
     this.stopLoop = pollLoop(() => this.tick(), this.options.pollMs, this.deps.log, 'dialler');
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     this.stopLoop?.();
     await this.running;
   }
@@ -89,6 +94,7 @@ export class Dialler {
   }
 
   private async round(): Promise<number> {
+    if (this.stopped) return 0;
     const { pool, clock } = this.deps;
     for (const id of this.stranded) {
       await this.putBack(id);
