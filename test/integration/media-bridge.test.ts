@@ -472,12 +472,13 @@ async function runScripted(to: string, timezone = 'Europe/London') {
   return { rec };
 }
 
-test('scripted bridge: digit 1 books the next weekday at 10:00 local time, then ends the call', async (t) => {
+test('scripted bridge: digit 1 asks for free slots and, given none, books the next weekday at 10:00 local time, then ends the call', async (t) => {
   const { rec } = await runScripted('+447700900001');
   t.deepEqual(rec.tools, [
+    { name: 'find_free_slots', args: {} },
     {
       name: 'book_appointment',
-      args: { start_at: '2025-03-31T09:00:00.000Z', duration_minutes: 30, attendee_name: 'Pat Example', notes: 'Demo of the service' },
+      args: { start_at: '2025-03-31T09:00:00.000Z', attendee_name: 'Pat Example', notes: 'Demo of the service' },
     },
     { name: 'end_call', args: { reason: 'appointment_booked' } },
   ]);
