@@ -50,7 +50,6 @@ import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { createCalendarSync } from '../actors/call/calendar-sync.ts';
-import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
 import { composeCalls } from './calls.ts';
@@ -190,7 +189,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     });
     payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
-    const calendarSync = createCalendarSync({ pool, log, publicUrl: () => config.publicUrl, calendars: createCalendarOpener(deps), secrets });
+    const calendarSync = createCalendarSync({ pool, log, publicUrl: () => config.publicUrl, calendars: deps.calendars, secrets });
     const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendarSync };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(

@@ -104,7 +104,7 @@ test.serial('two calls booking the same slot at once, in two processes: exactly 
   const secrets = SecretBox.fromKey(TEST_ENCRYPTION_KEY);
   const pools = [createPool(svc.databaseUrl, 4), createPool(svc.databaseUrl, 4)];
   try {
-    const bookings = pools.map((pool) => createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: createCalendarOpener({ pool, log: svc.services.log }), secrets }));
+    const bookings = pools.map((pool) => createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: createCalendarOpener({ pool, log: svc.services.log, config: svc.services.config }), secrets }));
     for (const [i, start] of [hours(15), hours(16)].entries()) {
       const calls = await Promise.all([newCall(withCalendar), newCall(withCalendar)]);
       const rows = await Promise.all(calls.map(async (id) => (await createCallRepository(svc.services.pool).get(id))!));
