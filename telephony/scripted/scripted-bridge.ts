@@ -23,6 +23,8 @@ export interface ScriptedBridgeOptions {
 /** The appointment the scripted agent books: next weekday at this local hour, this long. */
 const APPOINTMENT_HOUR = 10;
 const APPOINTMENT_MINUTES = 30;
+/** Slots the scripted agent tries before giving up on a booking (each refusal offers the next ones). */
+const BOOKING_TRIES = 5;
 /** Agent "speech": 100 ms of a 440 Hz tone per utterance, computed once. */
 const UTTERANCE_FRAMES = toneFrames(100, 440);
 /** How often the never-ending scenario says something, wall ms. */
@@ -99,10 +101,13 @@ class ScriptedRun {
         await this.say('agent', words.proposeMeeting(APPOINTMENT_MINUTES));
         await this.say('callee', 'Yes, that works. My name is Pat Example.');
         const booking = { attendee_name: 'Pat Example', notes: 'Demo of the service' };
-        const answer = await this.tool('book_appointment', { start_at: first, ...booking });
-        // Taken a moment ago by another call: the agent offers the next slot and books it.
-        const next = startsOf(answer, 'next_slots')[0];
-        if (next) await this.tool('book_appointment', { start_at: next, ...booking });
+        let answer = await this.tool('book_appointment', { start_at: first, ...booking });
+        // Taken a moment ago by another call: the agent offers the next slot and books it (a few times at most).
+        for (let tries = 1; tries < BOOKING_TRIES; tries++) {
+          const next = startsOf(answer, 'next_slots')[0];
+          if (!next) break;
+          answer = await this.tool('book_appointment', { start_at: next, ...booking });
+        }
         await this.say('agent', words.booked);
         await this.tool('end_call', { reason: 'appointment_booked' });
         return;
