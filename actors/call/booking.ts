@@ -27,7 +27,7 @@ import { CalendarAuthError, CalendarUnavailable, type CalendarClient, type Calen
 import type { CalendarOpener } from '../../calendars/open-calendar.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import { bookingSettingsOf, type BookingSettings } from '../customer/booking-settings.ts';
+import { bookingSettingsOf } from '../customer/booking-settings.ts';
 import { businessName } from '../customer/views.ts';
 import { freeSlots, searchRange, slotProblem, type Interval, type PartOfDay } from './free-slots.ts';
 import { calleeZone, sayTime } from './callee-zone.ts';
@@ -62,13 +62,7 @@ type CalendarState = { kind: 'none' } | { kind: 'working'; row: CalendarConnecti
 export function createBooking(deps: BookingDeps) {
   const { pool, log } = deps;
 
-  /** Opens a connection's calendar; refreshed OAuth credentials are sealed and stored again. */
-  function open(row: CalendarConnectionRow): CalendarClient {
-    const credentials = JSON.parse(deps.secrets.open(row.credentials)) as CalendarCredentials;
-    return deps.calendars.open(credentials, async (fresh) => {
-      await createCalendarConnectionRepository(pool).updateCredentials(row.customer_id, deps.secrets.seal(JSON.stringify(fresh)), new Date());
-    });
-  }
+  const open = (row: CalendarConnectionRow) => openConnection(deps, row);
 
   function stateOf(row: CalendarConnectionRow | null): CalendarState {
     if (!row) return { kind: 'none' };
@@ -202,6 +196,14 @@ export function createBooking(deps: BookingDeps) {
 }
 
 export type Booking = ReturnType<typeof createBooking>;
+
+/** Opens a connection's calendar from its sealed credentials; refreshed OAuth credentials are sealed and stored again. */
+export function openConnection(deps: Pick<BookingDeps, 'pool' | 'calendars' | 'secrets'>, row: CalendarConnectionRow): CalendarClient {
+  const credentials = JSON.parse(deps.secrets.open(row.credentials)) as CalendarCredentials;
+  return deps.calendars.open(credentials, async (fresh) => {
+    await createCalendarConnectionRepository(deps.pool).updateCredentials(row.customer_id, deps.secrets.seal(JSON.stringify(fresh)), new Date());
+  });
+}
 
 function intervalOf(a: Pick<AppointmentRow, 'start_at' | 'end_at'>): Interval {
   return { start: a.start_at, end: a.end_at };

@@ -12,42 +12,28 @@
  * a no-op when already applied (same times, already cancelled), so no event is emitted twice.
  */
 
-import type { Pool } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { createAppointmentRepository, type AppointmentRow } from '../../db/appointments.ts';
 import { createCalendarConnectionRepository, type CalendarConnectionRow } from '../../db/calendar-connections.ts';
 import { createCallRepository } from '../../db/calls.ts';
 import { createCustomerRepository } from '../../db/customers.ts';
 import { recordEvent } from '../../db/events.ts';
-import { CalendarSyncExpired, CalendarUnavailable, CalendarAuthError, type CalendarChange, type CalendarClient, type CalendarCredentials } from '../../calendars/calendar.ts';
-import type { CalendarOpener } from '../../calendars/open-calendar.ts';
-import type { SecretBox } from '../../runtime/secret-box.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import { CalendarSyncExpired, CalendarUnavailable, CalendarAuthError, type CalendarChange, type CalendarClient } from '../../calendars/calendar.ts';
 import { appointmentView } from './views.ts';
-import { eventText } from './booking.ts';
+import { eventText, openConnection, type BookingDeps } from './booking.ts';
 
 /** A working connection is read again this long after its last sync. */
 export const SYNC_EVERY_MS = 60_000;
 /** Connections synced per round, and appointments compared or written per connection. */
 const BATCH = 50;
 
-export interface CalendarSyncDeps {
-  pool: Pool;
-  log: Logger;
-  publicUrl: () => string;
-  calendars: CalendarOpener;
-  secrets: Pick<SecretBox, 'open' | 'seal'>;
-}
+/** What the sync needs: the same as a booking (booking.ts). */
+export type CalendarSyncDeps = BookingDeps;
 
 export function createCalendarSync(deps: CalendarSyncDeps) {
   const { pool, log } = deps;
 
-  function open(row: CalendarConnectionRow): CalendarClient {
-    const credentials = JSON.parse(deps.secrets.open(row.credentials)) as CalendarCredentials;
-    return deps.calendars.open(credentials, async (fresh) => {
-      await createCalendarConnectionRepository(pool).updateCredentials(row.customer_id, deps.secrets.seal(JSON.stringify(fresh)), new Date());
-    });
-  }
+  const open = (row: CalendarConnectionRow) => openConnection(deps, row);
 
   /** One change of one event, applied in its own transaction with its webhook event. Returns whether an appointment changed. */
   async function apply(row: CalendarConnectionRow, change: CalendarChange, now: Date): Promise<boolean> {
