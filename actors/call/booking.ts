@@ -34,6 +34,11 @@ import { calleeZone, sayTime } from './callee-zone.ts';
 
 /** Slots the agent is given at a time (it offers two or three). */
 export const SLOTS_OFFERED = 3;
+/**
+ * Longest a calendar call may take while the callee waits (and, when booking, while the lock is
+ * held): past it the calendar counts as unavailable.
+ */
+export const CALENDAR_WAIT_MS = 8_000;
 const MINUTE_MS = 60_000;
 
 export interface BookingDeps {
@@ -43,6 +48,8 @@ export interface BookingDeps {
   publicUrl: () => string;
   calendars: CalendarOpener;
   secrets: Pick<SecretBox, 'open' | 'seal'>;
+  /** CALENDAR_WAIT_MS unless a test shortens it. */
+  calendarWaitMs?: number;
 }
 
 export interface SlotView {
@@ -61,6 +68,7 @@ type CalendarState = { kind: 'none' } | { kind: 'working'; row: CalendarConnecti
 
 export function createBooking(deps: BookingDeps) {
   const { pool, log } = deps;
+  const inTime = <T>(work: Promise<T>) => within(work, deps.calendarWaitMs ?? CALENDAR_WAIT_MS);
 
   const open = (row: CalendarConnectionRow) => openConnection(deps, row);
 
@@ -76,7 +84,7 @@ export function createBooking(deps: BookingDeps) {
     const settings = bookingSettingsOf(customer);
     const range = searchRange(now, settings);
     const booked = await createAppointmentRepository(pool).bookedBetween(customer.id, range.start, range.end);
-    const busy = calendar.kind === 'working' ? await calendar.client.freeBusy(range.start, range.end) : [];
+    const busy = calendar.kind === 'working' ? await inTime(calendar.client.freeBusy(range.start, range.end)) : [];
     return freeSlots({ now, settings, timezone: customer.timezone, busy, booked: booked.map(intervalOf), after: q.after, partOfDay: q.partOfDay, limit: q.limit });
   }
 
@@ -138,7 +146,7 @@ export function createBooking(deps: BookingDeps) {
         let busy: Interval[] = [];
         if (calendar.kind === 'working') {
           try {
-            busy = await calendar.client.freeBusy(around.start, around.end);
+            busy = await inTime(calendar.client.freeBusy(around.start, around.end));
           } catch (err) {
             if (!(err instanceof CalendarUnavailable || err instanceof CalendarAuthError)) throw err;
             log.warn({ err, customer_id: customer.id }, 'booking: free/busy could not be read; nothing booked');
@@ -150,7 +158,7 @@ export function createBooking(deps: BookingDeps) {
         let ref: CalendarEventRef | null = null;
         if (calendar.kind === 'working') {
           try {
-            ref = await calendar.client.createEvent({ uid: id, start, end, timezone: customer.timezone, ...eventText(customer, call, want, deps.publicUrl()) });
+            ref = await inTime(calendar.client.createEvent({ uid: id, start, end, timezone: customer.timezone, ...eventText(customer, call, want, deps.publicUrl()) }));
           } catch (err) {
             if (err instanceof CalendarAuthError) return { refused: 'calendar_unavailable' as const };
             if (!(err instanceof CalendarUnavailable)) throw err;
@@ -203,6 +211,19 @@ export function openConnection(deps: Pick<BookingDeps, 'pool' | 'calendars' | 's
   return deps.calendars.open(credentials, async (fresh) => {
     await createCalendarConnectionRepository(deps.pool).updateCredentials(row.customer_id, deps.secrets.seal(JSON.stringify(fresh)), new Date());
   });
+}
+
+/** The calendar's answer, or CalendarUnavailable after `ms`. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CalendarUnavailable(`the calendar did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function intervalOf(a: Pick<AppointmentRow, 'start_at' | 'end_at'>): Interval {

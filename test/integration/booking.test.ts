@@ -173,3 +173,15 @@ test.serial('a calendar that cannot be written at the moment keeps the booking, 
   const row = (await createAppointmentRepository(pool).get((reply as { appointment_id: string }).appointment_id))!;
   t.like(row, { calendar_kind: 'simulated', calendar_event_id: null });
 });
+
+test.serial('a calendar that does not answer in time counts as unavailable: no slot offered, nothing booked, the lock let go', async (t) => {
+  const pool = svc.services.pool;
+  const real = simulatedCalendar(pool, withCalendar.id);
+  const silent: CalendarClient = { ...real, freeBusy: () => new Promise(() => {}) };
+  const booking = createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: { open: () => silent }, secrets: SecretBox.fromKey(TEST_ENCRYPTION_KEY), calendarWaitMs: 50 });
+  const call = (await createCallRepository(pool).get(await newCall(withCalendar)))!;
+  t.like(await booking.findSlots(call, hours(7), { after: null, partOfDay: 'any' }), { slots: [], reason: 'calendar_unavailable' });
+  t.deepEqual(await booking.book(call, hours(7), { startAt: hours(24 + 13), attendeeName: null, notes: null }), { booked: false, reason: 'calendar_unavailable', next_slots: [] });
+  // The connection's row is free again: a booking through the real calendar goes through.
+  t.like(await tool(call.id, 'book_appointment', { start_at: hours(24 + 13).toISOString() }), { booked: true, on_calendar: true });
+});
