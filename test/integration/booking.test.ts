@@ -185,3 +185,21 @@ test.serial('a calendar that does not answer in time counts as unavailable: no s
   // The connection's row is free again: a booking through the real calendar goes through.
   t.like(await tool(call.id, 'book_appointment', { start_at: hours(24 + 13).toISOString() }), { booked: true, on_calendar: true });
 });
+
+test.serial('the booking rules through the API: set on create, every customer shows them in force, bad ones refused naming the field', async (t) => {
+  const created = await account.api.post('/v1/customers', { name: 'Evening Clinic', country: 'US', booking: { business_hours: { sat: [{ start: '10:00', end: '14:00' }] }, max_days_ahead: 14 } });
+  t.is(created.status, 201);
+  t.deepEqual(created.body.booking.business_hours.sat, [{ start: '10:00', end: '14:00' }]);
+  t.deepEqual(created.body.booking.business_hours.mon, [{ start: '09:00', end: '17:00' }]);
+  t.like(created.body.booking, { meeting_minutes: 30, buffer_minutes: 15, min_notice_minutes: 120, max_days_ahead: 14 });
+  t.like((await account.api.get(`/v1/customers/${withCalendar.id}`)).body.booking, { meeting_minutes: 30, buffer_minutes: 15, min_notice_minutes: 120, max_days_ahead: 30 });
+  const overlap = await account.api.patch(`/v1/customers/${created.body.id}`, { booking: { business_hours: { mon: [{ start: '09:00', end: '13:00' }, { start: '12:00', end: '17:00' }] } } });
+  t.is(overlap.status, 400);
+  t.like(overlap.body.error, { code: 'invalid_parameter', message: 'booking.business_hours.mon spans must not overlap.' });
+  const bad = await account.api.patch(`/v1/customers/${created.body.id}`, { booking: { business_hours: { mon: [{ start: '9am', end: '17:00' }] } } });
+  t.is(bad.status, 400);
+  t.is(bad.body.error.code, 'invalid_parameter');
+  t.is((await account.api.patch(`/v1/customers/${created.body.id}`, { booking: { meeting_minutes: 500 } })).body.error.code, 'invalid_parameter');
+  t.is((await account.api.post('/v1/customers', { name: 'X', country: 'US', booking: { lunch: true } })).body.error.code, 'unknown_parameter');
+  t.is((await account.api.get(`/v1/customers/${created.body.id}`)).body.booking.max_days_ahead, 14, 'nothing changed');
+});
