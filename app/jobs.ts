@@ -5,6 +5,7 @@ import type { Numbers } from '../actors/numbers/numbers.ts';
 import type { Websites } from '../actors/websites/websites.ts';
 import type { BrandDomains } from '../actors/account/brand-domain.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
+import type { CalendarSync } from '../actors/call/calendar-sync.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
@@ -15,7 +16,7 @@ import { createTestClockRepository, type ClockTime } from '../db/test-clocks.ts'
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 /** What the jobs run on: the database, the clock, the settings, the one money writer, the numbers and websites rooms, and the brand domains. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites; brandDomains: BrandDomains };
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites; brandDomains: BrandDomains; calendarSync: CalendarSync };
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = [
@@ -34,6 +35,7 @@ export const JOB_NAMES = [
   'purge_sites',
   'check_domains',
   'check_brand_domains',
+  'sync_calendars',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -73,6 +75,9 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
       return services.websites.checkDomains(now);
     case 'check_brand_domains':
       return services.brandDomains.checkDue(now);
+    case 'sync_calendars':
+      // Appointments follow their calendar events (actors/call/calendar-sync.ts).
+      return services.calendarSync.syncDue(now);
   }
 }
 

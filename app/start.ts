@@ -51,6 +51,7 @@ import { closeGracefully } from '../http/plugins/graceful-close.ts';
 import { drainCalls } from '../actors/call/call-drain.ts';
 import type { Services } from './services.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
+import { createCalendarSync } from '../actors/call/calendar-sync.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
 import { composeCalls } from './calls.ts';
@@ -195,7 +196,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     });
     payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
-    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
+    const calendarSync = createCalendarSync({ pool, log, publicUrl: () => config.publicUrl, calendars: deps.calendars, secrets });
+    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendarSync };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),

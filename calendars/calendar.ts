@@ -61,6 +61,13 @@ export interface CalendarClient {
    * token from which the next call reads (the current state is the starting point).
    */
   changes(syncToken: string | null): Promise<CalendarChanges>;
+  /**
+   * The current state of these events (by the ids createEvent gave): `changed` with its times and
+   * version, or `deleted` when it is gone. After a sync token expired, the sync compares the
+   * meetings it booked one by one (ETags) instead of reading the whole calendar. Optional: an
+   * adapter without it leaves the meetings as they were until their next change.
+   */
+  events?(ids: string[]): Promise<CalendarChange[]>;
 }
 
 export type CalendarKind = 'caldav' | 'google' | 'microsoft' | 'simulated';

@@ -19,6 +19,7 @@ export const MAX_DURATION_MINUTES = 120;
 export const DEFAULT_DNC_REASON = 'asked not to be called again';
 
 export type ToolCall =
+  | { tool: 'find_free_slots'; after: Date | null; partOfDay: 'morning' | 'afternoon' | 'any' }
   | { tool: 'book_appointment'; startAt: Date; endAt: Date; attendeeName: string | null; notes: string | null }
   | { tool: 'mark_do_not_call'; reason: string }
   | { tool: 'end_call'; reason: string };
@@ -30,6 +31,12 @@ export type ToolDecision = { act: ToolCall } | { reply: Record<string, unknown> 
 export function readToolCall(name: string, args: unknown, now: Date): ToolDecision {
   const a: Record<string, unknown> = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   switch (name) {
+    case 'find_free_slots': {
+      // A date or time the search starts from; anything unreadable searches from now.
+      const after = typeof a.after === 'string' ? new Date(a.after) : null;
+      const partOfDay = a.part_of_day === 'morning' || a.part_of_day === 'afternoon' ? a.part_of_day : 'any';
+      return { act: { tool: 'find_free_slots', after: after && !Number.isNaN(after.getTime()) ? after : null, partOfDay } };
+    }
     case 'book_appointment': {
       const startAt = typeof a.start_at === 'string' ? new Date(a.start_at) : null;
       const endAt = startAt && new Date(startAt.getTime() + durationMinutes(a.duration_minutes) * 60_000);

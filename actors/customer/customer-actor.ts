@@ -22,6 +22,7 @@ import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
 import { dayOf, nextRenewal } from '../../money/rules/renewal.ts';
 import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { CustomerMessage, CustomerPatch, ProvisioningReply } from './messages.ts';
+import { mergeBookingSettings } from './booking-settings.ts';
 import { callSettingsProblem, mergeCallSettings, registeredAddressInput, registeredNameInput, trimmedCallSettingsPatch } from './call-settings-change.ts';
 
 /** Onboarding links last 30 days (spec: Limits → Other). */
@@ -284,6 +285,7 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
         if (callSettingsProblem(merged, current)) throw new Refusal('forward_needs_phone');
         fields.call_settings = merged;
       }
+      if (patch.booking !== undefined) fields.booking_settings = mergeBookingSettings(current.booking_settings, patch.booking);
       const row = await createCustomerRepository(client).update(state.id, fields);
       return { created: false, body: customerView(row) };
     });

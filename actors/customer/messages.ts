@@ -5,6 +5,7 @@ import type { Written } from '../shared/transaction.ts';
 import type { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { ProvisioningView } from './provisioning.ts';
 import type { CallSettingsPatch } from './call-settings-change.ts';
+import type { BookingSettingsPatch } from './booking-settings.ts';
 
 export type ProvisioningReply = ProvisioningView & {
   object: 'provisioning';
@@ -36,6 +37,8 @@ export interface CustomerPatch {
   /** The postal address said in a UK call's opening (PECR reg. 24). */
   registered_address?: string | null;
   call_settings?: CallSettingsPatch | null;
+  /** The booking rules (issue 24): any field; null resets. */
+  booking?: BookingSettingsPatch | null;
 }
 
 export interface CustomerReplies {

@@ -5,6 +5,7 @@ import { iso } from '../../runtime/types.ts';
 import type { Blocker, ReadinessAssessment } from './readiness.ts';
 import { consentNotices } from '../shared/requested-call-only.ts';
 import { callSettingsOf } from './call-settings.ts';
+import { bookingSettingsOf } from './booking-settings.ts';
 
 /**
  * The name the customer's business goes by on calls and in the coach: `brand_name` when it says
@@ -27,6 +28,8 @@ export function customerView(c: CustomerRow) {
     registered_address: c.registered_address,
     // As in force, defaults filled in: what the customer's calls will do (docs/api.md, "Call settings").
     call_settings: callSettingsOf(c),
+    // The booking rules in force, defaults filled in (docs/api.md, "Booking settings").
+    booking: bookingSettingsOf(c),
     country: c.country,
     timezone: c.timezone,
     status: c.status,

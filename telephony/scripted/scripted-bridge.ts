@@ -23,6 +23,8 @@ export interface ScriptedBridgeOptions {
 /** The appointment the scripted agent books: next weekday at this local hour, this long. */
 const APPOINTMENT_HOUR = 10;
 const APPOINTMENT_MINUTES = 30;
+/** Slots the scripted agent tries before giving up on a booking (each refusal offers the next ones). */
+const BOOKING_TRIES = 5;
 /** Agent "speech": 100 ms of a 440 Hz tone per utterance, computed once. */
 const UTTERANCE_FRAMES = toneFrames(100, 440);
 /** How often the never-ending scenario says something, wall ms. */
@@ -92,16 +94,20 @@ class ScriptedRun {
         await this.tool('end_call', { reason: 'not_interested' });
         return;
       case 'book_appointment': {
-        const startAt = nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR);
         await this.say('callee', 'Yes, tell me more.');
+        // The slots the business has free (issue 24); without any (a harness that answers nothing), the next weekday at ten.
+        const found = await this.tool('find_free_slots', {});
+        const first = startsOf(found, 'slots')[0] ?? nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR).toISOString();
         await this.say('agent', words.proposeMeeting(APPOINTMENT_MINUTES));
         await this.say('callee', 'Yes, that works. My name is Pat Example.');
-        await this.tool('book_appointment', {
-          start_at: startAt.toISOString(),
-          duration_minutes: APPOINTMENT_MINUTES,
-          attendee_name: 'Pat Example',
-          notes: 'Demo of the service',
-        });
+        const booking = { attendee_name: 'Pat Example', notes: 'Demo of the service' };
+        let answer = await this.tool('book_appointment', { start_at: first, ...booking });
+        // Taken a moment ago by another call: the agent offers the next slot and books it (a few times at most).
+        for (let tries = 1; tries < BOOKING_TRIES; tries++) {
+          const next = startsOf(answer, 'next_slots')[0];
+          if (!next) break;
+          answer = await this.tool('book_appointment', { start_at: next, ...booking });
+        }
         await this.say('agent', words.booked);
         await this.tool('end_call', { reason: 'appointment_booked' });
         return;
@@ -137,14 +143,16 @@ class ScriptedRun {
     this.handlers.onTranscript(role, text);
   }
 
-  private async tool(name: string, args: Record<string, unknown>): Promise<void> {
+  /** Calls a tool and gives back its result (undefined when it failed). */
+  private async tool(name: string, args: Record<string, unknown>): Promise<unknown> {
     await this.pause(this.stepDelayMs);
     try {
-      await this.handlers.onToolCall(name, args);
+      return await this.handlers.onToolCall(name, args);
     } catch (err) {
       // A real agent would hear the error and carry on; the script does the same.
       if (this.signal.aborted) throw err;
       this.log?.warn({ err, tool: name }, 'scripted tool call failed; continuing');
+      return undefined;
     }
   }
 
@@ -152,6 +160,12 @@ class ScriptedRun {
   private async pause(ms: number): Promise<void> {
     await sleep(ms, undefined, { signal: this.signal });
   }
+}
+
+/** The `start_at` of each slot in a tool result's `key` list (find_free_slots' slots, book_appointment's next_slots). */
+function startsOf(result: unknown, key: 'slots' | 'next_slots'): string[] {
+  const list = typeof result === 'object' && result !== null ? (result as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(list) ? list.map((s) => (s as { start_at?: unknown })?.start_at).filter((x): x is string => typeof x === 'string') : [];
 }
 
 /**

@@ -163,3 +163,10 @@ test('property: a future start as any ISO string books at that instant, a past o
   );
   t.pass();
 });
+
+test('find_free_slots: after as a date or date and time (unreadable: from now), part_of_day morning or afternoon, else any', (t) => {
+  t.deepEqual(readToolCall('find_free_slots', {}, NOW), { act: { tool: 'find_free_slots', after: null, partOfDay: 'any' } });
+  t.deepEqual(readToolCall('find_free_slots', { after: '2030-01-08', part_of_day: 'morning' }, NOW), { act: { tool: 'find_free_slots', after: new Date('2030-01-08T00:00:00Z'), partOfDay: 'morning' } });
+  t.deepEqual(readToolCall('find_free_slots', { after: 'next week', part_of_day: 'evening' }, NOW), { act: { tool: 'find_free_slots', after: null, partOfDay: 'any' } });
+  t.deepEqual(readToolCall('find_free_slots', { after: 42, part_of_day: 'afternoon' }, NOW), { act: { tool: 'find_free_slots', after: null, partOfDay: 'afternoon' } });
+});

@@ -9,6 +9,7 @@ import { Form, Field, FormError, formValues, Select, Submit } from '../ui/Form.t
 import { Empty, ErrorNote, Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { PlaceCall } from '../ui/PlaceCall.tsx';
 import { CallSettingsSection } from './CustomerCallSettings.tsx';
+import { BookingSection } from './CustomerBooking.tsx';
 import { DataTable } from '../ui/Table.tsx';
 import { rowsOf, useInvalidate } from '../ui/data.ts';
 import { date, dateTime, money, words } from '../ui/format.ts';
@@ -86,6 +87,7 @@ export default function Customer() {
           <OnboardingLinks customerId={p.customer.id} links={p.onboarding_links} />
           <Limits customerId={p.customer.id} limits={p.limits} />
           <CallSettingsSection key={JSON.stringify([p.customer.registered_name, p.customer.registered_address, p.customer.call_settings])} customer={p.customer} />
+          <BookingSection key={JSON.stringify(p.customer.booking)} customer={p.customer} />
           {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} current={p.test_clock} />}
           <Section title="Numbers" id="numbers">
             {p.numbers.length === 0 ? (
