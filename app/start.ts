@@ -47,6 +47,7 @@ import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
+import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
@@ -146,8 +147,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );
+    // Opens a customer's calendar from its connection's credentials (calendars/open-calendar.ts).
+    const calendars = createCalendarOpener({ pool, log });
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(
-      customerBehaviour(deps, { provisionNumber: (customerId) => numbers!.provisionNumber(customerId), seal: (plain) => secrets.seal(plain) }),
+      customerBehaviour(deps, {
+        provisionNumber: (customerId) => numbers!.provisionNumber(customerId),
+        seal: (plain) => secrets.seal(plain),
+        calendars,
+        secrets: { seal: (plain) => secrets.seal(plain), open: (sealed) => secrets.open(sealed) },
+      }),
     );
     // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
     const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
@@ -186,7 +194,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     });
     payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
-    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
+    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendars, secrets };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),

@@ -20,8 +20,10 @@ import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { checkReadiness, refreshReadiness } from './readiness-check.ts';
 import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
 import { dayOf, nextRenewal } from '../../money/rules/renewal.ts';
-import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
+import { calendarLinkView, customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { CustomerMessage, CustomerPatch, ProvisioningReply } from './messages.ts';
+import { calendarConnectionOf, connectCalendar, disconnectCalendar, type CalendarRooms } from './calendar-connection.ts';
+import { createCalendarLinkRepository } from '../../db/calendar-links.ts';
 import { callSettingsProblem, mergeCallSettings, registeredAddressInput, registeredNameInput, trimmedCallSettingsPatch } from './call-settings-change.ts';
 
 /** Onboarding links last 30 days (spec: Limits → Other). */
@@ -30,6 +32,9 @@ export const ONBOARDING_TOKEN_PREFIX = 'ob_';
 /** Onboarding links emailed in any 24 hours: per customer, and per account (docs/api.md, Onboarding links). */
 export const ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY = 5;
 export const ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY = 200;
+/** Calendar links last 7 days (issue 24); minting one revokes the previous. */
+export const CALENDAR_LINK_DAYS = 7;
+export const CALENDAR_TOKEN_PREFIX = 'cal_';
 
 /**
  * The customer actor: the single writer of one customer inside a process. It keeps only the
@@ -42,7 +47,7 @@ export interface CustomerState {
   country: string;
 }
 
-const READS = new Set<CustomerMessage['type']>(['get_customer', 'get_readiness', 'get_provisioning', 'list_onboarding_links', 'get_limits']);
+const READS = new Set<CustomerMessage['type']>(['get_customer', 'get_readiness', 'get_provisioning', 'list_onboarding_links', 'get_limits', 'get_calendar']);
 
 /**
  * The number step's work, done by the numbers room (actors/numbers/numbers.ts `provisionNumber`):
@@ -54,8 +59,9 @@ export type ProvisionNumber = (customerId: string) => Promise<unknown>;
 /** Seals a secret with the secret box (runtime/secret-box.ts): an emailed link kept in the outbox until sent. */
 export type SealSecret = (plain: string) => Buffer;
 
-export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber; seal: SealSecret }): Behaviour<CustomerMessage, CustomerState> {
+export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber; seal: SealSecret } & CalendarRooms): Behaviour<CustomerMessage, CustomerState> {
   const { pool, clock, log, config } = deps;
+  const calendarDeps = { pool, clock, log, calendars: rooms.calendars, secrets: rooms.secrets };
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<CustomerRow> {
     const repo = createCustomerRepository(db);
@@ -74,7 +80,7 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     const { facts, assessment } = await readiness(db, state.id);
     const view = assessProvisioning({
       readiness: assessment,
-      calendarConnected: facts.calendar_connected,
+      calendar: { status: facts.calendar_status ?? 'not_connected', failureMessage: facts.calendar_failure_message },
       requestedSteps: facts.requested_steps ?? [],
       numberOrder: facts.number_order_outcome,
     });
@@ -178,6 +184,37 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     return url === undefined ? outcome : { ...outcome, body: { ...outcome.body, url } };
   }
 
+  /**
+   * A new calendar link (the one before it revoked), 7 days. The URL is answered once; only the
+   * token's hash is kept, and the stored body (idempotent replay) leaves the URL out.
+   */
+  async function mintCalendarLink(state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) {
+    const now = clock.now();
+    let url: string | undefined;
+    const outcome = await orFail('calendar_link_not_created', () =>
+      writeTransaction(pool, idem, now, async (client) => {
+        await mustGet(client, state.id, true);
+        const links = createCalendarLinkRepository(client);
+        await links.replaceActive(state.id, now);
+        const token = mintToken(CALENDAR_TOKEN_PREFIX);
+        const emailedTo = email === undefined ? null : email.trim().toLowerCase();
+        const link = await links.insert({
+          accountId: state.accountId,
+          customerId: state.id,
+          mode: state.mode,
+          tokenHash: hashToken(token),
+          prefix: token.slice(0, CALENDAR_TOKEN_PREFIX.length + 6),
+          expiresAt: new Date(now.getTime() + CALENDAR_LINK_DAYS * 86_400_000),
+          emailedTo,
+          now,
+        });
+        url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/calendar/${token}`;
+        return { created: true, body: calendarLinkView(link) };
+      }),
+    );
+    return url === undefined ? outcome : { ...outcome, body: { ...outcome.body, url } };
+  }
+
   async function receive(state: CustomerState, msg: CustomerMessage): Promise<{ state: CustomerState; reply: unknown }> {
     const done = (reply: unknown) => ({ state, reply });
     const now = clock.now();
@@ -238,8 +275,14 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
       case 'record_research':
         await createCustomerRepository(pool).update(state.id, { research_notes: msg.notes });
         return done({ object: 'research_notes' as const, customer_id: state.id, recorded: true as const });
-      case 'connect_calendar':
-        return done(await changeAndAssess(state, { calendar_connected_at: now }));
+      case 'get_calendar':
+        return done(await calendarConnectionOf(pool, state.id));
+      case 'calendar_connect':
+        return done(await connectCalendar(calendarDeps, state, msg.credentials));
+      case 'calendar_disconnect':
+        return done(await disconnectCalendar(calendarDeps, state.id));
+      case 'mint_calendar_link':
+        return done(await mintCalendarLink(state, msg.email, msg.idempotency));
       case 'assign_number': {
         await withTransaction(pool, async (client) => {
           await mustGet(client, state.id, true);
