@@ -17,6 +17,7 @@ import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerOnboardingLinkRoutes } from './routes/onboarding-links.ts';
+import { registerCalendarRoutes } from './routes/calendar.ts';
 import { registerNumberRoutes } from './routes/numbers.ts';
 import { registerWebsiteRoutes } from './routes/websites.ts';
 import { registerSitePages } from './pages/sites.ts';
@@ -81,6 +82,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerCustomerRoutes> &
   RouteDeps<typeof registerReadinessRoutes> &
   RouteDeps<typeof registerOnboardingLinkRoutes> &
+  RouteDeps<typeof registerCalendarRoutes> &
   RouteDeps<typeof registerNumberRoutes> &
   RouteDeps<typeof registerWebsiteRoutes> &
   RouteDeps<typeof registerSitePages> &
@@ -173,6 +175,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerCustomerRoutes(app, services);
   registerReadinessRoutes(app, services);
   registerOnboardingLinkRoutes(app, services);
+  registerCalendarRoutes(app, services);
   registerNumberRoutes(app, services);
   registerWebsiteRoutes(app, services);
   await registerSitePages(app, services);
