@@ -47,6 +47,11 @@ export interface Config {
    * test mode always uses the simulated processor.
    */
   stripe: { secretKey: string; webhookSecret: string | undefined; publishableKey: string | undefined; apiBase: string | undefined } | null;
+  /**
+   * The OAuth clients of Google Calendar and Microsoft 365 (issue 24); each null without its client
+   * id and secret, and then the calendar page does not offer it (CalDAV and test mode need nothing).
+   */
+  calendars: CalendarsConfig;
   /** OpenAI credentials; without them the scripted agent and the built-in coach answer. */
   openai: { apiKey: string; baseUrl: string | undefined; realtimeUrl: string | undefined; realtimeModel: string; chatModel: string } | null;
   /** Port of the carrier media WebSocket server (0: a free one). */
@@ -87,6 +92,14 @@ export interface Config {
   builderPollMs: number;
   /** The emails the service sends (docs/api.md, "Email"). */
   email: EmailConfig;
+}
+
+/** The calendar OAuth clients; the URLs are the providers' unless set (tests point them at fakes). */
+export interface CalendarsConfig {
+  /** GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET; GOOGLE_OAUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_CALENDAR_API_URL. */
+  google: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; apiUrl: string } | null;
+  /** MICROSOFT_CLIENT_ID, MICROSOFT_CLIENT_SECRET; MICROSOFT_TENANT, MICROSOFT_LOGIN_URL, MICROSOFT_GRAPH_URL. */
+  microsoft: { clientId: string; clientSecret: string; tenant: string; loginUrl: string; graphUrl: string } | null;
 }
 
 /** How the service sends email: SMTP, or (without SMTP_URL) .eml files under `<dataDir>/outbox-mail/`. */
@@ -274,6 +287,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           apiBase: env.STRIPE_API_BASE || undefined,
         }
       : null,
+    calendars: {
+      google:
+        env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET
+          ? {
+              clientId: env.GOOGLE_CLIENT_ID,
+              clientSecret: env.GOOGLE_CLIENT_SECRET,
+              authUrl: env.GOOGLE_OAUTH_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
+              tokenUrl: env.GOOGLE_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+              apiUrl: (env.GOOGLE_CALENDAR_API_URL || 'https://www.googleapis.com').replace(/\/+$/, ''),
+            }
+          : null,
+      microsoft:
+        env.MICROSOFT_CLIENT_ID && env.MICROSOFT_CLIENT_SECRET
+          ? {
+              clientId: env.MICROSOFT_CLIENT_ID,
+              clientSecret: env.MICROSOFT_CLIENT_SECRET,
+              tenant: env.MICROSOFT_TENANT || 'common',
+              loginUrl: (env.MICROSOFT_LOGIN_URL || 'https://login.microsoftonline.com').replace(/\/+$/, ''),
+              graphUrl: (env.MICROSOFT_GRAPH_URL || 'https://graph.microsoft.com').replace(/\/+$/, ''),
+            }
+          : null,
+    },
     openai: env.OPENAI_API_KEY
       ? {
           apiKey: env.OPENAI_API_KEY,
