@@ -48,6 +48,9 @@ import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
 import { createCalendarOpener } from '../calendars/open-calendar.ts';
+import { calendarOAuthProviders } from '../calendars/oauth.ts';
+import { createCalendarPage } from '../actors/customer/calendar-page.ts';
+import { CALENDAR_OAUTH_CALLBACK } from '../http/pages/calendar.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
@@ -255,6 +258,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       accountDirectory: createAccountDirectory(pool),
       customers,
       onboardingPage: createOnboardingPage(deps),
+      calendarPage: createCalendarPage({ ...deps, secrets, oauth: calendarOAuthProviders(config), redirectUri: () => `${config.publicUrl}${CALENDAR_OAUTH_CALLBACK}` }),
       coverage: createCoverageService(deps),
       importDncRegistry: (file) => importRegistry(deps, file),
       listDncRegistries: () => listRegistries(deps),

@@ -27,6 +27,7 @@ import { registerCoverageRoutes } from './routes/coverage.ts';
 import { registerAdminAccountRoutes } from './routes/admin-accounts.ts';
 import { registerAdminPlatformRoutes } from './routes/admin-platform.ts';
 import { registerOnboardingPages } from './pages/onboarding.ts';
+import { registerCalendarPages } from './pages/calendar.ts';
 import { registerBalanceRoutes } from './routes/balance.ts';
 import { registerAdminMoneyRoutes } from './routes/admin-money.ts';
 import { registerCallRoutes } from './routes/calls.ts';
@@ -100,6 +101,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerAdminWebhookRoutes> &
   RouteDeps<typeof registerAdminEmailRoutes> &
   RouteDeps<typeof registerOnboardingPages> &
+  RouteDeps<typeof registerCalendarPages> &
   RouteDeps<typeof registerTelephonyRoutes> &
   RouteDeps<typeof registerTelephonyInboundRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
@@ -193,6 +195,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerAdminWebhookRoutes(app, services);
   registerAdminEmailRoutes(app, services);
   await registerOnboardingPages(app, services);
+  await registerCalendarPages(app, services);
   await registerTelephonyRoutes(app, services);
   await registerTelephonyInboundRoutes(app, services);
   registerSessionRoutes(app, services);

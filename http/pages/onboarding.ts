@@ -13,7 +13,7 @@ import { isApiError } from '../errors.ts';
 const NEUTRAL: PageBrand = { name: 'Onboarding', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const MAX_NAME = 120;
 
-function send(reply: FastifyReply, status: number, html: string) {
+export function send(reply: FastifyReply, status: number, html: string) {
   return reply.code(status).headers(PAGE_HEADERS).send(html);
 }
 
@@ -61,7 +61,7 @@ function stateMessage(o: OpenedLink, brand: PageBrand): { status: number; html: 
  * parse (400). The person's browser never sends these; a plain page says so, and the log gets one
  * line without a stack.
  */
-function unreadableBody(err: FastifyError): { status: number; text: string } | null {
+export function unreadableBody(err: FastifyError): { status: number; text: string } | null {
   // A refusal of the request's head or body made before the page ran (nested too deep, a URL too long, two Hosts).
   const status = err instanceof SyntaxError ? 400 : isApiError(err) && err.status < 500 ? err.status : err.statusCode;
   if (status === 415) return { status, text: 'This page accepts only the form it shows. Open the link again and use the form.' };

@@ -7,7 +7,7 @@ export const CalendarConnectionSchema = Type.Object({
   status: Type.Union([Type.Literal('not_connected'), Type.Literal('working'), Type.Literal('failing')], {
     description: 'not_connected: never connected (or disconnected); working: the last check passed; failing: it stopped working (failure says why) and no times are offered from it',
   }),
-  kind: Nullable(Type.Union([Type.Literal('caldav'), Type.Literal('google'), Type.Literal('microsoft'), Type.Literal('simulated')])),
+  kind: Nullable(Type.String({ enum: ['caldav', 'google', 'microsoft', 'simulated'], description: 'caldav (an address, user name and app password), google, microsoft, or simulated (test mode)' })),
   label: { ...NullableString, description: "what the customer recognises it by: the calendar's address (no user name or password) or the account's email" },
   connected_at: NullableTimestamp,
   checked_at: { ...NullableTimestamp, description: 'the last check (on connect, then every 6 hours; every 15 minutes while failing)' },

@@ -2,6 +2,7 @@ import test from 'ava';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { makeAccount, makeCustomer, adminClient } from '../helpers/factories.ts';
+import { connectSimulatedCalendar } from '../helpers/calendar.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -241,9 +242,15 @@ test('a requested calendar step waits on the customer and blocks provisioning un
   const r = await a.api.post(`/v1/customers/${c.id}/provisioning`, { steps: ['calendar'] });
   t.is(r.status, 202);
   const cal = r.body.steps.find((s: any) => s.step === 'calendar');
-  t.deepEqual(cal, { step: 'calendar', done: false, waiting_on: 'customer', blocker: 'no_calendar_connected' });
+  t.deepEqual(cal, {
+    step: 'calendar',
+    done: false,
+    waiting_on: 'customer',
+    blocker: 'no_calendar_connected',
+    message: 'The customer has not connected a calendar yet; send them a calendar link to connect it.',
+  });
   t.true(r.body.blockers.includes('no_calendar_connected'));
-  await adminClient(svc.url).post(`/admin/v1/customers/${c.id}/calendar/connect`);
+  await connectSimulatedCalendar(a.api, c.id);
   const after = await a.api.get(`/v1/customers/${c.id}/provisioning`);
   t.false(after.body.blockers.includes('no_calendar_connected'));
   t.true(after.body.steps.find((s: any) => s.step === 'calendar').done);
