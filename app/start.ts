@@ -5,6 +5,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from '../runtime/embedde
 import { ActorSystem } from '../runtime/actor-system.ts';
 import { ChangeFeed } from '../runtime/change-feed.ts';
 import { SecretBox } from '../runtime/secret-box.ts';
+import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { TestClock, realClock, type Clock } from '../runtime/clock.ts';
 import { createPool } from '../db/pool.ts';
 import { migrate } from '../db/migrate.ts';
@@ -126,7 +127,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
     onStop('actors', () => actors.stop());
-    const deps = { pool, clock, realClock: opts.realClock ?? realClock, log, config };
+    // deps.calendars opens a connection's calendar (CalDAV, Google, Microsoft, simulated) for the actors (issue 24).
+    const deps = { pool, clock, realClock: opts.realClock ?? realClock, log, config, calendars: createCalendarOpener({ pool, log, config }) };
     // The one money writer: every change of money goes through it; a balance crossing one call's
     // hold refreshes the customer's readiness in the same transaction.
     // A top-up pays rent and hosting left unpaid, in its own transaction (the numbers and

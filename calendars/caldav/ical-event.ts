@@ -104,3 +104,16 @@ export function busyIntervals(ics: string, from: Date, to: Date): BusyInterval[]
   }
   return out;
 }
+
+/** The busy periods of a VFREEBUSY answer (RFC 4791 §7.10): every FREEBUSY period whose FBTYPE is not FREE. */
+export function readFreeBusy(ics: string): BusyInterval[] {
+  const vcalendar = parse(ics);
+  const out: BusyInterval[] = [];
+  for (const vfreebusy of vcalendar?.getAllSubcomponents('vfreebusy') ?? []) {
+    for (const prop of vfreebusy.getAllProperties('freebusy')) {
+      if (String(prop.getParameter('fbtype') ?? 'BUSY').toUpperCase() === 'FREE') continue;
+      for (const period of prop.getValues() as ICAL.Period[]) out.push({ start: period.start.toJSDate(), end: period.getEnd().toJSDate() });
+    }
+  }
+  return out;
+}

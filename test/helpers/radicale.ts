@@ -18,6 +18,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import ICAL from 'ical.js';
 import { eventToICalendar } from '../../calendars/caldav/ical-event.ts';
 import { freePort } from '../e2e/process-helpers.ts';
 
@@ -36,6 +37,8 @@ export interface RadicaleEvent {
   start: Date;
   end: Date;
   title?: string;
+  /** TRANSP:TRANSPARENT (shown as free). */
+  free?: boolean;
   /** The whole calendar object instead of the one built from the fields above (recurring events, TRANSP, STATUS…). */
   ics?: string;
 }
@@ -51,6 +54,8 @@ export interface Radicale {
   setPassword(user: string, password: string): Promise<void>;
   /** Writes an event into the user's calendar as another client would; returns its URL. */
   putEvent(user: string, event: RadicaleEvent): Promise<string>;
+  /** Moves an event (by its URL) to new times as another client would: GET, change DTSTART/DTEND, PUT with If-Match. */
+  moveEvent(user: string, url: string, start: Date, end: Date): Promise<void>;
   /** Deletes an event (by the URL putEvent returned) as another client would. */
   deleteEvent(user: string, url: string): Promise<void>;
   /** A request as the user (Basic auth with its current password). */
@@ -164,11 +169,28 @@ export async function startRadicale(): Promise<Radicale> {
     },
     async putEvent(user, event) {
       const target = `${calendarUrl(user)}${encodeURIComponent(event.uid)}.ics`;
-      const ics =
-        event.ics ??
-        eventToICalendar({ uid: event.uid, start: event.start, end: event.end, timezone: 'UTC', title: event.title ?? 'Busy', description: '' });
+      let ics = event.ics;
+      if (!ics) {
+        const vcalendar = ICAL.Component.fromString(
+          eventToICalendar({ uid: event.uid, start: event.start, end: event.end, timezone: 'UTC', title: event.title ?? 'Busy', description: '' }),
+        );
+        if (event.free) vcalendar.getFirstSubcomponent('vevent')!.updatePropertyWithValue('transp', 'TRANSPARENT');
+        ics = vcalendar.toString();
+      }
       await expectOk(await request(user, 'PUT', target, ics, { 'content-type': 'text/calendar; charset=utf-8' }), `PUT ${target}`);
       return target;
+    },
+    async moveEvent(user, target, start, end) {
+      const current = await request(user, 'GET', target);
+      await expectOk(current, `GET ${target}`);
+      const vcalendar = ICAL.Component.fromString(await current.text());
+      const event = new ICAL.Event(vcalendar.getFirstSubcomponent('vevent')!);
+      event.startDate = ICAL.Time.fromJSDate(start, true);
+      event.endDate = ICAL.Time.fromJSDate(end, true);
+      const headers: Record<string, string> = { 'content-type': 'text/calendar; charset=utf-8' };
+      const etag = current.headers.get('etag');
+      if (etag) headers['if-match'] = etag;
+      await expectOk(await request(user, 'PUT', target, vcalendar.toString(), headers), `PUT ${target}`);
     },
     async deleteEvent(user, target) {
       await expectOk(await request(user, 'DELETE', target), `DELETE ${target}`);
