@@ -48,7 +48,6 @@ import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
 import type { Services } from './services.ts';
-import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { calendarOAuthProviders } from '../calendars/oauth.ts';
 import { createCalendarPage } from '../actors/customer/calendar-page.ts';
 import { CALENDAR_OAUTH_CALLBACK } from '../http/pages/calendar.ts';
@@ -152,8 +151,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );
-    // Opens a customer's calendar from its connection's credentials (calendars/open-calendar.ts).
-    const calendars = createCalendarOpener({ pool, log });
+    const { calendars } = deps;
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(
       customerBehaviour(deps, {
         provisionNumber: (customerId) => numbers!.provisionNumber(customerId),

@@ -135,12 +135,12 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
   // Nothing asked for yet: the number waits on the reseller's request, not on the service.
   const unasked = await live.get('/v1/customers/nl-1/provisioning');
   t.like(unasked.body, { state: 'awaiting_number', waiting_on: 'reseller', ready: false });
-  t.deepEqual(unasked.body.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country' });
+  t.deepEqual(unasked.body.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country', message: null });
   // Asked for: the number is the service's move, made at once (rented, its first month charged).
   const prov = await live.post('/v1/customers/nl-1/provisioning', { steps: ['number'] });
   t.is(prov.status, 202);
   t.deepEqual(prov.body.requested_steps, ['number']);
-  t.deepEqual(prov.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
+  t.deepEqual(prov.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null, message: null });
   t.deepEqual(codes(await live.get('/v1/customers/nl-1/readiness')), ['customer_not_attested']);
   const [rented] = (await live.get('/v1/customers/nl-1/numbers')).body.data;
   t.like(rented, { kind: 'rented', country: 'NL', status: 'active' });
@@ -203,8 +203,8 @@ test('test customers: provisioning a number completes at once with a fictional t
   const r = await a.api.post(`/v1/customers/${c.id}/provisioning`);
   t.is(r.status, 202);
   t.deepEqual(r.body.requested_steps, ['number', 'script', 'agent']);
-  t.deepEqual(r.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
-  t.deepEqual(r.body.steps[1], { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified' });
+  t.deepEqual(r.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null, message: null });
+  t.deepEqual(r.body.steps[1], { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified', message: null });
   t.false(codes(await a.api.get(`/v1/customers/${c.id}/readiness`)).includes('no_number_in_country'));
 });
 
