@@ -35,6 +35,9 @@ export interface CalendarWords {
   replacedText: string;
   expiredTitle: string;
   expiredText: string;
+  /** On the onboarding page's done state, when the reseller asked for the calendar step and it is not done. */
+  nextStep: string;
+  nextLink: string;
 }
 
 const WORDS: Record<PageLanguage, CalendarWords> = {
@@ -67,6 +70,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     replacedText: 'A newer calendar link was sent for {customer}. Use the most recent link from {brand}, or ask them for a new one.',
     expiredTitle: 'This link has expired',
     expiredText: 'Calendar links last 7 days. Ask {brand} to send you a new one.',
+    nextStep: 'One more step: connect your calendar, so that meetings are booked only when you are free.',
+    nextLink: 'Connect your calendar',
   },
   de: {
     title: 'Kalender verbinden',
@@ -97,6 +102,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     replacedText: 'Für {customer} wurde ein neuerer Kalender-Link gesendet. Verwenden Sie den neuesten Link von {brand} oder bitten Sie um einen neuen.',
     expiredTitle: 'Dieser Link ist abgelaufen',
     expiredText: 'Kalender-Links gelten 7 Tage. Bitten Sie {brand} um einen neuen.',
+    nextStep: 'Noch ein Schritt: Verbinden Sie Ihren Kalender, damit Termine nur vereinbart werden, wenn Sie frei sind.',
+    nextLink: 'Kalender verbinden',
   },
   fr: {
     title: 'Connecter votre agenda',
@@ -127,6 +134,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     replacedText: 'Un lien d’agenda plus récent a été envoyé pour {customer}. Utilisez le dernier lien de {brand}, ou demandez-en un nouveau.',
     expiredTitle: 'Ce lien a expiré',
     expiredText: 'Les liens d’agenda sont valables 7 jours. Demandez-en un nouveau à {brand}.',
+    nextStep: 'Encore une étape\u00a0: connectez votre agenda, pour que les rendez-vous ne soient pris que lorsque vous êtes libre.',
+    nextLink: 'Connecter votre agenda',
   },
   es: {
     title: 'Conectar su calendario',
@@ -157,6 +166,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     replacedText: 'Se envió un enlace de calendario más reciente para {customer}. Use el enlace más reciente de {brand} o pídale uno nuevo.',
     expiredTitle: 'Este enlace ha caducado',
     expiredText: 'Los enlaces de calendario duran 7 días. Pida a {brand} uno nuevo.',
+    nextStep: 'Un paso más: conecte su calendario para que las citas solo se concierten cuando esté libre.',
+    nextLink: 'Conectar su calendario',
   },
   nl: {
     title: 'Uw agenda koppelen',
@@ -187,6 +198,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     replacedText: 'Er is een nieuwere agendalink gestuurd voor {customer}. Gebruik de nieuwste link van {brand}, of vraag om een nieuwe.',
     expiredTitle: 'Deze link is verlopen',
     expiredText: 'Agendalinks zijn 7 dagen geldig. Vraag {brand} om een nieuwe.',
+    nextStep: 'Nog één stap: koppel uw agenda, zodat afspraken alleen worden gepland wanneer u vrij bent.',
+    nextLink: 'Uw agenda koppelen',
   },
 };
 

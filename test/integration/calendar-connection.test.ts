@@ -225,3 +225,27 @@ test('the calendar routes need their scopes and name only the caller’s custome
   t.is((await other.api.post(`/v1/customers/${c.id}/calendar_link`)).status, 404);
   t.is((await other.api.delete(`/v1/customers/${c.id}/calendar`)).status, 404);
 });
+
+test("the onboarding page's done state links to the calendar page when the calendar step was asked for and is not done", async (t) => {
+  const a = await makeAccount(svc.url);
+  const c = await makeCustomer(a.api);
+  const plain = await makeCustomer(a.api, { name: 'Harbour Cafe' });
+  await a.api.post(`/v1/customers/${c.id}/provisioning`, { steps: ['calendar'] });
+  const accept = async (id: string) => {
+    const link = (await a.api.post(`/v1/customers/${id}/onboarding_link`)).body.url;
+    const res = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'accepted_by=Jane+Doe&agree=yes' });
+    return { link, status: res.status, html: await res.text() };
+  };
+  const done = await accept(c.id);
+  t.is(done.status, 200);
+  t.regex(done.html, /One more step: connect your calendar/);
+  const href = done.html.match(/href="([^"]*\/calendar\/cal_[^"]+)"/)?.[1];
+  t.truthy(href, 'a link to the calendar page');
+  t.regex(await (await fetch(href!)).text(), /Connect the test calendar/);
+  t.is((await postCalendarForm(href!, { connect: 'test' })).status, 303);
+  // Once connected, the done state has nothing more to ask.
+  t.notRegex(await (await fetch(done.link)).text(), /One more step/);
+  // Without the calendar step asked for, no calendar link.
+  const other = await accept(plain.id);
+  t.notRegex(other.html, /One more step|\/calendar\//);
+});
