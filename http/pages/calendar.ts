@@ -116,13 +116,16 @@ const invalidPage = (reply: FastifyReply) =>
   sendPage(reply, 404, brandedPage(NEUTRAL, 'Link not valid', `<h2>This link is not valid</h2><p class="notice">Check that you copied the whole link, or ask for a new one.</p>`));
 
 /**
- * A form sent from another site is refused: the browser says where it came from (Origin), and
- * it must be this page's own host. The token in the path is the capability, as on the onboarding
- * page; this closes the cross-site post of a form to a link someone learnt.
+ * A form sent from another site is refused: the browser says where it came from (Sec-Fetch-Site,
+ * else an Origin naming another host). The token in the path is the capability, as on the
+ * onboarding page; this closes the cross-site post of a form to a link someone learnt. The page's
+ * no-referrer policy makes browsers send `Origin: null` for its own forms, so null says nothing.
  */
 function fromAnotherSite(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
   const origin = request.headers.origin;
-  if (!origin || origin === 'null') return origin === 'null';
+  if (!origin || origin === 'null') return false;
   try {
     return new URL(origin).host !== request.headers.host;
   } catch {

@@ -115,6 +115,7 @@ test('a form posted from another site is refused and connects nothing', async (t
   const url = await mintCalendarLink(a.api, c.id);
   const posted = await postCalendarForm(url, { connect: 'test' }, { origin: 'https://attacker.example' });
   t.is(posted.status, 403);
+  t.is((await postCalendarForm(url, { connect: 'test' }, { 'sec-fetch-site': 'cross-site', origin: 'null' })).status, 403);
   t.is((await a.api.get(`/v1/customers/${c.id}/calendar`)).body.status, 'not_connected');
 });
 
