@@ -3,7 +3,7 @@
  * `CalendarAuthError` (the credentials are refused: the connection stops working) or
  * `CalendarUnavailable` (it may pass). Reasons are for the customer and never hold a secret.
  */
-import { CalendarAuthError, CalendarUnavailable } from './calendar.ts';
+import { CalendarAuthError, CalendarUnavailable, type CalendarClient } from './calendar.ts';
 
 /** The reasons given to the customer (the calendar page and the connection's failure message show them). */
 export const AUTH_REASONS = {
@@ -40,7 +40,10 @@ export function failureForTokenError(status: number | undefined, error: string |
   return failureForStatus(status, AUTH_REASONS.withdrawn, { what: 'the sign-in service' });
 }
 
-/** A time range as the providers' APIs take it: RFC 3339 in UTC. */
-export function rfc3339(d: Date): string {
-  return d.toISOString();
+/** A calendar whose every call says why it cannot be used (OAuth credentials whose client the operator removed). */
+export function unavailableCalendar(reason: string): CalendarClient {
+  const fail = async (): Promise<never> => {
+    throw new CalendarUnavailable(reason);
+  };
+  return { freeBusy: fail, createEvent: fail, deleteEvent: fail, changes: fail };
 }

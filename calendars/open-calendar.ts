@@ -3,6 +3,7 @@ import type { Config } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { CalendarClient, CalendarCredentials } from './calendar.ts';
 import { caldavCalendar } from './caldav/caldav-calendar.ts';
+import { googleCalendar } from './google/google-calendar.ts';
 import { simulatedCalendar } from './simulated/simulated-calendar.ts';
 
 export interface CalendarOpenerDeps {
@@ -28,8 +29,9 @@ export function createCalendarOpener(deps: CalendarOpenerDeps) {
           return simulatedCalendar(deps.pool, credentials.calendarId);
         case 'caldav':
           return caldavCalendar(credentials);
+        case 'google':
+          return googleCalendar(deps.config.calendars.google, credentials, { onRefreshed, log: deps.log });
         default:
-          void onRefreshed;
           throw new Error(`no adapter for ${credentials.kind} calendars yet`);
       }
     },
