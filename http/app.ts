@@ -56,6 +56,7 @@ import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import { registerConsoleComplianceRoutes } from './routes/console-compliance.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
+import { registerConsoleCalendarRoutes } from './routes/console-calendar.ts';
 import { registerPaymentRoutes } from './routes/console-payments.ts';
 import { registerConsoleSimulatedCheckoutRoutes } from './routes/console-simulated-checkout.ts';
 import './types.ts';
@@ -118,6 +119,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleComplianceRoutes> &
   RouteDeps<typeof registerConsoleBrandRoutes> &
   RouteDeps<typeof registerConsoleCustomerRoutes> &
+  RouteDeps<typeof registerConsoleCalendarRoutes> &
   RouteDeps<typeof registerPaymentRoutes> &
   RouteDeps<typeof registerConsoleSimulatedCheckoutRoutes>;
 
@@ -213,6 +215,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleComplianceRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
+  registerConsoleCalendarRoutes(app, services);
   await registerPaymentRoutes(app, services);
   registerConsoleSimulatedCheckoutRoutes(app, services);
   registerConsoleApp(app);
