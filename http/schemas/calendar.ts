@@ -7,7 +7,11 @@ export const CalendarConnectionSchema = Type.Object({
   status: Type.Union([Type.Literal('not_connected'), Type.Literal('working'), Type.Literal('failing')], {
     description: 'not_connected: never connected (or disconnected); working: the last check passed; failing: it stopped working (failure says why) and no times are offered from it',
   }),
-  kind: Nullable(Type.String({ enum: ['caldav', 'google', 'microsoft', 'simulated'], description: 'caldav (an address, user name and app password), google, microsoft, or simulated (test mode)' })),
+  kind: Type.Unsafe<'caldav' | 'google' | 'microsoft' | 'simulated' | null>({
+    type: ['string', 'null'],
+    enum: ['caldav', 'google', 'microsoft', 'simulated', null],
+    description: 'caldav (an address, user name and app password), google, microsoft, or simulated (test mode); null when not connected',
+  }),
   label: { ...NullableString, description: "what the customer recognises it by: the calendar's address (no user name or password) or the account's email" },
   connected_at: NullableTimestamp,
   checked_at: { ...NullableTimestamp, description: 'the last check (on connect, then every 6 hours; every 15 minutes while failing)' },
