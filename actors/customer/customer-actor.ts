@@ -128,10 +128,12 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     // Counted under the account's lock: two mints for different customers cannot both pass at the limit.
     await lockAccountEmailCounts(client, state.accountId);
     const since = new Date(now.getTime() - 86_400_000);
-    const forCustomer = await countEmailsSince(client, { accountId: state.accountId, customerId: state.id, kind: 'onboarding_link', since });
-    if (forCustomer >= ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY) throw new Refusal('onboarding_email_limit');
-    const forAccount = await countEmailsSince(client, { accountId: state.accountId, kind: 'onboarding_link', since });
-    if (forAccount >= ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY) throw new Refusal('onboarding_email_limit');
+    // Onboarding and calendar links emailed to customers share the limits (issue 24).
+    const count = async (customerId?: string) =>
+      (await countEmailsSince(client, { accountId: state.accountId, customerId, kind: 'onboarding_link', since })) +
+      (await countEmailsSince(client, { accountId: state.accountId, customerId, kind: 'calendar_link', since }));
+    if ((await count(state.id)) >= ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY) throw new Refusal('onboarding_email_limit');
+    if ((await count()) >= ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY) throw new Refusal('onboarding_email_limit');
   }
 
   /**
@@ -193,7 +195,8 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     let url: string | undefined;
     const outcome = await orFail('calendar_link_not_created', () =>
       writeTransaction(pool, idem, now, async (client) => {
-        await mustGet(client, state.id, true);
+        const customer = await mustGet(client, state.id, true);
+        if (email !== undefined) await withinOnboardingEmailLimits(client, state, now);
         const links = createCalendarLinkRepository(client);
         await links.replaceActive(state.id, now);
         const token = mintToken(CALENDAR_TOKEN_PREFIX);
@@ -209,6 +212,21 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
           now,
         });
         url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/calendar/${token}`;
+        if (emailedTo !== null) {
+          const country = await createCoverageRepository(client).get(customer.country);
+          await enqueueEmail(client, {
+            accountId: state.accountId,
+            mode: state.mode,
+            customerId: state.id,
+            kind: 'calendar_link',
+            audience: 'customer',
+            to: emailedTo,
+            dedupeKey: `calendar_link:${link.id}`,
+            data: { customer_name: customer.name, link_id: link.id, expires_at: link.expires_at.toISOString(), language: country?.calling_language ?? null },
+            secretSealed: rooms.seal(url),
+            now,
+          });
+        }
         return { created: true, body: calendarLinkView(link) };
       }),
     );

@@ -24,3 +24,9 @@ ALTER TABLE customers DROP COLUMN calendar_connected_at;
 
 -- A working connection's checks that found the calendar unreachable, in a row: the third fails it.
 ALTER TABLE calendar_connections ADD COLUMN unavailable_checks integer NOT NULL DEFAULT 0;
+
+-- A calendar link emailed to the customer on the reseller's behalf (POST …/calendar_link {email}).
+ALTER TABLE email_outbox DROP CONSTRAINT email_outbox_kind_check;
+ALTER TABLE email_outbox ADD CONSTRAINT email_outbox_kind_check CHECK (kind IN (
+  'console_invitation', 'password_reset', 'balance_low', 'auto_top_up_failed',
+  'number_payment_due', 'website_hosting_due', 'onboarding_link', 'calendar_link'));

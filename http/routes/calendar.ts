@@ -1,7 +1,7 @@
 import type { App } from './app-type.ts';
 import type { CustomerRegistry } from './deps.ts';
 import { CustomerIdParams } from '../schemas/customers.ts';
-import { CalendarConnectionSchema, CalendarLinkSchema } from '../schemas/calendar.ts';
+import { CalendarConnectionSchema, CalendarLinkBody, CalendarLinkSchema } from '../schemas/calendar.ts';
 import { responses } from '../schemas/common.ts';
 import { customerIdOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
@@ -61,16 +61,21 @@ export function registerCalendarRoutes(app: App, services: CalendarRouteDeps): v
         operationId: 'createCalendarLink',
         summary: 'Mint the link a customer opens to connect its calendar (revokes the previous one)',
         description:
-          'The URL is shown once, in this response; it lasts 7 days. The page is in your brand and the customer\'s calling language: ' +
-          'a test customer connects the simulated test calendar, a live one its own calendar.',
+          'The body is optional. The URL is shown once, in this response; it lasts 7 days. The page is in your brand and the customer\'s calling language: ' +
+          'a test customer connects the simulated test calendar, a live one its own calendar. With `email`, the link is also emailed to that address on your behalf ' +
+          '(your brand, the customer\'s calling language, Reply-To your support email): `emailed_to` says it was queued.',
         tags: ['customers'],
         params: CustomerIdParams,
-        response: responses({ 201: CalendarLinkSchema }, ['customer_not_found', 'calendar_link_not_created', 'idempotency_key_reused', 'idempotency_key_too_long', 'scope_missing']),
+        body: CalendarLinkBody,
+        response: responses({ 201: CalendarLinkSchema }, [
+          'customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'calendar_link_not_created', 'onboarding_email_limit', 'idempotency_key_reused',
+          'idempotency_key_too_long', 'scope_missing',
+        ]),
       },
     },
     async (request, reply) => {
       const id = await customerIdOf(services, request, request.params.id);
-      return sendWritten(reply, await services.customers.ask(id, { type: 'mint_calendar_link', idempotency: request.idempotency }));
+      return sendWritten(reply, await services.customers.ask(id, { type: 'mint_calendar_link', email: request.body?.email, idempotency: request.idempotency }));
     },
   );
 }

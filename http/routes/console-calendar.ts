@@ -4,7 +4,7 @@ import { sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { consoleMode } from '../plugins/console-session.ts';
 import { CustomerIdParams } from '../schemas/customers.ts';
 import { CalendarConnectionSchema, CalendarLinkSchema } from '../schemas/calendar.ts';
-import { ConsoleModeBody, ConsoleModeQuery } from '../schemas/console-customers.ts';
+import { ConsoleModeQuery, ConsoleOnboardingLinkBody } from '../schemas/console-customers.ts';
 import { responses } from '../schemas/common.ts';
 import { CREATED_OR_EXISTING, UPDATED } from '../write-status.ts';
 import { ownerOf } from './console-customers.ts';
@@ -43,13 +43,13 @@ export function registerConsoleCalendarRoutes(app: App, services: ConsoleCalenda
         ...hide,
         params: CustomerIdParams,
         querystring: ConsoleModeQuery,
-        body: ConsoleModeBody,
-        response: responses({ 201: CalendarLinkSchema }, ['customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'calendar_link_not_created', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
+        body: ConsoleOnboardingLinkBody,
+        response: responses({ 201: CalendarLinkSchema }, ['customer_not_found', 'invalid_parameter', 'unknown_parameter', 'invalid_json', 'calendar_link_not_created', 'onboarding_email_limit', 'live_not_enabled', 'reseller_suspended'], { auth: 'session' }),
       },
     },
     async (request, reply) => {
       const owner = await ownerOf(services, request, request.params.id, consoleMode(request, { write: true }));
-      return sendWritten(reply, await services.customers.ask(owner.customerId, { type: 'mint_calendar_link' }));
+      return sendWritten(reply, await services.customers.ask(owner.customerId, { type: 'mint_calendar_link', email: request.body?.email }));
     },
   );
 

@@ -1,4 +1,5 @@
 import { Type, Nullable, NullableString, NullableTimestamp, Timestamp } from './common.ts';
+import { OnboardingLinkBody } from './customers.ts';
 
 /** GET /v1/customers/{id}/calendar (issue 24): the connection's state, never its credentials. */
 export const CalendarConnectionSchema = Type.Object({
@@ -31,3 +32,9 @@ export const CalendarLinkSchema = Type.Object({
   expires_at: Timestamp,
   emailed_to: { ...NullableString, description: 'the address the link was emailed to on your behalf, or null' },
 });
+
+/** The mint request: optionally, an address to email the link to on the reseller's behalf. */
+export const CalendarLinkBody = Type.Object(
+  { email: Type.Optional({ ...OnboardingLinkBody.properties.email, description: "the customer's address: the link is emailed there on your behalf" }) },
+  { additionalProperties: false, examples: [{ email: 'owner@brightdental.example' }] },
+);

@@ -250,3 +250,22 @@ test("the onboarding page's done state links to the calendar page when the calen
   const other = await accept(plain.id);
   t.notRegex(other.html, /One more step|\/calendar\//);
 });
+
+test('a calendar link minted with an email is emailed on the reseller’s behalf: emailed_to, the URL sealed in the outbox, shared limits with onboarding emails', async (t) => {
+  const a = await makeAccount(svc.url);
+  const c = await makeCustomer(a.api);
+  const minted = await a.api.post(`/v1/customers/${c.id}/calendar_link`, { email: 'Owner@BrightDental.example' });
+  t.is(minted.status, 201, minted.text);
+  t.is(minted.body.emailed_to, 'owner@brightdental.example');
+  const rows = (await db.query(`SELECT kind, audience, to_address, secret_sealed FROM email_outbox WHERE customer_id = $1`, [c.id])).rows;
+  t.is(rows.length, 1);
+  t.like(rows[0], { kind: 'calendar_link', audience: 'customer', to_address: 'owner@brightdental.example' });
+  t.is(SecretBox.fromKey(TEST_ENCRYPTION_KEY).open(rows[0].secret_sealed), minted.body.url);
+  t.is((await a.api.post(`/v1/customers/${c.id}/calendar_link`, { email: 'not an address' })).status, 400);
+  // Five links emailed to one customer in 24 hours, onboarding and calendar together: the sixth is refused.
+  for (let i = 0; i < 4; i++) t.is((await a.api.post(`/v1/customers/${c.id}/onboarding_link`, { email: 'owner@brightdental.example' })).status, 201);
+  const sixth = await a.api.post(`/v1/customers/${c.id}/calendar_link`, { email: 'owner@brightdental.example' });
+  t.is(sixth.status, 429);
+  t.is(sixth.body.error.code, 'onboarding_email_limit');
+  t.is((await a.api.post(`/v1/customers/${c.id}/calendar_link`)).status, 201, 'a mint without email is not limited');
+});

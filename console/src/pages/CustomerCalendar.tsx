@@ -4,7 +4,7 @@ import { api } from '../api.ts';
 import { useCan, useMode } from '../app/session.tsx';
 import { Badge } from '../ui/Badge.tsx';
 import { CopyField } from '../ui/Copy.tsx';
-import { FormError } from '../ui/Form.tsx';
+import { Field, Form, FormError, formValues, Submit } from '../ui/Form.tsx';
 import { Facts, Notice, QueryState, Section } from '../ui/Page.tsx';
 import { useInvalidate } from '../ui/data.ts';
 import { dateTime } from '../ui/format.ts';
@@ -30,7 +30,8 @@ export function CalendarSection({ customerId }: { customerId: string }) {
   const invalidate = useInvalidate();
   const path = `/customers/${encodeURIComponent(customerId)}`;
   const connection = useQuery({ queryKey: ['/customers', customerId, 'calendar', mode], queryFn: () => api.get<CalendarConnection>(`${path}/calendar`, { mode }) });
-  const mint = useMutation({ mutationFn: () => api.post<CalendarLink>(`${path}/calendar_link`, { mode }) });
+  // With an address, the link is also emailed to the customer in your brand.
+  const mint = useMutation({ mutationFn: (email?: string) => api.post<CalendarLink>(`${path}/calendar_link`, email ? { mode, email } : { mode }) });
   const disconnect = useMutation({
     mutationFn: () => api.del<CalendarConnection>(`${path}/calendar`, { mode }),
     onSuccess: () => invalidate('/customers'),
@@ -41,7 +42,7 @@ export function CalendarSection({ customerId }: { customerId: string }) {
       id="calendar"
       actions={
         canWrite && (
-          <button type="button" className="button" disabled={mint.isPending} onClick={() => mint.mutate()}>
+          <button type="button" className="button" disabled={mint.isPending} onClick={() => mint.mutate(undefined)}>
             Create calendar link
           </button>
         )
@@ -82,10 +83,19 @@ export function CalendarSection({ customerId }: { customerId: string }) {
           </>
         )}
       </QueryState>
+      {canWrite && (
+        <Form onSubmit={(form) => mint.mutate(formValues(form).email)}>
+          <Field label="Email the calendar link to" name="email" type="email" required autoComplete="off" hint="Your customer's address: the link is emailed in your brand, from you." />
+          <Submit pending={mint.isPending} variant="secondary">
+            Send calendar link
+          </Submit>
+        </Form>
+      )}
       <FormError error={mint.error ?? disconnect.error} />
+      {mint.data?.emailed_to && <Notice tone="good">Emailed to {mint.data.emailed_to}.</Notice>}
       {mint.data?.url && (
         <Notice tone="info">
-          Send this link to your customer. It is shown only now and works for 7 days:
+          {mint.data.emailed_to ? 'Your copy of the link.' : 'Send this link to your customer.'} It is shown only now and works for 7 days:
           <CopyField label="Calendar link" value={mint.data.url} />
         </Notice>
       )}
