@@ -79,7 +79,7 @@ export function labelOf(c: CalendarCredentials): string {
 /** The reason a calendar failed, for the customer: never a secret, never a stack. */
 export function failureOf(err: unknown): { code: string; message: string; unavailable: boolean } {
   if (err instanceof CalendarAuthError) return { code: err.code, message: err.reason, unavailable: false };
-  if (err instanceof CalendarUnavailable) return { code: err.code, message: `the calendar could not be reached (${err.reason})`, unavailable: true };
+  if (err instanceof CalendarUnavailable) return { code: err.code, message: err.reason, unavailable: true };
   return { code: 'calendar_unavailable', message: 'the calendar did not answer as a calendar server should', unavailable: true };
 }
 

@@ -138,9 +138,16 @@ async function connect(services: CalendarPageRouteDeps, o: OpenedCalendarLink, c
   try {
     return { label: (await services.customers.ask(o.customer.id, { type: 'calendar_connect', credentials })).label };
   } catch (err) {
-    if (isRefusal(err) && err.code === 'calendar_connection_failed') return { error: err.explanation ?? err.message };
+    // The heading already says it could not be connected: the reason alone, as a sentence.
+    if (isRefusal(err) && err.code === 'calendar_connection_failed') return { error: sentence((err.explanation ?? err.message).replace(/^The calendar could not be connected: /, '')) };
     throw err;
   }
+}
+
+/** A reason as a sentence: capital first letter, a full stop. */
+function sentence(text: string): string {
+  const t = text.trim().replace(/\.+$/, '');
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}.`;
 }
 
 function field(form: Record<string, unknown>, name: string): string {
@@ -188,7 +195,7 @@ export async function registerCalendarPages(app: App, services: CalendarPageRout
         const brand = pageBrand(finished.opened.account);
         const { words } = wordsOf(finished.opened, brand);
         if ('denied' in finished) return sendPage(reply, 400, resultPage(finished.opened, brand, { error: words.deniedText }));
-        if ('failure' in finished) return sendPage(reply, 422, resultPage(finished.opened, brand, { error: `The calendar could not be connected: ${finished.failure}.` }));
+        if ('failure' in finished) return sendPage(reply, 422, resultPage(finished.opened, brand, { error: sentence(finished.failure) }));
         const outcome = await connect(services, finished.opened, finished.credentials);
         if ('error' in outcome) return sendPage(reply, 422, resultPage(finished.opened, brand, outcome));
         return sendPage(reply, 200, resultPage(finished.opened, brand, { connectedLabel: outcome.label ?? '' }));

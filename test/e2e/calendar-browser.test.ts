@@ -40,12 +40,13 @@ test.before(async () => {
     if (brand.status !== 200) throw new Error(`brand: ${brand.status} ${brand.text}`);
   }
   shots = await fs.mkdtemp(path.join(os.tmpdir(), 'calendar-page-shots-'));
+  if (process.env.KEEP_SHOTS) console.log(`screenshots in ${shots}`);
 });
 
 test.after.always(async () => {
   await browser?.close().catch(() => {});
   await svc?.stop();
-  if (shots) await fs.rm(shots, { recursive: true, force: true });
+  if (shots && !process.env.KEEP_SHOTS) await fs.rm(shots, { recursive: true, force: true });
 });
 
 async function seriousAxeViolations(t: ExecutionContext, page: Page, label: string): Promise<string[]> {

@@ -42,7 +42,7 @@ if (radicaleMissing) {
     // A wrong password: refused in place, nothing stored.
     const wrong = await postCalendarForm(url, { connect: 'caldav', url: calendarUrl, username: 'ana', password: 'not-the-password' });
     t.is(wrong.status, 422);
-    t.regex(wrong.text, /The calendar could not be connected: the calendar server refused the user name or password/);
+    t.regex(wrong.text, /The calendar could not be connected<\/h3><p>The calendar server refused the user name or password\.<\/p>/);
     t.is((await api.get(`/v1/customers/${c.id}/calendar`)).body.status, 'not_connected');
 
     const posted = await postCalendarForm(url, { connect: 'caldav', url: calendarUrl, username: 'ana', password: 'first-app-password' });
