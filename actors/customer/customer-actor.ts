@@ -137,101 +137,94 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
   }
 
   /**
-   * A new onboarding link (the ones before it replaced). With `email`, the link is also emailed
-   * there on the reseller's behalf: the outbox row (the URL sealed) is written in the link's
-   * transaction, and the link keeps the address (`emailed_to`).
+   * A new link a customer opens (the ones before it replaced): onboarding (the calling terms) or
+   * calendar (issue 24). With `email`, the link is also emailed there on the reseller's behalf:
+   * the outbox row (the URL sealed) is written in the link's transaction, and the link keeps the
+   * address (`emailed_to`). The stored body (idempotent replay) leaves the URL out: only the
+   * token's hash is kept.
    */
-  async function mintOnboardingLink(state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) {
+  async function mintCustomerLink<L extends { id: string; expires_at: Date }, B extends object>(
+    state: CustomerState,
+    email: string | undefined,
+    idem: IdempotencyClaim | undefined,
+    spec: {
+      failure: RefusalCode;
+      kind: 'onboarding_link' | 'calendar_link';
+      prefix: string;
+      days: number;
+      path: string;
+      links: (client: Client) => {
+        replaceActive(customerId: string, now: Date): Promise<number>;
+        insert(l: { accountId: string; customerId: string; mode: Mode; tokenHash: Buffer; prefix: string; expiresAt: Date; emailedTo: string | null; now: Date }): Promise<L>;
+      };
+      view: (link: L, now: Date) => B;
+    },
+  ) {
     const now = clock.now();
     let url: string | undefined;
-    const outcome = await orFail('onboarding_link_not_created', () =>
+    const outcome = await orFail(spec.failure, () =>
       writeTransaction(pool, idem, now, async (client) => {
         const customer = await mustGet(client, state.id, true);
         if (email !== undefined) await withinOnboardingEmailLimits(client, state, now);
-        const links = createOnboardingLinkRepository(client);
+        const links = spec.links(client);
         await links.replaceActive(state.id, now);
-        const token = mintToken(ONBOARDING_TOKEN_PREFIX);
+        const token = mintToken(spec.prefix);
         const emailedTo = email === undefined ? null : email.trim().toLowerCase();
         const link = await links.insert({
           accountId: state.accountId,
           customerId: state.id,
           mode: state.mode,
           tokenHash: hashToken(token),
-          prefix: token.slice(0, ONBOARDING_TOKEN_PREFIX.length + 6),
-          expiresAt: new Date(now.getTime() + ONBOARDING_LINK_DAYS * 86_400_000),
+          prefix: token.slice(0, spec.prefix.length + 6),
+          expiresAt: new Date(now.getTime() + spec.days * 86_400_000),
           emailedTo,
           now,
         });
         // At the reseller's brand domain once DNS has verified it, else at the service's public URL.
-        url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/onboarding/${token}`;
+        url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/${spec.path}/${token}`;
         if (emailedTo !== null) {
           const country = await createCoverageRepository(client).get(customer.country);
           await enqueueEmail(client, {
             accountId: state.accountId,
             mode: state.mode,
             customerId: state.id,
-            kind: 'onboarding_link',
+            kind: spec.kind,
             audience: 'customer',
             to: emailedTo,
-            dedupeKey: `onboarding_link:${link.id}`,
+            dedupeKey: `${spec.kind}:${link.id}`,
             data: { customer_name: customer.name, link_id: link.id, expires_at: link.expires_at.toISOString(), language: country?.calling_language ?? null },
             secretSealed: rooms.seal(url),
             now,
           });
         }
-        // The stored body (idempotent replay) leaves the URL out: only the token's hash is kept.
-        return { created: true, body: onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }) };
+        return { created: true, body: spec.view(link, now) };
       }),
     );
     return url === undefined ? outcome : { ...outcome, body: { ...outcome.body, url } };
   }
 
-  /**
-   * A new calendar link (the one before it revoked), 7 days. The URL is answered once; only the
-   * token's hash is kept, and the stored body (idempotent replay) leaves the URL out.
-   */
-  async function mintCalendarLink(state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) {
-    const now = clock.now();
-    let url: string | undefined;
-    const outcome = await orFail('calendar_link_not_created', () =>
-      writeTransaction(pool, idem, now, async (client) => {
-        const customer = await mustGet(client, state.id, true);
-        if (email !== undefined) await withinOnboardingEmailLimits(client, state, now);
-        const links = createCalendarLinkRepository(client);
-        await links.replaceActive(state.id, now);
-        const token = mintToken(CALENDAR_TOKEN_PREFIX);
-        const emailedTo = email === undefined ? null : email.trim().toLowerCase();
-        const link = await links.insert({
-          accountId: state.accountId,
-          customerId: state.id,
-          mode: state.mode,
-          tokenHash: hashToken(token),
-          prefix: token.slice(0, CALENDAR_TOKEN_PREFIX.length + 6),
-          expiresAt: new Date(now.getTime() + CALENDAR_LINK_DAYS * 86_400_000),
-          emailedTo,
-          now,
-        });
-        url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/calendar/${token}`;
-        if (emailedTo !== null) {
-          const country = await createCoverageRepository(client).get(customer.country);
-          await enqueueEmail(client, {
-            accountId: state.accountId,
-            mode: state.mode,
-            customerId: state.id,
-            kind: 'calendar_link',
-            audience: 'customer',
-            to: emailedTo,
-            dedupeKey: `calendar_link:${link.id}`,
-            data: { customer_name: customer.name, link_id: link.id, expires_at: link.expires_at.toISOString(), language: country?.calling_language ?? null },
-            secretSealed: rooms.seal(url),
-            now,
-          });
-        }
-        return { created: true, body: calendarLinkView(link) };
-      }),
-    );
-    return url === undefined ? outcome : { ...outcome, body: { ...outcome.body, url } };
-  }
+  const mintOnboardingLink = (state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) =>
+    mintCustomerLink(state, email, idem, {
+      failure: 'onboarding_link_not_created',
+      kind: 'onboarding_link',
+      prefix: ONBOARDING_TOKEN_PREFIX,
+      days: ONBOARDING_LINK_DAYS,
+      path: 'onboarding',
+      links: createOnboardingLinkRepository,
+      view: (link, now) => onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }),
+    });
+
+  /** A calendar link: 7 days, the page where the customer connects its calendar. */
+  const mintCalendarLink = (state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) =>
+    mintCustomerLink(state, email, idem, {
+      failure: 'calendar_link_not_created',
+      kind: 'calendar_link',
+      prefix: CALENDAR_TOKEN_PREFIX,
+      days: CALENDAR_LINK_DAYS,
+      path: 'calendar',
+      links: createCalendarLinkRepository,
+      view: (link) => calendarLinkView(link),
+    });
 
   async function receive(state: CustomerState, msg: CustomerMessage): Promise<{ state: CustomerState; reply: unknown }> {
     const done = (reply: unknown) => ({ state, reply });
