@@ -4,6 +4,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { CalendarClient, CalendarCredentials } from './calendar.ts';
 import { caldavCalendar } from './caldav/caldav-calendar.ts';
 import { googleCalendar } from './google/google-calendar.ts';
+import { microsoftCalendar } from './microsoft/microsoft-calendar.ts';
 import { simulatedCalendar } from './simulated/simulated-calendar.ts';
 
 export interface CalendarOpenerDeps {
@@ -31,8 +32,12 @@ export function createCalendarOpener(deps: CalendarOpenerDeps) {
           return caldavCalendar(credentials);
         case 'google':
           return googleCalendar(deps.config.calendars.google, credentials, { onRefreshed, log: deps.log });
-        default:
-          throw new Error(`no adapter for ${credentials.kind} calendars yet`);
+        case 'microsoft':
+          return microsoftCalendar(deps.config.calendars.microsoft, credentials, { onRefreshed, log: deps.log });
+        default: {
+          const never: never = credentials;
+          throw new Error(`no adapter for ${(never as { kind: string }).kind} calendars`);
+        }
       }
     },
   };

@@ -26,7 +26,7 @@ import {
   syncCollection,
   type DAVCalendar,
 } from 'tsdav';
-import { CalendarSyncExpired, type BusyInterval, type CalendarChange, type CalendarClient, type CalendarCredentials } from '../calendar.ts';
+import { CalendarAuthError, CalendarSyncExpired, CalendarUnavailable, type BusyInterval, type CalendarChange, type CalendarClient, type CalendarCredentials } from '../calendar.ts';
 import { AUTH_REASONS, failureForStatus, isCalendarError } from '../failures.ts';
 import { busyIntervals, eventToICalendar, readEvent, readFreeBusy } from './ical-event.ts';
 
@@ -65,18 +65,22 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
   };
   const common = { headers, fetch: guardedFetch };
 
-  /** tsdav's own errors (discovery found nothing, a malformed answer) are not the port's: say the calendar is missing. */
-  const port = async <T>(work: () => Promise<T>): Promise<T> => {
+  /**
+   * tsdav's own errors are not the port's: while finding the calendar they mean there is none to
+   * find; afterwards, an answer that could not be read (it may pass).
+   */
+  const port = async <T>(work: () => Promise<T>, otherwise: () => Error = () => new CalendarUnavailable('the calendar server gave an answer that could not be read')): Promise<T> => {
     try {
       return await work();
     } catch (err) {
       if (isCalendarError(err)) throw err;
-      throw failureForStatus(404, AUTH_REASONS.missing, { what: 'the calendar server' });
+      throw otherwise();
     }
   };
 
   let found: Promise<DAVCalendar> | null = null;
-  const calendar = () => (found ??= port(discover).catch((err) => ((found = null), Promise.reject(err))));
+  const calendar = () =>
+    (found ??= port(discover, () => new CalendarAuthError(AUTH_REASONS.missing)).catch((err) => ((found = null), Promise.reject(err))));
 
   async function discover(): Promise<DAVCalendar> {
     const url = new URL(credentials.url).href;
@@ -98,7 +102,7 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
     });
     const calendars = await fetchCalendars({ account, ...common });
     const first = calendars.find((c) => !c.components?.length || c.components.includes('VEVENT'));
-    if (!first) throw failureForStatus(403, AUTH_REASONS.missing);
+    if (!first) throw new CalendarAuthError(AUTH_REASONS.missing);
     return first;
   }
 

@@ -89,8 +89,8 @@ export interface FakeGoogle {
   /** The user's next `times` Calendar API requests fail with `status` (429/403 rateLimitExceeded, 5xx backendError). */
   failNext(email: string, status: number, times?: number): void;
   requests: FakeGoogleRequest[];
-  /** Refresh grants answered (successful ones). */
-  refreshes: number;
+  /** Refresh grants answered for a user. */
+  refreshes(email: string): number;
   close(): Promise<void>;
 }
 
@@ -116,7 +116,7 @@ export async function startFakeGoogle(opts: FakeGoogleOptions = {}): Promise<Fak
   let epoch = 1;
   let consent: string | 'deny' | null = null;
   const failures = new Map<string, { status: number; left: number }>();
-  let refreshes = 0;
+  const refreshCounts = new Map<string, number>();
 
   const random = (prefix: string) => prefix + crypto.randomBytes(18).toString('base64url');
   const calendarOf = (email: string) => {
@@ -203,7 +203,7 @@ export async function startFakeGoogle(opts: FakeGoogleOptions = {}): Promise<Fak
       if (f.get('grant_type') === 'refresh_token') {
         const email = refreshTokens.get(f.get('refresh_token') ?? '');
         if (!email) return send(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
-        refreshes++;
+        refreshCounts.set(email, (refreshCounts.get(email) ?? 0) + 1);
         const { accessToken, expiresInS } = issue(email);
         return send(200, { access_token: accessToken, expires_in: expiresInS, scope: 'https://www.googleapis.com/auth/calendar.events', token_type: 'Bearer' });
       }
@@ -382,9 +382,7 @@ export async function startFakeGoogle(opts: FakeGoogleOptions = {}): Promise<Fak
     },
     failNext: (email, status, times = 1) => void failures.set(email, { status, left: times }),
     requests,
-    get refreshes() {
-      return refreshes;
-    },
+    refreshes: (email) => refreshCounts.get(email) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -111,20 +111,34 @@ export async function startRadicale(): Promise<Radicale> {
   // Ready once it answers HTTP (an anonymous request is refused with 401, which is an answer).
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`radicale exited (${child.exitCode}): ${output}`);
+    if (child.exitCode !== null) {
+      running.delete(child);
+      await fs.rm(root, { recursive: true, force: true });
+      throw new Error(`radicale exited (${child.exitCode}): ${output}`);
+    }
     try {
       await fetch(url, { method: 'OPTIONS', signal: AbortSignal.timeout(1000) });
       break;
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
+        running.delete(child);
+        await fs.rm(root, { recursive: true, force: true });
         throw new Error(`radicale did not answer on ${url} within 15 s: ${output}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
 
-  const writeUsers = () => fs.writeFile(usersFile, [...passwords].map(([u, p]) => `${u}:${p}\n`).join(''));
+  // Radicale reads the users file at every login: replace it whole (write aside, then rename) so a
+  // login never reads it half-written, one write at a time so a later one cannot be overtaken.
+  let writing = Promise.resolve();
+  const writeUsers = () =>
+    (writing = writing.then(async () => {
+      const aside = `${usersFile}.${process.pid}.tmp`;
+      await fs.writeFile(aside, [...passwords].map(([u, p]) => `${u}:${p}\n`).join(''));
+      await fs.rename(aside, usersFile);
+    }));
   const calendarUrl = (user: string) => `${url}${encodeURIComponent(user)}/${RADICALE_CALENDAR}/`;
 
   const request: Radicale['request'] = (user, method, target, body, headers = {}) => {

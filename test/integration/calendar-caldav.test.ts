@@ -6,6 +6,8 @@ import { loadConfig } from '../../runtime/config.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { calendarContract } from '../helpers/calendar-contract.ts';
 import { radicaleMissing, startRadicale, type Radicale } from '../helpers/radicale.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { freePort } from '../e2e/process-helpers.ts';
 
 /**
@@ -110,6 +112,18 @@ if (radicaleMissing) {
     t.is((await client.freeBusy(new Date('2031-06-01T00:00:00Z'), new Date('2031-06-02T00:00:00Z'))).length, 1);
   });
 
+  test('an event another client marks cancelled (STATUS:CANCELLED) is reported changed and cancelled, and no longer busy', async (t) => {
+    const { user, password } = await newUser();
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const ref = await client.createEvent({ uid: 'to-cancel', start: new Date('2031-07-01T10:00:00Z'), end: new Date('2031-07-01T10:30:00Z'), timezone: 'UTC', title: 'Meeting', description: '' });
+    const { syncToken } = await client.changes(null);
+    const current = await (await radicale.request(user, 'GET', ref.id)).text();
+    await radicale.putEvent(user, { uid: 'to-cancel', start: new Date(0), end: new Date(0), ics: current.replace('STATUS:CONFIRMED', 'STATUS:CANCELLED') });
+    const { changes } = await client.changes(syncToken);
+    t.like(changes, [{ id: ref.id, kind: 'changed', cancelled: true }]);
+    t.deepEqual(await client.freeBusy(new Date('2031-07-01T00:00:00Z'), new Date('2031-07-02T00:00:00Z')), []);
+  });
+
   test('a sync token the server no longer accepts is CalendarSyncExpired; reading again from null works', async (t) => {
     const { user, password } = await newUser();
     const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
@@ -160,3 +174,38 @@ if (radicaleMissing) {
     });
   });
 }
+
+/**
+ * Radicale 3.1 has no free-busy-query REPORT; servers such as Nextcloud and Fastmail do. A calendar
+ * collection answering as RFC 4791 §7.10 shows (PROPFIND listing the report, the REPORT with
+ * Depth 1 answering a VFREEBUSY) stands in for one, to see the adapter takes that path.
+ */
+test('where the calendar offers free-busy-query (RFC 4791 §7.10), freeBusy asks it and reads the VFREEBUSY', async (t) => {
+  const reports: string[] = [];
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const c of req) body += c;
+    if (req.method === 'PROPFIND') {
+      res.writeHead(207, { 'content-type': 'application/xml; charset=utf-8' });
+      return res.end(
+        '<?xml version="1.0" encoding="utf-8"?><d:multistatus xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:response><d:href>/cal/</d:href><d:propstat><d:prop>' +
+          '<d:resourcetype><d:collection/><c:calendar/></d:resourcetype>' +
+          '<c:supported-calendar-component-set><c:comp name="VEVENT"/></c:supported-calendar-component-set>' +
+          '<d:supported-report-set><d:supported-report><d:report><c:free-busy-query/></d:report></d:supported-report><d:supported-report><d:report><c:calendar-query/></d:report></d:supported-report></d:supported-report-set>' +
+          '</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>',
+      );
+    }
+    reports.push(`${req.method} depth=${req.headers.depth} ${/<[^>]*free-busy-query/.test(body) ? 'free-busy-query' : 'other'} ${/start="20310310T000000Z" end="20310311T000000Z"/.test(body)}`);
+    res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' });
+    res.end(
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//fake//EN', 'BEGIN:VFREEBUSY', 'DTSTAMP:20310101T000000Z', 'DTSTART:20310310T000000Z', 'DTEND:20310311T000000Z',
+        'FREEBUSY:20310310T090000Z/PT1H', 'FREEBUSY;FBTYPE=FREE:20310310T110000Z/PT1H', 'END:VFREEBUSY', 'END:VCALENDAR', ''].join('\r\n'),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const client = caldavCalendar({ kind: 'caldav', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cal/`, username: 'u', password: 'p' });
+  const busy = await client.freeBusy(new Date('2031-03-10T00:00:00Z'), new Date('2031-03-11T00:00:00Z'));
+  t.deepEqual(busy.map((b) => [b.start.toISOString(), b.end.toISOString()]), [['2031-03-10T09:00:00.000Z', '2031-03-10T10:00:00.000Z']]);
+  t.deepEqual(reports, ['REPORT depth=1 free-busy-query true']);
+});

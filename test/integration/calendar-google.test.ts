@@ -86,10 +86,9 @@ test('an access token past its expiry is refreshed with the refresh token before
   const email = newUser();
   const old = credentialsFor(email, { expiresInS: -60 });
   const refreshed: CalendarCredentials[] = [];
-  const before = google.refreshes;
   const client = googleCalendar(google.settings, old, { onRefreshed: async (c) => void refreshed.push(c) });
   t.deepEqual(await client.freeBusy(...day('2031-01-01')), []);
-  t.is(google.refreshes, before + 1);
+  t.is(google.refreshes(email), 1);
   t.is(refreshed.length, 1);
   t.like(refreshed[0], { kind: 'google', refreshToken: old.refreshToken, calendarId: 'primary', email });
   t.not((refreshed[0] as typeof old).accessToken, old.accessToken);
@@ -156,4 +155,11 @@ test('rate limits (429, 403 rateLimitExceeded) and server errors are CalendarUna
     await t.throwsAsync(client.freeBusy(...day('2031-01-01')), { instanceOf: CalendarUnavailable }, String(status));
   }
   t.deepEqual(await client.freeBusy(...day('2031-01-01')), []);
+});
+
+test('a Calendar API that does not answer is CalendarUnavailable', async (t) => {
+  const closed = await startFakeGoogle();
+  await closed.close();
+  const client = googleCalendar({ ...google.settings, apiUrl: closed.url }, credentialsFor(newUser()));
+  await t.throwsAsync(client.freeBusy(...day('2031-01-01')), { instanceOf: CalendarUnavailable });
 });
