@@ -11,14 +11,16 @@ import { startTestService, TEST_ENCRYPTION_KEY, type TestService } from '../help
 import { makeAccount, makeCustomer } from '../helpers/factories.ts';
 import { mintCalendarLink } from '../helpers/calendar.ts';
 import { startFakeGoogle, type FakeGoogle } from '../fakes/google-calendar.ts';
+import { startFakeMicrosoft, type FakeMicrosoft } from '../fakes/microsoft-graph.ts';
 import { SecretBox } from '../../runtime/secret-box.ts';
 
 let svc: TestService;
 let google: FakeGoogle;
+let microsoft: FakeMicrosoft;
 let db: pg.Client;
 test.before(async () => {
-  google = await startFakeGoogle();
-  svc = await startTestService(google.env);
+  [google, microsoft] = await Promise.all([startFakeGoogle(), startFakeMicrosoft()]);
+  svc = await startTestService({ ...google.env, ...microsoft.env });
   db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
 });
@@ -26,15 +28,16 @@ test.after.always(async () => {
   await db?.end();
   await svc?.stop();
   await google?.close();
+  await microsoft?.close();
 });
 
 const get = (url: string) => fetch(url, { redirect: 'manual' });
 
-/** The browser's round trip: the page's Google link → the fake's consent → back to the callback. */
-async function roundTrip(link: string) {
+/** The browser's round trip: the page's Google (or Microsoft) link → the fake's consent → back to the callback. */
+async function roundTrip(link: string, kind: 'google' | 'microsoft' = 'google') {
   const html = await (await fetch(link)).text();
-  const href = html.match(/href="([^"]*\/oauth\/google)"/)?.[1];
-  if (!href) throw new Error('no Google choice on the page');
+  const href = html.match(new RegExp(`href="([^"]*/oauth/${kind})"`))?.[1];
+  if (!href) throw new Error(`no ${kind} choice on the page`);
   const start = await get(new URL(href, link).toString());
   const authorize = start.headers.get('location')!;
   const consent = await get(authorize);
@@ -52,7 +55,7 @@ test.serial('Google Calendar: offered with its client settings; the consent roun
   const link = await mintCalendarLink(a.liveApi!, c.id);
   const page = await (await fetch(link)).text();
   t.regex(page, /Connect Google Calendar/);
-  t.notRegex(page, /Microsoft 365/, 'Microsoft only with its own client settings');
+  t.regex(page, /Connect Microsoft 365/);
 
   const trip = await roundTrip(link);
   t.is(trip.start.status, 303);
@@ -131,4 +134,28 @@ test.serial('a refreshed access token is sealed again; a withdrawn grant fails t
   const provisioning = (await a.liveApi!.get(`/v1/customers/${c.id}/provisioning`)).body;
   t.true(provisioning.blockers.includes('calendar_connection_failed'));
   t.like(provisioning.steps.find((s: any) => s.step === 'calendar'), { done: false, blocker: 'calendar_connection_failed' });
+});
+
+test.serial('Microsoft 365: the consent round trip connects the account checked and working; a revoked consent fails the calendar step', async (t) => {
+  microsoft.addUser('owner@northbakery.example');
+  microsoft.consentAs('owner@northbakery.example');
+  const a = await makeAccount(svc.url, { live: true });
+  const c = await makeCustomer(a.liveApi!);
+  await a.liveApi!.post(`/v1/customers/${c.id}/provisioning`, { steps: ['calendar'] });
+  const trip = await roundTrip(await mintCalendarLink(a.liveApi!, c.id), 'microsoft');
+  t.is(new URL(trip.authorize).origin, new URL(microsoft.url).origin);
+  t.regex(new URL(trip.authorize).searchParams.get('scope') ?? '', /Calendars\.ReadWrite/);
+  t.is(trip.status, 200, trip.html.slice(0, 500));
+  t.regex(trip.html, /Your calendar is connected/);
+  t.like((await a.liveApi!.get(`/v1/customers/${c.id}/calendar`)).body, { status: 'working', kind: 'microsoft', failure: null });
+  const probe = microsoft.events('owner@northbakery.example').filter((e) => e.subject === 'Connection check');
+  t.is(probe.length, 1);
+  t.true(probe[0].deleted, 'the probe event was deleted');
+
+  microsoft.revoke('owner@northbakery.example');
+  microsoft.expireAccessTokens();
+  await db.query(`UPDATE calendar_connections SET check_due_at = now() - interval '1 minute' WHERE customer_id = $1`, [c.id]);
+  await a.admin.post('/admin/v1/jobs/check_calendars/run');
+  t.like((await a.liveApi!.get(`/v1/customers/${c.id}/calendar`)).body, { status: 'failing', failure: { code: 'calendar_auth_failed' } });
+  t.like((await a.liveApi!.get(`/v1/customers/${c.id}/provisioning`)).body.steps.find((s: any) => s.step === 'calendar'), { done: false, blocker: 'calendar_connection_failed' });
 });
