@@ -11,12 +11,24 @@ import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
 import { observeJob, secondsSince } from '../runtime/metrics.ts';
 import { createTestClockRepository, type ClockTime } from '../db/test-clocks.ts';
+import type { CalendarOpener } from '../calendars/open-calendar.ts';
+import type { SecretBox } from '../runtime/secret-box.ts';
+import { checkDueCalendars } from '../actors/customer/calendar-connection.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 /** What the jobs run on: the database, the clock, the settings, the one money writer, the numbers and websites rooms, and the brand domains. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites; brandDomains: BrandDomains; calendarSync: CalendarSync };
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config' | 'log'> & {
+  money: MoneyWriter;
+  numbers: Numbers;
+  websites: Websites;
+  brandDomains: BrandDomains;
+  /** Customers' calendars: opened from their sealed credentials (the check and the sync). */
+  calendars: CalendarOpener;
+  secrets: SecretBox;
+  calendarSync: CalendarSync;
+};
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = [
@@ -36,6 +48,7 @@ export const JOB_NAMES = [
   'check_domains',
   'check_brand_domains',
   'sync_calendars',
+  'check_calendars',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -78,6 +91,8 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
     case 'sync_calendars':
       // Appointments follow their calendar events (actors/call/calendar-sync.ts).
       return services.calendarSync.syncDue(now);
+    case 'check_calendars':
+      return checkDueCalendars(services, now);
   }
 }
 

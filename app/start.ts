@@ -50,6 +50,9 @@ import { buildApp } from '../http/app.ts';
 import { closeGracefully } from '../http/plugins/graceful-close.ts';
 import { drainCalls } from '../actors/call/call-drain.ts';
 import type { Services } from './services.ts';
+import { calendarOAuthProviders } from '../calendars/oauth.ts';
+import { createCalendarPage } from '../actors/customer/calendar-page.ts';
+import { CALENDAR_OAUTH_CALLBACK } from '../http/pages/calendar.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
 import { createCalendarSync } from '../actors/call/calendar-sync.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
@@ -156,8 +159,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );
+    const { calendars } = deps;
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(
-      customerBehaviour(deps, { provisionNumber: (customerId) => numbers!.provisionNumber(customerId), seal: (plain) => secrets.seal(plain) }),
+      customerBehaviour(deps, {
+        provisionNumber: (customerId) => numbers!.provisionNumber(customerId),
+        seal: (plain) => secrets.seal(plain),
+        calendars,
+        secrets: { seal: (plain) => secrets.seal(plain), open: (sealed) => secrets.open(sealed) },
+      }),
     );
     // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
     const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
@@ -197,7 +206,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
     const calendarSync = createCalendarSync({ pool, log, publicUrl: () => config.publicUrl, calendars: deps.calendars, secrets });
-    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendarSync };
+    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendars, secrets, calendarSync };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
@@ -258,6 +267,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       accountDirectory: createAccountDirectory(pool),
       customers,
       onboardingPage: createOnboardingPage(deps),
+      calendarPage: createCalendarPage({ ...deps, secrets, oauth: calendarOAuthProviders(config), redirectUri: () => `${config.publicUrl}${CALENDAR_OAUTH_CALLBACK}` }),
       coverage: createCoverageService(deps),
       importDncRegistry: (file) => importRegistry(deps, file),
       listDncRegistries: () => listRegistries(deps),

@@ -28,7 +28,6 @@ export interface CustomerRow {
   research_notes: string | null;
   terms_accepted_at: Date | null;
   terms_accepted_by: string | null;
-  calendar_connected_at: Date | null;
   ready_at: Date | null;
   first_ready_at: Date | null;
   reserved_cents: number;

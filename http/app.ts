@@ -19,6 +19,7 @@ import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerOnboardingLinkRoutes } from './routes/onboarding-links.ts';
+import { registerCalendarRoutes } from './routes/calendar.ts';
 import { registerNumberRoutes } from './routes/numbers.ts';
 import { registerWebsiteRoutes } from './routes/websites.ts';
 import { registerSitePages } from './pages/sites.ts';
@@ -28,6 +29,7 @@ import { registerCoverageRoutes } from './routes/coverage.ts';
 import { registerAdminAccountRoutes } from './routes/admin-accounts.ts';
 import { registerAdminPlatformRoutes } from './routes/admin-platform.ts';
 import { registerOnboardingPages } from './pages/onboarding.ts';
+import { registerCalendarPages } from './pages/calendar.ts';
 import { registerBalanceRoutes } from './routes/balance.ts';
 import { registerAdminMoneyRoutes } from './routes/admin-money.ts';
 import { registerCallRoutes } from './routes/calls.ts';
@@ -56,6 +58,7 @@ import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import { registerConsoleComplianceRoutes } from './routes/console-compliance.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
+import { registerConsoleCalendarRoutes } from './routes/console-calendar.ts';
 import { registerPaymentRoutes } from './routes/console-payments.ts';
 import { registerConsoleSimulatedCheckoutRoutes } from './routes/console-simulated-checkout.ts';
 import './types.ts';
@@ -83,6 +86,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerCustomerRoutes> &
   RouteDeps<typeof registerReadinessRoutes> &
   RouteDeps<typeof registerOnboardingLinkRoutes> &
+  RouteDeps<typeof registerCalendarRoutes> &
   RouteDeps<typeof registerNumberRoutes> &
   RouteDeps<typeof registerWebsiteRoutes> &
   RouteDeps<typeof registerSitePages> &
@@ -100,6 +104,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerAdminWebhookRoutes> &
   RouteDeps<typeof registerAdminEmailRoutes> &
   RouteDeps<typeof registerOnboardingPages> &
+  RouteDeps<typeof registerCalendarPages> &
   RouteDeps<typeof registerTelephonyRoutes> &
   RouteDeps<typeof registerTelephonyInboundRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
@@ -116,6 +121,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleComplianceRoutes> &
   RouteDeps<typeof registerConsoleBrandRoutes> &
   RouteDeps<typeof registerConsoleCustomerRoutes> &
+  RouteDeps<typeof registerConsoleCalendarRoutes> &
   RouteDeps<typeof registerPaymentRoutes> &
   RouteDeps<typeof registerConsoleSimulatedCheckoutRoutes>;
 
@@ -178,6 +184,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerCustomerRoutes(app, services);
   registerReadinessRoutes(app, services);
   registerOnboardingLinkRoutes(app, services);
+  registerCalendarRoutes(app, services);
   registerNumberRoutes(app, services);
   registerWebsiteRoutes(app, services);
   await registerSitePages(app, services);
@@ -195,6 +202,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerAdminWebhookRoutes(app, services);
   registerAdminEmailRoutes(app, services);
   await registerOnboardingPages(app, services);
+  await registerCalendarPages(app, services);
   await registerTelephonyRoutes(app, services);
   await registerTelephonyInboundRoutes(app, services);
   registerSessionRoutes(app, services);
@@ -212,6 +220,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleComplianceRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
+  registerConsoleCalendarRoutes(app, services);
   await registerPaymentRoutes(app, services);
   registerConsoleSimulatedCheckoutRoutes(app, services);
   registerConsoleApp(app);

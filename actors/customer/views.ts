@@ -1,5 +1,6 @@
 import type { CustomerRow } from '../../db/customers.ts';
 import type { OnboardingLinkRow } from '../../db/onboarding-links.ts';
+import type { CalendarLinkRow } from '../../db/calendar-links.ts';
 import type { ReadinessRow } from '../../db/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import type { Blocker, ReadinessAssessment } from './readiness.ts';
@@ -91,4 +92,9 @@ export function onboardingLinkView(l: OnboardingLinkRow, now: Date, mint?: { exp
     created_at: iso(l.created_at),
     ...(mint ? { expires_in_days: mint.expiresInDays } : {}),
   };
+}
+
+/** POST /v1/customers/{id}/calendar_link's answer (the URL added once, on the mint response). */
+export function calendarLinkView(l: CalendarLinkRow) {
+  return { object: 'calendar_link' as const, customer_id: l.customer_id, prefix: l.prefix, expires_at: l.expires_at.toISOString(), emailed_to: l.emailed_to };
 }

@@ -292,7 +292,13 @@ export const ProvisioningSchema = Type.Object({
   waiting_on: Type.String({ description: 'service, customer, reseller, nobody' }),
   blockers: Type.Array(Type.String()),
   steps: Type.Array(
-    Type.Object({ step: Type.String(), done: Type.Boolean(), waiting_on: Type.String(), blocker: NullableString }),
+    Type.Object({
+      step: Type.String(),
+      done: Type.Boolean(),
+      waiting_on: Type.String(),
+      blocker: NullableString,
+      message: { ...NullableString, description: 'why the step is not done, for a person (the calendar step: not connected, or why the connection stopped working); null otherwise' },
+    }),
   ),
   mode: ModeSchema,
   requested_steps: Type.Optional(Type.Array(Type.String())),
