@@ -57,13 +57,17 @@ test.serial('a write refused with 53100 disk_full is 503 service_unavailable wit
     }
     // Reads go on.
     t.is((await account.api.get('/v1/calls')).status, 200);
+    const keyed = await account.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, business_name: 'Acme Plumbing', phone: '+12025550119' }, { headers: { 'idempotency-key': 'disk-full-1' } });
+    t.is(keyed.status, 503);
   } finally {
     await free();
   }
-  const r = await queue('+12025550119');
+  // Nothing of the refused write was kept: the same key now carries it out, once.
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, business_name: 'Acme Plumbing', phone: '+12025550119' }, { headers: { 'idempotency-key': 'disk-full-1' } });
   t.is(r.status, 201, r.text);
+  t.is(r.headers.get('idempotent-replayed'), null);
   const refusedLines = svc.logs.lines.filter((l) => l.error_code === '53100' && l.msg === 'the database refuses the work for want of resources; answered 503');
-  t.is(refusedLines.length, 3, 'one line per refused request, naming the SQLSTATE');
+  t.is(refusedLines.length, 4, 'one line per refused request, naming the SQLSTATE');
   t.deepEqual(stacks(), [], 'no stack logged');
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);
 });
