@@ -61,9 +61,14 @@ export class WebhookSender {
     const deliveries = await claimed;
     const sends = deliveries.map((d) => {
       // An attempt whose outcome cannot be recorded is sent again once its claim runs out.
-      const p = this.send(d).catch((err) => {
-        if (!this.health.failed(err, 'webhook sender')) this.deps.log.error({ err, delivery_id: d.id }, 'webhook attempt failed to record');
-      });
+      // Attempts' records are a source of their own: a full disk can refuse them while claims go
+      // through, and the loop's successful rounds must not end (and restart) their streak each time.
+      const p = this.send(d).then(
+        () => this.health.succeeded('webhook attempts'),
+        (err) => {
+          if (!this.health.failed(err, 'webhook attempts')) this.deps.log.error({ err, delivery_id: d.id }, 'webhook attempt failed to record');
+        },
+      );
       this.inFlight.add(p);
       void p.finally(() => this.inFlight.delete(p));
       return p;

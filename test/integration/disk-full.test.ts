@@ -6,6 +6,7 @@ import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { refuseRowChange } from '../helpers/db.ts';
 import { until } from '../helpers/wait.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 
 /*
  * A full disk as the service meets it: PostgreSQL refuses a write with SQLSTATE 53100 (disk_full).
@@ -73,6 +74,9 @@ test.serial('a write refused with 53100 disk_full is 503 service_unavailable wit
 });
 
 test.serial('the dialler, refused mid-admission after its hold: one log line for the streak, backs off, and dials the call when space is back (not closed as lost)', async (t) => {
+  // The earlier test's request is dialled first (else it, not this one, would be the one held).
+  const undialled = async () => (await db.query(`SELECT count(*)::int AS n FROM calls WHERE status IN ('queued', 'dialing') AND dialed_at IS NULL`)).rows[0].n;
+  await until('earlier requests to be dialled', async () => (await undialled()) === 0, 15_000);
   const before = svc.logs.lines.length;
   // The compliance record is written after the hold is taken and before the carrier is asked.
   const free = await refuseRowChange(db, { name: 'records_disk_full', table: 'call_compliance_records', event: 'INSERT', condition: 'true', message: DISK_FULL, sqlstate: '53100' });
@@ -84,7 +88,7 @@ test.serial('the dialler, refused mid-admission after its hold: one log line for
     await until('the dialler to be refused', () => svc.logs.lines.some((l) => l.event === 'database_out_of_resources'), 10_000);
     // At 100 ms a round, 2.5 s is 25 rounds without backoff; with it (100, 200, 400, 800, 1600 ms) about 5.
     await new Promise((r) => setTimeout(r, 2_500));
-    const { rows } = await db.query(`SELECT status, dialed_at, claimed_by FROM calls WHERE id = $1`, [callId]);
+    const { rows } = await db.query(`SELECT status, dialed_at, claimed_by, waiting_reason, waiting_detail, attempts FROM calls WHERE id = $1`, [callId]);
     t.like(rows[0], { status: 'dialing', dialed_at: null }, 'held by its dialler, not closed');
     t.truthy(rows[0].claimed_by);
     const { rows: holds } = await db.query(`SELECT count(*)::int AS n FROM holds WHERE reference = $1`, [callId]);
@@ -143,4 +147,30 @@ test.serial('a call the carrier placed whose record is refused (53100) goes on a
   t.truthy(rows[0].carrier_call_id);
   t.false(svc.logs.lines.some((l) => l.call_id === callId && l.msg === 'the carrier refused the call'));
   t.deepEqual(stacks(), [], 'no stack logged');
+});
+
+test.serial('the webhook sender whose attempt records are refused (53100): one line for the streak however many deliveries, none with a stack, and one when records go through again', async (t) => {
+  const before = svc.logs.lines.length;
+  const rx = await startReceiver();
+  t.teardown(() => rx.close().catch(() => {}));
+  t.is((await account.admin.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: rx.url, mode: 'test' })).status, 201);
+  const rotate = () => account.admin.post(`/admin/v1/accounts/${account.id}/keys/${account.testKeyId}/rotate`);
+  const free = await refuseRowChange(db, { name: 'attempts_disk_full', table: 'webhook_attempts', event: 'INSERT', condition: 'true', message: DISK_FULL, sqlstate: '53100' });
+  try {
+    for (let i = 0; i < 3; i++) await rotate();
+    await until('three deliveries sent', () => rx.received.length >= 3, 10_000);
+    await new Promise((r) => setTimeout(r, 500));
+  } finally {
+    await free();
+  }
+  const since = () => svc.logs.lines.slice(before);
+  t.like(
+    since().filter((l) => l.event === 'database_out_of_resources'),
+    [{ level: 50, source: 'webhook attempts', error_code: '53100' }],
+  );
+  t.deepEqual(stacks(), [], 'no stack logged');
+  // Space is back: the next delivery's record goes through, and the streak's end is said once.
+  await rotate();
+  await until('the streak to end', () => since().some((l) => l.event === 'database_resources_back' && l.source === 'webhook attempts'), 10_000);
+  t.is(since().filter((l) => l.event === 'database_resources_back' && l.source === 'webhook attempts').length, 1);
 });
