@@ -238,6 +238,7 @@ export class Dialler {
     const again = decide(facts, call.clock_now ?? this.deps.clock.now(), { liveCalls: 0, maxCalls: Number.POSITIVE_INFINITY });
     if (again.kind !== 'dial') throw new Error(`after the database outage the request may no longer be dialled (${again.kind})`);
     await this.dial(call, facts, from, admittedAt);
+    countDecision('dial', 'dialled');
   }
 
   /** The call's compliance record: the consent and the rule it is dialled on, and what the other gates read, as decided at `now`. */
