@@ -5,6 +5,7 @@ import { ApiError } from '../errors.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../plugins/error-boundary.ts';
 import type { App } from './app-type.ts';
+import { isClosing } from '../plugins/graceful-close.ts';
 
 /** What these routes use. */
 export interface HealthRouteDeps {
@@ -15,9 +16,9 @@ export interface HealthRouteDeps {
 const draining = new WeakSet<object>();
 
 /**
- * Marks an app as draining: from now on `/readyz` answers 503. Closing the app (`app.close()`,
- * fastify's preClose) does it too; a graceful shutdown that keeps serving for a while before it
- * closes calls this first, so the load balancer moves away while requests in flight finish.
+ * Marks an app as draining: from now on `/readyz` answers 503. A graceful close
+ * (plugins/graceful-close.ts, from its first moment, while it still serves) and `app.close()`
+ * (fastify's preClose) do it too, so a load balancer moves away while requests in flight finish.
  */
 export function markDraining(app: FastifyInstance | App): void {
   draining.add(app);
@@ -25,7 +26,7 @@ export function markDraining(app: FastifyInstance | App): void {
 
 /** Whether `app` was marked draining or has begun to close. */
 export function isDraining(app: FastifyInstance | App): boolean {
-  return draining.has(app);
+  return draining.has(app) || isClosing(app as FastifyInstance);
 }
 
 /**
@@ -42,7 +43,7 @@ export function registerHealthRoutes(app: App, services: HealthRouteDeps): void 
     draining.add(app);
   });
   app.get('/readyz', { config: { auth: 'none' }, schema: { hide: true } }, async () => {
-    if (draining.has(app)) {
+    if (isDraining(app)) {
       throw new ApiError('service_unavailable', 'This process is shutting down; retry after the number of seconds in Retry-After.', {
         'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
       });

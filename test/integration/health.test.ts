@@ -3,6 +3,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { client, type Reply } from '../helpers/http.ts';
 import { buildApp } from '../../http/app.ts';
 import { isDraining, markDraining } from '../../http/routes/health.ts';
+import { closeGracefully } from '../../http/plugins/graceful-close.ts';
 import { destroyRestartableDatabases, startRestartableDatabase, type RestartableDatabase } from '../helpers/restartable-db.ts';
 
 /*
@@ -69,6 +70,17 @@ test.serial('a draining process is not ready: marked, or closing', async (t) => 
   } finally {
     await app.close();
   }
+  // A graceful close (a rolling upgrade's SIGINT) fails readiness from its first moment, while the
+  // server still serves other requests during its linger.
+  const closing = await buildApp(svc.services);
+  await closing.ready();
+  const closed = closeGracefully(closing);
+  const during = await closing.inject({ method: 'GET', url: '/readyz' });
+  t.is(during.statusCode, 503);
+  t.like(during.json(), { error: { code: 'service_unavailable' } });
+  t.is(during.headers['retry-after'], '2');
+  t.is((await closing.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'serving still');
+  await closed;
   // Closing marks it too (fastify's preClose), whatever else the shutdown does.
   const other = await buildApp(svc.services);
   await other.ready();
