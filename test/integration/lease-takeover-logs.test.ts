@@ -16,7 +16,9 @@ let db: pg.Client;
 /** Real time, which delivery runs on; moved by the test past the claim. */
 const wall = new TestClock();
 test.before(async () => {
-  svc = await startTestService({ SWITCHBOARD_SENDER_POLL_MS: '3600000' }, { realClock: wall });
+  // Without the sender role its loop never starts, so no poke of the change feed sends a delivery
+  // behind the test's back: deliveries go only when the test runs the sender.
+  svc = await startTestService({ SWITCHBOARD_ROLES: 'api,dialler,builder', SWITCHBOARD_SENDER_POLL_MS: '3600000' }, { realClock: wall });
   db = new pg.Client({ connectionString: svc.databaseUrl });
   await db.connect();
 });
