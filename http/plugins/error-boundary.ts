@@ -84,7 +84,12 @@ export function installErrorBoundary(app: AnyApp): void {
       if (isDatabaseOutOfResources(err) && code !== '53300') {
         // One line without a stack: the operator must learn the disk is full from the API's log too.
         request.log.warn({ error_code: code, error: err.message }, 'the database refuses the work for want of resources; answered 503');
-        return sendError(reply, new ApiError('service_unavailable', undefined, { 'retry-after': String(OUT_OF_RESOURCES_RETRY_AFTER_SECONDS) }));
+        return sendError(
+          reply,
+          new ApiError('service_unavailable', 'The service cannot store this right now; nothing was changed. Retry after the number of seconds in Retry-After.', {
+            'retry-after': String(OUT_OF_RESOURCES_RETRY_AFTER_SECONDS),
+          }),
+        );
       }
       return sendError(reply, new ApiError('service_unavailable', undefined, { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }));
     }

@@ -52,7 +52,7 @@ test.serial('a write refused with 53100 disk_full is 503 service_unavailable wit
       t.deepEqual(Object.keys(r.body), ['error']);
       t.like(r.body, { error: { type: 'api_error', code: 'service_unavailable' } });
       t.regex(r.body.error.request_id, /^req_/);
-      t.is(typeof r.body.error.message, 'string');
+      t.is(r.body.error.message, 'The service cannot store this right now; nothing was changed. Retry after the number of seconds in Retry-After.');
       t.is(r.headers.get('retry-after'), '30');
       t.notRegex(r.text, /No space left|base\/16384|53100/, 'no internals in the answer');
     }
