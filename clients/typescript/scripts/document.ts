@@ -71,14 +71,28 @@ function answersBytes(op: Json): boolean {
   return types.length > 0 && !types.some((t) => t === 'application/json' || t.endsWith('+json'));
 }
 
+/** The security requirements of an operation: its own, else the document's. */
+const securityOf = (op: Json, doc: Json): Json[] => op.security ?? doc.security ?? [];
+
+/** The API key's security scheme: the one most operations name. */
+function keyScheme(doc: Json): string | undefined {
+  const uses = new Map<string, number>();
+  for (const item of Object.values<Json>(doc.paths)) {
+    for (const method of METHODS) {
+      if (!item[method]) continue;
+      for (const name of new Set(securityOf(item[method], doc).flatMap((req) => Object.keys(req)))) uses.set(name, (uses.get(name) ?? 0) + 1);
+    }
+  }
+  return [...uses].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
 /**
  * Whether an operation is called with something other than the API key (the chat routes' session
- * token): it declares its own security, none of it the document's default scheme.
+ * token): none of its security requirements names the API key's scheme.
  */
 function takesSessionToken(op: Json, doc: Json): boolean {
-  const keySchemes = new Set((doc.security ?? []).flatMap((req: Json) => Object.keys(req)));
-  if (!Array.isArray(op.security)) return false;
-  return !op.security.some((req: Json) => Object.keys(req).some((name) => keySchemes.has(name)));
+  const key = keyScheme(doc);
+  return !securityOf(op, doc).some((req) => key !== undefined && key in req);
 }
 
 /** `src/operations.ts`: every operation of the document by its operationId. */

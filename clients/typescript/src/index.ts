@@ -21,7 +21,7 @@ import { Webhooks } from './webhooks.js';
 
 export * from './errors.js';
 export { MAX_RETRY_AFTER_SECONDS } from './transport.js';
-export { Webhooks, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS, type WebhookEvent, type KnownWebhookEvent } from './webhooks.js';
+export { Webhooks, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS, type WebhookEvent, type WebhookHeaders, type VerifyOptions } from './webhooks.js';
 export type { paths, components, operations as Operations } from './schema.js';
 export { operations } from './operations.js';
 
