@@ -85,7 +85,8 @@ export function retryingFetch(options: RetryOptions): (request: Request) => Prom
       }
       const delay = canRetry ? retryDelayMs(response, retry + 1) : null;
       if (delay === null) return response;
-      await response.body?.cancel().catch(() => {});
+      // Not awaited: a body shared with a clone is only cancelled once every branch is.
+      void response.body?.cancel().catch(() => {});
       await sleep(delay, request.signal);
     }
   };
