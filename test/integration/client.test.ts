@@ -58,6 +58,11 @@ test('customers: create, get, update, by operationId, typed from the document', 
   t.is(updated.registered_name, 'Bright Dental LLC');
   t.is(updated.call_settings.voice, 'cedar');
   t.like(await client.getCustomer({ params: { path: { id: created.id } } }), { registered_name: 'Bright Dental LLC', call_settings: { voice: 'cedar' } });
+  // The same operations by resource, as stripe-node names them.
+  const again = await client.customers.create({ body: { name: 'Second Dental', country: 'US' } });
+  t.is((await client.customers.retrieve({ params: { path: { id: again.id } } })).name, 'Second Dental');
+  t.is((await client.customers.update({ params: { path: { id: again.id } }, body: { registered_name: 'Second Dental Inc' } })).registered_name, 'Second Dental Inc');
+  t.is((await client.me.retrieve()).object, 'account');
 });
 
 test('readiness: the typed answer of getReadiness', async (t) => {
@@ -102,6 +107,10 @@ test('pagination: for await walks all 250 customers of an account, page by page 
     sent.map((s) => s.path.replace(/starting_after=[^&]+/, 'starting_after=…')),
     ['/v1/customers?limit=100', '/v1/customers?limit=100&starting_after=…', '/v1/customers?limit=100&starting_after=…'],
   );
+  // By resource: client.customers.list() walks them the same way.
+  const again: string[] = [];
+  for await (const customer of c.customers.list()) again.push(customer.id);
+  t.deepEqual(again.sort(), [...made].sort());
   // Awaited, a list answers its first page.
   const page = await c.listCustomers({ params: { query: { limit: 10 } } });
   t.is(page.data.length, 10);

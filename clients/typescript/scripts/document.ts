@@ -95,6 +95,24 @@ function takesSessionToken(op: Json, doc: Json): boolean {
   return !securityOf(op, doc).some((req) => key !== undefined && key in req);
 }
 
+/**
+ * The operation's place in a resource namespace, as stripe-node names them
+ * (`client.customers.list()`): `/v1/<resource>` GET is `list` (when paged, else `retrieve`) and POST
+ * `create`; `/v1/<resource>/{id}` GET is `retrieve`, PATCH `update`, DELETE `del`; PATCH of
+ * `/v1/<resource>` is `update`. Nested paths have none (their operationId method is the way).
+ */
+function resourceVerb(method: string, p: string, paged: boolean): [string, string] | null {
+  const top = /^\/v1\/([a-z_]+)$/.exec(p);
+  const item = /^\/v1\/([a-z_]+)\/\{[a-z_]+\}$/.exec(p);
+  const verbs: Record<string, string | undefined> = top
+    ? { get: paged ? 'list' : 'retrieve', post: 'create', patch: 'update' }
+    : item
+      ? { get: 'retrieve', patch: 'update', delete: 'del' }
+      : {};
+  const verb = verbs[method];
+  return verb ? [(top ?? item)![1], verb] : null;
+}
+
 /** `src/operations.ts`: every operation of the document by its operationId. */
 export function operationsOf(doc: Json): string {
   const rows: string[] = [];
@@ -103,6 +121,7 @@ export function operationsOf(doc: Json): string {
       const op = item[method];
       if (!op) continue;
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${p} has no operationId`);
+      const place = resourceVerb(method, p, isPaged(op, doc));
       const flags = [
         `method: '${method.toUpperCase()}'`,
         `path: '${p}'`,
@@ -110,6 +129,7 @@ export function operationsOf(doc: Json): string {
         `paged: ${isPaged(op, doc)}`,
         `bytes: ${answersBytes(op)}`,
         `session: ${takesSessionToken(op, doc)}`,
+        ...(place ? [`resource: '${place[0]}'`, `verb: '${place[1]}'`] : []),
       ];
       rows.push(`  ${op.operationId}: { ${flags.join(', ')} },`);
     }
@@ -119,7 +139,8 @@ export function operationsOf(doc: Json): string {
     ' * Generated from openapi.json by `npm run client:generate` (clients/typescript/scripts/document.ts).',
     ' * Do not edit by hand. Each operation by its operationId: method, path, whether it takes an',
     ' * Idempotency-Key, whether it is a cursor-paged list, whether it answers bytes rather than JSON,',
-    ' * and whether it takes a chat session token instead of an API key.',
+    ' * whether it takes a chat session token instead of an API key, and its resource and verb',
+    " * (`client.customers.list()`) where it has them.",
     ' */',
     'export const operations = {',
     ...rows,

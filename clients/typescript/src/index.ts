@@ -67,6 +67,18 @@ export type Methods = {
   [K in OperationId]: (...init: ArgsOf<K>) => K extends PagedOperationId ? PagePromise<ResultOf<K>, ItemOfList<K>> : Promise<ResultOf<K>>;
 };
 
+type Placed = { [K in OperationId]: Table[K] extends { resource: string; verb: string } ? K : never }[OperationId];
+type ResourceOf<K extends Placed> = Table[K] extends { resource: infer R extends string } ? R : never;
+type VerbOf<K extends Placed> = Table[K] extends { verb: infer V extends string } ? V : never;
+/**
+ * The same methods by resource, as stripe-node names them: `client.customers.list()`,
+ * `client.customers.create(…)`, `client.calls.retrieve(…)`, `client.dnc.del(…)` (read from the
+ * document's paths: src/operations.ts).
+ */
+export type Resources = {
+  [R in ResourceOf<Placed>]: { [K in Placed as ResourceOf<K> extends R ? VerbOf<K> : never]: Methods[K] };
+};
+
 export interface ClientOptions {
   /** A secret key, `svc_test_…` or `svc_live_…`. */
   apiKey: string;
@@ -81,7 +93,7 @@ export interface ClientOptions {
 type AnyInit = { params?: { path?: Record<string, unknown>; query?: Record<string, unknown>; header?: Record<string, unknown> }; body?: unknown } & CallOptions;
 type Page = { data?: { id?: string }[]; has_more?: boolean };
 
-export interface Client extends Methods {}
+export interface Client extends Methods, Resources {}
 
 /** The API client: `new Client({ apiKey, baseUrl })`. */
 export class Client {
@@ -102,6 +114,12 @@ export class Client {
       const method = operations[id].paged ? (init?: AnyInit) => this.#list(id, init) : (init?: AnyInit) => this.#call(id, init);
       Object.defineProperty(this, id, { value: method, enumerable: false });
     }
+    const resources: Record<string, Record<string, unknown>> = {};
+    for (const [id, op] of Object.entries(operations) as [keyof Table, Table[keyof Table]][]) {
+      if (op.session || !('resource' in op)) continue;
+      (resources[op.resource] ??= {})[op.verb] = (this as unknown as Record<string, unknown>)[id];
+    }
+    for (const [name, methods] of Object.entries(resources)) if (!(name in this)) Object.defineProperty(this, name, { value: Object.freeze(methods), enumerable: true });
   }
 
   /** Sends operation `id` and answers its success body, or throws the error class of its failure. */
