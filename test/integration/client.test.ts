@@ -58,6 +58,11 @@ test('customers: create, get, update, by operationId, typed from the document', 
   t.is(updated.registered_name, 'Bright Dental LLC');
   t.is(updated.call_settings.voice, 'cedar');
   t.like(await client.getCustomer({ params: { path: { id: created.id } } }), { registered_name: 'Bright Dental LLC', call_settings: { voice: 'cedar' } });
+  // The document's shapes bind the caller: a misspelt field or a missing path id does not compile.
+  // @ts-expect-error `nme` is not a field of the document's body
+  await t.throwsAsync(client.createCustomer({ body: { nme: 'Typo', country: 'US' } }), { instanceOf: InvalidRequestError });
+  // @ts-expect-error the path's id is required
+  await t.throwsAsync(client.getCustomer({ params: { path: {} } }));
   // The same operations by resource, as stripe-node names them.
   const again = await client.customers.create({ body: { name: 'Second Dental', country: 'US' } });
   t.is((await client.customers.retrieve({ params: { path: { id: again.id } } })).name, 'Second Dental');
