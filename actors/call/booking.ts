@@ -31,6 +31,7 @@ import { bookingSettingsOf } from '../customer/booking-settings.ts';
 import { businessName } from '../customer/views.ts';
 import { freeSlots, searchRange, slotProblem, type Interval, type PartOfDay } from './free-slots.ts';
 import { calleeZone, sayTime } from './callee-zone.ts';
+import { searchStartIn, type SearchStart } from './tool-args.ts';
 
 /** Slots the agent is given at a time (it offers two or three). */
 export const SLOTS_OFFERED = 3;
@@ -112,12 +113,14 @@ export function createBooking(deps: BookingDeps) {
 
   return {
     /** The agent's `find_free_slots`: up to three slots, soonest first. */
-    async findSlots(call: CallRow, now: Date, q: { after: Date | null; partOfDay: PartOfDay }) {
+    async findSlots(call: CallRow, now: Date, q: { after: SearchStart | null; partOfDay: PartOfDay }) {
       const customer = await customerOf(call);
+      // A date the agent gave without an offset is on the business's clock (its midnight for a bare date).
+      const after = searchStartIn(q.after, customer.timezone);
       const calendar = stateOf(await createCalendarConnectionRepository(pool).get(customer.id));
       if (calendar.kind === 'failing') return { slots: [], reason: 'calendar_unavailable', timezone: customer.timezone };
       try {
-        const slots = await slotsOf(customer, calendar, now, { after: q.after, partOfDay: q.partOfDay, limit: SLOTS_OFFERED });
+        const slots = await slotsOf(customer, calendar, now, { after, partOfDay: q.partOfDay, limit: SLOTS_OFFERED });
         return { slots: view(slots, customer, call), timezone: customer.timezone };
       } catch (err) {
         if (!(err instanceof CalendarUnavailable || err instanceof CalendarAuthError)) throw err;
