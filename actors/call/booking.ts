@@ -30,7 +30,7 @@ import type { Logger } from '../../runtime/logger.ts';
 import { bookingSettingsOf } from '../customer/booking-settings.ts';
 import { businessName } from '../customer/views.ts';
 import { freeSlots, searchRange, slotProblem, type Interval, type PartOfDay } from './free-slots.ts';
-import { calleeZone, sayTime } from './callee-zone.ts';
+import { calleeZone, sayTime, sayZone } from './callee-zone.ts';
 import { searchStartIn, type SearchStart } from './tool-args.ts';
 
 /** Slots the agent is given at a time (it offers two or three). */
@@ -58,6 +58,8 @@ export interface SlotView {
   end_at: string;
   /** The time as the agent says it: in the callee's zone when its clock differs from the business's. */
   says: string;
+  /** The IANA zone `says` is in (to say the time in another language on that clock). */
+  timezone: string;
 }
 
 export type BookingReply =
@@ -91,7 +93,7 @@ export function createBooking(deps: BookingDeps) {
 
   function view(slots: Interval[], customer: CustomerRow, call: CallRow): SlotView[] {
     const zone = calleeZone(call.to_e164);
-    return slots.map((s) => ({ start_at: s.start.toISOString(), end_at: s.end.toISOString(), says: sayTime(s.start, customer.timezone, zone) }));
+    return slots.map((s) => ({ start_at: s.start.toISOString(), end_at: s.end.toISOString(), says: sayTime(s.start, customer.timezone, zone), timezone: sayZone(s.start, customer.timezone, zone) }));
   }
 
   async function customerOf(call: CallRow): Promise<CustomerRow> {
