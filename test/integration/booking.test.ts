@@ -59,12 +59,14 @@ test.serial('find_free_slots offers three slots around the busy 10:00–11:00, s
   );
   t.is(reply.slots[0].end_at, hours(12).toISOString(), '30-minute meetings');
   t.regex(reply.slots[0].says, /11:30 \(America\/New_York\)$/);
+  t.is(reply.slots[0].timezone, 'America/New_York', 'the zone says is in');
 });
 
 test.serial('to a Denver number the slots are said in its own time', async (t) => {
   const reply = await tool(await newCall(withCalendar, '303'), 'find_free_slots', { part_of_day: 'afternoon' });
   t.is(reply.slots[0].start_at, hours(12).toISOString(), '12:00 in New York is the first afternoon slot');
   t.regex(reply.slots[0].says, /10:00 your time \(America\/Denver\)$/);
+  t.is(reply.slots[0].timezone, 'America/Denver', 'the callee’s zone, as says is');
 });
 
 test.serial('book_appointment writes the event to the calendar and the appointment keeps its identity', async (t) => {
