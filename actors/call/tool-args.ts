@@ -46,7 +46,9 @@ export function readToolCall(name: string, args: unknown, now: Date): ToolDecisi
       return { act: { tool: 'find_free_slots', after: typeof a.after === 'string' ? searchStart(a.after) : null, partOfDay } };
     }
     case 'book_appointment': {
-      const startAt = typeof a.start_at === 'string' ? new Date(a.start_at) : null;
+      // An exact instant only (the slots find_free_slots gives carry their offset): a time without
+      // one would be read on the server's own clock, which is neither the business's nor the callee's.
+      const startAt = typeof a.start_at === 'string' && WITH_OFFSET.test(a.start_at.trim()) ? new Date(a.start_at) : null;
       const endAt = startAt && new Date(startAt.getTime() + durationMinutes(a.duration_minutes) * 60_000);
       // An end past the last instant a Date can hold is as unusable as no start at all.
       if (!startAt || !endAt || Number.isNaN(endAt.getTime()) || startAt <= now) {

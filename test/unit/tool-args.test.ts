@@ -45,6 +45,13 @@ test('book_appointment: a start that is missing, not a string, unparseable, past
   t.deepEqual(readToolCall('book_appointment', { start_at: '2029-06-15T15:00:00.001Z' }, NOW).hasOwnProperty('act'), true, 'a millisecond ahead is the future');
 });
 
+test('book_appointment: a start without its offset is refused (it would be read on the server’s own clock); with Z or ±HH:MM it is that instant', (t) => {
+  for (const start_at of ['2030-01-07T10:00:00', '2030-01-07T10:00', '2030-01-07', '2030-01-07 10:00']) t.deepEqual(book({ start_at }), REFUSED, start_at);
+  t.like(act(book({ start_at: '2030-01-07T10:00:00+13:00' })), { startAt: new Date('2030-01-06T21:00:00Z') });
+  t.like(act(book({ start_at: '2030-01-07T10:00:00-0800' })), { startAt: new Date('2030-01-07T18:00:00Z') });
+  t.like(act(book({ start_at: '2030-01-07T10:00:00z' })), { startAt: new Date('2030-01-07T10:00:00Z') });
+});
+
 test('book_appointment: a start whose end no Date can hold is refused, never written as an invalid date', (t) => {
   t.deepEqual(book({ start_at: '+275760-09-13T00:00:00.000Z' }), REFUSED);
   t.like(act(book({ start_at: '+275760-09-12T22:00:00.000Z', duration_minutes: 120 })), { endAt: new Date(8.64e15) });
