@@ -93,7 +93,6 @@ export const ACTIONS: Record<string, Action> = {
     body: (f) => ({ notes: f['notes-file'] ? readFileSync(f['notes-file'], 'utf8') : need(f, 'notes') }),
     help: '--customer ID (--notes TEXT | --notes-file FILE)',
   },
-  'connect-calendar': { method: 'POST', path: (f) => `${customer(f)}/calendar/connect`, help: '--customer ID' },
   'assign-number': {
     method: 'POST',
     path: (f) => `${customer(f)}/numbers`,

@@ -23,6 +23,7 @@ import { liveCarrierKind } from '../runtime/config.ts';
 import { ScriptedBridge } from '../telephony/scripted/scripted-bridge.ts';
 import { OpenAIRealtimeBridge } from '../telephony/openai-realtime/openai-realtime-bridge.ts';
 import { decideRetry } from '../actors/scheduler/retry-rules.ts';
+import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { OpenAISpeechSynthesizer } from '../telephony/speech-synthesis/openai-speech.ts';
 import { DeterministicSynthesizer } from '../telephony/speech-synthesis/synthesizer.ts';
 
@@ -115,6 +116,8 @@ export async function composeCalls(
       streamToken,
       mediaStopped: (callId) => keeper?.mediaStopped(callId),
       decideRetry,
+      calendars: createCalendarOpener(deps),
+      secrets: parts.secrets,
     }),
   );
   // The media server lives where calls are dialled: the carrier streams to the process that holds the call.

@@ -5,17 +5,30 @@ import type { Numbers } from '../actors/numbers/numbers.ts';
 import type { Websites } from '../actors/websites/websites.ts';
 import type { BrandDomains } from '../actors/account/brand-domain.ts';
 import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
+import type { CalendarSync } from '../actors/call/calendar-sync.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
 import { observeJob, secondsSince } from '../runtime/metrics.ts';
 import { createTestClockRepository, type ClockTime } from '../db/test-clocks.ts';
+import type { CalendarOpener } from '../calendars/open-calendar.ts';
+import type { SecretBox } from '../runtime/secret-box.ts';
+import { checkDueCalendars } from '../actors/customer/calendar-connection.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 /** What the jobs run on: the database, the clock, the settings, the one money writer, the numbers and websites rooms, and the brand domains. */
-export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config'> & { money: MoneyWriter; numbers: Numbers; websites: Websites; brandDomains: BrandDomains };
+export type JobDeps = Pick<Deps, 'pool' | 'clock' | 'realClock' | 'config' | 'log'> & {
+  money: MoneyWriter;
+  numbers: Numbers;
+  websites: Websites;
+  brandDomains: BrandDomains;
+  /** Customers' calendars: opened from their sealed credentials (the check and the sync). */
+  calendars: CalendarOpener;
+  secrets: SecretBox;
+  calendarSync: CalendarSync;
+};
 
 /** The periodic jobs of the service; each is safe to run on many processes at once. */
 export const JOB_NAMES = [
@@ -34,6 +47,8 @@ export const JOB_NAMES = [
   'purge_sites',
   'check_domains',
   'check_brand_domains',
+  'sync_calendars',
+  'check_calendars',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -73,6 +88,11 @@ export async function runJob(services: JobDeps, name: JobName): Promise<number> 
       return services.websites.checkDomains(now);
     case 'check_brand_domains':
       return services.brandDomains.checkDue(now);
+    case 'sync_calendars':
+      // Appointments follow their calendar events (actors/call/calendar-sync.ts).
+      return services.calendarSync.syncDue(now);
+    case 'check_calendars':
+      return checkDueCalendars(services, now);
   }
 }
 

@@ -47,8 +47,14 @@ import { pollLoop } from '../runtime/poll-loop.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { KeyAuthenticator } from '../http/plugins/authenticate.ts';
 import { buildApp } from '../http/app.ts';
+import { closeGracefully } from '../http/plugins/graceful-close.ts';
+import { drainCalls } from '../actors/call/call-drain.ts';
 import type { Services } from './services.ts';
+import { calendarOAuthProviders } from '../calendars/oauth.ts';
+import { createCalendarPage } from '../actors/customer/calendar-page.ts';
+import { CALENDAR_OAUTH_CALLBACK } from '../http/pages/calendar.ts';
 import { JOB_NAMES, runClockJobs, runJob, scheduleJobs, type JobName } from './jobs.ts';
+import { createCalendarSync } from '../actors/call/calendar-sync.ts';
 import { createTestClocks } from '../actors/test-clocks/test-clocks.ts';
 import { createSimulatedProvider } from '../actors/payments/simulated-provider.ts';
 import { composeCalls } from './calls.ts';
@@ -59,6 +65,7 @@ import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 import { createPayments, type Payments } from '../actors/payments/payments.ts';
 import { paymentProviders } from './payments.ts';
 import { startMetrics } from './metrics.ts';
+import { waitForDatabase } from './database-wait.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -70,6 +77,8 @@ export interface StartOptions {
   announce?: (line: string) => void;
   /** Real time (runtime/clock.ts `realClock` unless given): a test may hand a clock it moves to reach webhook retries or a bonus credit's expiry. */
   realClock?: Clock;
+  /** Gives up start-up while it waits for an unreachable database (a signal before the process is up). */
+  signal?: AbortSignal;
 }
 
 export interface RunningService {
@@ -84,6 +93,8 @@ export interface RunningService {
 
 /** Longest a single shutdown step may take. */
 const STEP_TIMEOUT_MS = 4_000;
+/** Longest the HTTP server's graceful close may take: its linger and grace, then requests in flight. */
+const HTTP_CLOSE_TIMEOUT_MS = 8_000;
 
 /**
  * Starts the roles of this process (SWITCHBOARD_ROLES: api, dialler, sender) over one database:
@@ -99,17 +110,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
    * A shutdown step, bounded: one that hangs (a connection that never drains) is logged and left
    * behind, so stopping always finishes and the database is always stopped last.
    */
-  const step = (name: string, fn: () => Promise<unknown> | unknown) => async () => {
+  const step = (name: string, fn: () => Promise<unknown> | unknown, timeoutMs = STEP_TIMEOUT_MS) => async () => {
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), STEP_TIMEOUT_MS)));
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
     const outcome = await Promise.race([Promise.resolve().then(fn).then(() => 'done' as const), timedOut]).catch((err) => {
       log.warn({ err, step: name }, 'shutdown step failed');
       return 'failed' as const;
     });
     clearTimeout(timer);
-    if (outcome === 'timeout') log.warn({ step: name, timeout_ms: STEP_TIMEOUT_MS }, 'shutdown step did not finish in time; going on');
+    if (outcome === 'timeout') log.warn({ step: name, timeout_ms: timeoutMs }, 'shutdown step did not finish in time; going on');
   };
-  const onStop = (name: string, fn: () => unknown) => void cleanups.push(step(name, fn));
+  const onStop = (name: string, fn: () => unknown, timeoutMs?: number) => void cleanups.push(step(name, fn, timeoutMs));
   try {
     let url = config.databaseUrl;
     if (!url) {
@@ -118,6 +129,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     }
     const pool = createPool(url, config.dbPoolSize);
     onStop('database pool', () => pool.end());
+    // A database not up yet (a machine booting, a failover): wait and retry, never exit into a restart loop.
+    await waitForDatabase(pool, log, { signal: opts.signal });
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
     // Readiness and the call path read whether live mode has a carrier with their facts.
@@ -151,8 +164,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const accounts = actors.register<AccountMessage, AccountReplies, any>(
       accountBehaviour({ ...deps, money }, { credentialsChanged: (accountId) => keys.forgetAccount(accountId) }),
     );
+    const { calendars } = deps;
     const customers = actors.register<CustomerMessage, CustomerReplies, any>(
-      customerBehaviour(deps, { provisionNumber: (customerId) => numbers!.provisionNumber(customerId), seal: (plain) => secrets.seal(plain) }),
+      customerBehaviour(deps, {
+        provisionNumber: (customerId) => numbers!.provisionNumber(customerId),
+        seal: (plain) => secrets.seal(plain),
+        calendars,
+        secrets: { seal: (plain) => secrets.seal(plain), open: (sealed) => secrets.open(sealed) },
+      }),
     );
     // Encrypts secrets at rest and derives per-call media stream tokens (one key for every process).
     const secrets = SecretBox.load(config.encryptionKey, config.dataDir);
@@ -191,7 +210,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     });
     payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
-    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains };
+    const calendarSync = createCalendarSync({ pool, log, publicUrl: () => config.publicUrl, calendars: deps.calendars, secrets });
+    const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendars, secrets, calendarSync };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
       webhooksBehaviour({ ...deps, secrets, allowPrivate: config.allowPrivateWebhooks }),
@@ -252,6 +272,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       accountDirectory: createAccountDirectory(pool),
       customers,
       onboardingPage: createOnboardingPage(deps),
+      calendarPage: createCalendarPage({ ...deps, secrets, oauth: calendarOAuthProviders(config), redirectUri: () => `${config.publicUrl}${CALENDAR_OAUTH_CALLBACK}` }),
       coverage: createCoverageService(deps),
       importDncRegistry: (file) => importRegistry(deps, file),
       listDncRegistries: () => listRegistries(deps),
@@ -314,9 +335,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (config.roles.has('api')) {
       const app = await buildApp(services);
       await app.listen({ port: config.port, host: config.host });
-      onStop('http server', () => app.close());
+      // In-flight requests finish; nothing during the close gets fastify's own 503 (graceful-close.ts).
+      onStop('http server', () => closeGracefully(app), HTTP_CLOSE_TIMEOUT_MS);
       const address = app.server.address();
       port = typeof address === 'object' && address ? address.port : config.port;
+    }
+    if (config.roles.has('dialler')) {
+      // First of all on a stop (steps run in reverse): claim nothing more, let running calls finish, hand the rest over.
+      onStop('call drain', () => drainCalls({ pool, log, owner: dialler.id, dialler, keeper }, config.drainMs), config.drainMs + STEP_TIMEOUT_MS);
     }
     log.info(
       { roles: [...config.roles], port, publicUrl: config.publicUrl, mediaUrl: calling.mediaUrl(), embeddedDatabase: Boolean(embedded) },

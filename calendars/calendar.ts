@@ -61,6 +61,14 @@ export interface CalendarClient {
    * token from which the next call reads (the current state is the starting point).
    */
   changes(syncToken: string | null): Promise<CalendarChanges>;
+  /**
+   * The current state of these events (by the ids createEvent gave): `changed` with its times and
+   * version, or `deleted` when it is gone. After a sync token expired, the sync compares the
+   * meetings it booked one by one (ETags) instead of reading the whole calendar. A cancelled
+   * event that is still there is `changed` with `cancelled: true`. In the order asked; an event
+   * the calendar gave no answer for (or not as a meeting with times) is left out.
+   */
+  events(ids: string[]): Promise<CalendarChange[]>;
 }
 
 export type CalendarKind = 'caldav' | 'google' | 'microsoft' | 'simulated';

@@ -20,6 +20,8 @@ export interface CalendarConnectionRow {
   sync_token: string | null;
   synced_at: Date | null;
   updated_at: Date;
+  /** Checks in a row that found the calendar unreachable (047). */
+  unavailable_checks: number;
 }
 
 /** One calendar connection per customer (migration 046). The actors seal and open the credentials. */
@@ -44,7 +46,7 @@ export function createCalendarConnectionRepository(db: Queryable) {
          ON CONFLICT (customer_id) DO UPDATE SET kind = EXCLUDED.kind, credentials = EXCLUDED.credentials, label = EXCLUDED.label,
            status = 'working', failure_code = NULL, failure_message = NULL, connected_at = EXCLUDED.connected_at,
            checked_at = EXCLUDED.checked_at, check_due_at = EXCLUDED.check_due_at, sync_token = EXCLUDED.sync_token,
-           synced_at = EXCLUDED.synced_at, updated_at = EXCLUDED.updated_at
+           synced_at = EXCLUDED.synced_at, updated_at = EXCLUDED.updated_at, unavailable_checks = 0
          RETURNING *`,
         [c.customer_id, c.account_id, c.mode, c.kind, c.credentials, c.label, c.now, c.checkDueAt, c.sync_token],
       );
@@ -53,9 +55,20 @@ export function createCalendarConnectionRepository(db: Queryable) {
 
     async recordCheck(customerId: string, r: { ok: true; now: Date; checkDueAt: Date } | { ok: false; now: Date; checkDueAt: Date; code: string; message: string }): Promise<CalendarConnectionRow | null> {
       const { rows } = await db.query(
-        `UPDATE calendar_connections SET status = $2, failure_code = $3, failure_message = $4, checked_at = $5, check_due_at = $6, updated_at = $5
+        `UPDATE calendar_connections SET status = $2, failure_code = $3, failure_message = $4, checked_at = $5, check_due_at = $6, updated_at = $5,
+                unavailable_checks = 0
           WHERE customer_id = $1 RETURNING *`,
         [customerId, r.ok ? 'working' : 'failing', r.ok ? null : r.code, r.ok ? null : r.message, r.now, r.checkDueAt],
+      );
+      return rows[0] ?? null;
+    },
+
+    /** A check that found the calendar unreachable, below the count that fails it: status kept, the count goes up. */
+    async recordUnavailable(customerId: string, now: Date, checkDueAt: Date): Promise<CalendarConnectionRow | null> {
+      const { rows } = await db.query(
+        `UPDATE calendar_connections SET unavailable_checks = unavailable_checks + 1, checked_at = $2, check_due_at = $3, updated_at = $2
+          WHERE customer_id = $1 RETURNING *`,
+        [customerId, now, checkDueAt],
       );
       return rows[0] ?? null;
     },

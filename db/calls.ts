@@ -393,12 +393,42 @@ export function createCallRepository(db: Queryable) {
      * Takes over running calls whose owner stopped renewing their lease: they become `owner`'s,
      * leased for `leaseSeconds`, and no other process takes them meanwhile.
      */
-    async takeOverOrphans(owner: string, leaseSeconds: number, limit: number): Promise<CallRow[]> {
+    async takeOverOrphans(owner: string, leaseSeconds: number, limit: number): Promise<(CallRow & { previous_owner: string | null; previous_lease_expired_at: Date })[]> {
       const { rows } = await db.query(
-        `UPDATE calls SET claimed_by = $1, lease_expires_at = now() + make_interval(secs => $2)
-          WHERE id IN (SELECT id FROM calls WHERE status IN ('dialing', 'ringing', 'in_progress') AND lease_expires_at < now()
-                        ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
+        `UPDATE calls c SET claimed_by = $1, lease_expires_at = now() + make_interval(secs => $2)
+           FROM (SELECT id, claimed_by AS previous_owner, lease_expires_at AS previous_lease_expired_at FROM calls
+                  WHERE status IN ('dialing', 'ringing', 'in_progress') AND lease_expires_at < now()
+                  ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED) AS orphan
+          WHERE c.id = orphan.id
+          RETURNING c.*, orphan.previous_owner, orphan.previous_lease_expired_at`,
+        [owner, leaseSeconds, limit],
+      );
+      return rows;
+    },
+
+    /**
+     * A dialler that stops hands its running calls over: their lease is released at once, marked
+     * as handed over (lease_expires_at = the epoch) so another dialler takes them without waiting
+     * for the lease to run out (`takeOverHandedOver`). The calls themselves go on.
+     */
+    async handOver(owner: string): Promise<CallRow[]> {
+      const { rows } = await db.query(
+        `UPDATE calls SET lease_expires_at = 'epoch'
+          WHERE claimed_by = $1 AND status IN ('dialing', 'ringing', 'in_progress') RETURNING *`,
+        [owner],
+      );
+      return rows;
+    },
+
+    /** Takes over running calls another dialler handed over (`handOver`); never `owner`'s own. */
+    async takeOverHandedOver(owner: string, leaseSeconds: number, limit: number): Promise<(CallRow & { handed_over_by: string | null })[]> {
+      const { rows } = await db.query(
+        `WITH handed AS (SELECT id, claimed_by AS handed_over_by FROM calls
+                          WHERE status IN ('dialing', 'ringing', 'in_progress') AND lease_expires_at = 'epoch' AND claimed_by IS DISTINCT FROM $1
+                          ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+         UPDATE calls SET claimed_by = $1, lease_expires_at = now() + make_interval(secs => $2)
+           FROM handed WHERE calls.id = handed.id
+         RETURNING calls.*, handed.handed_over_by`,
         [owner, leaseSeconds, limit],
       );
       return rows;

@@ -15,6 +15,8 @@ export interface CustomerRow {
   registered_address: string | null;
   /** The call settings the reseller set, as stored; read through actors/customer/call-settings.ts `callSettingsOf`. */
   call_settings: unknown;
+  /** The booking rules the reseller set (full, checked), null: the defaults; read through actors/customer/booking-settings.ts `bookingSettingsOf` (migration 046). */
+  booking_settings: unknown;
   website_url: string | null;
   /** The business's own number, E.164 in its country (its website shows it); null when not given. */
   phone: string | null;
@@ -26,7 +28,6 @@ export interface CustomerRow {
   research_notes: string | null;
   terms_accepted_at: Date | null;
   terms_accepted_by: string | null;
-  calendar_connected_at: Date | null;
   ready_at: Date | null;
   first_ready_at: Date | null;
   reserved_cents: number;
@@ -70,12 +71,14 @@ export function createCustomerRepository(db: Queryable) {
       registeredAddress?: string | null;
       /** As stored: only what the reseller set (actors/customer/call-settings-change.ts). */
       callSettings?: Record<string, unknown>;
+      /** Null: the default booking rules. */
+      bookingSettings?: object | null;
       now: Date;
     }): Promise<CustomerRow> {
       const { rows } = await db.query(
-        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at, phone, registered_name, call_settings, registered_address)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13) RETURNING *`,
-        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now, c.phone ?? null, c.registeredName ?? null, JSON.stringify(c.callSettings ?? {}), c.registeredAddress ?? null],
+        `INSERT INTO customers (account_id, mode, external_ref, name, brand_name, website_url, country, timezone, created_at, phone, registered_name, call_settings, registered_address, booking_settings)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14::jsonb) RETURNING *`,
+        [c.accountId, c.mode, c.externalRef, c.name, c.brandName, c.websiteUrl, c.country, c.timezone, c.now, c.phone ?? null, c.registeredName ?? null, JSON.stringify(c.callSettings ?? {}), c.registeredAddress ?? null, c.bookingSettings ? JSON.stringify(c.bookingSettings) : null],
       );
       return rows[0];
     },

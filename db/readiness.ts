@@ -13,7 +13,10 @@ export interface ReadinessRow {
   customer_status: string;
   script_certified: boolean;
   terms_accepted: boolean;
-  calendar_connected: boolean;
+  /** The customer's calendar connection (calendar_connections): null when never connected. */
+  calendar_status: 'working' | 'failing' | null;
+  /** Why a failing connection stopped working (for the customer; no secret), else null. */
+  calendar_failure_message: string | null;
   ready_at: Date | null;
   first_ready_at: Date | null;
   account_id: string;
@@ -46,7 +49,8 @@ export interface ReadinessRow {
 export const READINESS_FACTS_SQL = `SELECT c.id AS customer_id, c.external_ref, c.mode, c.country, c.status AS customer_status,
             c.script_certified_at IS NOT NULL AS script_certified,
             c.terms_accepted_at IS NOT NULL AS terms_accepted,
-            c.calendar_connected_at IS NOT NULL AS calendar_connected,
+            (SELECT cc.status FROM calendar_connections cc WHERE cc.customer_id = c.id) AS calendar_status,
+            (SELECT cc.failure_message FROM calendar_connections cc WHERE cc.customer_id = c.id) AS calendar_failure_message,
             c.ready_at, c.first_ready_at,
             a.id AS account_id, a.mode AS account_mode, a.status AS account_status, a.kyb_status,
             a.agreement_signed_at IS NOT NULL AS agreement_signed,

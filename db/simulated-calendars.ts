@@ -46,9 +46,10 @@ export function createSimulatedCalendarRepository(db: Queryable) {
     /** Moves an existing event (as the business would in its calendar app); null when there is none. */
     async move(calendarId: string, id: string, start: Date, end: Date): Promise<SimulatedEventRow | null> {
       const { rows } = await db.query(
-        `UPDATE simulated_calendar_events SET start_at = $3, end_at = $4, version = nextval('simulated_calendar_version'),
-                etag = 'v' || currval('simulated_calendar_version')
-          WHERE calendar_id = $1 AND id = $2 AND NOT deleted RETURNING *`,
+        // nextval once in a CTE: currval in the same SET fails on a connection that never called nextval.
+        `WITH v AS (SELECT nextval('simulated_calendar_version') AS version)
+         UPDATE simulated_calendar_events e SET start_at = $3, end_at = $4, version = v.version, etag = 'v' || v.version
+           FROM v WHERE e.calendar_id = $1 AND e.id = $2 AND NOT e.deleted RETURNING e.*`,
         [calendarId, id, start, end],
       );
       return rows[0] ?? null;
@@ -57,9 +58,9 @@ export function createSimulatedCalendarRepository(db: Queryable) {
     /** Marks an event deleted (kept as a tombstone so a sync reports it); false when there was none. */
     async remove(calendarId: string, id: string): Promise<boolean> {
       const { rowCount } = await db.query(
-        `UPDATE simulated_calendar_events SET deleted = true, version = nextval('simulated_calendar_version'),
-                etag = 'v' || currval('simulated_calendar_version')
-          WHERE calendar_id = $1 AND id = $2 AND NOT deleted`,
+        `WITH v AS (SELECT nextval('simulated_calendar_version') AS version)
+         UPDATE simulated_calendar_events e SET deleted = true, version = v.version, etag = 'v' || v.version
+           FROM v WHERE e.calendar_id = $1 AND e.id = $2 AND NOT e.deleted`,
         [calendarId, id],
       );
       return (rowCount ?? 0) > 0;

@@ -10,6 +10,7 @@ import { autoTopUpFailed } from './templates/auto-top-up-failed.tsx';
 import { numberPaymentDue } from './templates/number-payment-due.tsx';
 import { websiteHostingDue } from './templates/website-hosting-due.tsx';
 import { onboardingLink } from './templates/onboarding-link.tsx';
+import { calendarLink } from './templates/calendar-link.tsx';
 
 /**
  * An outbox row made into a message: its template by kind, and the sender it appears to come
@@ -53,6 +54,7 @@ const TEMPLATES: Record<EmailKind, { template: (input: TemplateInput) => Promise
   number_payment_due: { template: numberPaymentDue, onBehalf: false, needsLink: false },
   website_hosting_due: { template: websiteHostingDue, onBehalf: false, needsLink: false },
   onboarding_link: { template: onboardingLink, onBehalf: true, needsLink: true },
+  calendar_link: { template: calendarLink, onBehalf: true, needsLink: true },
 };
 
 

@@ -14,10 +14,12 @@ import { installRateLimit } from './plugins/rate-limit.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installOpenApi } from './plugins/openapi.ts';
 import { installBrandHost, type BrandHostDeps } from './plugins/brand-host.ts';
+import { installGracefulClose } from './plugins/graceful-close.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerReadinessRoutes } from './routes/readiness.ts';
 import { registerOnboardingLinkRoutes } from './routes/onboarding-links.ts';
+import { registerCalendarRoutes } from './routes/calendar.ts';
 import { registerNumberRoutes } from './routes/numbers.ts';
 import { registerWebsiteRoutes } from './routes/websites.ts';
 import { registerSitePages } from './pages/sites.ts';
@@ -27,6 +29,7 @@ import { registerCoverageRoutes } from './routes/coverage.ts';
 import { registerAdminAccountRoutes } from './routes/admin-accounts.ts';
 import { registerAdminPlatformRoutes } from './routes/admin-platform.ts';
 import { registerOnboardingPages } from './pages/onboarding.ts';
+import { registerCalendarPages } from './pages/calendar.ts';
 import { registerBalanceRoutes } from './routes/balance.ts';
 import { registerAdminMoneyRoutes } from './routes/admin-money.ts';
 import { registerCallRoutes } from './routes/calls.ts';
@@ -55,8 +58,10 @@ import { registerConsoleCallRoutes } from './routes/console-calls.ts';
 import { registerConsoleComplianceRoutes } from './routes/console-compliance.ts';
 import { registerConsoleBrandRoutes } from './routes/console-brand.ts';
 import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
+import { registerConsoleCalendarRoutes } from './routes/console-calendar.ts';
 import { registerPaymentRoutes } from './routes/console-payments.ts';
 import { registerConsoleSimulatedCheckoutRoutes } from './routes/console-simulated-checkout.ts';
+import { registerHealthRoutes } from './routes/health.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -82,6 +87,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerCustomerRoutes> &
   RouteDeps<typeof registerReadinessRoutes> &
   RouteDeps<typeof registerOnboardingLinkRoutes> &
+  RouteDeps<typeof registerCalendarRoutes> &
   RouteDeps<typeof registerNumberRoutes> &
   RouteDeps<typeof registerWebsiteRoutes> &
   RouteDeps<typeof registerSitePages> &
@@ -99,6 +105,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerAdminWebhookRoutes> &
   RouteDeps<typeof registerAdminEmailRoutes> &
   RouteDeps<typeof registerOnboardingPages> &
+  RouteDeps<typeof registerCalendarPages> &
   RouteDeps<typeof registerTelephonyRoutes> &
   RouteDeps<typeof registerTelephonyInboundRoutes> &
   RouteDeps<typeof registerSessionRoutes> &
@@ -115,6 +122,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerConsoleComplianceRoutes> &
   RouteDeps<typeof registerConsoleBrandRoutes> &
   RouteDeps<typeof registerConsoleCustomerRoutes> &
+  RouteDeps<typeof registerConsoleCalendarRoutes> &
   RouteDeps<typeof registerPaymentRoutes> &
   RouteDeps<typeof registerConsoleSimulatedCheckoutRoutes>;
 
@@ -140,7 +148,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
     },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientErrorAnswer(services.log as unknown as FastifyBaseLogger),
-    return503OnClosing: true,
+    // While closing, requests are served, then answered in the error shape (plugins/graceful-close.ts), never with fastify's own 503.
+    return503OnClosing: false,
     // external_ref (up to 255 characters, percent-encoded) travels as a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
@@ -150,6 +159,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   installErrorBoundary(app);
   installRequestLog(app);
   installRequestMetrics(app);
+  installGracefulClose(app);
   // Before authentication: a request whose head is refused is not asked for its key.
   installRequestHead(app);
   // Before authentication: a reseller's brand domain serves its customers' pages only (404 for the rest).
@@ -175,6 +185,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerCustomerRoutes(app, services);
   registerReadinessRoutes(app, services);
   registerOnboardingLinkRoutes(app, services);
+  registerCalendarRoutes(app, services);
   registerNumberRoutes(app, services);
   registerWebsiteRoutes(app, services);
   await registerSitePages(app, services);
@@ -192,6 +203,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerAdminWebhookRoutes(app, services);
   registerAdminEmailRoutes(app, services);
   await registerOnboardingPages(app, services);
+  await registerCalendarPages(app, services);
   await registerTelephonyRoutes(app, services);
   await registerTelephonyInboundRoutes(app, services);
   registerSessionRoutes(app, services);
@@ -209,11 +221,13 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleComplianceRoutes(app, services);
   registerConsoleBrandRoutes(app, services);
   registerConsoleCustomerRoutes(app, services);
+  registerConsoleCalendarRoutes(app, services);
   await registerPaymentRoutes(app, services);
   registerConsoleSimulatedCheckoutRoutes(app, services);
   registerConsoleApp(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
+  registerHealthRoutes(app, services);
   return app;
 }

@@ -68,6 +68,9 @@ export const ERRORS = {
   provisioning_not_recorded: e(500, 'api_error', 'The provisioning request was not recorded; nothing started. Retry safely.'),
   onboarding_link_not_created: e(500, 'api_error', 'The onboarding link was not created; nothing was sent. Retry safely.'),
   onboarding_email_limit: e(429, 'invalid_request_error', 'Too many onboarding links were emailed in the last 24 hours (5 per customer, 200 per account); mint without email and send the link yourself, or try later.'),
+  calendar_connection_failed: e(422, 'invalid_request_error', 'The calendar could not be connected: the check (read free/busy, write and delete a probe event) failed; the message says why. Nothing was stored.'),
+  calendar_not_connected: e(409, 'conflict_error', 'The customer has no calendar connected.'),
+  calendar_link_not_created: e(500, 'api_error', 'The calendar link was not created; nothing was sent. Retry safely.'),
   // calls
   invalid_phone_number: e(400, 'invalid_request_error', 'phone is not a valid telephone number.'),
   phone_country_mismatch: e(400, 'invalid_request_error', "The number is not in the customer's country."),

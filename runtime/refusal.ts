@@ -43,6 +43,9 @@ export type RefusalCode =
   | 'provisioning_not_recorded'
   | 'onboarding_link_not_created'
   | 'onboarding_email_limit'
+  | 'calendar_connection_failed'
+  | 'calendar_not_connected'
+  | 'calendar_link_not_created'
   // calls, appointments and the do-not-call list
   | 'invalid_phone_number'
   | 'phone_country_mismatch'

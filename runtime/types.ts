@@ -9,7 +9,8 @@ export type EmailKind =
   | 'auto_top_up_failed'
   | 'number_payment_due'
   | 'website_hosting_due'
-  | 'onboarding_link';
+  | 'onboarding_link'
+  | 'calendar_link';
 
 /** A person's role in a reseller's console (actors/account/console-roles.ts says what each may do). */
 export type ConsoleRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';

@@ -22,7 +22,7 @@ export interface TurnSettings {
 
 /** A function the agent may call. Parameters are a JSON Schema object. */
 export interface ToolSpec {
-  name: 'book_appointment' | 'end_call' | 'mark_do_not_call' | 'recording_objection';
+  name: 'find_free_slots' | 'book_appointment' | 'end_call' | 'mark_do_not_call' | 'recording_objection';
   description: string;
   parameters: Record<string, unknown>;
 }

@@ -17,6 +17,7 @@ import { assessCoverage } from '../coverage/coverage.ts';
 import { staleRegistriesOf } from '../shared/dnc-registries.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { customerView } from '../customer/views.ts';
+import { mergeBookingSettings } from '../customer/booking-settings.ts';
 import { callSettingsProblem, mergeCallSettings, registeredAddressInput, registeredNameInput, trimmedCallSettingsPatch } from '../customer/call-settings-change.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { KEY_PREFIX, ROTATION_GRACE_MS, keyClock } from './api-key-rules.ts';
@@ -141,6 +142,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
       const phone = input.phone ? businessPhone(input.phone, country) : null;
       const callSettings = mergeCallSettings({}, trimmedCallSettingsPatch(input.call_settings));
       if (callSettingsProblem(callSettings, { phone })) throw new Refusal('forward_needs_phone');
+      const bookingSettings = mergeBookingSettings(null, input.booking);
       if (account.max_customers !== null) {
         const count = await createAccountRepository(client).customerCount(state.id, mode);
         if (count >= account.max_customers) {
@@ -165,6 +167,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
           registeredName: registeredNameInput(input.registered_name) ?? null,
           registeredAddress: registeredAddressInput(input.registered_address) ?? null,
           callSettings,
+          bookingSettings,
           now,
         });
       } catch (err) {

@@ -6,6 +6,7 @@ import type { BrandField, AccountLimitField } from '../../db/accounts.ts';
 import type { accountView, apiKeyView, brandView, adminAccountView } from './views.ts';
 import type { customerView } from '../customer/views.ts';
 import type { CallSettingsPatch } from '../customer/call-settings-change.ts';
+import type { BookingSettingsPatch } from '../customer/booking-settings.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import type { buildBalance } from '../../money/balance-view.ts';
 import type { usageView } from './views.ts';
@@ -30,6 +31,8 @@ export interface CreateCustomerInput {
   /** The postal address said in a UK call's opening (PECR reg. 24). */
   registered_address?: string | null;
   call_settings?: CallSettingsPatch | null;
+  /** The booking rules (issue 24): any field; null: the defaults. */
+  booking?: BookingSettingsPatch | null;
 }
 
 export interface CreateKeyInput {

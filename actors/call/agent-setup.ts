@@ -12,15 +12,29 @@ export const RECORDING_OBJECTION_TOOL: ToolSpec = {
 /** The agent's tools (DESIGN: book appointment, end call, opt out → do-not-call). */
 export const TOOLS: ToolSpec[] = [
   {
-    name: 'book_appointment',
-    description: 'Book a meeting the prospect agreed to. Confirm the day and time aloud first.',
+    name: 'find_free_slots',
+    description:
+      'Find times the business can meet: up to three free slots, soonest first. Each has start_at (pass it to book_appointment as is) and says (how to say it to the person). ' +
+      'Call it before proposing any time.',
     parameters: {
       type: 'object',
       properties: {
-        start_at: { type: 'string', description: 'Start, ISO 8601 with offset, in the time zone of the business you call for' },
-        duration_minutes: { type: 'integer', minimum: 10, maximum: 120 },
-        attendee_name: { type: 'string' },
-        notes: { type: 'string' },
+        after: { type: 'string', description: 'Only slots from this date or date and time on (ISO 8601), e.g. when the person asks for next week; a date (YYYY-MM-DD) or a time without an offset is on the business\'s clock' },
+        part_of_day: { type: 'string', enum: ['morning', 'afternoon', 'any'] },
+      },
+    },
+  },
+  {
+    name: 'book_appointment',
+    description:
+      'Book a meeting the person agreed to, at a start_at given by find_free_slots. Confirm the day and time aloud first. ' +
+      'If it answers booked false with reason slot_taken, the time was just taken: say so and offer its next_slots.',
+    parameters: {
+      type: 'object',
+      properties: {
+        start_at: { type: 'string', description: 'Start, ISO 8601 with offset: a start_at from find_free_slots' },
+        attendee_name: { type: 'string', description: 'The name of the person who will attend' },
+        notes: { type: 'string', description: 'What the meeting is about, anything the business should know' },
       },
       required: ['start_at'],
     },
@@ -80,7 +94,9 @@ export function agentSetup(c: {
     'If asked whether you are an AI, a bot or a real person, say plainly that you are an automated assistant. Never claim or pretend to be human.',
     'If the person asks not to be called again, or says stop, call mark_do_not_call immediately and say nothing more: the call ends at once.',
     'If you hear a voicemail greeting or an automated phone menu (IVR) instead of a person, say a short, polite goodbye and call end_call with reason voicemail.',
-    `Your goal is a short meeting. Times are in ${c.timezone}. Confirm the day and time before calling book_appointment.`,
+    `Your goal is a short meeting. Call find_free_slots before proposing a time, offer two or three of its slots as their "says" reads ` +
+      `(the person's own time where it differs from ${c.timezone}), never a time it did not give, and confirm the day and time before calling book_appointment. ` +
+      'If no slot is free, offer that someone from the business calls back.',
     'Never pressure, never invent facts, prices or consent, and never mention any technology or company behind this call other than ' +
       `${c.businessName}. When the conversation is over, call end_call.`,
     c.researchNotes ? `What you know about ${c.businessName}: ${c.researchNotes}` : '',

@@ -102,6 +102,7 @@ export class CallKeeper {
     await duty('renew leases', () => this.renew());
     await duty('carrier report retries', () => this.deps.inbox.retryDue());
     await duty('machine verdicts of this process’s calls', () => this.deps.inbox.retryMachineVerdictsOf(this.deps.owner));
+    await duty('handed-over calls', () => this.takeOverHandedOver());
     await duty('orphaned calls', () => this.takeOverOrphans());
     await duty('overdue calls', () => this.reconcileOverdue());
     await duty('completion events', () => emitOverdueCompletions(this.deps.pool, this.deps.clock.now(), this.deps.config.publicUrl));
@@ -131,8 +132,33 @@ export class CallKeeper {
     for (const call of orphans) {
       // Asked again in a while if this attempt does not end it (the carrier unreachable, a hangup whose report is lost).
       this.watched.set(call.id, this.nowMs() + AFTER_MEDIA_MS);
-      this.deps.log.warn({ call_id: call.id, status: call.status, previous_owner_lease_expired: true }, 'a call whose process stopped renewing its lease is recovered here');
+      // Whose lease, and how long ago it ran out (on the database's clock, as leases are).
+      this.deps.log.warn(
+        {
+          event: 'lease_taken_over',
+          kind: 'call',
+          call_id: call.id,
+          status: call.status,
+          previous_owner: call.previous_owner,
+          lease_expired_at: call.previous_lease_expired_at.toISOString(),
+          previous_owner_lease_expired: true,
+        },
+        'a call whose process stopped renewing its lease is recovered here',
+      );
       await this.recover(call).catch((err) => this.deps.log.warn({ err, call_id: call.id }, 'recovering a call failed; it is tried again'));
+    }
+  }
+
+  /**
+   * Running calls a stopping dialler handed over (call-drain.ts): taken at once, without the
+   * orphans' wait and without hanging up. Their end comes as the carrier reports it (any process
+   * records it); one not ended within AFTER_MEDIA_MS is looked up at the carrier as any overdue call.
+   */
+  private async takeOverHandedOver(): Promise<void> {
+    const taken = await createCallRepository(this.deps.pool).takeOverHandedOver(this.deps.owner, LEASE_SECONDS, 50);
+    for (const call of taken) {
+      this.watched.set(call.id, this.nowMs() + AFTER_MEDIA_MS);
+      this.deps.log.info({ call_id: call.id, status: call.status, from: call.handed_over_by, to: this.deps.owner }, 'a call handed over by a stopping dialler is taken over here');
     }
   }
 

@@ -12,6 +12,8 @@ import type { Opening, OpeningSegment } from './opening.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
 import type { RetryRule } from './retries.ts';
+import type { CalendarOpener } from '../../calendars/open-calendar.ts';
+import type { SecretBox } from '../../runtime/secret-box.ts';
 
 /** What the call actor needs besides the database: the carriers, the agents, where media arrives. */
 export interface CallDeps extends Deps {
@@ -37,6 +39,10 @@ export interface CallDeps extends Deps {
   mediaStopped?: (callId: string) => void;
   /** Whether and when a request tries again after an attempt ended (actors/scheduler/retry-rules.ts; retries.ts). */
   decideRetry: RetryRule;
+  /** Opens a customer's calendar from its connection's credentials (issue 24: free slots and bookings, actors/call/booking.ts). */
+  calendars: CalendarOpener;
+  /** Opens the connection's sealed credentials (and seals refreshed ones). */
+  secrets: Pick<SecretBox, 'open' | 'seal'>;
 }
 
 /**

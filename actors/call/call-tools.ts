@@ -1,17 +1,14 @@
-import { withTransaction } from '../../db/pool.ts';
-import { createCallRepository } from '../../db/calls.ts';
-import { createAppointmentRepository } from '../../db/appointments.ts';
-import { createCustomerRepository } from '../../db/customers.ts';
 import { readToolCall } from './tool-args.ts';
-import { localTime } from './local-time.ts';
+import { createBooking } from './booking.ts';
 import { mustGetCall, type CallDeps, type CallState } from './call-state.ts';
 import type { CallEnd } from './call-end.ts';
 import { objectToRecording } from './recording-objection.ts';
 import { RECORDING_OBJECTION_TOOL } from './agent-setup.ts';
 
-/** The agent's tools during a call: book an appointment, record a do-not-call request, end the call. */
+/** The agent's tools during a call: find free slots, book an appointment, record a do-not-call request, end the call. */
 export function createCallTools(deps: CallDeps, end: CallEnd, optOut: (state: CallState, reason: string | null) => Promise<void>) {
   const { pool, clock, log } = deps;
+  const booking = createBooking({ pool, log, publicUrl: () => deps.config.publicUrl, calendars: deps.calendars, secrets: deps.secrets });
 
   /** Carries out the agent's call of a tool; its arguments are read (and made safe to write) by tool-args.ts. */
   async function tool(state: CallState, name: string, args: Record<string, unknown>): Promise<unknown> {
@@ -23,27 +20,12 @@ export function createCallTools(deps: CallDeps, end: CallEnd, optOut: (state: Ca
     if ('reply' in read) return read.reply;
     const wanted = read.act;
     switch (wanted.tool) {
+      case 'find_free_slots':
+        return booking.findSlots(call, now, { after: wanted.after, partOfDay: wanted.partOfDay });
       case 'book_appointment': {
         if (call.appointment_id) return { booked: true, appointment_id: call.appointment_id, note: 'already booked on this call' };
-        const customer = await createCustomerRepository(pool).get(call.customer_id);
-        const timezone = customer?.timezone ?? 'UTC';
-        const appointment = await withTransaction(pool, async (client) => {
-          const a = await createAppointmentRepository(client).insert({
-            account_id: call.account_id,
-            mode: call.mode,
-            customer_id: call.customer_id,
-            call_id: call.id,
-            start_at: wanted.startAt,
-            end_at: wanted.endAt,
-            timezone,
-            attendee_name: wanted.attendeeName,
-            notes: wanted.notes,
-            created_at: now,
-          });
-          await createCallRepository(client).update(call.id, { appointment_id: a.id, updated_at: now });
-          return a;
-        });
-        return { booked: true, appointment_id: appointment.id, starts: localTime(appointment.start_at, timezone), timezone };
+        // The meeting's length is the customer's (booking settings); the agent's duration_minutes is not used.
+        return booking.book(call, now, { startAt: wanted.startAt, attendeeName: wanted.attendeeName, notes: wanted.notes });
       }
       case 'mark_do_not_call': {
         // Recorded at once, and the call ends without further conversation (call-actor.ts optOut).

@@ -116,8 +116,11 @@ export function appointmentView(a: AppointmentRow) {
     status: a.status,
     attendee_name: a.attendee_name,
     notes: a.notes,
+    on_calendar: a.calendar_event_id !== null,
     mode: a.mode,
     created_at: iso(a.created_at),
+    updated_at: iso(a.updated_at ?? a.created_at),
+    cancelled_at: iso(a.cancelled_at),
   };
 }
 

@@ -20,8 +20,11 @@ import { writeTransaction, type Written } from '../shared/transaction.ts';
 import { checkReadiness, refreshReadiness } from './readiness-check.ts';
 import { assessProvisioning, DEFAULT_STEPS } from './provisioning.ts';
 import { dayOf, nextRenewal } from '../../money/rules/renewal.ts';
-import { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
+import { calendarLinkView, customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { CustomerMessage, CustomerPatch, ProvisioningReply } from './messages.ts';
+import { mergeBookingSettings } from './booking-settings.ts';
+import { calendarConnectionOf, connectCalendar, disconnectCalendar, type CalendarRooms } from './calendar-connection.ts';
+import { createCalendarLinkRepository } from '../../db/calendar-links.ts';
 import { callSettingsProblem, mergeCallSettings, registeredAddressInput, registeredNameInput, trimmedCallSettingsPatch } from './call-settings-change.ts';
 
 /** Onboarding links last 30 days (spec: Limits → Other). */
@@ -30,6 +33,9 @@ export const ONBOARDING_TOKEN_PREFIX = 'ob_';
 /** Onboarding links emailed in any 24 hours: per customer, and per account (docs/api.md, Onboarding links). */
 export const ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY = 5;
 export const ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY = 200;
+/** Calendar links last 7 days (issue 24); minting one revokes the previous. */
+export const CALENDAR_LINK_DAYS = 7;
+export const CALENDAR_TOKEN_PREFIX = 'cal_';
 
 /**
  * The customer actor: the single writer of one customer inside a process. It keeps only the
@@ -42,7 +48,7 @@ export interface CustomerState {
   country: string;
 }
 
-const READS = new Set<CustomerMessage['type']>(['get_customer', 'get_readiness', 'get_provisioning', 'list_onboarding_links', 'get_limits']);
+const READS = new Set<CustomerMessage['type']>(['get_customer', 'get_readiness', 'get_provisioning', 'list_onboarding_links', 'get_limits', 'get_calendar']);
 
 /**
  * The number step's work, done by the numbers room (actors/numbers/numbers.ts `provisionNumber`):
@@ -54,8 +60,9 @@ export type ProvisionNumber = (customerId: string) => Promise<unknown>;
 /** Seals a secret with the secret box (runtime/secret-box.ts): an emailed link kept in the outbox until sent. */
 export type SealSecret = (plain: string) => Buffer;
 
-export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber; seal: SealSecret }): Behaviour<CustomerMessage, CustomerState> {
+export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber; seal: SealSecret } & CalendarRooms): Behaviour<CustomerMessage, CustomerState> {
   const { pool, clock, log, config } = deps;
+  const calendarDeps = { pool, clock, log, calendars: rooms.calendars, secrets: rooms.secrets };
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<CustomerRow> {
     const repo = createCustomerRepository(db);
@@ -74,7 +81,7 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     const { facts, assessment } = await readiness(db, state.id);
     const view = assessProvisioning({
       readiness: assessment,
-      calendarConnected: facts.calendar_connected,
+      calendar: { status: facts.calendar_status ?? 'not_connected', failureMessage: facts.calendar_failure_message },
       requestedSteps: facts.requested_steps ?? [],
       numberOrder: facts.number_order_outcome,
     });
@@ -122,61 +129,103 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
     // Counted under the account's lock: two mints for different customers cannot both pass at the limit.
     await lockAccountEmailCounts(client, state.accountId);
     const since = new Date(now.getTime() - 86_400_000);
-    const forCustomer = await countEmailsSince(client, { accountId: state.accountId, customerId: state.id, kind: 'onboarding_link', since });
-    if (forCustomer >= ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY) throw new Refusal('onboarding_email_limit');
-    const forAccount = await countEmailsSince(client, { accountId: state.accountId, kind: 'onboarding_link', since });
-    if (forAccount >= ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY) throw new Refusal('onboarding_email_limit');
+    // Onboarding and calendar links emailed to customers share the limits (issue 24).
+    const count = async (customerId?: string) =>
+      (await countEmailsSince(client, { accountId: state.accountId, customerId, kind: 'onboarding_link', since })) +
+      (await countEmailsSince(client, { accountId: state.accountId, customerId, kind: 'calendar_link', since }));
+    if ((await count(state.id)) >= ONBOARDING_EMAILS_PER_CUSTOMER_PER_DAY) throw new Refusal('onboarding_email_limit');
+    if ((await count()) >= ONBOARDING_EMAILS_PER_ACCOUNT_PER_DAY) throw new Refusal('onboarding_email_limit');
   }
 
   /**
-   * A new onboarding link (the ones before it replaced). With `email`, the link is also emailed
-   * there on the reseller's behalf: the outbox row (the URL sealed) is written in the link's
-   * transaction, and the link keeps the address (`emailed_to`).
+   * A new link a customer opens (the ones before it replaced): onboarding (the calling terms) or
+   * calendar (issue 24). With `email`, the link is also emailed there on the reseller's behalf:
+   * the outbox row (the URL sealed) is written in the link's transaction, and the link keeps the
+   * address (`emailed_to`). The stored body (idempotent replay) leaves the URL out: only the
+   * token's hash is kept.
    */
-  async function mintOnboardingLink(state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) {
+  async function mintCustomerLink<L extends { id: string; expires_at: Date }, B extends object>(
+    state: CustomerState,
+    email: string | undefined,
+    idem: IdempotencyClaim | undefined,
+    spec: {
+      failure: RefusalCode;
+      kind: 'onboarding_link' | 'calendar_link';
+      prefix: string;
+      days: number;
+      path: string;
+      links: (client: Client) => {
+        replaceActive(customerId: string, now: Date): Promise<number>;
+        insert(l: { accountId: string; customerId: string; mode: Mode; tokenHash: Buffer; prefix: string; expiresAt: Date; emailedTo: string | null; now: Date }): Promise<L>;
+      };
+      view: (link: L, now: Date) => B;
+    },
+  ) {
     const now = clock.now();
     let url: string | undefined;
-    const outcome = await orFail('onboarding_link_not_created', () =>
+    const outcome = await orFail(spec.failure, () =>
       writeTransaction(pool, idem, now, async (client) => {
         const customer = await mustGet(client, state.id, true);
         if (email !== undefined) await withinOnboardingEmailLimits(client, state, now);
-        const links = createOnboardingLinkRepository(client);
+        const links = spec.links(client);
         await links.replaceActive(state.id, now);
-        const token = mintToken(ONBOARDING_TOKEN_PREFIX);
+        const token = mintToken(spec.prefix);
         const emailedTo = email === undefined ? null : email.trim().toLowerCase();
         const link = await links.insert({
           accountId: state.accountId,
           customerId: state.id,
           mode: state.mode,
           tokenHash: hashToken(token),
-          prefix: token.slice(0, ONBOARDING_TOKEN_PREFIX.length + 6),
-          expiresAt: new Date(now.getTime() + ONBOARDING_LINK_DAYS * 86_400_000),
+          prefix: token.slice(0, spec.prefix.length + 6),
+          expiresAt: new Date(now.getTime() + spec.days * 86_400_000),
           emailedTo,
           now,
         });
         // At the reseller's brand domain once DNS has verified it, else at the service's public URL.
-        url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/onboarding/${token}`;
+        url = `${await customerOriginOf(client, state.accountId, config.publicUrl)}/${spec.path}/${token}`;
         if (emailedTo !== null) {
           const country = await createCoverageRepository(client).get(customer.country);
           await enqueueEmail(client, {
             accountId: state.accountId,
             mode: state.mode,
             customerId: state.id,
-            kind: 'onboarding_link',
+            kind: spec.kind,
             audience: 'customer',
             to: emailedTo,
-            dedupeKey: `onboarding_link:${link.id}`,
+            dedupeKey: `${spec.kind}:${link.id}`,
             data: { customer_name: customer.name, link_id: link.id, expires_at: link.expires_at.toISOString(), language: country?.calling_language ?? null },
             secretSealed: rooms.seal(url),
             now,
           });
         }
-        // The stored body (idempotent replay) leaves the URL out: only the token's hash is kept.
-        return { created: true, body: onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }) };
+        return { created: true, body: spec.view(link, now) };
       }),
     );
     return url === undefined ? outcome : { ...outcome, body: { ...outcome.body, url } };
   }
+
+  const mintOnboardingLink = (state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) =>
+    mintCustomerLink(state, email, idem, {
+      failure: 'onboarding_link_not_created',
+      kind: 'onboarding_link',
+      prefix: ONBOARDING_TOKEN_PREFIX,
+      days: ONBOARDING_LINK_DAYS,
+      path: 'onboarding',
+      links: createOnboardingLinkRepository,
+      view: (link, now) => onboardingLinkView(link, now, { expiresInDays: ONBOARDING_LINK_DAYS }),
+    });
+
+  /** A calendar link: 7 days, the page where the customer connects its calendar. */
+  const mintCalendarLink = (state: CustomerState, email: string | undefined, idem?: IdempotencyClaim) =>
+    mintCustomerLink(state, email, idem, {
+      failure: 'calendar_link_not_created',
+      kind: 'calendar_link',
+      prefix: CALENDAR_TOKEN_PREFIX,
+      days: CALENDAR_LINK_DAYS,
+      path: 'calendar',
+      links: createCalendarLinkRepository,
+      view: (link) => calendarLinkView(link),
+    });
 
   async function receive(state: CustomerState, msg: CustomerMessage): Promise<{ state: CustomerState; reply: unknown }> {
     const done = (reply: unknown) => ({ state, reply });
@@ -238,8 +287,14 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
       case 'record_research':
         await createCustomerRepository(pool).update(state.id, { research_notes: msg.notes });
         return done({ object: 'research_notes' as const, customer_id: state.id, recorded: true as const });
-      case 'connect_calendar':
-        return done(await changeAndAssess(state, { calendar_connected_at: now }));
+      case 'get_calendar':
+        return done(await calendarConnectionOf(pool, state.id));
+      case 'calendar_connect':
+        return done(await connectCalendar(calendarDeps, state, msg.credentials));
+      case 'calendar_disconnect':
+        return done(await disconnectCalendar(calendarDeps, state.id));
+      case 'mint_calendar_link':
+        return done(await mintCalendarLink(state, msg.email, msg.idempotency));
       case 'assign_number': {
         await withTransaction(pool, async (client) => {
           await mustGet(client, state.id, true);
@@ -284,6 +339,7 @@ export function customerBehaviour(deps: Deps, rooms: { provisionNumber: Provisio
         if (callSettingsProblem(merged, current)) throw new Refusal('forward_needs_phone');
         fields.call_settings = merged;
       }
+      if (patch.booking !== undefined) fields.booking_settings = mergeBookingSettings(current.booking_settings, patch.booking);
       const row = await createCustomerRepository(client).update(state.id, fields);
       return { created: false, body: customerView(row) };
     });

@@ -2,9 +2,12 @@ import type { IdempotencyClaim } from '../../db/idempotency.ts';
 import type { CustomerLimitField } from '../../db/customers.ts';
 import type { List, Page } from '../shared/list.ts';
 import type { Written } from '../shared/transaction.ts';
-import type { customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
+import type { calendarLinkView, customerView, limitsView, onboardingLinkView, readinessView } from './views.ts';
 import type { ProvisioningView } from './provisioning.ts';
 import type { CallSettingsPatch } from './call-settings-change.ts';
+import type { BookingSettingsPatch } from './booking-settings.ts';
+import type { CalendarCredentials } from '../../calendars/calendar.ts';
+import type { CalendarConnectionView } from './calendar-connection.ts';
 
 export type ProvisioningReply = ProvisioningView & {
   object: 'provisioning';
@@ -27,7 +30,10 @@ export type CustomerMessage =
   | { type: 'update_limits'; patch: Partial<Record<CustomerLimitField, number | null>>; idempotency?: IdempotencyClaim }
   | { type: 'certify_script'; script: string | null }
   | { type: 'record_research'; notes: string }
-  | { type: 'connect_calendar' }
+  | { type: 'get_calendar' }
+  | { type: 'calendar_connect'; credentials: CalendarCredentials }
+  | { type: 'calendar_disconnect' }
+  | { type: 'mint_calendar_link'; email?: string; idempotency?: IdempotencyClaim }
   | { type: 'assign_number'; e164: string; kind: 'rented' | 'caller_id' };
 
 /** What PATCH /v1/customers/{id} changes: send only what changes (docs/api.md, "Customers"). */
@@ -36,6 +42,8 @@ export interface CustomerPatch {
   /** The postal address said in a UK call's opening (PECR reg. 24). */
   registered_address?: string | null;
   call_settings?: CallSettingsPatch | null;
+  /** The booking rules (issue 24): any field; null resets. */
+  booking?: BookingSettingsPatch | null;
 }
 
 export interface CustomerReplies {
@@ -51,6 +59,9 @@ export interface CustomerReplies {
   update_limits: Written<ReturnType<typeof limitsView>>;
   certify_script: ReturnType<typeof readinessView>;
   record_research: { object: 'research_notes'; customer_id: string; recorded: true };
-  connect_calendar: ReturnType<typeof readinessView>;
+  get_calendar: CalendarConnectionView;
+  calendar_connect: CalendarConnectionView;
+  calendar_disconnect: CalendarConnectionView;
+  mint_calendar_link: Written<ReturnType<typeof calendarLinkView> & { url?: string }>;
   assign_number: ReturnType<typeof readinessView>;
 }

@@ -25,7 +25,16 @@ export const NUMBER_ORDER_BLOCKERS = [
 ] as const;
 export type NumberOrderBlocker = (typeof NUMBER_ORDER_BLOCKERS)[number];
 
-export type ProvisioningBlocker = BlockerCode | 'no_calendar_connected' | NumberOrderBlocker;
+export type ProvisioningBlocker = BlockerCode | 'no_calendar_connected' | 'calendar_connection_failed' | NumberOrderBlocker;
+
+/**
+ * The customer's calendar as the calendar step sees it (issue 24): never connected, a working
+ * connection, or one that stopped working (`failureMessage` says why, in the customer's terms).
+ */
+export interface CalendarStepFacts {
+  status: 'not_connected' | 'working' | 'failing';
+  failureMessage: string | null;
+}
 
 interface StepRule {
   step: ProvisioningStep;
@@ -41,7 +50,7 @@ const STEP_RULES: readonly StepRule[] = [
 
 export interface ProvisioningFacts {
   readiness: ReadinessAssessment;
-  calendarConnected: boolean;
+  calendar: CalendarStepFacts;
   /** Every step ever requested for this customer (calendar counts only once requested). */
   requestedSteps: readonly string[];
   /** Why the service's last try of the number step rented nothing, or null (none failed, or one succeeded since). */
@@ -53,7 +62,8 @@ export interface ProvisioningView {
   ready: boolean;
   waiting_on: Party | 'nobody';
   blockers: ProvisioningBlocker[];
-  steps: { step: ProvisioningStep; done: boolean; waiting_on: Party; blocker: ProvisioningBlocker | null }[];
+  /** `message` says why a step is not done (the calendar step's); null otherwise. */
+  steps: { step: ProvisioningStep; done: boolean; waiting_on: Party; blocker: ProvisioningBlocker | null; message: string | null }[];
 }
 
 /**
@@ -64,17 +74,16 @@ export interface ProvisioningView {
 export function assessProvisioning(f: ProvisioningFacts): ProvisioningView {
   const calendarRequested = f.requestedSteps.includes('calendar');
   const steps = STEP_RULES.filter((r) => r.step !== 'calendar' || calendarRequested).map((r) => {
-    // The calendar is no readiness gate: once requested, connecting it is the customer's move.
-    if (r.step === 'calendar') {
-      return { step: r.step, done: f.calendarConnected, waiting_on: 'customer' as const, blocker: f.calendarConnected ? null : r.blocker };
-    }
+    // The calendar is no readiness gate: once requested, connecting it is the customer's move,
+    // and only a working connection does it.
+    if (r.step === 'calendar') return { step: r.step, waiting_on: 'customer' as const, ...calendarStep(f.calendar) };
     const open = f.readiness.blockers.find((b) => b.code === r.blocker);
     // The number step the service tried and could not finish names why, and who moves next:
     // the reseller for money, the service for the carrier's requirements.
     const order = r.step === 'number' && open && f.numberOrder ? numberOrderBlocker(f.numberOrder) : null;
-    if (order) return { step: r.step, done: false, waiting_on: order === 'insufficient_balance' ? ('reseller' as const) : ('service' as const), blocker: order };
+    if (order) return { step: r.step, done: false, waiting_on: order === 'insufficient_balance' ? ('reseller' as const) : ('service' as const), blocker: order, message: null };
     // A done step names who did its work: the service.
-    return { step: r.step, done: !open, waiting_on: open?.waitingOn ?? 'service', blocker: open?.code ?? null };
+    return { step: r.step, done: !open, waiting_on: open?.waitingOn ?? 'service', blocker: open?.code ?? null, message: null };
   });
 
   const blockers: ProvisioningBlocker[] = f.readiness.blockers.map((b) => b.code);
@@ -82,8 +91,8 @@ export function assessProvisioning(f: ProvisioningFacts): ProvisioningView {
   const numberStep = steps.find((s) => s.step === 'number');
   // Stryker disable next-line OptionalChaining: the number step is always there (only the calendar step is ever left out)
   if (numberStep?.blocker && numberStep.blocker !== 'no_number_in_country') blockers.push(numberStep.blocker);
-  const calendarStep = steps.find((s) => s.step === 'calendar');
-  if (calendarStep && !calendarStep.done) blockers.push('no_calendar_connected');
+  const calendar = steps.find((s) => s.step === 'calendar');
+  if (calendar?.blocker) blockers.push(calendar.blocker);
 
   // The state names the first thing still missing: steps first, then the customer's terms, then
   // the account's gates.
@@ -101,6 +110,16 @@ export function assessProvisioning(f: ProvisioningFacts): ProvisioningView {
     waitingOn = next.waitingOn;
   }
   return { state, ready: blockers.length === 0, waiting_on: waitingOn, blockers, steps };
+}
+
+/** The calendar step: done only with a working connection; a failing one says why. */
+function calendarStep(c: CalendarStepFacts): { done: boolean; blocker: ProvisioningBlocker | null; message: string | null } {
+  if (c.status === 'working') return { done: true, blocker: null, message: null };
+  if (c.status === 'failing') {
+    const why = c.failureMessage ? ` (${c.failureMessage.replace(/[.\s]+$/, '')})` : '';
+    return { done: false, blocker: 'calendar_connection_failed', message: `The customer's calendar connection stopped working${why}; no times are offered from it until the customer connects it again through a calendar link.` };
+  }
+  return { done: false, blocker: 'no_calendar_connected', message: 'The customer has not connected a calendar yet; send them a calendar link to connect it.' };
 }
 
 function numberOrderBlocker(code: string): NumberOrderBlocker | null {

@@ -1,10 +1,12 @@
 import type { CustomerRow } from '../../db/customers.ts';
 import type { OnboardingLinkRow } from '../../db/onboarding-links.ts';
+import type { CalendarLinkRow } from '../../db/calendar-links.ts';
 import type { ReadinessRow } from '../../db/readiness.ts';
 import { iso } from '../../runtime/types.ts';
 import type { Blocker, ReadinessAssessment } from './readiness.ts';
 import { consentNotices } from '../shared/requested-call-only.ts';
 import { callSettingsOf } from './call-settings.ts';
+import { bookingSettingsOf } from './booking-settings.ts';
 
 /**
  * The name the customer's business goes by on calls and in the coach: `brand_name` when it says
@@ -27,6 +29,8 @@ export function customerView(c: CustomerRow) {
     registered_address: c.registered_address,
     // As in force, defaults filled in: what the customer's calls will do (docs/api.md, "Call settings").
     call_settings: callSettingsOf(c),
+    // The booking rules in force, defaults filled in (docs/api.md, "Booking settings").
+    booking: bookingSettingsOf(c),
     country: c.country,
     timezone: c.timezone,
     status: c.status,
@@ -88,4 +92,9 @@ export function onboardingLinkView(l: OnboardingLinkRow, now: Date, mint?: { exp
     created_at: iso(l.created_at),
     ...(mint ? { expires_in_days: mint.expiresInDays } : {}),
   };
+}
+
+/** POST /v1/customers/{id}/calendar_link's answer (the URL added once, on the mint response). */
+export function calendarLinkView(l: CalendarLinkRow) {
+  return { object: 'calendar_link' as const, customer_id: l.customer_id, prefix: l.prefix, expires_at: l.expires_at.toISOString(), emailed_to: l.emailed_to };
 }

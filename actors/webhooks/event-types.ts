@@ -7,6 +7,8 @@
 export const EVENT_TYPES = [
   'call.completed',
   'appointment.booked',
+  'appointment.updated',
+  'appointment.cancelled',
   'customer.ready',
   'balance.low',
   'key.rotated',

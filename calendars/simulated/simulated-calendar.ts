@@ -36,6 +36,15 @@ export function simulatedCalendar(pool: Queryable, calendarId: string): Calendar
       return row ? { id: row.id, etag: row.etag } : null;
     },
 
+    async events(ids) {
+      return Promise.all(
+        ids.map(async (id) => {
+          const r = await repo().get(calendarId, id);
+          return !r || r.deleted ? { id, kind: 'deleted' as const } : { id, kind: 'changed' as const, start: r.start_at, end: r.end_at, etag: r.etag, cancelled: false };
+        }),
+      );
+    },
+
     async changes(syncToken): Promise<CalendarChanges> {
       if (syncToken === null) return { changes: [], syncToken: `${TOKEN_PREFIX}${await repo().latest(calendarId)}` };
       if (!syncToken.startsWith(TOKEN_PREFIX) || !/^\d+$/.test(syncToken.slice(TOKEN_PREFIX.length))) throw new CalendarSyncExpired();

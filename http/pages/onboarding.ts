@@ -9,11 +9,12 @@ import { fill, onboardingWords } from './onboarding-words.ts';
 import { Type } from '../schemas/common.ts';
 import { clientWentAway } from '../plugins/error-boundary.ts';
 import { isApiError } from '../errors.ts';
+import { calendarWords } from './calendar-words.ts';
 
 const NEUTRAL: PageBrand = { name: 'Onboarding', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const MAX_NAME = 120;
 
-function send(reply: FastifyReply, status: number, html: string) {
+export function send(reply: FastifyReply, status: number, html: string) {
   return reply.code(status).headers(PAGE_HEADERS).send(html);
 }
 
@@ -39,12 +40,13 @@ ${words.terms.map((term) => `<li>${fill(term, names)}</li>`).join('\n')}
 </div>`;
 }
 
-function stateMessage(o: OpenedLink, brand: PageBrand): { status: number; html: string } | null {
+/** `next` (trusted HTML) follows the completed state's text: the calendar step, when it waits. */
+function stateMessage(o: OpenedLink, brand: PageBrand, next = ''): { status: number; html: string } | null {
   const { words, names, page } = pageOf(o, brand);
   switch (o.state) {
     case 'completed': {
       const text = fill(words.alreadyText, { name: escapeHtml(o.link.accepted_by), date: escapeHtml(o.link.completed_at?.toISOString().slice(0, 10)) });
-      return { status: 200, html: page(words.alreadyTitle, `<h2>${words.alreadyTitle}</h2><p class="notice">${text}</p>`) };
+      return { status: 200, html: page(words.alreadyTitle, `<h2>${words.alreadyTitle}</h2><p class="notice">${text}</p>${next}`) };
     }
     case 'replaced':
       return { status: 410, html: page(words.replacedTitle, `<h2>${words.replacedHeading}</h2><p class="notice">${fill(words.replacedText, names)}</p>`) };
@@ -61,13 +63,27 @@ function stateMessage(o: OpenedLink, brand: PageBrand): { status: number; html: 
  * parse (400). The person's browser never sends these; a plain page says so, and the log gets one
  * line without a stack.
  */
-function unreadableBody(err: FastifyError): { status: number; text: string } | null {
+export function unreadableBody(err: FastifyError): { status: number; text: string } | null {
   // A refusal of the request's head or body made before the page ran (nested too deep, a URL too long, two Hosts).
   const status = err instanceof SyntaxError ? 400 : isApiError(err) && err.status < 500 ? err.status : err.statusCode;
   if (status === 415) return { status, text: 'This page accepts only the form it shows. Open the link again and use the form.' };
   if (status === 413) return { status, text: 'What was sent is larger than this form takes. Open the link again and use the form.' };
   if (status === 400 || status === 414) return { status, text: 'What was sent could not be read. Open the link again and use the form.' };
   return null;
+}
+
+/**
+ * The done state's next step when the reseller asked for the calendar step and it is not done
+ * (issue 24): a calendar link minted now (it replaces an earlier one) and a link to its page.
+ */
+async function calendarNext(services: OnboardingPageDeps, o: OpenedLink): Promise<string> {
+  const provisioning = await services.customers.ask(o.customer.id, { type: 'get_provisioning' });
+  const step = provisioning.steps.find((s) => s.step === 'calendar');
+  if (!step || step.done) return '';
+  const minted = await services.customers.ask(o.customer.id, { type: 'mint_calendar_link' });
+  if (!minted.body.url) return '';
+  const { words } = calendarWords(o.locale);
+  return `\n<p>${words.nextStep}</p>\n<p class="notice"><a href="${escapeHtml(minted.body.url)}">${words.nextLink}</a></p>`;
 }
 
 const invalidPage = (reply: FastifyReply) =>
@@ -108,7 +124,7 @@ export async function registerOnboardingPages(app: App, services: OnboardingPage
       const opened = await services.onboardingPage.open(request.params.token);
       if (!opened) return invalidPage(reply);
       const brand = pageBrand(opened.account);
-      const message = stateMessage(opened, brand);
+      const message = stateMessage(opened, brand, opened.state === 'completed' ? await calendarNext(services, opened) : '');
       if (message) return send(reply, message.status, message.html);
       const { words, names, page } = pageOf(opened, brand);
       return send(
@@ -159,7 +175,10 @@ ${termsText(opened, brand)}
         return send(
           reply,
           200,
-          page(words.thanksTitle, `<h2>${fill(words.thanksHeading, { name: escapeHtml(name) })}</h2><p class="notice">${fill(words.thanksText, names)}</p>`),
+          page(
+            words.thanksTitle,
+            `<h2>${fill(words.thanksHeading, { name: escapeHtml(name) })}</h2><p class="notice">${fill(words.thanksText, names)}</p>${await calendarNext(services, opened)}`,
+          ),
         );
       },
     );

@@ -84,12 +84,6 @@ export function registerAdminPlatformRoutes(app: App, services: AdminPlatformRou
   );
 
   app.post(
-    '/admin/v1/customers/:id/calendar/connect',
-    { config: ADMIN, schema: { ...hide, params: CustomerParams, response: responses({ 200: ReadinessSchema }, ['customer_not_found'], { auth: 'admin' }) } },
-    async (request) => services.customers.ask(request.params.id, { type: 'connect_calendar' }),
-  );
-
-  app.post(
     '/admin/v1/customers/:id/numbers',
     {
       config: ADMIN,

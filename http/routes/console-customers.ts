@@ -49,7 +49,7 @@ function withoutMode<T extends { mode?: unknown }>(body: T): Omit<T, 'mode'> {
 }
 
 /** The customer an `:id` names (service id or external_ref) in the session's account and `mode`; 404 customer_not_found otherwise. */
-async function ownerOf(services: CustomerLookupDeps, request: FastifyRequest, idOrRef: string, mode: Mode) {
+export async function ownerOf(services: CustomerLookupDeps, request: FastifyRequest, idOrRef: string, mode: Mode) {
   const accountId = consoleCaller(request).accountId;
   return { accountId, mode, customerId: (await services.customerDirectory.find(accountId, mode, idOrRef)).id };
 }

@@ -185,8 +185,11 @@ export const AppointmentSchema = Type.Object({
   status: StringEnum(['booked', 'cancelled'], 'booked, cancelled'),
   attendee_name: NullableString,
   notes: NullableString,
+  on_calendar: Type.Boolean({ description: "the meeting is an event on the customer's calendar (false: no calendar connected, or not yet written)" }),
   mode: ModeSchema,
   created_at: Timestamp,
+  updated_at: Type.Unsafe<string>({ ...Timestamp, description: 'last change: the booking, or the event moved or deleted in the calendar' }),
+  cancelled_at: NullableTimestamp,
 }, { $id: 'Appointment' });
 
 export const DncEntrySchema = Type.Object({

@@ -3,6 +3,7 @@ import { BLOCKER_CODES } from '../../actors/customer/readiness.ts';
 import { PROVISIONING_STEPS } from '../../actors/customer/provisioning.ts';
 import { EmailSchema } from './console.ts';
 import { CALL_SETTING_BOUNDS, DEFAULT_CALL_SETTINGS, VOICES } from '../../actors/customer/call-settings.ts';
+import { BOOKING_BOUNDS, DEFAULT_BOOKING_SETTINGS } from '../../actors/customer/booking-settings.ts';
 
 /** Documented maximum lengths (docs/api.md). */
 export const MAX = { name: 200, externalRef: 255, url: 2048, timezone: 64, idempotencyKey: 255, voicemailMessage: 500, address: 300 } as const;
@@ -91,6 +92,56 @@ export const CallSettingsInput = Nullable(
   ),
 );
 
+/**
+ * Booking settings (docs/api.md, "Booking settings"; actors/customer/booking-settings.ts): when the
+ * business takes meetings, in its time zone. Spans are checked further by the actor (start before
+ * end, no overlaps): `invalid_parameter` naming the field.
+ */
+const BD = DEFAULT_BOOKING_SETTINGS;
+// maxLength (for the document's bounds) refuses nothing the pattern takes, with the pattern's code.
+const HHMM = withCode(Type.String({ pattern: '^([01][0-9]|2[0-4]):[0-5][0-9]$', maxLength: 5, description: "local wall time 'HH:MM', 24 h ('24:00' ends the day)" }), { maxLength: 'invalid_parameter' });
+const SpanSchema = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false });
+const DaySpans = Type.Array(SpanSchema, { maxItems: BOOKING_BOUNDS.spans.max, description: 'the spans the business takes meetings in that day, in its time zone; [] closed' });
+const DayInput = Type.Optional(Nullable(DaySpans));
+const BOOKING_WORDS = {
+  meeting: `a meeting's length, minutes; default ${BD.meeting_minutes}`,
+  buffer: `kept free before and after every meeting and busy time, minutes; default ${BD.buffer_minutes}`,
+  notice: `the soonest a meeting may start, minutes from now; default ${BD.min_notice_minutes}`,
+  ahead: `the furthest a meeting may start, days from now; default ${BD.max_days_ahead}`,
+};
+export const BookingSchema = Type.Object(
+  {
+    business_hours: Type.Object({ mon: DaySpans, tue: DaySpans, wed: DaySpans, thu: DaySpans, fri: DaySpans, sat: DaySpans, sun: DaySpans }, {
+      description: 'per weekday, in the customer time zone; default Monday to Friday 09:00–17:00',
+    }),
+    meeting_minutes: Type.Integer({ description: BOOKING_WORDS.meeting }),
+    buffer_minutes: Type.Integer({ description: BOOKING_WORDS.buffer }),
+    min_notice_minutes: Type.Integer({ description: BOOKING_WORDS.notice }),
+    max_days_ahead: Type.Integer({ description: BOOKING_WORDS.ahead }),
+  },
+  { description: 'the booking rules in force, defaults filled in (docs/api.md, "Booking settings")' },
+);
+const bookingNumber = (k: keyof typeof BOOKING_WORDS, b: { min: number; max: number }) => Type.Optional(Nullable(Type.Integer({ ...within(b), description: BOOKING_WORDS[k] })));
+export const BookingInput = Nullable(
+  Type.Object(
+    {
+      business_hours: Type.Optional(
+        Nullable(
+          Type.Object({ mon: DayInput, tue: DayInput, wed: DayInput, thu: DayInput, fri: DayInput, sat: DayInput, sun: DayInput }, {
+            additionalProperties: false,
+            description: 'only the weekdays that change; a weekday null: its default; business_hours null: every default',
+          }),
+        ),
+      ),
+      meeting_minutes: bookingNumber('meeting', BOOKING_BOUNDS.meeting_minutes),
+      buffer_minutes: bookingNumber('buffer', BOOKING_BOUNDS.buffer_minutes),
+      min_notice_minutes: bookingNumber('notice', BOOKING_BOUNDS.min_notice_minutes),
+      max_days_ahead: bookingNumber('ahead', BOOKING_BOUNDS.max_days_ahead),
+    },
+    { additionalProperties: false, description: 'send only what changes; null resets a field, or (here) every booking rule, to its default' },
+  ),
+);
+
 /** The business's registered (legal) name, said in each call's identification; null: `name` is said. */
 const RegisteredNameInput = Nullable(
   Type.String({
@@ -122,6 +173,7 @@ export const CustomerSchema = Type.Object({
   registered_name: Nullable(Type.String({ description: "the business's registered (legal) name said in each call's identification; null: name is said" })),
   registered_address: Nullable(Type.String({ description: "the business's postal address said in the opening of a call to a UK number (PECR reg. 24); null: none (calls to UK numbers are refused, registered_address_required)" })),
   call_settings: CallSettingsSchema,
+  booking: BookingSchema,
   country: Type.String(),
   timezone: Type.String(),
   status: StringEnum(['prospect', 'active', 'paused'], 'prospect, active (has been ready for calls), paused'),
@@ -163,6 +215,7 @@ export const CreateCustomerBody = Type.Object(
     registered_name: Type.Optional(RegisteredNameInput),
     registered_address: Type.Optional(RegisteredAddressInput),
     call_settings: Type.Optional(CallSettingsInput),
+    booking: Type.Optional(BookingInput),
   },
   {
     additionalProperties: false,
@@ -176,6 +229,7 @@ export const UpdateCustomerBody = Type.Object(
     registered_name: Type.Optional(RegisteredNameInput),
     registered_address: Type.Optional(RegisteredAddressInput),
     call_settings: Type.Optional(CallSettingsInput),
+    booking: Type.Optional(BookingInput),
   },
   {
     additionalProperties: false,
@@ -255,7 +309,13 @@ export const ProvisioningSchema = Type.Object({
   waiting_on: StringEnum(['service', 'customer', 'reseller', 'nobody'], 'service, customer, reseller, nobody'),
   blockers: Type.Array(Type.String()),
   steps: Type.Array(
-    Type.Object({ step: StringEnum(PROVISIONING_STEPS, 'the step'), done: Type.Boolean(), waiting_on: StringEnum(['service', 'customer', 'reseller', 'nobody'], 'who owes the next move'), blocker: NullableString }),
+    Type.Object({
+      step: StringEnum(PROVISIONING_STEPS, 'the step'),
+      done: Type.Boolean(),
+      waiting_on: StringEnum(['service', 'customer', 'reseller', 'nobody'], 'who owes the next move'),
+      blocker: NullableString,
+      message: { ...NullableString, description: 'why the step is not done, for a person (the calendar step: not connected, or why the connection stopped working); null otherwise' },
+    }),
   ),
   mode: ModeSchema,
   requested_steps: Type.Optional(Type.Array(StringEnum(PROVISIONING_STEPS, 'a step asked for'))),

@@ -19,6 +19,8 @@ const RotatedKeySchema = Type.Object(
 const DATA: Record<EventType, TSchema> = {
   'call.completed': CallSchema,
   'appointment.booked': AppointmentSchema,
+  'appointment.updated': AppointmentSchema,
+  'appointment.cancelled': AppointmentSchema,
   'customer.ready': ReadinessSchema,
   'balance.low': BalanceSchema,
   'key.rotated': RotatedKeySchema,

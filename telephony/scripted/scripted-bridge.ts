@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { toneFrames } from '../mulaw.ts';
 import { scenarioFor, type Scenario } from '../simulated/scenarios.ts';
-import { scriptedWordsFor } from './scripted-words.ts';
+import { sayWhen, scriptedWordsFor, type SaidSlot } from './scripted-words.ts';
 import type { AgentSetup, BridgeConnection, BridgeHandlers, SpeechBridge } from '../speech-bridge.ts';
 
 export interface ScriptedBridgeOptions {
@@ -23,6 +23,8 @@ export interface ScriptedBridgeOptions {
 /** The appointment the scripted agent books: next weekday at this local hour, this long. */
 const APPOINTMENT_HOUR = 10;
 const APPOINTMENT_MINUTES = 30;
+/** Slots the scripted agent tries before giving up on a booking (each refusal offers the next ones). */
+const BOOKING_TRIES = 5;
 /** Agent "speech": 100 ms of a 440 Hz tone per utterance, computed once. */
 const UTTERANCE_FRAMES = toneFrames(100, 440);
 /** How often the never-ending scenario says something, wall ms. */
@@ -92,17 +94,26 @@ class ScriptedRun {
         await this.tool('end_call', { reason: 'not_interested' });
         return;
       case 'book_appointment': {
-        const startAt = nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR);
         await this.say('callee', 'Yes, tell me more.');
-        await this.say('agent', words.proposeMeeting(APPOINTMENT_MINUTES));
+        // The slots the business has free (issue 24); without any (a harness that answers nothing), the next weekday at ten.
+        const found = await this.tool('find_free_slots', {});
+        let slot: SaidSlot = slotsOf(found, 'slots')[0] ?? { start_at: nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR).toISOString() };
+        // The agent says the slot it books, as the tool said it, in the calling language.
+        const when = (s: SaidSlot) => sayWhen(this.setup.language, s, this.setup.timezone);
+        await this.say('agent', words.proposeMeeting(APPOINTMENT_MINUTES, when(slot)));
         await this.say('callee', 'Yes, that works. My name is Pat Example.');
-        await this.tool('book_appointment', {
-          start_at: startAt.toISOString(),
-          duration_minutes: APPOINTMENT_MINUTES,
-          attendee_name: 'Pat Example',
-          notes: 'Demo of the service',
-        });
-        await this.say('agent', words.booked);
+        const booking = { attendee_name: 'Pat Example', notes: 'Demo of the service' };
+        let answer = await this.tool('book_appointment', { start_at: slot.start_at, ...booking });
+        // Taken a moment ago by another call: the agent offers the next slot and books it (a few times at most).
+        for (let tries = 1; tries < BOOKING_TRIES && !isBooked(answer); tries++) {
+          const next = slotsOf(answer, 'next_slots')[0];
+          if (!next) break;
+          slot = next;
+          await this.say('agent', words.slotTaken(when(slot)));
+          await this.say('callee', 'Yes, that works too.');
+          answer = await this.tool('book_appointment', { start_at: slot.start_at, ...booking });
+        }
+        await this.say('agent', isBooked(answer) ? words.booked(when(slot)) : words.notBooked);
         await this.tool('end_call', { reason: 'appointment_booked' });
         return;
       }
@@ -137,14 +148,16 @@ class ScriptedRun {
     this.handlers.onTranscript(role, text);
   }
 
-  private async tool(name: string, args: Record<string, unknown>): Promise<void> {
+  /** Calls a tool and gives back its result (undefined when it failed). */
+  private async tool(name: string, args: Record<string, unknown>): Promise<unknown> {
     await this.pause(this.stepDelayMs);
     try {
-      await this.handlers.onToolCall(name, args);
+      return await this.handlers.onToolCall(name, args);
     } catch (err) {
       // A real agent would hear the error and carry on; the script does the same.
       if (this.signal.aborted) throw err;
       this.log?.warn({ err, tool: name }, 'scripted tool call failed; continuing');
+      return undefined;
     }
   }
 
@@ -153,6 +166,20 @@ class ScriptedRun {
     await sleep(ms, undefined, { signal: this.signal });
   }
 }
+
+/** The slots with a `start_at` in a tool result's `key` list (find_free_slots' slots, book_appointment's next_slots). */
+function slotsOf(result: unknown, key: 'slots' | 'next_slots'): SaidSlot[] {
+  const list = typeof result === 'object' && result !== null ? (result as Record<string, unknown>)[key] : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((s): SaidSlot[] => {
+    const o = (typeof s === 'object' && s !== null ? s : {}) as Record<string, unknown>;
+    if (typeof o.start_at !== 'string') return [];
+    return [{ start_at: o.start_at, says: typeof o.says === 'string' ? o.says : undefined, timezone: typeof o.timezone === 'string' ? o.timezone : undefined }];
+  });
+}
+
+/** Whether book_appointment's answer is a booking. */
+const isBooked = (answer: unknown): boolean => typeof answer === 'object' && answer !== null && (answer as { booked?: unknown }).booked === true;
 
 /**
  * The instant of `hour`:00 local time in `timeZone` on the first Monday–Friday after `now`'s

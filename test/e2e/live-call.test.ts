@@ -5,7 +5,7 @@ import { call, client } from '../helpers/http.ts';
 import { checkMoneyInvariants } from '../helpers/invariants.ts';
 import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.ts';
-import { startFakeRealtime, BOOKING_ARGS, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, type FakeRealtime } from '../fakes/openai-realtime.ts';
+import { startFakeRealtime, CALLEE_TRANSCRIPT, GREETING_TRANSCRIPT, type FakeRealtime } from '../fakes/openai-realtime.ts';
 import { startFakeOpenAISpeech, type FakeOpenAISpeech } from '../fakes/openai-speech.ts';
 
 /**
@@ -24,7 +24,7 @@ let speech: FakeOpenAISpeech;
 test.before(async () => {
   speech = await startFakeOpenAISpeech('sk-test-fake');
   twilio = await startFakeTwilio({ accountSid: SID, authToken: AUTH, playbackSpeed: Infinity });
-  realtime = await startFakeRealtime({ script: 'book', speechAfterAppends: 3 });
+  realtime = await startFakeRealtime({ script: 'find_and_book', speechAfterAppends: 3 });
 });
 test.after.always(async () => {
   await twilio?.close();
@@ -135,7 +135,7 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   const update = realtime.received.find((e) => e.type === 'session.update');
   t.is(update?.session?.audio?.input?.format?.type, 'audio/pcmu');
   t.is(update?.session?.audio?.output?.format?.type, 'audio/pcmu');
-  t.deepEqual(update?.session?.tools?.map((x: any) => x.name).sort(), ['book_appointment', 'end_call', 'mark_do_not_call', 'recording_objection']);
+  t.deepEqual(update?.session?.tools?.map((x: any) => x.name).sort(), ['book_appointment', 'end_call', 'find_free_slots', 'mark_do_not_call', 'recording_objection']);
   t.notRegex(JSON.stringify(update), /switchboard|twilio|openai/i, 'the agent is never told who supplies it');
   t.regex(update?.session?.instructions ?? '', /SCRIPT-MARKER/, 'briefed with the certified script');
   t.regex(update?.session?.instructions ?? '', /RESEARCH-MARKER/, 'briefed with the research notes');
@@ -143,8 +143,13 @@ test.serial('a live call through Twilio and OpenAI Realtime books an appointment
   t.true(realtime.received.some((e) => e.type === 'conversation.item.create' && e.item?.type === 'function_call_output'));
   t.deepEqual(realtime.violations, []);
 
+  // The agent asked for free slots first and booked the first one offered (no calendar connected: business hours only).
+  const slotsOutput = realtime.received.find((e) => e.type === 'conversation.item.create' && e.item?.call_id === 'call_slots_1');
+  const offered = JSON.parse(slotsOutput?.item?.output ?? '{}').slots as { start_at: string; says: string }[];
+  t.is(offered.length, 3);
+  t.regex(offered[0].says, /^Tuesday, \d+ \w+ \d{4} at 12:(00|30) \(America\/New_York\)$/, 'two hours after 10:00 in New York, said in its zone');
   const appointment = (await api.get(`/v1/appointments/${done.appointment_id}`)).body;
-  t.like(appointment, { call_id: done.id, start_at: BOOKING_ARGS.start_at, timezone: 'America/New_York', status: 'booked' });
+  t.like(appointment, { call_id: done.id, start_at: offered[0].start_at, timezone: 'America/New_York', status: 'booked', on_calendar: false });
 
   const usage = (await api.get('/v1/usage')).body.data;
   t.like(usage.find((l: any) => l.reference === done.id), { cause: 'call', amount_cents: -60, minutes: 3, applied: true, customer_id: customer.id });

@@ -25,14 +25,15 @@
  * (`connection.calleeSpeaks`) or when a script's trigger fires (after `speechAfterAppends` callee
  * frames following the first response). Responses: the first is `greetingAudio` (the model's first
  * words), a `book` script answers the callee's first turn with a `book_appointment` call and the
- * function output with an `end_call` call; any other response says `replyAudio`. Every client
+ * function output with an `end_call` call; a `find_and_book` script first calls `find_free_slots` and
+ * books the first slot its output lists (issue 24); any other response says `replyAudio`. Every client
  * event, every truncate (item, position, accepted or not) and every cancel is recorded.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-export type FakeRealtimeScript = 'greet' | 'barge_in' | 'book';
+export type FakeRealtimeScript = 'greet' | 'barge_in' | 'book' | 'find_and_book';
 
 export interface FakeRealtimeOptions {
   /** Key the client must present as `Authorization: Bearer`. Default `sk-test-fake`. */
@@ -189,6 +190,16 @@ function wordsUpTo(text: string, fraction: number): string {
   return words.slice(0, Math.floor(words.length * Math.max(0, Math.min(1, fraction)))).join(' ');
 }
 
+/** The first slot's start_at in a find_free_slots output, if any. */
+function firstSlotOf(output: string): string | undefined {
+  try {
+    const start = JSON.parse(output)?.slots?.[0]?.start_at;
+    return typeof start === 'string' ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const isRecord = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function merge(base: Record<string, any>, over: Record<string, any>): Record<string, any> {
@@ -290,6 +301,8 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
     let speaking = false;
     let awaitingOutputFor: string | null = null;
     let outputReceived = false;
+    /** The last function_call_output's `output` (the tool result as JSON text). */
+    let lastOutput = '';
 
     const turnDetection = () => session.audio?.input?.turn_detection as Record<string, any> | null;
     const inputBytesPerMs = () => (['audio/pcmu', 'audio/pcma'].includes(session.audio?.input?.format?.type) ? 8 : 48);
@@ -327,7 +340,13 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
       emit({ type: 'response.created', response: { id: record.id, object: 'realtime.response', status: 'in_progress', output: [] } });
       const first = responses.length === 1;
       if (script === 'book' && calleeTurns >= 1 && awaitingOutputFor === null) return callTool(record, 'book_appointment', 'call_book_1', BOOKING_ARGS);
-      if (script === 'book' && awaitingOutputFor === 'call_book_1') {
+      if (script === 'find_and_book' && calleeTurns >= 1 && awaitingOutputFor === null) return callTool(record, 'find_free_slots', 'call_slots_1', {});
+      if (script === 'find_and_book' && awaitingOutputFor === 'call_slots_1') {
+        if (!outputReceived) violations.push('response.create before the function_call_output');
+        const { duration_minutes: _unused, ...args } = BOOKING_ARGS;
+        return callTool(record, 'book_appointment', 'call_book_1', { ...args, start_at: firstSlotOf(lastOutput) ?? BOOKING_ARGS.start_at });
+      }
+      if ((script === 'book' || script === 'find_and_book') && awaitingOutputFor === 'call_book_1') {
         if (!outputReceived) violations.push('response.create before the function_call_output');
         return callTool(record, 'end_call', 'call_end_1', { reason: 'appointment_booked' });
       }
@@ -492,6 +511,7 @@ export async function startFakeRealtime(options: FakeRealtimeOptions = {}): Prom
           if (item.type === 'function_call_output') {
             if (item.call_id !== awaitingOutputFor) return refuse('invalid_value', `Tool call ID '${item.call_id}' not found in conversation.`, event, 'item.call_id');
             outputReceived = true;
+            lastOutput = typeof item.output === 'string' ? item.output : '';
           } else if (item.type === 'message') {
             const allowed: Record<string, string[]> = { assistant: ['output_text', 'output_audio'], user: ['input_text', 'input_audio', 'input_image'], system: ['input_text'] };
             const kinds = allowed[item.role];

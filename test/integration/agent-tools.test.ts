@@ -6,12 +6,13 @@ import { advanceToNext, dialUntilFinished, makeReadyCustomer } from '../helpers/
 let svc: TestService;
 let account: TestAccount;
 let customer: any;
+let now: Date;
 
 test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
   account = await makeAccount(svc.url);
   customer = await makeReadyCustomer(svc.url, account.api);
-  await advanceToNext(account, 2, 15);
+  now = await advanceToNext(account, 2, 15);
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -33,8 +34,9 @@ test.serial('a do-not-call request whose reason holds a NUL is still recorded, a
 });
 
 test.serial('a booking whose attendee name and notes hold a NUL or half a surrogate pair is booked, with storable text', async (t) => {
+  // Tuesday 10:00 in New York on the service's clock: Wednesday 10:00 is within the business hours.
   const { id, reply } = await toolOnNewRequest('+12025550162', 'book_appointment', {
-    start_at: '2099-01-07T10:00:00-05:00',
+    start_at: new Date(now.getTime() + 86_400_000).toISOString(),
     attendee_name: 'Pat\u0000 Example',
     notes: 'Prefers mornings \uD83D',
   });

@@ -472,18 +472,50 @@ async function runScripted(to: string, timezone = 'Europe/London') {
   return { rec };
 }
 
-test('scripted bridge: digit 1 books the next weekday at 10:00 local time, then ends the call', async (t) => {
+test('scripted bridge: digit 1 asks for free slots and, given none, books the next weekday at 10:00 local time, then ends the call', async (t) => {
   const { rec } = await runScripted('+447700900001');
   t.deepEqual(rec.tools, [
+    { name: 'find_free_slots', args: {} },
     {
       name: 'book_appointment',
-      args: { start_at: '2025-03-31T09:00:00.000Z', duration_minutes: 30, attendee_name: 'Pat Example', notes: 'Demo of the service' },
+      args: { start_at: '2025-03-31T09:00:00.000Z', attendee_name: 'Pat Example', notes: 'Demo of the service' },
     },
     { name: 'end_call', args: { reason: 'appointment_booked' } },
   ]);
   t.true(rec.audio.length > 0 && rec.audio.every((p) => Buffer.from(p, 'base64').length === FRAME_BYTES));
-  t.true(rec.transcripts.some((x) => x.role === 'agent'));
+  t.true(rec.transcripts.some((x) => x.role === 'agent' && x.text === 'Could we book a 30-minute call on Monday, 31 March 2025 at 10:00 (Europe/London)?'), 'it proposes the time it books');
   t.true(rec.transcripts.some((x) => x.role === 'callee'));
+});
+
+test('scripted bridge: digit 1 books the first free slot offered and, when it was just taken, the next one the refusal offers', async (t) => {
+  const slot = (start_at: string) => ({ start_at, end_at: start_at, says: start_at });
+  const { rec, handlers, until } = recorder(async (name, args) => {
+    if (name === 'find_free_slots') return { slots: [slot('2025-03-31T13:00:00.000Z'), slot('2025-03-31T13:30:00.000Z')] };
+    if (name === 'book_appointment' && args.start_at === '2025-03-31T13:00:00.000Z') return { booked: false, reason: 'slot_taken', next_slots: [slot('2025-03-31T14:00:00.000Z')] };
+    return { booked: true };
+  });
+  const conn = await new ScriptedBridge({ clock: FRIDAY }).connect(setup({ to: '+447700900001', timezone: 'Europe/London' }), handlers);
+  conn.takeOver();
+  await until(() => rec.tools.some((x) => x.name === 'end_call'), 2000);
+  conn.close();
+  t.deepEqual(
+    rec.tools.map((x) => [x.name, x.args.start_at ?? null]),
+    [
+      ['find_free_slots', null],
+      ['book_appointment', '2025-03-31T13:00:00.000Z'],
+      ['book_appointment', '2025-03-31T14:00:00.000Z'],
+      ['end_call', null],
+    ],
+  );
+  // The agent's words name each slot as the tool said it (`says`), and the one booked at the end.
+  t.deepEqual(
+    rec.transcripts.filter((x) => x.role === 'agent').map((x) => x.text),
+    [
+      'Could we book a 30-minute call on 2025-03-31T13:00:00.000Z?',
+      'That time has just been taken. Could we do 2025-03-31T14:00:00.000Z instead?',
+      'You are booked in for 2025-03-31T14:00:00.000Z. Thank you, goodbye.',
+    ],
+  );
 });
 
 test('scripted bridge: nothing before takeOver(), never the opening itself (the call plays it); at a machine it says nothing (the machine verdict decides)', async (t) => {

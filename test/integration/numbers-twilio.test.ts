@@ -165,7 +165,7 @@ test.serial('provisioning: the number step of a live DE customer waits on the se
     const c = await makeCustomer(a.liveApi, { country });
     const p = await a.liveApi.post(`/v1/customers/${c.id}/provisioning`, { steps: ['number'] });
     t.true(p.status < 300, p.text);
-    t.deepEqual(p.body.steps.find((s: any) => s.step === 'number'), { step: 'number', done: false, waiting_on: 'service', blocker }, country);
+    t.deepEqual(p.body.steps.find((s: any) => s.step === 'number'), { step: 'number', done: false, waiting_on: 'service', blocker, message: null }, country);
     t.true(p.body.blockers.includes(blocker), country);
     // Asked again (GET), it still says so.
     const got = (await a.liveApi.get(`/v1/customers/${c.id}/provisioning`)).body;

@@ -6,6 +6,7 @@
  * accepted must be one the document allows (required parameters sent, body where required, body
  * valid). The last test checks that every documented status below 500 was seen.
  */
+import { postCalendarForm } from '../helpers/calendar.ts';
 import test, { type ExecutionContext } from 'ava';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -442,6 +443,15 @@ test.serial('customers: lists without limit, bodies that are optional sent witho
   await expectAnswer(t, 'updateCustomer', { key, params: { id }, body: { call_settings: { inbound: { action: 'forward' } } } }, 400, 'forward_needs_phone');
   await expectAnswer(t, 'updateCustomer', { key, params: { id: 'nobody' }, body: {} }, 404, 'customer_not_found');
   await expectAnswer(t, 'updateCustomer', { key, params: { id } }, 200);
+  // Issue 24: the calendar connection and its link.
+  await expectAnswer(t, 'getCustomerCalendar', { key, params: { id } }, 200);
+  await expectAnswer(t, 'getCustomerCalendar', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
+  const calendarLink = await expectAnswer(t, 'createCalendarLink', { key, params: { id } }, 201);
+  await expectAnswer(t, 'createCalendarLink', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
+  await expectAnswer(t, 'disconnectCustomerCalendar', { key, params: { id } }, 409, 'calendar_not_connected');
+  t.is((await postCalendarForm(calendarLink.body.url, { connect: 'test' })).status, 303);
+  await expectAnswer(t, 'disconnectCustomerCalendar', { key, params: { id } }, 200);
+  await expectAnswer(t, 'disconnectCustomerCalendar', { key, params: { id: 'nobody' } }, 404, 'customer_not_found');
 });
 
 test.serial('calls, transcripts, recordings, appointments, the do-not-call list and events', async (t) => {

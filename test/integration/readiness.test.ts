@@ -2,6 +2,7 @@ import test from 'ava';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { call } from '../helpers/http.ts';
 import { makeAccount, makeCustomer, adminClient } from '../helpers/factories.ts';
+import { connectSimulatedCalendar } from '../helpers/calendar.ts';
 
 let svc: TestService;
 test.before(async () => {
@@ -134,12 +135,12 @@ test.serial('a live customer walks from eight blockers to ready; customer.ready 
   // Nothing asked for yet: the number waits on the reseller's request, not on the service.
   const unasked = await live.get('/v1/customers/nl-1/provisioning');
   t.like(unasked.body, { state: 'awaiting_number', waiting_on: 'reseller', ready: false });
-  t.deepEqual(unasked.body.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country' });
+  t.deepEqual(unasked.body.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country', message: null });
   // Asked for: the number is the service's move, made at once (rented, its first month charged).
   const prov = await live.post('/v1/customers/nl-1/provisioning', { steps: ['number'] });
   t.is(prov.status, 202);
   t.deepEqual(prov.body.requested_steps, ['number']);
-  t.deepEqual(prov.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
+  t.deepEqual(prov.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null, message: null });
   t.deepEqual(codes(await live.get('/v1/customers/nl-1/readiness')), ['customer_not_attested']);
   const [rented] = (await live.get('/v1/customers/nl-1/numbers')).body.data;
   t.like(rented, { kind: 'rented', country: 'NL', status: 'active' });
@@ -202,8 +203,8 @@ test('test customers: provisioning a number completes at once with a fictional t
   const r = await a.api.post(`/v1/customers/${c.id}/provisioning`);
   t.is(r.status, 202);
   t.deepEqual(r.body.requested_steps, ['number', 'script', 'agent']);
-  t.deepEqual(r.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
-  t.deepEqual(r.body.steps[1], { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified' });
+  t.deepEqual(r.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null, message: null });
+  t.deepEqual(r.body.steps[1], { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified', message: null });
   t.false(codes(await a.api.get(`/v1/customers/${c.id}/readiness`)).includes('no_number_in_country'));
 });
 
@@ -241,9 +242,15 @@ test('a requested calendar step waits on the customer and blocks provisioning un
   const r = await a.api.post(`/v1/customers/${c.id}/provisioning`, { steps: ['calendar'] });
   t.is(r.status, 202);
   const cal = r.body.steps.find((s: any) => s.step === 'calendar');
-  t.deepEqual(cal, { step: 'calendar', done: false, waiting_on: 'customer', blocker: 'no_calendar_connected' });
+  t.deepEqual(cal, {
+    step: 'calendar',
+    done: false,
+    waiting_on: 'customer',
+    blocker: 'no_calendar_connected',
+    message: 'The customer has not connected a calendar yet; send them a calendar link to connect it.',
+  });
   t.true(r.body.blockers.includes('no_calendar_connected'));
-  await adminClient(svc.url).post(`/admin/v1/customers/${c.id}/calendar/connect`);
+  await connectSimulatedCalendar(a.api, c.id);
   const after = await a.api.get(`/v1/customers/${c.id}/provisioning`);
   t.false(after.body.blockers.includes('no_calendar_connected'));
   t.true(after.body.steps.find((s: any) => s.step === 'calendar').done);

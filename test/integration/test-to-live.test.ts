@@ -85,7 +85,7 @@ test.serial('from test to live, in the README order', async (t) => {
 
   // 8. The number: the reseller asks, the service rents one in the customer's country at once.
   const asked = await live.post('/v1/customers/bright-1/provisioning', { steps: ['number'] });
-  t.deepEqual(asked.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
+  t.deepEqual(asked.body.steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null, message: null });
   t.like((await live.get('/v1/customers/bright-1/numbers')).body.data[0], { kind: 'rented', country: 'US', status: 'active', monthly_cents: 1500 });
   t.deepEqual(blockers(await live.get('/v1/customers/bright-1/readiness')), ['script_uncertified', 'customer_not_attested']);
   // A number the operator bought by hand is recorded with assign-number.

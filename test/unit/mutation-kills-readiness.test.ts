@@ -13,7 +13,7 @@ const requested = ['number', 'script', 'agent'];
 function view(overrides: Partial<ReadinessFacts>, numberOrder: string | null) {
   return assessProvisioning({
     readiness: assessReadiness(readyFacts({ requestedSteps: requested, onboardingLinkActive: true, ...overrides })),
-    calendarConnected: false,
+    calendar: { status: 'not_connected', failureMessage: null },
     requestedSteps: requested,
     numberOrder,
   });
@@ -22,9 +22,9 @@ function view(overrides: Partial<ReadinessFacts>, numberOrder: string | null) {
 test('why the number order failed shows on the number step only: an open script step keeps its own blocker', (t) => {
   const v = view({ hasNumberInCountry: false, scriptCertified: false, speechCertified: false }, 'no_number_available');
   t.deepEqual(v.steps, [
-    { step: 'number', done: false, waiting_on: 'service', blocker: 'no_number_available' },
-    { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified' },
-    { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed' },
+    { step: 'number', done: false, waiting_on: 'service', blocker: 'no_number_available', message: null },
+    { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified', message: null },
+    { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed', message: null },
   ]);
   t.is(v.state, 'awaiting_number');
 });

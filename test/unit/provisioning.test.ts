@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'ava';
 import fc from 'fast-check';
-import { assessProvisioning, DEFAULT_STEPS, PROVISIONING_STEPS, type ProvisioningView } from '../../actors/customer/provisioning.ts';
+import { assessProvisioning, DEFAULT_STEPS, PROVISIONING_STEPS, type CalendarStepFacts, type ProvisioningView } from '../../actors/customer/provisioning.ts';
 import { assessReadiness, type ReadinessFacts } from '../../actors/customer/readiness.ts';
 import { readyFacts } from '../helpers/readiness-facts.ts';
 
@@ -13,12 +13,12 @@ function readinessFacts(overrides: Partial<ReadinessFacts> = {}): ReadinessFacts
 /** By default the reseller has asked for the default steps and sent an onboarding link. */
 function provisioning(
   overrides: Partial<ReadinessFacts> = {},
-  opts: { calendarConnected?: boolean; requestedSteps?: string[]; numberOrder?: string | null } = {},
+  opts: { calendarConnected?: boolean; calendar?: CalendarStepFacts; requestedSteps?: string[]; numberOrder?: string | null } = {},
 ): ProvisioningView {
   const requestedSteps = opts.requestedSteps ?? [...DEFAULT_STEPS];
   return assessProvisioning({
     readiness: assessReadiness(readinessFacts({ requestedSteps, ...overrides })),
-    calendarConnected: opts.calendarConnected ?? false,
+    calendar: opts.calendar ?? { status: opts.calendarConnected ? 'working' : 'not_connected', failureMessage: null },
     requestedSteps,
     numberOrder: opts.numberOrder ?? null,
   });
@@ -35,30 +35,30 @@ test('everything in place and no calendar requested: ready, waiting on nobody', 
   const v = provisioning();
   t.deepEqual(summary(v), { state: 'ready', ready: true, waiting_on: 'nobody', blockers: [] });
   t.deepEqual(v.steps, [
-    { step: 'number', done: true, waiting_on: 'service', blocker: null },
-    { step: 'script', done: true, waiting_on: 'service', blocker: null },
-    { step: 'agent', done: true, waiting_on: 'service', blocker: null },
+    { step: 'number', done: true, waiting_on: 'service', blocker: null, message: null },
+    { step: 'script', done: true, waiting_on: 'service', blocker: null, message: null },
+    { step: 'agent', done: true, waiting_on: 'service', blocker: null, message: null },
   ]);
 });
 
 test('no number: awaiting_number, waiting on the service', (t) => {
   const v = provisioning({ hasNumberInCountry: false });
   t.deepEqual(summary(v), { state: 'awaiting_number', ready: false, waiting_on: 'service', blockers: ['no_number_in_country'] });
-  t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: 'no_number_in_country' });
+  t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: 'no_number_in_country', message: null });
 });
 
 test('a number step the service could not finish names why: money waits on the reseller, the carrier on the service', (t) => {
   const poor = provisioning({ hasNumberInCountry: false }, { numberOrder: 'insufficient_balance' });
   t.deepEqual(summary(poor), { state: 'awaiting_number', ready: false, waiting_on: 'reseller', blockers: ['no_number_in_country', 'insufficient_balance'] });
-  t.deepEqual(poor.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'insufficient_balance' });
+  t.deepEqual(poor.steps[0], { step: 'number', done: false, waiting_on: 'reseller', blocker: 'insufficient_balance', message: null });
   for (const code of ['number_regulatory_bundle_required', 'number_address_required', 'no_number_available', 'carrier_unavailable']) {
     const v = provisioning({ hasNumberInCountry: false }, { numberOrder: code });
-    t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: code }, code);
+    t.deepEqual(v.steps[0], { step: 'number', done: false, waiting_on: 'service', blocker: code, message: null }, code);
     t.is(v.waiting_on, 'service', code);
     t.true(v.blockers.includes(code as never), code);
   }
   // A number got since: the old try no longer shows; an unknown record is not shown either.
-  t.deepEqual(provisioning({}, { numberOrder: 'insufficient_balance' }).steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null });
+  t.deepEqual(provisioning({}, { numberOrder: 'insufficient_balance' }).steps[0], { step: 'number', done: true, waiting_on: 'service', blocker: null, message: null });
   t.deepEqual(provisioning({ hasNumberInCountry: false }, { numberOrder: 'something_else' }).steps[0].blocker, 'no_number_in_country');
 });
 
@@ -68,9 +68,9 @@ test('nothing asked for yet: the number and the script wait on the reseller, the
     state: 'awaiting_number', ready: false, waiting_on: 'reseller', blockers: ['human_speech_gate_closed', 'no_number_in_country', 'script_uncertified'],
   });
   t.deepEqual(v.steps, [
-    { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country' },
-    { step: 'script', done: false, waiting_on: 'reseller', blocker: 'script_uncertified' },
-    { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed' },
+    { step: 'number', done: false, waiting_on: 'reseller', blocker: 'no_number_in_country', message: null },
+    { step: 'script', done: false, waiting_on: 'reseller', blocker: 'script_uncertified', message: null },
+    { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed', message: null },
   ]);
 });
 
@@ -89,13 +89,13 @@ test('a country not opened: the number waits on the service even before it is as
 test('no certified script: awaiting_script', (t) => {
   const v = provisioning({ scriptCertified: false });
   t.deepEqual(summary(v), { state: 'awaiting_script', ready: false, waiting_on: 'service', blockers: ['script_uncertified'] });
-  t.deepEqual(v.steps[1], { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified' });
+  t.deepEqual(v.steps[1], { step: 'script', done: false, waiting_on: 'service', blocker: 'script_uncertified', message: null });
 });
 
 test('speech gate closed: awaiting_agent', (t) => {
   const v = provisioning({ speechCertified: false });
   t.deepEqual(summary(v), { state: 'awaiting_agent', ready: false, waiting_on: 'service', blockers: ['human_speech_gate_closed'] });
-  t.deepEqual(v.steps[2], { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed' });
+  t.deepEqual(v.steps[2], { step: 'agent', done: false, waiting_on: 'service', blocker: 'human_speech_gate_closed', message: null });
 });
 
 test('the state names the first missing step in step order', (t) => {
@@ -156,13 +156,37 @@ test('the calendar step appears only once requested', (t) => {
 test('a requested, unconnected calendar: awaiting_calendar, waiting on the customer, no_calendar_connected', (t) => {
   const v = provisioning({}, { requestedSteps: ['number', 'calendar'], calendarConnected: false });
   t.deepEqual(summary(v), { state: 'awaiting_calendar', ready: false, waiting_on: 'customer', blockers: ['no_calendar_connected'] });
-  t.deepEqual(v.steps[3], { step: 'calendar', done: false, waiting_on: 'customer', blocker: 'no_calendar_connected' });
+  t.deepEqual(v.steps[3], {
+    step: 'calendar',
+    done: false,
+    waiting_on: 'customer',
+    blocker: 'no_calendar_connected',
+    message: 'The customer has not connected a calendar yet; send them a calendar link to connect it.',
+  });
 });
 
 test('a requested, connected calendar is done and blocks nothing', (t) => {
   const v = provisioning({}, { requestedSteps: ['calendar'], calendarConnected: true });
   t.deepEqual(summary(v), { state: 'ready', ready: true, waiting_on: 'nobody', blockers: [] });
-  t.deepEqual(v.steps[3], { step: 'calendar', done: true, waiting_on: 'customer', blocker: null });
+  t.deepEqual(v.steps[3], { step: 'calendar', done: true, waiting_on: 'customer', blocker: null, message: null });
+});
+
+test('a calendar connection that stopped working: the step is not done, calendar_connection_failed, and the message says why', (t) => {
+  const v = provisioning({}, { requestedSteps: ['calendar'], calendar: { status: 'failing', failureMessage: 'the calendar server refused the user name or password' } });
+  t.deepEqual(summary(v), { state: 'awaiting_calendar', ready: false, waiting_on: 'customer', blockers: ['calendar_connection_failed'] });
+  t.deepEqual(v.steps[3], {
+    step: 'calendar',
+    done: false,
+    waiting_on: 'customer',
+    blocker: 'calendar_connection_failed',
+    message:
+      "The customer's calendar connection stopped working (the calendar server refused the user name or password); no times are offered from it until the customer connects it again through a calendar link.",
+  });
+});
+
+test('a failing calendar that was never requested blocks nothing', (t) => {
+  const v = provisioning({}, { requestedSteps: ['number'], calendar: { status: 'failing', failureMessage: 'x' } });
+  t.deepEqual(summary(v), { state: 'ready', ready: true, waiting_on: 'nobody', blockers: [] });
 });
 
 test('service steps come before the calendar; the calendar blocker comes after the readiness blockers', (t) => {
@@ -211,7 +235,7 @@ test('property: without a calendar request, provisioning agrees with readiness',
       fc.property(factsArb, requestedArb, fc.boolean(), (facts, requested, calendarConnected) => {
         const requestedSteps = requested.filter((s) => s !== 'calendar');
         const readiness = assessReadiness({ ...facts, requestedSteps });
-        const v = assessProvisioning({ readiness, calendarConnected, requestedSteps });
+        const v = assessProvisioning({ readiness, calendar: { status: calendarConnected ? 'working' : 'not_connected', failureMessage: null }, requestedSteps });
         assert.equal(v.ready, readiness.ready);
         assert.deepEqual(v.blockers, readiness.blockers.map((b) => b.code));
         assert.equal(v.steps.length, 3);
@@ -226,7 +250,7 @@ test('property: ready, state and waiting_on are consistent for every combination
     fc.assert(
       fc.property(factsArb, requestedArb, fc.boolean(), (facts, requestedSteps, calendarConnected) => {
         const readiness = assessReadiness({ ...facts, requestedSteps });
-        const v = assessProvisioning({ readiness, calendarConnected, requestedSteps });
+        const v = assessProvisioning({ readiness, calendar: { status: calendarConnected ? 'working' : 'not_connected', failureMessage: null }, requestedSteps });
         const calendarMissing = requestedSteps.includes('calendar') && !calendarConnected;
         assert.ok(STATES.includes(v.state), v.state);
         assert.equal(v.ready, readiness.ready && !calendarMissing);

@@ -9,6 +9,8 @@ import { Form, Field, FormError, formValues, Select, Submit } from '../ui/Form.t
 import { Empty, ErrorNote, Facts, Notice, PageHeader, QueryState, Section } from '../ui/Page.tsx';
 import { PlaceCall } from '../ui/PlaceCall.tsx';
 import { CallSettingsSection } from './CustomerCallSettings.tsx';
+import { BookingSection } from './CustomerBooking.tsx';
+import { CalendarSection } from './CustomerCalendar.tsx';
 import { DataTable } from '../ui/Table.tsx';
 import { rowsOf, useInvalidate } from '../ui/data.ts';
 import { date, dateTime, money, words } from '../ui/format.ts';
@@ -77,15 +79,17 @@ export default function Customer() {
                 <li key={s.step} className={s.done ? 'done' : undefined}>
                   <div>
                     <strong>{words(s.step)}</strong> {s.done ? <Badge tone="good">Done</Badge> : <Badge tone="wait">Waiting on {whoActs(s.waiting_on).toLowerCase()}</Badge>}
-                    {s.blocker && <p className="muted">{words(s.blocker)}</p>}
+                    {s.blocker && <p className="muted">{s.message ?? words(s.blocker)}</p>}
                   </div>
                 </li>
               ))}
             </ol>
           </Section>
           <OnboardingLinks customerId={p.customer.id} links={p.onboarding_links} />
+          <CalendarSection customerId={p.customer.id} />
           <Limits customerId={p.customer.id} limits={p.limits} />
           <CallSettingsSection key={JSON.stringify([p.customer.registered_name, p.customer.registered_address, p.customer.call_settings])} customer={p.customer} />
+          <BookingSection key={JSON.stringify(p.customer.booking)} customer={p.customer} />
           {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} current={p.test_clock} />}
           <Section title="Numbers" id="numbers">
             {p.numbers.length === 0 ? (
