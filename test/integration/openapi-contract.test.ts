@@ -282,11 +282,13 @@ test.serial('the document names its resources, enums and unions (issue 26): gene
   t.deepEqual(enumOf(schemas.Transcript.properties.lines.items.properties.role), ['agent', 'callee']);
   // The readiness action and the event: unions discriminated by type.
   t.deepEqual(schemas.ReadinessAction.discriminator.propertyName, 'type');
-  t.deepEqual(schemas.ReadinessAction.anyOf.map((s: any) => schemas[s.$ref.split('/').pop()].properties.type.const), ['api', 'console']);
+  // (@fastify/swagger writes a const as a one-value enum.)
+  const single = (schema: any) => schema.const ?? (schema.enum?.length === 1 ? schema.enum[0] : undefined);
+  t.deepEqual(schemas.ReadinessAction.anyOf.map((s: any) => single(schemas[s.$ref.split('/').pop()].properties.type)), ['api', 'console']);
   t.deepEqual(Object.keys(schemas.Event.discriminator.mapping), [...EVENT_TYPES]);
   for (const branch of schemas.Event.anyOf) {
     const event = schemas[branch.$ref.split('/').pop()];
-    t.true(EVENT_TYPES.includes(event.properties.type.const), branch.$ref);
+    t.true(EVENT_TYPES.includes(single(event.properties.type)), branch.$ref);
     t.regex(event.properties.data.$ref ?? '', /^#\/components\/schemas\/(Call|Appointment|Readiness|Balance|RotatedApiKey|Number|WebsiteBuild)$/, branch.$ref);
   }
   t.deepEqual((doc as any).webhooks.event.post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Event' });
