@@ -280,7 +280,7 @@ test('the OpenAPI document declares both questions and the blocker item with wai
     t.deepEqual(item.properties.action.anyOf[1], { type: 'null' });
     const [api, console] = named(item.properties.action.anyOf[0]).anyOf.map(named);
     t.deepEqual(Object.keys(api.properties).sort(), ['body', 'description', 'method', 'path', 'type']);
-    t.deepEqual(api.properties.type.const, 'api');
+    t.deepEqual(api.properties.type.enum, ['api']);
     t.deepEqual(Object.keys(console.properties).sort(), ['description', 'type']);
   }
 });
