@@ -36,9 +36,10 @@ export const AccountSchema = Type.Object({
 export const BrandDomainSchema = Type.Object({
   object: Type.Literal('brand_domain'),
   domain: NullableString,
-  status: Type.Union([Type.Literal('none'), Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')], {
-    description: 'none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed)',
-  }),
+  status: StringEnum(
+    ['none', 'pending', 'verified', 'failed'],
+    'none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed)',
+  ),
   cname_target: Type.Union([Type.String(), Type.Null()], { description: 'what the domain must be a CNAME of; null without a domain or when the service has no sites domain' }),
   checked_at: NullableTimestamp,
   verified_at: NullableTimestamp,

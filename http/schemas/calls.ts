@@ -79,9 +79,7 @@ export const CallSchema = Type.Object({
   customer_id: Type.String(),
   external_ref: NullableString,
   phone: Type.String(),
-  direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')], {
-    description: 'outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number)',
-  }),
+  direction: StringEnum(['outbound', 'inbound'], 'outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number)'),
   business_name: NullableString,
   status: Status(),
   finished: Type.Boolean(),

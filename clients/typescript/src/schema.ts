@@ -1291,13 +1291,19 @@ export interface components {
             id: string;
             /** Format: uuid */
             customer_id: string;
-            /** @description rented: a number rented in the customer's country; caller_id: the customer's own number, verified */
+            /**
+             * @description rented: a number rented in the customer's country; caller_id: the customer's own number, verified. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
             kind: "rented" | "caller_id";
             /** @description E.164 */
             phone_number: string;
             /** @description ISO-3166 alpha-2 */
             country: string;
-            /** @description verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified) */
+            /**
+             * @description verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
             status: "verifying" | "active" | "payment_due" | "released" | "failed";
             /**
              * Format: int64
@@ -1319,8 +1325,11 @@ export interface components {
              * @description ISO 8601, UTC, milliseconds
              */
             released_at: string | null;
-            /** @description verification_failed or verification_expired */
-            failure_reason: string | null;
+            /**
+             * @description verification_failed or verification_expired. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            failure_reason: "verification_failed" | "verification_expired" | null;
             /** @description while verifying: the digits the person types when the carrier calls (null in events) */
             verification: {
                 code: string | null;
@@ -1353,7 +1362,10 @@ export interface components {
             id: string;
             /** Format: uuid */
             customer_id: string;
-            /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
+            /**
+             * @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
             status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
             /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
             preview_url: string | null;
@@ -1453,7 +1465,10 @@ export interface components {
                 /** @enum {string} */
                 object: "brand_domain";
                 domain: string | null;
-                /** @description none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed) */
+                /**
+                 * @description none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed). More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
                 status: "none" | "pending" | "verified" | "failed";
                 /** @description what the domain must be a CNAME of; null without a domain or when the service has no sites domain */
                 cname_target: string | null;
@@ -1712,7 +1727,10 @@ export interface components {
             customer_id: string;
             external_ref: string | null;
             phone: string;
-            /** @description outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number) */
+            /**
+             * @description outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
             direction: "outbound" | "inbound";
             business_name: string | null;
             /**
