@@ -37,6 +37,14 @@ function cannotMakeNamespaces(): string | null {
   } catch {
     return 'the ip command (iproute2) is missing or cannot list network namespaces';
   }
+  // Root in a container without CAP_NET_ADMIN cannot make one: try.
+  const probe = `sb-probe-${crypto.randomBytes(3).toString('hex')}`;
+  try {
+    execFileSync('ip', ['netns', 'add', probe], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('ip', ['netns', 'del', probe], { stdio: 'ignore' });
+  } catch (err) {
+    return `ip netns add fails here (${String((err as { stderr?: Buffer }).stderr ?? err).trim()})`;
+  }
   return null;
 }
 
