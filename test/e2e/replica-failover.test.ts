@@ -150,8 +150,16 @@ if (reason) {
     const failedAt = Date.now();
     await run('pg_ctl', ['stop', '-D', primaryDir, '-m', 'immediate', '-w']);
     await until('a request to meet the outage', () => statuses.some((s) => s.status === 503), 10_000);
-    await run('pg_ctl', ['promote', '-D', replicaDir, '-w']);
+    // The address moves before the promotion is over (a DNS answer or a virtual IP ahead of the
+    // failover manager): a write reaches a standby, SQLSTATE 25006, and is answered 503, not 500.
     address.moveTo(replicaPort);
+    // Reads are served by the standby...
+    await until('a read to be served by the standby', async () => (await account.api.get('/v1/customers?limit=1')).status === 200, 10_000, 100);
+    // ...and a write is refused there (SQLSTATE 25006) as the database being away.
+    const readOnly = await account.api.post('/v1/customers', { name: 'Too Early', country: 'US' });
+    t.like(readOnly, { status: 503, body: { error: { code: 'service_unavailable' } } }, JSON.stringify(readOnly.body));
+    t.truthy(readOnly.headers.get('retry-after'));
+    await run('pg_ctl', ['promote', '-D', replicaDir, '-w']);
     t.false((await replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r, 'the replica is the primary now');
 
     await until('a write through the service to succeed', async () => (await account.api.post('/v1/customers', { name: 'Written After', country: 'US' })).status === 201, 30_000, 200);
