@@ -29,6 +29,7 @@ import {
 import { CalendarAuthError, CalendarSyncExpired, CalendarUnavailable, type BusyInterval, type CalendarChange, type CalendarClient, type CalendarCredentials } from '../calendar.ts';
 import { AUTH_REASONS, failureForStatus, isCalendarError } from '../failures.ts';
 import { busyIntervals, eventToICalendar, readEvent, readFreeBusy } from './ical-event.ts';
+import { guardedFetch } from '../../runtime/guarded-fetch.ts';
 
 export type CaldavCredentials = Extract<CalendarCredentials, { kind: 'caldav' }>;
 
@@ -37,7 +38,18 @@ export interface CaldavOptions {
   timeoutMs?: number;
   /** `etag` compares ETags even where the server offers sync-collection (tests of the fallback). */
   sync?: 'auto' | 'etag';
+  /**
+   * Loopback and private addresses may be reached (SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: development
+   * and tests only). Off by default: the address is the customer's, and the server must not be
+   * made to ask its own network (127.0.0.1, 169.254.169.254, 10.x…) on its behalf.
+   */
+  allowPrivate?: boolean | ((origin: string) => boolean);
+  /** The longest answer read, bytes (default 8 MB). */
+  maxBytes?: number;
 }
+
+/** What the customer is told when the address (or a redirect, or what its name resolves to) is a private one. */
+export const PRIVATE_ADDRESS_REASON = 'the calendar address points to a private or local network, which cannot be used';
 
 const ETAG_TOKEN = 'etags:';
 
@@ -47,13 +59,18 @@ const isSyncReport = (init?: RequestInit) => init?.method === 'REPORT' && typeof
 export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptions = {}): CalendarClient {
   const headers = getBasicAuthHeaders({ username: credentials.username, password: credentials.password });
   const timeoutMs = opts.timeoutMs ?? 15_000;
+  const maxBytes = opts.maxBytes ?? 8 * 1024 * 1024;
+  const send = guardedFetch({ allowPrivate: opts.allowPrivate ?? false, timeoutMs, maxBytes });
 
   /** Every request of tsdav goes through here: no answer and refusals become the port's errors. */
-  const guardedFetch: typeof fetch = async (input, init) => {
+  const checkedFetch: typeof fetch = async (input, init) => {
     let res: Response;
     try {
-      res = await fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
-    } catch {
+      res = await send(input, init);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EFORBIDDENADDRESS') throw new CalendarUnavailable(PRIVATE_ADDRESS_REASON);
+      if (code === 'ERESPONSETOOLARGE') throw new CalendarUnavailable('the calendar server answered with more than can be read');
       throw failureForStatus(undefined, AUTH_REASONS.password, { what: 'the calendar server' });
     }
     const s = res.status;
@@ -63,7 +80,7 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
     }
     return res;
   };
-  const common = { headers, fetch: guardedFetch };
+  const common = { headers, fetch: checkedFetch };
 
   /**
    * tsdav's own errors are not the port's: while finding the calendar they mean there is none to
