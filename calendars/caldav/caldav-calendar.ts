@@ -28,7 +28,7 @@ import {
 } from 'tsdav';
 import { CalendarAuthError, CalendarSyncExpired, CalendarUnavailable, type BusyInterval, type CalendarChange, type CalendarClient, type CalendarCredentials } from '../calendar.ts';
 import { AUTH_REASONS, failureForStatus, isCalendarError } from '../failures.ts';
-import { busyIntervals, eventToICalendar, readEvent, readFreeBusy } from './ical-event.ts';
+import { busyIntervals, eventToICalendar, readBudget, readEvent, readFreeBusy, ReadBudgetExceeded } from './ical-event.ts';
 import { guardedFetch } from '../../runtime/guarded-fetch.ts';
 
 export type CaldavCredentials = Extract<CalendarCredentials, { kind: 'caldav' }>;
@@ -182,7 +182,13 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
           if (answer.ok && typeof answer.raw === 'string') return clip(readFreeBusy(answer.raw), from, to);
         }
         const objects = await fetchCalendarObjects({ calendar: cal, timeRange, urlFilter: () => true, ...common });
-        return objects.flatMap((o) => (typeof o.data === 'string' ? busyIntervals(o.data, from, to) : [])).sort((a, b) => +a.start - +b.start);
+        const budget = readBudget();
+        try {
+          return objects.flatMap((o) => (typeof o.data === 'string' ? busyIntervals(o.data, from, to, budget) : [])).sort((a, b) => +a.start - +b.start);
+        } catch (err) {
+          if (err instanceof ReadBudgetExceeded) throw new CalendarUnavailable(err.message);
+          throw err;
+        }
       }),
 
     createEvent: (event) =>
