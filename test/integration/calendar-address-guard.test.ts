@@ -124,3 +124,17 @@ test('a calendar server answering an endless body or a trickle fails in bounded 
   await t.throwsAsync(slow.freeBusy(...range), { instanceOf: CalendarUnavailable });
   t.true(Date.now() - slowStart < 4_000, 'the deadline covers the body');
 });
+
+test('a link allows 10 connection attempts with an address and password an hour: the 11th is 429 in place and asks no server; a new link starts again', async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const api = a.liveApi!;
+  const c = await makeCustomer(api);
+  const link = await mintCalendarLink(api, c.id);
+  const form = { connect: 'caldav', url: 'http://10.1.2.3/dav/', username: 'owner@example.com', password: 'guess' };
+  for (let i = 1; i <= 10; i++) t.is((await postCalendarForm(link, form)).status, 422, `attempt ${i}`);
+  const refused = await postCalendarForm(link, form);
+  t.is(refused.status, 429);
+  t.regex(refused.text, /Too many attempts on this link\. Wait an hour and try again\./);
+  t.regex(refused.text, /value="owner@example\.com"/, 'what was typed is kept, never the password');
+  t.is((await postCalendarForm(await mintCalendarLink(api, c.id), form)).status, 422, 'a new link counts on its own');
+});
