@@ -255,7 +255,9 @@ export async function registerCalendarPages(app: App, services: CalendarPageRout
       } else if (opened.customer.mode === 'live' && form.connect === 'caldav') {
         const password = typeof form.password === 'string' ? form.password : '';
         const url = typedIn.url;
-        if (!url || !typedIn.username || !password || url.length > MAX_FIELD || password.length > MAX_FIELD || !/^https?:\/\//i.test(url)) {
+        // The lengths as sent: a field cut to fit (for showing it again) would connect an address or user other than the one typed.
+        const tooLong = [field(form, 'url'), field(form, 'username'), password].some((v) => v.length > MAX_FIELD);
+        if (!url || !typedIn.username || !password || tooLong || !/^https?:\/\//i.test(url)) {
           return sendPage(reply, 400, connectPage(opened, brand, token, { error: words.missingFields, typed: typedIn }));
         }
         (request as FastifyRequest & { calendarLinkId?: string }).calendarLinkId = opened.link.id;

@@ -138,3 +138,14 @@ test('a link allows 10 connection attempts with an address and password an hour:
   t.regex(refused.text, /value="owner@example\.com"/, 'what was typed is kept, never the password');
   t.is((await postCalendarForm(await mintCalendarLink(api, c.id), form)).status, 422, 'a new link counts on its own');
 });
+
+test('an address or user name longer than 500 characters is refused as typed, never cut and connected', async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const api = a.liveApi!;
+  const link = await mintCalendarLink(api, (await makeCustomer(api)).id);
+  const long = `https://calendar.example/${'a'.repeat(480)}/private-part/`;
+  const posted = await postCalendarForm(link, { connect: 'caldav', url: long, username: 'u', password: 'p' });
+  t.is(posted.status, 400);
+  t.regex(posted.text, /Fill in the calendar(&#39;|')s address/);
+  t.is((await postCalendarForm(link, { connect: 'caldav', url: 'https://calendar.example/', username: 'u'.repeat(501), password: 'p' })).status, 400);
+});
