@@ -6,7 +6,15 @@
 // long as the database has the connections: each process opens at most 1.5 × its
 // SWITCHBOARD_DB_POOL_SIZE + 1. Six processes at 10 need 96, inside PostgreSQL's default 100.
 // Diallers hold live calls and each runs a media server the carrier streams to: give each one a
-// reachable SWITCHBOARD_MEDIA_URL (and SWITCHBOARD_MEDIA_PORT) in production.
+// reachable SWITCHBOARD_MEDIA_URL (and SWITCHBOARD_MEDIA_PORT) in production. The instances share
+// this environment, so pm2's instance number (NODE_APP_INSTANCE, 0, 1, …) tells them apart:
+// instance n listens on SWITCHBOARD_MEDIA_PORT + n, and {port} / {instance} in
+// SWITCHBOARD_MEDIA_URL become that port and n (wss://media.example.com:{port}/media).
+// A fixed URL is refused for a second instance (runtime/config.ts mediaSettings).
+//
+// A process that cannot reach PostgreSQL at start waits and retries itself (1 s doubling to 30 s,
+// one JSON line per attempt); exp_backoff_restart_delay spaces pm2's restarts of a process that
+// exits anyway (100 ms doubling to 15 s, reset after 30 s up) instead of pm2's tight loop.
 //
 // Logs: each app writes to its own two files under SWITCHBOARD_LOG_DIR (default ./logs beside this
 // file): <app>.out.log (the JSON log lines) and <app>.err.log. merge_logs keeps every instance of
@@ -78,6 +86,7 @@ const app = (name, roles, extra) => ({
   listen_timeout: 60000,
   // From SIGINT to SIGKILL: the api's graceful close takes 8 s at most (app/start.ts), the sender's steps 4 s each.
   kill_timeout: 15000,
+  exp_backoff_restart_delay: 100,
   out_file: path.join(LOG_DIR, `${name}.out.log`),
   error_file: path.join(LOG_DIR, `${name}.err.log`),
   merge_logs: true,
@@ -95,7 +104,19 @@ module.exports = {
     // A dialler on SIGINT claims no new call, lets its running calls finish for SWITCHBOARD_DRAIN_MS
     // and hands the rest over to the other diallers (actors/call/call-drain.ts): kill_timeout leaves
     // 15 s beyond the drain for the rest of its shutdown.
-    app('switchboard-dialler', 'dialler', { exec_mode: 'fork', instances: INSTANCES['switchboard-dialler'], kill_timeout: DRAIN_MS + 15000 }),
+    app('switchboard-dialler', 'dialler', {
+      exec_mode: 'fork',
+      instances: INSTANCES['switchboard-dialler'],
+      kill_timeout: DRAIN_MS + 15000,
+      instance_var: 'NODE_APP_INSTANCE',
+      env: {
+        ...shared,
+        SWITCHBOARD_ROLES: 'dialler',
+        ...metricsEnv('switchboard-dialler'),
+        SWITCHBOARD_MEDIA_PORT: process.env.SWITCHBOARD_MEDIA_PORT,
+        SWITCHBOARD_MEDIA_URL: process.env.SWITCHBOARD_MEDIA_URL,
+      },
+    }),
     // The senders also build websites (research, copy, page): both wait on the network, not the
     // CPU, and builds are claimed with SKIP LOCKED, so the two share processes without a seventh.
     app('switchboard-sender', 'sender,builder', { exec_mode: 'fork', instances: INSTANCES['switchboard-sender'] }),

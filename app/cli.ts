@@ -22,6 +22,8 @@ async function start(args: string[]): Promise<void> {
   const log = createLogger(config.logLevel, logDestination());
   let signalled: string | undefined;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
+  // A signal while start-up waits for the database gives the wait up (app/database-wait.ts).
+  const startUp = new AbortController();
   const stop = () =>
     (service ? service.stop() : Promise.resolve()).then(
       () => process.exit(0),
@@ -35,10 +37,15 @@ async function start(args: string[]): Promise<void> {
     signalled = signal;
     log.info({ signal }, service ? 'stopping' : 'stopping once start-up has finished');
     if (service) void stop();
+    else startUp.abort();
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
-  service = await startService(config, { logger: log, newAdminToken: args.includes('--new-admin-token') });
+  service = await startService(config, { logger: log, newAdminToken: args.includes('--new-admin-token'), signal: startUp.signal }).catch((err) => {
+    if (err?.name !== 'StartAborted') throw err;
+    log.info({ signal: signalled }, 'stopped while waiting for the database');
+    process.exit(0);
+  });
   // The service runs until it is signalled. A role with no server of its own (the webhook sender)
   // holds nothing but database sockets and unref'd timers: without this, losing the database
   // would empty the event loop and end the process quietly, with status 0.

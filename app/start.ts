@@ -65,6 +65,7 @@ import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 import { createPayments, type Payments } from '../actors/payments/payments.ts';
 import { paymentProviders } from './payments.ts';
 import { startMetrics } from './metrics.ts';
+import { waitForDatabase } from './database-wait.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -76,6 +77,8 @@ export interface StartOptions {
   announce?: (line: string) => void;
   /** Real time (runtime/clock.ts `realClock` unless given): a test may hand a clock it moves to reach webhook retries or a bonus credit's expiry. */
   realClock?: Clock;
+  /** Gives up start-up while it waits for an unreachable database (a signal before the process is up). */
+  signal?: AbortSignal;
 }
 
 export interface RunningService {
@@ -126,6 +129,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     }
     const pool = createPool(url, config.dbPoolSize);
     onStop('database pool', () => pool.end());
+    // A database not up yet (a machine booting, a failover): wait and retry, never exit into a restart loop.
+    await waitForDatabase(pool, log, { signal: opts.signal });
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
     // Readiness and the call path read whether live mode has a carrier with their facts.

@@ -64,10 +64,11 @@ export interface CalendarClient {
   /**
    * The current state of these events (by the ids createEvent gave): `changed` with its times and
    * version, or `deleted` when it is gone. After a sync token expired, the sync compares the
-   * meetings it booked one by one (ETags) instead of reading the whole calendar. Optional: an
-   * adapter without it leaves the meetings as they were until their next change.
+   * meetings it booked one by one (ETags) instead of reading the whole calendar. A cancelled
+   * event that is still there is `changed` with `cancelled: true`. In the order asked; an event
+   * the calendar gave no answer for (or not as a meeting with times) is left out.
    */
-  events?(ids: string[]): Promise<CalendarChange[]>;
+  events(ids: string[]): Promise<CalendarChange[]>;
 }
 
 export type CalendarKind = 'caldav' | 'google' | 'microsoft' | 'simulated';

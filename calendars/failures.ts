@@ -45,5 +45,5 @@ export function unavailableCalendar(reason: string): CalendarClient {
   const fail = async (): Promise<never> => {
     throw new CalendarUnavailable(reason);
   };
-  return { freeBusy: fail, createEvent: fail, deleteEvent: fail, changes: fail };
+  return { freeBusy: fail, createEvent: fail, deleteEvent: fail, changes: fail, events: fail };
 }

@@ -393,12 +393,14 @@ export function createCallRepository(db: Queryable) {
      * Takes over running calls whose owner stopped renewing their lease: they become `owner`'s,
      * leased for `leaseSeconds`, and no other process takes them meanwhile.
      */
-    async takeOverOrphans(owner: string, leaseSeconds: number, limit: number): Promise<CallRow[]> {
+    async takeOverOrphans(owner: string, leaseSeconds: number, limit: number): Promise<(CallRow & { previous_owner: string | null; previous_lease_expired_at: Date })[]> {
       const { rows } = await db.query(
-        `UPDATE calls SET claimed_by = $1, lease_expires_at = now() + make_interval(secs => $2)
-          WHERE id IN (SELECT id FROM calls WHERE status IN ('dialing', 'ringing', 'in_progress') AND lease_expires_at < now()
-                        ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
+        `UPDATE calls c SET claimed_by = $1, lease_expires_at = now() + make_interval(secs => $2)
+           FROM (SELECT id, claimed_by AS previous_owner, lease_expires_at AS previous_lease_expired_at FROM calls
+                  WHERE status IN ('dialing', 'ringing', 'in_progress') AND lease_expires_at < now()
+                  ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED) AS orphan
+          WHERE c.id = orphan.id
+          RETURNING c.*, orphan.previous_owner, orphan.previous_lease_expired_at`,
         [owner, leaseSeconds, limit],
       );
       return rows;

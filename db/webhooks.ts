@@ -47,7 +47,12 @@ export interface AttemptRow {
 }
 
 /** A claimed delivery with its event and endpoint (one statement claims all three). */
-export type ClaimedDelivery = DeliveryRow & { event: EventRow; endpoint: EndpointRow };
+export type ClaimedDelivery = DeliveryRow & {
+  event: EventRow;
+  endpoint: EndpointRow;
+  /** Set when the delivery was taken from a sender whose claim lapsed (it died mid-attempt): that claim's start and end. */
+  taken_over: { claimed_at: Date; locked_until: Date } | null;
+};
 
 /** to_jsonb renders bytea as "\\x…" hex. */
 function hexBytes(text: string): Buffer {
@@ -99,18 +104,22 @@ export function createWebhookRepository(db: Queryable) {
      */
     async claimDue(now: Date, lockUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
       const { rows } = await db.query(
-        `WITH claimed AS (
-           UPDATE webhook_deliveries SET status = 'sending', locked_until = $2, updated_at = $1
-            WHERE id IN (SELECT id FROM webhook_deliveries
-                          WHERE (status IN ('pending', 'failed') AND next_attempt_at <= $1) OR (status = 'sending' AND locked_until <= $1)
-                          ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-            RETURNING *)
+        `WITH due AS (
+           SELECT id, status AS was_status, locked_until AS was_locked_until, updated_at AS was_updated_at FROM webhook_deliveries
+            WHERE (status IN ('pending', 'failed') AND next_attempt_at <= $1) OR (status = 'sending' AND locked_until <= $1)
+            ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+         claimed AS (
+           UPDATE webhook_deliveries d SET status = 'sending', locked_until = $2, updated_at = $1
+             FROM due WHERE d.id = due.id
+            RETURNING d.*, due.was_status, due.was_locked_until, due.was_updated_at)
          SELECT c.*, to_jsonb(e) AS event, to_jsonb(w) AS endpoint
            FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
         [now, lockUntil, limit],
       );
-      return rows.map((r) => ({
+      return rows.map(({ was_status, was_locked_until, was_updated_at, ...r }) => ({
         ...r,
+        // Only a claim leaves a delivery `sending` (its update sets updated_at): found so, its sender stopped.
+        taken_over: was_status === 'sending' ? { claimed_at: was_updated_at, locked_until: was_locked_until } : null,
         event: { ...r.event, created_at: new Date(r.event.created_at) },
         endpoint: {
           ...r.endpoint,

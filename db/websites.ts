@@ -132,15 +132,20 @@ export function createWebsiteRepository(db: Queryable) {
      * Claims one build waiting to be built (none claimed, or its claim lapsed): its claim is set to
      * `until` and its attempts counted, in the caller's transaction. Null when none waits.
      */
-    async claimBuild(now: Date, until: Date): Promise<WebsiteRow | null> {
+    async claimBuild(now: Date, until: Date): Promise<(WebsiteRow & { previous_claim: { claimed_until: Date; changed_at: Date } | null }) | null> {
       const { rows } = await db.query(
-        `UPDATE website_builds SET build_claimed_until = $2, build_attempts = build_attempts + 1, updated_at = $1
-          WHERE id = (SELECT id FROM website_builds WHERE build_wanted AND (build_claimed_until IS NULL OR build_claimed_until <= $1)
-                       ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
+        `UPDATE website_builds w SET build_claimed_until = $2, build_attempts = w.build_attempts + 1, updated_at = $1
+           FROM (SELECT id, build_claimed_until AS was_claimed_until, updated_at AS was_updated_at FROM website_builds
+                  WHERE build_wanted AND (build_claimed_until IS NULL OR build_claimed_until <= $1)
+                  ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED) AS due
+          WHERE w.id = due.id
+          RETURNING w.*, due.was_claimed_until, due.was_updated_at`,
         [now, until],
       );
-      return rows[0] ?? null;
+      if (!rows[0]) return null;
+      // The claim it replaces (a lapsed one, or a crashed try's deferral) and when the row last changed.
+      const { was_claimed_until, was_updated_at, ...row } = rows[0];
+      return { ...row, previous_claim: was_claimed_until ? { claimed_until: was_claimed_until, changed_at: was_updated_at } : null };
     },
 
     /** What a site's address serves: a live-mode site by slug, or by verified domain (a test site only at its preview). */

@@ -61,6 +61,7 @@ import { registerConsoleCustomerRoutes } from './routes/console-customers.ts';
 import { registerConsoleCalendarRoutes } from './routes/console-calendar.ts';
 import { registerPaymentRoutes } from './routes/console-payments.ts';
 import { registerConsoleSimulatedCheckoutRoutes } from './routes/console-simulated-checkout.ts';
+import { registerHealthRoutes } from './routes/health.ts';
 import './types.ts';
 
 /** What the plugins use: the process's deps (the database for rate limits and idempotency), and the credentials. */
@@ -227,5 +228,6 @@ export async function buildApp(services: HttpDeps): Promise<App> {
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
+  registerHealthRoutes(app, services);
   return app;
 }

@@ -54,9 +54,16 @@ export interface Config {
   calendars: CalendarsConfig;
   /** OpenAI credentials; without them the scripted agent and the built-in coach answer. */
   openai: { apiKey: string; baseUrl: string | undefined; realtimeUrl: string | undefined; realtimeModel: string; chatModel: string } | null;
-  /** Port of the carrier media WebSocket server (0: a free one). */
+  /**
+   * Port of the carrier media WebSocket server (0: a free one). Under pm2 each instance of an app
+   * (NODE_APP_INSTANCE n) listens on SWITCHBOARD_MEDIA_PORT + n (`mediaSettings`).
+   */
   mediaPort: number;
-  /** The media server's URL as the carrier reaches it (ws[s]://host[:port]/media); derived when unset. */
+  /**
+   * The media server's URL as the carrier reaches it (ws[s]://host[:port]/media); derived when
+   * unset. `{port}` and `{instance}` in SWITCHBOARD_MEDIA_URL become this instance's media port and
+   * number (`mediaSettings`).
+   */
   mediaUrl: string | undefined;
   /** Most calls one process runs at once. */
   maxCallsPerProcess: number;
@@ -257,6 +264,43 @@ function platformName(value: string | undefined): string {
   return name;
 }
 
+/**
+ * The media server's port and advertised URL of this process. Diallers run as several instances of
+ * one pm2 app with one environment, so one port in it would be bound by all of them (the kernel
+ * then splits the carrier's streams between them). pm2 numbers an app's instances in
+ * NODE_APP_INSTANCE (0, 1, …): instance n listens on SWITCHBOARD_MEDIA_PORT + n, and `{port}` /
+ * `{instance}` in SWITCHBOARD_MEDIA_URL are replaced by that port and n. Without pm2 (no
+ * NODE_APP_INSTANCE) the instance is 0: the settings are taken as they are. A fixed URL (no
+ * placeholder) for an instance past the first is refused: every instance would advertise the first
+ * one's address. With SWITCHBOARD_MEDIA_PORT unset (0) each process takes a free port, and a URL
+ * derived from SWITCHBOARD_PUBLIC_URL's host names it (app/calls.ts).
+ */
+export function mediaSettings(env: NodeJS.ProcessEnv, opts: { dialler: boolean } = { dialler: true }): { mediaPort: number; mediaUrl: string | undefined; instance: number } {
+  const instance = int(env.NODE_APP_INSTANCE, 0, 'NODE_APP_INSTANCE');
+  const base = int(env.SWITCHBOARD_MEDIA_PORT, 0, 'SWITCHBOARD_MEDIA_PORT');
+  const mediaPort = base > 0 ? base + instance : 0;
+  if (mediaPort > 65_535) throw new SettingError(`SWITCHBOARD_MEDIA_PORT + NODE_APP_INSTANCE is past 65535 (${base} + ${instance})`);
+  const template = env.SWITCHBOARD_MEDIA_URL || undefined;
+  if (!template) return { mediaPort, mediaUrl: undefined, instance };
+  const placeholders = template.includes('{port}') || template.includes('{instance}');
+  if (template.includes('{port}') && mediaPort === 0) {
+    throw new SettingError('SWITCHBOARD_MEDIA_URL has {port}, which needs SWITCHBOARD_MEDIA_PORT: the port a carrier is told must be known before it is bound');
+  }
+  // Only a dialler serves media: an api instance given the same environment is not refused.
+  if (!placeholders && instance > 0 && opts.dialler) {
+    throw new SettingError(
+      `SWITCHBOARD_MEDIA_URL names one address for every instance, and this is instance ${instance} (NODE_APP_INSTANCE): put {port} or {instance} in it (wss://media.example.com:{port}/media)`,
+    );
+  }
+  const mediaUrl = template.replaceAll('{port}', String(mediaPort)).replaceAll('{instance}', String(instance));
+  try {
+    new URL(mediaUrl);
+  } catch {
+    throw new SettingError(`SWITCHBOARD_MEDIA_URL is not a URL: "${mediaUrl}"`);
+  }
+  return { mediaPort, mediaUrl, instance };
+}
+
 /** Reads the configuration from `env` (process.env by default). Throws on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -266,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch {
     throw new SettingError(`SWITCHBOARD_PUBLIC_URL is not a URL: "${publicUrl}"`);
   }
+  const media = mediaSettings(env, { dialler: roles(env.SWITCHBOARD_ROLES).has('dialler') });
   return {
     port,
     host: env.HOST || '0.0.0.0',
@@ -326,8 +371,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           chatModel: env.OPENAI_CHAT_MODEL || 'gpt-4.1-mini',
         }
       : null,
-    mediaPort: int(env.SWITCHBOARD_MEDIA_PORT, 0, 'SWITCHBOARD_MEDIA_PORT'),
-    mediaUrl: env.SWITCHBOARD_MEDIA_URL || undefined,
+    mediaPort: media.mediaPort,
+    mediaUrl: media.mediaUrl,
     maxCallsPerProcess: int(env.SWITCHBOARD_MAX_CALLS, 200, 'SWITCHBOARD_MAX_CALLS'),
     rateLimitStore: oneOf(env.SWITCHBOARD_RATE_LIMIT_STORE, ['memory', 'postgres'] as const, 'memory', 'SWITCHBOARD_RATE_LIMIT_STORE'),
     dbPoolSize: int(env.SWITCHBOARD_DB_POOL_SIZE, 20, 'SWITCHBOARD_DB_POOL_SIZE', 1),

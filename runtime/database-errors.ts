@@ -21,8 +21,21 @@ const UNREACHABLE_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|timeout expired|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
 
 /**
+ * SQLSTATE class 53, insufficient resources: 53000, 53100 disk_full, 53200 out_of_memory, 53300
+ * too_many_connections, 53400 configuration_limit_exceeded. The server is up but cannot take the
+ * work right now; it takes it again when space, memory or connections come back, by itself.
+ */
+const OUT_OF_RESOURCES = /^53[0-9A-Z]{3}$/;
+
+/** Whether `err` is PostgreSQL refusing work for want of resources (class 53: a full disk, no memory). */
+export function isDatabaseOutOfResources(err: unknown): boolean {
+  return Boolean(err && typeof err === 'object' && typeof (err as { code?: unknown }).code === 'string' && OUT_OF_RESOURCES.test((err as { code: string }).code));
+}
+
+/**
  * Whether `err` means "the database cannot be reached right now" (a restart, a failover, a cut
- * connection, a full server), as opposed to a fault of the query or of the data. The one place
+ * connection, a full server: out of disk, memory or connections, SQLSTATE class 53), as opposed
+ * to a fault of the query or of the data. The one place
  * that decides it: HTTP answers these 503 with Retry-After, and loops back off quietly
  * (runtime/database-health.ts). Socket errors count only with a `syscall`, as Node's own socket
  * errors carry: an HTTP client's error with the same code is another service's outage.
@@ -31,7 +44,7 @@ export function isDatabaseUnreachable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { code?: unknown; syscall?: unknown; message?: unknown; errors?: unknown };
   if (typeof e.code === 'string') {
-    if (UNREACHABLE_SQLSTATES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code)) return true;
+    if (UNREACHABLE_SQLSTATES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code) || OUT_OF_RESOURCES.test(e.code)) return true;
     if (typeof e.syscall === 'string' && UNREACHABLE_SOCKET_CODES.has(e.code)) return true;
   }
   if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.test(e.message)) return true;

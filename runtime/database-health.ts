@@ -1,5 +1,5 @@
 import type { Logger } from './logger.ts';
-import { isDatabaseUnreachable } from './database-errors.ts';
+import { isDatabaseOutOfResources, isDatabaseUnreachable } from './database-errors.ts';
 
 /** The longest a loop or the change feed waits between tries while the database is unreachable. */
 export const RETRY_CAP_MS = 5_000;
@@ -23,6 +23,12 @@ const byLog = new WeakMap<Logger, DatabaseHealth>();
  */
 export class DatabaseHealth {
   private downSinceMs: number | null = null;
+  /**
+   * Sources whose work the database refuses for want of resources (SQLSTATE class 53 but 53300: a
+   * full disk, no memory), since when. Kept per source: the server still answers, and a reader
+   * may succeed while a writer keeps failing, so each has its own streak and its own two lines.
+   */
+  private readonly refusedSinceMs = new Map<string, number>();
 
   constructor(private readonly log: Logger) {}
 
@@ -42,14 +48,25 @@ export class DatabaseHealth {
 
   /**
    * Something that needed the database failed with `err`. True when `err` means the database
-   * cannot be reached (noted; the caller backs off and logs nothing); false for any other
+   * cannot be reached or refuses the work for want of resources (noted, one line per outage or
+   * per source's streak; the caller backs off and logs nothing); false for any other
    * error, which the caller handles (and logs) as before.
    */
   failed(err: unknown, source: string): boolean {
     if (!isDatabaseUnreachable(err)) return false;
+    const e = err as { code?: string; message?: string };
+    if (isDatabaseOutOfResources(err) && e.code !== '53300') {
+      if (!this.refusedSinceMs.has(source)) {
+        this.refusedSinceMs.set(source, Date.now());
+        this.log.error(
+          { event: 'database_out_of_resources', source, error: e.message ?? String(err), error_code: e.code },
+          `${source}: the database refuses the work for want of resources (SQLSTATE ${e.code}); retrying with backoff until it takes it`,
+        );
+      }
+      return true;
+    }
     if (this.downSinceMs === null) {
       this.downSinceMs = Date.now();
-      const e = err as { code?: string; message?: string };
       this.log.error(
         { event: 'database_unreachable', source, error: e.message ?? String(err), error_code: e.code },
         'database unreachable; retrying with backoff until it is back',
@@ -60,6 +77,11 @@ export class DatabaseHealth {
 
   /** Something reached the database. */
   succeeded(source: string): void {
+    const refusedSince = this.refusedSinceMs.get(source);
+    if (refusedSince !== undefined) {
+      this.refusedSinceMs.delete(source);
+      this.log.info({ event: 'database_resources_back', source, down_ms: Date.now() - refusedSince }, `${source}: the database takes the work again`);
+    }
     if (this.downSinceMs === null) return;
     const downMs = Date.now() - this.downSinceMs;
     this.downSinceMs = null;

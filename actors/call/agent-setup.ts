@@ -19,7 +19,7 @@ export const TOOLS: ToolSpec[] = [
     parameters: {
       type: 'object',
       properties: {
-        after: { type: 'string', description: 'Only slots from this date or date and time on (ISO 8601), e.g. when the person asks for next week' },
+        after: { type: 'string', description: 'Only slots from this date or date and time on (ISO 8601), e.g. when the person asks for next week; a date (YYYY-MM-DD) or a time without an offset is on the business\'s clock' },
         part_of_day: { type: 'string', enum: ['morning', 'afternoon', 'any'] },
       },
     },

@@ -30,7 +30,8 @@ import type { Logger } from '../../runtime/logger.ts';
 import { bookingSettingsOf } from '../customer/booking-settings.ts';
 import { businessName } from '../customer/views.ts';
 import { freeSlots, searchRange, slotProblem, type Interval, type PartOfDay } from './free-slots.ts';
-import { calleeZone, sayTime } from './callee-zone.ts';
+import { calleeZone, sayTime, sayZone } from './callee-zone.ts';
+import { searchStartIn, type SearchStart } from './tool-args.ts';
 
 /** Slots the agent is given at a time (it offers two or three). */
 export const SLOTS_OFFERED = 3;
@@ -57,6 +58,8 @@ export interface SlotView {
   end_at: string;
   /** The time as the agent says it: in the callee's zone when its clock differs from the business's. */
   says: string;
+  /** The IANA zone `says` is in (to say the time in another language on that clock). */
+  timezone: string;
 }
 
 export type BookingReply =
@@ -90,7 +93,7 @@ export function createBooking(deps: BookingDeps) {
 
   function view(slots: Interval[], customer: CustomerRow, call: CallRow): SlotView[] {
     const zone = calleeZone(call.to_e164);
-    return slots.map((s) => ({ start_at: s.start.toISOString(), end_at: s.end.toISOString(), says: sayTime(s.start, customer.timezone, zone) }));
+    return slots.map((s) => ({ start_at: s.start.toISOString(), end_at: s.end.toISOString(), says: sayTime(s.start, customer.timezone, zone), timezone: sayZone(s.start, customer.timezone, zone) }));
   }
 
   async function customerOf(call: CallRow): Promise<CustomerRow> {
@@ -112,12 +115,14 @@ export function createBooking(deps: BookingDeps) {
 
   return {
     /** The agent's `find_free_slots`: up to three slots, soonest first. */
-    async findSlots(call: CallRow, now: Date, q: { after: Date | null; partOfDay: PartOfDay }) {
+    async findSlots(call: CallRow, now: Date, q: { after: SearchStart | null; partOfDay: PartOfDay }) {
       const customer = await customerOf(call);
+      // A date the agent gave without an offset is on the business's clock (its midnight for a bare date).
+      const after = searchStartIn(q.after, customer.timezone);
       const calendar = stateOf(await createCalendarConnectionRepository(pool).get(customer.id));
       if (calendar.kind === 'failing') return { slots: [], reason: 'calendar_unavailable', timezone: customer.timezone };
       try {
-        const slots = await slotsOf(customer, calendar, now, { after: q.after, partOfDay: q.partOfDay, limit: SLOTS_OFFERED });
+        const slots = await slotsOf(customer, calendar, now, { after, partOfDay: q.partOfDay, limit: SLOTS_OFFERED });
         return { slots: view(slots, customer, call), timezone: customer.timezone };
       } catch (err) {
         if (!(err instanceof CalendarUnavailable || err instanceof CalendarAuthError)) throw err;

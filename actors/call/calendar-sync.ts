@@ -77,10 +77,6 @@ export function createCalendarSync(deps: CalendarSyncDeps) {
 
   /** After an expired token: each booked appointment still to come compared with its event. */
   async function compareBooked(row: CalendarConnectionRow, calendar: CalendarClient, now: Date): Promise<number> {
-    if (!calendar.events) {
-      log.warn({ customer_id: row.customer_id, kind: row.kind }, 'calendar sync: the token expired and this calendar cannot be compared event by event; changes before now are not followed');
-      return 0;
-    }
     const booked = await createAppointmentRepository(pool).upcomingOnCalendar(row.customer_id, now, 500);
     let changed = 0;
     for (let i = 0; i < booked.length; i += BATCH) {

@@ -11,6 +11,8 @@ import { createCallReports } from './call-reports.ts';
 import { createCallMedia } from './call-media.ts';
 import { createCallTools } from './call-tools.ts';
 import { OpeningNotLawful } from './opening.ts';
+import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
+import { retryDelayMs } from '../../runtime/database-health.ts';
 
 export type { CallDeps, CallState } from './call-state.ts';
 
@@ -49,6 +51,8 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    */
   async function dial(state: CallState, from: string): Promise<CallState> {
     const call = await mustGetCall(pool, state.id);
+    // Asked again (the dialler holding a request through a database outage): never a second dial.
+    if (call.dialed_at || state.line) return state;
     const carrier = deps.carriers[state.mode];
     deps.liveCalls.add(state.id);
     let line: CallLine;
@@ -60,6 +64,11 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         log.info({ call_id: state.id }, 'a UK opening has neither the business address nor a freephone caller ID; the call is not dialled');
         await end.blockUndialled(state, 'registered_address_required');
         return releaseCall(deps, state);
+      }
+      // The database refused a read or write on the way: the dialler holds the request and asks again.
+      if (isDatabaseUnreachable(err)) {
+        deps.liveCalls.delete(state.id);
+        throw err;
       }
       log.warn({ err, call_id: state.id }, 'the opening could not be prepared; the call is not dialled');
       return notDialled(state);
@@ -73,9 +82,10 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
     const lined: CallState = { ...state, line };
     bridging.openBridge(lined, line);
+    let carrierCallId: string;
     try {
       const base = config.publicUrl;
-      const { carrierCallId } = await carrier.dial({
+      ({ carrierCallId } = await carrier.dial({
         callId: call.id,
         streamToken: deps.streamToken(call.id),
         to: call.to_e164,
@@ -86,18 +96,52 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
         amdCallbackUrl: `${base}/telephony/twilio/amd?call_id=${call.id}`,
         timeLimitSeconds: TIME_LIMIT_SECONDS,
         ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
-      });
-      line.carrierCallId = carrierCallId;
-      const now = clock.now();
-      await repo().update(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
-      // The carrier enforces the limit too (TimeLimit); this is the backstop if it does not.
-      const timer = setTimeout(() => void deps.calls().ask(state.id, { type: 'time_limit_reached' }).catch(() => {}), TIME_LIMIT_SECONDS * 1000 + LIMIT_MARGIN_MS);
-      timer.unref();
-      return { ...lined, limitTimer: timer };
+      }));
     } catch (err) {
       log.warn({ err, call_id: state.id }, 'the carrier refused the call');
       return notDialled(lined);
     }
+    line.carrierCallId = carrierCallId;
+    const now = clock.now();
+    const record = () => repo().update(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
+    try {
+      await record();
+    } catch (err) {
+      if (!isDatabaseUnreachable(err)) {
+        log.warn({ err, call_id: state.id }, 'the dial could not be recorded; the call is not dialled');
+        return notDialled(lined);
+      }
+      // The carrier placed the call and the phone rings: it goes on, never closed as lost or
+      // dialled again; its record waits for the database (away, or its disk full).
+      recordWhenPossible(state.id, carrierCallId, record);
+    }
+    // The carrier enforces the limit too (TimeLimit); this is the backstop if it does not.
+    const timer = setTimeout(() => void deps.calls().ask(state.id, { type: 'time_limit_reached' }).catch(() => {}), TIME_LIMIT_SECONDS * 1000 + LIMIT_MARGIN_MS);
+    timer.unref();
+    return { ...lined, limitTimer: timer };
+  }
+
+  /**
+   * The record of a call the carrier placed, written when the database takes it: tried again with
+   * backoff (1 s doubling to 5 s); one line when it is refused and one when it is written.
+   */
+  function recordWhenPossible(callId: string, carrierCallId: string, record: () => Promise<unknown>): void {
+    log.warn({ call_id: callId, carrier_call_id: carrierCallId }, 'the call was placed but the database refused its record; it is written when the database takes it');
+    let failures = 1;
+    const attempt = () => {
+      const timer = setTimeout(() => {
+        record().then(
+          () => log.info({ call_id: callId, carrier_call_id: carrierCallId, attempts: failures + 1 }, 'the record of a placed call was written'),
+          (err) => {
+            if (!isDatabaseUnreachable(err)) return log.error({ err, call_id: callId }, 'the record of a placed call could not be written; the call keeper reconciles it');
+            failures++;
+            attempt();
+          },
+        );
+      }, retryDelayMs(1_000, failures));
+      timer.unref();
+    };
+    attempt();
   }
 
   /** Ends a call that was never put through: marked dialled so its hold is settled (at zero) with the outcome. */

@@ -132,7 +132,19 @@ export class CallKeeper {
     for (const call of orphans) {
       // Asked again in a while if this attempt does not end it (the carrier unreachable, a hangup whose report is lost).
       this.watched.set(call.id, this.nowMs() + AFTER_MEDIA_MS);
-      this.deps.log.warn({ call_id: call.id, status: call.status, previous_owner_lease_expired: true }, 'a call whose process stopped renewing its lease is recovered here');
+      // Whose lease, and how long ago it ran out (on the database's clock, as leases are).
+      this.deps.log.warn(
+        {
+          event: 'lease_taken_over',
+          kind: 'call',
+          call_id: call.id,
+          status: call.status,
+          previous_owner: call.previous_owner,
+          lease_expired_at: call.previous_lease_expired_at.toISOString(),
+          previous_owner_lease_expired: true,
+        },
+        'a call whose process stopped renewing its lease is recovered here',
+      );
       await this.recover(call).catch((err) => this.deps.log.warn({ err, call_id: call.id }, 'recovering a call failed; it is tried again'));
     }
   }

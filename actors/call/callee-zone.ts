@@ -35,8 +35,14 @@ export function calleeZone(e164: string): string | null {
  * zone when its clock differs from the business's at that instant, marked "your time".
  */
 export function sayTime(at: Date, businessZone: string, calleeZoneName: string | null): string {
-  const differs = calleeZoneName !== null && zoneOffsetMs(calleeZoneName, at.getTime()) !== zoneOffsetMs(businessZone, at.getTime());
-  const zone = differs ? calleeZoneName! : businessZone;
+  const zone = sayZone(at, businessZone, calleeZoneName);
+  const differs = zone !== businessZone;
   const text = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
   return differs ? `${text} your time (${zone})` : `${text} (${zone})`;
+}
+
+/** The zone `sayTime` says `at` in: the callee's when its clock differs from the business's then, else the business's. */
+export function sayZone(at: Date, businessZone: string, calleeZoneName: string | null): string {
+  const differs = calleeZoneName !== null && zoneOffsetMs(calleeZoneName, at.getTime()) !== zoneOffsetMs(businessZone, at.getTime());
+  return differs ? calleeZoneName! : businessZone;
 }

@@ -126,6 +126,15 @@ export function zoneOffsetMs(zone: string, ms: number): number {
   return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
 }
 
+/**
+ * The first instant the clock of `zone` reads `minute` (minutes after midnight) on the local date
+ * `date` (YYYY-MM-DD, a real date); the jump's instant when a spring-forward skips that time.
+ */
+export function localTimeToInstant(zone: string, date: string, minute: number): Date {
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(localWallToInstant(zone, Date.UTC(y, m - 1, d) / DAY_MS, minute));
+}
+
 /** The local day (days since 1970-01-01) and minute of day at `ms` in `zone`. */
 function localClock(zone: string, ms: number): { day: number; minute: number } {
   const wall = ms + zoneOffsetMs(zone, ms);

@@ -5,6 +5,8 @@
  * where it is written, so carrying out a tool call never fails on its arguments.
  */
 
+import { localTimeToInstant } from './free-slots.ts';
+
 /** Longest attendee name and notes of a booked appointment, and reason of a do-not-call request (UTF-16 units). */
 export const ATTENDEE_NAME_MAX = 200;
 export const NOTES_MAX = 2000;
@@ -18,8 +20,15 @@ export const MAX_DURATION_MINUTES = 120;
 /** The do-not-call reason recorded when the agent gives none. */
 export const DEFAULT_DNC_REASON = 'asked not to be called again';
 
+/**
+ * Where a slot search starts, as the agent gave it: an instant (a date-time with its offset), or a
+ * time on the business's own clock (a bare date is its midnight there, a date-time without an
+ * offset its local time), which only the business's zone turns into an instant (`searchStartIn`).
+ */
+export type SearchStart = { at: Date } | { localDate: string; minute: number };
+
 export type ToolCall =
-  | { tool: 'find_free_slots'; after: Date | null; partOfDay: 'morning' | 'afternoon' | 'any' }
+  | { tool: 'find_free_slots'; after: SearchStart | null; partOfDay: 'morning' | 'afternoon' | 'any' }
   | { tool: 'book_appointment'; startAt: Date; endAt: Date; attendeeName: string | null; notes: string | null }
   | { tool: 'mark_do_not_call'; reason: string }
   | { tool: 'end_call'; reason: string };
@@ -33,12 +42,13 @@ export function readToolCall(name: string, args: unknown, now: Date): ToolDecisi
   switch (name) {
     case 'find_free_slots': {
       // A date or time the search starts from; anything unreadable searches from now.
-      const after = typeof a.after === 'string' ? new Date(a.after) : null;
       const partOfDay = a.part_of_day === 'morning' || a.part_of_day === 'afternoon' ? a.part_of_day : 'any';
-      return { act: { tool: 'find_free_slots', after: after && !Number.isNaN(after.getTime()) ? after : null, partOfDay } };
+      return { act: { tool: 'find_free_slots', after: typeof a.after === 'string' ? searchStart(a.after) : null, partOfDay } };
     }
     case 'book_appointment': {
-      const startAt = typeof a.start_at === 'string' ? new Date(a.start_at) : null;
+      // An exact instant only (the slots find_free_slots gives carry their offset): a time without
+      // one would be read on the server's own clock, which is neither the business's nor the callee's.
+      const startAt = typeof a.start_at === 'string' && WITH_OFFSET.test(a.start_at.trim()) ? new Date(a.start_at) : null;
       const endAt = startAt && new Date(startAt.getTime() + durationMinutes(a.duration_minutes) * 60_000);
       // An end past the last instant a Date can hold is as unusable as no start at all.
       if (!startAt || !endAt || Number.isNaN(endAt.getTime()) || startAt <= now) {
@@ -53,6 +63,35 @@ export function readToolCall(name: string, args: unknown, now: Date): ToolDecisi
     default:
       return { reply: { error: `unknown tool ${name}` } };
   }
+}
+
+const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
+const WITH_OFFSET = /(?:[Zz]|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * The agent's `after`: `YYYY-MM-DD` (that day from midnight on the business's clock),
+ * `YYYY-MM-DDTHH:MM[:SS]` (that time on the business's clock), or a date-time with its offset (that
+ * instant). A day the month does not have, or a time past 23:59, reads as nothing (null).
+ */
+function searchStart(text: string): SearchStart | null {
+  const m = LOCAL_DATE_TIME.exec(text.trim());
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const real = new Date(Date.UTC(y, mo - 1, d));
+    if (real.getUTCFullYear() !== y || real.getUTCMonth() !== mo - 1 || real.getUTCDate() !== d) return null;
+    const [h, min] = [Number(m[4] ?? 0), Number(m[5] ?? 0)];
+    if (h > 23 || min > 59) return null;
+    return { localDate: `${m[1]}-${m[2]}-${m[3]}`, minute: h * 60 + min };
+  }
+  if (!WITH_OFFSET.test(text.trim())) return null;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? null : { at };
+}
+
+/** The instant a slot search starts from, the business's clock being `zone`'s. Pure. */
+export function searchStartIn(after: SearchStart | null, zone: string): Date | null {
+  if (after === null) return null;
+  return 'at' in after ? after.at : localTimeToInstant(zone, after.localDate, after.minute);
 }
 
 /** A whole number of minutes held to the bounds; anything else is the default length. */

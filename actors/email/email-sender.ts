@@ -118,10 +118,15 @@ export class EmailSender {
       this.claimed++;
       // More may be due: another worker, while there is room (its failure is its own round's).
       for (const more of this.startWorker()) more.catch(() => {});
-      await this.send(row, claimedAt + EMAIL_LEASE_MS).catch((err) => {
-        // Its outcome could not be recorded: the lease runs out and a later worker sends it again.
-        if (!this.health.failed(err, 'email sender')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
-      });
+      // Attempts' records are a source of their own: a full disk can refuse them while claims go
+      // through, and the loop's successful rounds must not end (and restart) their streak each time.
+      await this.send(row, claimedAt + EMAIL_LEASE_MS).then(
+        () => this.health.succeeded('email attempts'),
+        (err) => {
+          // Its outcome could not be recorded: the lease runs out and a later worker sends it again.
+          if (!this.health.failed(err, 'email attempts')) this.deps.log.error({ err, email_id: row.id, kind: row.kind }, 'email attempt could not be recorded; it is sent again after its lease');
+        },
+      );
     }
   }
 

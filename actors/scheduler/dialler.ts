@@ -62,6 +62,13 @@ export class Dialler {
    * would ever take them. Each round puts them back first.
    */
   private readonly stranded = new Set<string>();
+  /**
+   * Requests that had taken their hold when the database refused a write (unreachable, or out of
+   * resources: a full disk), before the carrier was asked: the rest of their admission (compliance
+   * record, dial) is tried again each round until the database takes it. They stay claimed by this
+   * process meanwhile (its keeper renews their lease); if it dies, the lease hands them on.
+   */
+  private readonly held = new Map<string, () => Promise<void>>();
 
   constructor(
     private readonly deps: Deps & {
@@ -100,6 +107,17 @@ export class Dialler {
       await this.putBack(id);
       this.stranded.delete(id);
     }
+    for (const [id, resume] of this.held) {
+      try {
+        await resume();
+        this.held.delete(id);
+      } catch (err) {
+        if (isDatabaseUnreachable(err)) throw err;
+        this.held.delete(id);
+        this.deps.log.error({ err, call_id: id }, 'a request held through a database outage is not dialled after all; it is recovered (queued again or closed, nothing charged)');
+        await this.putBack(id).catch(() => this.stranded.add(id));
+      }
+    }
     const free = Math.max(0, this.options.maxCalls - this.deps.liveCalls.size);
     const limit = Math.max(1, Math.min(this.options.batch, free || 1));
     const calls = createCallRepository(pool);
@@ -116,7 +134,9 @@ export class Dialler {
         } catch (err) {
           // The database going away mid-round is the poll loop's to report, once per outage.
           if (isDatabaseUnreachable(err)) unreachable ??= err;
-          else this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
+          // Its hold is taken and the carrier not asked: it is dialled when the database is back.
+          if (this.held.has(call.id)) return false;
+          if (!isDatabaseUnreachable(err)) this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
           await this.putBack(call.id).catch(() => this.stranded.add(call.id));
           return false;
         }
@@ -182,8 +202,7 @@ export class Dialler {
           countDecision('wait', started.reason);
           return false;
         }
-        await this.recordAdmission(call, facts, decision.from, now);
-        await this.deps.calls.ask(call.id, { type: 'dial', from: decision.from });
+        await this.dial(call, facts, decision.from, now);
         countDecision('dial', 'dialled');
         return true;
       }
@@ -192,6 +211,34 @@ export class Dialler {
         throw new Error(`unhandled admission ${(unhandled as Admission).kind}`);
       }
     }
+  }
+
+  /**
+   * The rest of an admitted request's way, once its hold is taken: its compliance record, then the
+   * call actor dials. The database refusing either (it went away, its disk is full) leaves the
+   * request held for the next rounds (`held`), never closed as lost: the carrier was not asked (a
+   * call the carrier placed is the call actor's to record, call-actor.ts).
+   */
+  private async dial(call: CallRow, facts: AdmissionFacts, from: string, now: Date): Promise<void> {
+    try {
+      await this.recordAdmission(call, facts, from, now);
+      await this.deps.calls.ask(call.id, { type: 'dial', from });
+    } catch (err) {
+      if (isDatabaseUnreachable(err)) this.held.set(call.id, () => this.resume(call, facts, from, now));
+      throw err;
+    }
+  }
+
+  /**
+   * A held request, tried again: dialled only if the gates that move with time (calling window,
+   * deadline) still let it through now; otherwise it fails here and is recovered as a request
+   * whose process died while dialling is (nothing charged).
+   */
+  private async resume(call: CallRow & { clock_now?: Date }, facts: AdmissionFacts, from: string, admittedAt: Date): Promise<void> {
+    const again = decide(facts, call.clock_now ?? this.deps.clock.now(), { liveCalls: 0, maxCalls: Number.POSITIVE_INFINITY });
+    if (again.kind !== 'dial') throw new Error(`after the database outage the request may no longer be dialled (${again.kind})`);
+    await this.dial(call, facts, from, admittedAt);
+    countDecision('dial', 'dialled');
   }
 
   /** The call's compliance record: the consent and the rule it is dialled on, and what the other gates read, as decided at `now`. */

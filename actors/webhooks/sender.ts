@@ -61,9 +61,14 @@ export class WebhookSender {
     const deliveries = await claimed;
     const sends = deliveries.map((d) => {
       // An attempt whose outcome cannot be recorded is sent again once its claim runs out.
-      const p = this.send(d).catch((err) => {
-        if (!this.health.failed(err, 'webhook sender')) this.deps.log.error({ err, delivery_id: d.id }, 'webhook attempt failed to record');
-      });
+      // Attempts' records are a source of their own: a full disk can refuse them while claims go
+      // through, and the loop's successful rounds must not end (and restart) their streak each time.
+      const p = this.send(d).then(
+        () => this.health.succeeded('webhook attempts'),
+        (err) => {
+          if (!this.health.failed(err, 'webhook attempts')) this.deps.log.error({ err, delivery_id: d.id }, 'webhook attempt failed to record');
+        },
+      );
       this.inFlight.add(p);
       void p.finally(() => this.inFlight.delete(p));
       return p;
@@ -84,7 +89,36 @@ export class WebhookSender {
     if (free <= 0 || this.loop.stopped) return [];
     // Delivery runs on real time (runtime/clock.ts): a receiver checks the signed timestamp against its own clock.
     const now = this.deps.realClock.now();
-    return createWebhookRepository(this.deps.pool).claimDue(now, new Date(now.getTime() + CLAIM_MS), free);
+    const claimed = await createWebhookRepository(this.deps.pool).claimDue(now, new Date(now.getTime() + CLAIM_MS), free);
+    this.logTakeOvers(claimed, now);
+    return claimed;
+  }
+
+  /**
+   * One line for the deliveries of this claim that a stopped sender had left `sending`: which
+   * (ids, up to 20), when their claims were taken and ran out, and the oldest claim's age. The
+   * sender that held them is not recorded on the row; the claim's times tell when it stopped.
+   */
+  private logTakeOvers(claimed: ClaimedDelivery[], now: Date): void {
+    const taken = claimed.filter((d) => d.taken_over);
+    if (!taken.length) return;
+    const oldest = Math.min(...taken.map((d) => d.taken_over!.claimed_at.getTime()));
+    this.deps.log.warn(
+      {
+        event: 'lease_taken_over',
+        kind: 'webhook_delivery',
+        count: taken.length,
+        lease_ms: CLAIM_MS,
+        oldest_claim_age_ms: now.getTime() - oldest,
+        deliveries: taken.slice(0, 20).map((d) => ({
+          delivery_id: d.id,
+          attempt: d.attempts + 1,
+          claimed_at: d.taken_over!.claimed_at.toISOString(),
+          lease_expired_at: d.taken_over!.locked_until.toISOString(),
+        })),
+      },
+      `webhook deliveries whose sender stopped (their ${CLAIM_MS / 1000} s claim ran out) are taken over here`,
+    );
   }
 
   private async send(d: ClaimedDelivery): Promise<void> {

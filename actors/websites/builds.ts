@@ -42,6 +42,24 @@ export function createWebsiteBuilds(room: Room) {
     const now = clock.now();
     const claimed = await withTransaction(pool, (client) => createWebsiteRepository(client).claimBuild(now, new Date(now.getTime() + BUILD_CLAIM_MS)));
     if (!claimed) return false;
+    // A claim taken at `changed_at` for exactly BUILD_CLAIM_MS and never released: its builder stopped.
+    // (A crashed try's deferral is shorter and is not a take-over.)
+    const previous = claimed.previous_claim;
+    if (previous && previous.claimed_until.getTime() - previous.changed_at.getTime() === BUILD_CLAIM_MS) {
+      log.warn(
+        {
+          event: 'lease_taken_over',
+          kind: 'website_build',
+          website_id: claimed.id,
+          attempt: claimed.build_attempts,
+          lease_ms: BUILD_CLAIM_MS,
+          claimed_at: previous.changed_at.toISOString(),
+          lease_expired_at: previous.claimed_until.toISOString(),
+          claim_age_ms: now.getTime() - previous.changed_at.getTime(),
+        },
+        `a website build whose builder stopped (its ${BUILD_CLAIM_MS / 60_000}-minute claim ran out) is taken over here`,
+      );
+    }
     if (claimed.build_attempts > MAX_BUILD_ATTEMPTS) {
       await withTransaction(pool, async (client) => {
         const row = await createWebsiteRepository(client).lock(claimed.id);

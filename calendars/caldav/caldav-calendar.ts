@@ -10,17 +10,22 @@
  *   one a retried attempt wrote, so it is answered as written.
  * - changes: RFC 6578 sync-collection; a refused token (403 valid-sync-token) → CalendarSyncExpired.
  *   Without sync-collection the token is the ETag of every event and changes are a comparison.
+ * - events: calendar-multiget REPORTs of the event URLs (RFC 4791 §7.9); a URL the server no
+ *   longer has (404 in the multistatus) is `deleted`, STATUS:CANCELLED is `cancelled`.
  * - 401/403 → CalendarAuthError; no answer, a timeout, 408/429/5xx → CalendarUnavailable.
  */
 import {
   calendarQuery,
   createCalendarObject,
   createAccount,
+  DAVNamespace,
+  davRequest,
   deleteObject,
   fetchCalendarObjects,
   fetchCalendars,
   freeBusyQuery,
   getBasicAuthHeaders,
+  getDAVAttribute,
   propfind,
   supportedReportSet,
   syncCollection,
@@ -52,6 +57,8 @@ export interface CaldavOptions {
 export const PRIVATE_ADDRESS_REASON = 'the calendar address points to a private or local network, which cannot be used';
 
 const ETAG_TOKEN = 'etags:';
+/** Event URLs asked in one calendar-multiget REPORT. */
+const MULTIGET_BATCH = 100;
 
 /** Whether a REPORT body asks for sync-collection (its 403 says the token, not the password, was refused). */
 const isSyncReport = (init?: RequestInit) => init?.method === 'REPORT' && typeof init.body === 'string' && init.body.includes('sync-collection');
@@ -130,16 +137,46 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
     return r?.props?.getetag == null ? null : String(r.props.getetag);
   }
 
-  /** The events at `urls` as changes (the ones gone since are reported deleted). */
+  /**
+   * The events at `urls` as changes, by one calendar-multiget REPORT (RFC 4791 §7.9): a URL the
+   * server answers 404 for (or without calendar data) is reported deleted. tsdav's own multiget
+   * refuses the whole answer when one URL is 404, so the REPORT goes through its davRequest.
+   */
   async function readChanges(cal: DAVCalendar, urls: string[]): Promise<CalendarChange[]> {
     if (urls.length === 0) return [];
-    const objects = await fetchCalendarObjects({ calendar: cal, objectUrls: urls, urlFilter: () => true, ...common });
-    const byUrl = new Map(objects.map((o) => [absolute(o.url, cal.url), o]));
-    return urls.map((url): CalendarChange => {
-      const o = byUrl.get(url);
-      const event = typeof o?.data === 'string' ? readEvent(o.data) : null;
-      if (!o || !event) return { id: url, kind: 'deleted' };
-      return { id: url, kind: 'changed', start: event.start, end: event.end, etag: o.etag ?? null, cancelled: event.cancelled };
+    const rows = await davRequest({
+      url: cal.url,
+      init: {
+        method: 'REPORT',
+        headers: { ...headers, depth: '1' },
+        namespace: 'c',
+        body: {
+          'calendar-multiget': {
+            _attributes: getDAVAttribute([DAVNamespace.DAV, DAVNamespace.CALDAV]),
+            'd:prop': { 'd:getetag': {}, 'c:calendar-data': {} },
+            'd:href': urls.map((u) => new URL(u, cal.url).pathname),
+          },
+        },
+      },
+      fetch: checkedFetch,
+    });
+    // Not a multistatus: the REPORT failed as a whole (or the answer cannot be read).
+    const failed = rows.find((r) => !(r.raw as { multistatus?: unknown } | undefined)?.multistatus);
+    if (failed) throw failed.ok ? new CalendarUnavailable('the calendar server gave an answer that could not be read') : failureForStatus(failed.status, AUTH_REASONS.password, { what: 'the calendar server' });
+    const byUrl = new Map(rows.filter((r) => r.href).map((r) => [absolute(r.href!, cal.url), r]));
+    // Only what the server answered: a URL it left out of the answer is left out here too (read next time).
+    return urls.flatMap((url): CalendarChange[] => {
+      const row = byUrl.get(absolute(url, cal.url));
+      if (!row) return [];
+      if (row.status === 404 || row.status === 410) return [{ id: url, kind: 'deleted' }];
+      if (!row.ok) throw failureForStatus(row.status, AUTH_REASONS.password, { what: 'the calendar server' });
+      const data = row.props?.calendarData?._cdata ?? row.props?.calendarData;
+      const event = typeof data === 'string' ? readEvent(data) : null;
+      // An event that cannot be read (another app wrote it broken) is left as it was, not taken for deleted.
+      if (event === 'unreadable') return [];
+      // A resource that no longer holds an event is not a meeting any more.
+      if (!event) return [{ id: url, kind: 'deleted' }];
+      return [{ id: url, kind: 'changed', start: event.start, end: event.end, etag: row.props?.getetag == null ? null : String(row.props.getetag), cancelled: event.cancelled }];
     });
   }
 
@@ -213,6 +250,15 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
         const res = await deleteObject({ url: id, ...common });
         await res.body?.cancel();
         if (!res.ok && res.status !== 404 && res.status !== 410) throw failureForStatus(res.status, AUTH_REASONS.password, { what: 'the calendar server' });
+      }),
+
+    events: (ids) =>
+      port(async () => {
+        const cal = await calendar();
+        const states: CalendarChange[] = [];
+        // Multiget answers every URL asked; batches keep one REPORT's body and answer bounded.
+        for (let i = 0; i < ids.length; i += MULTIGET_BATCH) states.push(...(await readChanges(cal, ids.slice(i, i + MULTIGET_BATCH))));
+        return states;
       }),
 
     changes: (syncToken) =>

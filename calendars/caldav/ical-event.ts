@@ -101,21 +101,23 @@ function span(start: ICAL.Time | null | undefined, end: ICAL.Time | null | undef
 }
 
 /**
- * The event of a calendar object (null when it holds no VEVENT or cannot be read: a hostile or
- * broken object, e.g. `DTSTART:notadate`, never throws out of here).
+ * The event of a calendar object: null when it holds no VEVENT, `unreadable` when it cannot be
+ * read (not iCalendar, or a hostile or broken event such as `DTSTART:notadate`): never thrown, so
+ * one such object neither fails a whole sync nor passes for a deleted meeting.
  */
-export function readEvent(ics: string): EventSummary | null {
+export function readEvent(ics: string): EventSummary | null | 'unreadable' {
   try {
     const vcalendar = parse(ics);
-    const vevents = vcalendar?.getAllSubcomponents('vevent') ?? [];
+    if (!vcalendar) return 'unreadable';
+    const vevents = vcalendar.getAllSubcomponents('vevent');
     const master = vevents.find((v) => !v.hasProperty('recurrence-id')) ?? vevents[0];
     if (!master) return null;
     const event = new ICAL.Event(master);
     const times = span(event.startDate, tooLong(master) ? null : event.endDate);
-    if (!times) return null;
+    if (!times) return 'unreadable';
     return { uid: event.uid ?? null, ...times, transparent: isTransparent(master), cancelled: isCancelled(master) };
   } catch {
-    return null;
+    return 'unreadable';
   }
 }
 

@@ -11,6 +11,8 @@
  * - changes: events.list with the sync token (deleted events come back `status: cancelled`); a
  *   token Google no longer accepts is 410 → CalendarSyncExpired; from null, the full list is paged
  *   through to its `nextSyncToken`.
+ * - events: events.get of each id; 404 or 410 (gone) and `status: cancelled` (Google's deleted
+ *   event, kept a while) are `deleted`.
  * - A refresh refused with `invalid_grant` (revoked, expired) → CalendarAuthError("access to the
  *   calendar was withdrawn"); 401 after refreshing, or 403 not a rate limit → the same; 429, 5xx,
  *   a 403 rate limit and no answer → CalendarUnavailable.
@@ -132,17 +134,32 @@ export function googleCalendar(settings: GoogleSettings | null, credentials: Goo
       await google(() => api.events.delete({ calendarId, eventId: id }, call), { ok: [404, 410] });
     },
 
+    async events(ids) {
+      const states: CalendarChange[] = [];
+      for (const id of ids) {
+        const e = await google<calendar_v3.Schema$Event>(() => api.events.get({ calendarId, eventId: id }, call), { ok: [404, 410] });
+        const state = e === null ? ({ id, kind: 'deleted' } as const) : googleChange({ ...e, id });
+        if (state) states.push(state);
+      }
+      return states;
+    },
+
     async changes(syncToken) {
       const listed = await listAll(syncToken);
       if (syncToken === null) return { changes: [], syncToken: listed.nextSyncToken };
-      // Deleted events come back `cancelled`; all-day events (a date, no time) cannot be meetings of ours and are left out.
-      const changes = listed.items.flatMap((e): CalendarChange[] => {
-        if (!e.id) return [];
-        if (e.status === 'cancelled') return [{ id: e.id, kind: 'deleted' }];
-        if (!e.start?.dateTime || !e.end?.dateTime) return [];
-        return [{ id: e.id, kind: 'changed', start: new Date(e.start.dateTime), end: new Date(e.end.dateTime), etag: e.etag ?? null, cancelled: false }];
-      });
+      const changes = listed.items.flatMap((e) => googleChange(e) ?? []);
       return { changes, syncToken: listed.nextSyncToken };
     },
   };
+}
+
+/**
+ * One Google event as a change. Deleted events come back `cancelled`; all-day events (a date, no
+ * time) cannot be meetings of ours and are left out (null).
+ */
+function googleChange(e: calendar_v3.Schema$Event): CalendarChange | null {
+  if (!e.id) return null;
+  if (e.status === 'cancelled') return { id: e.id, kind: 'deleted' };
+  if (!e.start?.dateTime || !e.end?.dateTime) return null;
+  return { id: e.id, kind: 'changed', start: new Date(e.start.dateTime), end: new Date(e.end.dateTime), etag: e.etag ?? null, cancelled: false };
 }

@@ -7,6 +7,7 @@
  * - createEvent: POST …/events, shown as busy, with `transactionId` = our uid so Graph does not
  *   create it twice when a retried POST arrives.
  * - deleteEvent: DELETE …/events/{id}; 404 is fine.
+ * - events: GET /me/events/{id} of each (times in UTC); 404 → `deleted`, `isCancelled` → cancelled.
  * - changes: the calendar view's delta query; the token is the `@odata.deltaLink`; a delta token
  *   Graph no longer knows (410) → CalendarSyncExpired. The delta window is fixed when it starts
  *   (a day back to `syncAheadDays` ahead), so changes of meetings beyond it are not seen until the
@@ -140,6 +141,16 @@ export function microsoftCalendar(settings: MicrosoftSettings | null, credential
 
     async deleteEvent(id) {
       await graph((c) => c.api(`/me/events/${encodeURIComponent(id)}`).delete(), { ok: [404] });
+    },
+
+    async events(ids) {
+      const states: CalendarChange[] = [];
+      for (const id of ids) {
+        const e = await graph<GraphEvent>((c) => c.api(`/me/events/${encodeURIComponent(id)}`).headers(UTC).select('changeKey,isCancelled,start,end').get(), { ok: [404] });
+        if (!e) states.push({ id, kind: 'deleted' });
+        else if (e.start && e.end) states.push({ id, kind: 'changed', start: utc(e.start), end: utc(e.end), etag: e.changeKey ?? null, cancelled: e.isCancelled === true });
+      }
+      return states;
     },
 
     async changes(syncToken) {

@@ -66,7 +66,7 @@ function hostOf(request: FastifyRequest): string {
   return host.startsWith('[') ? host : host.replace(/:\d+$/, '').replace(/\.$/, '');
 }
 
-const API_PREFIXES = ['/v1/', '/admin/', '/telephony/', '/onboarding/', '/healthz', '/openapi', '/chat', '/docs'];
+const API_PREFIXES = ['/v1/', '/admin/', '/telephony/', '/onboarding/', '/healthz', '/readyz', '/openapi', '/chat', '/docs'];
 
 export async function registerSitePages(app: App, services: SitePageDeps): Promise<void> {
   const { config, websites } = services;

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, apiErrorOf, type ErrorCode } from '../errors.ts';
 import { validationError } from './validation.ts';
-import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
+import { isDatabaseOutOfResources, isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { genRequestId, REQUEST_ID_HEADER, SECURITY_HEADERS } from './request-log.ts';
 
 /** The body of every error response (spec: Errors). */
@@ -54,6 +54,12 @@ export function clientWentAway(err: FastifyError, request: FastifyRequest): bool
  * takes about that long, and the service reconnects by itself (docs/decisions.md).
  */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+/**
+ * Seconds a client is told to wait when PostgreSQL refuses work for want of resources (SQLSTATE
+ * class 53 but 53300: a full disk, no memory): space comes back when an operator makes it, not in
+ * the seconds of a restart.
+ */
+export const OUT_OF_RESOURCES_RETRY_AFTER_SECONDS = 30;
 
 /**
  * The one error boundary (STYLE 9): catalogue errors go out as they are, and a domain refusal as
@@ -74,6 +80,17 @@ export function installErrorBoundary(app: AnyApp): void {
       return sendError(reply, apiError);
     }
     if (isDatabaseUnreachable(err)) {
+      const code = (err as { code?: string }).code;
+      if (isDatabaseOutOfResources(err) && code !== '53300') {
+        // One line without a stack: the operator must learn the disk is full from the API's log too.
+        request.log.warn({ error_code: code, error: err.message }, 'the database refuses the work for want of resources; answered 503');
+        return sendError(
+          reply,
+          new ApiError('service_unavailable', 'The service cannot store this right now; nothing was changed. Retry after the number of seconds in Retry-After.', {
+            'retry-after': String(OUT_OF_RESOURCES_RETRY_AFTER_SECONDS),
+          }),
+        );
+      }
       return sendError(reply, new ApiError('service_unavailable', undefined, { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }));
     }
     request.log.error({ err }, 'unexpected error');

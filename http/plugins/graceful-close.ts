@@ -32,6 +32,13 @@ export interface GracefulClose {
 }
 
 const closers = new WeakMap<FastifyInstance, GracefulClose>();
+/** Apps whose graceful close has begun (readiness fails from its first moment: routes/health.ts). */
+const closingApps = new WeakSet<FastifyInstance>();
+
+/** Whether `app`'s graceful close has begun. */
+export function isClosing(app: FastifyInstance): boolean {
+  return closingApps.has(app);
+}
 
 /** Installed before the other hooks, so a refusal during close costs no authentication or rate-limit round trip. */
 export function installGracefulClose(app: FastifyInstance, opts: { lingerMs?: number; settleMs?: number; graceMs?: number } = {}): void {
@@ -58,6 +65,7 @@ export function installGracefulClose(app: FastifyInstance, opts: { lingerMs?: nu
     closeGracefully: () =>
       (closing ??= (async () => {
         closingSince = Date.now();
+        closingApps.add(app);
         const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
         await sleep(lingerMs);
         if (app.server.listening) {

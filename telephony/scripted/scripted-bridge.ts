@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { toneFrames } from '../mulaw.ts';
 import { scenarioFor, type Scenario } from '../simulated/scenarios.ts';
-import { scriptedWordsFor } from './scripted-words.ts';
+import { sayWhen, scriptedWordsFor, type SaidSlot } from './scripted-words.ts';
 import type { AgentSetup, BridgeConnection, BridgeHandlers, SpeechBridge } from '../speech-bridge.ts';
 
 export interface ScriptedBridgeOptions {
@@ -97,18 +97,23 @@ class ScriptedRun {
         await this.say('callee', 'Yes, tell me more.');
         // The slots the business has free (issue 24); without any (a harness that answers nothing), the next weekday at ten.
         const found = await this.tool('find_free_slots', {});
-        const first = startsOf(found, 'slots')[0] ?? nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR).toISOString();
-        await this.say('agent', words.proposeMeeting(APPOINTMENT_MINUTES));
+        let slot: SaidSlot = slotsOf(found, 'slots')[0] ?? { start_at: nextWeekdayAt(this.clock.now(), this.setup.timezone, APPOINTMENT_HOUR).toISOString() };
+        // The agent says the slot it books, as the tool said it, in the calling language.
+        const when = (s: SaidSlot) => sayWhen(this.setup.language, s, this.setup.timezone);
+        await this.say('agent', words.proposeMeeting(APPOINTMENT_MINUTES, when(slot)));
         await this.say('callee', 'Yes, that works. My name is Pat Example.');
         const booking = { attendee_name: 'Pat Example', notes: 'Demo of the service' };
-        let answer = await this.tool('book_appointment', { start_at: first, ...booking });
+        let answer = await this.tool('book_appointment', { start_at: slot.start_at, ...booking });
         // Taken a moment ago by another call: the agent offers the next slot and books it (a few times at most).
-        for (let tries = 1; tries < BOOKING_TRIES; tries++) {
-          const next = startsOf(answer, 'next_slots')[0];
+        for (let tries = 1; tries < BOOKING_TRIES && !isBooked(answer); tries++) {
+          const next = slotsOf(answer, 'next_slots')[0];
           if (!next) break;
-          answer = await this.tool('book_appointment', { start_at: next, ...booking });
+          slot = next;
+          await this.say('agent', words.slotTaken(when(slot)));
+          await this.say('callee', 'Yes, that works too.');
+          answer = await this.tool('book_appointment', { start_at: slot.start_at, ...booking });
         }
-        await this.say('agent', words.booked);
+        await this.say('agent', isBooked(answer) ? words.booked(when(slot)) : words.notBooked);
         await this.tool('end_call', { reason: 'appointment_booked' });
         return;
       }
@@ -162,11 +167,19 @@ class ScriptedRun {
   }
 }
 
-/** The `start_at` of each slot in a tool result's `key` list (find_free_slots' slots, book_appointment's next_slots). */
-function startsOf(result: unknown, key: 'slots' | 'next_slots'): string[] {
+/** The slots with a `start_at` in a tool result's `key` list (find_free_slots' slots, book_appointment's next_slots). */
+function slotsOf(result: unknown, key: 'slots' | 'next_slots'): SaidSlot[] {
   const list = typeof result === 'object' && result !== null ? (result as Record<string, unknown>)[key] : undefined;
-  return Array.isArray(list) ? list.map((s) => (s as { start_at?: unknown })?.start_at).filter((x): x is string => typeof x === 'string') : [];
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((s): SaidSlot[] => {
+    const o = (typeof s === 'object' && s !== null ? s : {}) as Record<string, unknown>;
+    if (typeof o.start_at !== 'string') return [];
+    return [{ start_at: o.start_at, says: typeof o.says === 'string' ? o.says : undefined, timezone: typeof o.timezone === 'string' ? o.timezone : undefined }];
+  });
 }
+
+/** Whether book_appointment's answer is a booking. */
+const isBooked = (answer: unknown): boolean => typeof answer === 'object' && answer !== null && (answer as { booked?: unknown }).booked === true;
 
 /**
  * The instant of `hour`:00 local time in `timeZone` on the first Monday–Friday after `now`'s

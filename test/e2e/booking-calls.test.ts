@@ -65,6 +65,12 @@ test.serial('test mode: the scripted agent finds the free slots and books the fi
   const event = (await createSimulatedCalendarRepository(svc.services.pool).get(customer.id, row.calendar_event_id!))!;
   t.like(event, { uid: row.id, summary: 'Meeting with Acme Plumbing', etag: row.calendar_etag });
   t.is((await eventsOf('appointment.booked')).filter((e) => e.data.id === done.appointment_id).length, 1);
+  // The agent proposed and confirmed the slot it booked, as find_free_slots said it.
+  const transcript = (await account.api.get(`/v1/calls/${done.id}/transcript`)).body;
+  const agent = transcript.lines.filter((l: any) => l.role === 'agent').map((l: any) => l.text);
+  const says = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at(13, 30));
+  t.true(agent.includes(`Could we book a 30-minute call on ${says} (America/New_York)?`), JSON.stringify(agent));
+  t.true(agent.includes(`You are booked in for ${says} (America/New_York). Thank you, goodbye.`), JSON.stringify(agent));
 });
 
 test.serial('live mode: a call books into Radicale; the event moved and then deleted there moves and cancels the appointment', async (t) => {

@@ -20,7 +20,9 @@
  *   `GET /v1.0/me/calendarView` (startDateTime and endDateTime required, else 400
  *   `ErrorInvalidParameters`; `$top` pages with `@odata.nextLink`), `POST /v1.0/me/events` (201;
  *   `transactionId` keeps a retried POST from creating the event twice: the fake answers the event
- *   already created), `DELETE /v1.0/me/events/{id}` (204; 404 `ErrorItemNotFound`),
+ *   already created), `GET /v1.0/me/events/{id}` (https://learn.microsoft.com/en-us/graph/api/event-get: the event,
+ *   `$select` honoured, `Prefer: outlook.timezone` times; 404 `ErrorItemNotFound` once deleted),
+ *   `DELETE /v1.0/me/events/{id}` (204; 404 `ErrorItemNotFound`),
  *   `GET /v1.0/me/calendarView/delta` (https://learn.microsoft.com/en-us/graph/delta-query-events:
  *   a window is required on the first request; pages of `Prefer: odata.maxpagesize` with
  *   `@odata.nextLink` ($skiptoken), the last with `@odata.deltaLink` ($deltatoken); deleted events
@@ -75,6 +77,8 @@ export interface FakeMicrosoft {
   insertEvent(mail: string, e: { start: Date; end: Date; subject?: string; free?: boolean }): string;
   moveEvent(mail: string, id: string, start: Date, end: Date): void;
   deleteEvent(mail: string, id: string): void;
+  /** The organizer cancels a meeting in the user's calendar: it stays there with `isCancelled: true`. */
+  cancelEvent(mail: string, id: string): void;
   /** The user revokes the app's consent: refresh → invalid_grant (AADSTS50173), access tokens → 401. */
   revoke(mail: string): void;
   expireAccessTokens(): void;
@@ -297,6 +301,15 @@ export async function startFakeMicrosoft(opts: { tenant?: string; maxPageSize?: 
     }
 
     const one = /^\/me\/events\/([^/]+)$/.exec(path);
+    if (one && req.method === 'GET') {
+      const e = events.get(decodeURIComponent(one[1]!));
+      if (!e || e.deleted) return send(404, graphError('ErrorItemNotFound', 'The specified object was not found in the store.'));
+      const full: Record<string, unknown> = resource(e);
+      const select = q.get('$select')?.split(',').map((f) => f.trim()).filter(Boolean);
+      // $select: the fields asked, with the id and the etag Graph always returns.
+      const answer = select ? Object.fromEntries(Object.entries(full).filter(([k]) => k === 'id' || k === '@odata.etag' || select.includes(k))) : full;
+      return send(200, { '@odata.context': `${origin}/v1.0/$metadata#users('${access.mail}')/events/$entity`, ...answer });
+    }
     if (one && req.method === 'DELETE') {
       const e = events.get(decodeURIComponent(one[1]!));
       if (!e || e.deleted) return send(404, graphError('ErrorItemNotFound', 'The specified object was not found in the store.'));
@@ -352,6 +365,11 @@ export async function startFakeMicrosoft(opts: { tenant?: string; maxPageSize?: 
     deleteEvent(mail, id) {
       const e = find(mail, id);
       e.deleted = true;
+      touch(e);
+    },
+    cancelEvent(mail, id) {
+      const e = find(mail, id);
+      e.isCancelled = true;
       touch(e);
     },
     revoke(mail) {

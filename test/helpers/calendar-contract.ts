@@ -2,9 +2,10 @@
  * One contract for every calendar adapter (calendars/calendar.ts, `CalendarClient`), run by each
  * adapter's test file against a real server (Radicale) or a faithful fake (Google, Microsoft):
  * free/busy of events another client wrote, a meeting written and deleted, and changes since a
- * sync token after another client moved one event and deleted another.
+ * sync token after another client moved one event and deleted another, and the current state of
+ * chosen events (what the sync compares after a sync token expired).
  *
- *   calendarContract(test, 'CalDAV', async () => ({ client, addBusy, move, remove }));
+ *   calendarContract(test, 'CalDAV', async () => ({ client, addBusy, move, remove, cancel, absentId }));
  */
 import type { TestFn } from 'ava';
 import { mergeBusy, type CalendarClient } from '../../calendars/calendar.ts';
@@ -18,6 +19,13 @@ export interface CalendarUnderTest {
   move(id: string, start: Date, end: Date): Promise<void>;
   /** Another client deletes an event. */
   remove(id: string): Promise<void>;
+  /**
+   * Another client cancels an event and keeps it (STATUS:CANCELLED, Graph's isCancelled). Absent
+   * where the calendar has no such state (Google: a cancelled event is a deleted one).
+   */
+  cancel?(id: string): Promise<void>;
+  /** An event id of this calendar's form that was never written (read as deleted). */
+  absentId: string;
 }
 
 const at = (iso: string) => new Date(iso);
@@ -88,5 +96,32 @@ export function calendarContract(test: TestFn, name: string, open: () => Promise
 
     const third = await cal.client.changes(second.syncToken);
     t.deepEqual(third.changes, []);
+  });
+
+  test(`${name}: events(ids) reads each event as it is now, in the order asked: untouched (same version), moved, deleted, cancelled, never written`, async (t) => {
+    const cal = await open();
+    const write = (uid: string, hour: string) =>
+      cal.client.createEvent({ uid, start: at(`2031-08-04T${hour}:00:00Z`), end: at(`2031-08-04T${hour}:30:00Z`), timezone: 'UTC', title: `Meeting ${uid}`, description: '' });
+    const kept = await write('appt-kept', '09');
+    const moved = await write('appt-moved', '10');
+    const gone = await write('appt-gone', '11');
+    const cancelled = cal.cancel ? await write('appt-cancelled', '12') : null;
+
+    await cal.move(moved.id, at('2031-08-04T15:00:00Z'), at('2031-08-04T15:30:00Z'));
+    await cal.remove(gone.id);
+    if (cancelled) await cal.cancel!(cancelled.id);
+
+    const ids = [kept.id, moved.id, gone.id, cal.absentId, ...(cancelled ? [cancelled.id] : [])];
+    const states = await cal.client.events(ids);
+    t.deepEqual(states.map((s) => s.id), ids);
+    t.deepEqual(states[0], { id: kept.id, kind: 'changed', start: at('2031-08-04T09:00:00Z'), end: at('2031-08-04T09:30:00Z'), etag: kept.etag, cancelled: false }, 'untouched: the version createEvent gave');
+    const now = states[1];
+    t.like(now, { id: moved.id, kind: 'changed', cancelled: false });
+    t.deepEqual(now?.kind === 'changed' ? span(now) : null, ['2031-08-04T15:00:00.000Z', '2031-08-04T15:30:00.000Z']);
+    t.not(now?.kind === 'changed' ? now.etag : null, moved.etag, 'the moved event has a new version');
+    t.deepEqual(states[2], { id: gone.id, kind: 'deleted' });
+    t.deepEqual(states[3], { id: cal.absentId, kind: 'deleted' });
+    if (cancelled) t.like(states[4], { id: cancelled.id, kind: 'changed', cancelled: true });
+    t.deepEqual(await cal.client.events([]), []);
   });
 }

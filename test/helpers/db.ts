@@ -58,19 +58,20 @@ export async function tableFingerprint(db: pg.Client | pg.Pool, exclude: readonl
 /**
  * Makes the database refuse row changes as a fault would: a BEFORE trigger on `table` raises
  * `message` for rows matching `condition` (SQL over NEW and OLD), every time or only the first time
- * (`once`: a sequence counts, and a sequence is not rolled back with the refused transaction).
+ * (`once`: a sequence counts, and a sequence is not rolled back with the refused transaction),
+ * with SQLSTATE `sqlstate` when given (P0001 otherwise): '53100' is what a full disk answers.
  * Returns what removes it again.
  */
 export async function refuseRowChange(
   db: pg.Pool,
-  r: { name: string; table: string; event: 'INSERT' | 'UPDATE'; condition: string; message: string; once?: boolean },
+  r: { name: string; table: string; event: 'INSERT' | 'UPDATE'; condition: string; message: string; once?: boolean; sqlstate?: string },
 ): Promise<() => Promise<void>> {
   const when = r.once ? `(${r.condition}) AND nextval('${r.name}_count') = 1` : r.condition;
   if (r.once) await db.query(`CREATE SEQUENCE ${r.name}_count`);
   await db.query(`
     CREATE OR REPLACE FUNCTION ${r.name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF ${when} THEN RAISE EXCEPTION '${r.message}'; END IF;
+      IF ${when} THEN RAISE EXCEPTION '${r.message}'${r.sqlstate ? ` USING ERRCODE = '${r.sqlstate}'` : ''}; END IF;
       RETURN NEW;
     END $$`);
   await db.query(`CREATE TRIGGER ${r.name} BEFORE ${r.event} ON ${r.table} FOR EACH ROW EXECUTE FUNCTION ${r.name}()`);

@@ -44,6 +44,15 @@ if (radicaleMissing) {
       addBusy: (e: { uid: string; start: Date; end: Date; free?: boolean }) => radicale.putEvent(user, e),
       move: (id: string, start: Date, end: Date) => radicale.moveEvent(user, id, start, end),
       remove: (id: string) => radicale.deleteEvent(user, id),
+      // Another client marks the event cancelled and keeps it (RFC 5545 STATUS:CANCELLED).
+      cancel: async (id: string) => {
+        const current = await radicale.request(user, 'GET', id);
+        const etag = current.headers.get('etag');
+        const ics = (await current.text()).replace('STATUS:CONFIRMED', 'STATUS:CANCELLED');
+        const put = await radicale.request(user, 'PUT', id, ics, { 'content-type': 'text/calendar; charset=utf-8', ...(etag ? { 'if-match': etag } : {}) });
+        if (!put.ok) throw new Error(`PUT ${id}: ${put.status}`);
+      },
+      absentId: `${radicale.calendarUrl(user)}never-written.ics`,
     };
   };
 

@@ -45,6 +45,7 @@ calendarContract(test, 'Google Calendar (fake)', async () => {
     addBusy: async (e) => google.insertEvent(email, { start: e.start, end: e.end, transparent: e.free }),
     move: async (id, start, end) => google.moveEvent(email, id, start, end),
     remove: async (id) => google.deleteEvent(email, id),
+    absentId: 'abcdef0123456789',
   };
 });
 

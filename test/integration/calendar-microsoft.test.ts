@@ -46,6 +46,8 @@ calendarContract(test, 'Microsoft 365 (fake Graph)', async () => {
     addBusy: async (e) => ms.insertEvent(mail, { start: e.start, end: e.end, free: e.free }),
     move: async (id, start, end) => ms.moveEvent(mail, id, start, end),
     remove: async (id) => ms.deleteEvent(mail, id),
+    cancel: async (id) => ms.cancelEvent(mail, id),
+    absentId: 'AAMkAGI2AAAAnever-written',
   };
 });
 

@@ -9,6 +9,8 @@ import { createCallRepository } from '../../db/calls.ts';
 import { createBooking } from '../../actors/call/booking.ts';
 import { CalendarUnavailable, type CalendarClient } from '../../calendars/calendar.ts';
 import { SecretBox } from '../../runtime/secret-box.ts';
+import { caldavCalendar } from '../../calendars/caldav/caldav-calendar.ts';
+import { radicaleMissing, startRadicale, type Radicale } from '../helpers/radicale.ts';
 
 let svc: TestService;
 let account: TestAccount;
@@ -16,6 +18,7 @@ let customer: any;
 /** Monday 07:00 in New York, on the service's clock. */
 let monday: Date;
 let calendar: ReturnType<typeof simulatedCalendar>;
+let radicale: Radicale | undefined;
 
 const hours = (h: number, m = 0) => new Date(monday.getTime() + ((h - 7) * 60 + m) * 60_000);
 
@@ -27,15 +30,17 @@ test.before(async () => {
   monday = new Date(Math.floor(moved.getTime() / 3_600_000) * 3_600_000);
   calendar = simulatedCalendar(svc.services.pool, customer.id);
   await insertCalendarConnection(svc.services.pool, customer, { syncToken: (await calendar.changes(null)).syncToken, now: moved });
+  if (!radicaleMissing) radicale = await startRadicale();
 });
 test.after.always(async () => {
   await svc?.stop();
+  await radicale?.stop();
 });
 
 let phoneSeq = 0;
-async function book(start: Date): Promise<string> {
+async function book(start: Date, customerId: string = customer.id): Promise<string> {
   const phone = `+1212555${String(300 + ++phoneSeq).padStart(4, '0')}`;
-  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone });
+  const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customerId, phone });
   const reply = (await svc.services.calls.ask(r.body.id, { type: 'tool_called', name: 'book_appointment', args: { start_at: start.toISOString(), attendee_name: 'Pat' } })) as any;
   if (!reply.booked) throw new Error(JSON.stringify(reply));
   return reply.appointment_id;
@@ -92,6 +97,41 @@ test.serial('an expired sync token: a new one is taken and each booked meeting i
   const { rows } = await svc.services.pool.query(`SELECT sync_token FROM calendar_connections WHERE customer_id = $1`, [customer.id]);
   t.regex(rows[0].sync_token, /^sim:\d+$/, 'a token the calendar accepts again');
   t.is(await sync(), 0);
+});
+
+test.serial('Radicale: a sync token it no longer accepts, after one meeting was moved and another deleted there: both reach their appointments, each event emitted once', async (t) => {
+  if (!radicale) return t.pass(radicaleMissing!);
+  const pool = svc.services.pool;
+  const harbor = await makeReadyCustomer(svc.url, account.api, { name: 'Harbor Dental', timezone: 'America/New_York' });
+  await radicale.addUser('harbor', 'app-password-1');
+  const credentials = { kind: 'caldav' as const, url: radicale.calendarUrl('harbor'), username: 'harbor', password: 'app-password-1' };
+  await insertCalendarConnection(pool, harbor, { credentials, label: credentials.url, syncToken: (await caldavCalendar(credentials, { allowPrivate: true }).changes(null)).syncToken, now: hours(7) });
+
+  const day = 2 * 86_400_000; // Wednesday: clear of the other tests' meetings
+  const kept = await book(new Date(hours(10).getTime() + day), harbor.id);
+  const moved = await book(new Date(hours(11).getTime() + day), harbor.id);
+  const gone = await book(new Date(hours(13).getTime() + day), harbor.id);
+  // The business moves one meeting and deletes another from its own calendar app…
+  await radicale.moveEvent('harbor', await eventIdOf(moved), new Date(hours(15).getTime() + day), new Date(hours(15, 30).getTime() + day));
+  await radicale.deleteEvent('harbor', await eventIdOf(gone));
+  // …and the token kept from before is one Radicale no longer accepts (its history was cut).
+  await pool.query(`UPDATE calendar_connections SET sync_token = $2 WHERE customer_id = $1`, [harbor.id, 'http://radicale.org/ns/sync/0000000000000000000000000000000000000000000000000000000000000000']);
+
+  t.is(await sync(), 2);
+  t.like((await account.api.get(`/v1/appointments/${moved}`)).body, { start_at: new Date(hours(15).getTime() + day).toISOString(), end_at: new Date(hours(15, 30).getTime() + day).toISOString(), status: 'booked' });
+  t.like((await account.api.get(`/v1/appointments/${gone}`)).body, { status: 'cancelled' });
+  t.like((await account.api.get(`/v1/appointments/${kept}`)).body, { start_at: new Date(hours(10).getTime() + day).toISOString(), status: 'booked', cancelled_at: null });
+  const emitted = async () => ({
+    updated: (await eventsOf('appointment.updated')).filter((e) => [kept, moved, gone].includes(e.data.id)).map((e) => e.data.id),
+    cancelled: (await eventsOf('appointment.cancelled')).filter((e) => [kept, moved, gone].includes(e.data.id)).map((e) => e.data.id),
+  });
+  t.deepEqual(await emitted(), { updated: [moved], cancelled: [gone] });
+  const { rows } = await pool.query(`SELECT sync_token FROM calendar_connections WHERE customer_id = $1`, [harbor.id]);
+  t.regex(rows[0].sync_token, /^http:\/\/radicale\.org\/ns\/sync\/[0-9a-f]+$/);
+  t.not(rows[0].sync_token, 'http://radicale.org/ns/sync/0000000000000000000000000000000000000000000000000000000000000000', 'a token Radicale accepts again');
+
+  t.is(await sync(), 0, 'nothing new');
+  t.deepEqual(await emitted(), { updated: [moved], cancelled: [gone] }, 'no event twice');
 });
 
 test.serial('a meeting booked while the calendar could not be written gets its event on the next sync', async (t) => {

@@ -215,6 +215,10 @@ test('a keeper whose own connection was cut comes back and leaves the other proc
       await Promise.all([a.keeper.tick(), b.keeper.tick()]);
     }
     t.deepEqual(w.takenOver(), [orphan], 'the lapsed call was taken over exactly once');
+    // The line says whose lease it was and when it ran out.
+    const line = w.logs.lines.find((l) => l.msg === TAKEN)!;
+    t.like(line, { event: 'lease_taken_over', kind: 'call', call_id: orphan, previous_owner: 'process-c' });
+    t.true(Date.now() - new Date(line.lease_expired_at as string).getTime() >= 10_000, String(line.lease_expired_at));
     t.deepEqual(await w.owners([orphan, ...bCalls]), [owner, 'process-b', 'process-b']);
   } finally {
     await w.close();

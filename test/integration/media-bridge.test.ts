@@ -483,7 +483,7 @@ test('scripted bridge: digit 1 asks for free slots and, given none, books the ne
     { name: 'end_call', args: { reason: 'appointment_booked' } },
   ]);
   t.true(rec.audio.length > 0 && rec.audio.every((p) => Buffer.from(p, 'base64').length === FRAME_BYTES));
-  t.true(rec.transcripts.some((x) => x.role === 'agent'));
+  t.true(rec.transcripts.some((x) => x.role === 'agent' && x.text === 'Could we book a 30-minute call on Monday, 31 March 2025 at 10:00 (Europe/London)?'), 'it proposes the time it books');
   t.true(rec.transcripts.some((x) => x.role === 'callee'));
 });
 
@@ -505,6 +505,15 @@ test('scripted bridge: digit 1 books the first free slot offered and, when it wa
       ['book_appointment', '2025-03-31T13:00:00.000Z'],
       ['book_appointment', '2025-03-31T14:00:00.000Z'],
       ['end_call', null],
+    ],
+  );
+  // The agent's words name each slot as the tool said it (`says`), and the one booked at the end.
+  t.deepEqual(
+    rec.transcripts.filter((x) => x.role === 'agent').map((x) => x.text),
+    [
+      'Could we book a 30-minute call on 2025-03-31T13:00:00.000Z?',
+      'That time has just been taken. Could we do 2025-03-31T14:00:00.000Z instead?',
+      'You are booked in for 2025-03-31T14:00:00.000Z. Thank you, goodbye.',
     ],
   );
 });

@@ -17,7 +17,7 @@ test.after.always(async () => {
 });
 
 /** Routes that answer without any credential; every other route must refuse a request without one. */
-const PUBLIC = new Set(['/healthz', '/v1/openapi.json', '/chat', 'OPTIONS /v1/chat', 'OPTIONS /v1/chat/session']);
+const PUBLIC = new Set(['/healthz', '/readyz', '/v1/openapi.json', '/chat', 'OPTIONS /v1/chat', 'OPTIONS /v1/chat/session']);
 /** The console's web app (its page and built files) is public like any web page; its JSON routes are not. */
 for (const path of ['/console', '/console/*', '/console/assets/*']) PUBLIC.add(path);
 // The console's catch-all 404 of its JSON space: `/console/api*` is not under /console/api/, so it is a page address.

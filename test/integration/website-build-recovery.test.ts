@@ -98,7 +98,7 @@ test.serial('a build claimed by a process that died is left alone while its clai
   const { a, c, id } = await ordered();
   // What claimBuild does, by a builder that then died before recording anything.
   const now = await clockNow();
-  await db.query(`UPDATE website_builds SET build_claimed_until = $2, build_attempts = 1 WHERE id = $1`, [id, new Date(now.getTime() + CLAIM_MS)]);
+  await db.query(`UPDATE website_builds SET build_claimed_until = $2, build_attempts = 1, updated_at = $3 WHERE id = $1`, [id, new Date(now.getTime() + CLAIM_MS), now]);
 
   t.is(await builderRun(), 0, 'the claim still holds');
   t.is((await siteOf(a, c.id, id)).status, 'building');
@@ -106,6 +106,19 @@ test.serial('a build claimed by a process that died is left alone while its clai
 
   await con.post('/admin/v1/test_clock/advance', { seconds: CLAIM_MS / 1000 + 1 });
   t.is(await builderRun(), 1);
+  // One line says which build was taken over, from which claim, and how old it was.
+  const takeOvers = svc.logs.lines.filter((l) => l.event === 'lease_taken_over' && l.website_id === id);
+  t.is(takeOvers.length, 1);
+  t.like(takeOvers[0], {
+    level: 40,
+    kind: 'website_build',
+    attempt: 2,
+    lease_ms: CLAIM_MS,
+    claimed_at: now.toISOString(),
+    lease_expired_at: new Date(now.getTime() + CLAIM_MS).toISOString(),
+  });
+  // The test clock runs on between its moves: a little over the claim and the second past it.
+  t.true((takeOvers[0].claim_age_ms as number) >= CLAIM_MS + 1_000 && (takeOvers[0].claim_age_ms as number) < CLAIM_MS + 10_000, String(takeOvers[0].claim_age_ms));
   const ready = await siteOf(a, c.id, id);
   t.like(ready, { status: 'ready', failure_reason: null });
   t.truthy(ready.preview_url);
@@ -130,6 +143,7 @@ test.serial(`a page maker that throws every time: tried ${TRIES} times, then fai
   t.is(tries.length, 1, 'a crashed build is not tried again at once');
   await buildThroughRetries(websites, TRIES + 1);
   t.is(tries.length, TRIES);
+  t.false(svc.logs.lines.some((l) => l.event === 'lease_taken_over' && l.website_id === id), 'a crashed try taken again is not a take-over');
   t.true(tries.every((input) => input.customer.id === c.id && input.brief === BRIEF));
   const failed = await siteOf(a, c.id, id);
   t.like(failed, { status: 'failed', failure_reason: 'build_attempts_exhausted', preview_url: null, url: null });

@@ -16,6 +16,7 @@ test('a calendar that answers each step slowly is refused at the deadline of the
     createEvent: () => later({ id: 'probe', etag: null }),
     deleteEvent: () => later(undefined),
     changes: () => later({ changes: [], syncToken: 't' }),
+    events: () => later([]),
   };
   const deps = {
     // Nothing may reach the database: a refused check stores nothing.

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
+import { isDatabaseOutOfResources, isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { DatabaseHealth, RETRY_CAP_MS, retryDelayMs } from '../../runtime/database-health.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createLogger } from '../../runtime/logger.ts';
@@ -21,6 +21,11 @@ test('errors that mean the database cannot be reached right now', (t) => {
     pgError('57P02', 'terminating connection because of crash of another server process'),
     pgError('57P03', 'the database system is starting up'),
     pgError('53300', 'sorry, too many clients already'),
+    // Class 53, insufficient resources: the server refuses work until space or memory is back.
+    pgError('53000', 'insufficient resources'),
+    pgError('53100', 'could not extend file "base/16384/16385": No space left on device'),
+    pgError('53200', 'out of memory'),
+    pgError('53400', 'configuration limit exceeded'),
     pgError('08006', 'connection failure'),
     pgError('08001'),
     pgError('08P01'),
@@ -85,6 +90,34 @@ test('one line when the database becomes unreachable and one when it is back, ho
   t.false(health.failed(pgError('23505'), 'jobs'));
   t.true(health.reachable);
   t.is(logs.lines.length, 2);
+});
+
+test('a database out of resources (53100 disk full): one line per source for its streak, one when that source succeeds again', (t) => {
+  const { log, lines } = captured();
+  const health = new DatabaseHealth(log);
+  const diskFull = () => pgError('53100', 'could not extend file: No space left on device');
+  t.true(isDatabaseOutOfResources(diskFull()));
+  t.false(isDatabaseOutOfResources(refused()));
+  t.false(isDatabaseOutOfResources(pgError('23505')));
+  for (let i = 0; i < 30; i++) {
+    t.true(health.failed(diskFull(), 'dialler'));
+    // A reader of another source succeeding does not end the dialler's streak.
+    health.succeeded('call keeper');
+  }
+  t.true(health.failed(pgError('53200', 'out of memory'), 'webhook sender'));
+  t.like(lines('database_out_of_resources'), [
+    { level: 50, source: 'dialler', error_code: '53100' },
+    { level: 50, source: 'webhook sender', error_code: '53200' },
+  ]);
+  t.true(health.reachable, 'the server answers: not an outage of the whole process');
+  t.is(lines('database_unreachable').length, 0);
+  health.succeeded('dialler');
+  health.succeeded('dialler');
+  t.like(lines('database_resources_back'), [{ level: 30, source: 'dialler' }]);
+  t.is(typeof lines('database_resources_back')[0].down_ms, 'number');
+  // 53300 (too many connections) is a connection that cannot be had: the process-wide outage.
+  t.true(health.failed(pgError('53300', 'sorry, too many clients already'), 'jobs'));
+  t.is(lines('database_unreachable').length, 1);
 });
 
 test('one health per process log', (t) => {

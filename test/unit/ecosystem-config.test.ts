@@ -94,3 +94,21 @@ test('with SWITCHBOARD_METRICS_PORT each app gets its own range of metrics ports
   );
   t.true(load(undefined).every((a) => a.env.SWITCHBOARD_METRICS_PORT === undefined));
 });
+
+test('pm2 spaces the restarts of a process that exits (exp_backoff_restart_delay), and numbers the diallers for their own media ports', (t) => {
+  const before = { port: process.env.SWITCHBOARD_MEDIA_PORT, url: process.env.SWITCHBOARD_MEDIA_URL };
+  process.env.SWITCHBOARD_MEDIA_PORT = '8100';
+  process.env.SWITCHBOARD_MEDIA_URL = 'wss://media.example.com:{port}/media';
+  try {
+    const apps = loadConfig(path.join(tempDir(t), 'logs')) as (Pm2App & { exp_backoff_restart_delay?: number; instance_var?: string; env: Record<string, string | undefined> })[];
+    for (const app of apps) t.true((app.exp_backoff_restart_delay ?? 0) > 0, `${app.name}: exp_backoff_restart_delay`);
+    const dialler = apps.find((a) => a.name === 'switchboard-dialler')!;
+    t.is(dialler.instance_var, 'NODE_APP_INSTANCE');
+    t.like(dialler.env, { SWITCHBOARD_ROLES: 'dialler', SWITCHBOARD_MEDIA_PORT: '8100', SWITCHBOARD_MEDIA_URL: 'wss://media.example.com:{port}/media' });
+  } finally {
+    for (const [name, value] of [['SWITCHBOARD_MEDIA_PORT', before.port], ['SWITCHBOARD_MEDIA_URL', before.url]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+});

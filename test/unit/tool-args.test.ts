@@ -7,11 +7,14 @@ import {
   END_REASON_MAX,
   NOTES_MAX,
   readToolCall,
+  searchStartIn,
   type ToolCall,
   type ToolDecision,
 } from '../../actors/call/tool-args.ts';
 import { isStorableText } from '../../http/plugins/storable-text.ts';
 import { BOOKING_ARGS } from '../fakes/openai-realtime.ts';
+import { freeSlots } from '../../actors/call/free-slots.ts';
+import { DEFAULT_BOOKING_SETTINGS } from '../../actors/customer/booking-settings.ts';
 
 const NOW = new Date('2029-06-15T15:00:00Z');
 const MINUTE_MS = 60_000;
@@ -40,6 +43,13 @@ test('book_appointment: a start that is missing, not a string, unparseable, past
     t.deepEqual(readToolCall('book_appointment', { start_at }, NOW), REFUSED, JSON.stringify(start_at));
   }
   t.deepEqual(readToolCall('book_appointment', { start_at: '2029-06-15T15:00:00.001Z' }, NOW).hasOwnProperty('act'), true, 'a millisecond ahead is the future');
+});
+
+test('book_appointment: a start without its offset is refused (it would be read on the server’s own clock); with Z or ±HH:MM it is that instant', (t) => {
+  for (const start_at of ['2030-01-07T10:00:00', '2030-01-07T10:00', '2030-01-07', '2030-01-07 10:00']) t.deepEqual(book({ start_at }), REFUSED, start_at);
+  t.like(act(book({ start_at: '2030-01-07T10:00:00+13:00' })), { startAt: new Date('2030-01-06T21:00:00Z') });
+  t.like(act(book({ start_at: '2030-01-07T10:00:00-0800' })), { startAt: new Date('2030-01-07T18:00:00Z') });
+  t.like(act(book({ start_at: '2030-01-07T10:00:00z' })), { startAt: new Date('2030-01-07T10:00:00Z') });
 });
 
 test('book_appointment: a start whose end no Date can hold is refused, never written as an invalid date', (t) => {
@@ -166,7 +176,27 @@ test('property: a future start as any ISO string books at that instant, a past o
 
 test('find_free_slots: after as a date or date and time (unreadable: from now), part_of_day morning or afternoon, else any', (t) => {
   t.deepEqual(readToolCall('find_free_slots', {}, NOW), { act: { tool: 'find_free_slots', after: null, partOfDay: 'any' } });
-  t.deepEqual(readToolCall('find_free_slots', { after: '2030-01-08', part_of_day: 'morning' }, NOW), { act: { tool: 'find_free_slots', after: new Date('2030-01-08T00:00:00Z'), partOfDay: 'morning' } });
+  t.deepEqual(readToolCall('find_free_slots', { after: '2030-01-08', part_of_day: 'morning' }, NOW), { act: { tool: 'find_free_slots', after: { localDate: '2030-01-08', minute: 0 }, partOfDay: 'morning' } });
+  t.deepEqual(readToolCall('find_free_slots', { after: '2030-01-08T14:30' }, NOW), { act: { tool: 'find_free_slots', after: { localDate: '2030-01-08', minute: 870 }, partOfDay: 'any' } });
+  t.deepEqual(readToolCall('find_free_slots', { after: '2030-01-08T14:30:00-08:00' }, NOW), { act: { tool: 'find_free_slots', after: { at: new Date('2030-01-08T22:30:00Z') }, partOfDay: 'any' } });
+  for (const after of ['2030-02-30', '2030-01-08T24:00', '2030-13-01', 'next week'])
+    t.deepEqual(readToolCall('find_free_slots', { after }, NOW), { act: { tool: 'find_free_slots', after: null, partOfDay: 'any' } }, after);
   t.deepEqual(readToolCall('find_free_slots', { after: 'next week', part_of_day: 'evening' }, NOW), { act: { tool: 'find_free_slots', after: null, partOfDay: 'any' } });
   t.deepEqual(readToolCall('find_free_slots', { after: 42, part_of_day: 'afternoon' }, NOW), { act: { tool: 'find_free_slots', after: null, partOfDay: 'afternoon' } });
+});
+
+test("find_free_slots: a bare date is midnight on the business's clock, not UTC's (Auckland, Los Angeles)", (t) => {
+  const after = act(readToolCall('find_free_slots', { after: '2030-01-08' }, NOW));
+  if (after.tool !== 'find_free_slots') return t.fail();
+  // January: Auckland keeps NZDT (UTC+13), Los Angeles PST (UTC−8).
+  t.is(searchStartIn(after.after, 'Pacific/Auckland')?.toISOString(), '2030-01-07T11:00:00.000Z');
+  t.is(searchStartIn(after.after, 'America/Los_Angeles')?.toISOString(), '2030-01-08T08:00:00.000Z');
+  t.is(searchStartIn({ localDate: '2030-07-08', minute: 9 * 60 }, 'Pacific/Auckland')?.toISOString(), '2030-07-07T21:00:00.000Z', 'NZST (UTC+12) in July');
+  t.is(searchStartIn(null, 'Pacific/Auckland'), null);
+
+  // The slots from that date: the day's first business hour there (09:00 local), not what follows UTC midnight.
+  const now = new Date('2030-01-06T20:00:00Z'); // Monday 7 January 09:00 in Auckland; Sunday 6 January 12:00 in Los Angeles
+  const first = (zone: string) => freeSlots({ now, settings: DEFAULT_BOOKING_SETTINGS, timezone: zone, busy: [], booked: [], after: searchStartIn(after.after, zone), limit: 1 })[0]?.start.toISOString();
+  t.is(first('Pacific/Auckland'), '2030-01-07T20:00:00.000Z', 'Tuesday 8 January 09:00 NZDT (UTC midnight would be 13:00)');
+  t.is(first('America/Los_Angeles'), '2030-01-08T17:00:00.000Z', 'Tuesday 8 January 09:00 PST (UTC midnight would be Monday 16:00)');
 });
