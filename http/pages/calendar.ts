@@ -16,6 +16,12 @@ import { isApiError } from '../errors.ts';
 
 const NEUTRAL: PageBrand = { name: 'Calendar', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const MAX_FIELD = 500;
+/**
+ * Connection attempts with an address, user name and password, per link and hour: the page must
+ * not become a way to try passwords against someone's calendar server (or to make the service ask
+ * many servers) from our addresses. Counted in the rate limit's store (shared with several API processes).
+ */
+export const CALDAV_ATTEMPTS_PER_HOUR = 10;
 export const CALENDAR_OAUTH_CALLBACK = '/calendar/oauth/callback';
 
 /** What these pages use. */
@@ -172,6 +178,11 @@ export async function registerCalendarPages(app: App, services: CalendarPageRout
     });
     const typed = scope as unknown as App;
     const params = Type.Object({ token: Type.String({ maxLength: 100 }) });
+    const attempts = scope.createRateLimit({
+      timeWindow: 3_600_000,
+      max: CALDAV_ATTEMPTS_PER_HOUR,
+      keyGenerator: (request) => `calendar-connect:${(request as FastifyRequest & { calendarLinkId?: string }).calendarLinkId ?? ''}`,
+    });
 
     typed.get(
       CALENDAR_OAUTH_CALLBACK,
@@ -244,8 +255,14 @@ export async function registerCalendarPages(app: App, services: CalendarPageRout
       } else if (opened.customer.mode === 'live' && form.connect === 'caldav') {
         const password = typeof form.password === 'string' ? form.password : '';
         const url = typedIn.url;
-        if (!url || !typedIn.username || !password || url.length > MAX_FIELD || password.length > MAX_FIELD || !/^https?:\/\//i.test(url)) {
+        // The lengths as sent: a field cut to fit (for showing it again) would connect an address or user other than the one typed.
+        const tooLong = [field(form, 'url'), field(form, 'username'), password].some((v) => v.length > MAX_FIELD);
+        if (!url || !typedIn.username || !password || tooLong || !/^https?:\/\//i.test(url)) {
           return sendPage(reply, 400, connectPage(opened, brand, token, { error: words.missingFields, typed: typedIn }));
+        }
+        (request as FastifyRequest & { calendarLinkId?: string }).calendarLinkId = opened.link.id;
+        if (((await attempts(request)) as { isExceeded?: boolean }).isExceeded) {
+          return sendPage(reply, 429, connectPage(opened, brand, token, { error: words.tooManyAttempts, typed: typedIn }));
         }
         credentials = { kind: 'caldav', url, username: typedIn.username, password };
       } else {

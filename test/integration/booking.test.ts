@@ -140,7 +140,7 @@ test.serial('Radicale: two calls booking the same slot at once, in two processes
   try {
     await radicale.addUser('clinic', 'app-password-1');
     const credentials = { kind: 'caldav' as const, url: radicale.calendarUrl('clinic'), username: 'clinic', password: 'app-password-1' };
-    const calendar = caldavCalendar(credentials);
+    const calendar = caldavCalendar(credentials, { allowPrivate: true });
     const onCaldav = await makeReadyCustomer(svc.url, account.api, { name: 'Caldav Clinic', timezone: 'America/New_York' });
     await insertCalendarConnection(svc.services.pool, onCaldav, { credentials, label: credentials.url, syncToken: (await calendar.changes(null)).syncToken });
     // The business's own 14:00–15:00 in Radicale: the slot after it is what both calls agree on.
