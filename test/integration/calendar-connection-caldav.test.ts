@@ -88,6 +88,24 @@ if (radicaleMissing) {
     t.like((await a.liveApi!.get(`/v1/customers/${c.id}/calendar`)).body, { status: 'working', kind: 'caldav' });
   });
 
+  test("a calendar's address on our own network is refused (no requests to loopback, private or metadata addresses) unless private addresses are allowed", async (t) => {
+    await radicale.addUser('dora', 'dora-app-password');
+    const guarded = await startTestService({ SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '' });
+    try {
+      const a = await makeAccount(guarded.url, { live: true });
+      const c = await makeCustomer(a.liveApi!);
+      const url = await mintCalendarLink(a.liveApi!, c.id);
+      for (const address of [radicale.calendarUrl('dora'), 'http://169.254.169.254/latest/', 'http://localhost:8080/']) {
+        const posted = await postCalendarForm(url, { connect: 'caldav', url: address, username: 'dora', password: 'dora-app-password' });
+        t.is(posted.status, 422, address);
+        t.regex(posted.text, /The calendar&#39;s address must be one reachable over the internet \(/, address);
+      }
+      t.is((await a.liveApi!.get(`/v1/customers/${c.id}/calendar`)).body.status, 'not_connected');
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   test('a password changed is found by the next sync: the check runs at once, the step is not done, and the sync stops asking every round', async (t) => {
     await radicale.addUser('cleo', 'cleo-app-password');
     const a = await makeAccount(svc.url, { live: true });
