@@ -29,6 +29,8 @@ export interface CalendarWords {
   failingText: string;
   errorHeading: string;
   missingFields: string;
+  /** The address typed is not an http(s) address. */
+  addressForm: string;
   deniedText: string;
   openAgain: string;
   replacedTitle: string;
@@ -64,6 +66,7 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'The connection to <strong>{label}</strong> stopped working: {reason}. Connect it again below.',
     errorHeading: 'The calendar could not be connected',
     missingFields: "Fill in the calendar's address, your user name and the app password.",
+    addressForm: "The calendar's address starts with https:// (or http://), for example https://caldav.icloud.com/.",
     deniedText: 'Access was not given, so nothing was connected.',
     openAgain: 'To try again, open your calendar link again.',
     replacedTitle: 'This link has been replaced',
@@ -96,6 +99,7 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'Die Verbindung zu <strong>{label}</strong> funktioniert nicht mehr: {reason}. Verbinden Sie ihn unten erneut.',
     errorHeading: 'Der Kalender konnte nicht verbunden werden',
     missingFields: 'Geben Sie die Adresse des Kalenders, Ihren Benutzernamen und das App-Passwort ein.',
+    addressForm: 'Die Adresse des Kalenders beginnt mit https:// (oder http://), zum Beispiel https://caldav.icloud.com/.',
     deniedText: 'Der Zugriff wurde nicht erlaubt, daher wurde nichts verbunden.',
     openAgain: 'Um es erneut zu versuchen, öffnen Sie Ihren Kalender-Link noch einmal.',
     replacedTitle: 'Dieser Link wurde ersetzt',
@@ -128,6 +132,7 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'La connexion à <strong>{label}</strong> ne fonctionne plus\u00a0: {reason}. Connectez-le de nouveau ci-dessous.',
     errorHeading: "L'agenda n'a pas pu être connecté",
     missingFields: "Indiquez l'adresse de l'agenda, votre nom d'utilisateur et le mot de passe d'application.",
+    addressForm: "L'adresse de l'agenda commence par https:// (ou http://), par exemple https://caldav.icloud.com/.",
     deniedText: "L'accès n'a pas été accordé\u00a0: rien n'a été connecté.",
     openAgain: 'Pour réessayer, ouvrez de nouveau votre lien d’agenda.',
     replacedTitle: 'Ce lien a été remplacé',
@@ -160,6 +165,7 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'La conexión con <strong>{label}</strong> dejó de funcionar: {reason}. Vuelva a conectarlo abajo.',
     errorHeading: 'No se pudo conectar el calendario',
     missingFields: 'Indique la dirección del calendario, su nombre de usuario y la contraseña de aplicación.',
+    addressForm: 'La dirección del calendario empieza por https:// (o http://), por ejemplo https://caldav.icloud.com/.',
     deniedText: 'No se concedió el acceso, así que no se conectó nada.',
     openAgain: 'Para intentarlo de nuevo, vuelva a abrir su enlace de calendario.',
     replacedTitle: 'Este enlace ha sido sustituido',
@@ -192,6 +198,7 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'De koppeling met <strong>{label}</strong> werkt niet meer: {reason}. Koppel hem hieronder opnieuw.',
     errorHeading: 'De agenda kon niet worden gekoppeld',
     missingFields: 'Vul het adres van de agenda, uw gebruikersnaam en het app-wachtwoord in.',
+    addressForm: 'Het adres van de agenda begint met https:// (of http://), bijvoorbeeld https://caldav.icloud.com/.',
     deniedText: 'Er is geen toegang gegeven, dus er is niets gekoppeld.',
     openAgain: 'Open uw agendalink opnieuw om het nog eens te proberen.',
     replacedTitle: 'Deze link is vervangen',

@@ -244,9 +244,11 @@ export async function registerCalendarPages(app: App, services: CalendarPageRout
       } else if (opened.customer.mode === 'live' && form.connect === 'caldav') {
         const password = typeof form.password === 'string' ? form.password : '';
         const url = typedIn.url;
-        if (!url || !typedIn.username || !password || url.length > MAX_FIELD || password.length > MAX_FIELD || !/^https?:\/\//i.test(url)) {
+        if (!url || !typedIn.username || !password || url.length > MAX_FIELD || password.length > MAX_FIELD) {
           return sendPage(reply, 400, connectPage(opened, brand, token, { error: words.missingFields, typed: typedIn }));
         }
+        // Everything filled in but an address that is not a web address: say so, not "fill in".
+        if (!/^https?:\/\/[^/?#\s]/i.test(url)) return sendPage(reply, 400, connectPage(opened, brand, token, { error: words.addressForm, typed: typedIn }));
         credentials = { kind: 'caldav', url, username: typedIn.username, password };
       } else {
         return sendPage(reply, 400, connectPage(opened, brand, token));
