@@ -210,6 +210,57 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
   },
 };
 
+/**
+ * The calendars' reasons (calendars/failures.ts and the address check), in the page's language:
+ * keyed by the English reason. A reason not listed (a server's status) is shown as it is.
+ */
+const REASONS: Record<Exclude<PageLanguage, 'en'>, Record<string, string>> = {
+  de: {
+    'the calendar server refused the user name or password': 'der Kalenderserver hat den Benutzernamen oder das Passwort abgelehnt',
+    'access to the calendar was withdrawn': 'der Zugriff auf den Kalender wurde entzogen',
+    'the calendar was not found (it may have been deleted)': 'der Kalender wurde nicht gefunden (vielleicht wurde er gelöscht)',
+    'the calendar server could not be reached': 'der Kalenderserver war nicht erreichbar',
+    'the calendar could not be reached': 'der Kalender war nicht erreichbar',
+    "the calendar's address must be one reachable over the internet": 'die Adresse des Kalenders muss über das Internet erreichbar sein',
+  },
+  fr: {
+    'the calendar server refused the user name or password': "le serveur d'agenda a refusé le nom d'utilisateur ou le mot de passe",
+    'access to the calendar was withdrawn': "l'accès à l'agenda a été retiré",
+    'the calendar was not found (it may have been deleted)': "l'agenda est introuvable (il a peut-être été supprimé)",
+    'the calendar server could not be reached': "le serveur d'agenda n'a pas pu être joint",
+    'the calendar could not be reached': "l'agenda n'a pas pu être joint",
+    "the calendar's address must be one reachable over the internet": "l'adresse de l'agenda doit être accessible par Internet",
+  },
+  es: {
+    'the calendar server refused the user name or password': 'el servidor del calendario rechazó el nombre de usuario o la contraseña',
+    'access to the calendar was withdrawn': 'se retiró el acceso al calendario',
+    'the calendar was not found (it may have been deleted)': 'no se encontró el calendario (puede que se haya eliminado)',
+    'the calendar server could not be reached': 'no se pudo contactar con el servidor del calendario',
+    'the calendar could not be reached': 'no se pudo contactar con el calendario',
+    "the calendar's address must be one reachable over the internet": 'la dirección del calendario debe ser accesible por internet',
+  },
+  nl: {
+    'the calendar server refused the user name or password': 'de agendaserver heeft de gebruikersnaam of het wachtwoord geweigerd',
+    'access to the calendar was withdrawn': 'de toegang tot de agenda is ingetrokken',
+    'the calendar was not found (it may have been deleted)': 'de agenda is niet gevonden (misschien is hij verwijderd)',
+    'the calendar server could not be reached': 'de agendaserver was niet bereikbaar',
+    'the calendar could not be reached': 'de agenda was niet bereikbaar',
+    "the calendar's address must be one reachable over the internet": 'het adres van de agenda moet via internet bereikbaar zijn',
+  },
+};
+
+/** A calendar's reason (English, as the calendars give it) in the page's language, with the case and full stop it came with. */
+export function localReason(lang: PageLanguage, reason: string): string {
+  if (lang === 'en') return reason;
+  const bare = reason.trim().replace(/\.+$/, '');
+  const key = `${bare.charAt(0).toLowerCase()}${bare.slice(1)}`;
+  // The address check adds the technical detail in parentheses: the customer's language without it.
+  const words = REASONS[lang][key] ?? REASONS[lang][key.replace(/ \(.*\)$/, '')];
+  if (!words) return reason;
+  const cased = bare.charAt(0) === bare.charAt(0).toUpperCase() ? `${words.charAt(0).toUpperCase()}${words.slice(1)}` : words;
+  return reason.trim().endsWith('.') ? `${cased}.` : cased;
+}
+
 /** The page language and words for a calling language (a locale such as `fr-FR`; null: English). */
 export function calendarWords(locale: string | null): { lang: PageLanguage; words: CalendarWords } {
   const lang = pageLanguage(locale ?? 'en');

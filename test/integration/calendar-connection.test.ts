@@ -149,6 +149,16 @@ test('a live customer is offered its own calendar (address, user name, app passw
   t.regex(notWeb.text, /value="caldav\.icloud\.com"/, 'what was typed is kept');
 });
 
+test("the reason a calendar could not be connected is said in the customer's language, as the rest of the page", async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const c = await makeCustomer(a.liveApi!, { name: 'Zahnarzt Berg', country: 'DE', timezone: 'Europe/Berlin' });
+  const url = await mintCalendarLink(a.liveApi!, c.id);
+  const refused = await postCalendarForm(url, { connect: 'caldav', url: 'http://127.0.0.1:9/dav/', username: 'ana', password: 'secret-app-password' });
+  t.is(refused.status, 422);
+  t.regex(refused.text, /<h3>Der Kalender konnte nicht verbunden werden<\/h3><p>Der Kalenderserver war nicht erreichbar\.<\/p>/);
+  t.notRegex(refused.text, /could not be reached/);
+});
+
 /** The periodic check with a calendar that answers as `client` does. */
 function checkWith(client: Partial<CalendarClient>) {
   const secrets = SecretBox.fromKey(TEST_ENCRYPTION_KEY);
