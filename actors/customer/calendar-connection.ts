@@ -9,6 +9,7 @@ import { iso, type Mode } from '../../runtime/types.ts';
 import { CalendarAuthError, CalendarUnavailable, type CalendarClient, type CalendarCredentials } from '../../calendars/calendar.ts';
 import type { CalendarOpener } from '../../calendars/open-calendar.ts';
 import { refreshReadiness } from './readiness-check.ts';
+import { checkEndpointUrl } from '../webhooks/address-guard.ts';
 
 /**
  * The customer's calendar connection (issue 24): connecting it with a check, disconnecting it,
@@ -44,6 +45,8 @@ export interface CalendarRooms {
 type CalendarDeps = Pick<Deps, 'pool' | 'clock' | 'log'> & CalendarRooms & {
   /** The check on connect's deadline (default CONNECT_CHECK_MS; tests shorten it). */
   connectCheckMs?: number;
+  /** SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: a calendar address on a private network (local development and tests only). */
+  allowPrivateAddresses?: boolean;
 };
 
 /** GET /v1/customers/{id}/calendar: never the credentials. */
@@ -117,6 +120,15 @@ export async function connectCalendar(
   // Test mode books into the simulated calendar; a live customer's calendar is a real one.
   if ((customer.mode === 'test') !== (credentials.kind === 'simulated')) {
     throw new Refusal('calendar_connection_failed', customer.mode === 'test' ? 'A test customer connects the simulated test calendar.' : 'A live customer connects its own calendar, not the test calendar.');
+  }
+  // A calendar address is a place the service sends requests (with the customer's password): as
+  // for webhooks, only public addresses, never our own network, the host or the cloud metadata.
+  if (credentials.kind === 'caldav') {
+    const check = await checkEndpointUrl(credentials.url, { mode: 'test', allowPrivate: deps.allowPrivateAddresses === true });
+    if (!check.ok) {
+      deps.log.info({ customer_id: customer.id, kind: 'caldav', reason: check.reason }, 'calendar address refused; nothing stored');
+      throw new Refusal('calendar_connection_failed', `The calendar could not be connected: the calendar's address must be one reachable over the internet (${check.reason})`);
+    }
   }
   let current = credentials;
   let syncToken: string;
