@@ -104,7 +104,7 @@ interface CallFigures {
  * gets at real time (20 ms a frame from when it arrives, or from when the frame before it has
  * played) and echoes each mark when the audio before it has played.
  */
-async function carriers(mediaUrl: string, calls: number, openingMarks: number): Promise<CallFigures[]> {
+async function carriers(mediaUrl: string, calls: number): Promise<CallFigures[]> {
   const sockets = await Promise.all(
     Array.from({ length: calls }, () => new Promise<WebSocket>((resolve, reject) => {
       const ws = new WebSocket(mediaUrl);
@@ -195,11 +195,9 @@ async function ours(calls: number, child: CarrierProcess) {
   }
   // The phone rings longer than the agent takes to connect.
   await new Promise((r) => setTimeout(r, CONNECT_MS + 500));
-  const seen: number[] = [];
-  const server = await startMediaServer({ host: '127.0.0.1', port: 0, log, onSession: (s) => { seen.push(performance.now()); void registry.ask(s.callId, { type: 'media_connected', session: s }); seen.push(performance.now()); } });
-  if (process.env.BENCH_DEBUG) setTimeout(() => { const d = seen.map((x) => x - seen[0]!); console.error('sessions', d.length, 'last', d.at(-1), 'per', (d.filter((_, i) => i % 2 === 1).reduce((a, x, i) => a + (x - d[2 * i]!), 0) / (d.length / 2)).toFixed(3)); }, 3000);
+  const server = await startMediaServer({ host: '127.0.0.1', port: 0, log, onSession: (s) => void registry.ask(s.callId, { type: 'media_connected', session: s }) });
   try {
-    return await child.run(`ws://127.0.0.1:${server.port}/media`, calls, segments.length);
+    return await child.run(`ws://127.0.0.1:${server.port}/media`, calls);
   } finally {
     await server.close();
   }
@@ -222,7 +220,7 @@ async function reference(calls: number, child: CarrierProcess) {
     },
   });
   try {
-    return await child.run(`ws://127.0.0.1:${server.port}/media`, calls, 0);
+    return await child.run(`ws://127.0.0.1:${server.port}/media`, calls);
   } finally {
     await server.close();
   }
@@ -237,7 +235,7 @@ function p(values: number[], q: number): number {
 interface CarrierProcess {
   realtimeUrl: string;
   /** N carriers stream from `mediaUrl` together; their figures. */
-  run(mediaUrl: string, calls: number, openingMarks: number): Promise<CallFigures[]>;
+  run(mediaUrl: string, calls: number): Promise<CallFigures[]>;
   stop(): void;
 }
 
@@ -249,10 +247,10 @@ async function startCarrierProcess(): Promise<CarrierProcess> {
   });
   return {
     realtimeUrl,
-    run: (mediaUrl, calls, openingMarks) =>
+    run: (mediaUrl, calls) =>
       new Promise((resolve) => {
         child.once('message', (m) => resolve((m as { figures: CallFigures[] }).figures));
-        child.send({ mediaUrl, calls, openingMarks });
+        child.send({ mediaUrl, calls });
       }),
     stop: () => child.kill('SIGKILL'),
   };
@@ -288,8 +286,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv[2] === 'carriers') {
     const realtime = await startFakeRealtime();
     process.on('message', (m) => {
-      const { mediaUrl, calls, openingMarks } = m as { mediaUrl: string; calls: number; openingMarks: number };
-      void carriers(mediaUrl, calls, openingMarks).then((figures) => process.send!({ figures }));
+      const { mediaUrl, calls } = m as { mediaUrl: string; calls: number };
+      void carriers(mediaUrl, calls).then((figures) => process.send!({ figures }));
     });
     process.on('disconnect', () => process.exit(0));
     process.send!({ ready: realtime.url });

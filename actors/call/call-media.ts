@@ -31,6 +31,9 @@ const OPENING_FIRST_MS = 200;
 const OPENING_FIRST_TICK_MS = 40;
 const OPENING_TICK_MS = 100;
 const OPENING_LEAD_MS = 500;
+/** A pacing mark (`opening-at:<ms sent>`) goes after at least this much audio sent since the last mark of the opening. */
+const PACE_MARK = 'opening-at:';
+const PACE_MARK_MS = 250;
 /**
  * The agent is asked for its first words this long before the opening ends: the Realtime model's
  * usual time from `response.create` to its first audio. What it says meanwhile is held until the
@@ -252,9 +255,12 @@ export function createCallMedia(deps: CallDeps) {
 
   /**
    * Sends the opening, a mark after each segment, paced by its play-out: the first 200 ms at once
-   * (what the callee hears first), then topped up by a timer to OPENING_LEAD_MS ahead of what the
-   * carrier has played. The sending ends at once when the opening stops (a machine, an opt-out,
-   * the stream's end). The agent's pre-roll is timed from the opening's length.
+   * (what the callee hears first), then kept OPENING_LEAD_MS ahead of what the carrier has played:
+   * by the clock (a timer tops it up), and by the carrier's own word, its marks (a pacing mark every
+   * PACE_MARK_MS of audio, and each segment's), whichever is further. A carrier that plays faster
+   * than real time (the simulated carrier of test mode echoes marks at once) gets it as fast as it
+   * plays it. The sending ends at once when the opening stops (a machine, an opt-out, the stream's
+   * end). The agent's pre-roll is timed from the opening's length.
    */
   function playOpening(state: CallState, line: CallLine, session: MediaSession): void {
     line.openingState = 'playing';
@@ -265,26 +271,33 @@ export function createCallMedia(deps: CallDeps) {
     let seg = 0;
     let frame = 0;
     let sentMs = 0;
+    let pacedAtMs = 0;
     const send = (untilMs: number) => {
+      if (line.openingState !== 'playing' || line.closed) return;
       // A segment's mark goes with its last frame: nothing comes between two segments.
       while (seg < segments.length) {
         const frames = segments[seg]!.frames;
         if (frame < frames.length) {
-          if (sentMs >= untilMs) return;
+          if (sentMs >= untilMs) break;
           session.sendAudio(frames[frame++]!);
           sentMs += FRAME_MS;
         } else {
           session.sendMark(`${OPENING_MARK}${seg++}`);
           frame = 0;
+          pacedAtMs = sentMs;
         }
+      }
+      if (seg < segments.length && sentMs - pacedAtMs >= PACE_MARK_MS) {
+        session.sendMark(`${PACE_MARK}${sentMs}`);
+        pacedAtMs = sentMs;
       }
     };
     const tick = () => {
       line.openingTimer = null;
-      if (line.openingState !== 'playing' || line.closed) return;
       send(performance.now() - startedAt + OPENING_LEAD_MS);
-      if (seg < segments.length) line.openingTimer = setTimeout(tick, OPENING_TICK_MS);
+      if (seg < segments.length && line.openingState === 'playing' && !line.closed) line.openingTimer = setTimeout(tick, OPENING_TICK_MS);
     };
+    openingPacers.set(line, (playedMs) => send(playedMs + OPENING_LEAD_MS));
     send(OPENING_FIRST_MS);
     if (seg < segments.length) line.openingTimer = setTimeout(tick, OPENING_FIRST_TICK_MS);
     planPreroll(state, line, segments.reduce((ms, s) => ms + s.durationMs, 0));
@@ -340,6 +353,10 @@ export function createCallMedia(deps: CallDeps) {
       waiter();
       return;
     }
+    if (name.startsWith(PACE_MARK)) {
+      openingPacers.get(line)?.(Number(name.slice(PACE_MARK.length)) || 0);
+      return;
+    }
     if (!name.startsWith(OPENING_MARK)) {
       line.bridge?.markPlayed(name);
       return;
@@ -350,6 +367,7 @@ export function createCallMedia(deps: CallDeps) {
     const segment = line.opening.segments[i];
     if (!segment) return;
     line.played[i] = true;
+    openingPacers.get(line)?.(line.opening.segments.slice(0, i + 1).reduce((ms, s) => ms + s.frames.length * FRAME_MS, 0));
     if (segment.kind === 'notice') startRecording(state, line);
     if (i === line.opening.segments.length - 1) {
       line.openingState = 'played';
@@ -499,6 +517,8 @@ export function createCallMedia(deps: CallDeps) {
 
 /** Per line with a stream: writes what was played of its opening (once; call-media's `recordOpening`). */
 const openingWriters = new WeakMap<CallLine, () => void>();
+/** Per line playing its opening: the carrier has played this many ms of it, send more (call-media's `playOpening`). */
+const openingPacers = new WeakMap<CallLine, (playedMs: number) => void>();
 
 /**
  * Stops the opening now (a machine answered, machines.ts): the carrier drops what it has not
