@@ -41,6 +41,9 @@ const FIRST_AUDIO_MS = 200;
 /** The fake model's audio: a byte no opening frame is made of only, so the carrier tells them apart. */
 const MODEL_BYTE = 0x55;
 const MODEL_FRAME = Buffer.alloc(FRAME_BYTES, MODEL_BYTE).toString('base64');
+const MODEL_BYTES = Buffer.from(MODEL_FRAME);
+/** `e` of `{"event":"media"` at offset 11 (`a` for a mark). */
+const E = 'e'.charCodeAt(0);
 
 /** A minimal Realtime server: `session.created` CONNECT_MS after the socket opens, audio FIRST_AUDIO_MS after `response.create`. */
 async function startFakeRealtime() {
@@ -117,14 +120,13 @@ async function carriers(mediaUrl: string, calls: number): Promise<CallFigures[]>
     let firstFrame = 0;
     let playedUntil = 0;
     let openingGap = 0;
-    ws.on('message', (data) => {
-      const text = String(data);
-      // Media is most of the traffic: read without parsing.
-      if (text.startsWith('{"event":"media"')) {
+    ws.on('message', (data: Buffer) => {
+      // Media is most of the traffic: read without decoding (`{"event":"media"` against `{"event":"mark"`).
+      if (data[11] === E) {
         const t = now();
         const started = startedAt[i]!;
         if (!firstFrame) firstFrame = t;
-        if (text.includes(MODEL_FRAME)) {
+        if (data.includes(MODEL_BYTES)) {
           resolve({ firstFrameMs: firstFrame - started, silenceMs: Math.max(0, t - Math.max(playedUntil, started)), openingGapMs: openingGap });
           ws.terminate();
           return;
@@ -133,6 +135,7 @@ async function carriers(mediaUrl: string, calls: number): Promise<CallFigures[]>
         playedUntil = Math.max(playedUntil, t) + FRAME_MS;
         return;
       }
+      const text = String(data);
       const m = JSON.parse(text);
       if (m.event === 'mark') {
         const name = m.mark.name;
@@ -142,9 +145,10 @@ async function carriers(mediaUrl: string, calls: number): Promise<CallFigures[]>
     ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
   }));
   // The starts go out together, each timed just before it is sent.
+  const starts = sockets.map((_, i) => JSON.stringify({ event: 'start', sequenceNumber: '1', streamSid: `MZ${i}`, start: { streamSid: `MZ${i}`, callSid: `CA${i}`, customParameters: { call_id: `call-${i}`, stream_token: 'token' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
   sockets.forEach((ws, i) => {
     startedAt[i] = now();
-    ws.send(JSON.stringify({ event: 'start', sequenceNumber: '1', streamSid: `MZ${i}`, start: { streamSid: `MZ${i}`, callSid: `CA${i}`, customParameters: { call_id: `call-${i}`, stream_token: 'token' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+    ws.send(starts[i]!);
   });
   return Promise.all(results);
 }
