@@ -6,7 +6,9 @@
  *
  * The session is opened while the phone rings: `session.update`, then the prepared opening as an
  * assistant item (the callee hears it as audio the call plays; the model continues from it). The
- * model says nothing before `takeOver()`. Turn-taking is ours: server VAD reports speech but
+ * model says nothing before `takeOver()`, which the call makes a little before the opening ends
+ * (holding the words until it has: `startsAtMediaMs` says when they start playing, and the
+ * playback clock counts from there). Turn-taking is ours: server VAD reports speech but
  * neither creates nor cancels responses (`create_response`/`interrupt_response` off), so the
  * bridge alone decides when the agent speaks and never collides with a server-made response.
  *
