@@ -44,6 +44,25 @@ const shared = {
   SWITCHBOARD_RATE_LIMIT_STORE: 'postgres',
 };
 
+// The operator's metrics (README, "Metrics"), when SWITCHBOARD_METRICS_PORT is set: each app's
+// instances listen from a base port of their own up (base + NODE_APP_INSTANCE), the api's first,
+// then the diallers', then the senders'; /metrics/cluster on any instance adds up its app's.
+const INSTANCES = {
+  'switchboard-api': Number(process.env.SWITCHBOARD_API_INSTANCES || 2),
+  'switchboard-dialler': Number(process.env.SWITCHBOARD_DIALLER_INSTANCES || 2),
+  'switchboard-sender': Number(process.env.SWITCHBOARD_SENDER_INSTANCES || 2),
+};
+const metricsEnv = (name) => {
+  if (!process.env.SWITCHBOARD_METRICS_PORT) return {};
+  const names = Object.keys(INSTANCES);
+  const offset = names.slice(0, names.indexOf(name)).reduce((n, other) => n + INSTANCES[other], 0);
+  return {
+    SWITCHBOARD_METRICS_PORT: String(Number(process.env.SWITCHBOARD_METRICS_PORT) + offset),
+    SWITCHBOARD_METRICS_WORKERS: String(INSTANCES[name]),
+    SWITCHBOARD_METRICS_HOST: process.env.SWITCHBOARD_METRICS_HOST || '127.0.0.1',
+  };
+};
+
 const app = (name, roles, extra) => ({
   name,
   cwd: __dirname,
@@ -53,7 +72,7 @@ const app = (name, roles, extra) => ({
   out_file: path.join(LOG_DIR, `${name}.out.log`),
   error_file: path.join(LOG_DIR, `${name}.err.log`),
   merge_logs: true,
-  env: { ...shared, SWITCHBOARD_ROLES: roles },
+  env: { ...shared, SWITCHBOARD_ROLES: roles, ...metricsEnv(name) },
   ...extra,
 });
 
@@ -61,12 +80,12 @@ module.exports = {
   apps: [
     app('switchboard-api', 'api', {
       exec_mode: 'cluster',
-      instances: Number(process.env.SWITCHBOARD_API_INSTANCES || 2),
-      env: { ...shared, SWITCHBOARD_ROLES: 'api', PORT: process.env.PORT || 8080 },
+      instances: INSTANCES['switchboard-api'],
+      env: { ...shared, SWITCHBOARD_ROLES: 'api', PORT: process.env.PORT || 8080, ...metricsEnv('switchboard-api') },
     }),
-    app('switchboard-dialler', 'dialler', { exec_mode: 'fork', instances: Number(process.env.SWITCHBOARD_DIALLER_INSTANCES || 2) }),
+    app('switchboard-dialler', 'dialler', { exec_mode: 'fork', instances: INSTANCES['switchboard-dialler'] }),
     // The senders also build websites (research, copy, page): both wait on the network, not the
     // CPU, and builds are claimed with SKIP LOCKED, so the two share processes without a seventh.
-    app('switchboard-sender', 'sender,builder', { exec_mode: 'fork', instances: Number(process.env.SWITCHBOARD_SENDER_INSTANCES || 2) }),
+    app('switchboard-sender', 'sender,builder', { exec_mode: 'fork', instances: INSTANCES['switchboard-sender'] }),
   ],
 };

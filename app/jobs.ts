@@ -8,6 +8,7 @@ import { expireRequests, finishStaleCalls } from '../actors/call/call-jobs.ts';
 import { createRateLimitRepository } from '../db/rate-limits.ts';
 import { isDatabaseUnreachable } from '../runtime/database-errors.ts';
 import { pollLoop } from '../runtime/poll-loop.ts';
+import { observeJob, secondsSince } from '../runtime/metrics.ts';
 import { createTestClockRepository, type ClockTime } from '../db/test-clocks.ts';
 
 /** Request-counter windows are at most a minute long; older ones are only clutter. */
@@ -100,10 +101,13 @@ export async function runClockJobs(services: JobDeps, clock: ClockTime): Promise
 export function scheduleJobs(services: JobDeps & Pick<Deps, 'log'>, intervalMs: number): () => Promise<void> {
   const round = async () => {
     for (const name of JOB_NAMES) {
+      const startedMs = performance.now();
       try {
         const processed = await runJob(services, name);
+        observeJob(name, 'ok', secondsSince(startedMs));
         if (processed > 0) services.log.info({ job: name, processed }, 'job ran');
       } catch (err) {
+        observeJob(name, 'failed', secondsSince(startedMs));
         if (isDatabaseUnreachable(err)) throw err;
         services.log.error({ err, job: name }, 'job failed; it runs again next round');
       }

@@ -5,6 +5,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from '../runtime/embedde
 import { ActorSystem } from '../runtime/actor-system.ts';
 import { ChangeFeed } from '../runtime/change-feed.ts';
 import { SecretBox } from '../runtime/secret-box.ts';
+import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { TestClock, realClock, type Clock } from '../runtime/clock.ts';
 import { createPool } from '../db/pool.ts';
 import { migrate } from '../db/migrate.ts';
@@ -57,6 +58,7 @@ import { createConsoleBilling } from '../actors/console/billing.ts';
 import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 import { createPayments, type Payments } from '../actors/payments/payments.ts';
 import { paymentProviders } from './payments.ts';
+import { startMetrics } from './metrics.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -74,6 +76,8 @@ export interface RunningService {
   /** Base URL the HTTP server listens on. */
   url: string;
   port: number;
+  /** Base URL of the metrics port (SWITCHBOARD_METRICS_PORT); undefined when it is off. */
+  metricsUrl?: string;
   services: Services;
   stop(): Promise<void>;
 }
@@ -122,7 +126,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const actors = new ActorSystem(log.child({ component: 'actors' }), config.actorIdleMs);
     onStop('actors', () => actors.stop());
-    const deps = { pool, clock, realClock: opts.realClock ?? realClock, log, config };
+    // deps.calendars opens a connection's calendar (CalDAV, Google, Microsoft, simulated) for the actors (issue 24).
+    const deps = { pool, clock, realClock: opts.realClock ?? realClock, log, config, calendars: createCalendarOpener({ pool, log, config }) };
     // The one money writer: every change of money goes through it; a balance crossing one call's
     // hold refreshes the customer's readiness in the same transaction.
     // A top-up pays rent and hosting left unpaid, in its own transaction (the numbers and
@@ -302,6 +307,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       mailer.start();
       onStop('email sender', () => mailer.stop());
     }
+    // The operator's metrics, on a port of their own (off unless SWITCHBOARD_METRICS_PORT is set).
+    const metrics = await startMetrics(config, { main: pool, sender: senderPool }, log);
+    onStop('metrics', metrics.stop);
     let port = 0;
     if (config.roles.has('api')) {
       const app = await buildApp(services);
@@ -319,6 +327,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     return {
       url: `http://127.0.0.1:${port}`,
       port,
+      metricsUrl: metrics.server?.url,
       services,
       stop: () =>
         (stopping ??= (async () => {

@@ -122,6 +122,19 @@ export function createComplianceRecordRepository(db: Queryable) {
     },
 
     /** The callee opted out (a 9 pressed, or the agent's do-not-call tool), once. */
+    /**
+     * The call was admitted but not dialled after all (the number listed do-not-call meanwhile, or
+     * an opening that cannot be said lawfully): the gates say so beside what the admission read.
+     */
+    async recordNotDialled(callId: string, r: { at: Date; outcome: string; check: string; result: string }): Promise<void> {
+      await db.query(
+        `UPDATE call_compliance_records
+            SET checks = coalesce(checks, '{}'::jsonb) || jsonb_build_object('before_dial', jsonb_build_object('checked_at', $2::timestamptz, $4::text, $5::text, 'dialled', false, 'outcome', $3::text))
+          WHERE call_id = $1`,
+        [callId, r.at, r.outcome, r.check, r.result],
+      );
+    },
+
     async recordOptOut(callId: string, via: 'dtmf' | 'tool', at: Date): Promise<void> {
       await db.query(`UPDATE call_compliance_records SET opted_out_via = $2, opted_out_at = $3 WHERE call_id = $1 AND opted_out_at IS NULL`, [callId, via, at]);
     },

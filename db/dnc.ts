@@ -23,11 +23,23 @@ export interface RegistryImportRow {
 
 export function createDncRepository(db: Queryable) {
   return {
-    /** Adds a number (kept as it was if already listed). */
+    /**
+     * Adds a number (kept as it was if already listed). In the same statement, the account's
+     * requests still queued for the number (a planned retry among them) are made due now: the
+     * dialler's do-not-call gate ends them at its next round (`blocked`, `do_not_call_listed`,
+     * which withdraws the retry an earlier attempt announced: migration 041) instead of at the
+     * time they were planned for.
+     */
     async add(d: { accountId: string; e164: string; source: DncRow['source']; mode?: DncRow['mode']; reason: string | null; callId: string | null; now: Date }): Promise<{ row: DncRow; created: boolean }> {
       const { rows } = await db.query(
-        `INSERT INTO dnc_numbers (account_id, e164, source, reason, call_id, created_at, mode) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT DO NOTHING RETURNING *`,
+        `WITH listed AS (
+           INSERT INTO dnc_numbers (account_id, e164, source, reason, call_id, created_at, mode) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT DO NOTHING RETURNING *
+         ), woken AS (
+           UPDATE calls SET next_attempt_at = $6
+            WHERE account_id = $1 AND to_e164 = $2 AND status = 'queued' AND next_attempt_at > $6 AND EXISTS (SELECT 1 FROM listed)
+         )
+         SELECT * FROM listed`,
         [d.accountId, d.e164, d.source, d.reason, d.callId, d.now, d.mode ?? null],
       );
       if (rows[0]) return { row: rows[0], created: true };

@@ -36,14 +36,43 @@ export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Pro
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    afterCommitWork.set(client, []);
     const result = await fn(client);
     await client.query('COMMIT');
+    runAfterCommit(afterCommitWork.get(client));
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;
   } finally {
+    afterCommitWork.delete(client);
     client.release();
+  }
+}
+
+/** What waits for the open transaction of a client to commit (`afterCommit`). */
+const afterCommitWork = new WeakMap<Client, (() => void)[]>();
+
+/**
+ * Runs `work` once the transaction `db` is in has committed, never if it rolls back; at once when
+ * `db` is in none (its statements have committed already). For counting what committed (the
+ * operator's metrics), never for anything that must happen: a crash between the commit and the
+ * work loses the work.
+ */
+export function afterCommit(db: Queryable, work: () => void): void {
+  const waiting = afterCommitWork.get(db as Client);
+  if (waiting) waiting.push(work);
+  else runAfterCommit([work]);
+}
+
+/** The transaction has committed whatever the work does: a throw is dropped, never taken for the transaction's failure. */
+function runAfterCommit(works: (() => void)[] | undefined): void {
+  for (const work of works ?? []) {
+    try {
+      work();
+    } catch {
+      /* counting only */
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import { installStorableText } from './plugins/storable-text.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installRequestHead } from './plugins/request-head.ts';
 import { genRequestId, installRequestLog } from './plugins/request-log.ts';
+import { installRequestMetrics } from './plugins/request-metrics.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
@@ -148,6 +149,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   installJsonBody(app);
   installErrorBoundary(app);
   installRequestLog(app);
+  installRequestMetrics(app);
   // Before authentication: a request whose head is refused is not asked for its key.
   installRequestHead(app);
   // Before authentication: a reseller's brand domain serves its customers' pages only (404 for the rest).

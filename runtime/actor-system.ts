@@ -2,6 +2,7 @@ import nact from 'nact';
 import type { Logger } from './logger.ts';
 import { EntityGone, isRefusal } from './refusal.ts';
 import { isDatabaseUnreachable } from './database-errors.ts';
+import { countActorRestart, watchActors, type ActorKindSample } from './metrics.ts';
 
 /**
  * nact behind one small, typed surface: a root supervisor, per-kind supervisors that spawn one
@@ -95,7 +96,10 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
   private readFailed(id: string, messageType: string, error: unknown): void {
     const decision = supervisionDecision(error) === 'resume' ? 'resume' : 'reset';
     logDecision(this.log, this.pathOf(id), messageType, error, decision);
-    if (decision === 'reset') this.reload(id);
+    if (decision === 'reset') {
+      countActorRestart(this.behaviour.kind, 'reset');
+      this.reload(id);
+    }
   }
 
   private pathOf(id: string): string {
@@ -131,6 +135,13 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The metrics' view (runtime/metrics.ts): actors alive and messages asked of them not yet answered. */
+  sample(): ActorKindSample {
+    let mailbox = 0;
+    for (const entry of this.entries.values()) mailbox += entry.inflight;
+    return { kind: this.behaviour.kind, actors: this.entries.size, mailbox };
   }
 
   private entryFor(id: string): Entry {
@@ -194,6 +205,7 @@ export class EntityRegistry<Msg extends Message, Replies extends Record<Msg['typ
       onCrash: (msg: any, error: unknown, ctx: any) => {
         const decision = supervisionDecision(error);
         logDecision(log, path, msg?.msg?.type ?? 'load', error, decision);
+        if (decision !== 'resume') countActorRestart(behaviour.kind, decision);
         switch (decision) {
           case 'resume':
             // nact keeps the state the failed message started from: loaded or not, as it was.
@@ -253,6 +265,7 @@ export class ActorSystem {
   private readonly root: nact.Ref<unknown>;
   private readonly registries: EntityRegistry<any, any, any>[] = [];
   private readonly sweeper: NodeJS.Timeout;
+  private readonly unwatch: () => void;
 
   constructor(
     private readonly log: Logger,
@@ -262,6 +275,7 @@ export class ActorSystem {
     this.root = nact.start();
     this.sweeper = setInterval(() => this.registries.forEach((r) => r.stopIdle(this.idleMs)), Math.max(1000, idleMs / 2));
     this.sweeper.unref();
+    this.unwatch = watchActors(() => this.registries.map((r) => r.sample()));
   }
 
   /** A supervisor for `behaviour.kind` and the registry that spawns its entity actors under it. */
@@ -276,6 +290,7 @@ export class ActorSystem {
 
   stop(): void {
     clearInterval(this.sweeper);
+    this.unwatch();
     nact.stop(this.root as nact.Ref<any>);
   }
 }

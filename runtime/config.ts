@@ -47,6 +47,11 @@ export interface Config {
    * test mode always uses the simulated processor.
    */
   stripe: { secretKey: string; webhookSecret: string | undefined; publishableKey: string | undefined; apiBase: string | undefined } | null;
+  /**
+   * The OAuth clients of Google Calendar and Microsoft 365 (issue 24); each null without its client
+   * id and secret, and then the calendar page does not offer it (CalDAV and test mode need nothing).
+   */
+  calendars: CalendarsConfig;
   /** OpenAI credentials; without them the scripted agent and the built-in coach answer. */
   openai: { apiKey: string; baseUrl: string | undefined; realtimeUrl: string | undefined; realtimeModel: string; chatModel: string } | null;
   /** Port of the carrier media WebSocket server (0: a free one). */
@@ -87,6 +92,20 @@ export interface Config {
   builderPollMs: number;
   /** The emails the service sends (docs/api.md, "Email"). */
   email: EmailConfig;
+  /**
+   * The operator's metrics (runtime/metrics-server.ts): off unless SWITCHBOARD_METRICS_PORT is set.
+   * `port` is the base: a process listens on port + `instance` (pm2's NODE_APP_INSTANCE); `workers`
+   * (SWITCHBOARD_METRICS_WORKERS) instances of the app are added up by `/metrics/cluster`.
+   */
+  metrics: { port: number; host: string; instance: number; workers: number } | null;
+}
+
+/** The calendar OAuth clients; the URLs are the providers' unless set (tests point them at fakes). */
+export interface CalendarsConfig {
+  /** GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET; GOOGLE_OAUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_CALENDAR_API_URL. */
+  google: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; apiUrl: string } | null;
+  /** MICROSOFT_CLIENT_ID, MICROSOFT_CLIENT_SECRET; MICROSOFT_TENANT, MICROSOFT_LOGIN_URL, MICROSOFT_GRAPH_URL. */
+  microsoft: { clientId: string; clientSecret: string; tenant: string; loginUrl: string; graphUrl: string } | null;
 }
 
 /** How the service sends email: SMTP, or (without SMTP_URL) .eml files under `<dataDir>/outbox-mail/`. */
@@ -274,6 +293,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           apiBase: env.STRIPE_API_BASE || undefined,
         }
       : null,
+    calendars: {
+      google:
+        env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET
+          ? {
+              clientId: env.GOOGLE_CLIENT_ID,
+              clientSecret: env.GOOGLE_CLIENT_SECRET,
+              authUrl: env.GOOGLE_OAUTH_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
+              tokenUrl: env.GOOGLE_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+              apiUrl: (env.GOOGLE_CALENDAR_API_URL || 'https://www.googleapis.com').replace(/\/+$/, ''),
+            }
+          : null,
+      microsoft:
+        env.MICROSOFT_CLIENT_ID && env.MICROSOFT_CLIENT_SECRET
+          ? {
+              clientId: env.MICROSOFT_CLIENT_ID,
+              clientSecret: env.MICROSOFT_CLIENT_SECRET,
+              tenant: env.MICROSOFT_TENANT || 'common',
+              loginUrl: (env.MICROSOFT_LOGIN_URL || 'https://login.microsoftonline.com').replace(/\/+$/, ''),
+              graphUrl: (env.MICROSOFT_GRAPH_URL || 'https://graph.microsoft.com').replace(/\/+$/, ''),
+            }
+          : null,
+    },
     openai: env.OPENAI_API_KEY
       ? {
           apiKey: env.OPENAI_API_KEY,
@@ -299,7 +340,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dnsServers: env.SWITCHBOARD_DNS_SERVERS ? env.SWITCHBOARD_DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     builderPollMs: int(env.SWITCHBOARD_BUILDER_POLL_MS, 2_000, 'SWITCHBOARD_BUILDER_POLL_MS', 10),
     email: { smtpUrl: smtpUrl(env.SMTP_URL), from: emailFrom(env.SWITCHBOARD_EMAIL_FROM, publicUrl), platformName: platformName(env.SWITCHBOARD_PLATFORM_NAME) },
+    metrics: metricsSettings(env, port),
   };
+}
+
+/** The metrics port's settings; null (off) without SWITCHBOARD_METRICS_PORT. Never the API's port. */
+function metricsSettings(env: NodeJS.ProcessEnv, apiPort: number): Config['metrics'] {
+  if (env.SWITCHBOARD_METRICS_PORT === undefined || env.SWITCHBOARD_METRICS_PORT === '') return null;
+  const port = int(env.SWITCHBOARD_METRICS_PORT, 0, 'SWITCHBOARD_METRICS_PORT');
+  const instance = int(env.NODE_APP_INSTANCE, 0, 'NODE_APP_INSTANCE');
+  const workers = int(env.SWITCHBOARD_METRICS_WORKERS, 1, 'SWITCHBOARD_METRICS_WORKERS', 1);
+  if (port !== 0 && port + instance > 65_535) throw new SettingError(`SWITCHBOARD_METRICS_PORT ${port} plus instance ${instance} is past 65535`);
+  if (port !== 0 && (port + instance === apiPort || (apiPort >= port && apiPort < port + workers))) {
+    throw new SettingError(`SWITCHBOARD_METRICS_PORT must not take the API's port ${apiPort}: metrics are served on a port of their own`);
+  }
+  return { port, host: env.SWITCHBOARD_METRICS_HOST || '127.0.0.1', instance, workers };
 }
 
 /**

@@ -7,6 +7,7 @@
 import uWS, { type WebSocket as UwsSocket, type us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from '../runtime/logger.ts';
 import type { MediaSession } from './media.ts';
+import { countFrameIn, countFrameOut, observeFirstFrame, secondsSince, streamClosed, streamOpened } from '../runtime/metrics.ts';
 
 export interface MediaServerOptions {
   host: string;
@@ -130,6 +131,7 @@ class StreamConnection {
       case 'start':
         return this.start(msg);
       case 'media':
+        countFrameIn();
         this.session?.emitAudio(msg.payload, msg.timestampMs);
         return;
       case 'mark':
@@ -183,6 +185,8 @@ class TwilioMediaSession implements MediaSession {
   private warnedDropped = false;
   /** `{"event":"media","streamSid":…,"media":{"payload":"` for this stream: a frame's message is built without JSON.stringify (50 a second a call). */
   private readonly mediaPrefix: string;
+  /** When the stream's `start` came (performance.now()); 0 once its first frame has gone back (switchboard_call_first_frame_seconds). */
+  private startedAtMs = performance.now();
 
   constructor(
     private readonly ws: UwsSocket<SocketData>,
@@ -192,9 +196,16 @@ class TwilioMediaSession implements MediaSession {
     private readonly log: Logger,
   ) {
     this.mediaPrefix = `{"event":"media","streamSid":${JSON.stringify(streamSid)},"media":{"payload":"`;
+    streamOpened();
   }
 
   sendAudio(payloadBase64: string): void {
+    if (this.closed) return;
+    countFrameOut();
+    if (this.startedAtMs !== 0) {
+      observeFirstFrame(secondsSince(this.startedAtMs));
+      this.startedAtMs = 0;
+    }
     // Base64 needs no escaping; anything else is serialized properly.
     if (BASE64.test(payloadBase64)) this.sendText(`${this.mediaPrefix}${payloadBase64}"}}`);
     else this.send({ event: 'media', streamSid: this.streamSid, media: { payload: payloadBase64 } });
@@ -254,6 +265,7 @@ class TwilioMediaSession implements MediaSession {
   emitStop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    streamClosed();
     this.log.info('media stream stopped');
     for (const h of this.stopHandlers.splice(0)) this.call('stop', h);
   }

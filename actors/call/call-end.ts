@@ -1,3 +1,4 @@
+import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { createAppointmentRepository } from '../../db/appointments.ts';
@@ -115,6 +116,12 @@ export function createCallEnd(deps: CallDeps) {
         ended_at: now,
         updated_at: now,
         lease_expires_at: null,
+      });
+      // The admission's record read the gates as passed: it now says what stopped the dial.
+      await createComplianceRecordRepository(client).recordNotDialled(call.id, {
+        at: now,
+        outcome,
+        ...(outcome === 'do_not_call_listed' ? { check: 'do_not_call', result: 'listed' } : { check: 'opening', result: 'registered_address_required' }),
       });
       await recordEvent(client, { accountId: row.account_id, mode: row.mode, type: 'call.completed', data: callView(row, config.publicUrl), now });
       return true;

@@ -46,6 +46,7 @@ const IMMEDIATE_TOOLS: ReadonlySet<string> = new Set(['mark_do_not_call', 'recor
 import { analyseWithModel, createModelAnalyst } from './call-summary.ts';
 import { prospectNotesOf } from './prospect-notes.ts';
 import { recordingRefused } from './recording-objection.ts';
+import { observeAgentFirstAudio, secondsSince } from '../../runtime/metrics.ts';
 
 /**
  * A call's audio (issue 23 §1). At the dial the opening is prepared (each segment its own audio,
@@ -112,6 +113,8 @@ export function createCallMedia(deps: CallDeps) {
     const handlers: BridgeHandlers = {
       onAudio: (payload) => {
         if (!heard()) return;
+        // The model's turn latency: from its take-over (the pre-roll) to its first audio, held or not.
+        if (line.takeOverAtMs) agentFirstAudio(line);
         if (line.held) line.held.push({ audio: payload });
         else line.media?.sendAudio(payload);
       },
@@ -392,6 +395,7 @@ export function createCallMedia(deps: CallDeps) {
     line.wantTakeOver = true;
     if (line.bridge) {
       if (line.takenOver) return;
+      line.takeOverAtMs = performance.now();
       line.takenOver = true;
       line.bridge.takeOver(line.held ? { startsAtMediaMs: openingEndMediaMs(line) } : undefined);
     } else if (line.bridgeStatus === 'failed') {
@@ -513,6 +517,12 @@ export function createCallMedia(deps: CallDeps) {
   }
 
   return { prepareLine, openBridge, connectMedia, bridgeConnected, bridgeFailed, mediaStopped, silence };
+}
+
+/** The agent's first audio after its take-over: the turn latency the callee waits through. */
+function agentFirstAudio(line: CallLine): void {
+  observeAgentFirstAudio(secondsSince(line.takeOverAtMs!));
+  line.takeOverAtMs = undefined;
 }
 
 /** Per line with a stream: writes what was played of its opening (once; call-media's `recordOpening`). */

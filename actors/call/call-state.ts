@@ -84,6 +84,8 @@ export interface CallLine {
   /** The agent should speak as soon as it is connected. */
   wantTakeOver: boolean;
   takenOver: boolean;
+  /** When the agent was told to take over (performance.now()), until its first audio: switchboard_call_agent_first_audio_seconds. */
+  takeOverAtMs?: number;
   optedOut: boolean;
   closed: boolean;
   /** Marks other prepared audio waits for (`playPrepared`). */

@@ -231,6 +231,12 @@ export function complianceTrail(f: TrailFacts): TrailEntry[] {
       detail: `The agent opened with: "${openingAsPlayed(r.opening, r.identification) ?? ''}"${r.opt_out_offered ? ', offering the opt-out' : ''}.`,
     });
   }
+  // Admitted, then stopped right before the dial (the number listed meanwhile, or an opening that could not be said lawfully).
+  const beforeDial = (r.checks as { before_dial?: { checked_at: string; outcome: string } } | null)?.before_dial;
+  if (r.admitted_at && beforeDial) {
+    const english = beforeDial.outcome in ENDED_AT_GATE ? SUMMARY_WORDS.en.ended[beforeDial.outcome as EndedOutcome] : `Ended ${beforeDial.outcome}.`;
+    entries.push({ gate: ENDED_AT_GATE[beforeDial.outcome] ?? 'readiness', passed: false, at: beforeDial.checked_at, detail: `Checked again right before the dial: ${english.replace(/^./, (c) => c.toLowerCase())}` });
+  }
   if (!r.admitted_at && (call.status === 'blocked' || call.status === 'expired')) {
     const gate = ENDED_AT_GATE[call.outcome ?? ''] ?? 'readiness';
     // The trail is English: the summary's English words, not the customer's calling language the summary is in.

@@ -22,6 +22,7 @@ import { requiredConsent } from './consent.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import { recordKeptUntil } from './record-retention.ts';
 import { admissionChecks } from './admission-checks.ts';
+import { countDecision } from './decision-metrics.ts';
 import type { AccountMessage, AccountReplies } from '../account/messages.ts';
 import type { CallMessage, CallReplies } from '../call/messages.ts';
 
@@ -150,14 +151,17 @@ export class Dialler {
     if (decision.kind === 'dial' && (await researchGate(pool, call.id, clock.now())) === 'wait') {
       // Looked at again on the request's own time (a test clock's, when it is on one).
       await createCallRepository(pool).requeue(call.id, new Date(now.getTime() + RESEARCH_RECHECK_MS), 'researching', clock.now());
+      countDecision('wait', 'researching');
       return false;
     }
     switch (decision.kind) {
       case 'end':
         await this.end(call, decision.status, decision.outcome);
+        countDecision('end', decision.outcome);
         return false;
       case 'wait':
         await this.wait(call, decision, now);
+        countDecision('wait', decision.reason);
         return false;
       case 'dial': {
         const started = await this.deps.accounts.ask(call.account_id, {
@@ -169,10 +173,12 @@ export class Dialler {
         });
         if (!started.ok) {
           await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
+          countDecision('wait', started.reason);
           return false;
         }
         await this.recordAdmission(call, facts, decision.from, now);
         await this.deps.calls.ask(call.id, { type: 'dial', from: decision.from });
+        countDecision('dial', 'dialled');
         return true;
       }
       default: {

@@ -1,4 +1,5 @@
 import type { Deps } from '../../runtime/deps.ts';
+import { countWebhookDelivery } from '../../runtime/metrics.ts';
 import type { SecretBox } from '../../runtime/secret-box.ts';
 import { WakeableLoop } from '../../runtime/wakeable-loop.ts';
 import { DatabaseHealth } from '../../runtime/database-health.ts';
@@ -105,6 +106,7 @@ export class WebhookSender {
         { id: d.id, attempt: d.attempts, attemptedAt: attemptAt, durationMs: 0 },
         { status: 'dead', nextAttemptAt: attemptAt, statusCode: null, error: refusal, now: attemptAt },
       );
+      countWebhookDelivery('refused', d.attempts + 1);
       return;
     }
     const secrets = [this.deps.secrets.open(endpoint.secret_ciphertext)];
@@ -124,10 +126,11 @@ export class WebhookSender {
     const attempt = d.attempts + 1;
     const now = clock.now();
     const next = nextAttempt(attempt, result.statusCode, now);
+    const outcome = next.state === 'succeeded' ? 'succeeded' : next.state === 'dead' ? 'dead' : 'failed';
     await repo.finishAttempt(
       { id: d.id, attempt, attemptedAt: attemptAt, durationMs: Math.round(result.durationMs) },
       {
-        status: next.state === 'succeeded' ? 'succeeded' : next.state === 'dead' ? 'dead' : 'failed',
+        status: outcome,
         nextAttemptAt: next.state === 'retry' ? next.at : now,
         statusCode: result.statusCode,
         error: result.error ?? (next.state === 'dead' && next.reason === 'gone' ? 'endpoint answered 410: retries stopped' : null),
@@ -135,5 +138,6 @@ export class WebhookSender {
         responseExcerpt: result.responseExcerpt,
       },
     );
+    countWebhookDelivery(outcome, attempt);
   }
 }

@@ -1,4 +1,4 @@
-import type { Client } from '../../db/pool.ts';
+import { afterCommit, type Client } from '../../db/pool.ts';
 import { balanceWrites, type MoneyRow } from '../../db/money/balances.ts';
 import { ledgerWrites, type LedgerRow } from '../../db/money/ledger.ts';
 import { grantWrites } from '../../db/money/grants.ts';
@@ -8,6 +8,7 @@ import { applyLine, type LineInput } from '../rules/apply-line.ts';
 import { crossedStages, lowBalanceStageOf, type LowBalanceStage } from '../rules/low-balance.ts';
 import { buildBalance } from '../balance-view.ts';
 import type { Clock } from '../../runtime/clock.ts';
+import { countLedgerLine } from '../../runtime/metrics.ts';
 import type { MoneyReactions } from './types.ts';
 
 /**
@@ -65,6 +66,8 @@ export function createLines(reactions: MoneyReactions, realTime: Clock) {
       now: input.now,
       realNow: realTime.now(),
     });
+    // Counted for the operator's metrics once the money transaction has committed, never before.
+    if (written.line) afterCommit(client, () => countLedgerLine(input.cause, input.mode));
     // Expired credit found on the way is written off right after this line, at the real time it is found.
     if (written.expiredBonusLeft) await writeOffLockedAccountBonus(client, input.accountId, realTime.now());
     if (live) {

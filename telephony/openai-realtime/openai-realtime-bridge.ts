@@ -22,6 +22,7 @@ import WebSocket from 'ws';
 import type { RealtimeClientEvent, RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import type { Logger } from '../../runtime/logger.ts';
 import type { AgentSetup, BridgeConnection, BridgeHandlers, SpeechBridge, TakeOverOptions, TurnSettings } from '../speech-bridge.ts';
+import { observeBargeIn, secondsSince } from '../../runtime/metrics.ts';
 
 export interface OpenAIRealtimeBridgeOptions {
   apiKey: string;
@@ -162,6 +163,8 @@ class RealtimeSession implements BridgeConnection {
   private responseWanted = false;
   /** Between speech_started and the commit of the callee's turn. */
   private calleeSpeaking = false;
+  /** When the event being handled arrived (performance.now()): barge-in's latency starts there. */
+  private eventAtMs = 0;
 
   constructor(
     private readonly setup: AgentSetup,
@@ -280,6 +283,7 @@ class RealtimeSession implements BridgeConnection {
 
   private receive(text: string): void {
     if (this.closedByUs) return;
+    this.eventAtMs = performance.now();
     let event: RealtimeServerEvent;
     try {
       event = JSON.parse(text);
@@ -435,6 +439,7 @@ class RealtimeSession implements BridgeConnection {
     // The carrier returns its pending marks when cleared: they say nothing of what was played.
     this.marks.clear();
     this.handlers.onInterrupted();
+    observeBargeIn(secondsSince(this.eventAtMs));
     this.cfg.log.debug({ itemId: pause.itemId, playedMs: pause.playedBytes / MULAW_BYTES_PER_MS }, 'callee speaks over the agent');
     const backchannelMs = this.turn.backchannel_max_ms;
     if (backchannelMs <= 0) return this.interrupt();

@@ -14,6 +14,10 @@
  * to fd 1 lands on the daemon's stdout. SIGTERM to the daemon is passed on to the worker, and the
  * daemon exits with the worker's status.
  *
+ * PM2_FAKE_INSTANCES (default 1) forks that many workers, each with pm2's NODE_APP_INSTANCE (0, 1, …)
+ * and the one port they share through the cluster module; the daemon exits once all have, with
+ * the first non-zero status.
+ *
  * Usage: node test/fakes/pm2-cluster.mjs <out file> <error file> [app args…]  (app: bin/switchboard.mjs)
  */
 import cluster from 'node:cluster';
@@ -26,13 +30,21 @@ const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..
 if (cluster.isPrimary) {
   const [outFile, errFile, ...appArgs] = process.argv.slice(2);
   cluster.setupPrimary({ exec: fileURLToPath(import.meta.url), args: appArgs, execArgv: [] });
-  const worker = cluster.fork({ exec_mode: 'cluster_mode', pm_id: '0', name: 'switchboard-api' });
-  worker.on('message', (msg) => {
-    if (msg?.type === 'log:out') fs.appendFileSync(outFile, msg.data);
-    if (msg?.type === 'log:err') fs.appendFileSync(errFile, msg.data);
-  });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => worker.process.kill(signal));
-  worker.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  const instances = Number(process.env.PM2_FAKE_INSTANCES || 1);
+  let running = instances;
+  let status = 0;
+  for (let i = 0; i < instances; i++) {
+    const worker = cluster.fork({ exec_mode: 'cluster_mode', pm_id: String(i), NODE_APP_INSTANCE: String(i), name: 'switchboard-api' });
+    worker.on('message', (msg) => {
+      if (msg?.type === 'log:out') fs.appendFileSync(outFile, msg.data);
+      if (msg?.type === 'log:err') fs.appendFileSync(errFile, msg.data);
+    });
+    for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => worker.process.kill(signal));
+    worker.on('exit', (code, signal) => {
+      status ||= code ?? (signal ? 1 : 0);
+      if (--running === 0) process.exit(status);
+    });
+  }
 } else {
   const forward = (type) => (chunk, encoding, cb) => {
     process.send({ type, data: chunk.toString() });

@@ -195,6 +195,19 @@ test.serial('min_gap_hours from the policy; a do-not-call entry added between at
   t.like((await s.account.api.get(`/v1/calls/${r.body.id}`)).body, { will_retry: false, retry_at: null }, 'the withdrawn retry is no longer announced');
 });
 
+test.serial('a do-not-call entry ends the planned attempt at the next dialler round, not when it was due: the retry is withdrawn at once', async (t) => {
+  const s = await scenario(tuesday14(), { min_gap_hours: 6 });
+  const r = await queue(s, '+12025550103');
+  const done = await dialUntilFinished(s.account, s.account.api, r.body.id);
+  t.like(done, { outcome: 'busy', will_retry: true });
+  t.is((await s.account.api.post('/v1/dnc', { phone: '+12025550103', reason: 'asked by email' })).status, 201);
+  // No clock moves: the planned attempt (6 hours away) is due now and meets the gate.
+  await s.account.admin.post('/admin/v1/dialler/run');
+  const request = await requestOf(s, r.body.id);
+  t.like(request.calls[1], { attempt: 2, status: 'blocked', outcome: 'do_not_call_listed', dialed_at: null });
+  t.like((await s.account.api.get(`/v1/calls/${r.body.id}`)).body, { will_retry: false, retry_at: null });
+});
+
 test.serial('cancelling a request with a pending attempt cancels that attempt, by the request id or the attempt id', async (t) => {
   const s = await scenario(tuesday14());
   for (const byAttempt of [false, true]) {

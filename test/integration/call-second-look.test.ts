@@ -66,6 +66,11 @@ test.serial('do-not-call is read again right before the dial: a number listed af
   t.is(retries, 0);
   const usage = (await account.api.get('/v1/usage')).body.data.filter((l: any) => l.reference === id);
   t.deepEqual(usage.filter((l: any) => l.amount_cents !== 0), [], 'nothing charged');
+  // The compliance record, written at the admission with every gate passed, says what stopped the dial.
+  const gates = (await db.query(`SELECT checks FROM call_compliance_records WHERE call_id = $1`, [id])).rows[0].checks;
+  t.like(gates.do_not_call, { account_list: 'not_listed' }, 'what the admission read stays');
+  t.like(gates.before_dial, { do_not_call: 'listed', dialled: false, outcome: 'do_not_call_listed' });
+  t.truthy(Date.parse(gates.before_dial.checked_at));
 });
 
 test.serial('a 9 whose do-not-call entry cannot be written still ends the call at once (64.1200(b)(3): record and immediately terminate), and the opt-out is on the compliance record', async (t) => {

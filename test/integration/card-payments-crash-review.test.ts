@@ -304,7 +304,9 @@ test.serial('refunds of two payments at once never refund at Stripe more than th
   await svc.services.payNow();
   const pis = (await db.query(`SELECT payment_intent_id FROM card_payments WHERE account_id = $1`, [a.id])).rows.map((r) => r.payment_intent_id);
   const atStripe = pis.flatMap((pi) => refundsAt(pi)).reduce((s, r) => s + r.amount, 0);
-  t.is(atStripe, each, 'one refund at Stripe');
+  // Seen once under full-suite load (3,600 at Stripe for 1,800 each): say everything if it comes back.
+  const story = JSON.stringify({ cash, each, answers: results.map((r) => [r.status, r.body]), atStripe: pis.map((pi) => refundsAt(pi)), ours: (await db.query(`SELECT card_payment_id, amount_cents, status, source, processor_refund_id, created_at FROM card_refunds WHERE account_id = $1`, [a.id])).rows });
+  t.is(atStripe, each, `one refund at Stripe: ${story}`);
   t.deepEqual((await lines(a)).filter((l) => l.type === 'top_up_refund').map((l) => l.amount_cents), [-each], 'and on the ledger');
   t.is(Number((await db.query(`SELECT count(*) FROM card_refunds WHERE account_id = $1 AND status = 'pending'`, [a.id])).rows[0].count), 0, 'nothing refunded at Stripe and left pending');
   t.deepEqual(await checkMoneyInvariants(svc.databaseUrl), []);

@@ -167,3 +167,15 @@ test('issue 23: the identification gate says the opening as played; a machine th
     'The agent opened with: "Hello, this call is on behalf of Bright Dental LLC. To stop these calls, press 9 or say stop.", offering the opt-out.',
   );
 });
+
+test('a request admitted and then stopped right before the dial (listed do-not-call meanwhile) fails at do_not_call after every gate it passed', (t) => {
+  const base = record({ identified_at: null });
+  const stopped = record({ identified_at: null, checks: { ...(base.checks as object), before_dial: { checked_at: '2027-06-15T15:00:02.000Z', do_not_call: 'listed', dialled: false, outcome: 'do_not_call_listed' } } });
+  const blocked = call({ status: 'blocked', outcome: 'do_not_call_listed', dialed_at: null, carrier_call_id: null });
+  const trail = complianceTrail({ call: blocked, record: stopped, refusedStarts: [], hold: null });
+  t.deepEqual(trail.map((g) => `${g.gate}:${g.passed}`).slice(-2), ['caller_id:true', 'do_not_call:false']);
+  t.is(trail.at(-1)!.detail, 'Checked again right before the dial: the number is on a do-not-call list, so it was not dialled.');
+  t.is(trail.at(-1)!.at, '2027-06-15T15:00:02.000Z');
+  // Without the mark the trail of the same call says nothing failed: what the fix adds.
+  t.false(complianceTrail({ call: blocked, record: base, refusedStarts: [], hold: null }).some((g) => !g.passed));
+});

@@ -70,3 +70,27 @@ test('by default the logs go to ./logs of the project, which git ignores', (t) =
   const ignored = readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n').map((l) => l.trim());
   t.true(ignored.includes('/logs/'));
 });
+
+test('with SWITCHBOARD_METRICS_PORT each app gets its own range of metrics ports from it, and off without it', (t) => {
+  const load = (port: string | undefined) => {
+    const before = process.env.SWITCHBOARD_METRICS_PORT;
+    if (port === undefined) delete process.env.SWITCHBOARD_METRICS_PORT;
+    else process.env.SWITCHBOARD_METRICS_PORT = port;
+    try {
+      return loadConfig(path.join(tempDir(t), 'logs')) as (Pm2App & { instances: number; env: Record<string, string | undefined> })[];
+    } finally {
+      if (before === undefined) delete process.env.SWITCHBOARD_METRICS_PORT;
+      else process.env.SWITCHBOARD_METRICS_PORT = before;
+    }
+  };
+  const apps = load('9464');
+  t.deepEqual(
+    apps.map((a) => [a.name, a.env.SWITCHBOARD_METRICS_PORT, a.env.SWITCHBOARD_METRICS_WORKERS, a.env.SWITCHBOARD_METRICS_HOST]),
+    [
+      ['switchboard-api', '9464', String(apps[0]!.instances), '127.0.0.1'],
+      ['switchboard-dialler', String(9464 + apps[0]!.instances), String(apps[1]!.instances), '127.0.0.1'],
+      ['switchboard-sender', String(9464 + apps[0]!.instances + apps[1]!.instances), String(apps[2]!.instances), '127.0.0.1'],
+    ],
+  );
+  t.true(load(undefined).every((a) => a.env.SWITCHBOARD_METRICS_PORT === undefined));
+});
