@@ -20,14 +20,14 @@ import { FRAME_MS } from '../../telephony/mulaw.ts';
 /** The carrier mark placed at the end of opening segment `i`. */
 const OPENING_MARK = 'opening:';
 /**
- * The opening is paced by the clock of its play-out: its first 200 ms go out the instant the
+ * The opening is paced by the clock of its play-out: its first 100 ms go out the instant the
  * stream starts (little work before every other stream's first frame), and a timer keeps
  * OPENING_LEAD_MS queued at the carrier ahead of what it has played, topped up every
  * OPENING_TICK_MS (the first time OPENING_FIRST_TICK_MS after the start). So a stream's start is
  * never queued behind other streams' whole openings, and a stop, opt-out or machine ends the
  * sending at once.
  */
-const OPENING_FIRST_MS = 200;
+const OPENING_FIRST_MS = 100;
 const OPENING_FIRST_TICK_MS = 40;
 const OPENING_TICK_MS = 100;
 const OPENING_LEAD_MS = 500;
@@ -257,7 +257,7 @@ export function createCallMedia(deps: CallDeps) {
   }
 
   /**
-   * Sends the opening, a mark after each segment, paced by its play-out: the first 200 ms at once
+   * Sends the opening, a mark after each segment, paced by its play-out: the first 100 ms at once
    * (what the callee hears first), then kept OPENING_LEAD_MS ahead of what the carrier has played:
    * by the clock (a timer tops it up), and by the carrier's own word, its marks (a pacing mark every
    * PACE_MARK_MS of audio, and each segment's), whichever is further. A carrier that plays faster

@@ -85,13 +85,13 @@ function harness() {
 test('the first frame of the opening is sent before any database read after the stream starts, every segment with its mark', async (t) => {
   const h = harness();
   const connected = h.media.connectMedia(h.state, h.session);
-  // Synchronously, before connectMedia awaits anything: the opening's first 200 ms (here each
-  // segment is 3 frames of 20 ms: three segments with their marks and the fourth's first frame).
+  // Synchronously, before connectMedia awaits anything: the opening's first 100 ms (here each
+  // segment is 3 frames of 20 ms: the identification, its mark and the offer's first two frames).
   const sentBeforeAwait = [...h.events];
   await connected;
   t.deepEqual(sentBeforeAwait.slice(0, 5), ['audio', 'audio', 'audio', 'mark:opening:0', 'audio'], 'the opening starts at once, before any read');
-  t.is(sentBeforeAwait.filter((e) => e === 'audio').length, 10, '200 ms of it');
-  t.is(h.events.indexOf('db'), 13, 'the call row is read only after');
+  t.is(sentBeforeAwait.filter((e) => e === 'audio').length, 5, '100 ms of it');
+  t.is(h.events.indexOf('db'), 6, 'the call row is read only after');
   // The rest follows on a timer (500 ms ahead of play-out: here all of it), every segment with its mark, in order.
   await new Promise((r) => setTimeout(r, 80));
   t.deepEqual(
@@ -237,7 +237,7 @@ test('the opt-out offer is sent straight after the identification: nothing betwe
   h.line.opening.segments.forEach((s, i) => (s.frames = toneFrames(60, 300 + 100 * i)));
   const sent: string[] = [];
   await h.media.connectMedia(h.state, { ...h.session, sendAudio: (p) => void sent.push(p), sendMark: (n) => void sent.push(`mark:${n}`) });
-  await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 80)); // the first top-up (40 ms after the start) sends the rest
   const [identification, optOut] = h.line.opening.segments;
   t.is(identification!.kind, 'identification');
   t.is(optOut!.kind, 'opt_out');
