@@ -23,14 +23,17 @@ const OPENING_MARK = 'opening:';
  * The opening is paced by the clock of its play-out: its first 100 ms go out the instant the
  * stream starts (little work before every other stream's first frame), and a timer keeps
  * OPENING_LEAD_MS queued at the carrier ahead of what it has played, topped up every
- * OPENING_TICK_MS (the first time OPENING_FIRST_TICK_MS after the start). So a stream's start is
- * never queued behind other streams' whole openings, and a stop, opt-out or machine ends the
+ * OPENING_TICK_MS (the first time OPENING_FIRST_TICK_MS after the start) by at most
+ * OPENING_TICK_MAX_MS at a time (so two hundred streams starting together send their leads in
+ * small bursts). So a stream's start is never queued behind other streams' whole openings, an
+ * event loop stalled for less than the lead is not heard, and a stop, opt-out or machine ends the
  * sending at once.
  */
 const OPENING_FIRST_MS = 100;
 const OPENING_FIRST_TICK_MS = 40;
 const OPENING_TICK_MS = 100;
-const OPENING_LEAD_MS = 500;
+const OPENING_TICK_MAX_MS = 300;
+const OPENING_LEAD_MS = 1000;
 /** A pacing mark (`opening-at:<ms sent>`) goes after at least this much audio sent since the last mark of the opening. */
 const PACE_MARK = 'opening-at:';
 const PACE_MARK_MS = 250;
@@ -258,7 +261,7 @@ export function createCallMedia(deps: CallDeps) {
 
   /**
    * Sends the opening, a mark after each segment, paced by its play-out: the first 100 ms at once
-   * (what the callee hears first), then kept OPENING_LEAD_MS ahead of what the carrier has played:
+   * (what the callee hears first), then kept OPENING_LEAD_MS (1 s) ahead of what the carrier has played:
    * by the clock (a timer tops it up), and by the carrier's own word, its marks (a pacing mark every
    * PACE_MARK_MS of audio, and each segment's), whichever is further. A carrier that plays faster
    * than real time (the simulated carrier of test mode echoes marks at once) gets it as fast as it
@@ -297,7 +300,7 @@ export function createCallMedia(deps: CallDeps) {
     };
     const tick = () => {
       line.openingTimer = null;
-      send(performance.now() - startedAt + OPENING_LEAD_MS);
+      send(Math.min(performance.now() - startedAt + OPENING_LEAD_MS, sentMs + OPENING_TICK_MAX_MS));
       if (seg < segments.length && line.openingState === 'playing' && !line.closed) line.openingTimer = setTimeout(tick, OPENING_TICK_MS);
     };
     openingPacers.set(line, (playedMs) => send(playedMs + OPENING_LEAD_MS));
