@@ -44,8 +44,12 @@ const PACE_MARK_MS = 250;
  * opening and the agent whenever the model answers within the pre-roll.
  */
 export const AGENT_PREROLL_MS = 600;
-/** Tools that act at once even while the agent's words are held: an opt-out and an objection to recording must never wait. */
-const IMMEDIATE_TOOLS: ReadonlySet<string> = new Set(['mark_do_not_call', 'recording_objection']);
+/**
+ * Tools that act only once the agent's held words have been heard (booking, hanging up: they
+ * follow what the agent says). Every other tool acts at once: an opt-out and an objection to
+ * recording must never wait, and a lookup changes nothing.
+ */
+const TOOLS_AFTER_WORDS: ReadonlySet<string> = new Set(['book_appointment', 'end_call']);
 import { analyseWithModel, createModelAnalyst } from './call-summary.ts';
 import { prospectNotesOf } from './prospect-notes.ts';
 import { recordingRefused } from './recording-objection.ts';
@@ -135,9 +139,11 @@ export function createCallMedia(deps: CallDeps) {
       },
       onToolCall: async (name, args) => {
         // Booking or ending the call waits until the agent's words before it have been heard;
-        // an opt-out or an objection acts at once.
-        if (line.held && !IMMEDIATE_TOOLS.has(name) && !(await released(line))) return { error: 'the call did not go on: nothing was said' };
-        if (generation !== line.bridgeGeneration && !IMMEDIATE_TOOLS.has(name)) return { error: 'the call did not go on: nothing was said' };
+        // an opt-out, an objection or a lookup acts at once.
+        if (TOOLS_AFTER_WORDS.has(name)) {
+          if (line.held && !(await released(line))) return { error: 'the call did not go on: nothing was said' };
+          if (generation !== line.bridgeGeneration) return { error: 'the call did not go on: nothing was said' };
+        }
         return self().ask(state.id, { type: 'tool_called', name, args });
       },
       // The agent speaks for the business alone: a supplier it names anyway (a model saying
