@@ -11,7 +11,7 @@ export interface CalendarOpenerDeps {
   pool: Queryable;
   log: Logger;
   /** The OAuth clients (`calendars`) Google and Microsoft credentials are refreshed with. */
-  config: Pick<Config, 'calendars'>;
+  config: Pick<Config, 'calendars' | 'allowPrivateWebhooks'>;
 }
 
 /** Called with the new credentials when an OAuth access token was refreshed while using the calendar: seal and store them. */
@@ -29,7 +29,8 @@ export function createCalendarOpener(deps: CalendarOpenerDeps) {
         case 'simulated':
           return simulatedCalendar(deps.pool, credentials.calendarId);
         case 'caldav':
-          return caldavCalendar(credentials);
+          // The address is the customer's: private and loopback ones are refused unless the operator allows them (tests, development).
+          return caldavCalendar(credentials, { allowPrivate: deps.config.allowPrivateWebhooks === true });
         case 'google':
           return googleCalendar(deps.config.calendars.google, credentials, { onRefreshed, log: deps.log });
         case 'microsoft':

@@ -63,6 +63,12 @@ export function createBrandDomainRepository(db: Queryable) {
       return rows[0]?.account_id ?? null;
     },
 
+    /** The account of the calendar link whose token hashes to `tokenHash` (issue 24), or null. */
+    async calendarLinkAccount(tokenHash: Buffer): Promise<string | null> {
+      const { rows } = await db.query(`SELECT account_id FROM calendar_links WHERE token_hash = $1`, [tokenHash]);
+      return rows[0]?.account_id ?? null;
+    },
+
     /** The account of website build `id` (a uuid), or null. */
     async websiteBuildAccount(id: string): Promise<string | null> {
       const { rows } = await db.query(`SELECT account_id FROM website_builds WHERE id = $1`, [id]);

@@ -81,6 +81,19 @@ export function createCalendarConnectionRepository(db: Queryable) {
       await db.query(`UPDATE calendar_connections SET sync_token = $2, synced_at = $3, updated_at = $3 WHERE customer_id = $1`, [customerId, syncToken, now]);
     },
 
+    /**
+     * A sync the calendar refused or did not answer: tried again a minute later, not every round.
+     * Refused credentials also bring the health check forward to now: the check decides (at once)
+     * that the connection stopped working.
+     */
+    async recordSyncFailed(customerId: string, now: Date, checkNow: boolean): Promise<void> {
+      await db.query(
+        `UPDATE calendar_connections SET synced_at = $2, check_due_at = CASE WHEN $3 THEN LEAST(check_due_at, $2) ELSE check_due_at END
+          WHERE customer_id = $1`,
+        [customerId, now, checkNow],
+      );
+    },
+
     async remove(customerId: string): Promise<boolean> {
       const { rowCount } = await db.query(`DELETE FROM calendar_connections WHERE customer_id = $1`, [customerId]);
       return (rowCount ?? 0) > 0;

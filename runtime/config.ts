@@ -143,6 +143,23 @@ function roles(value: string | undefined): ReadonlySet<Role> {
   return new Set(list as Role[]);
 }
 
+/**
+ * DATABASE_URL as node-postgres takes it: one host. libpq's list of hosts (`h1:5432,h2:5432` with
+ * `target_session_attrs=read-write`) makes pg throw "Invalid URL" from deep inside its pool, so it
+ * is refused here in one line that says what to do instead (docs/decisions.md, "Failover:
+ * node-postgres takes one host").
+ */
+function databaseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)/i.exec(value)?.[1] ?? '';
+  if (authority.includes(',')) {
+    throw new SettingError(
+      'DATABASE_URL lists several hosts, which node-postgres cannot use: give it one address that follows the primary (the managed service\'s endpoint, a virtual IP, or PgBouncer/HAProxy in front)',
+    );
+  }
+  return value;
+}
+
 /** A DNS name the sites live under (`sites.example.com`), lower-cased; unset stays unset. */
 function sitesDomain(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
@@ -315,7 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST || '0.0.0.0',
     publicUrl,
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrl(env.DATABASE_URL),
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || '.switchboard'),
     adminToken: operatorToken(env.SWITCHBOARD_ADMIN_TOKEN),
     logLevel: env.LOG_LEVEL || 'info',

@@ -11,9 +11,11 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * SQLSTATEs of a server that is shutting down, restarting or not taking sessions right now:
  * 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300
- * too_many_connections; and class 08, connection exceptions (checked by prefix).
+ * too_many_connections; 25006 read_only_sql_transaction, a write reaching a standby (a failover
+ * under way: the address already leads to the replica, not yet promoted; the service never opens
+ * a read-only transaction itself); and class 08, connection exceptions (checked by prefix).
  */
-const UNREACHABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNREACHABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 /** Socket errors of a connection that cannot be made or was cut. */
 const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** What pg and pg-pool throw when a connection ends, cannot be made in time, or broke earlier. */

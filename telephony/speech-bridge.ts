@@ -70,12 +70,25 @@ export interface BridgeHandlers {
   onMark?(name: string): void;
 }
 
+/** How the agent's first words will be played (`BridgeConnection.takeOver`). */
+export interface TakeOverOptions {
+  /**
+   * The call asks for the agent's first words a little before the opening ends (its pre-roll,
+   * actors/call/call-media.ts) and holds them until the opening has played: they start playing at
+   * this carrier media time (ms since the stream began, the clock of `sendAudio`'s timestamps),
+   * not when they are given. Absent: as soon as given. A bridge that tracks what was played
+   * (barge-in, truncation) counts from here.
+   */
+  startsAtMediaMs?: number;
+}
+
 export interface BridgeConnection {
   /**
-   * The opening has played (or was cut short): the agent speaks next. A bridge is connected while
+   * The agent speaks next: the opening has played, is about to end (the call holds what the agent
+   * says until it has: `options.startsAtMediaMs`), or was cut short. A bridge is connected while
    * the phone rings and says nothing before this; calling it twice does nothing.
    */
-  takeOver(): void;
+  takeOver(options?: TakeOverOptions): void;
   /** Callee audio (μ-law base64) with the carrier's media timestamp, ms since the stream began. */
   sendAudio(payloadBase64: string, timestampMs: number): void;
   /** A mark we sent came back from the carrier (that much agent audio has been played). */

@@ -98,6 +98,11 @@ export function createBrandDomains(deps: Pick<Deps, 'pool' | 'clock' | 'log' | '
       return repo.onboardingLinkAccount(hashToken(token));
     },
 
+    /** The account of the calendar link a calendar page address names, or null. */
+    calendarAccount(token: string): Promise<string | null> {
+      return repo.calendarLinkAccount(hashToken(token));
+    },
+
     /** The account of the website build a preview address names, or null. */
     async previewAccount(buildId: string): Promise<string | null> {
       return isUuid(buildId) ? repo.websiteBuildAccount(buildId) : null;

@@ -235,15 +235,40 @@ function intervalOf(a: Pick<AppointmentRow, 'start_at' | 'end_at'>): Interval {
   return { start: a.start_at, end: a.end_at };
 }
 
-/** The event's title and description: whom the meeting is with, the callee's name and number, the notes, the call's link. */
+/**
+ * Characters that make text read otherwise than it is, removed from what is written into someone's
+ * calendar: C0/C1 controls (but the line break a multi-line note keeps), bidirectional embeddings,
+ * overrides, isolates and marks (U+202E turns "gpj.exe" around), the zero-width space and BOM.
+ * The joiners U+200C/U+200D stay (Persian words and emoji sequences need them).
+ */
+const HIDDEN = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+
+/** Text of the call (the model's arguments, what the callee said) as one line: no line of ours can be faked with it. */
+export function oneLine(text: string): string {
+  return text.replace(/\r\n?|[\n\u0085\u2028\u2029]/g, ' ').replace(HIDDEN, '').replace(/\s{2,}/g, ' ').trim();
+}
+
+/** Notes keep their line breaks, each further line indented under "Notes:" so none passes for a line of ours. */
+function noteBlock(text: string): string {
+  return text
+    .replace(/\r\n?|[\u0085\u2028\u2029]/g, '\n')
+    .split('\n')
+    .map((l) => l.replace(HIDDEN, '').trim())
+    .filter(Boolean)
+    .join('\n  ');
+}
+
+/** The event's title and description: whom the meeting is with, the callee's name and number, the call's link, the notes (last). */
 export function eventText(customer: CustomerRow, call: CallRow, want: { attendeeName: string | null; notes: string | null }, publicUrl: string): { title: string; description: string } {
-  const who = call.business_name ?? want.attendeeName ?? call.to_e164;
+  const attendee = want.attendeeName === null ? '' : oneLine(want.attendeeName);
+  const notes = want.notes === null ? '' : noteBlock(want.notes);
+  const who = (call.business_name && oneLine(call.business_name)) || attendee || call.to_e164;
   const lines = [
-    `Booked by phone for ${businessName(customer)}.`,
-    call.business_name ? `Business called: ${call.business_name}` : '',
-    `With: ${want.attendeeName ?? 'name not given'}, ${call.to_e164}`,
-    want.notes ? `Notes: ${want.notes}` : '',
+    `Booked by phone for ${oneLine(businessName(customer))}.`,
+    call.business_name ? `Business called: ${oneLine(call.business_name)}` : '',
+    `With: ${attendee || 'name not given'}, ${call.to_e164}`,
     `The call: ${publicUrl.replace(/\/$/, '')}/console/calls/${call.id}`,
+    notes ? `Notes: ${notes}` : '',
   ];
   return { title: `Meeting with ${who}`, description: lines.filter(Boolean).join('\n') };
 }

@@ -120,9 +120,13 @@ export function createCalendarSync(deps: CalendarSyncDeps) {
         try {
           done += await syncOne(row, now);
         } catch (err) {
-          // The health check (check_calendars) decides what a refusing calendar means; the sync tries again next round.
-          if (err instanceof CalendarUnavailable || err instanceof CalendarAuthError) log.warn({ err, customer_id: row.customer_id }, 'calendar sync failed; it runs again next round');
-          else throw err;
+          // The health check (check_calendars) decides what a refusing calendar means: refused
+          // credentials bring it forward to now, so a changed password returns the calendar step to
+          // not done at once rather than at the next 6-hourly check. The sync tries again in a
+          // minute (not every round: a server refusing a password is not asked again and again).
+          if (!(err instanceof CalendarUnavailable || err instanceof CalendarAuthError)) throw err;
+          log.warn({ err, customer_id: row.customer_id }, 'calendar sync failed; it runs again in a minute');
+          await createCalendarConnectionRepository(pool).recordSyncFailed(row.customer_id, now, err instanceof CalendarAuthError);
         }
       }
       return done;

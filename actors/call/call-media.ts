@@ -14,13 +14,42 @@ import { scrubSuppliers } from '../shared/output-filter.ts';
 import { businessName } from '../customer/views.ts';
 import { callSettingsOf, registeredNameOf } from '../customer/call-settings.ts';
 import { isFinished } from './views.ts';
-import { mustGetCall, newCallLine, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
+import { dropHeld, mustGetCall, newCallLine, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
+import { FRAME_MS } from '../../telephony/mulaw.ts';
 
 /** The carrier mark placed at the end of opening segment `i`. */
 const OPENING_MARK = 'opening:';
-/** Frames of the opening sent the instant the stream starts (100 ms: little work before every other stream's first frame), then slices of this many (500 ms, far ahead of play-out) per event-loop turn. */
-const OPENING_FIRST_FRAMES = 5;
-const OPENING_SLICE_FRAMES = 25;
+/**
+ * The opening is paced by the clock of its play-out: its first 100 ms go out the instant the
+ * stream starts (little work before every other stream's first frame), and a timer keeps
+ * OPENING_LEAD_MS queued at the carrier ahead of what it has played, topped up every
+ * OPENING_TICK_MS (the first time OPENING_FIRST_TICK_MS after the start) by at most
+ * OPENING_TICK_MAX_MS at a time (so two hundred streams starting together send their leads in
+ * small bursts). So a stream's start is never queued behind other streams' whole openings, an
+ * event loop stalled for less than the lead is not heard, and a stop, opt-out or machine ends the
+ * sending at once.
+ */
+const OPENING_FIRST_MS = 100;
+const OPENING_FIRST_TICK_MS = 40;
+const OPENING_TICK_MS = 100;
+const OPENING_TICK_MAX_MS = 300;
+const OPENING_LEAD_MS = 1000;
+/** A pacing mark (`opening-at:<ms sent>`) goes after at least this much audio sent since the last mark of the opening. */
+const PACE_MARK = 'opening-at:';
+const PACE_MARK_MS = 250;
+/**
+ * The agent is asked for its first words this long before the opening ends: the Realtime model's
+ * usual time from `response.create` to its first audio. What it says meanwhile is held until the
+ * opening's last mark comes back, then sent at once, so the callee hears no silence between the
+ * opening and the agent whenever the model answers within the pre-roll.
+ */
+export const AGENT_PREROLL_MS = 600;
+/**
+ * Tools that act only once the agent's held words have been heard (booking, hanging up: they
+ * follow what the agent says). Every other tool acts at once: an opt-out and an objection to
+ * recording must never wait, and a lookup changes nothing.
+ */
+const TOOLS_AFTER_WORDS: ReadonlySet<string> = new Set(['book_appointment', 'end_call']);
 import { analyseWithModel, createModelAnalyst } from './call-summary.ts';
 import { prospectNotesOf } from './prospect-notes.ts';
 import { recordingRefused } from './recording-objection.ts';
@@ -78,28 +107,65 @@ export function createCallMedia(deps: CallDeps) {
     return newCallLine(setup, { ...opening, segments, sha256: sha256(audio) });
   }
 
-  /** Connects the agent (while the phone rings, or again at the opening's end when that failed); its audio goes to the line's stream. */
+  /**
+   * Connects the agent (while the phone rings, or again when that failed); its audio goes to the
+   * line's stream, or is held while the opening still plays (the pre-roll). Output of a connection
+   * that is no longer the line's (a failed one, or one silenced by a machine) is never heard.
+   */
   function openBridge(state: CallState, line: CallLine): void {
     line.bridgeStatus = 'connecting';
     line.bridgeAttempts++;
+    const generation = ++line.bridgeGeneration;
+    const heard = () => generation === line.bridgeGeneration && !line.optedOut && !line.closed;
     const handlers: BridgeHandlers = {
       onAudio: (payload) => {
+        if (!heard()) return;
+        // The model's turn latency: from its take-over (the pre-roll) to its first audio, held or not.
         if (line.takeOverAtMs) agentFirstAudio(line);
-        line.media?.sendAudio(payload);
+        if (line.held) line.held.push({ audio: payload });
+        else line.media?.sendAudio(payload);
       },
       // Bridges that track playback ask for carrier marks (MarkingBridgeHandlers).
-      onMark: (name: string) => line.media?.sendMark(name),
-      onInterrupted: () => line.media?.clear(),
-      onToolCall: (name, args) => self().ask(state.id, { type: 'tool_called', name, args }),
+      onMark: (name: string) => {
+        if (!heard()) return;
+        if (line.held) line.held.push({ mark: name });
+        else line.media?.sendMark(name);
+      },
+      // Over held words, the callee's speech drops them; the opening plays on (it is never cut).
+      onInterrupted: () => {
+        if (!heard()) return;
+        if (line.held) line.held.length = 0;
+        else line.media?.clear();
+      },
+      onToolCall: async (name, args) => {
+        // Booking or ending the call waits until the agent's words before it have been heard;
+        // an opt-out, an objection or a lookup acts at once.
+        if (TOOLS_AFTER_WORDS.has(name)) {
+          if (line.held && !(await released(line))) return { error: 'the call did not go on: nothing was said' };
+          if (generation !== line.bridgeGeneration) return { error: 'the call did not go on: nothing was said' };
+        }
+        return self().ask(state.id, { type: 'tool_called', name, args });
+      },
       // The agent speaks for the business alone: a supplier it names anyway (a model saying
       // where it comes from) is the business in the transcript the reseller and its customer
-      // read. The callee's words are kept as said.
-      onTranscript: (role, text) =>
-        void self()
-          .ask(state.id, { type: 'transcript_heard', role, text: role === 'agent' ? scrubSuppliers(text, line.setup.businessName) : text })
-          .catch(() => {}),
-      onError: (error) => void self().ask(state.id, { type: 'bridge_failed', error }).catch(() => {}),
+      // read. The callee's words are kept as said. The agent's held words join the transcript
+      // when they are heard, after the opening.
+      onTranscript: (role, text) => {
+        if (role === 'callee') {
+          void self().ask(state.id, { type: 'transcript_heard', role, text }).catch(() => {});
+          return;
+        }
+        // Held words not yet heard; otherwise what the bridge reports as heard (even as it closes).
+        if (line.held) {
+          if (heard()) line.held.push({ transcript: text });
+        } else agentTranscript(state, line, text);
+      },
+      onError: (error) => {
+        if (generation !== line.bridgeGeneration) return;
+        void self().ask(state.id, { type: 'bridge_failed', error }).catch(() => {});
+      },
     };
+
     // Connecting runs outside the mailbox: the agent may call a tool while it connects.
     deps.bridges[state.mode]
       .connect(line.setup, handlers)
@@ -141,9 +207,17 @@ export function createCallMedia(deps: CallDeps) {
   /** The opening plays at once; the callee's audio, marks, keys and the stream's end are wired. */
   function startStream(state: CallState, line: CallLine, session: MediaSession): void {
     line.media = session;
+    line.mediaAt = performance.now();
     openingWriters.set(line, () => recordOpening(state, line));
-    playOpening(line, session);
-    session.onAudio((payload, timestampMs) => line.bridge?.sendAudio(payload, timestampMs));
+    playOpening(state, line, session);
+    session.onAudio((payload, timestampMs) => {
+      // The carrier's clock, for when the agent's held words will start playing.
+      if (timestampMs >= line.mediaMs) {
+        line.mediaMs = timestampMs;
+        line.mediaAt = performance.now();
+      }
+      line.bridge?.sendAudio(payload, timestampMs);
+    });
     session.onMark((name) => markBack(state, line, name));
     session.onDtmf((digit) => {
       if (digit === OPT_OUT_DIGIT) optOutByKey(state, line);
@@ -192,27 +266,95 @@ export function createCallMedia(deps: CallDeps) {
   }
 
   /**
-   * Sends the opening, a mark after each segment: the first 100 ms at once (what the callee hears
-   * first), the rest in slices on the following turns of the event loop, so two hundred streams
-   * starting together each get their first frames without waiting behind the others' whole openings.
-   * The carrier buffers it all; a stop or an opt-out ends the sending.
+   * Sends the opening, a mark after each segment, paced by its play-out: the first 100 ms at once
+   * (what the callee hears first), then kept OPENING_LEAD_MS (1 s) ahead of what the carrier has played:
+   * by the clock (a timer tops it up), and by the carrier's own word, its marks (a pacing mark every
+   * PACE_MARK_MS of audio, and each segment's), whichever is further. A carrier that plays faster
+   * than real time (the simulated carrier of test mode echoes marks at once) gets it as fast as it
+   * plays it. The sending ends at once when the opening stops (a machine, an opt-out, the stream's
+   * end). The agent's pre-roll is timed from the opening's length.
    */
-  function playOpening(line: CallLine, session: MediaSession): void {
+  function playOpening(state: CallState, line: CallLine, session: MediaSession): void {
     line.openingState = 'playing';
     line.openingStartedAt = clock.now();
-    const queue: (() => void)[] = [];
-    line.opening.segments.forEach((segment, i) => {
-      for (const frame of segment.frames) queue.push(() => session.sendAudio(frame));
-      queue.push(() => session.sendMark(`${OPENING_MARK}${i}`));
-    });
-    let next = 0;
-    const send = (count: number) => {
+    const segments = line.opening.segments;
+    const startedAt = performance.now();
+    // Where the sending is: segment `seg`, its frame `frame` (its end mark once past its frames).
+    let seg = 0;
+    let frame = 0;
+    let sentMs = 0;
+    let pacedAtMs = 0;
+    const send = (untilMs: number) => {
       if (line.openingState !== 'playing' || line.closed) return;
-      const end = Math.min(queue.length, next + count);
-      while (next < end) queue[next++]!();
-      if (next < queue.length) setImmediate(() => send(OPENING_SLICE_FRAMES));
+      // A segment's mark goes with its last frame: nothing comes between two segments.
+      while (seg < segments.length) {
+        const frames = segments[seg]!.frames;
+        if (frame < frames.length) {
+          if (sentMs >= untilMs) break;
+          session.sendAudio(frames[frame++]!);
+          sentMs += FRAME_MS;
+        } else {
+          session.sendMark(`${OPENING_MARK}${seg++}`);
+          frame = 0;
+          pacedAtMs = sentMs;
+        }
+      }
+      if (seg < segments.length && sentMs - pacedAtMs >= PACE_MARK_MS) {
+        session.sendMark(`${PACE_MARK}${sentMs}`);
+        pacedAtMs = sentMs;
+      }
     };
-    send(OPENING_FIRST_FRAMES);
+    const tick = () => {
+      line.openingTimer = null;
+      send(Math.min(performance.now() - startedAt + OPENING_LEAD_MS, sentMs + OPENING_TICK_MAX_MS));
+      if (seg < segments.length && line.openingState === 'playing' && !line.closed) line.openingTimer = setTimeout(tick, OPENING_TICK_MS);
+    };
+    openingPacers.set(line, (playedMs) => send(playedMs + OPENING_LEAD_MS));
+    send(OPENING_FIRST_MS);
+    if (seg < segments.length) line.openingTimer = setTimeout(tick, OPENING_FIRST_TICK_MS);
+    planPreroll(state, line, segments.reduce((ms, s) => ms + s.durationMs, 0));
+  }
+
+  /** The opening ends `remainingMs` from now: the agent is asked to speak AGENT_PREROLL_MS before (at once when less is left). */
+  function planPreroll(state: CallState, line: CallLine, remainingMs: number): void {
+    line.openingEndsAt = performance.now() + remainingMs;
+    if (line.held || line.takenOver) return;
+    if (line.prerollTimer) clearTimeout(line.prerollTimer);
+    line.prerollTimer = setTimeout(() => preroll(state, line), Math.max(0, remainingMs - AGENT_PREROLL_MS));
+  }
+
+  /** The pre-roll: the agent is asked for its first words now; what it says is held until the opening has played. */
+  function preroll(state: CallState, line: CallLine): void {
+    line.prerollTimer = null;
+    if (line.openingState !== 'playing' || line.closed || line.optedOut || line.held) return;
+    line.held = [];
+    takeOver(state, line);
+  }
+
+  /** The carrier media time at which the opening will have played (the agent's held words start there). */
+  function openingEndMediaMs(line: CallLine): number {
+    return Math.max(0, Math.round(line.mediaMs + (line.openingEndsAt - line.mediaAt)));
+  }
+
+  /** The opening has played: what the agent said meanwhile goes out at once, in order, its transcript after the opening's. */
+  function releaseHeld(state: CallState, line: CallLine): void {
+    const held = line.held;
+    line.held = null;
+    if (!held) return;
+    const media = line.media;
+    for (const item of held) {
+      if ('audio' in item) media?.sendAudio(item.audio);
+      else if ('mark' in item) media?.sendMark(item.mark);
+      else agentTranscript(state, line, item.transcript);
+    }
+    for (const wake of line.releaseWaiters.splice(0)) wake(true);
+  }
+
+  /** A line of the agent's, as heard (a supplier it names is the business: the agent speaks for it alone). */
+  function agentTranscript(state: CallState, line: CallLine, text: string): void {
+    void self()
+      .ask(state.id, { type: 'transcript_heard', role: 'agent', text: scrubSuppliers(text, line.setup.businessName) })
+      .catch(() => {});
   }
 
   /** A carrier mark came back: an opening segment has played to its end, prepared audio has played, or the agent's audio has. */
@@ -221,6 +363,10 @@ export function createCallMedia(deps: CallDeps) {
     if (waiter) {
       line.markWaiters.delete(name);
       waiter();
+      return;
+    }
+    if (name.startsWith(PACE_MARK)) {
+      openingPacers.get(line)?.(Number(name.slice(PACE_MARK.length)) || 0);
       return;
     }
     if (!name.startsWith(OPENING_MARK)) {
@@ -233,22 +379,34 @@ export function createCallMedia(deps: CallDeps) {
     const segment = line.opening.segments[i];
     if (!segment) return;
     line.played[i] = true;
+    openingPacers.get(line)?.(line.opening.segments.slice(0, i + 1).reduce((ms, s) => ms + s.frames.length * FRAME_MS, 0));
     if (segment.kind === 'notice') startRecording(state, line);
     if (i === line.opening.segments.length - 1) {
       line.openingState = 'played';
-      takeOver(state, line);
+      if (line.prerollTimer) clearTimeout(line.prerollTimer);
+      line.prerollTimer = null;
+      // The opening's line first in the transcript, then the agent's held words, sent now.
       recordOpening(state, line);
+      releaseHeld(state, line);
+      takeOver(state, line);
+    } else {
+      planPreroll(state, line, line.opening.segments.slice(i + 1).reduce((ms, s) => ms + s.durationMs, 0));
     }
   }
 
-  /** The agent speaks next: now if it is connected, as soon as it is if it is connecting, after connecting again if the pre-open failed. */
+  /**
+   * The agent speaks next: now if it is connected, as soon as it is if it is connecting, after
+   * connecting again if the pre-open failed. During the pre-roll it is told when its words will
+   * start playing (they are held until the opening has played).
+   */
   function takeOver(state: CallState, line: CallLine): void {
     if (line.closed || line.optedOut) return;
     line.wantTakeOver = true;
     if (line.bridge) {
-      if (!line.takenOver) line.takeOverAtMs = performance.now();
+      if (line.takenOver) return;
+      line.takeOverAtMs = performance.now();
       line.takenOver = true;
-      line.bridge.takeOver();
+      line.bridge.takeOver(line.held ? { startsAtMediaMs: openingEndMediaMs(line) } : undefined);
     } else if (line.bridgeStatus === 'failed') {
       openBridge(state, line);
     }
@@ -297,6 +455,7 @@ export function createCallMedia(deps: CallDeps) {
   /** Stops everything the callee would hear next: the opening, prepared audio, the agent. */
   function silence(state: CallState, line: CallLine): void {
     line.optedOut = true;
+    dropHeld(line);
     if (line.openingState === 'playing') {
       line.openingState = 'stopped';
       recordOpening(state, line);
@@ -328,11 +487,18 @@ export function createCallMedia(deps: CallDeps) {
     if (!line || line.closed || line.optedOut) return false;
     line.bridge = null;
     line.bridgeStatus = 'failed';
-    if (!line.takenOver && line.bridgeAttempts < 2) {
-      log.warn({ err: error, call_id: state.id }, 'the speech agent could not be opened while the phone rang; connecting again when the opening ends');
+    // Failed during the pre-roll: its held words are never heard; the agent has not spoken yet.
+    const unheard = !line.takenOver || line.held !== null;
+    if (line.held) {
+      line.held.length = 0;
+      line.takenOver = false;
+    }
+    if (unheard && line.bridgeAttempts < 2) {
+      log.warn({ err: error, call_id: state.id }, 'the speech agent failed before it spoke; connecting again (at once if it is wanted, else when the opening ends)');
       if (line.wantTakeOver) openBridge(state, line);
       return false;
     }
+    dropHeld(line);
     return true;
   }
 
@@ -340,6 +506,7 @@ export function createCallMedia(deps: CallDeps) {
   async function mediaStopped(state: CallState): Promise<CallState> {
     deps.mediaStopped?.(state.id);
     const line = state.line;
+    if (line) dropHeld(line);
     if (line && line.openingState !== 'waiting') {
       if (line.openingState === 'playing') line.openingState = 'stopped';
       recordOpening(state, line);
@@ -369,6 +536,8 @@ function agentFirstAudio(line: CallLine): void {
 
 /** Per line with a stream: writes what was played of its opening (once; call-media's `recordOpening`). */
 const openingWriters = new WeakMap<CallLine, () => void>();
+/** Per line playing its opening: the carrier has played this many ms of it, send more (call-media's `playOpening`). */
+const openingPacers = new WeakMap<CallLine, (playedMs: number) => void>();
 
 /**
  * Stops the opening now (a machine answered, machines.ts): the carrier drops what it has not
@@ -380,8 +549,17 @@ export function stopOpening(state: CallState): void {
   if (!line || line.openingState !== 'playing') return;
   line.openingState = 'stopped';
   line.wantTakeOver = false;
+  // The agent's words asked for at the pre-roll, and any still coming, never reach the machine.
+  dropHeld(line);
+  line.bridgeGeneration++;
   line.media?.clear();
   openingWriters.get(line)?.();
+}
+
+/** Resolves true once the agent's held words have gone to the carrier, false if they never will. */
+function released(line: CallLine): Promise<boolean> {
+  if (!line.held) return Promise.resolve(true);
+  return new Promise((resolve) => line.releaseWaiters.push(resolve));
 }
 
 /**

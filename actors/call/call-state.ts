@@ -96,7 +96,27 @@ export interface CallLine {
   closed: boolean;
   /** Marks other prepared audio waits for (`playPrepared`). */
   markWaiters: Map<string, () => void>;
+  /**
+   * The agent's output since its pre-roll (call-media.ts: asked to speak a little before the
+   * opening ends), held until the opening's last mark comes back; null when nothing is held.
+   */
+  held: HeldAgentOutput[] | null;
+  /** Tool calls waiting for the held output to be released (true) or dropped with the call (false). */
+  releaseWaiters: ((released: boolean) => void)[];
+  /** Which connection of the agent may be heard: output of an older one (failed, or silenced by a machine) is dropped. */
+  bridgeGeneration: number;
+  /** Timers of the opening: its pacing, and the agent's pre-roll. */
+  openingTimer: NodeJS.Timeout | null;
+  prerollTimer: NodeJS.Timeout | null;
+  /** When the opening will have played, by performance.now() (from the carrier's marks as they come back). */
+  openingEndsAt: number;
+  /** The carrier's latest media timestamp (ms since the stream began) and when it came (performance.now()). */
+  mediaMs: number;
+  mediaAt: number;
 }
+
+/** What the agent said or placed while the opening still played (`CallLine.held`). */
+export type HeldAgentOutput = { audio: string } | { mark: string } | { transcript: string };
 
 /** The call's row. A call actor exists only for an inserted call (rows are never deleted), so none is a broken invariant: the actor stops. */
 export async function mustGetCall(pool: Pool, id: string): Promise<CallRow> {
@@ -134,6 +154,14 @@ export function newCallLine(setup: AgentSetup, opening: CallLine['opening']): Ca
     optedOut: false,
     closed: false,
     markWaiters: new Map(),
+    held: null,
+    releaseWaiters: [],
+    bridgeGeneration: 0,
+    openingTimer: null,
+    prerollTimer: null,
+    openingEndsAt: 0,
+    mediaMs: 0,
+    mediaAt: 0,
   };
 }
 
@@ -142,6 +170,21 @@ export function closeLine(line: CallLine): void {
   line.closed = true;
   line.bridge?.close();
   line.bridge = null;
+  dropHeld(line);
+  if (line.openingTimer) clearTimeout(line.openingTimer);
+  if (line.prerollTimer) clearTimeout(line.prerollTimer);
+  line.openingTimer = line.prerollTimer = null;
   for (const wake of line.markWaiters.values()) wake();
   line.markWaiters.clear();
+}
+
+/**
+ * The agent's held output will never be heard (a machine, an opt-out, the stream's end, a failed
+ * agent): dropped, and no later output of the same connection is heard either; tool calls that
+ * waited for it are told.
+ */
+export function dropHeld(line: CallLine): void {
+  if (line.held) line.bridgeGeneration++;
+  line.held = null;
+  for (const wake of line.releaseWaiters.splice(0)) wake(false);
 }

@@ -9,6 +9,7 @@ import { iso, type Mode } from '../../runtime/types.ts';
 import { CalendarAuthError, CalendarUnavailable, type CalendarClient, type CalendarCredentials } from '../../calendars/calendar.ts';
 import type { CalendarOpener } from '../../calendars/open-calendar.ts';
 import { refreshReadiness } from './readiness-check.ts';
+import { checkEndpointUrl } from '../webhooks/address-guard.ts';
 
 /**
  * The customer's calendar connection (issue 24): connecting it with a check, disconnecting it,
@@ -28,6 +29,12 @@ const CHECK_FREE_BUSY_MS = 7 * 86_400_000;
 const PROBE_AHEAD_MS = 365 * 86_400_000;
 const PROBE_MS = 15 * 60_000;
 export const PROBE_TITLE = 'Connection check';
+/**
+ * The whole check on connect, every request of it: it runs in the customer's actor, whose asks
+ * give up after 30 s, so a calendar server that answers each request slowly (each within its own
+ * 15 s) must not hold the actor, and every write of the customer queued behind it, for minutes.
+ */
+export const CONNECT_CHECK_MS = 25_000;
 
 /** What the calendar room needs from app/: the opener and the secret box. */
 export interface CalendarRooms {
@@ -35,7 +42,12 @@ export interface CalendarRooms {
   secrets: { seal(plain: string): Buffer; open(sealed: Buffer): string };
 }
 
-type CalendarDeps = Pick<Deps, 'pool' | 'clock' | 'log'> & CalendarRooms;
+type CalendarDeps = Pick<Deps, 'pool' | 'clock' | 'log'> & CalendarRooms & {
+  /** The check on connect's deadline (default CONNECT_CHECK_MS; tests shorten it). */
+  connectCheckMs?: number;
+  /** SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: a calendar address on a private network (local development and tests only). */
+  allowPrivateAddresses?: boolean;
+};
 
 /** GET /v1/customers/{id}/calendar: never the credentials. */
 export function calendarConnectionView(customerId: string, row: CalendarConnectionRow | null) {
@@ -109,9 +121,18 @@ export async function connectCalendar(
   if ((customer.mode === 'test') !== (credentials.kind === 'simulated')) {
     throw new Refusal('calendar_connection_failed', customer.mode === 'test' ? 'A test customer connects the simulated test calendar.' : 'A live customer connects its own calendar, not the test calendar.');
   }
+  // A calendar address is a place the service sends requests (with the customer's password): as
+  // for webhooks, only public addresses, never our own network, the host or the cloud metadata.
+  if (credentials.kind === 'caldav') {
+    const check = await checkEndpointUrl(credentials.url, { mode: 'test', allowPrivate: deps.allowPrivateAddresses === true });
+    if (!check.ok) {
+      deps.log.info({ customer_id: customer.id, kind: 'caldav', reason: check.reason }, 'calendar address refused; nothing stored');
+      throw new Refusal('calendar_connection_failed', `The calendar could not be connected: the calendar's address must be one reachable over the internet (${check.reason})`);
+    }
+  }
   let current = credentials;
   let syncToken: string;
-  try {
+  const check = async () => {
     const client = deps.calendars.open(credentials, async (fresh) => {
       current = fresh;
     });
@@ -127,12 +148,26 @@ export async function connectCalendar(
       description: 'Written and deleted at once to check that meetings can be booked into this calendar.',
     });
     await client.deleteEvent(probe.id);
-    syncToken = (await client.changes(null)).syncToken;
+    return (await client.changes(null)).syncToken;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const checked = check();
+    // Lost to the deadline, the check's own requests still end within their timeouts; its result is dropped.
+    checked.catch(() => {});
+    syncToken = await Promise.race([
+      checked,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new CalendarUnavailable('the calendar server took too long to answer')), deps.connectCheckMs ?? CONNECT_CHECK_MS);
+      }),
+    ]);
   } catch (err) {
     if (isDatabaseUnreachable(err)) throw err;
     const failure = failureOf(err);
     deps.log.info({ customer_id: customer.id, kind: credentials.kind, code: failure.code, err: err instanceof CalendarAuthError || err instanceof CalendarUnavailable ? undefined : err }, 'calendar connection check failed; nothing stored');
     throw new Refusal('calendar_connection_failed', `The calendar could not be connected: ${failure.message}.`);
+  } finally {
+    clearTimeout(timer);
   }
   const now = deps.clock.now();
   const row = await withTransaction(deps.pool, async (client) => {

@@ -62,7 +62,7 @@ export type SealSecret = (plain: string) => Buffer;
 
 export function customerBehaviour(deps: Deps, rooms: { provisionNumber: ProvisionNumber; seal: SealSecret } & CalendarRooms): Behaviour<CustomerMessage, CustomerState> {
   const { pool, clock, log, config } = deps;
-  const calendarDeps = { pool, clock, log, calendars: rooms.calendars, secrets: rooms.secrets };
+  const calendarDeps = { pool, clock, log, calendars: rooms.calendars, secrets: rooms.secrets, allowPrivateAddresses: config.allowPrivateWebhooks };
 
   async function mustGet(db: Queryable, id: string, lock = false): Promise<CustomerRow> {
     const repo = createCustomerRepository(db);

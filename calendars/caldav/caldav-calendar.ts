@@ -33,7 +33,8 @@ import {
 } from 'tsdav';
 import { CalendarAuthError, CalendarSyncExpired, CalendarUnavailable, type BusyInterval, type CalendarChange, type CalendarClient, type CalendarCredentials } from '../calendar.ts';
 import { AUTH_REASONS, failureForStatus, isCalendarError } from '../failures.ts';
-import { busyIntervals, eventToICalendar, readEvent, readFreeBusy } from './ical-event.ts';
+import { busyIntervals, eventToICalendar, readBudget, readEvent, readFreeBusy, ReadBudgetExceeded } from './ical-event.ts';
+import { guardedFetch } from '../../runtime/guarded-fetch.ts';
 
 export type CaldavCredentials = Extract<CalendarCredentials, { kind: 'caldav' }>;
 
@@ -42,7 +43,18 @@ export interface CaldavOptions {
   timeoutMs?: number;
   /** `etag` compares ETags even where the server offers sync-collection (tests of the fallback). */
   sync?: 'auto' | 'etag';
+  /**
+   * Loopback and private addresses may be reached (SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: development
+   * and tests only). Off by default: the address is the customer's, and the server must not be
+   * made to ask its own network (127.0.0.1, 169.254.169.254, 10.x…) on its behalf.
+   */
+  allowPrivate?: boolean | ((origin: string) => boolean);
+  /** The longest answer read, bytes (default 8 MB). */
+  maxBytes?: number;
 }
+
+/** What the customer is told when the address (or a redirect, or what its name resolves to) is a private one. */
+export const PRIVATE_ADDRESS_REASON = 'the calendar address points to a private or local network, which cannot be used';
 
 const ETAG_TOKEN = 'etags:';
 /** Event URLs asked in one calendar-multiget REPORT. */
@@ -54,13 +66,18 @@ const isSyncReport = (init?: RequestInit) => init?.method === 'REPORT' && typeof
 export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptions = {}): CalendarClient {
   const headers = getBasicAuthHeaders({ username: credentials.username, password: credentials.password });
   const timeoutMs = opts.timeoutMs ?? 15_000;
+  const maxBytes = opts.maxBytes ?? 8 * 1024 * 1024;
+  const send = guardedFetch({ allowPrivate: opts.allowPrivate ?? false, timeoutMs, maxBytes });
 
   /** Every request of tsdav goes through here: no answer and refusals become the port's errors. */
-  const guardedFetch: typeof fetch = async (input, init) => {
+  const checkedFetch: typeof fetch = async (input, init) => {
     let res: Response;
     try {
-      res = await fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
-    } catch {
+      res = await send(input, init);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EFORBIDDENADDRESS') throw new CalendarUnavailable(PRIVATE_ADDRESS_REASON);
+      if (code === 'ERESPONSETOOLARGE') throw new CalendarUnavailable('the calendar server answered with more than can be read');
       throw failureForStatus(undefined, AUTH_REASONS.password, { what: 'the calendar server' });
     }
     const s = res.status;
@@ -70,7 +87,7 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
     }
     return res;
   };
-  const common = { headers, fetch: guardedFetch };
+  const common = { headers, fetch: checkedFetch };
 
   /**
    * tsdav's own errors are not the port's: while finding the calendar they mean there is none to
@@ -141,7 +158,7 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
           },
         },
       },
-      fetch: guardedFetch,
+      fetch: checkedFetch,
     });
     // Not a multistatus: the REPORT failed as a whole (or the answer cannot be read).
     const failed = rows.find((r) => !(r.raw as { multistatus?: unknown } | undefined)?.multistatus);
@@ -155,6 +172,8 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
       if (!row.ok) throw failureForStatus(row.status, AUTH_REASONS.password, { what: 'the calendar server' });
       const data = row.props?.calendarData?._cdata ?? row.props?.calendarData;
       const event = typeof data === 'string' ? readEvent(data) : null;
+      // An event that cannot be read (another app wrote it broken) is left as it was, not taken for deleted.
+      if (event === 'unreadable') return [];
       // A resource that no longer holds an event is not a meeting any more.
       if (!event) return [{ id: url, kind: 'deleted' }];
       return [{ id: url, kind: 'changed', start: event.start, end: event.end, etag: row.props?.getetag == null ? null : String(row.props.getetag), cancelled: event.cancelled }];
@@ -200,7 +219,13 @@ export function caldavCalendar(credentials: CaldavCredentials, opts: CaldavOptio
           if (answer.ok && typeof answer.raw === 'string') return clip(readFreeBusy(answer.raw), from, to);
         }
         const objects = await fetchCalendarObjects({ calendar: cal, timeRange, urlFilter: () => true, ...common });
-        return objects.flatMap((o) => (typeof o.data === 'string' ? busyIntervals(o.data, from, to) : [])).sort((a, b) => +a.start - +b.start);
+        const budget = readBudget();
+        try {
+          return objects.flatMap((o) => (typeof o.data === 'string' ? busyIntervals(o.data, from, to, budget) : [])).sort((a, b) => +a.start - +b.start);
+        } catch (err) {
+          if (err instanceof ReadBudgetExceeded) throw new CalendarUnavailable(err.message);
+          throw err;
+        }
       }),
 
     createEvent: (event) =>

@@ -29,6 +29,10 @@ export interface CalendarWords {
   failingText: string;
   errorHeading: string;
   missingFields: string;
+  /** Too many connection attempts on this link in an hour. */
+  tooManyAttempts: string;
+  /** The address typed is not an http(s) address. */
+  addressForm: string;
   deniedText: string;
   openAgain: string;
   replacedTitle: string;
@@ -64,6 +68,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'The connection to <strong>{label}</strong> stopped working: {reason}. Connect it again below.',
     errorHeading: 'The calendar could not be connected',
     missingFields: "Fill in the calendar's address, your user name and the app password.",
+    tooManyAttempts: 'Too many attempts on this link. Wait an hour and try again.',
+    addressForm: "The calendar's address starts with https:// (or http://), for example https://caldav.icloud.com/.",
     deniedText: 'Access was not given, so nothing was connected.',
     openAgain: 'To try again, open your calendar link again.',
     replacedTitle: 'This link has been replaced',
@@ -96,6 +102,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'Die Verbindung zu <strong>{label}</strong> funktioniert nicht mehr: {reason}. Verbinden Sie ihn unten erneut.',
     errorHeading: 'Der Kalender konnte nicht verbunden werden',
     missingFields: 'Geben Sie die Adresse des Kalenders, Ihren Benutzernamen und das App-Passwort ein.',
+    tooManyAttempts: 'Zu viele Versuche über diesen Link. Warten Sie eine Stunde und versuchen Sie es erneut.',
+    addressForm: 'Die Adresse des Kalenders beginnt mit https:// (oder http://), zum Beispiel https://caldav.icloud.com/.',
     deniedText: 'Der Zugriff wurde nicht erlaubt, daher wurde nichts verbunden.',
     openAgain: 'Um es erneut zu versuchen, öffnen Sie Ihren Kalender-Link noch einmal.',
     replacedTitle: 'Dieser Link wurde ersetzt',
@@ -128,6 +136,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'La connexion à <strong>{label}</strong> ne fonctionne plus\u00a0: {reason}. Connectez-le de nouveau ci-dessous.',
     errorHeading: "L'agenda n'a pas pu être connecté",
     missingFields: "Indiquez l'adresse de l'agenda, votre nom d'utilisateur et le mot de passe d'application.",
+    tooManyAttempts: 'Trop de tentatives avec ce lien. Attendez une heure puis réessayez.',
+    addressForm: "L'adresse de l'agenda commence par https:// (ou http://), par exemple https://caldav.icloud.com/.",
     deniedText: "L'accès n'a pas été accordé\u00a0: rien n'a été connecté.",
     openAgain: 'Pour réessayer, ouvrez de nouveau votre lien d’agenda.',
     replacedTitle: 'Ce lien a été remplacé',
@@ -160,6 +170,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'La conexión con <strong>{label}</strong> dejó de funcionar: {reason}. Vuelva a conectarlo abajo.',
     errorHeading: 'No se pudo conectar el calendario',
     missingFields: 'Indique la dirección del calendario, su nombre de usuario y la contraseña de aplicación.',
+    tooManyAttempts: 'Demasiados intentos con este enlace. Espere una hora y vuelva a intentarlo.',
+    addressForm: 'La dirección del calendario empieza por https:// (o http://), por ejemplo https://caldav.icloud.com/.',
     deniedText: 'No se concedió el acceso, así que no se conectó nada.',
     openAgain: 'Para intentarlo de nuevo, vuelva a abrir su enlace de calendario.',
     replacedTitle: 'Este enlace ha sido sustituido',
@@ -192,6 +204,8 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     failingText: 'De koppeling met <strong>{label}</strong> werkt niet meer: {reason}. Koppel hem hieronder opnieuw.',
     errorHeading: 'De agenda kon niet worden gekoppeld',
     missingFields: 'Vul het adres van de agenda, uw gebruikersnaam en het app-wachtwoord in.',
+    tooManyAttempts: 'Te veel pogingen met deze link. Wacht een uur en probeer het opnieuw.',
+    addressForm: 'Het adres van de agenda begint met https:// (of http://), bijvoorbeeld https://caldav.icloud.com/.',
     deniedText: 'Er is geen toegang gegeven, dus er is niets gekoppeld.',
     openAgain: 'Open uw agendalink opnieuw om het nog eens te proberen.',
     replacedTitle: 'Deze link is vervangen',
@@ -202,6 +216,57 @@ const WORDS: Record<PageLanguage, CalendarWords> = {
     nextLink: 'Uw agenda koppelen',
   },
 };
+
+/**
+ * The calendars' reasons (calendars/failures.ts and the address check), in the page's language:
+ * keyed by the English reason. A reason not listed (a server's status) is shown as it is.
+ */
+const REASONS: Record<Exclude<PageLanguage, 'en'>, Record<string, string>> = {
+  de: {
+    'the calendar server refused the user name or password': 'der Kalenderserver hat den Benutzernamen oder das Passwort abgelehnt',
+    'access to the calendar was withdrawn': 'der Zugriff auf den Kalender wurde entzogen',
+    'the calendar was not found (it may have been deleted)': 'der Kalender wurde nicht gefunden (vielleicht wurde er gelöscht)',
+    'the calendar server could not be reached': 'der Kalenderserver war nicht erreichbar',
+    'the calendar could not be reached': 'der Kalender war nicht erreichbar',
+    "the calendar's address must be one reachable over the internet": 'die Adresse des Kalenders muss über das Internet erreichbar sein',
+  },
+  fr: {
+    'the calendar server refused the user name or password': "le serveur d'agenda a refusé le nom d'utilisateur ou le mot de passe",
+    'access to the calendar was withdrawn': "l'accès à l'agenda a été retiré",
+    'the calendar was not found (it may have been deleted)': "l'agenda est introuvable (il a peut-être été supprimé)",
+    'the calendar server could not be reached': "le serveur d'agenda n'a pas pu être joint",
+    'the calendar could not be reached': "l'agenda n'a pas pu être joint",
+    "the calendar's address must be one reachable over the internet": "l'adresse de l'agenda doit être accessible par Internet",
+  },
+  es: {
+    'the calendar server refused the user name or password': 'el servidor del calendario rechazó el nombre de usuario o la contraseña',
+    'access to the calendar was withdrawn': 'se retiró el acceso al calendario',
+    'the calendar was not found (it may have been deleted)': 'no se encontró el calendario (puede que se haya eliminado)',
+    'the calendar server could not be reached': 'no se pudo contactar con el servidor del calendario',
+    'the calendar could not be reached': 'no se pudo contactar con el calendario',
+    "the calendar's address must be one reachable over the internet": 'la dirección del calendario debe ser accesible por internet',
+  },
+  nl: {
+    'the calendar server refused the user name or password': 'de agendaserver heeft de gebruikersnaam of het wachtwoord geweigerd',
+    'access to the calendar was withdrawn': 'de toegang tot de agenda is ingetrokken',
+    'the calendar was not found (it may have been deleted)': 'de agenda is niet gevonden (misschien is hij verwijderd)',
+    'the calendar server could not be reached': 'de agendaserver was niet bereikbaar',
+    'the calendar could not be reached': 'de agenda was niet bereikbaar',
+    "the calendar's address must be one reachable over the internet": 'het adres van de agenda moet via internet bereikbaar zijn',
+  },
+};
+
+/** A calendar's reason (English, as the calendars give it) in the page's language, with the case and full stop it came with. */
+export function localReason(lang: PageLanguage, reason: string): string {
+  if (lang === 'en') return reason;
+  const bare = reason.trim().replace(/\.+$/, '');
+  const key = `${bare.charAt(0).toLowerCase()}${bare.slice(1)}`;
+  // The address check adds the technical detail in parentheses: the customer's language without it.
+  const words = REASONS[lang][key] ?? REASONS[lang][key.replace(/ \(.*\)$/, '')];
+  if (!words) return reason;
+  const cased = bare.charAt(0) === bare.charAt(0).toUpperCase() ? `${words.charAt(0).toUpperCase()}${words.slice(1)}` : words;
+  return reason.trim().endsWith('.') ? `${cased}.` : cased;
+}
 
 /** The page language and words for a calling language (a locale such as `fr-FR`; null: English). */
 export function calendarWords(locale: string | null): { lang: PageLanguage; words: CalendarWords } {

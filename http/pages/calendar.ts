@@ -7,7 +7,7 @@ import type { CalendarCredentials } from '../../calendars/calendar.ts';
 import { pageBrand } from '../../actors/account/views.ts';
 import { isRefusal } from '../../runtime/refusal.ts';
 import { brandedPage, escapeHtml, type PageBrand } from './layout.ts';
-import { calendarWords } from './calendar-words.ts';
+import { calendarWords, localReason } from './calendar-words.ts';
 import { fill } from './onboarding-words.ts';
 import { send as sendPage, unreadableBody } from './onboarding.ts';
 import { Type } from '../schemas/common.ts';
@@ -16,6 +16,12 @@ import { isApiError } from '../errors.ts';
 
 const NEUTRAL: PageBrand = { name: 'Calendar', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const MAX_FIELD = 500;
+/**
+ * Connection attempts with an address, user name and password, per link and hour: the page must
+ * not become a way to try passwords against someone's calendar server (or to make the service ask
+ * many servers) from our addresses. Counted in the rate limit's store (shared with several API processes).
+ */
+export const CALDAV_ATTEMPTS_PER_HOUR = 10;
 export const CALENDAR_OAUTH_CALLBACK = '/calendar/oauth/callback';
 
 /** What these pages use. */
@@ -59,16 +65,16 @@ function stateMessage(o: OpenedCalendarLink, brand: PageBrand): { status: number
 
 /** The connect page of an active link: the connection as it stands, then the ways to connect. */
 function connectPage(o: OpenedCalendarLink, brand: PageBrand, token: string, shown: Shown = {}): string {
-  const { words, names, page } = wordsOf(o, brand);
+  const { lang, words, names, page } = wordsOf(o, brand);
   const c = o.connection;
   const label = escapeHtml(c.kind === 'simulated' ? words.testCalendar : c.label);
   const status =
     c.status === 'working'
       ? `<div class="connected" role="status"><h3>${words.connectedHeading}</h3><p>${fill(words.connectedText, { label })}</p><p>${words.replaceText}</p></div>`
       : c.status === 'failing'
-        ? `<div class="error" role="status"><p>${fill(words.failingText, { label, reason: escapeHtml(c.failure?.message ?? '') })}</p></div>`
+        ? `<div class="error" role="status"><p>${fill(words.failingText, { label, reason: escapeHtml(localReason(lang, c.failure?.message ?? '')) })}</p></div>`
         : '';
-  const error = shown.error ? `<div class="error" role="alert"><h3>${words.errorHeading}</h3><p>${escapeHtml(shown.error)}</p></div>` : '';
+  const error = shown.error ? `<div class="error" role="alert"><h3>${words.errorHeading}</h3><p>${escapeHtml(localReason(lang, shown.error))}</p></div>` : '';
   const base = `/calendar/${encodeURIComponent(token)}`;
   let ways: string;
   if (o.customer.mode === 'test') {
@@ -172,6 +178,11 @@ export async function registerCalendarPages(app: App, services: CalendarPageRout
     });
     const typed = scope as unknown as App;
     const params = Type.Object({ token: Type.String({ maxLength: 100 }) });
+    const attempts = scope.createRateLimit({
+      timeWindow: 3_600_000,
+      max: CALDAV_ATTEMPTS_PER_HOUR,
+      keyGenerator: (request) => `calendar-connect:${(request as FastifyRequest & { calendarLinkId?: string }).calendarLinkId ?? ''}`,
+    });
 
     typed.get(
       CALENDAR_OAUTH_CALLBACK,
@@ -244,8 +255,16 @@ export async function registerCalendarPages(app: App, services: CalendarPageRout
       } else if (opened.customer.mode === 'live' && form.connect === 'caldav') {
         const password = typeof form.password === 'string' ? form.password : '';
         const url = typedIn.url;
-        if (!url || !typedIn.username || !password || url.length > MAX_FIELD || password.length > MAX_FIELD || !/^https?:\/\//i.test(url)) {
+        // The lengths as sent: a field cut to fit (for showing it again) would connect an address or user other than the one typed.
+        const tooLong = [field(form, 'url'), field(form, 'username'), password].some((v) => v.length > MAX_FIELD);
+        if (!url || !typedIn.username || !password || tooLong) {
           return sendPage(reply, 400, connectPage(opened, brand, token, { error: words.missingFields, typed: typedIn }));
+        }
+        // Everything filled in but an address that is not a web address: say so, not "fill in".
+        if (!/^https?:\/\/[^/?#\s]/i.test(url)) return sendPage(reply, 400, connectPage(opened, brand, token, { error: words.addressForm, typed: typedIn }));
+        (request as FastifyRequest & { calendarLinkId?: string }).calendarLinkId = opened.link.id;
+        if (((await attempts(request)) as { isExceeded?: boolean }).isExceeded) {
+          return sendPage(reply, 429, connectPage(opened, brand, token, { error: words.tooManyAttempts, typed: typedIn }));
         }
         credentials = { kind: 'caldav', url, username: typedIn.username, password };
       } else {

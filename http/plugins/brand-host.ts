@@ -16,12 +16,17 @@ import { brandedPage, PAGE_HEADERS, type PageBrand } from '../pages/layout.ts';
  */
 
 /** Customer-facing routes, by method and route pattern, and what names their account (`page`: nothing, the page is nobody's). */
-const CUSTOMER_ROUTES: Record<string, 'onboarding' | 'chat' | 'preview' | 'page'> = {
+const CUSTOMER_ROUTES: Record<string, 'onboarding' | 'calendar' | 'chat' | 'preview' | 'page'> = {
   'GET /sites/preview/:id/:token': 'preview',
   'HEAD /sites/preview/:id/:token': 'preview',
   'GET /onboarding/:token': 'onboarding',
   'HEAD /onboarding/:token': 'onboarding',
   'POST /onboarding/:token': 'onboarding',
+  // The calendar link (issue 24) is minted at the brand domain as the onboarding link is.
+  'GET /calendar/:token': 'calendar',
+  'HEAD /calendar/:token': 'calendar',
+  'POST /calendar/:token': 'calendar',
+  'GET /calendar/:token/oauth/:kind': 'calendar',
   'GET /chat': 'page',
   'HEAD /chat': 'page',
   'GET /v1/chat/session': 'chat',
@@ -42,7 +47,7 @@ function hostOf(request: FastifyRequest): string {
 /** What the brand host uses. */
 export interface BrandHostDeps {
   config: Pick<Config, 'publicUrl' | 'sitesDomain'>;
-  brandDomains: Pick<BrandDomains, 'accountAt' | 'onboardingAccount' | 'chatAccount' | 'previewAccount'>;
+  brandDomains: Pick<BrandDomains, 'accountAt' | 'onboardingAccount' | 'calendarAccount' | 'chatAccount' | 'previewAccount'>;
 }
 
 export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
@@ -58,12 +63,13 @@ export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
     const kind = request.is404 ? undefined : CUSTOMER_ROUTES[`${request.method} ${request.routeOptions.url}`];
     let owner: string | null = accountId;
     if (kind === 'onboarding') owner = await deps.brandDomains.onboardingAccount((request.params as { token?: string }).token ?? '');
+    if (kind === 'calendar') owner = await deps.brandDomains.calendarAccount((request.params as { token?: string }).token ?? '');
     if (kind === 'preview') owner = await deps.brandDomains.previewAccount((request.params as { id?: string }).id ?? '');
     // An unknown chat token is the chat route's to answer (401 invalid_session_token); another account's is not here.
     if (kind === 'chat') owner = (await deps.brandDomains.chatAccount(request.headers.authorization)) ?? accountId;
     if (kind && owner === accountId) return;
     request.log.debug({ request_id: request.id, host, route: request.routeOptions.url ?? null }, 'a brand domain was asked for something that is not its customers\' page');
-    if (kind === 'onboarding' || kind === 'preview' || (request.method === 'GET' && !/^\/(v1|admin|console\/api)(\/|$|\?)/.test(request.url))) {
+    if (kind === 'onboarding' || kind === 'calendar' || kind === 'preview' || (request.method === 'GET' && !/^\/(v1|admin|console\/api)(\/|$|\?)/.test(request.url))) {
       return reply.code(404).headers(PAGE_HEADERS).send(request.method === 'HEAD' ? undefined : NOT_FOUND_PAGE);
     }
     throw new ApiError('route_not_found', 'No such endpoint.');

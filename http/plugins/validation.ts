@@ -80,7 +80,7 @@ const listOf = (words: string[]) => (words.length < 2 ? words.join('') : `${word
  */
 export function describeProblem(e: ErrorObject, field: string): string {
   const p = e.params as Record<string, unknown>;
-  const schema = e.parentSchema as { minLength?: number } | undefined;
+  const schema = e.parentSchema as { minLength?: number; description?: string; format?: string } | undefined;
   switch (e.keyword) {
     case 'type': {
       const types = [p.type as string | string[]].flat().join(',').split(',');
@@ -94,7 +94,10 @@ export function describeProblem(e: ErrorObject, field: string): string {
       return `${field} must be ${FORMAT_WORDS[p.format as string] ?? `a valid ${p.format}`}.`;
     case 'pattern':
       // A pattern of "some character that is not a space" is a rule against blank text.
-      return p.pattern === '\\S' ? `${field} must not be blank.` : `${field} is not in the form this field takes.`;
+      if (p.pattern === '\\S') return `${field} must not be blank.`;
+      // The form in words where the schema has them (its format, else its description: 'HH:MM'…).
+      if (schema?.format && FORMAT_WORDS[schema.format]) return `${field} must be ${FORMAT_WORDS[schema.format]}.`;
+      return schema?.description ? `${field} is not in the form this field takes: ${schema.description}.` : `${field} is not in the form this field takes.`;
     case 'minLength':
       return (schema?.minLength ?? 0) <= 1 ? `${field} must not be empty.` : `${field} must be at least ${plural(p.limit as number, 'character')} long.`;
     case 'maxLength':

@@ -6,7 +6,9 @@
  *
  * The session is opened while the phone rings: `session.update`, then the prepared opening as an
  * assistant item (the callee hears it as audio the call plays; the model continues from it). The
- * model says nothing before `takeOver()`. Turn-taking is ours: server VAD reports speech but
+ * model says nothing before `takeOver()`, which the call makes a little before the opening ends
+ * (holding the words until it has: `startsAtMediaMs` says when they start playing, and the
+ * playback clock counts from there). Turn-taking is ours: server VAD reports speech but
  * neither creates nor cancels responses (`create_response`/`interrupt_response` off), so the
  * bridge alone decides when the agent speaks and never collides with a server-made response.
  *
@@ -19,7 +21,7 @@
 import WebSocket from 'ws';
 import type { RealtimeClientEvent, RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import type { Logger } from '../../runtime/logger.ts';
-import type { AgentSetup, BridgeConnection, BridgeHandlers, SpeechBridge, TurnSettings } from '../speech-bridge.ts';
+import type { AgentSetup, BridgeConnection, BridgeHandlers, SpeechBridge, TakeOverOptions, TurnSettings } from '../speech-bridge.ts';
 import { observeBargeIn, secondsSince } from '../../runtime/metrics.ts';
 
 export interface OpenAIRealtimeBridgeOptions {
@@ -133,6 +135,8 @@ class RealtimeSession implements BridgeConnection {
   private closedByUs = false;
   private failed = false;
   private takenOver = false;
+  /** Carrier media time before which nothing the agent says plays: the caller holds it until the opening has played (`takeOver`). */
+  private startsAtMediaMs = 0;
   private readonly turn: TurnSettings;
   /** Latest callee media timestamp: the carrier's clock of what has been played, ms. */
   private latestMediaMs = 0;
@@ -209,9 +213,10 @@ class RealtimeSession implements BridgeConnection {
     });
   }
 
-  takeOver(): void {
+  takeOver(options?: TakeOverOptions): void {
     if (this.takenOver || this.closedByUs) return;
     this.takenOver = true;
+    this.startsAtMediaMs = Math.max(0, options?.startsAtMediaMs ?? 0);
     // The callee is talking: the agent answers once their turn is committed.
     if (this.calleeSpeaking) return;
     this.answer();
@@ -375,13 +380,14 @@ class RealtimeSession implements BridgeConnection {
   private relay(itemId: string, bytes: Buffer): void {
     let p = this.playback;
     if (!p || p.itemId !== itemId) {
-      // A new item plays after whatever of the previous one is still queued at the carrier; the
-      // previous one counts as heard.
+      // A new item plays after whatever of the previous one is still queued at the carrier, and
+      // not before the opening has played (the caller holds it until then); the previous one
+      // counts as heard.
       const previousEndMs = p ? p.startMs + p.relayedBytes / MULAW_BYTES_PER_MS : 0;
       if (p) this.reportTranscript(p.itemId);
       if (p) this.audio.delete(p.itemId);
       const responseId = this.audio.get(itemId)?.responseId ?? '';
-      p = { itemId, responseId, startMs: Math.max(this.latestMediaMs, previousEndMs), relayedBytes: 0, markedBytes: 0 };
+      p = { itemId, responseId, startMs: Math.max(this.latestMediaMs, previousEndMs, this.startsAtMediaMs), relayedBytes: 0, markedBytes: 0 };
       this.playback = p;
       this.marks.clear();
     }
@@ -454,10 +460,10 @@ class RealtimeSession implements BridgeConnection {
       let all = Buffer.concat(stored.chunks);
       stored.chunks = [all];
       if (itemId === pause.itemId && this.playback?.itemId === itemId) {
-        // Carry on from the played position: the carrier dropped the rest.
+        // Carry on from the played position: the carrier dropped the rest (and nothing plays before the opening's end).
         const p = this.playback;
         const playedMs = pause.playedBytes / MULAW_BYTES_PER_MS;
-        p.startMs = this.latestMediaMs - playedMs;
+        p.startMs = Math.max(this.latestMediaMs - playedMs, this.startsAtMediaMs);
         p.relayedBytes = pause.playedBytes;
         p.markedBytes = pause.playedBytes;
         all = all.subarray(pause.playedBytes);

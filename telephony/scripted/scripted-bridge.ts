@@ -1,6 +1,7 @@
 /**
  * SpeechBridge adapter that plays the agent's side of a simulated call (telephony/simulated/
- * scenarios.ts) in a fraction of a second, from `takeOver()` (the call has played the opening):
+ * scenarios.ts) in a fraction of a second, from `takeOver()` (the opening has played, or is about
+ * to: the call holds what the agent says until it has):
  * a few lines of transcript with tone audio, and the tool calls the scenario ends with. For test mode and machines without an
  * OpenAI key; the simulated carrier plays the callee's side.
  */
@@ -41,7 +42,7 @@ export class ScriptedBridge implements SpeechBridge {
     const log = this.opts.log;
     let started = false;
     return {
-      // The call has played the opening: the script starts now (it never says the opening itself).
+      // The opening has played (or is about to; the call holds the words until it has): the script starts now (it never says the opening itself).
       takeOver() {
         if (started || controller.signal.aborted) return;
         started = true;

@@ -79,7 +79,7 @@ test.serial('live mode: a call books into Radicale; the event moved and then del
   const customer = await makeReadyCustomer(svc.url, api, { name: 'Harbor Dental', timezone: 'America/New_York' });
   await radicale.addUser('harbor', 'app-password-1');
   const credentials = { kind: 'caldav' as const, url: radicale.calendarUrl('harbor'), username: 'harbor', password: 'app-password-1' };
-  const calendar = caldavCalendar(credentials);
+  const calendar = caldavCalendar(credentials, { allowPrivate: true });
   // The business's own busy time, written by its calendar app.
   await radicale.putEvent('harbor', { uid: 'own-1', start: at(12), end: at(13), title: 'Supplier visit' });
   await insertCalendarConnection(svc.services.pool, customer, { credentials, label: credentials.url, syncToken: (await calendar.changes(null)).syncToken, now: at(10) });

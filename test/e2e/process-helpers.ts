@@ -131,6 +131,13 @@ export interface StartOptions {
    * "switchboard started", for a process without the api role (no HTTP server).
    */
   readyWhen?: 'healthz' | 'started';
+  /**
+   * A command the start runs through, e.g. `['ip', 'netns', 'exec', 'sb-api1']` to run the
+   * process in a network namespace (it execs node, so the pid stays node's).
+   */
+  via?: string[];
+  /** The address the test reaches the process at (default 127.0.0.1; HOST stays as `env` sets it). */
+  address?: string;
 }
 
 /** `node bin/switchboard.mjs start` without waiting for it to be ready. */
@@ -143,7 +150,9 @@ export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & {
   const stdio = ['ignore', logFd ?? 'pipe', 'pipe'] as const;
   const child = opts.viaNpm
     ? spawn('npm', ['start', ...(opts.args?.length ? ['--', ...opts.args] : [])], { cwd, env, stdio: [...stdio], detached: true })
-    : spawn(process.execPath, [BIN, 'start', ...(opts.args ?? [])], { cwd, env, stdio: [...stdio] });
+    : opts.via?.length
+      ? spawn(opts.via[0], [...opts.via.slice(1), process.execPath, BIN, 'start', ...(opts.args ?? [])], { cwd, env, stdio: [...stdio] })
+      : spawn(process.execPath, [BIN, 'start', ...(opts.args ?? [])], { cwd, env, stdio: [...stdio] });
   // The whole group when started through npm, so the signal reaches node and not only npm.
   const signal = (s: NodeJS.Signals) => (opts.viaNpm ? process.kill(-child.pid!, s) : child.kill(s));
   if (logFd !== undefined) closeSync(logFd);
@@ -166,7 +175,7 @@ export async function spawnSwitchboard(opts: StartOptions): Promise<Instance & {
     child,
     pid: child.pid!,
     port,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${opts.address ?? '127.0.0.1'}:${port}`,
     dataDir: opts.dataDir,
     startedAt,
     stdout: out,

@@ -12,6 +12,8 @@ import { createCalendarOpener } from '../../calendars/open-calendar.ts';
 import { CalendarUnavailable, type CalendarClient } from '../../calendars/calendar.ts';
 import { createPool } from '../../db/pool.ts';
 import { SecretBox } from '../../runtime/secret-box.ts';
+import { radicaleMissing, startRadicale } from '../helpers/radicale.ts';
+import { caldavCalendar } from '../../calendars/caldav/caldav-calendar.ts';
 
 let svc: TestService;
 let account: TestAccount;
@@ -127,6 +129,40 @@ test.serial('two calls booking the same slot at once, in two processes: exactly 
     t.deepEqual(replies.map((r) => r.booked).sort(), [false, true]);
   } finally {
     await Promise.all(pools.map((p) => p.end()));
+  }
+});
+
+test.serial('Radicale: two calls booking the same slot at once, in two processes: one event in the CalDAV calendar, one appointment, the other told slot_taken', async (t) => {
+  if (radicaleMissing) return t.pass(radicaleMissing);
+  const radicale = await startRadicale();
+  const secrets = SecretBox.fromKey(TEST_ENCRYPTION_KEY);
+  const pools = [createPool(svc.databaseUrl, 4), createPool(svc.databaseUrl, 4)];
+  try {
+    await radicale.addUser('clinic', 'app-password-1');
+    const credentials = { kind: 'caldav' as const, url: radicale.calendarUrl('clinic'), username: 'clinic', password: 'app-password-1' };
+    const calendar = caldavCalendar(credentials, { allowPrivate: true });
+    const onCaldav = await makeReadyCustomer(svc.url, account.api, { name: 'Caldav Clinic', timezone: 'America/New_York' });
+    await insertCalendarConnection(svc.services.pool, onCaldav, { credentials, label: credentials.url, syncToken: (await calendar.changes(null)).syncToken });
+    // The business's own 14:00–15:00 in Radicale: the slot after it is what both calls agree on.
+    await radicale.putEvent('clinic', { uid: 'own-1', start: hours(14), end: hours(15), title: 'Supplier visit' });
+    const bookings = pools.map((pool) => createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: createCalendarOpener({ pool, log: svc.services.log, config: svc.services.config }), secrets }));
+    const calls = await Promise.all([newCall(onCaldav), newCall(onCaldav)]);
+    const rows = await Promise.all(calls.map(async (id) => (await createCallRepository(svc.services.pool).get(id))!));
+    // 15:00 is inside the 15-minute buffer after the busy 14:00–15:00: refused by both; 15:30 is free.
+    const early = await bookings[0]!.book(rows[0]!, hours(8), { startAt: hours(15), attendeeName: null, notes: null });
+    t.like(early, { booked: false, reason: 'slot_taken' });
+    const replies = await Promise.all(bookings.map((b, k) => b.book(rows[k]!, hours(8), { startAt: hours(15, 30), attendeeName: `Caller ${k}`, notes: null })));
+    t.deepEqual(replies.map((r) => r.booked).sort(), [false, true]);
+    t.like(replies.find((r) => !r.booked), { reason: 'slot_taken' });
+    const { rows: booked } = await svc.services.pool.query(`SELECT calendar_kind, calendar_event_id FROM appointments WHERE customer_id = $1 AND status = 'booked'`, [onCaldav.id]);
+    t.is(booked.length, 1, 'one appointment');
+    t.is(booked[0].calendar_kind, 'caldav');
+    t.truthy(booked[0].calendar_event_id);
+    // What Radicale holds: the business's own event and one meeting, 15:30–16:00.
+    t.deepEqual(await calendar.freeBusy(hours(15, 15), hours(17)), [{ start: hours(15, 30), end: hours(16) }], 'one meeting in the CalDAV calendar');
+  } finally {
+    await Promise.all(pools.map((p) => p.end()));
+    await radicale.stop();
   }
 });
 

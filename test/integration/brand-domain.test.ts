@@ -103,6 +103,30 @@ test.serial('pending until the CNAME names the account target, verified by the j
   t.is((await ask(domain.toUpperCase() + '.')).status, 200, 'the ask compares names without case or a trailing dot');
 });
 
+test.serial("the calendar link is minted at the brand domain and its page answers there (GET, POST); another reseller's calendar link there is 404", async (t) => {
+  const { a, domain } = await verifiedAccount('calendar');
+  const c = await makeCustomer(a.api);
+  const minted = await a.api.post(`/v1/customers/${c.id}/calendar_link`, {});
+  t.is(minted.status, 201, minted.text);
+  t.regex(minted.body.url, new RegExp(`^https://${domain.replace(/\./g, '\\.')}/calendar/`));
+  const path = new URL(minted.body.url).pathname;
+
+  const page = await byHost(domain, 'GET', path);
+  t.is(page.status, 200, page.body.slice(0, 300));
+  t.regex(page.body, /<form method="post"/);
+  t.notRegex(page.body, /switchboard/i, 'nothing names the service');
+  const posted = await byHost(domain, 'POST', path, { 'content-type': 'application/x-www-form-urlencoded' }, 'connect=test');
+  t.is(posted.status, 303, posted.body.slice(0, 300));
+  t.is((await a.api.get(`/v1/customers/${c.id}/calendar`)).body.status, 'working');
+
+  const other = await makeAccount(svc.url);
+  const otherLink = await other.api.post(`/v1/customers/${(await makeCustomer(other.api)).id}/calendar_link`, {});
+  const otherPath = new URL(otherLink.body.url).pathname;
+  t.is((await byHost(domain, 'GET', otherPath)).status, 404);
+  t.is((await byHost(domain, 'POST', otherPath, { 'content-type': 'application/x-www-form-urlencoded' }, 'connect=test')).status, 404);
+  t.is((await call(svc.url, 'GET', otherPath)).status, 200, 'on its own (public) host it works');
+});
+
 test.serial("the brand host serves its own customers' onboarding and chat pages; /v1, /admin, /console and another reseller's token answer 404", async (t) => {
   const { a, domain } = await verifiedAccount('serving');
   const c = await makeCustomer(a.api);

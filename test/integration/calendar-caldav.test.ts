@@ -40,7 +40,7 @@ if (radicaleMissing) {
   const openCalDav = (opts: CaldavOptions = {}) => async () => {
     const { user, password } = await newUser();
     return {
-      client: caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, opts),
+      client: caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, { allowPrivate: true, ...opts }),
       addBusy: (e: { uid: string; start: Date; end: Date; free?: boolean }) => radicale.putEvent(user, e),
       move: (id: string, start: Date, end: Date) => radicale.moveEvent(user, id, start, end),
       remove: (id: string) => radicale.deleteEvent(user, id),
@@ -62,7 +62,7 @@ if (radicaleMissing) {
   test('the calendar opener opens CalDAV credentials with this adapter', async (t) => {
     const { user, password } = await newUser();
     await radicale.putEvent(user, { uid: 'x', start: new Date('2031-01-02T10:00:00Z'), end: new Date('2031-01-02T11:00:00Z') });
-    const opener = createCalendarOpener({ pool: null as never, log: createLogger('silent'), config: loadConfig({}) });
+    const opener = createCalendarOpener({ pool: null as never, log: createLogger('silent'), config: loadConfig({ SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1' }) });
     const client = opener.open({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
     t.is((await client.freeBusy(new Date('2031-01-02T00:00:00Z'), new Date('2031-01-03T00:00:00Z'))).length, 1);
   });
@@ -71,7 +71,7 @@ if (radicaleMissing) {
     const { user, password } = await newUser();
     const ev = await radicale.putEvent(user, { uid: 'found', start: new Date('2031-02-03T09:00:00Z'), end: new Date('2031-02-03T09:30:00Z') });
     for (const url of [radicale.url, `${radicale.url}${user}/`]) {
-      const client = caldavCalendar({ kind: 'caldav', url, username: user, password });
+      const client = caldavCalendar({ kind: 'caldav', url, username: user, password }, { allowPrivate: true });
       const busy = await client.freeBusy(new Date('2031-02-03T00:00:00Z'), new Date('2031-02-04T00:00:00Z'));
       t.deepEqual(busy.map((b) => b.start.toISOString()), ['2031-02-03T09:00:00.000Z'], url);
       const ref = await client.createEvent({ uid: `via-${url.length}`, start: new Date('2031-02-03T12:00:00Z'), end: new Date('2031-02-03T12:30:00Z'), timezone: 'UTC', title: 'T', description: '' });
@@ -99,7 +99,7 @@ if (radicaleMissing) {
     await radicale.putEvent(user, { uid: 'weekly', start: new Date(0), end: new Date(0), ics: weekly });
     await radicale.putEvent(user, { uid: 'lunch', start: new Date(0), end: new Date(0), ics: lunch });
 
-    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, { allowPrivate: true });
     const busy = mergeBusy(await client.freeBusy(new Date('2031-03-09T00:00:00Z'), new Date('2031-03-31T00:00:00Z')));
     t.deepEqual(
       busy.map((b) => [b.start.toISOString(), b.end.toISOString()]),
@@ -112,7 +112,7 @@ if (radicaleMissing) {
 
   test('writing a meeting twice with one uid (a retried attempt) answers the same event, and there is one', async (t) => {
     const { user, password } = await newUser();
-    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, { allowPrivate: true });
     const event = { uid: 'appt-retried', start: new Date('2031-06-01T10:00:00Z'), end: new Date('2031-06-01T10:30:00Z'), timezone: 'UTC', title: 'Meeting', description: '' };
     const a = await client.createEvent(event);
     const b = await client.createEvent(event);
@@ -123,7 +123,7 @@ if (radicaleMissing) {
 
   test('an event another client marks cancelled (STATUS:CANCELLED) is reported changed and cancelled, and no longer busy', async (t) => {
     const { user, password } = await newUser();
-    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, { allowPrivate: true });
     const ref = await client.createEvent({ uid: 'to-cancel', start: new Date('2031-07-01T10:00:00Z'), end: new Date('2031-07-01T10:30:00Z'), timezone: 'UTC', title: 'Meeting', description: '' });
     const { syncToken } = await client.changes(null);
     const current = await (await radicale.request(user, 'GET', ref.id)).text();
@@ -135,7 +135,7 @@ if (radicaleMissing) {
 
   test('a sync token the server no longer accepts is CalendarSyncExpired; reading again from null works', async (t) => {
     const { user, password } = await newUser();
-    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, { allowPrivate: true });
     await t.throwsAsync(client.changes('http://radicale.org/ns/sync/0000000000000000000000000000000000000000000000000000000000000000'), {
       instanceOf: CalendarSyncExpired,
     });
@@ -144,7 +144,7 @@ if (radicaleMissing) {
 
   test('a wrong password is CalendarAuthError with a reason for the customer, on every operation', async (t) => {
     const { user } = await newUser('right-password');
-    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password: 'wrong-password' });
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password: 'wrong-password' }, { allowPrivate: true });
     const refused = { instanceOf: CalendarAuthError, message: 'the calendar server refused the user name or password' };
     await t.throwsAsync(client.freeBusy(new Date('2031-01-01T00:00:00Z'), new Date('2031-01-02T00:00:00Z')), refused);
     await t.throwsAsync(client.changes(null), refused);
@@ -153,7 +153,7 @@ if (radicaleMissing) {
 
   test('a password changed on the server after connecting turns the working calendar into CalendarAuthError', async (t) => {
     const { user, password } = await newUser();
-    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, { allowPrivate: true });
     const range = [new Date('2031-01-01T00:00:00Z'), new Date('2031-01-02T00:00:00Z')] as const;
     t.deepEqual(await client.freeBusy(...range), []);
     const { syncToken } = await client.changes(null);
@@ -169,14 +169,14 @@ if (radicaleMissing) {
 
   test('a server that does not answer is CalendarUnavailable (it may pass)', async (t) => {
     const port = await freePort();
-    const client = caldavCalendar({ kind: 'caldav', url: `http://127.0.0.1:${port}/user/calendar/`, username: 'u', password: 'p' });
+    const client = caldavCalendar({ kind: 'caldav', url: `http://127.0.0.1:${port}/user/calendar/`, username: 'u', password: 'p' }, { allowPrivate: true });
     await t.throwsAsync(client.freeBusy(new Date('2031-01-01T00:00:00Z'), new Date('2031-01-02T00:00:00Z')), { instanceOf: CalendarUnavailable });
   });
 
   test('a user without any calendar is refused with a reason for the customer', async (t) => {
     const { user, password } = await newUser();
     await radicale.request(user, 'DELETE', radicale.calendarUrl(user));
-    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password });
+    const client = caldavCalendar({ kind: 'caldav', url: radicale.calendarUrl(user), username: user, password }, { allowPrivate: true });
     await t.throwsAsync(client.freeBusy(new Date('2031-01-01T00:00:00Z'), new Date('2031-01-02T00:00:00Z')), {
       instanceOf: CalendarAuthError,
       message: 'the calendar was not found (it may have been deleted)',
@@ -213,7 +213,7 @@ test('where the calendar offers free-busy-query (RFC 4791 §7.10), freeBusy asks
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => server.close());
-  const client = caldavCalendar({ kind: 'caldav', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cal/`, username: 'u', password: 'p' });
+  const client = caldavCalendar({ kind: 'caldav', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cal/`, username: 'u', password: 'p' }, { allowPrivate: true });
   const busy = await client.freeBusy(new Date('2031-03-10T00:00:00Z'), new Date('2031-03-11T00:00:00Z'));
   t.deepEqual(busy.map((b) => [b.start.toISOString(), b.end.toISOString()]), [['2031-03-10T09:00:00.000Z', '2031-03-10T10:00:00.000Z']]);
   t.deepEqual(reports, ['REPORT depth=1 free-busy-query true']);

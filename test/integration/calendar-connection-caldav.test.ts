@@ -87,4 +87,46 @@ if (radicaleMissing) {
     t.is(posted.status, 303, posted.text.slice(0, 400));
     t.like((await a.liveApi!.get(`/v1/customers/${c.id}/calendar`)).body, { status: 'working', kind: 'caldav' });
   });
+
+  test("a calendar's address on our own network is refused (no requests to loopback, private or metadata addresses) unless private addresses are allowed", async (t) => {
+    await radicale.addUser('dora', 'dora-app-password');
+    const guarded = await startTestService({ SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '' });
+    try {
+      const a = await makeAccount(guarded.url, { live: true });
+      const c = await makeCustomer(a.liveApi!);
+      const url = await mintCalendarLink(a.liveApi!, c.id);
+      for (const address of [radicale.calendarUrl('dora'), 'http://169.254.169.254/latest/', 'http://localhost:8080/']) {
+        const posted = await postCalendarForm(url, { connect: 'caldav', url: address, username: 'dora', password: 'dora-app-password' });
+        t.is(posted.status, 422, address);
+        t.regex(posted.text, /The calendar&#39;s address must be one reachable over the internet \(/, address);
+      }
+      t.is((await a.liveApi!.get(`/v1/customers/${c.id}/calendar`)).body.status, 'not_connected');
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  test('a password changed is found by the next sync: the check runs at once, the step is not done, and the sync stops asking every round', async (t) => {
+    await radicale.addUser('cleo', 'cleo-app-password');
+    const a = await makeAccount(svc.url, { live: true });
+    const api = a.liveApi!;
+    const c = await makeCustomer(api);
+    await api.post(`/v1/customers/${c.id}/provisioning`, { steps: ['calendar'] });
+    const url = await mintCalendarLink(api, c.id);
+    const posted = await postCalendarForm(url, { connect: 'caldav', url: radicale.calendarUrl('cleo'), username: 'cleo', password: 'cleo-app-password' });
+    t.is(posted.status, 303, posted.text.slice(0, 400));
+
+    await radicale.setPassword('cleo', 'cleo-new-password');
+    // The sync is due (a minute since the last); the 6-hourly check is not.
+    await db.query(`UPDATE calendar_connections SET synced_at = now() - interval '2 minutes' WHERE customer_id = $1`, [c.id]);
+    await a.admin.post('/admin/v1/jobs/sync_calendars/run');
+    const row = (await db.query(`SELECT synced_at > now() - interval '1 minute' AS backed_off FROM calendar_connections WHERE customer_id = $1`, [c.id])).rows[0];
+    t.true(row.backed_off, 'the refused sync is tried again in a minute, not at every round');
+    await a.admin.post('/admin/v1/jobs/check_calendars/run');
+    t.like((await api.get(`/v1/customers/${c.id}/calendar`)).body, {
+      status: 'failing',
+      failure: { code: 'calendar_auth_failed', message: 'the calendar server refused the user name or password' },
+    });
+    t.like(await calendarStep(api, c.id), { done: false, blocker: 'calendar_connection_failed' });
+  });
 }

@@ -141,6 +141,22 @@ test('a live customer is offered its own calendar (address, user name, app passw
   const missing = await postCalendarForm(url, { connect: 'caldav', url: 'http://127.0.0.1:9/dav/', username: '', password: '' });
   t.is(missing.status, 400);
   t.regex(missing.text, /Fill in the calendar&#39;s address|Fill in the calendar's address/);
+
+  // Everything filled in, the address not a web address: the page says what an address looks like.
+  const notWeb = await postCalendarForm(url, { connect: 'caldav', url: 'caldav.icloud.com', username: 'ana', password: 'secret-app-password' });
+  t.is(notWeb.status, 400);
+  t.regex(notWeb.text, /The calendar&#39;s address starts with https:\/\/ \(or http:\/\/\), for example https:\/\/caldav\.icloud\.com\/\./);
+  t.regex(notWeb.text, /value="caldav\.icloud\.com"/, 'what was typed is kept');
+});
+
+test("the reason a calendar could not be connected is said in the customer's language, as the rest of the page", async (t) => {
+  const a = await makeAccount(svc.url, { live: true });
+  const c = await makeCustomer(a.liveApi!, { name: 'Zahnarzt Berg', country: 'DE', timezone: 'Europe/Berlin' });
+  const url = await mintCalendarLink(a.liveApi!, c.id);
+  const refused = await postCalendarForm(url, { connect: 'caldav', url: 'http://127.0.0.1:9/dav/', username: 'ana', password: 'secret-app-password' });
+  t.is(refused.status, 422);
+  t.regex(refused.text, /<h3>Der Kalender konnte nicht verbunden werden<\/h3><p>Der Kalenderserver war nicht erreichbar\.<\/p>/);
+  t.notRegex(refused.text, /could not be reached/);
 });
 
 /** The periodic check with a calendar that answers as `client` does. */

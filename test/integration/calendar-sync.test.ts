@@ -105,7 +105,7 @@ test.serial('Radicale: a sync token it no longer accepts, after one meeting was 
   const harbor = await makeReadyCustomer(svc.url, account.api, { name: 'Harbor Dental', timezone: 'America/New_York' });
   await radicale.addUser('harbor', 'app-password-1');
   const credentials = { kind: 'caldav' as const, url: radicale.calendarUrl('harbor'), username: 'harbor', password: 'app-password-1' };
-  await insertCalendarConnection(pool, harbor, { credentials, label: credentials.url, syncToken: (await caldavCalendar(credentials).changes(null)).syncToken, now: hours(7) });
+  await insertCalendarConnection(pool, harbor, { credentials, label: credentials.url, syncToken: (await caldavCalendar(credentials, { allowPrivate: true }).changes(null)).syncToken, now: hours(7) });
 
   const day = 2 * 86_400_000; // Wednesday: clear of the other tests' meetings
   const kept = await book(new Date(hours(10).getTime() + day), harbor.id);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { busyIntervals, eventToICalendar, readEvent, readFreeBusy } from '../../calendars/caldav/ical-event.ts';
+import { busyIntervals, eventToICalendar, readBudget, ReadBudgetExceeded, readEvent, readFreeBusy } from '../../calendars/caldav/ical-event.ts';
 
 /** The iCalendar of the CalDAV adapter (calendars/caldav/ical-event.ts): what Radicale cannot show (it has no free-busy-query). */
 
@@ -55,4 +55,40 @@ test('an event in a zone of its own VTIMEZONE is read at its real instant', (t) 
   t.deepEqual(busyIntervals(ics, new Date('2031-07-07T00:00:00Z'), new Date('2031-07-08T00:00:00Z')).map(span), [
     ['2031-07-07T13:00:00.000Z', '2031-07-07T14:00:00.000Z'],
   ]);
+});
+
+// ---- hostile calendar objects: a business's calendar may hold anything another app wrote ----------
+
+const calendarOf = (...vevents: string[][]) =>
+  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//x//EN', ...vevents.flatMap((v) => ['BEGIN:VEVENT', 'DTSTAMP:20300101T000000Z', ...v, 'END:VEVENT']), 'END:VCALENDAR', ''].join('\r\n');
+const JAN = [new Date('2031-01-01T00:00:00Z'), new Date('2031-02-01T00:00:00Z')] as const;
+
+test('an unreadable event is skipped, never thrown: the other events of the object still count; readEvent says unreadable (not deleted)', (t) => {
+  const ics = calendarOf(['UID:bad', 'DTSTART:notadate', 'DTEND:20310105T100000Z'], ['UID:good', 'DTSTART:20310105T090000Z', 'DTEND:20310105T100000Z']);
+  t.deepEqual(busyIntervals(ics, ...JAN).map(span), [['2031-01-05T09:00:00.000Z', '2031-01-05T10:00:00.000Z']]);
+  t.is(readEvent(calendarOf(['UID:bad', 'DTSTART:notadate'])), 'unreadable');
+  t.is(readEvent('not iCalendar at all'), 'unreadable');
+  t.is(readEvent(calendarOf()), null, 'no event at all');
+});
+
+test('a DURATION of centuries or an end before the start takes no time and costs none; readEvent never gives an inverted or invalid time', (t) => {
+  const started = Date.now();
+  const long = calendarOf(['UID:long', 'DTSTART:20310101T000000Z', 'DURATION:P99999999W']);
+  t.deepEqual(busyIntervals(long, ...JAN), []);
+  t.like(readEvent(long) as object, { start: new Date('2031-01-01T00:00:00Z'), end: new Date('2031-01-01T00:00:00Z') });
+  t.true(Date.now() - started < 300, `read in ${Date.now() - started} ms`);
+  const inverted = calendarOf(['UID:inv', 'DTSTART:20310105T100000Z', 'DTEND:20310105T090000Z']);
+  t.deepEqual(busyIntervals(inverted, ...JAN), []);
+  const e = readEvent(inverted) as { start: Date; end: Date };
+  t.true(e.end >= e.start);
+});
+
+test('many endless series share one budget: reading stops in bounded time with ReadBudgetExceeded instead of holding the event loop', (t) => {
+  const series = calendarOf(['UID:s', 'DTSTART:19700101T000000Z', 'DTEND:19700101T000001Z', 'RRULE:FREQ=SECONDLY']);
+  const budget = readBudget();
+  const started = Date.now();
+  t.throws(() => {
+    for (let i = 0; i < 200; i++) busyIntervals(series, ...JAN, budget);
+  }, { instanceOf: ReadBudgetExceeded });
+  t.true(Date.now() - started < 4_000, `stopped after ${Date.now() - started} ms`);
 });

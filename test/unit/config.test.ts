@@ -109,3 +109,10 @@ test('request and connection timeouts and the failed-authentication throttle: de
   t.throws(() => loadConfig({ SWITCHBOARD_REQUEST_TIMEOUT_MS: '0' }), { message: /SWITCHBOARD_REQUEST_TIMEOUT_MS must be at least 1/ });
   t.throws(() => loadConfig({ SWITCHBOARD_AUTH_FAILURES_PER_MINUTE: 'lots' }), { message: /SWITCHBOARD_AUTH_FAILURES_PER_MINUTE/ });
 });
+
+test('a DATABASE_URL listing several hosts (libpq failover syntax) is refused in one line: node-postgres takes one host', (t) => {
+  const url = 'postgres://switchboard:pw@db-a.internal:5432,db-b.internal:5432/switchboard?target_session_attrs=read-write';
+  t.throws(() => loadConfig({ DATABASE_URL: url }), { instanceOf: SettingError, message: /DATABASE_URL lists several hosts.*one address that follows the primary/ });
+  // A comma in the password or the query is not a second host.
+  t.is(loadConfig({ DATABASE_URL: 'postgres://u:a,b@db.internal:5432/x?options=-c%20a%3D1,2' }).databaseUrl, 'postgres://u:a,b@db.internal:5432/x?options=-c%20a%3D1,2');
+});

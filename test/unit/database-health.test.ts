@@ -26,6 +26,8 @@ test('errors that mean the database cannot be reached right now', (t) => {
     pgError('53100', 'could not extend file "base/16384/16385": No space left on device'),
     pgError('53200', 'out of memory'),
     pgError('53400', 'configuration limit exceeded'),
+    // A write reaching a standby while a failover is under way (docs/decisions.md, "Failover").
+    pgError('25006', 'cannot execute INSERT in a read-only transaction'),
     pgError('08006', 'connection failure'),
     pgError('08001'),
     pgError('08P01'),

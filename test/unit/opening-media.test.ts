@@ -4,7 +4,7 @@ import { closeLine, newCallLine, type CallDeps, type CallLine, type CallState } 
 import { composeOpening } from '../../actors/call/opening.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import type { MediaSession } from '../../telephony/media.ts';
-import type { BridgeConnection } from '../../telephony/speech-bridge.ts';
+import type { BridgeConnection, TakeOverOptions } from '../../telephony/speech-bridge.ts';
 import { toneFrames } from '../../telephony/mulaw.ts';
 
 /**
@@ -57,8 +57,9 @@ function harness() {
     onDtmf: (h) => void handlers.dtmf.push(h),
     onStop: () => {},
   };
+  const takeOvers: (TakeOverOptions | undefined)[] = [];
   const bridge: BridgeConnection = {
-    takeOver: () => void events.push('takeOver'),
+    takeOver: (options) => void (events.push('takeOver'), takeOvers.push(options)),
     sendAudio: () => void events.push('callee-audio'),
     markPlayed: (n) => void events.push(`bridge-mark:${n}`),
     close: () => void events.push('bridge-close'),
@@ -78,20 +79,21 @@ function harness() {
   const mark = (name: string) => handlers.mark.forEach((h) => h(name));
   const dtmf = (digit: string) => handlers.dtmf.forEach((h) => h(digit));
   const recorded = () => queries.filter((q) => /SET opening =/.test(q.sql));
-  return { events, asked, queries, media, session, bridge, line, state, opening, mark, dtmf, recorded, handlers };
+  return { events, asked, queries, media, session, bridge, line, state, opening, mark, dtmf, recorded, handlers, takeOvers };
 }
 
 test('the first frame of the opening is sent before any database read after the stream starts, every segment with its mark', async (t) => {
   const h = harness();
   const connected = h.media.connectMedia(h.state, h.session);
-  // Synchronously, before connectMedia awaits anything: the opening's start (5 sends: here each
-  // segment is 3 frames, so the identification, its mark and the offer's first frame).
+  // Synchronously, before connectMedia awaits anything: the opening's first 100 ms (here each
+  // segment is 3 frames of 20 ms: the identification, its mark and the offer's first two frames).
   const sentBeforeAwait = [...h.events];
   await connected;
   t.deepEqual(sentBeforeAwait.slice(0, 5), ['audio', 'audio', 'audio', 'mark:opening:0', 'audio'], 'the opening starts at once, before any read');
-  t.is(h.events.indexOf('db'), 5, 'the call row is read only after');
-  // The rest follows on the next turns of the event loop, every segment with its mark, in order.
-  await new Promise((r) => setTimeout(r, 20));
+  t.is(sentBeforeAwait.filter((e) => e === 'audio').length, 5, '100 ms of it');
+  t.is(h.events.indexOf('db'), 6, 'the call row is read only after');
+  // The rest follows on a timer (500 ms ahead of play-out: here all of it), every segment with its mark, in order.
+  await new Promise((r) => setTimeout(r, 80));
   t.deepEqual(
     h.events.filter((e) => e.startsWith('mark:')),
     h.opening.segments.map((_, i) => `mark:opening:${i}`),
@@ -104,7 +106,7 @@ test('a stream without its call’s token is closed and hears nothing', async (t
   t.deepEqual(h.events, ['close']);
 });
 
-test('recording starts only after the notice’s mark; the agent takes over at the last mark; the opening played is recorded', async (t) => {
+test('recording starts only after the notice’s mark; the agent is asked to speak 600 ms before the opening ends (at once, the opening being shorter), told its words start at the opening’s end; the opening played is recorded', async (t) => {
   const h = harness();
   await h.media.connectMedia(h.state, h.session);
   const kinds = h.opening.segments.map((s) => s.kind);
@@ -120,10 +122,13 @@ test('recording starts only after the notice’s mark; the agent takes over at t
   await new Promise((r) => setImmediate(r));
   t.true(h.events.includes('record:CA1:https://api.example/telephony/twilio/recording?call_id=call-1'));
   h.mark('opening:3');
-  t.false(h.events.includes('takeOver'));
+  // The opening (5 × 60 ms) is shorter than the pre-roll: the agent was asked at once, its words
+  // start once the 300 ms of the opening have played (the carrier's clock, no callee frame yet: 0 at the start).
+  t.is(h.events.filter((e) => e === 'takeOver').length, 1, 'before the last mark came back');
+  const startsAt = h.takeOvers[0]?.startsAtMediaMs ?? -1;
+  t.true(startsAt > 0 && startsAt <= 300, `words held until the opening's end (${startsAt} ms)`);
   h.mark('opening:4');
-  t.is(h.events.filter((e) => e === 'takeOver').length, 1);
-  t.true(h.events.indexOf('takeOver') > h.events.lastIndexOf('mark:opening:4'));
+  t.is(h.events.filter((e) => e === 'takeOver').length, 1, 'once');
   await new Promise((r) => setImmediate(r));
   const [write] = h.recorded();
   const written = JSON.parse(write!.params[1] as string);
@@ -232,7 +237,7 @@ test('the opt-out offer is sent straight after the identification: nothing betwe
   h.line.opening.segments.forEach((s, i) => (s.frames = toneFrames(60, 300 + 100 * i)));
   const sent: string[] = [];
   await h.media.connectMedia(h.state, { ...h.session, sendAudio: (p) => void sent.push(p), sendMark: (n) => void sent.push(`mark:${n}`) });
-  await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 80)); // the first top-up (40 ms after the start) sends the rest
   const [identification, optOut] = h.line.opening.segments;
   t.is(identification!.kind, 'identification');
   t.is(optOut!.kind, 'opt_out');

@@ -54,6 +54,9 @@ test('every keyword a schema here can fail on is said in words, naming the field
     [{ type: 'number' }, 'x', '"f" must be a number.'],
     [{ type: 'string', pattern: '\\S' }, '  ', '"f" must not be blank.'],
     [{ type: 'string', pattern: '^[A-Z]{2}$' }, 'usa', '"f" is not in the form this field takes.'],
+    // The form in words where the schema has them: a booking time ('9:00'), an email address.
+    [{ type: 'string', pattern: '^([01][0-9]|2[0-4]):[0-5][0-9]$', description: "local wall time 'HH:MM', 24 h ('24:00' ends the day)" }, '9:00', `"f" is not in the form this field takes: local wall time 'HH:MM', 24 h ('24:00' ends the day).`],
+    [{ type: 'string', format: 'email', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' }, 'not-an-email@x', '"f" must be an email address.'],
     [{ type: 'string', format: 'date-time' }, 'soon', '"f" must be a date and time with a zone, such as 2026-08-04T09:30:00Z.'],
     [{ type: 'string', format: 'uuid' }, 'x', '"f" must be an id in UUID form.'],
     [{ type: 'string', format: 'single-line' }, 'a\r\nb', '"f" must be one line of text, without line breaks, tabs or other control characters.'],
