@@ -98,8 +98,9 @@ export const CallSettingsInput = Nullable(
  * end, no overlaps): `invalid_parameter` naming the field.
  */
 const BD = DEFAULT_BOOKING_SETTINGS;
-// maxLength (for the document's bounds) refuses nothing the pattern takes, with the pattern's code.
-const HHMM = withCode(Type.String({ pattern: '^([01][0-9]|2[0-4]):[0-5][0-9]$', maxLength: 5, description: "local wall time 'HH:MM', 24 h ('24:00' ends the day)" }), { maxLength: 'invalid_parameter' });
+// maxLength (for the document's bounds) refuses nothing the pattern takes, with the pattern's code; 16, so a near miss
+// ('09:00:00') is still told the form.
+const HHMM = withCode(Type.String({ pattern: '^([01][0-9]|2[0-4]):[0-5][0-9]$', maxLength: 16, description: "local wall time 'HH:MM', 24 h ('24:00' ends the day)" }), { maxLength: 'invalid_parameter' });
 const SpanSchema = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false });
 const DaySpans = Type.Array(SpanSchema, { maxItems: BOOKING_BOUNDS.spans.max, description: 'the spans the business takes meetings in that day, in its time zone; [] closed' });
 const DayInput = Type.Optional(Nullable(DaySpans));
