@@ -25,7 +25,7 @@ export function registerAppointmentRoutes(app: App, deps: AppointmentRouteDeps):
           from: Type.Optional({ ...Timestamp, description: 'only meetings starting at or after this instant (ISO 8601)' }),
           to: Type.Optional({ ...Timestamp, description: 'only meetings starting before this instant (ISO 8601)' }),
         }),
-        response: responses({ 200: ListOf(AppointmentSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(AppointmentSchema, 'AppointmentList') }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => {

@@ -38,7 +38,7 @@ export function registerBalanceRoutes(app: App, services: BalanceRouteDeps): voi
         description: 'Every charge, top-up, bonus and refund with the balance after it, each attributed to its customer and cause.',
         tags: ['billing'],
         querystring: pageQueryWith({ customer_id: Type.Optional(Type.String({ maxLength: 255, description: 'service id or external_ref' })) }),
-        response: responses({ 200: ListOf(UsageEntrySchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(UsageEntrySchema, 'UsageEntryList') }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => {

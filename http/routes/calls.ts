@@ -4,7 +4,7 @@ import type { CallRequests } from '../../actors/call/requests.ts';
 import type { Carrier } from '../../telephony/carrier.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { CallRequestSchema, CallSchema, ComplianceRecordSchema, QueueCallBody } from '../schemas/calls.ts';
-import { ListOf, pageQueryWith, responses, Type } from '../schemas/common.ts';
+import { ListOf, pageQueryWith, responses, StringEnum, Type } from '../schemas/common.ts';
 import { ApiError } from '../errors.ts';
 import { caller, customerIdOf, pageOf, sendWritten, type CustomerLookupDeps } from './helpers.ts';
 import { CREATED_OR_EXISTING } from '../write-status.ts';
@@ -15,7 +15,8 @@ const RECORDING_TYPE = 'audio/wav';
 /** A binary body: described by its media type, never serialized. */
 export const RecordingAudio = Type.Unsafe<Buffer>({
   description: 'The recording, WAV',
-  content: { [RECORDING_TYPE]: { schema: { type: 'string', contentMediaType: RECORDING_TYPE } } },
+  // format binary: a generator reads the body as bytes (a Blob), never as JSON; 1 GiB at most.
+  content: { [RECORDING_TYPE]: { schema: { type: 'string', format: 'binary', contentMediaType: RECORDING_TYPE, maxLength: 1_073_741_824 } } },
 });
 
 /** What the call routes use: the call requests service, customer naming and, for recordings, the carriers. */
@@ -80,7 +81,9 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
           ),
           status: Type.Optional(Type.String({ maxLength: 32, description: 'only calls with this status' })),
         }),
-        response: responses({ 200: Type.Union([ListOf(CallSchema), ListOf(CallRequestSchema)]) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: Type.Union([ListOf(CallSchema, 'CallList'), ListOf(CallRequestSchema, 'CallRequestList')], {
+            description: 'view=requests: a CallRequestList (every item has object call_request); otherwise a CallList (every item has object call). Both are object list: tell them apart by the view sent, or by data[].object',
+          }) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => {
@@ -143,11 +146,14 @@ export function registerCallRoutes(app: App, deps: CallRouteDeps): void {
         params: IdParams,
         response: responses(
           {
-            200: Type.Object({
-              object: Type.Literal('transcript'),
-              call_id: Type.String(),
-              lines: Type.Array(Type.Object({ role: Type.String({ description: 'agent, callee' }), text: Type.String(), at: Type.String() })),
-            }),
+            200: Type.Object(
+              {
+                object: Type.Literal('transcript'),
+                call_id: Type.String(),
+                lines: Type.Array(Type.Object({ role: StringEnum(['agent', 'callee'], 'who spoke'), text: Type.String(), at: Type.String() })),
+              },
+              { $id: 'Transcript' },
+            ),
           },
           ['call_not_found', 'transcript_not_available', 'scope_missing'],
         ),

@@ -91,7 +91,7 @@ export async function registerChatRoutes(app: App, services: ChatRouteDeps): Pro
           summary: 'Ask the sales-coach assistant (Authorization: Bearer <session token>, never an API key)',
           description: 'Cross-origin allowed, no cookies. The browser keeps the thread and sends it as `history`; nothing is stored.',
           tags: ['chat'],
-          security: [],
+          security: [{ sessionToken: [] }],
           body: ChatBody,
           response: responses({ 200: ChatMessageSchema }, [
             ...SESSION_CODES, 'message_required', 'message_too_long', 'insufficient_balance', 'session_exhausted', 'chat_unavailable',
@@ -112,7 +112,7 @@ export async function registerChatRoutes(app: App, services: ChatRouteDeps): Pro
           summary: "The chat page's start: the reseller's brand and the session's expiry (counts nothing)",
           description: 'What the chat page shows before the first message; reading it uses none of the session’s messages.',
           tags: ['chat'],
-          security: [],
+          security: [{ sessionToken: [] }],
           response: responses({ 200: ChatContextSchema }, [...SESSION_CODES], { auth: 'none' }),
         },
       },

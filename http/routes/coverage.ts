@@ -18,10 +18,10 @@ export function registerCoverageRoutes(app: App, services: CoverageRouteDeps): v
         description: 'Whether calls can be sold in a country, in which language, and what the service still waits on there.',
         tags: ['coverage'],
         querystring: Type.Object(
-          { country: Type.Optional(withCode(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code, such as GB' }), 'invalid_parameter')) },
+          { country: Type.Optional(withCode(Type.String({ pattern: '^[A-Za-z]{2}$', maxLength: 2, description: 'ISO 3166-1 alpha-2 code, such as GB' }), { default: 'invalid_parameter', maxLength: 'invalid_parameter' })) },
           { additionalProperties: false },
         ),
-        response: responses({ 200: Type.Union([CoverageSchema, ListOf(CoverageSchema)]) }, ['invalid_parameter', 'unknown_parameter']),
+        response: responses({ 200: Type.Union([CoverageSchema, ListOf(CoverageSchema, 'CoverageList', 300)], { description: 'with country: that Coverage; without: a CoverageList of every opened country' }) }, ['invalid_parameter', 'unknown_parameter']),
       },
     },
     async (request) => {

@@ -22,7 +22,7 @@ export function registerCustomerRoutes(app: App, services: CustomerRouteDeps): v
         description: 'Records a business the reseller sells calling to, in the mode of the key, with the coverage of its country.',
         tags: ['customers'],
         body: CreateCustomerBody,
-        response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })]) }, [
+        response: responses({ 201: Type.Intersect([CustomerSchema, Type.Object({ coverage: CoverageSchema })], { $id: 'CreatedCustomer' }) }, [
           'name_required', 'country_not_supported', 'invalid_timezone', 'invalid_url', 'invalid_phone_number', 'unknown_parameter', 'field_too_long',
           'invalid_parameter', 'forward_needs_phone', 'invalid_json', 'payload_too_large', 'customer_limit_reached', 'external_ref_taken', 'idempotency_key_reused',
           'idempotency_key_too_long', 'scope_missing',
@@ -51,7 +51,7 @@ export function registerCustomerRoutes(app: App, services: CustomerRouteDeps): v
         description: "The account's customers in the key's mode, a page at a time.",
         tags: ['customers'],
         querystring: PageQuery,
-        response: responses({ 200: ListOf(CustomerSchema) }, ['invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(CustomerSchema, 'CustomerList') }, ['invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => {

@@ -42,7 +42,7 @@ export function registerDncRoutes(app: App, { dnc }: DncRouteDeps): void {
         description: "The account's do-not-call numbers with where each came from: the API, a callee's own request or the console.",
         tags: ['calls'],
         querystring: PageQuery,
-        response: responses({ 200: ListOf(DncEntrySchema) }, ['invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(DncEntrySchema, 'DncEntryList') }, ['invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => dnc.list(caller(request).accountId, pageOf(request.query)),
@@ -61,7 +61,7 @@ export function registerDncRoutes(app: App, { dnc }: DncRouteDeps): void {
         tags: ['calls'],
         params: Type.Object({ phone: Type.String({ maxLength: 64, description: 'the number, E.164 or national' }) }),
         response: responses(
-          { 200: Type.Object({ object: Type.Literal('dnc_entry'), phone: Type.String(), deleted: Type.Boolean() }) },
+          { 200: Type.Object({ object: Type.Literal('dnc_entry'), phone: Type.String(), deleted: Type.Boolean() }, { $id: 'DeletedDncEntry' }) },
           ['invalid_phone_number', 'dnc_entry_not_found', 'dnc_entry_protected', 'dnc_entry_other_mode', 'scope_missing'],
         ),
       },

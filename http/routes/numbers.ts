@@ -63,7 +63,7 @@ export function registerNumberRoutes(app: App, services: NumberRouteDeps): void 
         tags: ['numbers'],
         params: CustomerIdParams,
         querystring: PageQuery,
-        response: responses({ 200: ListOf(NumberSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(NumberSchema, 'NumberList') }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => services.numbers.list(await ownerOf(request, request.params.id), pageOf(request.query)),

@@ -47,7 +47,7 @@ export function registerOnboardingLinkRoutes(app: App, services: OnboardingLinkR
         tags: ['customers'],
         params: CustomerIdParams,
         querystring: PageQuery,
-        response: responses({ 200: ListOf(OnboardingLinkSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(OnboardingLinkSchema, 'OnboardingLinkList') }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => {

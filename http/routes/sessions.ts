@@ -54,7 +54,7 @@ export function registerSessionRoutes(app: App, services: SessionRouteDeps): voi
         tags: ['chat'],
         params: CustomerIdParams,
         querystring: PageQuery,
-        response: responses({ 200: ListOf(ChatSessionSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(ChatSessionSchema, 'ChatSessionList') }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => {

@@ -49,7 +49,7 @@ export function registerWebsiteRoutes(app: App, services: WebsiteRouteDeps): voi
         tags: ['websites'],
         params: CustomerIdParams,
         querystring: PageQuery,
-        response: responses({ 200: ListOf(WebsiteSchema) }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
+        response: responses({ 200: ListOf(WebsiteSchema, 'WebsiteBuildList') }, ['customer_not_found', 'invalid_parameter', 'invalid_cursor', 'scope_missing']),
       },
     },
     async (request) => services.websites.list(await ownerOf(request, request.params.id), pageOf(request.query)),

@@ -1,15 +1,16 @@
-import { Type, Nullable, NullableString, NullableInteger, NullableTimestamp, Timestamp, ModeSchema, withCode } from './common.ts';
+import { Type, Nullable, NullableString, NullableInteger, NullableTimestamp, Timestamp, ModeSchema, withCode, StringEnum } from './common.ts';
+import { SCOPES } from '../../actors/account/api-key-rules.ts';
 
 export const AccountSchema = Type.Object({
   object: Type.Literal('account'),
   id: Type.String(),
   slug: Type.String(),
   name: Type.String(),
-  status: Type.String({ description: 'active, suspended' }),
+  status: StringEnum(['active', 'suspended'], 'active, suspended'),
   mode: ModeSchema,
   country: Type.String(),
   onboarding: Type.Object({
-    kyb_status: Type.String({ description: 'pending, verified, rejected' }),
+    kyb_status: StringEnum(['pending', 'verified', 'rejected'], 'pending, verified, rejected'),
     agreement_signed: Type.Boolean(),
     agreement_version: NullableString,
   }),
@@ -19,7 +20,7 @@ export const AccountSchema = Type.Object({
     label: Type.String(),
     prefix: Type.String(),
     last_four: Type.String(),
-    scopes: Type.Array(Type.String()),
+    scopes: Type.Array(StringEnum(SCOPES, 'a scope the key holds')),
     expires_at: NullableTimestamp,
   }),
   limits: Type.Object({
@@ -28,16 +29,17 @@ export const AccountSchema = Type.Object({
     concurrent_calls: Type.Integer(),
     max_customers: NullableInteger,
   }),
-  customers: Type.Object({ count: Type.Integer() }),
-});
+  customers: Type.Object({ count: Type.Integer({ minimum: 0 }) }),
+}, { $id: 'Account' });
 
 /** The brand domain's DNS state (issue 21; docs/api.md, "Brand domain"). */
 export const BrandDomainSchema = Type.Object({
   object: Type.Literal('brand_domain'),
   domain: NullableString,
-  status: Type.Union([Type.Literal('none'), Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')], {
-    description: 'none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed)',
-  }),
+  status: StringEnum(
+    ['none', 'pending', 'verified', 'failed'],
+    'none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed)',
+  ),
   cname_target: Type.Union([Type.String(), Type.Null()], { description: 'what the domain must be a CNAME of; null without a domain or when the service has no sites domain' }),
   checked_at: NullableTimestamp,
   verified_at: NullableTimestamp,
@@ -53,7 +55,7 @@ export const BrandSchema = Type.Object({
   support_email: NullableString,
   domain: NullableString,
   domain_status: { ...BrandDomainSchema, description: "the domain's DNS state: customer-facing URLs use https://<domain> only once it is verified" },
-});
+}, { $id: 'Brand' });
 
 const BrandText = (maxLength: number) => Type.Optional(withCode(Nullable(Type.String({ maxLength })), 'invalid_brand_field'));
 /** A colour longer than #RRGGBB is still "not hex", not "too long". */

@@ -1,7 +1,17 @@
 import { CONSENT_TYPES, type ConsentType as ConsentTypeName } from '../../actors/scheduler/consent.ts';
-import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode } from './common.ts';
+import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, StringEnum, NullableEnum } from './common.ts';
+import type { CallStatus } from '../../db/calls.ts';
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
+const STATUSES = ['queued', 'dialing', 'ringing', 'in_progress', 'completed', 'cancelled', 'expired', 'blocked'] as const satisfies readonly CallStatus[];
+/** The outcomes OUTCOME_DOC names. */
+const OUTCOMES = [
+  'appointment_booked', 'not_interested', 'call_back_later', 'do_not_call', 'voicemail', 'fax', 'time_limit', 'completed', 'no_answer', 'busy', 'failed',
+  'cancelled', 'expired', 'do_not_call_listed', 'consent_expired', 'consent_required', 'requested_call_only', 'no_redial_after_hang_up',
+  'registered_address_required', 'forwarded', 'message_played',
+] as const;
+const Status = () => StringEnum(STATUSES, STATUS_DOC);
+const Outcome = (doc = OUTCOME_DOC) => NullableEnum(OUTCOMES, doc);
 const OUTCOME_DOC =
   'appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played';
 
@@ -12,25 +22,25 @@ const CONSENT_TYPE_DOC =
 /** The consent carried with a request, as the reseller sent it: on the call_request object only, so never in an event. */
 export const ConsentSchema = Type.Object(
   {
-    type: Type.String({ description: CONSENT_TYPE_DOC }),
+    type: StringEnum(CONSENT_TYPES, CONSENT_TYPE_DOC),
     obtained_at: NullableTimestamp,
     source: NullableString,
     evidence_ref: NullableString,
     expires_at: { ...NullableTimestamp, description: 'after this the consent no longer counts; null: until revoked' },
   },
-  { description: 'The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls"))' },
+  { $id: 'CallRequestConsent', description: 'The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls"))' },
 );
 
 /** One attempt of a request, as the request lists it; `GET /v1/calls/{id}` gives the whole call. */
 export const RequestCallSchema = Type.Object({
   id: Type.String(),
   attempt: Type.Integer({ minimum: 1 }),
-  status: Type.String({ description: STATUS_DOC }),
+  status: Status(),
   finished: Type.Boolean(),
-  outcome: Nullable(Type.String({ description: OUTCOME_DOC })),
+  outcome: Outcome(),
   dialed_at: NullableTimestamp,
   ended_at: NullableTimestamp,
-});
+}, { $id: 'CallAttempt' });
 
 /** Why a queued request (and its queued call) waits: the codes docs/api.md "Calls" lists. */
 const WAITING_REASON_DOC =
@@ -45,9 +55,9 @@ export const CallRequestSchema = Type.Object({
   phone: Type.String({ description: 'E.164' }),
   business_name: NullableString,
   external_ref: NullableString,
-  status: Type.String({ description: STATUS_DOC }),
+  status: Status(),
   finished: Type.Boolean(),
-  outcome: Nullable(Type.String({ description: `how the request's call ended, null until finished: ${OUTCOME_DOC}` })),
+  outcome: Outcome(`how the request's call ended, null until finished: ${OUTCOME_DOC}`),
   waiting_reason: Nullable(Type.String({ description: WAITING_REASON_DOC })),
   waiting_detail: Nullable(
     Type.String({ description: 'why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when)' }),
@@ -59,7 +69,7 @@ export const CallRequestSchema = Type.Object({
   calls: Type.Array(RequestCallSchema, { description: 'every attempt of the request, first to last; the first has the request\'s id' }),
   mode: ModeSchema,
   created_at: Timestamp,
-});
+}, { $id: 'CallRequest' });
 
 export const CallSchema = Type.Object({
   object: Type.Literal('call'),
@@ -69,14 +79,12 @@ export const CallSchema = Type.Object({
   customer_id: Type.String(),
   external_ref: NullableString,
   phone: Type.String(),
-  direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')], {
-    description: 'outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number)',
-  }),
+  direction: StringEnum(['outbound', 'inbound'], 'outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number)'),
   business_name: NullableString,
-  status: Type.String({ description: STATUS_DOC }),
+  status: Status(),
   finished: Type.Boolean(),
-  outcome: Nullable(Type.String({ description: OUTCOME_DOC })),
-  duration_seconds: Type.Integer(),
+  outcome: Outcome(),
+  duration_seconds: Type.Integer({ minimum: 0 }),
   appointment_id: NullableString,
   summary: NullableString,
   recording_url: NullableString,
@@ -94,7 +102,7 @@ export const CallSchema = Type.Object({
   retry_at: { ...NullableTimestamp, description: 'the earliest the next attempt was planned for (a gate may hold it longer: that call says); null when will_retry is false' },
   mode: ModeSchema,
   created_at: Timestamp,
-});
+}, { $id: 'Call' });
 
 /** A string enum (not a union of literals), so a wrong value is answered with the values it takes. */
 const ConsentType = Type.Unsafe<ConsentTypeName>({ type: 'string', enum: [...CONSENT_TYPES], description: CONSENT_TYPE_DOC });
@@ -172,7 +180,7 @@ export const AppointmentSchema = Type.Object({
   start_at: Timestamp,
   end_at: Timestamp,
   timezone: Type.String({ description: 'IANA zone the meeting was agreed in' }),
-  status: Type.String({ description: 'booked, cancelled' }),
+  status: StringEnum(['booked', 'cancelled'], 'booked, cancelled'),
   attendee_name: NullableString,
   notes: NullableString,
   on_calendar: Type.Boolean({ description: "the meeting is an event on the customer's calendar (false: no calendar connected, or not yet written)" }),
@@ -180,16 +188,16 @@ export const AppointmentSchema = Type.Object({
   created_at: Timestamp,
   updated_at: Type.Unsafe<string>({ ...Timestamp, description: 'last change: the booking, or the event moved or deleted in the calendar' }),
   cancelled_at: NullableTimestamp,
-});
+}, { $id: 'Appointment' });
 
 export const DncEntrySchema = Type.Object({
   object: Type.Literal('dnc_entry'),
   phone: Type.String(),
-  source: Type.String({ description: 'api, callee_request, console' }),
+  source: StringEnum(['api', 'callee_request', 'console'], 'api, callee_request, console'),
   reason: NullableString,
   call_id: NullableString,
   created_at: Timestamp,
-});
+}, { $id: 'DncEntry' });
 
 const RecordConsentSchema = Type.Object({
   type: NullableString,
@@ -224,4 +232,4 @@ export const ComplianceRecordSchema = Type.Object({
   opt_out_offered: Nullable(Type.Boolean()),
   identified_at: NullableTimestamp,
   keep_until: { ...NullableTimestamp, description: 'kept at least until then (UWG § 7a: five years for calls to German numbers); null: no term, kept' },
-});
+}, { $id: 'ComplianceRecord' });

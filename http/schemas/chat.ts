@@ -1,4 +1,4 @@
-import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, type Static } from './common.ts';
+import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, StringEnum, type Static } from './common.ts';
 import { DISPLAY_NAME_MAX, END_USER_REF_MAX, HISTORY_MAX_ENTRIES, MESSAGE_MAX, TTL_SECONDS } from '../../actors/chat/session-rules.ts';
 
 export const ChatSessionSchema = Type.Object({
@@ -8,7 +8,7 @@ export const ChatSessionSchema = Type.Object({
   prefix: Type.String({ description: 'first characters of the token (mode prefix + 4), for telling sessions apart' }),
   end_user_ref: Type.String(),
   display_name: NullableString,
-  status: Type.String({ description: 'active, revoked, expired, exhausted' }),
+  status: StringEnum(['active', 'revoked', 'expired', 'exhausted'], 'active, revoked, expired, exhausted'),
   expires_at: Timestamp,
   revoked_at: NullableTimestamp,
   last_used_at: NullableTimestamp,
@@ -19,7 +19,7 @@ export const ChatSessionSchema = Type.Object({
   token: Type.Optional(Type.String({ description: 'svc_sess_test_… or svc_sess_live_…; only on the mint response, shown once' })),
   url: Type.Optional(Type.String({ description: "the chat page with the token in its fragment (`…/chat#token=…`), at the reseller's verified brand domain or else the service's public URL; only on the mint response" })),
   expires_in_seconds: Type.Optional(Type.Integer({ description: 'only on the mint response' })),
-});
+}, { $id: 'ChatSession' });
 
 export const MintSessionBody = Type.Object(
   {
@@ -42,7 +42,7 @@ export const RevokeSessionsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const RevocationSchema = Type.Object({ object: Type.Literal('chat_session_revocation'), revoked: Type.Integer() });
+export const RevocationSchema = Type.Object({ object: Type.Literal('chat_session_revocation'), revoked: Type.Integer({ minimum: 0 }) }, { $id: 'ChatSessionRevocation' });
 
 const Turn = Type.Object(
   {
@@ -63,7 +63,7 @@ const History = Type.Unsafe<Static<typeof Turns>>({
   description: 'the thread so far, oldest first (the browser keeps it; nothing is stored). Only the last 12 entries are used.',
   oneOf: [
     Turns,
-    Type.String({ contentMediaType: 'application/json', contentSchema: Turns, description: 'the same array, as a JSON string' }),
+    Type.String({ contentMediaType: 'application/json', contentSchema: Turns, maxLength: 1_048_576, description: 'the same array, as a JSON string (at most the 1 MB a body may be)' }),
   ],
 });
 
@@ -90,7 +90,7 @@ export const ChatMessageSchema = Type.Object({
   message_limit: Type.Integer(),
   session_expires_at: Timestamp,
   charged_cents: Type.Integer({ description: '2 per answered message (priced with applied: false in test mode)' }),
-});
+}, { $id: 'ChatMessage' });
 
 export const ChatContextSchema = Type.Object({
   object: Type.Literal('chat_context'),
@@ -109,4 +109,4 @@ export const ChatContextSchema = Type.Object({
   session_expires_at: Timestamp,
   messages_sent: Type.Integer(),
   message_limit: Type.Integer(),
-});
+}, { $id: 'ChatContext' });

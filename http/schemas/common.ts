@@ -29,26 +29,46 @@ export function withCode<T extends TSchema>(schema: T, code: ErrorCode | Partial
 export const MAX_INT4 = 2_147_483_647;
 export const MAX_CENTS = 1_000_000_000_000;
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' });
+export const Timestamp = Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601, UTC, milliseconds' });
 export const NullableTimestamp = Nullable(Timestamp);
 export const NullableString = Nullable(Type.String());
 export const NullableInteger = Nullable(Type.Integer());
 export const ModeSchema = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 
+/** Said in the description of every enum: the service may add values (docs/api.md, "Enums"). */
+export const ADDITIVE = 'More values may be added: treat one you do not know as the nearest general case, never as an error.';
+
+/**
+ * A string of known `values` as an `enum`, with the additive-change note in its description. Its
+ * static type stays `string`: the values are what a client is told, not a narrowing of the code.
+ */
+export function StringEnum(values: readonly string[], description?: string) {
+  return Type.Unsafe<string>({ type: 'string', enum: [...values], description: description ? `${description}. ${ADDITIVE}` : ADDITIVE });
+}
+
+/** `StringEnum` or null. */
+export function NullableEnum(values: readonly string[], description?: string) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...values, null], description: description ? `${description}. ${ADDITIVE}` : ADDITIVE });
+}
+
 export const ErrorSchema = Type.Object(
   {
     error: Type.Object({
-      type: Type.String(),
-      code: Type.String(),
-      message: Type.String(),
-      request_id: Type.String(),
+      type: StringEnum([...new Set(Object.values(ERRORS).map((e) => e.type))], 'the class of the error'),
+      code: StringEnum(Object.keys(ERRORS) as ErrorCode[], 'stable: branch on it (each response lists the codes it carries)'),
+      message: Type.String({ maxLength: 4096, description: 'for a person; may change' }),
+      request_id: Type.String({ maxLength: 64, description: 'the request-id header of the answer' }),
     }),
   },
   { $id: 'Error', description: 'Every error: branch on error.code, show error.message.' },
 );
 
-export function ListOf<T extends TSchema>(item: T) {
-  return Type.Object({ object: Type.Literal('list'), data: Type.Array(item), has_more: Type.Boolean() });
+/** A page of `item`s; `name` names it in the document (`CustomerList`…). */
+export function ListOf<T extends TSchema>(item: T, name?: string, maxItems = 200) {
+  return Type.Object(
+    { object: Type.Literal('list'), data: Type.Array(item, { maxItems }), has_more: Type.Boolean() },
+    name ? { $id: name } : {},
+  );
 }
 
 /** Page size of every list when `limit` is not sent. */

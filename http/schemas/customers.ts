@@ -1,4 +1,6 @@
-import { Type, Nullable, NullableString, NullableTimestamp, NullableInteger, Timestamp, ModeSchema, withCode, MAX_CENTS, MAX_INT4 } from './common.ts';
+import { Type, Nullable, NullableString, NullableTimestamp, NullableInteger, Timestamp, ModeSchema, withCode, MAX_CENTS, MAX_INT4, StringEnum, ADDITIVE } from './common.ts';
+import { BLOCKER_CODES } from '../../actors/customer/readiness.ts';
+import { PROVISIONING_STEPS } from '../../actors/customer/provisioning.ts';
 import { EmailSchema } from './console.ts';
 import { CALL_SETTING_BOUNDS, DEFAULT_CALL_SETTINGS, VOICES } from '../../actors/customer/call-settings.ts';
 import { BOOKING_BOUNDS, DEFAULT_BOOKING_SETTINGS } from '../../actors/customer/booking-settings.ts';
@@ -64,7 +66,7 @@ export const CallSettingsSchema = Type.Object(
     inbound: Type.Object({ action: FIELD.inbound }),
     recording: Type.Object({ on_objection: enumOf(OBJECTION_ACTIONS, WORDS.objection) }),
   },
-  { description: 'the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings")' },
+  { $id: 'CallSettings', description: 'the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings")' },
 );
 
 /** A group of the input: an object of optional fields (null resets one), or null (resets the group). */
@@ -96,7 +98,9 @@ export const CallSettingsInput = Nullable(
  * end, no overlaps): `invalid_parameter` naming the field.
  */
 const BD = DEFAULT_BOOKING_SETTINGS;
-const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-4]):[0-5][0-9]$', description: "local wall time 'HH:MM', 24 h ('24:00' ends the day)" });
+// maxLength (for the document's bounds) refuses nothing the pattern takes, with the pattern's code; 16, so a near miss
+// ('09:00:00') is still told the form.
+const HHMM = withCode(Type.String({ pattern: '^([01][0-9]|2[0-4]):[0-5][0-9]$', maxLength: 16, description: "local wall time 'HH:MM', 24 h ('24:00' ends the day)" }), { maxLength: 'invalid_parameter' });
 const SpanSchema = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false });
 const DaySpans = Type.Array(SpanSchema, { maxItems: BOOKING_BOUNDS.spans.max, description: 'the spans the business takes meetings in that day, in its time zone; [] closed' });
 const DayInput = Type.Optional(Nullable(DaySpans));
@@ -173,10 +177,10 @@ export const CustomerSchema = Type.Object({
   booking: BookingSchema,
   country: Type.String(),
   timezone: Type.String(),
-  status: Type.String({ description: 'prospect, active (has been ready for calls), paused' }),
+  status: StringEnum(['prospect', 'active', 'paused'], 'prospect, active (has been ready for calls), paused'),
   mode: ModeSchema,
   created_at: Timestamp,
-});
+}, { $id: 'Customer' });
 
 /** A jurisdiction where only a requested call is lawful (docs/compliance.md, "State auto-dialler laws"); not a blocker. */
 export const ConsentNoticeSchema = Type.Object({
@@ -184,21 +188,21 @@ export const ConsentNoticeSchema = Type.Object({
   jurisdiction: Type.String({ description: 'e.g. US-WA' }),
   message: Type.String({ description: 'for a person; show it' }),
   citation: Type.String(),
-});
+}, { $id: 'ConsentNotice' });
 
 export const CoverageSchema = Type.Object({
   object: Type.Literal('coverage'),
   country: Type.String(),
-  status: Type.String({ description: 'available, pending, not_opened' }),
+  status: StringEnum(['available', 'pending', 'not_opened'], 'available, pending, not_opened'),
   sellable: Type.Boolean(),
   calling_language: NullableString,
-  number_route: Type.String({ description: 'local_rental, none' }),
-  numbers_available: Type.Integer(),
-  waiting_on: Type.String({ description: 'nobody, service' }),
+  number_route: StringEnum(['local_rental', 'none'], 'local_rental, none'),
+  numbers_available: Type.Integer({ minimum: 0 }),
+  waiting_on: StringEnum(['nobody', 'service'], 'nobody, service'),
   summary: Type.String(),
   blockers: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
   notices: Type.Array(ConsentNoticeSchema, { description: 'where in this country only a call the person asked for may be made; not blockers' }),
-});
+}, { $id: 'Coverage' });
 
 export const CreateCustomerBody = Type.Object(
   {
@@ -207,7 +211,7 @@ export const CreateCustomerBody = Type.Object(
     brand_name: Type.Optional(Nullable(Type.String({ maxLength: MAX.name }))),
     website_url: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.url })), 'invalid_url')),
     phone: Type.Optional(withCode(Nullable(Type.String({ maxLength: 64, description: "the business's own number, valid in the customer's country; its website shows it" })), 'invalid_phone_number')),
-    country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$' })), 'country_not_supported')),
+    country: Type.Optional(withCode(Nullable(Type.String({ pattern: '^[A-Za-z]{2}$', maxLength: 2 })), { default: 'country_not_supported', maxLength: 'country_not_supported' })),
     timezone: Type.Optional(withCode(Nullable(Type.String({ maxLength: MAX.timezone })), 'invalid_timezone')),
     registered_name: Type.Optional(RegisteredNameInput),
     registered_address: Type.Optional(RegisteredAddressInput),
@@ -239,25 +243,36 @@ export const CustomerIdParams = Type.Object({
 });
 
 /** What clears a blocker: a request to this API, or a step in the console (docs/api.md). */
-const BlockerActionSchema = Type.Object(
+const ApiActionSchema = Type.Object(
   {
-    type: Type.Union([Type.Literal('api'), Type.Literal('console')], {
-      description: 'api: send the request below; console: a person acts in the console (no API for it)',
-    }),
-    method: Type.Optional(Type.String({ description: 'api only: the HTTP method' })),
-    path: Type.Optional(Type.String({ description: "api only: the path, with this customer's id filled in" })),
-    body: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'api only, when the request takes one: the JSON body to send' })),
+    type: Type.Literal('api', { description: 'send the request below' }),
+    method: Type.Literal('POST', { description: 'the HTTP method' }),
+    path: Type.String({ description: "the path, with this customer's id filled in" }),
+    body: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'when the request takes one: the JSON body to send' })),
     description: Type.String({ description: 'what to do, for a person' }),
   },
-  { description: 'what clears the blocker; null when only the service can move' },
+  { $id: 'ReadinessApiAction' },
 );
+const ConsoleActionSchema = Type.Object(
+  {
+    type: Type.Literal('console', { description: 'a person acts in the console (no API for it)' }),
+    description: Type.String({ description: 'what to do, for a person' }),
+  },
+  { $id: 'ReadinessConsoleAction' },
+);
+/** What clears a blocker, discriminated by `type` (actors/customer/readiness.ts, BlockerAction). */
+const BlockerActionSchema = Type.Union([ApiActionSchema, ConsoleActionSchema], {
+  $id: 'ReadinessAction',
+  discriminator: { propertyName: 'type', mapping: { api: '#/components/schemas/ReadinessApiAction', console: '#/components/schemas/ReadinessConsoleAction' } },
+  description: `what clears the blocker, by type: api (send the request) or console (a person acts there). ${ADDITIVE}`,
+});
 
 const ReadinessBlockerSchema = Type.Object({
-  code: Type.String({ description: 'stable; branch on it' }),
+  code: StringEnum(BLOCKER_CODES, 'stable; branch on it'),
   message: Type.String({ description: 'for a person; show it' }),
-  waiting_on: Type.Union([Type.Literal('service'), Type.Literal('customer'), Type.Literal('reseller')], { description: 'who owes the next move' }),
-  action: Nullable(BlockerActionSchema),
-});
+  waiting_on: StringEnum(['service', 'customer', 'reseller'], 'who owes the next move'),
+  action: Type.Union([BlockerActionSchema, Type.Null()], { description: 'what clears the blocker; null when only the service can move' }),
+}, { $id: 'ReadinessBlocker' });
 
 export const ReadinessSchema = Type.Object({
   object: Type.Literal('readiness'),
@@ -282,27 +297,30 @@ export const ReadinessSchema = Type.Object({
   ready_for_test_calls: Type.Boolean({ description: 'false whenever a test call would be turned away; then test_blockers says why' }),
   test_blockers: Type.Array(ReadinessBlockerSchema, { description: 'why a test call would be turned away: the service and customer gates only' }),
   notices: Type.Array(ConsentNoticeSchema, { description: "where in the customer's country only a call the person asked for may be made (Washington, Maine); not blockers" }),
-});
+}, { $id: 'Readiness' });
 
 export const ProvisioningSchema = Type.Object({
   object: Type.Literal('provisioning'),
   customer_id: Type.String(),
-  state: Type.String({ description: 'awaiting_number, awaiting_script, awaiting_agent, awaiting_calendar, awaiting_customer, awaiting_reseller, ready' }),
+  state: StringEnum(
+    ['awaiting_number', 'awaiting_script', 'awaiting_agent', 'awaiting_calendar', 'awaiting_customer', 'awaiting_reseller', 'ready'],
+    'awaiting_number, awaiting_script, awaiting_agent, awaiting_calendar, awaiting_customer, awaiting_reseller, ready',
+  ),
   ready: Type.Boolean(),
-  waiting_on: Type.String({ description: 'service, customer, reseller, nobody' }),
+  waiting_on: StringEnum(['service', 'customer', 'reseller', 'nobody'], 'service, customer, reseller, nobody'),
   blockers: Type.Array(Type.String()),
   steps: Type.Array(
     Type.Object({
-      step: Type.String(),
+      step: StringEnum(PROVISIONING_STEPS, 'the step'),
       done: Type.Boolean(),
-      waiting_on: Type.String(),
+      waiting_on: StringEnum(['service', 'customer', 'reseller', 'nobody'], 'who owes the next move'),
       blocker: NullableString,
       message: { ...NullableString, description: 'why the step is not done, for a person (the calendar step: not connected, or why the connection stopped working); null otherwise' },
     }),
   ),
   mode: ModeSchema,
-  requested_steps: Type.Optional(Type.Array(Type.String())),
-});
+  requested_steps: Type.Optional(Type.Array(StringEnum(PROVISIONING_STEPS, 'a step asked for'))),
+}, { $id: 'Provisioning' });
 
 export const ProvisioningBody = Type.Object(
   {
@@ -327,7 +345,7 @@ export const OnboardingLinkSchema = Type.Object({
   id: Type.String(),
   customer_id: Type.String(),
   prefix: Type.String(),
-  status: Type.String({ description: 'active, completed, replaced, expired' }),
+  status: StringEnum(['active', 'completed', 'replaced', 'expired'], 'active, completed, replaced, expired'),
   expires_at: Timestamp,
   completed_at: NullableTimestamp,
   accepted_by: NullableString,
@@ -335,7 +353,7 @@ export const OnboardingLinkSchema = Type.Object({
   created_at: Timestamp,
   url: Type.Optional(Type.String({ description: 'only on the mint response; shown once' })),
   expires_in_days: Type.Optional(Type.Integer()),
-});
+}, { $id: 'OnboardingLink' });
 
 const Limit = withCode(NullableInteger, 'invalid_limit');
 const LimitSchema = { ...Limit, minimum: 0, maximum: MAX_INT4 } as typeof Limit;
@@ -349,7 +367,7 @@ export const CustomerLimitsSchema = Type.Object({
   monthly_spend_cap_cents: NullableInteger,
   max_concurrent_calls: NullableInteger,
   spend: Type.Optional(Type.Object({ today_cents: Type.Integer(), month_cents: Type.Integer() })),
-});
+}, { $id: 'CustomerLimits' });
 
 export const CustomerLimitsBody = Type.Object(
   {

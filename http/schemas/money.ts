@@ -1,4 +1,5 @@
-import { Type, Nullable, NullableString, NullableInteger, NullableTimestamp, Timestamp, ModeSchema } from './common.ts';
+import { Type, Nullable, NullableString, NullableInteger, NullableTimestamp, Timestamp, ModeSchema, StringEnum } from './common.ts';
+import { LOW_BALANCE_STAGES } from '../../money/rules/low-balance.ts';
 
 export const BalanceSchema = Type.Object({
   object: Type.Literal('balance'),
@@ -11,7 +12,7 @@ export const BalanceSchema = Type.Object({
   bonus_expires_at: NullableTimestamp,
   reserved_cents: Type.Integer({ description: 'held against running calls' }),
   minimum_top_up_cents: Type.Integer(),
-  low_balance: Type.String({ description: 'ok, below_25_percent, below_10_percent, zero' }),
+  low_balance: StringEnum(LOW_BALANCE_STAGES, 'ok, below_25_percent, below_10_percent, zero'),
   rates: Type.Object({
     call_cents_per_minute: Type.Integer(),
     minutes_used_this_month: Type.Integer(),
@@ -31,13 +32,16 @@ export const BalanceSchema = Type.Object({
     monthly_cap_cents: NullableInteger,
   }),
   auto_top_up: Nullable(Type.Object({ threshold_cents: Type.Integer(), amount_cents: NullableInteger })),
-});
+}, { $id: 'Balance' });
 
 export const UsageEntrySchema = Type.Object({
   object: Type.Literal('usage_entry'),
   id: Type.String(),
-  type: Type.String({ description: 'usage, top_up, bonus, refund, minimum, bonus_expired, top_up_refund' }),
-  cause: Type.String({ description: 'call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry, bonus_forfeited, top_up_refund' }),
+  type: StringEnum(['usage', 'top_up', 'bonus', 'refund', 'minimum', 'bonus_expired', 'top_up_refund'], 'usage, top_up, bonus, refund, minimum, bonus_expired, top_up_refund'),
+  cause: StringEnum(
+    ['call', 'chat_message', 'number', 'caller_id', 'prospect', 'website_build', 'website_hosting', 'top_up', 'bonus', 'refund', 'monthly_minimum', 'bonus_expiry', 'bonus_forfeited', 'top_up_refund'],
+    'call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry, bonus_forfeited, top_up_refund',
+  ),
   amount_cents: Type.Integer(),
   currency: Type.Literal('usd'),
   balance_after_cents: Type.Integer(),
@@ -48,4 +52,4 @@ export const UsageEntrySchema = Type.Object({
   minutes: NullableInteger,
   mode: ModeSchema,
   created_at: Timestamp,
-});
+}, { $id: 'UsageEntry' });

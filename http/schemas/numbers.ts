@@ -1,4 +1,4 @@
-import { Nullable, NullableString, ModeSchema, Timestamp, Type, withCode } from './common.ts';
+import { Nullable, NullableString, ModeSchema, Timestamp, Type, withCode, StringEnum, NullableEnum } from './common.ts';
 import { CustomerIdParams } from './customers.ts';
 
 export const NUMBER_STATUSES = ['verifying', 'active', 'payment_due', 'released', 'failed'] as const;
@@ -9,18 +9,18 @@ export const NumberSchema = Type.Object(
     object: Type.Literal('number'),
     id: Type.String({ format: 'uuid' }),
     customer_id: Type.String({ format: 'uuid' }),
-    kind: Type.Union([Type.Literal('rented'), Type.Literal('caller_id')], { description: "rented: a number rented in the customer's country; caller_id: the customer's own number, verified" }),
+    kind: StringEnum(['rented', 'caller_id'], "rented: a number rented in the customer's country; caller_id: the customer's own number, verified"),
     phone_number: Type.String({ description: 'E.164' }),
     country: Type.String({ description: 'ISO-3166 alpha-2' }),
-    status: Type.Union(
-      NUMBER_STATUSES.map((s) => Type.Literal(s)),
-      { description: 'verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified)' },
+    status: StringEnum(
+      NUMBER_STATUSES,
+      'verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified)',
     ),
     monthly_cents: Type.Integer({ description: 'the monthly rent: 1,500 for a rented number, 1,200 for a caller ID' }),
     renews_on: Nullable(Day),
     release_due_on: Nullable(Day),
     released_at: Nullable(Timestamp),
-    failure_reason: Nullable(Type.String({ description: 'verification_failed or verification_expired' })),
+    failure_reason: NullableEnum(['verification_failed', 'verification_expired'], 'verification_failed or verification_expired'),
     verification: Nullable(
       Type.Object({
         code: NullableString,

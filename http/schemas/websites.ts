@@ -1,4 +1,4 @@
-import { Nullable, NullableString, ModeSchema, Timestamp, Type } from './common.ts';
+import { Nullable, NullableString, ModeSchema, Timestamp, Type, StringEnum } from './common.ts';
 import { CustomerIdParams } from './customers.ts';
 
 export const WEBSITE_STATUSES = ['building', 'ready', 'live', 'failed', 'cancelled', 'hosting_due', 'suspended', 'purged'] as const;
@@ -9,9 +9,9 @@ export const WebsiteSchema = Type.Object(
     object: Type.Literal('website_build'),
     id: Type.String({ format: 'uuid', description: "the spec's build_id" }),
     customer_id: Type.String({ format: 'uuid' }),
-    status: Type.Union(
-      WEBSITE_STATUSES.map((s) => Type.Literal(s)),
-      { description: 'building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged' },
+    status: StringEnum(
+      WEBSITE_STATUSES,
+      'building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged',
     ),
     preview_url: Nullable(Type.String({ description: 'while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed' })),
     preview_expires_at: Nullable(Timestamp),

@@ -314,7 +314,9 @@ test("GET /v1/me names the calling key's mode, which is not the account's", asyn
 
   // The OpenAPI document says so, and requires it.
   const doc = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
-  const key = doc.paths['/v1/me'].get.responses['200'].content['application/json'].schema.properties.key;
+  // (The named Account schema since issue 26.)
+  const { $ref } = doc.paths['/v1/me'].get.responses['200'].content['application/json'].schema;
+  const key = doc.components.schemas[$ref.split('/').pop()].properties.key;
   t.true(key.required.includes('mode'));
   t.deepEqual(key.properties.mode.anyOf.flatMap((s: any) => s.enum ?? [s.const]).sort(), ['live', 'test']);
 });

@@ -727,7 +727,8 @@ test('the OpenAPI document carries the session and chat routes with their own er
   t.regex(paths['/v1/customers/{id}/sessions'].post.responses['400'].description, /end_user_ref_required.*ttl_out_of_range/);
   t.regex(paths['/v1/customers/{id}/sessions'].delete.responses['400'].description, /session_selector_required/);
   const post = paths['/v1/chat'].post;
-  t.deepEqual(post.security, [], 'no API key: a session token');
+  t.deepEqual(post.security, [{ sessionToken: [] }], 'no API key: a session token (issue 26: the scheme declared)');
+  t.deepEqual(paths['/v1/chat/session'].get.security, [{ sessionToken: [] }]);
   t.regex(post.responses['401'].description, /invalid_session_token.*session_expired.*session_revoked/);
   t.notRegex(post.responses['401'].description, /invalid_api_key/);
   for (const status of ['402', '429', '503']) t.truthy(post.responses[status], status);

@@ -17,6 +17,11 @@ import { advanceToNext, dialUntilFinished } from '../helpers/calls.ts';
 import { Spectral, Document } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
+import owaspRuleset from '@stoplight/spectral-owasp-ruleset';
+import { serversFor } from '../../http/plugins/openapi.ts';
+import { ERRORS } from '../../http/errors.ts';
+import { EVENT_TYPES } from '../../actors/webhooks/event-types.ts';
+import { ADDITIVE } from '../../http/schemas/common.ts';
 import { loadDncRegistries } from '../helpers/dnc-registries.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -64,14 +69,19 @@ const answered = new Map<string, Set<string>>();
 const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
 addFormats(ajv);
 ajv.addKeyword('x-error-code');
+// OpenAPI's discriminator (Event, ReadinessAction) names the property the branches' consts already tell apart.
+ajv.addKeyword('discriminator');
 const COMPONENTS = 'https://contract.test/components';
 const validators = new Map<string, ValidateFunction>();
+
+/** `schema` with its `#/components/schemas/…` references pointing at the components added to ajv. */
+const resolvable = <T>(schema: T): T => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENTS}#/$defs/`));
 
 /** A document schema compiled once; its `#/components/schemas/…` references point at the components. */
 function validatorOf(where: string, schema: Schema): ValidateFunction {
   let v = validators.get(where);
   if (!v) {
-    v = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENTS}#/$defs/`)));
+    v = ajv.compile(resolvable(schema));
     validators.set(where, v);
   }
   return v;
@@ -91,7 +101,7 @@ test.before(async () => {
   svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000', SWITCHBOARD_BUILDER_POLL_MS: '3600000', SWITCHBOARD_SITES_DOMAIN: 'sites.contract.example' });
   const r = await call(svc.url, 'GET', '/v1/openapi.json');
   doc = r.body;
-  ajv.addSchema({ $id: COMPONENTS, $defs: doc.components.schemas });
+  ajv.addSchema(resolvable({ $id: COMPONENTS, $defs: doc.components.schemas }));
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       operations.set(op.operationId, { ...op, method: method.toUpperCase(), path });
@@ -191,7 +201,7 @@ async function expectAnswer(t: ExecutionContext, operationId: string, s: Send, s
   return r;
 }
 
-const isSessionOperation = (op: Operation) => Array.isArray(op.security) && op.security.length === 0;
+const isSessionOperation = (op: Operation) => JSON.stringify(op.security) === JSON.stringify([{ sessionToken: [] }]);
 const exampleOf = (op: Operation) => op.requestBody?.content['application/json']?.example;
 
 /** A request every operation's validation lets through: ids of the right shape, its example body. */
@@ -222,6 +232,85 @@ test.serial("Spectral's spectral:oas ruleset reports nothing: no error, no warni
   const text = (await call(svc.url, 'GET', '/v1/openapi.json')).text;
   const findings = await spectral.run(new Document(text, Parsers.Json, 'openapi.json'));
   t.deepEqual(findings.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
+});
+
+test.serial("Spectral's OWASP API ruleset reports no error on the document a production install serves (https server)", async (t) => {
+  const spectral = new Spectral();
+  spectral.setRuleset({ extends: [[owaspRuleset, 'recommended']] } as never);
+  const served = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
+  // The test service's public URL is plain http, which the document marks local and internal.
+  t.deepEqual(served.servers.map((s: { 'x-internal': boolean }) => s['x-internal']), [true]);
+  const production = { ...served, servers: serversFor('https://api.example.com') };
+  t.deepEqual(production.servers, [{ url: 'https://api.example.com', description: 'production', 'x-internal': false }]);
+  const findings = await spectral.run(new Document(JSON.stringify(production), Parsers.Json, 'openapi.json'));
+  t.deepEqual(findings.filter((f) => f.severity === 0).map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
+});
+
+test.serial('the document names its resources, enums and unions (issue 26): generators give precise types', (t) => {
+  const schemas = doc.components.schemas as Record<string, any>;
+  for (const name of [
+    'Error', 'Customer', 'CreatedCustomer', 'CustomerList', 'Readiness', 'ReadinessBlocker', 'ReadinessAction', 'Provisioning', 'Coverage', 'CallRequest',
+    'CallRequestList', 'Call', 'CallList', 'Event', 'EventList', 'Brand', 'Balance', 'UsageEntryList', 'Appointment', 'AppointmentList', 'Number',
+    'WebsiteBuild', 'Account', 'ChatSession', 'ChatMessage', 'Transcript', 'ComplianceRecord', 'DncEntryList', 'OnboardingLinkList', 'CustomerLimits',
+  ]) {
+    t.truthy(schemas[name], `components.schemas.${name}`);
+  }
+  // Every JSON success answer is a named schema, or a union of named ones.
+  for (const op of operations.values()) {
+    for (const [status, response] of Object.entries(op.responses).filter(([s]) => s.startsWith('2'))) {
+      const schema = response.content?.['application/json']?.schema as any;
+      if (!schema) continue;
+      const refs = schema.$ref ? [schema.$ref] : (schema.anyOf ?? schema.oneOf ?? []).map((s: any) => s.$ref);
+      t.true(refs.length > 0 && refs.every((r: unknown) => typeof r === 'string'), `${op.operationId} ${status}: ${JSON.stringify(schema).slice(0, 120)}`);
+    }
+  }
+  t.deepEqual(operations.get('getRecording')!.responses['200'].content!['audio/wav'].schema!.format, 'binary');
+  // Enums, each saying that more values may come.
+  const enumOf = (schema: any) => {
+    t.true(String(schema.description).includes(ADDITIVE), JSON.stringify(schema).slice(0, 120));
+    return schema.enum as string[];
+  };
+  t.deepEqual(enumOf(schemas.Error.properties.error.properties.code), Object.keys(ERRORS));
+  t.deepEqual(enumOf(schemas.Customer.properties.status), ['prospect', 'active', 'paused']);
+  t.deepEqual(enumOf(schemas.Balance.properties.low_balance), ['ok', 'below_25_percent', 'below_10_percent', 'zero']);
+  t.deepEqual(enumOf(schemas.Account.properties.onboarding.properties.kyb_status), ['pending', 'verified', 'rejected']);
+  t.deepEqual(enumOf(schemas.DncEntry.properties.source), ['api', 'callee_request', 'console']);
+  t.deepEqual(enumOf(schemas.Coverage.properties.number_route), ['local_rental', 'none']);
+  t.true(enumOf(schemas.Call.properties.outcome).includes('appointment_booked'));
+  t.true(enumOf(schemas.Provisioning.properties.state).includes('awaiting_calendar'));
+  t.true(enumOf(schemas.UsageEntry.properties.cause).includes('website_hosting'));
+  t.deepEqual(enumOf(schemas.Transcript.properties.lines.items.properties.role), ['agent', 'callee']);
+  // The readiness action and the event: unions discriminated by type.
+  t.deepEqual(schemas.ReadinessAction.discriminator.propertyName, 'type');
+  // (@fastify/swagger writes a const as a one-value enum.)
+  const single = (schema: any) => schema.const ?? (schema.enum?.length === 1 ? schema.enum[0] : undefined);
+  t.deepEqual(schemas.ReadinessAction.anyOf.map((s: any) => single(schemas[s.$ref.split('/').pop()].properties.type)), ['api', 'console']);
+  t.deepEqual(Object.keys(schemas.Event.discriminator.mapping), [...EVENT_TYPES]);
+  for (const branch of schemas.Event.anyOf) {
+    const event = schemas[branch.$ref.split('/').pop()];
+    t.true(EVENT_TYPES.includes(single(event.properties.type)), branch.$ref);
+    t.regex(event.properties.data.$ref ?? '', /^#\/components\/schemas\/(Call|Appointment|Readiness|Balance|RotatedApiKey|Number|WebsiteBuild)$/, branch.$ref);
+  }
+  t.deepEqual((doc as any).webhooks.event.post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Event' });
+  t.deepEqual(schemas.EventList.properties.data.items, { $ref: '#/components/schemas/Event' });
+  // GET /v1/calls: which list, by view.
+  t.deepEqual(operations.get('listCalls')!.responses['200'].content!['application/json'].schema!.anyOf, [
+    { $ref: '#/components/schemas/CallList' },
+    { $ref: '#/components/schemas/CallRequestList' },
+  ]);
+  // The chat routes take a session token; every other operation names the scope its key needs.
+  for (const op of operations.values()) {
+    const scopes = (op as any)['x-required-scopes'] as string[];
+    if (op.path.startsWith('/v1/chat')) {
+      t.deepEqual(op.security, [{ sessionToken: [] }], op.operationId);
+      t.deepEqual(scopes, [], op.operationId);
+    } else {
+      t.is(op.security, undefined, `${op.operationId}: the document's apiKey`);
+      t.true(Array.isArray(scopes), op.operationId);
+    }
+  }
+  t.deepEqual((operations.get('queueCall') as any)['x-required-scopes'], ['calls:write']);
+  t.deepEqual((operations.get('getMe') as any)['x-required-scopes'], []);
 });
 
 test.serial('request body examples: each is accepted as it stands (on a customer whose external_ref is the one they name)', async (t) => {
@@ -299,6 +388,18 @@ test.serial('every write that takes Idempotency-Key: 409 idempotency_key_reused 
   await expectAnswer(t, 'createCustomer', { key, body: { name: 'Idempotent Ltd' }, headers: { 'idempotency-key': 'reused-key' } }, 201);
   const idempotent = [...operations.values()].filter((op) => /idempotency_key_reused/.test(op.responses['409']?.description ?? ''));
   t.true(idempotent.length >= 8);
+  for (const op of operations.values()) {
+    // Declared exactly where the write takes it, with its limit; the 2xx answers declare the replay marker.
+    const declared = (op.parameters ?? []).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    t.is(Boolean(declared), idempotent.includes(op), `${op.operationId}: Idempotency-Key declared`);
+    if (declared) t.is(declared.schema.maxLength, 255, op.operationId);
+    for (const [status, response] of Object.entries(op.responses)) {
+      const headers = Object.keys((response as { headers?: object }).headers ?? {});
+      t.true(['request-id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => headers.includes(h)), `${op.operationId} ${status}: ${headers}`);
+      t.is(headers.includes('idempotent-replayed'), Boolean(declared) && status.startsWith('2'), `${op.operationId} ${status}: the replay marker`);
+      if (status === '429') t.true(headers.includes('Retry-After'), `${op.operationId} 429: Retry-After`);
+    }
+  }
   for (const op of idempotent) {
     const s = passing(op, key);
     await expectAnswer(t, op.operationId, { ...s, params: Object.fromEntries(Object.keys(s.params ?? {}).map((k) => [k, 'bright-1'])), headers: { 'idempotency-key': 'reused-key' } }, 409, 'idempotency_key_reused');

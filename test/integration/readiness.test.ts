@@ -269,14 +269,19 @@ test('provisioning refuses unknown steps and unknown fields', async (t) => {
 
 test('the OpenAPI document declares both questions and the blocker item with waiting_on and action', async (t) => {
   const doc = (await call(svc.url, 'GET', '/v1/openapi.json')).body;
-  const schema = doc.paths['/v1/customers/{id}/readiness'].get.responses['200'].content['application/json'].schema;
+  // Named schemas (issue 26): Readiness, ReadinessBlocker, ReadinessAction (api or console, by type).
+  const named = (s: any) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);
+  const schema = named(doc.paths['/v1/customers/{id}/readiness'].get.responses['200'].content['application/json'].schema);
   t.like(schema.properties, { ready_for_live_calls: { type: 'boolean' }, ready_for_test_calls: { type: 'boolean' } });
   for (const list of ['blockers', 'test_blockers']) {
-    const item = schema.properties[list].items;
+    const item = named(schema.properties[list].items);
     t.deepEqual(Object.keys(item.properties).sort(), ['action', 'code', 'message', 'waiting_on'], list);
-    t.deepEqual(item.properties.waiting_on.anyOf.flatMap((s: any) => s.enum ?? [s.const]).sort(), ['customer', 'reseller', 'service']);
-    t.deepEqual(item.properties.action.type, ['object', 'null']);
-    t.deepEqual(Object.keys(item.properties.action.properties).sort(), ['body', 'description', 'method', 'path', 'type']);
+    t.deepEqual([...item.properties.waiting_on.enum].sort(), ['customer', 'reseller', 'service']);
+    t.deepEqual(item.properties.action.anyOf[1], { type: 'null' });
+    const [api, console] = named(item.properties.action.anyOf[0]).anyOf.map(named);
+    t.deepEqual(Object.keys(api.properties).sort(), ['body', 'description', 'method', 'path', 'type']);
+    t.deepEqual(api.properties.type.enum, ['api']);
+    t.deepEqual(Object.keys(console.properties).sort(), ['description', 'type']);
   }
 });
 

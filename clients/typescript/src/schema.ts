@@ -140,6 +140,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{id}/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The customer's calendar connection: working, failing (and why) or not connected
+         * @description Never the credentials. The customer connects its calendar on the page a calendar link opens (POST /v1/customers/{id}/calendar_link).
+         */
+        get: operations["getCustomerCalendar"];
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect the customer's calendar
+         * @description Forgets the connection and its credentials; a requested calendar step is no longer done. Appointments already booked stay. `409 calendar_not_connected` when there is none.
+         */
+        delete: operations["disconnectCustomerCalendar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/calendar_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint the link a customer opens to connect its calendar (revokes the previous one)
+         * @description The body is optional. The URL is shown once, in this response; it lasts 7 days. The page is in your brand and the customer's calling language: a test customer connects the simulated test calendar, a live one its own calendar. With `email`, the link is also emailed to that address on your behalf (your brand, the customer's calling language, Reply-To your support email): `emailed_to` says it was queued.
+         */
+        post: operations["createCalendarLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/{id}/numbers": {
         parameters: {
             query?: never;
@@ -725,17 +769,520 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event POSTed to a webhook endpoint
+         * @description Verify webhook-signature over `webhook-id.webhook-timestamp.body` with the endpoint secret, answer 2xx, then handle the event by its type.
+         */
+        post: operations["receiveEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Every error: branch on error.code, show error.message. */
         Error: {
             error: {
-                type: string;
-                code: string;
+                /**
+                 * @description the class of the error. More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                type: "authentication_error" | "permission_error" | "invalid_request_error" | "conflict_error" | "not_found_error" | "api_error";
+                /**
+                 * @description stable: branch on it (each response lists the codes it carries). More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                code: "invalid_api_key" | "key_revoked" | "key_rotated" | "key_expired" | "scope_missing" | "ip_not_allowed" | "reseller_suspended" | "live_not_enabled" | "admin_unauthorized" | "invalid_json" | "invalid_parameter" | "unknown_parameter" | "parameter_missing" | "field_too_long" | "invalid_string" | "payload_too_large" | "unsupported_content_type" | "invalid_cursor" | "idempotency_key_too_long" | "idempotency_key_reused" | "rate_limit_exceeded" | "route_not_found" | "uri_too_long" | "headers_too_large" | "request_timeout" | "malformed_request" | "name_required" | "country_not_supported" | "invalid_timezone" | "invalid_url" | "customer_limit_reached" | "customer_not_found" | "external_ref_taken" | "invalid_limit" | "forward_needs_phone" | "invalid_brand_field" | "invalid_provisioning_step" | "provisioning_not_recorded" | "onboarding_link_not_created" | "onboarding_email_limit" | "calendar_connection_failed" | "calendar_not_connected" | "calendar_link_not_created" | "invalid_phone_number" | "phone_country_mismatch" | "invalid_dial_before" | "consent_required" | "requested_call_only" | "no_redial_after_hang_up" | "registered_address_required" | "call_not_found" | "compliance_record_not_found" | "call_already_claimed" | "call_already_finished" | "appointment_not_found" | "dnc_entry_not_found" | "dnc_entry_protected" | "dnc_entry_other_mode" | "dnc_registry_unknown" | "dnc_registry_empty" | "number_not_found" | "country_required" | "no_number_available" | "number_already_added" | "caller_id_in_use" | "carrier_unavailable" | "caller_id_not_geographic" | "phone_extension_not_allowed" | "verification_in_progress" | "verification_limit_reached" | "verification_daily_limit" | "website_not_found" | "website_not_ready" | "revision_limit_reached" | "invalid_domain" | "domain_already_set" | "test_mode_domain" | "brand_domain_taken" | "sites_not_configured" | "recording_not_available" | "transcript_not_available" | "invalid_twilio_signature" | "event_not_found" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "console_session_required" | "csrf_failed" | "role_forbidden" | "two_factor_setup_required" | "invalid_credentials" | "two_factor_code_required" | "invalid_two_factor_code" | "two_factor_already_enabled" | "two_factor_not_set_up" | "two_factor_not_enabled" | "password_reset_invalid" | "console_session_not_found" | "console_member_not_found" | "console_invitation_not_found" | "own_role_unchangeable" | "owner_protected" | "last_owner" | "invitation_invalid" | "password_rejected" | "email_taken" | "webhook_delivery_in_progress" | "invalid_webhook_url" | "invalid_event_type" | "end_user_ref_required" | "ttl_out_of_range" | "session_selector_required" | "session_not_found" | "session_not_created" | "message_required" | "message_too_long" | "invalid_session_token" | "session_expired" | "session_revoked" | "insufficient_balance" | "session_exhausted" | "chat_unavailable" | "account_not_found" | "key_not_found" | "invalid_scope" | "invalid_ip_allowlist" | "invalid_expires_at" | "kyb_incomplete" | "go_live_blocked" | "agreement_version_not_current" | "key_already_revoked" | "top_up_too_small" | "payments_not_configured" | "processor_unavailable" | "saved_card_required" | "card_payment_not_found" | "invalid_webhook_signature" | "refund_too_large" | "card_declined" | "checkout_session_not_found" | "checkout_session_expired" | "hold_not_found" | "unknown_job" | "invalid_locale" | "test_clock_disabled" | "test_clock_not_found" | "test_clock_not_forward" | "test_clock_advance_too_far" | "test_clock_live_customer" | "service_unavailable" | "api_error";
+                /** @description for a person; may change */
                 message: string;
+                /** @description the request-id header of the answer */
                 request_id: string;
             };
+        };
+        Account: {
+            /** @enum {string} */
+            object: "account";
+            id: string;
+            slug: string;
+            name: string;
+            /**
+             * @description active, suspended. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "active" | "suspended";
+            mode: "test" | "live";
+            country: string;
+            onboarding: {
+                /**
+                 * @description pending, verified, rejected. More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                kyb_status: "pending" | "verified" | "rejected";
+                agreement_signed: boolean;
+                agreement_version: string | null;
+            };
+            key: {
+                id: string;
+                /** @description the calling key's mode (the account's own `mode` is whether it has gone live) */
+                mode: "test" | "live";
+                label: string;
+                prefix: string;
+                last_four: string;
+                scopes: ("customers:read" | "customers:write" | "calls:read" | "calls:write" | "chat:write" | "numbers:read" | "numbers:order" | "brand:read" | "brand:write" | "events:read" | "billing:read" | "sites:read" | "sites:order")[];
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                expires_at: string | null;
+            };
+            limits: {
+                /** Format: int64 */
+                requests_per_minute: number;
+                /** Format: int64 */
+                burst: number;
+                /** Format: int64 */
+                concurrent_calls: number;
+                /** Format: int64 */
+                max_customers: number | null;
+            };
+            customers: {
+                /** Format: int64 */
+                count: number;
+            };
+        };
+        CreatedCustomer: components["schemas"]["Customer"] & {
+            coverage: components["schemas"]["Coverage"];
+        };
+        Customer: {
+            /** @enum {string} */
+            object: "customer";
+            id: string;
+            external_ref: string | null;
+            name: string;
+            brand_name: string | null;
+            website_url: string | null;
+            /** @description the business's own number in E.164 (its website shows it); null when not given */
+            phone: string | null;
+            /** @description the business's registered (legal) name said in each call's identification; null: name is said */
+            registered_name: string | null;
+            /** @description the business's postal address said in the opening of a call to a UK number (PECR reg. 24); null: none (calls to UK numbers are refused, registered_address_required) */
+            registered_address: string | null;
+            call_settings: components["schemas"]["CallSettings"];
+            /** @description the booking rules in force, defaults filled in (docs/api.md, "Booking settings") */
+            booking: {
+                /** @description per weekday, in the customer time zone; default Monday to Friday 09:00–17:00 */
+                business_hours: {
+                    /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                    mon: {
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        start: string;
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        end: string;
+                    }[];
+                    /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                    tue: {
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        start: string;
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        end: string;
+                    }[];
+                    /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                    wed: {
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        start: string;
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        end: string;
+                    }[];
+                    /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                    thu: {
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        start: string;
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        end: string;
+                    }[];
+                    /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                    fri: {
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        start: string;
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        end: string;
+                    }[];
+                    /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                    sat: {
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        start: string;
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        end: string;
+                    }[];
+                    /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                    sun: {
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        start: string;
+                        /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                        end: string;
+                    }[];
+                };
+                /**
+                 * Format: int64
+                 * @description a meeting's length, minutes; default 30
+                 */
+                meeting_minutes: number;
+                /**
+                 * Format: int64
+                 * @description kept free before and after every meeting and busy time, minutes; default 15
+                 */
+                buffer_minutes: number;
+                /**
+                 * Format: int64
+                 * @description the soonest a meeting may start, minutes from now; default 120
+                 */
+                min_notice_minutes: number;
+                /**
+                 * Format: int64
+                 * @description the furthest a meeting may start, days from now; default 30
+                 */
+                max_days_ahead: number;
+            };
+            country: string;
+            timezone: string;
+            /**
+             * @description prospect, active (has been ready for calls), paused. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "prospect" | "active" | "paused";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+        };
+        /** @description the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings") */
+        CallSettings: {
+            /**
+             * @description the voice of the opening, the agent and the voicemail message; default marin
+             * @enum {string}
+             */
+            voice: "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "marin" | "cedar";
+            voicemail: {
+                /**
+                 * @description at an answering machine: hang up at once, or leave `message` after the beep (outcome voicemail either way); default leave_message
+                 * @enum {string}
+                 */
+                action: "hang_up" | "leave_message";
+                /** @description what is left after the beep, in the calling language; null: the default message. The business's registered name and an opt-out number are always added */
+                message: string | null;
+            };
+            turn_detection: {
+                /**
+                 * Format: int32
+                 * @description silence that ends the callee's turn, ms; default 500
+                 */
+                silence_ms: number;
+                /** @description how loud speech must be to count (voice activity threshold); default 0.5 */
+                threshold: number;
+                /**
+                 * Format: int32
+                 * @description audio kept before detected speech, ms; default 300
+                 */
+                prefix_padding_ms: number;
+                /**
+                 * Format: int32
+                 * @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700
+                 */
+                backchannel_max_ms: number;
+            };
+            retries: {
+                /**
+                 * Format: int32
+                 * @description calls a request may make in all (1: never retried); default 3
+                 */
+                max_attempts: number;
+                /**
+                 * Format: int32
+                 * @description least time between two attempts of one request, hours; default 4
+                 */
+                min_gap_hours: number;
+            };
+            inbound: {
+                /**
+                 * @description a call to the customer's number: forward to the customer's phone, the agent answers, or a message; null (default): forward when the customer has a phone, else message
+                 * @enum {string|null}
+                 */
+                action: "forward" | "agent" | "message" | null;
+            };
+            recording: {
+                /**
+                 * @description the callee objects to the recording: stop recording and go on, or end the call; default continue_unrecorded
+                 * @enum {string}
+                 */
+                on_objection: "continue_unrecorded" | "end_call";
+            };
+        };
+        Coverage: {
+            /** @enum {string} */
+            object: "coverage";
+            country: string;
+            /**
+             * @description available, pending, not_opened. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "available" | "pending" | "not_opened";
+            sellable: boolean;
+            calling_language: string | null;
+            /**
+             * @description local_rental, none. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            number_route: "local_rental" | "none";
+            /** Format: int64 */
+            numbers_available: number;
+            /**
+             * @description nobody, service. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            waiting_on: "nobody" | "service";
+            summary: string;
+            blockers: {
+                code: string;
+                message: string;
+            }[];
+            /** @description where in this country only a call the person asked for may be made; not blockers */
+            notices: components["schemas"]["ConsentNotice"][];
+        };
+        ConsentNotice: {
+            /** @description requested_call_only: requests to these numbers need consent type requested_call */
+            code: string;
+            /** @description e.g. US-WA */
+            jurisdiction: string;
+            /** @description for a person; show it */
+            message: string;
+            citation: string;
+        };
+        CustomerList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Customer"][];
+            has_more: boolean;
+        };
+        Readiness: {
+            /** @enum {string} */
+            object: "readiness";
+            customer_id: string;
+            external_ref: string | null;
+            country: string;
+            calling_language: string | null;
+            /** @description false whenever a live call would be turned away; then blockers says why */
+            ready_for_live_calls: boolean;
+            /** @description why a live call would be turned away: one per false check */
+            blockers: components["schemas"]["ReadinessBlocker"][];
+            checks: {
+                account_live: boolean;
+                business_verified: boolean;
+                agreement_signed: boolean;
+                balance_loaded: boolean;
+                /** @description live mode has a carrier; false: carrier_not_configured (live calls and numbers refused) */
+                carrier_configured: boolean;
+                speech_certified_for_language: boolean;
+                number_in_country: boolean;
+                script_certified: boolean;
+                customer_accepted_terms: boolean;
+                /** @description every national do-not-call registry of the customer's country is loaded and recent enough */
+                dnc_registries_current: boolean;
+            };
+            /** @description false whenever a test call would be turned away; then test_blockers says why */
+            ready_for_test_calls: boolean;
+            /** @description why a test call would be turned away: the service and customer gates only */
+            test_blockers: components["schemas"]["ReadinessBlocker"][];
+            /** @description where in the customer's country only a call the person asked for may be made (Washington, Maine); not blockers */
+            notices: components["schemas"]["ConsentNotice"][];
+        };
+        ReadinessBlocker: {
+            /**
+             * @description stable; branch on it. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            code: "reseller_not_live" | "kyb_incomplete" | "agreement_unsigned" | "insufficient_balance" | "carrier_not_configured" | "human_speech_gate_closed" | "no_number_in_country" | "script_uncertified" | "customer_not_attested" | "dnc_registry_stale";
+            /** @description for a person; show it */
+            message: string;
+            /**
+             * @description who owes the next move. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            waiting_on: "service" | "customer" | "reseller";
+            /** @description what clears the blocker; null when only the service can move */
+            action: components["schemas"]["ReadinessAction"] | null;
+        };
+        /** @description what clears the blocker, by type: api (send the request) or console (a person acts there). More values may be added: treat one you do not know as the nearest general case, never as an error. */
+        ReadinessAction: components["schemas"]["ReadinessApiAction"] | components["schemas"]["ReadinessConsoleAction"];
+        ReadinessApiAction: {
+            /**
+             * @description send the request below
+             * @enum {string}
+             */
+            type: "api";
+            /**
+             * @description the HTTP method
+             * @enum {string}
+             */
+            method: "POST";
+            /** @description the path, with this customer's id filled in */
+            path: string;
+            /** @description when the request takes one: the JSON body to send */
+            body?: {
+                [key: string]: unknown;
+            };
+            /** @description what to do, for a person */
+            description: string;
+        };
+        ReadinessConsoleAction: {
+            /**
+             * @description a person acts in the console (no API for it)
+             * @enum {string}
+             */
+            type: "console";
+            /** @description what to do, for a person */
+            description: string;
+        };
+        Provisioning: {
+            /** @enum {string} */
+            object: "provisioning";
+            customer_id: string;
+            /**
+             * @description awaiting_number, awaiting_script, awaiting_agent, awaiting_calendar, awaiting_customer, awaiting_reseller, ready. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            state: "awaiting_number" | "awaiting_script" | "awaiting_agent" | "awaiting_calendar" | "awaiting_customer" | "awaiting_reseller" | "ready";
+            ready: boolean;
+            /**
+             * @description service, customer, reseller, nobody. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            waiting_on: "service" | "customer" | "reseller" | "nobody";
+            blockers: string[];
+            steps: {
+                /**
+                 * @description the step. More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                step: "number" | "script" | "agent" | "calendar";
+                done: boolean;
+                /**
+                 * @description who owes the next move. More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                waiting_on: "service" | "customer" | "reseller" | "nobody";
+                blocker: string | null;
+                /** @description why the step is not done, for a person (the calendar step: not connected, or why the connection stopped working); null otherwise */
+                message: string | null;
+            }[];
+            mode: "test" | "live";
+            requested_steps?: ("number" | "script" | "agent" | "calendar")[];
+        };
+        OnboardingLink: {
+            /** @enum {string} */
+            object: "onboarding_link";
+            id: string;
+            customer_id: string;
+            prefix: string;
+            /**
+             * @description active, completed, replaced, expired. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "active" | "completed" | "replaced" | "expired";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            completed_at: string | null;
+            accepted_by: string | null;
+            /** @description the address the link was emailed to on your behalf (the mint request's `email`), or null */
+            emailed_to: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            /** @description only on the mint response; shown once */
+            url?: string;
+            /** Format: int64 */
+            expires_in_days?: number;
+        };
+        OnboardingLinkList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["OnboardingLink"][];
+            has_more: boolean;
+        };
+        CalendarConnection: {
+            /** @enum {string} */
+            object: "calendar_connection";
+            customer_id: string;
+            /**
+             * @description not_connected: never connected (or disconnected); working: the last check passed; failing: it stopped working (failure says why) and no times are offered from it. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "not_connected" | "working" | "failing";
+            /**
+             * @description caldav (an address, user name and app password), google, microsoft, or simulated (test mode); null when not connected. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            kind: "caldav" | "google" | "microsoft" | "simulated" | null;
+            /** @description what the customer recognises it by: the calendar's address (no user name or password) or the account's email */
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            connected_at: string | null;
+            /**
+             * Format: date-time
+             * @description the last check (on connect, then every 6 hours; every 15 minutes while failing)
+             */
+            checked_at: string | null;
+            failure: {
+                /**
+                 * @description calendar_auth_failed (the password was changed or access withdrawn) or calendar_unavailable (unreachable three checks in a row). More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                code: "calendar_auth_failed" | "calendar_unavailable";
+                /** @description why, for a person */
+                message: string;
+            } | null;
+        };
+        CalendarLink: {
+            /** @enum {string} */
+            object: "calendar_link";
+            customer_id: string;
+            /** @description the token's first characters, to tell links apart */
+            prefix: string;
+            /** @description only on the mint response; shown once */
+            url?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            expires_at: string;
+            /** @description the address the link was emailed to on your behalf, or null */
+            emailed_to: string | null;
         };
         Number: {
             /** @enum {string} */
@@ -744,15 +1291,24 @@ export interface components {
             id: string;
             /** Format: uuid */
             customer_id: string;
-            /** @description rented: a number rented in the customer's country; caller_id: the customer's own number, verified */
+            /**
+             * @description rented: a number rented in the customer's country; caller_id: the customer's own number, verified. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
             kind: "rented" | "caller_id";
             /** @description E.164 */
             phone_number: string;
             /** @description ISO-3166 alpha-2 */
             country: string;
-            /** @description verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified) */
+            /**
+             * @description verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
             status: "verifying" | "active" | "payment_due" | "released" | "failed";
-            /** @description the monthly rent: 1,500 for a rented number, 1,200 for a caller ID */
+            /**
+             * Format: int64
+             * @description the monthly rent: 1,500 for a rented number, 1,200 for a caller ID
+             */
             monthly_cents: number;
             /**
              * Format: date
@@ -769,8 +1325,11 @@ export interface components {
              * @description ISO 8601, UTC, milliseconds
              */
             released_at: string | null;
-            /** @description verification_failed or verification_expired */
-            failure_reason: string | null;
+            /**
+             * @description verification_failed or verification_expired. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            failure_reason: "verification_failed" | "verification_expired" | null;
             /** @description while verifying: the digits the person types when the carrier calls (null in events) */
             verification: {
                 code: string | null;
@@ -787,6 +1346,12 @@ export interface components {
              */
             created_at: string;
         };
+        NumberList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Number"][];
+            has_more: boolean;
+        };
         WebsiteBuild: {
             /** @enum {string} */
             object: "website_build";
@@ -797,7 +1362,10 @@ export interface components {
             id: string;
             /** Format: uuid */
             customer_id: string;
-            /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
+            /**
+             * @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
             status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
             /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
             preview_url: string | null;
@@ -812,9 +1380,13 @@ export interface components {
             /** @description true once the domain's CNAME points at the site (checked by DNS) */
             domain_verified: boolean;
             brief: string | null;
+            /** Format: int64 */
             revisions_included: number;
+            /** Format: int64 */
             revisions_used: number;
+            /** Format: int64 */
             build_fee_cents: number;
+            /** Format: int64 */
             hosting_cents_per_month: number;
             /**
              * Format: date
@@ -844,11 +1416,954 @@ export interface components {
              */
             created_at: string;
         };
+        WebsiteBuildList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WebsiteBuild"][];
+            has_more: boolean;
+        };
+        DnsRecord: {
+            /** @enum {string} */
+            object: "dns_record";
+            /** @enum {string} */
+            type: "CNAME";
+            /** @description the customer's domain */
+            name: string;
+            /** @description what it points at */
+            value: string;
+        };
+        CustomerLimits: {
+            /** @enum {string} */
+            object: "customer_limits";
+            customer_id: string;
+            external_ref: string | null;
+            /** Format: int64 */
+            daily_spend_cap_cents: number | null;
+            /** Format: int64 */
+            monthly_spend_cap_cents: number | null;
+            /** Format: int64 */
+            max_concurrent_calls: number | null;
+            spend?: {
+                /** Format: int64 */
+                today_cents: number;
+                /** Format: int64 */
+                month_cents: number;
+            };
+        };
+        Brand: {
+            /** @enum {string} */
+            object: "brand";
+            display_name: string | null;
+            logo_url: string | null;
+            primary_color: string | null;
+            accent_color: string | null;
+            email_from_name: string | null;
+            support_email: string | null;
+            domain: string | null;
+            /** @description the domain's DNS state: customer-facing URLs use https://<domain> only once it is verified */
+            domain_status: {
+                /** @enum {string} */
+                object: "brand_domain";
+                domain: string | null;
+                /**
+                 * @description none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed). More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                status: "none" | "pending" | "verified" | "failed";
+                /** @description what the domain must be a CNAME of; null without a domain or when the service has no sites domain */
+                cname_target: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                checked_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                verified_at: string | null;
+            };
+        };
+        CoverageList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Coverage"][];
+            has_more: boolean;
+        };
+        Balance: {
+            /** @enum {string} */
+            object: "balance";
+            /** @enum {string} */
+            currency: "usd";
+            mode: "test" | "live";
+            /**
+             * Format: int64
+             * @description what the next call can draw on: balance minus holds of running calls
+             */
+            available_cents: number;
+            /** Format: int64 */
+            balance_cents: number;
+            /**
+             * Format: int64
+             * @description cash part of the balance
+             */
+            paid_cents: number;
+            /**
+             * Format: int64
+             * @description bonus credit, spent before cash
+             */
+            bonus_cents: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            bonus_expires_at: string | null;
+            /**
+             * Format: int64
+             * @description held against running calls
+             */
+            reserved_cents: number;
+            /** Format: int64 */
+            minimum_top_up_cents: number;
+            /**
+             * @description ok, below_25_percent, below_10_percent, zero. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            low_balance: "ok" | "below_25_percent" | "below_10_percent" | "zero";
+            rates: {
+                /** Format: int64 */
+                call_cents_per_minute: number;
+                /** Format: int64 */
+                minutes_used_this_month: number;
+                /** Format: int64 */
+                estimated_call_minutes_remaining: number;
+                /** Format: int64 */
+                number_cents_per_month: number;
+                /** Format: int64 */
+                caller_id_cents_per_month: number;
+                /** Format: int64 */
+                chat_message_cents: number;
+                /** Format: int64 */
+                prospect_cents: number;
+                /** Format: int64 */
+                website_build_cents: number;
+                /** Format: int64 */
+                website_hosting_cents_per_month: number;
+                call_tiers: {
+                    /** Format: int64 */
+                    from_minutes: number;
+                    /** Format: int64 */
+                    cents_per_minute: number;
+                }[];
+            };
+            spend: {
+                /** Format: int64 */
+                today_cents: number;
+                /** Format: int64 */
+                month_cents: number;
+                /** Format: int64 */
+                daily_cap_cents: number | null;
+                /** Format: int64 */
+                monthly_cap_cents: number | null;
+            };
+            auto_top_up: {
+                /** Format: int64 */
+                threshold_cents: number;
+                /** Format: int64 */
+                amount_cents: number | null;
+            } | null;
+        };
+        UsageEntryList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["UsageEntry"][];
+            has_more: boolean;
+        };
+        UsageEntry: {
+            /** @enum {string} */
+            object: "usage_entry";
+            id: string;
+            /**
+             * @description usage, top_up, bonus, refund, minimum, bonus_expired, top_up_refund. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            type: "usage" | "top_up" | "bonus" | "refund" | "minimum" | "bonus_expired" | "top_up_refund";
+            /**
+             * @description call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry, bonus_forfeited, top_up_refund. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            cause: "call" | "chat_message" | "number" | "caller_id" | "prospect" | "website_build" | "website_hosting" | "top_up" | "bonus" | "refund" | "monthly_minimum" | "bonus_expiry" | "bonus_forfeited" | "top_up_refund";
+            /** Format: int64 */
+            amount_cents: number;
+            /** @enum {string} */
+            currency: "usd";
+            /** Format: int64 */
+            balance_after_cents: number;
+            applied: boolean;
+            customer_id: string | null;
+            reference: string | null;
+            description: string;
+            /** Format: int64 */
+            minutes: number | null;
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+        };
+        CallRequest: {
+            /** @enum {string} */
+            object: "call_request";
+            id: string;
+            customer_id: string;
+            /** @description E.164 */
+            phone: string;
+            business_name: string | null;
+            external_ref: string | null;
+            /**
+             * @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "queued" | "dialing" | "ringing" | "in_progress" | "completed" | "cancelled" | "expired" | "blocked";
+            finished: boolean;
+            /**
+             * @description how the request's call ended, null until finished: appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            outcome: "appointment_booked" | "not_interested" | "call_back_later" | "do_not_call" | "voicemail" | "fax" | "time_limit" | "completed" | "no_answer" | "busy" | "failed" | "cancelled" | "expired" | "do_not_call_listed" | "consent_expired" | "consent_required" | "requested_call_only" | "no_redial_after_hang_up" | "registered_address_required" | "forwarded" | "message_played" | null;
+            /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
+            waiting_reason: string | null;
+            /** @description why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when) */
+            waiting_detail: string | null;
+            /**
+             * Format: date-time
+             * @description when a queued request is looked at next (earlier if what it waits on changes)
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            dial_before: string;
+            consent: components["schemas"]["CallRequestConsent"];
+            /**
+             * Format: int64
+             * @description how many calls (attempts) the request has, a planned one included; the customer's call_settings.retries bounds it
+             */
+            attempts: number;
+            /** @description every attempt of the request, first to last; the first has the request's id */
+            calls: components["schemas"]["CallAttempt"][];
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+        };
+        /** @description The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls")) */
+        CallRequestConsent: {
+            /**
+             * @description requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; the only consent Washington and Maine numbers accept), prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            type: "requested_call" | "prior_express_written" | "prior_express" | "existing_business_relationship" | "none";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            obtained_at: string | null;
+            source: string | null;
+            evidence_ref: string | null;
+            /**
+             * Format: date-time
+             * @description after this the consent no longer counts; null: until revoked
+             */
+            expires_at: string | null;
+        };
+        CallAttempt: {
+            id: string;
+            /** Format: int64 */
+            attempt: number;
+            /**
+             * @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "queued" | "dialing" | "ringing" | "in_progress" | "completed" | "cancelled" | "expired" | "blocked";
+            finished: boolean;
+            /**
+             * @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            outcome: "appointment_booked" | "not_interested" | "call_back_later" | "do_not_call" | "voicemail" | "fax" | "time_limit" | "completed" | "no_answer" | "busy" | "failed" | "cancelled" | "expired" | "do_not_call_listed" | "consent_expired" | "consent_required" | "requested_call_only" | "no_redial_after_hang_up" | "registered_address_required" | "forwarded" | "message_played" | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            dialed_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            ended_at: string | null;
+        };
+        CallList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Call"][];
+            has_more: boolean;
+        };
+        Call: {
+            /** @enum {string} */
+            object: "call";
+            id: string;
+            /** @description the request this call is an attempt of (its first attempt's id) */
+            request_id: string;
+            /**
+             * Format: int64
+             * @description which attempt of its request: 1, 2, …
+             */
+            attempt: number;
+            customer_id: string;
+            external_ref: string | null;
+            phone: string;
+            /**
+             * @description outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            direction: "outbound" | "inbound";
+            business_name: string | null;
+            /**
+             * @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "queued" | "dialing" | "ringing" | "in_progress" | "completed" | "cancelled" | "expired" | "blocked";
+            finished: boolean;
+            /**
+             * @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            outcome: "appointment_booked" | "not_interested" | "call_back_later" | "do_not_call" | "voicemail" | "fax" | "time_limit" | "completed" | "no_answer" | "busy" | "failed" | "cancelled" | "expired" | "do_not_call_listed" | "consent_expired" | "consent_required" | "requested_call_only" | "no_redial_after_hang_up" | "registered_address_required" | "forwarded" | "message_played" | null;
+            /** Format: int64 */
+            duration_seconds: number;
+            appointment_id: string | null;
+            summary: string | null;
+            recording_url: string | null;
+            transcript_url: string | null;
+            /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
+            waiting_reason: string | null;
+            waiting_detail: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            dial_before: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            dialed_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            answered_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            ended_at: string | null;
+            /** @description whether the request tries again after this call (no answer, busy, a machine or a carrier failure, with attempts left): true once the next attempt is planned, false if it was cancelled, expired or blocked before its dial */
+            will_retry: boolean;
+            /**
+             * Format: date-time
+             * @description the earliest the next attempt was planned for (a gate may hold it longer: that call says); null when will_retry is false
+             */
+            retry_at: string | null;
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+        };
+        CallRequestList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["CallRequest"][];
+            has_more: boolean;
+        };
+        Transcript: {
+            /** @enum {string} */
+            object: "transcript";
+            call_id: string;
+            lines: {
+                /**
+                 * @description who spoke. More values may be added: treat one you do not know as the nearest general case, never as an error.
+                 * @enum {string}
+                 */
+                role: "agent" | "callee";
+                text: string;
+                at: string;
+            }[];
+        };
+        ComplianceRecord: {
+            /** @enum {string} */
+            object: "compliance_record";
+            call_id: string;
+            request: {
+                id: string;
+                account_id: string;
+                customer_id: string;
+                mode: string;
+                phone: string;
+                country: string;
+                external_ref: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                requested_at: string;
+                /** @description the consent as the request carried it */
+                consent: {
+                    type: string | null;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC, milliseconds
+                     */
+                    obtained_at: string | null;
+                    source: string | null;
+                    evidence_ref: string | null;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC, milliseconds
+                     */
+                    expires_at: string | null;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the record was written: right before the dial
+             */
+            recorded_at: string;
+            /** @description the consent as recorded at the dial */
+            consent: {
+                type: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                obtained_at: string | null;
+                source: string | null;
+                evidence_ref: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                expires_at: string | null;
+            };
+            line_type: string | null;
+            required_consent: string | null;
+            rules: string[];
+            citations: string[];
+            identification: string | null;
+            opt_out_offered: boolean | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            identified_at: string | null;
+            /**
+             * Format: date-time
+             * @description kept at least until then (UWG § 7a: five years for calls to German numbers); null: no term, kept
+             */
+            keep_until: string | null;
+        };
+        AppointmentList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Appointment"][];
+            has_more: boolean;
+        };
+        Appointment: {
+            /** @enum {string} */
+            object: "appointment";
+            id: string;
+            call_id: string;
+            customer_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            start_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            end_at: string;
+            /** @description IANA zone the meeting was agreed in */
+            timezone: string;
+            /**
+             * @description booked, cancelled. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "booked" | "cancelled";
+            attendee_name: string | null;
+            notes: string | null;
+            /** @description the meeting is an event on the customer's calendar (false: no calendar connected, or not yet written) */
+            on_calendar: boolean;
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description last change: the booking, or the event moved or deleted in the calendar
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            cancelled_at: string | null;
+        };
+        DncEntry: {
+            /** @enum {string} */
+            object: "dnc_entry";
+            phone: string;
+            /**
+             * @description api, callee_request, console. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            source: "api" | "callee_request" | "console";
+            reason: string | null;
+            call_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+        };
+        DncEntryList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["DncEntry"][];
+            has_more: boolean;
+        };
+        DeletedDncEntry: {
+            /** @enum {string} */
+            object: "dnc_entry";
+            phone: string;
+            deleted: boolean;
+        };
+        EventList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Event"][];
+            has_more: boolean;
+        };
+        /** @description an event, by type; data is the object the matching GET returns. More values may be added: treat one you do not know as the nearest general case, never as an error. (Skip an event of a type you do not know.) */
+        Event: components["schemas"]["CallCompletedEvent"] | components["schemas"]["AppointmentBookedEvent"] | components["schemas"]["AppointmentUpdatedEvent"] | components["schemas"]["AppointmentCancelledEvent"] | components["schemas"]["CustomerReadyEvent"] | components["schemas"]["BalanceLowEvent"] | components["schemas"]["KeyRotatedEvent"] | components["schemas"]["NumberAssignedEvent"] | components["schemas"]["NumberPaymentDueEvent"] | components["schemas"]["NumberReleasedEvent"] | components["schemas"]["WebsiteReadyEvent"] | components["schemas"]["WebsiteLiveEvent"] | components["schemas"]["WebsiteFailedEvent"] | components["schemas"]["WebsiteHostingDueEvent"] | components["schemas"]["WebsiteSuspendedEvent"];
+        CallCompletedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "call.completed";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Call"];
+        };
+        AppointmentBookedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "appointment.booked";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Appointment"];
+        };
+        AppointmentUpdatedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "appointment.updated";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Appointment"];
+        };
+        AppointmentCancelledEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "appointment.cancelled";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Appointment"];
+        };
+        CustomerReadyEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "customer.ready";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Readiness"];
+        };
+        BalanceLowEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "balance.low";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Balance"];
+        };
+        KeyRotatedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "key.rotated";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["RotatedApiKey"];
+        };
+        /** @description the key as the console shows it (never its secret) and when the previous secret stops working */
+        RotatedApiKey: {
+            /** @enum {string} */
+            object: "api_key";
+            id: string;
+            account_id: string;
+            mode: "test" | "live";
+            label: string;
+            prefix: string;
+            last_four: string;
+            scopes: string[];
+            ip_allowlist: string[] | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            rotated_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            /** @description shown once, on create and rotate */
+            secret?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            previous_secret_expires_at: string;
+        };
+        NumberAssignedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "number.assigned";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Number"];
+        };
+        NumberPaymentDueEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "number.payment_due";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Number"];
+        };
+        NumberReleasedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "number.released";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["Number"];
+        };
+        WebsiteReadyEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "website.ready";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["WebsiteBuild"];
+        };
+        WebsiteLiveEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "website.live";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["WebsiteBuild"];
+        };
+        WebsiteFailedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "website.failed";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["WebsiteBuild"];
+        };
+        WebsiteHostingDueEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "website.hosting_due";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["WebsiteBuild"];
+        };
+        WebsiteSuspendedEvent: {
+            /** @description evt_ + hex */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "website.suspended";
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["WebsiteBuild"];
+        };
+        ChatSession: {
+            /** @enum {string} */
+            object: "chat_session";
+            id: string;
+            customer_id: string;
+            /** @description first characters of the token (mode prefix + 4), for telling sessions apart */
+            prefix: string;
+            end_user_ref: string;
+            display_name: string | null;
+            /**
+             * @description active, revoked, expired, exhausted. More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string}
+             */
+            status: "active" | "revoked" | "expired" | "exhausted";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            last_used_at: string | null;
+            /** Format: int64 */
+            messages_sent: number;
+            /** Format: int64 */
+            message_limit: number;
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            created_at: string;
+            /** @description svc_sess_test_… or svc_sess_live_…; only on the mint response, shown once */
+            token?: string;
+            /** @description the chat page with the token in its fragment (`…/chat#token=…`), at the reseller's verified brand domain or else the service's public URL; only on the mint response */
+            url?: string;
+            /**
+             * Format: int64
+             * @description only on the mint response
+             */
+            expires_in_seconds?: number;
+        };
+        ChatSessionList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ChatSession"][];
+            has_more: boolean;
+        };
+        ChatSessionRevocation: {
+            /** @enum {string} */
+            object: "chat_session_revocation";
+            /** Format: int64 */
+            revoked: number;
+        };
+        ChatMessage: {
+            /** @enum {string} */
+            object: "chat_message";
+            reply: string;
+            /** Format: int64 */
+            messages_sent: number;
+            /** Format: int64 */
+            message_limit: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            session_expires_at: string;
+            /**
+             * Format: int64
+             * @description 2 per answered message (priced with applied: false in test mode)
+             */
+            charged_cents: number;
+        };
+        ChatContext: {
+            /** @enum {string} */
+            object: "chat_context";
+            brand: {
+                display_name: string;
+                logo_url: string | null;
+                primary_color: string;
+                accent_color: string;
+                support_email: string | null;
+                /** @description #000000 or #ffffff: the text colour that reads on primary_color (WCAG AA 4.5:1) */
+                text_on_primary_color: string;
+                /** @description #000000 or #ffffff: the text colour that reads on accent_color (WCAG AA 4.5:1) */
+                text_on_accent_color: string;
+            };
+            /** @description the customer's calling language (a locale such as fr-FR): the chat page is written in it */
+            calling_language: string | null;
+            business: string;
+            display_name: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, milliseconds
+             */
+            session_expires_at: string;
+            /** Format: int64 */
+            messages_sent: number;
+            /** Format: int64 */
+            message_limit: number;
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the id of this request (also error.request_id): quote it to support */
+        RequestId: string;
+        /** @description requests the key's account may make in the current minute (on every authenticated answer; on a 429, of the window that refused) */
+        RateLimitLimit: number;
+        /** @description requests left in that window */
+        RateLimitRemaining: number;
+        /** @description when that window ends, in Unix seconds */
+        RateLimitReset: number;
+        /** @description seconds to wait before trying again */
+        RetryAfter: number;
+        /** @description only on /v1/chat and /v1/chat/session, which a browser calls: *. No other answer carries it, so a browser page cannot read them (an API key belongs on a server) */
+        "Access-Control-Allow-Origin": "*";
+        /** @description true when this answer is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -865,54 +2380,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "account";
-                        id: string;
-                        slug: string;
-                        name: string;
-                        /** @description active, suspended */
-                        status: string;
-                        mode: "test" | "live";
-                        country: string;
-                        onboarding: {
-                            /** @description pending, verified, rejected */
-                            kyb_status: string;
-                            agreement_signed: boolean;
-                            agreement_version: string | null;
-                        };
-                        key: {
-                            id: string;
-                            /** @description the calling key's mode (the account's own `mode` is whether it has gone live) */
-                            mode: "test" | "live";
-                            label: string;
-                            prefix: string;
-                            last_four: string;
-                            scopes: string[];
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            expires_at: string | null;
-                        };
-                        limits: {
-                            requests_per_minute: number;
-                            burst: number;
-                            concurrent_calls: number;
-                            max_customers: number | null;
-                        };
-                        customers: {
-                            count: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["Account"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -922,6 +2408,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -931,6 +2422,11 @@ export interface operations {
             /** @description error.code: ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -940,6 +2436,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -949,6 +2450,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -958,6 +2465,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -967,6 +2479,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -976,6 +2493,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1001,91 +2524,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "customer";
-                            id: string;
-                            external_ref: string | null;
-                            name: string;
-                            brand_name: string | null;
-                            website_url: string | null;
-                            /** @description the business's own number in E.164 (its website shows it); null when not given */
-                            phone: string | null;
-                            /** @description the business's registered (legal) name said in each call's identification; null: name is said */
-                            registered_name: string | null;
-                            /** @description the business's postal address said in the opening of a call to a UK number (PECR reg. 24); null: none (calls to UK numbers are refused, registered_address_required) */
-                            registered_address: string | null;
-                            /** @description the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings") */
-                            call_settings: {
-                                /**
-                                 * @description the voice of the opening, the agent and the voicemail message; default marin
-                                 * @enum {string}
-                                 */
-                                voice: "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "marin" | "cedar";
-                                voicemail: {
-                                    /**
-                                     * @description at an answering machine: hang up at once, or leave `message` after the beep (outcome voicemail either way); default leave_message
-                                     * @enum {string}
-                                     */
-                                    action: "hang_up" | "leave_message";
-                                    /** @description what is left after the beep, in the calling language; null: the default message. The business's registered name and an opt-out number are always added */
-                                    message: string | null;
-                                };
-                                turn_detection: {
-                                    /** @description silence that ends the callee's turn, ms; default 500 */
-                                    silence_ms: number;
-                                    /** @description how loud speech must be to count (voice activity threshold); default 0.5 */
-                                    threshold: number;
-                                    /** @description audio kept before detected speech, ms; default 300 */
-                                    prefix_padding_ms: number;
-                                    /** @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700 */
-                                    backchannel_max_ms: number;
-                                };
-                                retries: {
-                                    /** @description calls a request may make in all (1: never retried); default 3 */
-                                    max_attempts: number;
-                                    /** @description least time between two attempts of one request, hours; default 4 */
-                                    min_gap_hours: number;
-                                };
-                                inbound: {
-                                    /**
-                                     * @description a call to the customer's number: forward to the customer's phone, the agent answers, or a message; null (default): forward when the customer has a phone, else message
-                                     * @enum {string|null}
-                                     */
-                                    action: "forward" | "agent" | "message" | null;
-                                };
-                                recording: {
-                                    /**
-                                     * @description the callee objects to the recording: stop recording and go on, or end the call; default continue_unrecorded
-                                     * @enum {string}
-                                     */
-                                    on_objection: "continue_unrecorded" | "end_call";
-                                };
-                            };
-                            country: string;
-                            timezone: string;
-                            /** @description prospect, active (has been ready for calls), paused */
-                            status: string;
-                            mode: "test" | "live";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["CustomerList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, unknown_parameter, field_too_long */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1095,6 +2552,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1104,6 +2566,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1113,6 +2580,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1122,6 +2594,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1131,6 +2609,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1140,6 +2623,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1149,6 +2637,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1160,7 +2654,10 @@ export interface operations {
     createCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1207,20 +2704,35 @@ export interface operations {
                         } | null;
                         /** @description how the agent takes turns */
                         turn_detection?: {
-                            /** @description silence that ends the callee's turn, ms; default 500 */
+                            /**
+                             * Format: int32
+                             * @description silence that ends the callee's turn, ms; default 500
+                             */
                             silence_ms?: number | null;
                             /** @description how loud speech must be to count (voice activity threshold); default 0.5 */
                             threshold?: number | null;
-                            /** @description audio kept before detected speech, ms; default 300 */
+                            /**
+                             * Format: int32
+                             * @description audio kept before detected speech, ms; default 300
+                             */
                             prefix_padding_ms?: number | null;
-                            /** @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700 */
+                            /**
+                             * Format: int32
+                             * @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700
+                             */
                             backchannel_max_ms?: number | null;
                         } | null;
                         /** @description how a request is retried */
                         retries?: {
-                            /** @description calls a request may make in all (1: never retried); default 3 */
+                            /**
+                             * Format: int32
+                             * @description calls a request may make in all (1: never retried); default 3
+                             */
                             max_attempts?: number | null;
-                            /** @description least time between two attempts of one request, hours; default 4 */
+                            /**
+                             * Format: int32
+                             * @description least time between two attempts of one request, hours; default 4
+                             */
                             min_gap_hours?: number | null;
                         } | null;
                         /** @description who answers a call back */
@@ -1240,6 +2752,81 @@ export interface operations {
                             on_objection?: "continue_unrecorded" | "end_call" | null;
                         } | null;
                     } | null;
+                    /** @description send only what changes; null resets a field, or (here) every booking rule, to its default */
+                    booking?: {
+                        /** @description only the weekdays that change; a weekday null: its default; business_hours null: every default */
+                        business_hours?: {
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            mon?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            tue?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            wed?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            thu?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            fri?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            sat?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            sun?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                        } | null;
+                        /**
+                         * Format: int32
+                         * @description a meeting's length, minutes; default 30
+                         */
+                        meeting_minutes?: number | null;
+                        /**
+                         * Format: int32
+                         * @description kept free before and after every meeting and busy time, minutes; default 15
+                         */
+                        buffer_minutes?: number | null;
+                        /**
+                         * Format: int32
+                         * @description the soonest a meeting may start, minutes from now; default 120
+                         */
+                        min_notice_minutes?: number | null;
+                        /**
+                         * Format: int32
+                         * @description the furthest a meeting may start, days from now; default 30
+                         */
+                        max_days_ahead?: number | null;
+                    } | null;
                 };
             };
         };
@@ -1247,116 +2834,26 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "customer";
-                        id: string;
-                        external_ref: string | null;
-                        name: string;
-                        brand_name: string | null;
-                        website_url: string | null;
-                        /** @description the business's own number in E.164 (its website shows it); null when not given */
-                        phone: string | null;
-                        /** @description the business's registered (legal) name said in each call's identification; null: name is said */
-                        registered_name: string | null;
-                        /** @description the business's postal address said in the opening of a call to a UK number (PECR reg. 24); null: none (calls to UK numbers are refused, registered_address_required) */
-                        registered_address: string | null;
-                        /** @description the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings") */
-                        call_settings: {
-                            /**
-                             * @description the voice of the opening, the agent and the voicemail message; default marin
-                             * @enum {string}
-                             */
-                            voice: "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "marin" | "cedar";
-                            voicemail: {
-                                /**
-                                 * @description at an answering machine: hang up at once, or leave `message` after the beep (outcome voicemail either way); default leave_message
-                                 * @enum {string}
-                                 */
-                                action: "hang_up" | "leave_message";
-                                /** @description what is left after the beep, in the calling language; null: the default message. The business's registered name and an opt-out number are always added */
-                                message: string | null;
-                            };
-                            turn_detection: {
-                                /** @description silence that ends the callee's turn, ms; default 500 */
-                                silence_ms: number;
-                                /** @description how loud speech must be to count (voice activity threshold); default 0.5 */
-                                threshold: number;
-                                /** @description audio kept before detected speech, ms; default 300 */
-                                prefix_padding_ms: number;
-                                /** @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700 */
-                                backchannel_max_ms: number;
-                            };
-                            retries: {
-                                /** @description calls a request may make in all (1: never retried); default 3 */
-                                max_attempts: number;
-                                /** @description least time between two attempts of one request, hours; default 4 */
-                                min_gap_hours: number;
-                            };
-                            inbound: {
-                                /**
-                                 * @description a call to the customer's number: forward to the customer's phone, the agent answers, or a message; null (default): forward when the customer has a phone, else message
-                                 * @enum {string|null}
-                                 */
-                                action: "forward" | "agent" | "message" | null;
-                            };
-                            recording: {
-                                /**
-                                 * @description the callee objects to the recording: stop recording and go on, or end the call; default continue_unrecorded
-                                 * @enum {string}
-                                 */
-                                on_objection: "continue_unrecorded" | "end_call";
-                            };
-                        };
-                        country: string;
-                        timezone: string;
-                        /** @description prospect, active (has been ready for calls), paused */
-                        status: string;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    } & {
-                        coverage: {
-                            /** @enum {string} */
-                            object: "coverage";
-                            country: string;
-                            /** @description available, pending, not_opened */
-                            status: string;
-                            sellable: boolean;
-                            calling_language: string | null;
-                            /** @description local_rental, none */
-                            number_route: string;
-                            numbers_available: number;
-                            /** @description nobody, service */
-                            waiting_on: string;
-                            summary: string;
-                            blockers: {
-                                code: string;
-                                message: string;
-                            }[];
-                            /** @description where in this country only a call the person asked for may be made; not blockers */
-                            notices: {
-                                /** @description requested_call_only: requests to these numbers need consent type requested_call */
-                                code: string;
-                                /** @description e.g. US-WA */
-                                jurisdiction: string;
-                                /** @description for a person; show it */
-                                message: string;
-                                citation: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["CreatedCustomer"];
                 };
             };
-            /** @description error.code: name_required, country_not_supported, invalid_timezone, invalid_url, invalid_phone_number, unknown_parameter, field_too_long, invalid_parameter, forward_needs_phone, invalid_json, payload_too_large, idempotency_key_too_long, invalid_string, malformed_request, unsupported_content_type */
+            /** @description error.code: name_required, country_not_supported, invalid_timezone, invalid_url, invalid_phone_number, unknown_parameter, field_too_long, invalid_parameter, forward_needs_phone, invalid_json, payload_too_large, idempotency_key_too_long, invalid_string, malformed_request, parameter_missing, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1366,6 +2863,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1375,6 +2877,11 @@ export interface operations {
             /** @description error.code: customer_limit_reached, scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1384,6 +2891,11 @@ export interface operations {
             /** @description error.code: external_ref_taken, idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1393,6 +2905,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1402,6 +2919,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1411,6 +2934,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1420,6 +2948,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1429,6 +2962,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1452,86 +2991,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "customer";
-                        id: string;
-                        external_ref: string | null;
-                        name: string;
-                        brand_name: string | null;
-                        website_url: string | null;
-                        /** @description the business's own number in E.164 (its website shows it); null when not given */
-                        phone: string | null;
-                        /** @description the business's registered (legal) name said in each call's identification; null: name is said */
-                        registered_name: string | null;
-                        /** @description the business's postal address said in the opening of a call to a UK number (PECR reg. 24); null: none (calls to UK numbers are refused, registered_address_required) */
-                        registered_address: string | null;
-                        /** @description the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings") */
-                        call_settings: {
-                            /**
-                             * @description the voice of the opening, the agent and the voicemail message; default marin
-                             * @enum {string}
-                             */
-                            voice: "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "marin" | "cedar";
-                            voicemail: {
-                                /**
-                                 * @description at an answering machine: hang up at once, or leave `message` after the beep (outcome voicemail either way); default leave_message
-                                 * @enum {string}
-                                 */
-                                action: "hang_up" | "leave_message";
-                                /** @description what is left after the beep, in the calling language; null: the default message. The business's registered name and an opt-out number are always added */
-                                message: string | null;
-                            };
-                            turn_detection: {
-                                /** @description silence that ends the callee's turn, ms; default 500 */
-                                silence_ms: number;
-                                /** @description how loud speech must be to count (voice activity threshold); default 0.5 */
-                                threshold: number;
-                                /** @description audio kept before detected speech, ms; default 300 */
-                                prefix_padding_ms: number;
-                                /** @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700 */
-                                backchannel_max_ms: number;
-                            };
-                            retries: {
-                                /** @description calls a request may make in all (1: never retried); default 3 */
-                                max_attempts: number;
-                                /** @description least time between two attempts of one request, hours; default 4 */
-                                min_gap_hours: number;
-                            };
-                            inbound: {
-                                /**
-                                 * @description a call to the customer's number: forward to the customer's phone, the agent answers, or a message; null (default): forward when the customer has a phone, else message
-                                 * @enum {string|null}
-                                 */
-                                action: "forward" | "agent" | "message" | null;
-                            };
-                            recording: {
-                                /**
-                                 * @description the callee objects to the recording: stop recording and go on, or end the call; default continue_unrecorded
-                                 * @enum {string}
-                                 */
-                                on_objection: "continue_unrecorded" | "end_call";
-                            };
-                        };
-                        country: string;
-                        timezone: string;
-                        /** @description prospect, active (has been ready for calls), paused */
-                        status: string;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1541,6 +3019,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1550,6 +3033,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1559,6 +3047,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1568,6 +3061,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1577,6 +3075,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1586,6 +3090,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1595,6 +3104,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1604,6 +3118,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1615,7 +3135,10 @@ export interface operations {
     updateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -1661,20 +3184,35 @@ export interface operations {
                         } | null;
                         /** @description how the agent takes turns */
                         turn_detection?: {
-                            /** @description silence that ends the callee's turn, ms; default 500 */
+                            /**
+                             * Format: int32
+                             * @description silence that ends the callee's turn, ms; default 500
+                             */
                             silence_ms?: number | null;
                             /** @description how loud speech must be to count (voice activity threshold); default 0.5 */
                             threshold?: number | null;
-                            /** @description audio kept before detected speech, ms; default 300 */
+                            /**
+                             * Format: int32
+                             * @description audio kept before detected speech, ms; default 300
+                             */
                             prefix_padding_ms?: number | null;
-                            /** @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700 */
+                            /**
+                             * Format: int32
+                             * @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700
+                             */
                             backchannel_max_ms?: number | null;
                         } | null;
                         /** @description how a request is retried */
                         retries?: {
-                            /** @description calls a request may make in all (1: never retried); default 3 */
+                            /**
+                             * Format: int32
+                             * @description calls a request may make in all (1: never retried); default 3
+                             */
                             max_attempts?: number | null;
-                            /** @description least time between two attempts of one request, hours; default 4 */
+                            /**
+                             * Format: int32
+                             * @description least time between two attempts of one request, hours; default 4
+                             */
                             min_gap_hours?: number | null;
                         } | null;
                         /** @description who answers a call back */
@@ -1694,6 +3232,81 @@ export interface operations {
                             on_objection?: "continue_unrecorded" | "end_call" | null;
                         } | null;
                     } | null;
+                    /** @description send only what changes; null resets a field, or (here) every booking rule, to its default */
+                    booking?: {
+                        /** @description only the weekdays that change; a weekday null: its default; business_hours null: every default */
+                        business_hours?: {
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            mon?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            tue?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            wed?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            thu?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            fri?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            sat?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                            /** @description the spans the business takes meetings in that day, in its time zone; [] closed */
+                            sun?: {
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                start: string;
+                                /** @description local wall time 'HH:MM', 24 h ('24:00' ends the day) */
+                                end: string;
+                            }[] | null;
+                        } | null;
+                        /**
+                         * Format: int32
+                         * @description a meeting's length, minutes; default 30
+                         */
+                        meeting_minutes?: number | null;
+                        /**
+                         * Format: int32
+                         * @description kept free before and after every meeting and busy time, minutes; default 15
+                         */
+                        buffer_minutes?: number | null;
+                        /**
+                         * Format: int32
+                         * @description the soonest a meeting may start, minutes from now; default 120
+                         */
+                        min_notice_minutes?: number | null;
+                        /**
+                         * Format: int32
+                         * @description the furthest a meeting may start, days from now; default 30
+                         */
+                        max_days_ahead?: number | null;
+                    } | null;
                 };
             };
         };
@@ -1701,86 +3314,26 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "customer";
-                        id: string;
-                        external_ref: string | null;
-                        name: string;
-                        brand_name: string | null;
-                        website_url: string | null;
-                        /** @description the business's own number in E.164 (its website shows it); null when not given */
-                        phone: string | null;
-                        /** @description the business's registered (legal) name said in each call's identification; null: name is said */
-                        registered_name: string | null;
-                        /** @description the business's postal address said in the opening of a call to a UK number (PECR reg. 24); null: none (calls to UK numbers are refused, registered_address_required) */
-                        registered_address: string | null;
-                        /** @description the call settings in force: what was set, defaults filled in (docs/api.md, "Call settings") */
-                        call_settings: {
-                            /**
-                             * @description the voice of the opening, the agent and the voicemail message; default marin
-                             * @enum {string}
-                             */
-                            voice: "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "marin" | "cedar";
-                            voicemail: {
-                                /**
-                                 * @description at an answering machine: hang up at once, or leave `message` after the beep (outcome voicemail either way); default leave_message
-                                 * @enum {string}
-                                 */
-                                action: "hang_up" | "leave_message";
-                                /** @description what is left after the beep, in the calling language; null: the default message. The business's registered name and an opt-out number are always added */
-                                message: string | null;
-                            };
-                            turn_detection: {
-                                /** @description silence that ends the callee's turn, ms; default 500 */
-                                silence_ms: number;
-                                /** @description how loud speech must be to count (voice activity threshold); default 0.5 */
-                                threshold: number;
-                                /** @description audio kept before detected speech, ms; default 300 */
-                                prefix_padding_ms: number;
-                                /** @description speech shorter than this while the agent talks ("mm-hm") does not interrupt it, ms; 0: any speech interrupts; default 700 */
-                                backchannel_max_ms: number;
-                            };
-                            retries: {
-                                /** @description calls a request may make in all (1: never retried); default 3 */
-                                max_attempts: number;
-                                /** @description least time between two attempts of one request, hours; default 4 */
-                                min_gap_hours: number;
-                            };
-                            inbound: {
-                                /**
-                                 * @description a call to the customer's number: forward to the customer's phone, the agent answers, or a message; null (default): forward when the customer has a phone, else message
-                                 * @enum {string|null}
-                                 */
-                                action: "forward" | "agent" | "message" | null;
-                            };
-                            recording: {
-                                /**
-                                 * @description the callee objects to the recording: stop recording and go on, or end the call; default continue_unrecorded
-                                 * @enum {string}
-                                 */
-                                on_objection: "continue_unrecorded" | "end_call";
-                            };
-                        };
-                        country: string;
-                        timezone: string;
-                        /** @description prospect, active (has been ready for calls), paused */
-                        status: string;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description error.code: invalid_parameter, field_too_long, forward_needs_phone, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, payload_too_large, unsupported_content_type */
+            /** @description error.code: invalid_parameter, field_too_long, forward_needs_phone, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, parameter_missing, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1790,6 +3343,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1799,6 +3357,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1808,6 +3371,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1817,6 +3385,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1826,6 +3399,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1835,6 +3413,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,6 +3428,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1853,6 +3442,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1862,6 +3456,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1885,98 +3485,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "readiness";
-                        customer_id: string;
-                        external_ref: string | null;
-                        country: string;
-                        calling_language: string | null;
-                        /** @description false whenever a live call would be turned away; then blockers says why */
-                        ready_for_live_calls: boolean;
-                        /** @description why a live call would be turned away: one per false check */
-                        blockers: {
-                            /** @description stable; branch on it */
-                            code: string;
-                            /** @description for a person; show it */
-                            message: string;
-                            /** @description who owes the next move */
-                            waiting_on: "service" | "customer" | "reseller";
-                            /** @description what clears the blocker; null when only the service can move */
-                            action: {
-                                /** @description api: send the request below; console: a person acts in the console (no API for it) */
-                                type: "api" | "console";
-                                /** @description api only: the HTTP method */
-                                method?: string;
-                                /** @description api only: the path, with this customer's id filled in */
-                                path?: string;
-                                /** @description api only, when the request takes one: the JSON body to send */
-                                body?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description what to do, for a person */
-                                description: string;
-                            } | null;
-                        }[];
-                        checks: {
-                            account_live: boolean;
-                            business_verified: boolean;
-                            agreement_signed: boolean;
-                            balance_loaded: boolean;
-                            /** @description live mode has a carrier; false: carrier_not_configured (live calls and numbers refused) */
-                            carrier_configured: boolean;
-                            speech_certified_for_language: boolean;
-                            number_in_country: boolean;
-                            script_certified: boolean;
-                            customer_accepted_terms: boolean;
-                            /** @description every national do-not-call registry of the customer's country is loaded and recent enough */
-                            dnc_registries_current: boolean;
-                        };
-                        /** @description false whenever a test call would be turned away; then test_blockers says why */
-                        ready_for_test_calls: boolean;
-                        /** @description why a test call would be turned away: the service and customer gates only */
-                        test_blockers: {
-                            /** @description stable; branch on it */
-                            code: string;
-                            /** @description for a person; show it */
-                            message: string;
-                            /** @description who owes the next move */
-                            waiting_on: "service" | "customer" | "reseller";
-                            /** @description what clears the blocker; null when only the service can move */
-                            action: {
-                                /** @description api: send the request below; console: a person acts in the console (no API for it) */
-                                type: "api" | "console";
-                                /** @description api only: the HTTP method */
-                                method?: string;
-                                /** @description api only: the path, with this customer's id filled in */
-                                path?: string;
-                                /** @description api only, when the request takes one: the JSON body to send */
-                                body?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description what to do, for a person */
-                                description: string;
-                            } | null;
-                        }[];
-                        /** @description where in the customer's country only a call the person asked for may be made (Washington, Maine); not blockers */
-                        notices: {
-                            /** @description requested_call_only: requests to these numbers need consent type requested_call */
-                            code: string;
-                            /** @description e.g. US-WA */
-                            jurisdiction: string;
-                            /** @description for a person; show it */
-                            message: string;
-                            citation: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1986,6 +3513,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1995,6 +3527,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2004,6 +3541,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2013,6 +3555,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,6 +3569,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2031,6 +3584,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2040,6 +3598,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2049,6 +3612,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2072,33 +3641,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "provisioning";
-                        customer_id: string;
-                        /** @description awaiting_number, awaiting_script, awaiting_agent, awaiting_calendar, awaiting_customer, awaiting_reseller, ready */
-                        state: string;
-                        ready: boolean;
-                        /** @description service, customer, reseller, nobody */
-                        waiting_on: string;
-                        blockers: string[];
-                        steps: {
-                            step: string;
-                            done: boolean;
-                            waiting_on: string;
-                            blocker: string | null;
-                        }[];
-                        mode: "test" | "live";
-                        requested_steps?: string[];
-                    };
+                    "application/json": components["schemas"]["Provisioning"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2108,6 +3669,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2117,6 +3683,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,6 +3697,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,6 +3711,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2144,6 +3725,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,6 +3740,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2162,6 +3754,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2171,6 +3768,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2182,7 +3785,10 @@ export interface operations {
     requestProvisioning: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -2207,33 +3813,26 @@ export interface operations {
             /** @description Default Response */
             202: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "provisioning";
-                        customer_id: string;
-                        /** @description awaiting_number, awaiting_script, awaiting_agent, awaiting_calendar, awaiting_customer, awaiting_reseller, ready */
-                        state: string;
-                        ready: boolean;
-                        /** @description service, customer, reseller, nobody */
-                        waiting_on: string;
-                        blockers: string[];
-                        steps: {
-                            step: string;
-                            done: boolean;
-                            waiting_on: string;
-                            blocker: string | null;
-                        }[];
-                        mode: "test" | "live";
-                        requested_steps?: string[];
-                    };
+                    "application/json": components["schemas"]["Provisioning"];
                 };
             };
             /** @description error.code: invalid_provisioning_step, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, invalid_parameter, field_too_long, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,6 +3842,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2252,6 +3856,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2261,6 +3870,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2270,6 +3884,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2279,6 +3898,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2288,6 +3912,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2297,6 +3927,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2306,6 +3941,11 @@ export interface operations {
             /** @description error.code: provisioning_not_recorded, api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2315,6 +3955,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2343,49 +3989,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "onboarding_link";
-                            id: string;
-                            customer_id: string;
-                            prefix: string;
-                            /** @description active, completed, replaced, expired */
-                            status: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            expires_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            completed_at: string | null;
-                            accepted_by: string | null;
-                            /** @description the address the link was emailed to on your behalf (the mint request's `email`), or null */
-                            emailed_to: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                            /** @description only on the mint response; shown once */
-                            url?: string;
-                            expires_in_days?: number;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["OnboardingLinkList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2395,6 +4017,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2404,6 +4031,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2413,6 +4045,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2422,6 +4059,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,6 +4073,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2440,6 +4088,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2449,6 +4102,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2458,6 +4116,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2469,7 +4133,10 @@ export interface operations {
     createOnboardingLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -2496,44 +4163,26 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "onboarding_link";
-                        id: string;
-                        customer_id: string;
-                        prefix: string;
-                        /** @description active, completed, replaced, expired */
-                        status: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        expires_at: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        completed_at: string | null;
-                        accepted_by: string | null;
-                        /** @description the address the link was emailed to on your behalf (the mint request's `email`), or null */
-                        emailed_to: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                        /** @description only on the mint response; shown once */
-                        url?: string;
-                        expires_in_days?: number;
-                    };
+                    "application/json": components["schemas"]["OnboardingLink"];
                 };
             };
             /** @description error.code: invalid_parameter, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, field_too_long, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2543,6 +4192,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2552,6 +4206,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2561,6 +4220,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2570,6 +4234,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2579,6 +4248,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2588,6 +4262,12 @@ export interface operations {
             /** @description error.code: onboarding_email_limit, rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2597,6 +4277,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2606,6 +4291,11 @@ export interface operations {
             /** @description error.code: onboarding_link_not_created, api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2615,6 +4305,527 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCustomerCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the service id of the customer, or its external_ref */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarConnection"];
+                };
+            };
+            /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
+            401: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
+            403: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: customer_not_found */
+            404: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: uri_too_long */
+            414: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: rate_limit_exceeded */
+            429: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: headers_too_large */
+            431: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: api_error */
+            500: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectCustomerCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the service id of the customer, or its external_ref */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarConnection"];
+                };
+            };
+            /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter, invalid_json, payload_too_large, unsupported_content_type */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
+            401: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
+            403: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: customer_not_found */
+            404: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: calendar_not_connected */
+            409: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: uri_too_long */
+            414: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: rate_limit_exceeded */
+            429: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: headers_too_large */
+            431: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: api_error */
+            500: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCalendarLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the service id of the customer, or its external_ref */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@brightdental.example"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description the customer's address: the link is emailed there on your behalf
+                     */
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarLink"];
+                };
+            };
+            /** @description error.code: invalid_parameter, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, field_too_long, payload_too_large, unsupported_content_type */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
+            401: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
+            403: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: customer_not_found */
+            404: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: idempotency_key_reused */
+            409: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: uri_too_long */
+            414: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: onboarding_email_limit, rate_limit_exceeded */
+            429: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: headers_too_large */
+            431: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: calendar_link_not_created, api_error */
+            500: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2643,20 +4854,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["Number"][];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["NumberList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2666,6 +4882,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2675,6 +4896,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2684,6 +4910,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2693,6 +4924,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2702,6 +4938,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2711,6 +4953,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2720,6 +4967,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,6 +4981,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2740,7 +4998,10 @@ export interface operations {
     createNumber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -2769,64 +5030,26 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "number";
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description rented: a number rented in the customer's country; caller_id: the customer's own number, verified */
-                        kind: "rented" | "caller_id";
-                        /** @description E.164 */
-                        phone_number: string;
-                        /** @description ISO-3166 alpha-2 */
-                        country: string;
-                        /** @description verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified) */
-                        status: "verifying" | "active" | "payment_due" | "released" | "failed";
-                        /** @description the monthly rent: 1,500 for a rented number, 1,200 for a caller ID */
-                        monthly_cents: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        release_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        released_at: string | null;
-                        /** @description verification_failed or verification_expired */
-                        failure_reason: string | null;
-                        /** @description while verifying: the digits the person types when the carrier calls (null in events) */
-                        verification: {
-                            code: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            expires_at: string;
-                        } | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Number"];
                 };
             };
             /** @description error.code: country_required, parameter_missing, invalid_phone_number, phone_country_mismatch, invalid_parameter, unknown_parameter, caller_id_not_geographic, phone_extension_not_allowed, invalid_json, field_too_long, idempotency_key_too_long, invalid_string, malformed_request, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2836,6 +5059,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,6 +5073,11 @@ export interface operations {
             /** @description error.code: insufficient_balance */
             402: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2854,6 +5087,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2863,6 +5101,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2872,6 +5115,11 @@ export interface operations {
             /** @description error.code: no_number_available, number_already_added, caller_id_in_use, verification_in_progress, idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2881,6 +5129,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2890,6 +5143,12 @@ export interface operations {
             /** @description error.code: verification_limit_reached, verification_daily_limit, rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,6 +5158,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2908,6 +5172,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2917,6 +5186,12 @@ export interface operations {
             /** @description error.code: carrier_unavailable, service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2942,64 +5217,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "number";
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description rented: a number rented in the customer's country; caller_id: the customer's own number, verified */
-                        kind: "rented" | "caller_id";
-                        /** @description E.164 */
-                        phone_number: string;
-                        /** @description ISO-3166 alpha-2 */
-                        country: string;
-                        /** @description verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified) */
-                        status: "verifying" | "active" | "payment_due" | "released" | "failed";
-                        /** @description the monthly rent: 1,500 for a rented number, 1,200 for a caller ID */
-                        monthly_cents: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        release_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        released_at: string | null;
-                        /** @description verification_failed or verification_expired */
-                        failure_reason: string | null;
-                        /** @description while verifying: the digits the person types when the carrier calls (null in events) */
-                        verification: {
-                            code: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            expires_at: string;
-                        } | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Number"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3009,6 +5245,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3018,6 +5259,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3027,6 +5273,11 @@ export interface operations {
             /** @description error.code: customer_not_found, number_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3036,6 +5287,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3045,6 +5301,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3054,6 +5316,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3063,6 +5330,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3072,6 +5344,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,64 +5375,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "number";
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description rented: a number rented in the customer's country; caller_id: the customer's own number, verified */
-                        kind: "rented" | "caller_id";
-                        /** @description E.164 */
-                        phone_number: string;
-                        /** @description ISO-3166 alpha-2 */
-                        country: string;
-                        /** @description verifying (caller ID being verified), active, payment_due (rent not taken; released on release_due_on), released (permanent), failed (caller ID not verified) */
-                        status: "verifying" | "active" | "payment_due" | "released" | "failed";
-                        /** @description the monthly rent: 1,500 for a rented number, 1,200 for a caller ID */
-                        monthly_cents: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        release_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        released_at: string | null;
-                        /** @description verification_failed or verification_expired */
-                        failure_reason: string | null;
-                        /** @description while verifying: the digits the person types when the carrier calls (null in events) */
-                        verification: {
-                            code: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            expires_at: string;
-                        } | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Number"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter, invalid_json, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3164,6 +5403,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3173,6 +5417,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3182,6 +5431,11 @@ export interface operations {
             /** @description error.code: customer_not_found, number_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3191,6 +5445,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +5459,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,6 +5474,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +5488,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3227,6 +5502,12 @@ export interface operations {
             /** @description error.code: carrier_unavailable, service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3255,20 +5536,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["WebsiteBuild"][];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["WebsiteBuildList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +5564,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3287,6 +5578,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +5592,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +5606,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,6 +5620,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3323,6 +5635,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3332,6 +5649,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3341,6 +5663,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3352,7 +5680,10 @@ export interface operations {
     orderWebsite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -3376,71 +5707,26 @@ export interface operations {
             /** @description Default Response */
             202: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "website_build";
-                        /**
-                         * Format: uuid
-                         * @description the spec's build_id
-                         */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
-                        status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
-                        /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
-                        preview_url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        preview_expires_at: string | null;
-                        /** @description the address once live; a test site's is its preview (test sites are served nowhere else) */
-                        url: string | null;
-                        domain: string | null;
-                        /** @description true once the domain's CNAME points at the site (checked by DNS) */
-                        domain_verified: boolean;
-                        brief: string | null;
-                        revisions_included: number;
-                        revisions_used: number;
-                        build_fee_cents: number;
-                        hosting_cents_per_month: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        hosting_renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        suspend_due_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        purge_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        live_at: string | null;
-                        failure_reason: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["WebsiteBuild"];
                 };
             };
             /** @description error.code: invalid_parameter, field_too_long, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +5736,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +5750,11 @@ export interface operations {
             /** @description error.code: insufficient_balance */
             402: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,6 +5764,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +5778,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,6 +5792,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3495,6 +5806,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3504,6 +5820,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3513,6 +5835,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3522,6 +5849,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3531,6 +5863,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3556,71 +5894,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "website_build";
-                        /**
-                         * Format: uuid
-                         * @description the spec's build_id
-                         */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
-                        status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
-                        /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
-                        preview_url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        preview_expires_at: string | null;
-                        /** @description the address once live; a test site's is its preview (test sites are served nowhere else) */
-                        url: string | null;
-                        domain: string | null;
-                        /** @description true once the domain's CNAME points at the site (checked by DNS) */
-                        domain_verified: boolean;
-                        brief: string | null;
-                        revisions_included: number;
-                        revisions_used: number;
-                        build_fee_cents: number;
-                        hosting_cents_per_month: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        hosting_renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        suspend_due_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        purge_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        live_at: string | null;
-                        failure_reason: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["WebsiteBuild"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3630,6 +5922,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,6 +5936,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,6 +5950,11 @@ export interface operations {
             /** @description error.code: customer_not_found, website_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,6 +5964,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3666,6 +5978,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3675,6 +5993,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3684,6 +6007,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,6 +6021,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3718,71 +6052,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "website_build";
-                        /**
-                         * Format: uuid
-                         * @description the spec's build_id
-                         */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
-                        status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
-                        /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
-                        preview_url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        preview_expires_at: string | null;
-                        /** @description the address once live; a test site's is its preview (test sites are served nowhere else) */
-                        url: string | null;
-                        domain: string | null;
-                        /** @description true once the domain's CNAME points at the site (checked by DNS) */
-                        domain_verified: boolean;
-                        brief: string | null;
-                        revisions_included: number;
-                        revisions_used: number;
-                        build_fee_cents: number;
-                        hosting_cents_per_month: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        hosting_renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        suspend_due_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        purge_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        live_at: string | null;
-                        failure_reason: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["WebsiteBuild"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter, invalid_json, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3792,6 +6080,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3801,6 +6094,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3810,6 +6108,11 @@ export interface operations {
             /** @description error.code: customer_not_found, website_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3819,6 +6122,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3828,6 +6136,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3837,6 +6151,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3846,6 +6165,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3855,6 +6179,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3866,7 +6196,10 @@ export interface operations {
     publishWebsite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -3885,71 +6218,26 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "website_build";
-                        /**
-                         * Format: uuid
-                         * @description the spec's build_id
-                         */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
-                        status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
-                        /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
-                        preview_url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        preview_expires_at: string | null;
-                        /** @description the address once live; a test site's is its preview (test sites are served nowhere else) */
-                        url: string | null;
-                        domain: string | null;
-                        /** @description true once the domain's CNAME points at the site (checked by DNS) */
-                        domain_verified: boolean;
-                        brief: string | null;
-                        revisions_included: number;
-                        revisions_used: number;
-                        build_fee_cents: number;
-                        hosting_cents_per_month: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        hosting_renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        suspend_due_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        purge_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        live_at: string | null;
-                        failure_reason: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["WebsiteBuild"];
                 };
             };
             /** @description error.code: idempotency_key_too_long, unknown_parameter, invalid_json, invalid_string, malformed_request, invalid_parameter, field_too_long, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3959,6 +6247,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3968,6 +6261,11 @@ export interface operations {
             /** @description error.code: insufficient_balance */
             402: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3977,6 +6275,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3986,6 +6289,11 @@ export interface operations {
             /** @description error.code: customer_not_found, website_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3995,6 +6303,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused, website_not_ready */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4004,6 +6317,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4013,6 +6331,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4022,6 +6346,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4031,6 +6360,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4040,6 +6374,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4051,7 +6391,10 @@ export interface operations {
     reviseWebsite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -4077,71 +6420,26 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "website_build";
-                        /**
-                         * Format: uuid
-                         * @description the spec's build_id
-                         */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
-                        status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
-                        /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
-                        preview_url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        preview_expires_at: string | null;
-                        /** @description the address once live; a test site's is its preview (test sites are served nowhere else) */
-                        url: string | null;
-                        domain: string | null;
-                        /** @description true once the domain's CNAME points at the site (checked by DNS) */
-                        domain_verified: boolean;
-                        brief: string | null;
-                        revisions_included: number;
-                        revisions_used: number;
-                        build_fee_cents: number;
-                        hosting_cents_per_month: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        hosting_renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        suspend_due_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        purge_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        live_at: string | null;
-                        failure_reason: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["WebsiteBuild"];
                 };
             };
             /** @description error.code: idempotency_key_too_long, unknown_parameter, invalid_json, parameter_missing, invalid_parameter, field_too_long, invalid_string, malformed_request, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +6449,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4160,6 +6463,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4169,6 +6477,11 @@ export interface operations {
             /** @description error.code: customer_not_found, website_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,6 +6491,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused, website_not_ready, revision_limit_reached */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4187,6 +6505,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4196,6 +6519,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +6534,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4214,6 +6548,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4223,6 +6562,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4234,7 +6579,10 @@ export interface operations {
     setWebsiteDomain: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -4262,24 +6610,26 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "dns_record";
-                        /** @enum {string} */
-                        type: "CNAME";
-                        /** @description the customer's domain */
-                        name: string;
-                        /** @description what it points at */
-                        value: string;
-                    };
+                    "application/json": components["schemas"]["DnsRecord"];
                 };
             };
             /** @description error.code: idempotency_key_too_long, unknown_parameter, invalid_json, invalid_domain, test_mode_domain, parameter_missing, invalid_parameter, field_too_long, invalid_string, malformed_request, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4289,6 +6639,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4298,6 +6653,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4307,6 +6667,11 @@ export interface operations {
             /** @description error.code: customer_not_found, website_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4316,6 +6681,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused, website_not_ready, domain_already_set */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4325,6 +6695,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4334,6 +6709,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4343,6 +6724,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4352,6 +6738,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4361,6 +6752,12 @@ export interface operations {
             /** @description error.code: sites_not_configured, service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4372,7 +6769,10 @@ export interface operations {
     reissueWebsitePreview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -4391,71 +6791,26 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "website_build";
-                        /**
-                         * Format: uuid
-                         * @description the spec's build_id
-                         */
-                        id: string;
-                        /** Format: uuid */
-                        customer_id: string;
-                        /** @description building, ready (to review at preview_url), live, failed (fee refunded), cancelled, hosting_due (unpaid: still served until suspend_due_on), suspended (offline until purge_due_on), purged */
-                        status: "building" | "ready" | "live" | "failed" | "cancelled" | "hosting_due" | "suspended" | "purged";
-                        /** @description while the preview is open (30 days after the build or a re-issue, until a live site is published): unlisted, never indexed */
-                        preview_url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        preview_expires_at: string | null;
-                        /** @description the address once live; a test site's is its preview (test sites are served nowhere else) */
-                        url: string | null;
-                        domain: string | null;
-                        /** @description true once the domain's CNAME points at the site (checked by DNS) */
-                        domain_verified: boolean;
-                        brief: string | null;
-                        revisions_included: number;
-                        revisions_used: number;
-                        build_fee_cents: number;
-                        hosting_cents_per_month: number;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        hosting_renews_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        suspend_due_on: string | null;
-                        /**
-                         * Format: date
-                         * @description a UTC calendar day, YYYY-MM-DD
-                         */
-                        purge_due_on: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        live_at: string | null;
-                        failure_reason: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["WebsiteBuild"];
                 };
             };
             /** @description error.code: idempotency_key_too_long, unknown_parameter, invalid_json, invalid_string, malformed_request, invalid_parameter, field_too_long, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4465,6 +6820,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4474,6 +6834,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4483,6 +6848,11 @@ export interface operations {
             /** @description error.code: customer_not_found, website_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4492,6 +6862,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused, website_not_ready */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4501,6 +6876,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4510,6 +6890,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4519,6 +6905,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4528,6 +6919,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4537,6 +6933,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4560,27 +6962,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "customer_limits";
-                        customer_id: string;
-                        external_ref: string | null;
-                        daily_spend_cap_cents: number | null;
-                        monthly_spend_cap_cents: number | null;
-                        max_concurrent_calls: number | null;
-                        spend?: {
-                            today_cents: number;
-                            month_cents: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["CustomerLimits"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4590,6 +6990,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4599,6 +7004,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4608,6 +7018,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4617,6 +7032,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4626,6 +7046,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4635,6 +7061,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4644,6 +7075,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4653,6 +7089,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4664,7 +7106,10 @@ export interface operations {
     updateCustomerLimits: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -4680,8 +7125,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: int64 */
                     daily_spend_cap_cents?: number | null;
+                    /** Format: int64 */
                     monthly_spend_cap_cents?: number | null;
+                    /** Format: int32 */
                     max_concurrent_calls?: number | null;
                 };
             };
@@ -4690,27 +7138,26 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "customer_limits";
-                        customer_id: string;
-                        external_ref: string | null;
-                        daily_spend_cap_cents: number | null;
-                        monthly_spend_cap_cents: number | null;
-                        max_concurrent_calls: number | null;
-                        spend?: {
-                            today_cents: number;
-                            month_cents: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["CustomerLimits"];
                 };
             };
             /** @description error.code: invalid_limit, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, invalid_parameter, field_too_long, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4720,6 +7167,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4729,6 +7181,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4738,6 +7195,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4747,6 +7209,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4756,6 +7223,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4765,6 +7237,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +7252,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4783,6 +7266,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4792,6 +7280,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4812,45 +7306,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "brand";
-                        display_name: string | null;
-                        logo_url: string | null;
-                        primary_color: string | null;
-                        accent_color: string | null;
-                        email_from_name: string | null;
-                        support_email: string | null;
-                        domain: string | null;
-                        /** @description the domain's DNS state: customer-facing URLs use https://<domain> only once it is verified */
-                        domain_status: {
-                            /** @enum {string} */
-                            object: "brand_domain";
-                            domain: string | null;
-                            /** @description none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed) */
-                            status: "none" | "pending" | "verified" | "failed";
-                            /** @description what the domain must be a CNAME of; null without a domain or when the service has no sites domain */
-                            cname_target: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            checked_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            verified_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +7334,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4869,6 +7348,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4878,6 +7362,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4887,6 +7376,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4896,6 +7391,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4905,6 +7405,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4914,6 +7419,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4925,7 +7436,10 @@ export interface operations {
     updateBrand: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4953,45 +7467,26 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "brand";
-                        display_name: string | null;
-                        logo_url: string | null;
-                        primary_color: string | null;
-                        accent_color: string | null;
-                        email_from_name: string | null;
-                        support_email: string | null;
-                        domain: string | null;
-                        /** @description the domain's DNS state: customer-facing URLs use https://<domain> only once it is verified */
-                        domain_status: {
-                            /** @enum {string} */
-                            object: "brand_domain";
-                            domain: string | null;
-                            /** @description none (no domain), pending (waiting for the CNAME), verified (customers are sent here), failed (not pointed 7 days after it was set, or no longer pointed) */
-                            status: "none" | "pending" | "verified" | "failed";
-                            /** @description what the domain must be a CNAME of; null without a domain or when the service has no sites domain */
-                            cname_target: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            checked_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            verified_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description error.code: invalid_brand_field, unknown_parameter, field_too_long, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, invalid_parameter, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5001,6 +7496,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5010,6 +7510,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5019,6 +7524,11 @@ export interface operations {
             /** @description error.code: brand_domain_taken, idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +7538,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5037,6 +7552,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5046,6 +7567,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5055,6 +7581,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5064,6 +7595,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5084,79 +7621,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description with country: that Coverage; without: a CoverageList of every opened country */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "coverage";
-                        country: string;
-                        /** @description available, pending, not_opened */
-                        status: string;
-                        sellable: boolean;
-                        calling_language: string | null;
-                        /** @description local_rental, none */
-                        number_route: string;
-                        numbers_available: number;
-                        /** @description nobody, service */
-                        waiting_on: string;
-                        summary: string;
-                        blockers: {
-                            code: string;
-                            message: string;
-                        }[];
-                        /** @description where in this country only a call the person asked for may be made; not blockers */
-                        notices: {
-                            /** @description requested_call_only: requests to these numbers need consent type requested_call */
-                            code: string;
-                            /** @description e.g. US-WA */
-                            jurisdiction: string;
-                            /** @description for a person; show it */
-                            message: string;
-                            citation: string;
-                        }[];
-                    } | {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "coverage";
-                            country: string;
-                            /** @description available, pending, not_opened */
-                            status: string;
-                            sellable: boolean;
-                            calling_language: string | null;
-                            /** @description local_rental, none */
-                            number_route: string;
-                            numbers_available: number;
-                            /** @description nobody, service */
-                            waiting_on: string;
-                            summary: string;
-                            blockers: {
-                                code: string;
-                                message: string;
-                            }[];
-                            /** @description where in this country only a call the person asked for may be made; not blockers */
-                            notices: {
-                                /** @description requested_call_only: requests to these numbers need consent type requested_call */
-                                code: string;
-                                /** @description e.g. US-WA */
-                                jurisdiction: string;
-                                /** @description for a person; show it */
-                                message: string;
-                                citation: string;
-                            }[];
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["Coverage"] | components["schemas"]["CoverageList"];
                 };
             };
             /** @description error.code: invalid_parameter, unknown_parameter, invalid_string, malformed_request */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +7652,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5175,6 +7666,11 @@ export interface operations {
             /** @description error.code: ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5184,6 +7680,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,6 +7694,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5202,6 +7709,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,6 +7723,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,6 +7737,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5240,63 +7763,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "balance";
-                        /** @enum {string} */
-                        currency: "usd";
-                        mode: "test" | "live";
-                        /** @description what the next call can draw on: balance minus holds of running calls */
-                        available_cents: number;
-                        balance_cents: number;
-                        /** @description cash part of the balance */
-                        paid_cents: number;
-                        /** @description bonus credit, spent before cash */
-                        bonus_cents: number;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        bonus_expires_at: string | null;
-                        /** @description held against running calls */
-                        reserved_cents: number;
-                        minimum_top_up_cents: number;
-                        /** @description ok, below_25_percent, below_10_percent, zero */
-                        low_balance: string;
-                        rates: {
-                            call_cents_per_minute: number;
-                            minutes_used_this_month: number;
-                            estimated_call_minutes_remaining: number;
-                            number_cents_per_month: number;
-                            caller_id_cents_per_month: number;
-                            chat_message_cents: number;
-                            prospect_cents: number;
-                            website_build_cents: number;
-                            website_hosting_cents_per_month: number;
-                            call_tiers: {
-                                from_minutes: number;
-                                cents_per_minute: number;
-                            }[];
-                        };
-                        spend: {
-                            today_cents: number;
-                            month_cents: number;
-                            daily_cap_cents: number | null;
-                            monthly_cap_cents: number | null;
-                        };
-                        auto_top_up: {
-                            threshold_cents: number;
-                            amount_cents: number | null;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["Balance"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5306,6 +7791,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5315,6 +7805,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5324,6 +7819,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5333,6 +7833,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5342,6 +7848,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5351,6 +7862,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5360,6 +7876,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,43 +7909,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "usage_entry";
-                            id: string;
-                            /** @description usage, top_up, bonus, refund, minimum, bonus_expired, top_up_refund */
-                            type: string;
-                            /** @description call, chat_message, number, caller_id, prospect, website_build, website_hosting, top_up, bonus, refund, monthly_minimum, bonus_expiry, bonus_forfeited, top_up_refund */
-                            cause: string;
-                            amount_cents: number;
-                            /** @enum {string} */
-                            currency: "usd";
-                            balance_after_cents: number;
-                            applied: boolean;
-                            customer_id: string | null;
-                            reference: string | null;
-                            description: string;
-                            minutes: number | null;
-                            mode: "test" | "live";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["UsageEntryList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, unknown_parameter, field_too_long */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5433,6 +7937,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5442,6 +7951,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5451,6 +7965,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5460,6 +7979,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5469,6 +7993,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5478,6 +8008,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5487,6 +8022,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5496,6 +8036,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5524,166 +8070,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description view=requests: a CallRequestList (every item has object call_request); otherwise a CallList (every item has object call). Both are object list: tell them apart by the view sent, or by data[].object */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "call";
-                            id: string;
-                            /** @description the request this call is an attempt of (its first attempt's id) */
-                            request_id: string;
-                            /** @description which attempt of its request: 1, 2, … */
-                            attempt: number;
-                            customer_id: string;
-                            external_ref: string | null;
-                            phone: string;
-                            /** @description outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number) */
-                            direction: "outbound" | "inbound";
-                            business_name: string | null;
-                            /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                            status: string;
-                            finished: boolean;
-                            /** @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                            outcome: string | null;
-                            duration_seconds: number;
-                            appointment_id: string | null;
-                            summary: string | null;
-                            recording_url: string | null;
-                            transcript_url: string | null;
-                            /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-                            waiting_reason: string | null;
-                            waiting_detail: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            next_attempt_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            dial_before: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            dialed_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            answered_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            ended_at: string | null;
-                            /** @description whether the request tries again after this call (no answer, busy, a machine or a carrier failure, with attempts left): true once the next attempt is planned, false if it was cancelled, expired or blocked before its dial */
-                            will_retry: boolean;
-                            /**
-                             * Format: date-time
-                             * @description the earliest the next attempt was planned for (a gate may hold it longer: that call says); null when will_retry is false
-                             */
-                            retry_at: string | null;
-                            mode: "test" | "live";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                        }[];
-                        has_more: boolean;
-                    } | {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "call_request";
-                            id: string;
-                            customer_id: string;
-                            /** @description E.164 */
-                            phone: string;
-                            business_name: string | null;
-                            external_ref: string | null;
-                            /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                            status: string;
-                            finished: boolean;
-                            /** @description how the request's call ended, null until finished: appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                            outcome: string | null;
-                            /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-                            waiting_reason: string | null;
-                            /** @description why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when) */
-                            waiting_detail: string | null;
-                            /**
-                             * Format: date-time
-                             * @description when a queued request is looked at next (earlier if what it waits on changes)
-                             */
-                            next_attempt_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            dial_before: string;
-                            /** @description The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls")) */
-                            consent: {
-                                /** @description requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; the only consent Washington and Maine numbers accept), prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none */
-                                type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601, UTC, milliseconds
-                                 */
-                                obtained_at: string | null;
-                                source: string | null;
-                                evidence_ref: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description after this the consent no longer counts; null: until revoked
-                                 */
-                                expires_at: string | null;
-                            };
-                            /** @description how many calls (attempts) the request has, a planned one included; the customer's call_settings.retries bounds it */
-                            attempts: number;
-                            /** @description every attempt of the request, first to last; the first has the request's id */
-                            calls: {
-                                id: string;
-                                attempt: number;
-                                /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                                status: string;
-                                finished: boolean;
-                                /** @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                                outcome: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601, UTC, milliseconds
-                                 */
-                                dialed_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601, UTC, milliseconds
-                                 */
-                                ended_at: string | null;
-                            }[];
-                            mode: "test" | "live";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["CallList"] | components["schemas"]["CallRequestList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, unknown_parameter, field_too_long */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5693,6 +8101,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5702,6 +8115,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5711,6 +8129,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5720,6 +8143,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5729,6 +8157,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5738,6 +8172,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5747,6 +8186,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5756,6 +8200,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5767,7 +8217,10 @@ export interface operations {
     queueCall: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5823,170 +8276,41 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "call_request";
-                        id: string;
-                        customer_id: string;
-                        /** @description E.164 */
-                        phone: string;
-                        business_name: string | null;
-                        external_ref: string | null;
-                        /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                        status: string;
-                        finished: boolean;
-                        /** @description how the request's call ended, null until finished: appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                        outcome: string | null;
-                        /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-                        waiting_reason: string | null;
-                        /** @description why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when) */
-                        waiting_detail: string | null;
-                        /**
-                         * Format: date-time
-                         * @description when a queued request is looked at next (earlier if what it waits on changes)
-                         */
-                        next_attempt_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        dial_before: string;
-                        /** @description The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls")) */
-                        consent: {
-                            /** @description requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; the only consent Washington and Maine numbers accept), prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none */
-                            type: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            obtained_at: string | null;
-                            source: string | null;
-                            evidence_ref: string | null;
-                            /**
-                             * Format: date-time
-                             * @description after this the consent no longer counts; null: until revoked
-                             */
-                            expires_at: string | null;
-                        };
-                        /** @description how many calls (attempts) the request has, a planned one included; the customer's call_settings.retries bounds it */
-                        attempts: number;
-                        /** @description every attempt of the request, first to last; the first has the request's id */
-                        calls: {
-                            id: string;
-                            attempt: number;
-                            /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                            status: string;
-                            finished: boolean;
-                            /** @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                            outcome: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            dialed_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            ended_at: string | null;
-                        }[];
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["CallRequest"];
                 };
             };
             /** @description Default Response */
             201: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "call_request";
-                        id: string;
-                        customer_id: string;
-                        /** @description E.164 */
-                        phone: string;
-                        business_name: string | null;
-                        external_ref: string | null;
-                        /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                        status: string;
-                        finished: boolean;
-                        /** @description how the request's call ended, null until finished: appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                        outcome: string | null;
-                        /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-                        waiting_reason: string | null;
-                        /** @description why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when) */
-                        waiting_detail: string | null;
-                        /**
-                         * Format: date-time
-                         * @description when a queued request is looked at next (earlier if what it waits on changes)
-                         */
-                        next_attempt_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        dial_before: string;
-                        /** @description The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls")) */
-                        consent: {
-                            /** @description requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; the only consent Washington and Maine numbers accept), prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none */
-                            type: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            obtained_at: string | null;
-                            source: string | null;
-                            evidence_ref: string | null;
-                            /**
-                             * Format: date-time
-                             * @description after this the consent no longer counts; null: until revoked
-                             */
-                            expires_at: string | null;
-                        };
-                        /** @description how many calls (attempts) the request has, a planned one included; the customer's call_settings.retries bounds it */
-                        attempts: number;
-                        /** @description every attempt of the request, first to last; the first has the request's id */
-                        calls: {
-                            id: string;
-                            attempt: number;
-                            /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                            status: string;
-                            finished: boolean;
-                            /** @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                            outcome: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            dialed_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            ended_at: string | null;
-                        }[];
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["CallRequest"];
                 };
             };
             /** @description error.code: invalid_phone_number, phone_country_mismatch, invalid_dial_before, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required, invalid_parameter, unknown_parameter, parameter_missing, field_too_long, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5996,6 +8320,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6005,6 +8334,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6014,6 +8348,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6023,6 +8362,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6032,6 +8376,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6041,6 +8390,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6050,6 +8405,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6059,6 +8419,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6068,6 +8433,12 @@ export interface operations {
             /** @description error.code: carrier_unavailable, service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6091,80 +8462,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "call";
-                        id: string;
-                        /** @description the request this call is an attempt of (its first attempt's id) */
-                        request_id: string;
-                        /** @description which attempt of its request: 1, 2, … */
-                        attempt: number;
-                        customer_id: string;
-                        external_ref: string | null;
-                        phone: string;
-                        /** @description outbound: a call the service placed; inbound: a person called the customer’s number (phone is the caller’s number) */
-                        direction: "outbound" | "inbound";
-                        business_name: string | null;
-                        /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                        status: string;
-                        finished: boolean;
-                        /** @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                        outcome: string | null;
-                        duration_seconds: number;
-                        appointment_id: string | null;
-                        summary: string | null;
-                        recording_url: string | null;
-                        transcript_url: string | null;
-                        /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-                        waiting_reason: string | null;
-                        waiting_detail: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        next_attempt_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        dial_before: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        dialed_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        answered_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        ended_at: string | null;
-                        /** @description whether the request tries again after this call (no answer, busy, a machine or a carrier failure, with attempts left): true once the next attempt is planned, false if it was cancelled, expired or blocked before its dial */
-                        will_retry: boolean;
-                        /**
-                         * Format: date-time
-                         * @description the earliest the next attempt was planned for (a gate may hold it longer: that call says); null when will_retry is false
-                         */
-                        retry_at: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Call"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6174,6 +8490,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6183,6 +8504,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6192,6 +8518,11 @@ export interface operations {
             /** @description error.code: call_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6201,6 +8532,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6210,6 +8546,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6219,6 +8561,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6228,6 +8575,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6237,6 +8589,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6260,88 +8618,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "call_request";
-                        id: string;
-                        customer_id: string;
-                        /** @description E.164 */
-                        phone: string;
-                        business_name: string | null;
-                        external_ref: string | null;
-                        /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                        status: string;
-                        finished: boolean;
-                        /** @description how the request's call ended, null until finished: appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                        outcome: string | null;
-                        /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-                        waiting_reason: string | null;
-                        /** @description why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when) */
-                        waiting_detail: string | null;
-                        /**
-                         * Format: date-time
-                         * @description when a queued request is looked at next (earlier if what it waits on changes)
-                         */
-                        next_attempt_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        dial_before: string;
-                        /** @description The consent the reseller holds for the called party (docs/compliance.md ("Consent for AI-voice calls")) */
-                        consent: {
-                            /** @description requested_call (the called party asked for this call in a signed written request naming the number; also prior express written consent; the only consent Washington and Maine numbers accept), prior_express_written (a signed written agreement naming the number), prior_express, existing_business_relationship, none */
-                            type: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            obtained_at: string | null;
-                            source: string | null;
-                            evidence_ref: string | null;
-                            /**
-                             * Format: date-time
-                             * @description after this the consent no longer counts; null: until revoked
-                             */
-                            expires_at: string | null;
-                        };
-                        /** @description how many calls (attempts) the request has, a planned one included; the customer's call_settings.retries bounds it */
-                        attempts: number;
-                        /** @description every attempt of the request, first to last; the first has the request's id */
-                        calls: {
-                            id: string;
-                            attempt: number;
-                            /** @description queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this) */
-                            status: string;
-                            finished: boolean;
-                            /** @description appointment_booked, not_interested, call_back_later, do_not_call, voicemail, fax, time_limit, completed, no_answer, busy, failed, cancelled, expired, do_not_call_listed, consent_expired, consent_required, requested_call_only, no_redial_after_hang_up, registered_address_required; inbound calls also: forwarded, message_played */
-                            outcome: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            dialed_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            ended_at: string | null;
-                        }[];
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["CallRequest"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter, invalid_json, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6351,6 +8646,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6360,6 +8660,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6369,6 +8674,11 @@ export interface operations {
             /** @description error.code: call_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6378,6 +8688,11 @@ export interface operations {
             /** @description error.code: call_already_claimed, call_already_finished */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6387,6 +8702,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6396,6 +8716,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6405,6 +8731,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6414,6 +8745,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6423,6 +8759,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6446,25 +8788,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "transcript";
-                        call_id: string;
-                        lines: {
-                            /** @description agent, callee */
-                            role: string;
-                            text: string;
-                            at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Transcript"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6474,6 +8816,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6483,6 +8830,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6492,6 +8844,11 @@ export interface operations {
             /** @description error.code: call_not_found, transcript_not_available */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6501,6 +8858,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6510,6 +8872,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6519,6 +8887,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6528,6 +8901,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6537,6 +8915,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6560,6 +8944,11 @@ export interface operations {
             /** @description The recording, WAV */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6569,6 +8958,11 @@ export interface operations {
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6578,6 +8972,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6587,6 +8986,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6596,6 +9000,11 @@ export interface operations {
             /** @description error.code: call_not_found, recording_not_available */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6605,6 +9014,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6614,6 +9028,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6623,6 +9043,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6632,6 +9057,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6641,6 +9071,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6664,86 +9100,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "compliance_record";
-                        call_id: string;
-                        request: {
-                            id: string;
-                            account_id: string;
-                            customer_id: string;
-                            mode: string;
-                            phone: string;
-                            country: string;
-                            external_ref: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            requested_at: string;
-                            /** @description the consent as the request carried it */
-                            consent: {
-                                type: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601, UTC, milliseconds
-                                 */
-                                obtained_at: string | null;
-                                source: string | null;
-                                evidence_ref: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601, UTC, milliseconds
-                                 */
-                                expires_at: string | null;
-                            };
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the record was written: right before the dial
-                         */
-                        recorded_at: string;
-                        /** @description the consent as recorded at the dial */
-                        consent: {
-                            type: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            obtained_at: string | null;
-                            source: string | null;
-                            evidence_ref: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            expires_at: string | null;
-                        };
-                        line_type: string | null;
-                        required_consent: string | null;
-                        rules: string[];
-                        citations: string[];
-                        identification: string | null;
-                        opt_out_offered: boolean | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        identified_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description kept at least until then (UWG § 7a: five years for calls to German numbers); null: no term, kept
-                         */
-                        keep_until: string | null;
-                    };
+                    "application/json": components["schemas"]["ComplianceRecord"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, invalid_parameter, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6753,6 +9128,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6762,6 +9142,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6771,6 +9156,11 @@ export interface operations {
             /** @description error.code: call_not_found, compliance_record_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6780,6 +9170,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6789,6 +9184,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6798,6 +9199,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6807,6 +9213,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6816,6 +9227,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6849,48 +9266,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "appointment";
-                            id: string;
-                            call_id: string;
-                            customer_id: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            start_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            end_at: string;
-                            /** @description IANA zone the meeting was agreed in */
-                            timezone: string;
-                            /** @description booked, cancelled */
-                            status: string;
-                            attendee_name: string | null;
-                            notes: string | null;
-                            mode: "test" | "live";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["AppointmentList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, unknown_parameter, field_too_long */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6900,6 +9294,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6909,6 +9308,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6918,6 +9322,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6927,6 +9336,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6936,6 +9350,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6945,6 +9365,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6954,6 +9379,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6963,6 +9393,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6986,43 +9422,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "appointment";
-                        id: string;
-                        call_id: string;
-                        customer_id: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        start_at: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        end_at: string;
-                        /** @description IANA zone the meeting was agreed in */
-                        timezone: string;
-                        /** @description booked, cancelled */
-                        status: string;
-                        attendee_name: string | null;
-                        notes: string | null;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Appointment"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7032,6 +9450,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7041,6 +9464,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7050,6 +9478,11 @@ export interface operations {
             /** @description error.code: appointment_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7059,6 +9492,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7068,6 +9506,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7077,6 +9521,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7086,6 +9535,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7095,6 +9549,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7120,33 +9580,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "dnc_entry";
-                            phone: string;
-                            /** @description api, callee_request, console */
-                            source: string;
-                            reason: string | null;
-                            call_id: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["DncEntryList"];
                 };
             };
             /** @description error.code: invalid_cursor, invalid_string, malformed_request, unknown_parameter, invalid_parameter, field_too_long */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7156,6 +9608,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7165,6 +9622,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7174,6 +9636,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7183,6 +9650,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7192,6 +9665,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7201,6 +9679,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7210,6 +9693,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7221,7 +9710,10 @@ export interface operations {
     addDncEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7243,50 +9735,41 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "dnc_entry";
-                        phone: string;
-                        /** @description api, callee_request, console */
-                        source: string;
-                        reason: string | null;
-                        call_id: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["DncEntry"];
                 };
             };
             /** @description Default Response */
             201: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "dnc_entry";
-                        phone: string;
-                        /** @description api, callee_request, console */
-                        source: string;
-                        reason: string | null;
-                        call_id: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["DncEntry"];
                 };
             };
             /** @description error.code: invalid_phone_number, unknown_parameter, invalid_json, invalid_string, malformed_request, invalid_parameter, field_too_long, payload_too_large, unsupported_content_type, idempotency_key_too_long */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7296,6 +9779,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7305,6 +9793,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7314,6 +9807,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7323,6 +9821,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7332,6 +9835,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7341,6 +9850,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7350,6 +9864,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7359,6 +9878,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7382,20 +9907,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "dnc_entry";
-                        phone: string;
-                        deleted: boolean;
-                    };
+                    "application/json": components["schemas"]["DeletedDncEntry"];
                 };
             };
             /** @description error.code: invalid_phone_number, invalid_string, malformed_request, field_too_long, unknown_parameter, invalid_json, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7405,6 +9935,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7414,6 +9949,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7423,6 +9963,11 @@ export interface operations {
             /** @description error.code: dnc_entry_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7432,6 +9977,11 @@ export interface operations {
             /** @description error.code: dnc_entry_protected, dnc_entry_other_mode */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7441,6 +9991,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7450,6 +10005,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7459,6 +10020,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7468,6 +10034,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7477,6 +10048,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7506,34 +10083,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @description evt_ + hex */
-                            id: string;
-                            /** @enum {string} */
-                            object: "event";
-                            type: string;
-                            mode: "test" | "live";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                            /** @description the same object the matching GET returns */
-                            data: unknown;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["EventList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, unknown_parameter, field_too_long */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7543,6 +10111,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7552,6 +10125,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7561,6 +10139,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7570,6 +10153,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7579,6 +10168,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7588,6 +10182,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7597,6 +10196,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7620,29 +10225,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description evt_ + hex */
-                        id: string;
-                        /** @enum {string} */
-                        object: "event";
-                        type: string;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                        /** @description the same object the matching GET returns */
-                        data: unknown;
-                    };
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7652,6 +10253,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7661,6 +10267,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7670,6 +10281,11 @@ export interface operations {
             /** @description error.code: event_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7679,6 +10295,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7688,6 +10309,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7697,6 +10324,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7706,6 +10338,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7715,6 +10352,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7743,60 +10386,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: {
-                            /** @enum {string} */
-                            object: "chat_session";
-                            id: string;
-                            customer_id: string;
-                            /** @description first characters of the token (mode prefix + 4), for telling sessions apart */
-                            prefix: string;
-                            end_user_ref: string;
-                            display_name: string | null;
-                            /** @description active, revoked, expired, exhausted */
-                            status: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            expires_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            revoked_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            last_used_at: string | null;
-                            messages_sent: number;
-                            message_limit: number;
-                            mode: "test" | "live";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC, milliseconds
-                             */
-                            created_at: string;
-                            /** @description svc_sess_test_… or svc_sess_live_…; only on the mint response, shown once */
-                            token?: string;
-                            /** @description the chat page with the token in its fragment (`…/chat#token=…`), at the reseller's verified brand domain or else the service's public URL; only on the mint response */
-                            url?: string;
-                            /** @description only on the mint response */
-                            expires_in_seconds?: number;
-                        }[];
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["ChatSessionList"];
                 };
             };
             /** @description error.code: invalid_parameter, invalid_cursor, invalid_string, malformed_request, field_too_long, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7806,6 +10414,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7815,6 +10428,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7824,6 +10442,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7833,6 +10456,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7842,6 +10470,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7851,6 +10485,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,6 +10499,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7869,6 +10513,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7880,7 +10530,10 @@ export interface operations {
     createChatSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any string of 1 to 255 characters, unique per write: the same key with the same request answers the first answer again (with idempotent-replayed: true) for 24 hours; with another request, 409 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the service id of the customer, or its external_ref */
                 id: string;
@@ -7901,6 +10554,7 @@ export interface operations {
                     end_user_ref: string;
                     display_name?: string | null;
                     /**
+                     * Format: int32
                      * @description out of range is refused, never clamped
                      * @default 900
                      */
@@ -7912,55 +10566,26 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "chat_session";
-                        id: string;
-                        customer_id: string;
-                        /** @description first characters of the token (mode prefix + 4), for telling sessions apart */
-                        prefix: string;
-                        end_user_ref: string;
-                        display_name: string | null;
-                        /** @description active, revoked, expired, exhausted */
-                        status: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        expires_at: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        revoked_at: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        last_used_at: string | null;
-                        messages_sent: number;
-                        message_limit: number;
-                        mode: "test" | "live";
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        created_at: string;
-                        /** @description svc_sess_test_… or svc_sess_live_…; only on the mint response, shown once */
-                        token?: string;
-                        /** @description the chat page with the token in its fragment (`…/chat#token=…`), at the reseller's verified brand domain or else the service's public URL; only on the mint response */
-                        url?: string;
-                        /** @description only on the mint response */
-                        expires_in_seconds?: number;
-                    };
+                    "application/json": components["schemas"]["ChatSession"];
                 };
             };
             /** @description error.code: end_user_ref_required, ttl_out_of_range, field_too_long, unknown_parameter, invalid_json, idempotency_key_too_long, invalid_string, malformed_request, invalid_parameter, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7970,6 +10595,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7979,6 +10609,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7988,6 +10623,11 @@ export interface operations {
             /** @description error.code: customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7997,6 +10637,11 @@ export interface operations {
             /** @description error.code: idempotency_key_reused */
             409: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8006,6 +10651,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8015,6 +10665,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8024,6 +10680,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8033,6 +10694,11 @@ export interface operations {
             /** @description error.code: session_not_created, api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8042,6 +10708,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8070,19 +10742,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "chat_session_revocation";
-                        revoked: number;
-                    };
+                    "application/json": components["schemas"]["ChatSessionRevocation"];
                 };
             };
             /** @description error.code: session_selector_required, invalid_parameter, unknown_parameter, field_too_long, invalid_string, malformed_request, invalid_json, payload_too_large, unsupported_content_type */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8092,6 +10770,11 @@ export interface operations {
             /** @description error.code: invalid_api_key, key_revoked, key_rotated, key_expired */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8101,6 +10784,11 @@ export interface operations {
             /** @description error.code: scope_missing, ip_not_allowed, reseller_suspended, live_not_enabled */
             403: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8110,6 +10798,11 @@ export interface operations {
             /** @description error.code: session_not_found, customer_not_found */
             404: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8119,6 +10812,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8128,6 +10826,12 @@ export interface operations {
             /** @description error.code: rate_limit_exceeded */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8137,6 +10841,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8146,6 +10855,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8155,6 +10869,12 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8201,28 +10921,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "chat_message";
-                        reply: string;
-                        messages_sent: number;
-                        message_limit: number;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        session_expires_at: string;
-                        /** @description 2 per answered message (priced with applied: false in test mode) */
-                        charged_cents: number;
-                    };
+                    "application/json": components["schemas"]["ChatMessage"];
                 };
             };
             /** @description error.code: message_required, message_too_long, invalid_parameter, unknown_parameter, field_too_long, invalid_json, unsupported_content_type, invalid_string, malformed_request, parameter_missing, payload_too_large */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8232,6 +10949,11 @@ export interface operations {
             /** @description error.code: invalid_session_token, session_expired, session_revoked */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8241,6 +10963,11 @@ export interface operations {
             /** @description error.code: insufficient_balance */
             402: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8250,6 +10977,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8259,6 +10991,12 @@ export interface operations {
             /** @description error.code: session_exhausted */
             429: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8268,6 +11006,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8277,6 +11020,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8286,6 +11034,12 @@ export interface operations {
             /** @description error.code: service_unavailable, chat_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8306,40 +11060,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "chat_context";
-                        brand: {
-                            display_name: string;
-                            logo_url: string | null;
-                            primary_color: string;
-                            accent_color: string;
-                            support_email: string | null;
-                            /** @description #000000 or #ffffff: the text colour that reads on primary_color (WCAG AA 4.5:1) */
-                            text_on_primary_color: string;
-                            /** @description #000000 or #ffffff: the text colour that reads on accent_color (WCAG AA 4.5:1) */
-                            text_on_accent_color: string;
-                        };
-                        /** @description the customer's calling language (a locale such as fr-FR): the chat page is written in it */
-                        calling_language: string | null;
-                        business: string;
-                        display_name: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
-                         */
-                        session_expires_at: string;
-                        messages_sent: number;
-                        message_limit: number;
-                    };
+                    "application/json": components["schemas"]["ChatContext"];
                 };
             };
             /** @description error.code: invalid_string, malformed_request, unknown_parameter */
             400: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8349,6 +11088,11 @@ export interface operations {
             /** @description error.code: invalid_session_token, session_expired, session_revoked */
             401: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8358,6 +11102,11 @@ export interface operations {
             /** @description error.code: uri_too_long */
             414: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8367,6 +11116,11 @@ export interface operations {
             /** @description error.code: headers_too_large */
             431: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8376,6 +11130,11 @@ export interface operations {
             /** @description error.code: api_error */
             500: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8385,11 +11144,50 @@ export interface operations {
             /** @description error.code: service_unavailable */
             503: {
                 headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    receiveEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (evt_…): the same event may arrive more than once; handle it once */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description space-separated v1,<base64 HMAC-SHA256> signatures (two while a rolled secret is in its grace) */
+                "webhook-signature": string;
+                /** @description the event type */
+                "x-svc-event-type": string;
+                /** @description test or live */
+                "x-svc-mode": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered; anything else (or no answer in 10 seconds) is retried, 410 stops the retries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
