@@ -20,11 +20,14 @@ export interface LoadResult {
  */
 export async function load(
   url: string,
-  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number } = {},
+  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void } = {},
 ): Promise<LoadResult> {
+  // With `rate`, requests are offered at that many per second in all (latency then counts the
+  // time a request waited for its turn: autocannon corrects for coordinated omission).
   const run = (duration: number) =>
-    autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers });
+    autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers, ...(opts.rate ? { overallRate: opts.rate } : {}) });
   await run(2);
+  opts.beforeMeasuring?.();
   const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid });
   const r = await run(opts.seconds ?? 10);
   return {
@@ -38,11 +41,19 @@ export async function load(
 }
 
 /** The bare fastify baseline as its own process; returns its URL and a stop function. */
-export async function startHelloWorld(): Promise<{ url: string; stop: () => Promise<void> }> {
+export function startHelloWorld(): Promise<{ url: string; stop: () => Promise<void>; pid: number }> {
+  return startBenchServer('hello-server.mjs');
+}
+
+/**
+ * A baseline server of bench/ (`script`, a .mjs or, through tsx, a .ts) as its own process on a
+ * free PORT, with `env` added; it prints `ready` once it listens.
+ */
+export async function startBenchServer(script: string, env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void>; pid: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'hello-server.mjs')], {
+  const child = spawn(process.execPath, [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), path.join(ROOT, 'bench', script)], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -51,6 +62,7 @@ export async function startHelloWorld(): Promise<{ url: string; stop: () => Prom
   });
   return {
     url: `http://127.0.0.1:${port}/`,
+    pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {
         child.on('exit', () => resolve());
