@@ -4,7 +4,7 @@ import { cleanUpEverything, makeTempRoot, ROOT, startSwitchboard } from '../test
 import { client } from '../test/helpers/http.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
-import { load, ratio, startBenchServer, startHelloWorld, type LoadResult } from './lib.ts';
+import { inTurns, load, ratio, startBenchServer, startHelloWorld, type LoadResult } from './lib.ts';
 
 /** The rate offered for the latency target, requests per second. */
 export const OFFERED_RATE = 2_000;
@@ -17,7 +17,8 @@ const POOL_SIZE = process.env.SWITCHBOARD_DB_POOL_SIZE ?? '20';
  * statement on a pool like the service's, on the same PostgreSQL, and answers the same JSON.
  * Targets (issue 25 §4): at least 70 % of the baseline's requests per second, p99 under 10 ms at
  * 2,000 requests per second offered; the service's `/healthz` at least 60 % of a bare fastify
- * hello world. Each pair is measured back to back so that the machine's load weighs on both.
+ * hello world. Each pair is measured in turns (bench/lib.ts `inTurns`), so that the load of
+ * whatever else runs on the machine weighs on both alike.
  *
  * BENCH_CPU_PROF=<dir>: the service runs under V8's sampling profiler (bench/cpu-profile-preload.mjs)
  * and writes its profile of the whole run there before it stops (read it with bench/profile-top.mjs).
@@ -59,26 +60,23 @@ export async function readinessBench(seconds: number) {
     const hello = await startHelloWorld();
     servers.push(hello);
 
-    // With BENCH_CPU_PROF, the service's profile of one measured run (after its warm-up).
-    let profiles = 0;
-    const profiled = async (url: string, opts: Parameters<typeof load>[1]) => {
-      if (!profDir) return load(url, opts);
-      const instance = sb!;
-      const result = await load(url, { ...opts, beforeMeasuring: () => instance.kill('SIGUSR2') });
-      instance.kill('SIGUSR2');
-      profiles++;
-      for (let i = 0; i < 100 && !instance.stderr().includes(`profile ${profiles} written`); i++) await new Promise((r) => setTimeout(r, 100));
-      return result;
-    };
-    // Throughput, each against its baseline back to back.
-    const baseline = await load(bareUrl, { seconds, serverPid: bare.pid });
-    const subject = await profiled(`${sb.url}${readinessPath}`, { seconds, headers, serverPid: sb.pid });
-    const helloWorld = await load(hello.url, { seconds, serverPid: hello.pid });
-    // The service's own floor: every hook, no key, no database.
-    const health = await profiled(`${sb.url}/healthz`, { seconds, serverPid: sb.pid });
-    // Latency at a fixed offered rate.
-    const baselineAtRate = await load(bareUrl, { seconds, rate: OFFERED_RATE });
-    const subjectAtRate = await load(`${sb.url}${readinessPath}`, { seconds, headers, rate: OFFERED_RATE });
+    const subjectUrl = `${sb.url}${readinessPath}`;
+    const turn = (url: string, opts: Parameters<typeof load>[1]) => (s: number) => load(url, { ...opts, seconds: s, warmUpSeconds: 0 });
+    // Throughput, each against its baseline in turns; then the service's own floor (every hook,
+    // no key, no database) against a hello world, in turns; then latency at a fixed offered rate.
+    const [baseline, subject] = await inTurns([turn(bareUrl, { serverPid: bare.pid }), turn(subjectUrl, { headers, serverPid: sb.pid })], seconds);
+    const [helloWorld, health] = await inTurns([turn(hello.url, { serverPid: hello.pid }), turn(`${sb.url}/healthz`, { serverPid: sb.pid })], seconds);
+    const [baselineAtRate, subjectAtRate] = await inTurns([turn(bareUrl, { rate: OFFERED_RATE }), turn(subjectUrl, { headers, rate: OFFERED_RATE })], seconds);
+
+    // With BENCH_CPU_PROF, the service's profile of one more run of each (after the measured ones).
+    if (profDir) {
+      const instance = sb;
+      for (const [n, [url, opts]] of ([[subjectUrl, { headers }], [`${sb.url}/healthz`, {}]] as const).entries()) {
+        await load(url, { ...opts, seconds, warmUpSeconds: 0, beforeMeasuring: () => instance.kill('SIGUSR2') });
+        instance.kill('SIGUSR2');
+        for (let i = 0; i < 100 && !instance.stderr().includes(`profile ${n + 1} written`); i++) await new Promise((r) => setTimeout(r, 100));
+      }
+    }
 
     const cpu = (r: LoadResult) => `${r.cpu?.nodeMicros} µs server${r.cpu?.postgresMicros ? ` + ${r.cpu.postgresMicros} µs PostgreSQL` : ''}`;
     const failures = [subject, health, subjectAtRate]
