@@ -13,6 +13,6 @@ declare module 'autocannon' {
     non2xx: number;
     errors: number;
   }
-  function autocannon(opts: { url: string; duration: number; connections: number; pipelining: number; headers?: Record<string, string> }): Promise<Result>;
+  function autocannon(opts: { url: string; duration: number; connections: number; pipelining: number; headers?: Record<string, string>; overallRate?: number }): Promise<Result>;
   export default autocannon;
 }

@@ -20,11 +20,14 @@ export interface LoadResult {
  */
 export async function load(
   url: string,
-  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number } = {},
+  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void; warmUpSeconds?: number } = {},
 ): Promise<LoadResult> {
+  // With `rate`, requests are offered at that many per second in all (latency then counts the
+  // time a request waited for its turn: autocannon corrects for coordinated omission).
   const run = (duration: number) =>
-    autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers });
-  await run(2);
+    autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers, ...(opts.rate ? { overallRate: opts.rate } : {}) });
+  if (opts.warmUpSeconds !== 0) await run(opts.warmUpSeconds ?? 2);
+  opts.beforeMeasuring?.();
   const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid });
   const r = await run(opts.seconds ?? 10);
   return {
@@ -38,11 +41,19 @@ export async function load(
 }
 
 /** The bare fastify baseline as its own process; returns its URL and a stop function. */
-export async function startHelloWorld(): Promise<{ url: string; stop: () => Promise<void> }> {
+export function startHelloWorld(): Promise<{ url: string; stop: () => Promise<void>; pid: number }> {
+  return startBenchServer('hello-server.mjs');
+}
+
+/**
+ * A baseline server of bench/ (`script`, a .mjs or, through tsx, a .ts) as its own process on a
+ * free PORT, with `env` added; it prints `ready` once it listens.
+ */
+export async function startBenchServer(script: string, env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void>; pid: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'hello-server.mjs')], {
+  const child = spawn(process.execPath, [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), path.join(ROOT, 'bench', script)], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -51,12 +62,35 @@ export async function startHelloWorld(): Promise<{ url: string; stop: () => Prom
   });
   return {
     url: `http://127.0.0.1:${port}/`,
+    pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {
         child.on('exit', () => resolve());
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * Measures several loads (each a `load` call for the given seconds, without its own warm-up)
+ * in turns: `rounds` rounds of each, one after another, so that a burst of load from elsewhere on
+ * the machine weighs on all of them instead of on whichever ran at the time. Each is warmed up
+ * once first. Per load: the mean rate and CPU per request over its rounds, the median p50 and p99.
+ */
+export async function inTurns(loads: ((seconds: number, warmUp: boolean) => Promise<LoadResult>)[], seconds: number, rounds = 3): Promise<LoadResult[]> {
+  for (const l of loads) await l(1, false);
+  const all: LoadResult[][] = loads.map(() => []);
+  for (let r = 0; r < rounds; r++) for (const [i, l] of loads.entries()) all[i].push(await l(seconds / rounds, false));
+  const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return all.map((rs) => ({
+    requestsPerSecond: mean(rs.map((r) => r.requestsPerSecond)),
+    p50Ms: median(rs.map((r) => r.p50Ms)),
+    p99Ms: median(rs.map((r) => r.p99Ms)),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    ...(rs[0].cpu ? { cpu: { nodeMicros: mean(rs.map((r) => r.cpu!.nodeMicros)), postgresMicros: mean(rs.map((r) => r.cpu!.postgresMicros)) } } : {}),
+  }));
 }
 
 export function ratio(a: number, b: number): string {

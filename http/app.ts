@@ -165,8 +165,9 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   // Before authentication: a reseller's brand domain serves its customers' pages only (404 for the rest).
   installBrandHost(app, services);
   // A POST or PATCH without a body is an empty object: the body schema then decides.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
+    done();
   });
   // Before validation and every other preHandler: text PostgreSQL cannot store never reaches a handler.
   installStorableText(app);

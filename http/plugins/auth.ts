@@ -52,10 +52,15 @@ export function installAuth(app: AnyApp, opts: AuthOptions): void {
     if (unguarded.length) throw new Error(`console routes declare no permission (config.permission): ${unguarded.join(', ')}`);
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.is404) return;
+  // The callback form, so a request that needs no credential (a public route, no route) costs no
+  // promise; the others wait for `authenticateRequest`.
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+    if (request.is404 || request.routeOptions.config.auth === 'none') return done();
+    authenticateRequest(request).then(() => done(), done);
+  });
+
+  async function authenticateRequest(request: FastifyRequest): Promise<void> {
     const { auth, scope, beforeGoLive, permission, beforeTwoFactor, whileSuspended } = request.routeOptions.config;
-    if (auth === 'none') return;
     if (auth === 'session') {
       request.consoleSession = await authenticateConsole(request, opts.consolePeople, opts.publicOrigin(), { permission: permission!, beforeTwoFactor: beforeTwoFactor ?? false, whileSuspended: whileSuspended ?? false });
       return;
@@ -82,5 +87,5 @@ export function installAuth(app: AnyApp, opts: AuthOptions): void {
       if (code && GUESS_FAILURES.has(code)) throttle.fail(request.ip);
       throw err;
     }
-  });
+  }
 }

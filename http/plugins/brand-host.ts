@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnyApp } from '../routes/app-type.ts';
 import type { Config } from '../../runtime/config.ts';
 import type { BrandDomains } from '../../actors/account/brand-domain.ts';
@@ -54,10 +54,16 @@ export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
   const publicHost = new URL(deps.config.publicUrl).hostname.toLowerCase();
   const sitesSuffix = deps.config.sitesDomain ? `.${deps.config.sitesDomain}` : null;
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The callback form, so a request to the service's own host costs no promise; another host waits
+  // for `brandHostOnly`.
+  app.addHook('onRequest', (request, reply, done) => {
     const host = hostOf(request);
     // The service's own hosts and addresses are never a brand's (a brand domain is refused them).
-    if (!host || host === publicHost || host === 'localhost' || /^[\d.]+$/.test(host) || host.startsWith('[') || (sitesSuffix && host.endsWith(sitesSuffix))) return;
+    if (!host || host === publicHost || host === 'localhost' || /^[\d.]+$/.test(host) || host.startsWith('[') || (sitesSuffix && host.endsWith(sitesSuffix))) return done();
+    brandHostOnly(request, reply, host).then(() => done(), done);
+  });
+
+  async function brandHostOnly(request: FastifyRequest, reply: FastifyReply, host: string): Promise<unknown> {
     const accountId = await deps.brandDomains.accountAt(host);
     if (!accountId) return;
     const kind = request.is404 ? undefined : CUSTOMER_ROUTES[`${request.method} ${request.routeOptions.url}`];
@@ -73,5 +79,5 @@ export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
       return reply.code(404).headers(PAGE_HEADERS).send(request.method === 'HEAD' ? undefined : NOT_FOUND_PAGE);
     }
     throw new ApiError('route_not_found', 'No such endpoint.');
-  });
+  }
 }

@@ -47,19 +47,23 @@ export function installGracefulClose(app: FastifyInstance, opts: { lingerMs?: nu
   const graceMs = opts.graceMs ?? CLOSE_GRACE_MS;
   let closingSince: number | undefined;
   let closing: Promise<void> | undefined;
-  app.addHook('onRequest', async (request, reply) => {
-    if (closingSince === undefined) return;
+  // Both hooks take fastify's callback form: no promise and no microtask per request while open.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closingSince === undefined) return done();
     reply.header('connection', 'close');
-    if (Date.now() - closingSince < graceMs) return;
+    if (Date.now() - closingSince < graceMs) return done();
     request.log.info({ request_id: request.id }, 'a request reached a closing server; answered 503 with Retry-After');
-    throw new ApiError('service_unavailable', 'This server is restarting; retry after the number of seconds in Retry-After (another server takes the request).', {
-      'retry-after': String(CLOSING_RETRY_AFTER_SECONDS),
-    });
+    done(
+      new ApiError('service_unavailable', 'This server is restarting; retry after the number of seconds in Retry-After (another server takes the request).', {
+        'retry-after': String(CLOSING_RETRY_AFTER_SECONDS),
+      }),
+    );
   });
   // A request that came before the close but is answered during it: its connection is closed after
   // the answer, or an idle keep-alive connection would hold the close up for keepAliveTimeout.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closingSince !== undefined) reply.header('connection', 'close');
+    done(null, payload);
   });
   closers.set(app, {
     closeGracefully: () =>

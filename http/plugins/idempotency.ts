@@ -1,6 +1,6 @@
 import type { AnyApp } from '../routes/app-type.ts';
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import stringify from 'safe-stable-stringify';
 import type { Pool } from '../../db/pool.ts';
 import { findIdempotencyRecord } from '../../db/idempotency.ts';
@@ -23,10 +23,16 @@ export function installIdempotency(app: AnyApp, opts: { pool: Pool; clock: Clock
   app.addHook('onRoute', (route) => {
     if (route.config?.idempotent && !route.config.writeStatus) throw new Error(`${route.method} ${route.url} takes Idempotency-Key but declares no writeStatus`);
   });
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config.idempotent || !request.auth) return;
-    const header = request.headers[IDEMPOTENCY_HEADER];
-    if (header === undefined) return;
+  // The callback form, so a request without an Idempotency-Key costs no promise; one with a key
+  // waits for `lookUp`.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (!request.routeOptions.config.idempotent || !request.auth || request.headers[IDEMPOTENCY_HEADER] === undefined) return done();
+    lookUp(request, reply).then(() => done(), done);
+  });
+
+  async function lookUp(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    if (!request.auth) return;
+    const header = request.headers[IDEMPOTENCY_HEADER]!;
     const key = Array.isArray(header) ? header[0] : header;
     if (key.length < 1 || key.length > MAX.idempotencyKey) throw new ApiError('idempotency_key_too_long');
     // The whole request: method, path with its query string, and the body in a canonical form.
@@ -42,5 +48,5 @@ export function installIdempotency(app: AnyApp, opts: { pool: Pool; clock: Clock
       return reply.code(writeStatusOf(request.routeOptions.config.writeStatus!, existing.created)).send(existing.body);
     }
     request.idempotency = claim;
-  });
+  }
 }

@@ -72,8 +72,13 @@ export async function installRateLimit(app: AnyApp, opts: RateLimitOptions): Pro
     reply.header('x-ratelimit-reset', Math.round((Date.now() + (r.ttl ?? 0)) / 1000));
   };
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.auth) return;
+  // The callback form, so a request without a key (a public route, the console) costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.auth) return done();
+    limit(request, reply).then(() => done(), done);
+  });
+
+  async function limit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const [minute, tenSeconds] = (await Promise.all([perMinute(request), burst(request)])) as [Window, Window];
     const refused = minute.isExceeded ? minute : tenSeconds.isExceeded ? tenSeconds : null;
     setHeaders(reply, refused ?? minute);
@@ -81,5 +86,5 @@ export async function installRateLimit(app: AnyApp, opts: RateLimitOptions): Pro
       const retryAfter = String(Math.max(1, Math.ceil((refused.ttl ?? 1000) / 1000)));
       throw new ApiError('rate_limit_exceeded', undefined, { 'retry-after': retryAfter });
     }
-  });
+  }
 }

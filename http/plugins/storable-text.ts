@@ -25,8 +25,10 @@ const UNSTORABLE_NAME = Symbol('unstorable field name');
  * stack instead of recursing, so no nesting of a value can run it out of call stack.
  */
 export function findUnstorable(value: unknown, path = ''): string | null {
+  // Most requests carry no text at all (a GET without query or parameters): no walk to set up.
+  if (value === undefined || value === null || (typeof value === 'object' && isEmptyPlainObject(value))) return null;
+  if (typeof value === 'string') return isStorableText(value) ? null : path;
   const pending: [unknown, string][] = [[value, path]];
-  const at = (base: string, key: string | number) => (base ? `${base}.${key}` : String(key));
   while (pending.length) {
     const [item, where] = pending.pop()!;
     if (typeof item === 'string') {
@@ -47,6 +49,17 @@ export function findUnstorable(value: unknown, path = ''): string | null {
     }
   }
   return null;
+}
+
+/** The dotted path of `key` under `base` (a top-level function: no closure made per walk). */
+function at(base: string, key: string | number): string {
+  return base ? `${base}.${key}` : String(key);
+}
+
+/** An object without any enumerable key (fastify's params and query of most requests): the walk would find nothing in it. */
+function isEmptyPlainObject(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
 }
 
 /** Throws `invalid_string` naming where the text is when `value` holds text that cannot be stored. */
@@ -103,6 +116,15 @@ export function assertStorableRequest(request: FastifyRequest): void {
  * idempotency lookup and every handler come after.
  */
 export function installStorableText(app: AnyApp): void {
-  app.addHook('preValidation', async (request) => assertStorableRequest(request));
-  app.addHook('preHandler', async (request) => assertStorableRequest(request));
+  // The callback form: no promise and no microtask per request.
+  const check = (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
+    try {
+      assertStorableRequest(request);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  };
+  app.addHook('preValidation', check);
+  app.addHook('preHandler', check);
 }
