@@ -95,11 +95,13 @@ function postmasterPid(dataDir: string): number | undefined {
 export interface RestartableOptions {
   /** Extra `-c name=value` server settings. */
   settings?: Record<string, string | number>;
+  /** The folder the cluster's temp directory is made in (default the system's temp folder), e.g. a small filesystem. */
+  parent?: string;
 }
 
 /** A fresh cluster (initdb, about a second) started on a free loopback port. */
 export async function startRestartableDatabase(opts: RestartableOptions = {}): Promise<RestartableDatabase> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-pg-'));
+  const root = await fs.mkdtemp(path.join(opts.parent ?? os.tmpdir(), 'switchboard-pg-'));
   // 0755: a server running as another user must be able to reach its data directory.
   await fs.chmod(root, 0o755);
   const dataDir = path.join(root, 'data');
