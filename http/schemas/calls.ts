@@ -1,6 +1,8 @@
 import { CONSENT_TYPES, type ConsentType as ConsentTypeName } from '../../actors/scheduler/consent.ts';
 import { Type, Nullable, NullableString, NullableTimestamp, Timestamp, ModeSchema, withCode, StringEnum, NullableEnum } from './common.ts';
 import type { CallStatus } from '../../db/calls.ts';
+import { BLOCKER_CODES } from '../../actors/customer/readiness.ts';
+import type { RefusalReason } from '../../money/rules/hold-rules.ts';
 
 const STATUS_DOC = 'queued, dialing, ringing, in_progress, completed, cancelled, expired, blocked (read `finished`, not this)';
 const STATUSES = ['queued', 'dialing', 'ringing', 'in_progress', 'completed', 'cancelled', 'expired', 'blocked'] as const satisfies readonly CallStatus[];
@@ -43,6 +45,36 @@ export const RequestCallSchema = Type.Object({
 }, { $id: 'CallAttempt' });
 
 /** Why a queued request (and its queued call) waits: the codes docs/api.md "Calls" lists. */
+/** The money's refusals of a call start (money/rules/hold-rules.ts): a Record so a new one fails the type check until listed here. */
+const MONEY_WAITS: Record<RefusalReason, true> = {
+  insufficient_balance: true,
+  spend_cap_daily: true,
+  spend_cap_monthly: true,
+  customer_spend_cap_daily: true,
+  customer_spend_cap_monthly: true,
+  concurrency_limit: true,
+};
+
+/**
+ * Every reason a queued request waits for (actors/scheduler/admission.ts `WaitReason`): a
+ * readiness blocker, a gate of the dialler, a refusal of the money, its planned retry, or the
+ * research of its website.
+ */
+export const WAITING_REASONS: readonly string[] = [
+  ...new Set([
+    ...BLOCKER_CODES,
+    'not_ready',
+    'frequency_cap',
+    'emergency_closure',
+    'outside_calling_window',
+    'platform_at_capacity',
+    'no_caller_id',
+    'researching',
+    'retry_scheduled',
+    ...Object.keys(MONEY_WAITS),
+  ]),
+];
+
 const WAITING_REASON_DOC =
   'why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), ' +
   'researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance ' +
@@ -58,7 +90,7 @@ export const CallRequestSchema = Type.Object({
   status: Status(),
   finished: Type.Boolean(),
   outcome: Outcome(`how the request's call ended, null until finished: ${OUTCOME_DOC}`),
-  waiting_reason: Nullable(Type.String({ description: WAITING_REASON_DOC })),
+  waiting_reason: NullableEnum(WAITING_REASONS, WAITING_REASON_DOC),
   waiting_detail: Nullable(
     Type.String({ description: 'why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when)' }),
   ),
@@ -89,7 +121,7 @@ export const CallSchema = Type.Object({
   summary: NullableString,
   recording_url: NullableString,
   transcript_url: NullableString,
-  waiting_reason: Nullable(Type.String({ description: WAITING_REASON_DOC })),
+  waiting_reason: NullableEnum(WAITING_REASONS, WAITING_REASON_DOC),
   waiting_detail: NullableString,
   next_attempt_at: NullableTimestamp,
   dial_before: Timestamp,

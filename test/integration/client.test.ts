@@ -227,3 +227,10 @@ test('chat: the browser entry takes a session token, never an API key', async (t
   const bad = await t.throwsAsync(getChatContext({ baseUrl: svc.url, sessionToken: 'svc_sess_test_000000000000000000000000000000aaaaaa' }), { instanceOf: AuthenticationError });
   t.is(bad!.code, 'invalid_session_token');
 });
+
+test('the client reads the scopes each operation needs from the document (x-required-scopes)', async (t) => {
+  const { requiredScopes } = await import('../../clients/typescript/src/index.ts');
+  t.deepEqual(requiredScopes('createCustomer'), ['customers:write']);
+  t.deepEqual(requiredScopes('listCalls'), ['calls:read']);
+  t.deepEqual(requiredScopes('getMe'), []);
+});

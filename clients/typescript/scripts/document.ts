@@ -129,6 +129,8 @@ export function operationsOf(doc: Json): string {
         `paged: ${isPaged(op, doc)}`,
         `bytes: ${answersBytes(op)}`,
         `session: ${takesSessionToken(op, doc)}`,
+        // The key's scopes the operation needs (the document's x-required-scopes; 403 scope_missing without one).
+        `scopes: [${((op['x-required-scopes'] ?? []) as string[]).map((s) => `'${s}'`).join(', ')}]`,
         ...(place ? [`resource: '${place[0]}'`, `verb: '${place[1]}'`] : []),
       ];
       rows.push(`  ${op.operationId}: { ${flags.join(', ')} },`);
@@ -139,7 +141,7 @@ export function operationsOf(doc: Json): string {
     ' * Generated from openapi.json by `npm run client:generate` (clients/typescript/scripts/document.ts).',
     ' * Do not edit by hand. Each operation by its operationId: method, path, whether it takes an',
     ' * Idempotency-Key, whether it is a cursor-paged list, whether it answers bytes rather than JSON,',
-    ' * whether it takes a chat session token instead of an API key, and its resource and verb',
+    ' * whether it takes a chat session token instead of an API key, the scopes its key needs, and its resource and verb',
     " * (`client.customers.list()`) where it has them.",
     ' */',
     'export const operations = {',

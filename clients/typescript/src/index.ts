@@ -25,6 +25,11 @@ export { Webhooks, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS, type Web
 export type { paths, components, operations as Operations } from './schema.js';
 export { operations } from './operations.js';
 
+/** The scopes a key needs for `operationId` (the document's `x-required-scopes`): ask for a restricted key with exactly these. */
+export function requiredScopes(operationId: keyof typeof operations): readonly string[] {
+  return operations[operationId].scopes;
+}
+
 type Table = typeof operations;
 /** Every operation of the document that takes the API key (the chat routes are in `/chat`). */
 export type OperationId = {

@@ -1632,8 +1632,11 @@ export interface components {
              * @enum {string|null}
              */
             outcome: "appointment_booked" | "not_interested" | "call_back_later" | "do_not_call" | "voicemail" | "fax" | "time_limit" | "completed" | "no_answer" | "busy" | "failed" | "cancelled" | "expired" | "do_not_call_listed" | "consent_expired" | "consent_required" | "requested_call_only" | "no_redial_after_hang_up" | "registered_address_required" | "forwarded" | "message_played" | null;
-            /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-            waiting_reason: string | null;
+            /**
+             * @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            waiting_reason: "reseller_not_live" | "kyb_incomplete" | "agreement_unsigned" | "insufficient_balance" | "carrier_not_configured" | "human_speech_gate_closed" | "no_number_in_country" | "script_uncertified" | "customer_not_attested" | "dnc_registry_stale" | "not_ready" | "frequency_cap" | "emergency_closure" | "outside_calling_window" | "platform_at_capacity" | "no_caller_id" | "researching" | "retry_scheduled" | "spend_cap_daily" | "spend_cap_monthly" | "customer_spend_cap_daily" | "customer_spend_cap_monthly" | "concurrency_limit" | null;
             /** @description why a queued request waits, in words, when the code is not all (e.g. which do-not-call registry is stale and since when) */
             waiting_detail: string | null;
             /**
@@ -1750,8 +1753,11 @@ export interface components {
             summary: string | null;
             recording_url: string | null;
             transcript_url: string | null;
-            /** @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls) */
-            waiting_reason: string | null;
+            /**
+             * @description why a queued request has not been dialled yet: a readiness blocker code (no_number_in_country, dnc_registry_stale and the others), retry_scheduled (its next attempt waits for its planned time), researching (the website_url is being read, at most 60 seconds), frequency_cap, emergency_closure, outside_calling_window, platform_at_capacity, concurrency_limit, insufficient_balance or a spend-cap reason (docs/api.md, Calls). More values may be added: treat one you do not know as the nearest general case, never as an error.
+             * @enum {string|null}
+             */
+            waiting_reason: "reseller_not_live" | "kyb_incomplete" | "agreement_unsigned" | "insufficient_balance" | "carrier_not_configured" | "human_speech_gate_closed" | "no_number_in_country" | "script_uncertified" | "customer_not_attested" | "dnc_registry_stale" | "not_ready" | "frequency_cap" | "emergency_closure" | "outside_calling_window" | "platform_at_capacity" | "no_caller_id" | "researching" | "retry_scheduled" | "spend_cap_daily" | "spend_cap_monthly" | "customer_spend_cap_daily" | "customer_spend_cap_monthly" | "concurrency_limit" | null;
             waiting_detail: string | null;
             /**
              * Format: date-time
