@@ -10,7 +10,7 @@
  */
 
 import { nanpAreaOf } from '../shared/nanp-area-codes.ts';
-import { zoneOffsetMs } from './free-slots.ts';
+import { zoneOffsetMs } from '../shared/zone-time.ts';
 
 const BY_CALLING_CODE: readonly [string, string][] = [
   ['+44', 'Europe/London'],

@@ -5,6 +5,7 @@
  * (the meeting's length when shorter), soonest first. Pure: plain values and `now` in.
  */
 
+import { localWallToInstant, zoneOffsetMs } from '../shared/zone-time.ts';
 import { WEEKDAYS, minuteOfDay, type BookingSettings, type Weekday } from '../customer/booking-settings.ts';
 
 const MINUTE_MS = 60_000;
@@ -112,20 +113,6 @@ function overlaps(blocked: readonly [number, number][], start: number, end: numb
 
 // ---- local time -------------------------------------------------------------------------------
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of `zone` from UTC at instant `ms`, in ms (local wall clock = ms + offset). */
-export function zoneOffsetMs(zone: string, ms: number): number {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    formatters.set(zone, f);
-  }
-  const p: Record<string, number> = {};
-  for (const part of f.formatToParts(ms)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
-}
-
 /**
  * The first instant the clock of `zone` reads `minute` (minutes after midnight) on the local date
  * `date` (YYYY-MM-DD, a real date); the jump's instant when a spring-forward skips that time.
@@ -145,18 +132,3 @@ function localClock(zone: string, ms: number): { day: number; minute: number } {
 /** 0 = Sunday (1970-01-01 was a Thursday). */
 const weekdayOf = (day: number): number => (day + 4) % 7;
 
-/** The first instant the clock of `zone` reads `minute` on local day `day` (the jump's instant when a spring-forward skips it). */
-function localWallToInstant(zone: string, day: number, minute: number): number {
-  const wall = day * DAY_MS + minute * MINUTE_MS;
-  const candidates = [...new Set([zoneOffsetMs(zone, wall - DAY_MS), zoneOffsetMs(zone, wall), zoneOffsetMs(zone, wall + DAY_MS)])].map((o) => wall - o);
-  const valid = candidates.filter((t) => t + zoneOffsetMs(zone, t) === wall);
-  if (valid.length > 0) return Math.min(...valid);
-  let lo = Math.min(...candidates);
-  let hi = Math.max(...candidates);
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (mid + zoneOffsetMs(zone, mid) >= wall) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}

@@ -12,6 +12,7 @@
  * are not windows: an operator switches a jurisdiction closed, and `emergencyClosure` answers
  * whether a number may be in one that is.
  */
+import { localWallToInstant, zoneOffsetMs } from '../shared/zone-time.ts';
 import Holidays from 'date-holidays';
 import { NANP_AREA_CODES, nanpAreaOf, type AreaCode } from '../shared/nanp-area-codes.ts';
 import { ES_REGIONS, esRegionsOf } from './es-regions.ts';
@@ -190,24 +191,9 @@ export function emergencyClosure(e164: string, country: string, closed: Readonly
 
 // ---- local time -------------------------------------------------------------------------------
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of `zone` from UTC at instant `ms`, in ms (local wall clock = ms + offset). */
-function offsetMs(zone: string, ms: number): number {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    formatters.set(zone, f);
-  }
-  const p: Record<string, number> = {};
-  for (const part of f.formatToParts(ms)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  const wholeSecond = Math.floor(ms / 1000) * 1000;
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - wholeSecond;
-}
-
 /** The local calendar day (days since 1970-01-01) and minute of day (with fraction) at `ms` in `zone`. */
 function localClock(zone: string, ms: number): { day: number; minute: number } {
-  const wall = ms + offsetMs(zone, ms);
+  const wall = ms + zoneOffsetMs(zone, ms);
   const day = Math.floor(wall / DAY_MS);
   return { day, minute: (wall - day * DAY_MS) / MINUTE_MS };
 }
@@ -215,26 +201,8 @@ function localClock(zone: string, ms: number): { day: number; minute: number } {
 const weekdayOf = (day: number): number => (day + 4) % 7; // 1970-01-01 was a Thursday
 const isoDate = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-/**
- * The first instant at which the clock of `zone` reads at least `minute` on local day `day`:
- * the wall time itself when it exists (its first occurrence when a fall-back repeats it), the
- * moment the clock jumps when a spring-forward skips it.
- */
-export function localWallToInstant(zone: string, day: number, minute: number): number {
-  const wall = day * DAY_MS + minute * MINUTE_MS;
-  const offsets = [...new Set([offsetMs(zone, wall - DAY_MS), offsetMs(zone, wall), offsetMs(zone, wall + DAY_MS)])];
-  const valid = offsets.map((o) => wall - o).filter((t) => offsetMs(zone, t) === wall - t);
-  if (valid.length > 0) return Math.min(...valid);
-  // Skipped by a spring-forward: find the jump between the two candidate instants.
-  let lo = Math.min(...offsets.map((o) => wall - o));
-  let hi = Math.max(...offsets.map((o) => wall - o));
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (mid + offsetMs(zone, mid) >= wall) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
+/** Re-exported: the dialler's callers and tests read it here. */
+export { localWallToInstant };
 
 // ---- holidays ---------------------------------------------------------------------------------
 
