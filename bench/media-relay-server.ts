@@ -3,14 +3,22 @@
  * `switchboard` — our uWebSockets.js media server, each stream relayed through a speech bridge
  *   connection back to the carrier, the same path a live call's audio takes;
  * `ws` — a plain `ws` server echoing media frames, the baseline.
- * Prints `ready <port>` once listening.
+ * Prints `ready <port>` once listening. Each `cpu` line on stdin is answered on stdout with
+ * `cpu <µs>`: the CPU (user + system) this process has used so far, for CPU per call-second.
  */
+import readline from 'node:readline';
 import { WebSocketServer } from 'ws';
 import { startMediaServer } from '../telephony/media-server.ts';
 import { createLogger } from '../runtime/logger.ts';
 import type { BridgeConnection, BridgeHandlers } from '../telephony/speech-bridge.ts';
 
 const kind = process.argv[2];
+
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line.trim() !== 'cpu') return;
+  const { user, system } = process.cpuUsage();
+  process.stdout.write(`cpu ${user + system}\n`);
+});
 
 /** A bridge whose "agent" answers every callee frame with the same frame at once. */
 function echoBridge(handlers: Pick<BridgeHandlers, 'onAudio'>): BridgeConnection {
