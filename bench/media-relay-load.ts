@@ -15,10 +15,10 @@
 import WebSocket from 'ws';
 
 type Command =
-  | { cmd: 'open'; url: string; calls: number; first: number; total: number }
+  | { cmd: 'open'; url: string; calls: number; first: number; total: number; base: number }
   | { cmd: 'run' }
-  | { cmd: 'measure' }
-  | { cmd: 'report' }
+  | { cmd: 'measure'; from: number; to: number }
+  | { cmd: 'report'; from: number; to: number }
   | { cmd: 'close' };
 
 /** Round trips and lateness are kept in 10 µs buckets up to 2 s (the last bucket holds the rest). */
@@ -76,20 +76,23 @@ function decode48(text: string, at: number): number {
 const TAIL = Buffer.alloc(154, 0xff).toString('base64');
 const PAYLOAD_MARK = '"payload":"';
 
+/** µs since `base` (an epoch ms the parent gives every process), so windows agree across processes. */
+let base = 0;
+const nowMicros = () => Math.round((performance.timeOrigin + performance.now() - base) * 1000);
+
 function carrier() {
-  const t0 = process.hrtime.bigint();
-  const nowMicros = () => Number(process.hrtime.bigint() - t0) / 1000;
   const rtt = new Histogram();
   /** Lateness of each beat against its slot in the 20 ms schedule. */
   const lag = new Histogram();
   let sockets: WebSocket[] = [];
   /** The calls of each millisecond of the 20 ms beat. */
   let slots: { ws: WebSocket; seq: number; streamSid: string }[][] = [];
-  let measuring = false;
+  /** The measured window, µs since `base`: frames sent in it count, with their round trips. */
   let measureFromMicros = Infinity;
+  let measureToMicros = -Infinity;
   let sent = 0;
-  let lost = 0;
-  let cpu0 = process.cpuUsage();
+  let skipped = 0;
+  let cpuOfWindow = () => 0;
   let timer: NodeJS.Timeout | undefined;
 
   const onMessage = (data: WebSocket.RawData) => {
@@ -97,7 +100,7 @@ function carrier() {
     const at = text.indexOf(PAYLOAD_MARK);
     if (at < 0) return;
     const stamp = decode48(text, at + PAYLOAD_MARK.length);
-    if (stamp < 0 || !measuring || stamp < measureFromMicros) return;
+    if (stamp < measureFromMicros || stamp >= measureToMicros) return;
     rtt.add(nowMicros() - stamp);
   };
 
@@ -114,6 +117,7 @@ function carrier() {
     if (process.env.BENCH_DEBUG) process.stderr.write(`carrier ${process.pid}: ${m.cmd}\n`);
     switch (m.cmd) {
       case 'open': {
+        base = m.base;
         slots = Array.from({ length: 20 }, () => []);
         sockets = await Promise.all(
           Array.from({ length: m.calls }, (_, k) => {
@@ -142,16 +146,22 @@ function carrier() {
         const tick = () => {
           const now = nowMicros();
           const elapsedMs = (now - start) / 1000;
-          // Every slot that is due, late ones included, so each call keeps its 50 frames a second.
+          // Every slot that is due, late ones included, so each call keeps its 50 frames a second;
+          // but a generator more than a second behind (a starved process) skips what it missed.
+          if (elapsedMs - nextMs > 1000) {
+            const behind = Math.floor(elapsedMs - 1000) - nextMs;
+            if (now >= measureFromMicros && now < measureToMicros) for (let k = 0; k < behind; k++) skipped += slots[(nextMs + k) % 20].length;
+            nextMs += behind;
+          }
           while (nextMs <= elapsedMs) {
             const due = start + nextMs * 1000;
             const calls = slots[nextMs % 20];
-            if (measuring && due >= measureFromMicros) lag.add(now - due);
+            if (due >= measureFromMicros && due < measureToMicros) lag.add(now - due);
             for (const c of calls) {
               if (c.ws.readyState !== WebSocket.OPEN) continue;
-              const stamp = Math.round(nowMicros());
+              const stamp = nowMicros();
               c.ws.send(frame(c, stamp));
-              if (measuring && stamp >= measureFromMicros) sent++;
+              if (stamp >= measureFromMicros && stamp < measureToMicros) sent++;
             }
             nextMs++;
           }
@@ -160,25 +170,27 @@ function carrier() {
         send({ running: true });
         return;
       }
-      case 'measure':
+      case 'measure': {
         rtt.clear();
         lag.clear();
         sent = 0;
-        lost = 0;
-        measureFromMicros = nowMicros();
-        measuring = true;
-        cpu0 = process.cpuUsage();
+        skipped = 0;
+        measureFromMicros = m.from * 1000;
+        measureToMicros = m.to * 1000;
+        // This process's CPU over the same window.
+        let cpu0 = process.cpuUsage();
+        let cpuMicros = 0;
+        setTimeout(() => (cpu0 = process.cpuUsage()), Math.max(0, m.from - nowMicros() / 1000));
+        setTimeout(() => (cpuMicros = (({ user, system }) => user + system)(process.cpuUsage(cpu0))), Math.max(0, m.to - nowMicros() / 1000));
+        cpuOfWindow = () => cpuMicros;
         send({ measuring: true });
         return;
+      }
       case 'report': {
-        const cpu = process.cpuUsage(cpu0);
-        const measuredMs = (nowMicros() - measureFromMicros) / 1000;
-        // Replies to the last frames sent may still be on their way: stop counting after a grace period.
+        // Replies to the last frames of the window may still be on their way: a grace period.
+        await new Promise((r) => setTimeout(r, Math.max(300, m.to + 300 - nowMicros() / 1000)));
         clearInterval(timer);
-        await new Promise((r) => setTimeout(r, 300));
-        measuring = false;
-        lost = sent - rtt.n;
-        send({ rtt: rtt.sparse(), lag: lag.sparse(), sent, received: rtt.n, lost, cpuMicros: cpu.user + cpu.system, measuredMs });
+        send({ rtt: rtt.sparse(), lag: lag.sparse(), sent, received: rtt.n, lost: sent - rtt.n, skipped, cpuMicros: cpuOfWindow(), measuredMs: m.to - m.from });
         return;
       }
       case 'close':
@@ -193,20 +205,26 @@ function carrier() {
 
 function jitter() {
   const lateness = new Histogram();
-  let measuring = false;
-  let last = process.hrtime.bigint();
+  let from = Infinity;
+  let to = -Infinity;
+  let last = nowMicros();
   setInterval(() => {
-    const now = process.hrtime.bigint();
-    if (measuring) lateness.add(Number(now - last) / 1000 - 20_000);
+    const now = nowMicros();
+    if (now >= from && now < to) lateness.add(now - last - 20_000);
     last = now;
   }, 20);
-  process.on('message', (m: Command) => {
-    if (m.cmd === 'measure') {
+  process.on('message', async (m: Command) => {
+    if (m.cmd === 'open') {
+      base = m.base;
+      last = nowMicros();
+      send({ opened: 0 });
+    } else if (m.cmd === 'measure') {
       lateness.clear();
-      measuring = true;
+      from = m.from * 1000;
+      to = m.to * 1000;
       send({ measuring: true });
     } else if (m.cmd === 'report') {
-      measuring = false;
+      await new Promise((r) => setTimeout(r, Math.max(0, m.to - nowMicros() / 1000)));
       send({ lag: lateness.sparse() });
     }
   });

@@ -8,7 +8,8 @@
  */
 import readline from 'node:readline';
 import { WebSocketServer } from 'ws';
-import { startMediaServer } from '../telephony/media-server.ts';
+import path from 'node:path';
+import type * as MediaServerModule from '../telephony/media-server.ts';
 import { createLogger } from '../runtime/logger.ts';
 import type { BridgeConnection, BridgeHandlers } from '../telephony/speech-bridge.ts';
 
@@ -31,6 +32,8 @@ function echoBridge(handlers: Pick<BridgeHandlers, 'onAudio'>): BridgeConnection
 }
 
 if (kind === 'switchboard') {
+  // An optional module path in place of ours: another version of the media server, for a before/after in one run.
+  const { startMediaServer } = (process.argv[3] ? await import(path.resolve(process.argv[3])) : await import('../telephony/media-server.ts')) as typeof MediaServerModule;
   const server = await startMediaServer({
     host: '127.0.0.1',
     port: 0,

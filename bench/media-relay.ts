@@ -15,10 +15,16 @@ import { ROOT } from '../test/e2e/process-helpers.ts';
  *   fires (bench/media-relay-load.ts `jitter`);
  * - the load generator's own CPU: the carriers are spread over BENCH_MEDIA_GENERATORS (default 2)
  *   child processes that build frames without JSON per frame (bench/media-relay-load.ts).
+ * BENCH_MEDIA_COMPARE=<module>: a third server, another version of telephony/media-server.ts (e.g.
+ * main's, `git show main:telephony/media-server.ts > telephony/media-server-main.tmp.ts`), measured in the
+ * same turns, for a before/after in one run.
  * BENCH_CPU_PROF=<dir>: our server runs under V8's sampling profiler (bench/cpu-profile-preload.mjs)
  * and writes a profile of the measured window of the largest step there.
  */
-type Kind = 'switchboard' | 'ws';
+type Kind = 'switchboard' | 'ws' | 'compare';
+
+/** The epoch ms every process of the bench counts its windows and frame stamps from. */
+const BASE = Date.now();
 
 interface Server {
   kind: Kind;
@@ -29,7 +35,8 @@ interface Server {
 }
 
 async function startServer(kind: Kind, profDir?: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'media-relay-server.ts'), kind], {
+  const args = kind === 'compare' ? ['switchboard', process.env.BENCH_MEDIA_COMPARE!] : [kind];
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'media-relay-server.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...(profDir ? { NODE_OPTIONS: `--import=${path.join(ROOT, 'bench', 'cpu-profile-preload.mjs')}`, BENCH_CPU_PROF_DIR: path.resolve(profDir) } : {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -52,13 +59,15 @@ async function startServer(kind: Kind, profDir?: string): Promise<Server> {
   });
   const nextLine = (re: RegExp) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
+      const exited = (c: number | null) => reject(new Error(`relay server exited ${c}`));
       const wait = (line: string) => {
         const m = re.exec(line);
-        if (m) resolve(m);
-        else waiting.push(wait);
+        if (!m) return waiting.push(wait);
+        child.off('exit', exited);
+        resolve(m);
       };
       waiting.push(wait);
-      child.once('exit', (c) => reject(new Error(`relay server exited ${c}`)));
+      child.once('exit', exited);
     });
   const port = Number((await nextLine(/^ready (\d+)/))[1]);
   let profiles = 0;
@@ -118,6 +127,7 @@ interface Report {
   sent: number;
   received: number;
   lost: number;
+  skipped: number;
   cpuMicros: number;
   measuredMs: number;
 }
@@ -147,8 +157,16 @@ export interface StepResult {
   /** Frames whose reply never came (in the measured window, after a 300 ms grace). */
   lost: number;
   frames: number;
+  /** Frames the generator sent per call-second in the window (50 when it keeps up). */
+  offeredPerCallSecond: number;
+  /** Frames a starved generator skipped (more than a second behind). */
+  skipped: number;
   /** Server CPU µs per call-second. */
   cpuPerCallSecond: number;
+  /** Server CPU µs per frame relayed (in and back out): its CPU a second over frames relayed a second. */
+  cpuPerFrame: number;
+  /** Generator CPU µs per frame sent or received. */
+  generatorCpuPerFrame: number;
   /** Server CPU as a share of one core. */
   serverCore: string;
   /** The load generator's CPU (all its processes) as a share of one core. */
@@ -165,22 +183,30 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
   let first = 0;
   await Promise.all(
     carriers.map((c, g) => {
-      const m = { cmd: 'open', url: server.url, calls: shares[g], first, total: calls };
+      const m = { cmd: 'open', url: server.url, calls: shares[g], first, total: calls, base: BASE };
       first += shares[g];
       return c.ask(m);
     }),
   );
+  // The window, in ms since BASE on every process's clock, after a second of warm-up: frames
+  // stamped in it count, with their round trips, and the server's and the generator's CPU are
+  // taken over it. Each process learns it before the frames start, so a starved one that reads
+  // its messages late still counts the whole window.
+  const from = Date.now() - BASE + 1300;
+  const to = from + seconds * 1000;
+  const window = { from, to };
+  await Promise.all([...carriers, jitter].map((c) => c.ask({ cmd: 'measure', ...window })));
   await Promise.all(carriers.map((c) => c.ask({ cmd: 'run' })));
-  await new Promise((r) => setTimeout(r, 1000)); // warm-up
-  await Promise.all([...carriers, jitter].map((c) => c.ask({ cmd: 'measure' })));
+  const until = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - (Date.now() - BASE))));
+  await until(from);
   if (profile) await server.profile();
   const cpu0 = await server.cpuMicros();
   const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, seconds * 1000));
+  await until(to);
   const cpu1 = await server.cpuMicros();
   const measuredS = (performance.now() - t0) / 1000;
   if (profile) await server.profile();
-  const [reports, jitterReport] = await Promise.all([Promise.all(carriers.map((c) => c.ask<Report>({ cmd: 'report' }))), jitter.ask<{ lag: [number, number][] }>({ cmd: 'report' })]);
+  const [reports, jitterReport] = await Promise.all([Promise.all(carriers.map((c) => c.ask<Report>({ cmd: 'report', ...window }))), jitter.ask<{ lag: [number, number][] }>({ cmd: 'report', ...window })]);
   await Promise.all(carriers.map((c) => c.ask({ cmd: 'close' })));
   const [p50, p99] = quantiles(
     reports.map((r) => r.rtt),
@@ -192,14 +218,21 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
     [0.99],
   );
   const generatorMicros = reports.reduce((a, r) => a + r.cpuMicros, 0);
-  const generatorS = Math.max(...reports.map((r) => r.measuredMs)) / 1000;
+  const generatorS = seconds;
+  const sent = reports.reduce((a, r) => a + r.sent, 0);
+  const received = reports.reduce((a, r) => a + r.received, 0);
   return {
     calls,
     p50,
     p99,
     lost: reports.reduce((a, r) => a + r.lost, 0),
-    frames: reports.reduce((a, r) => a + r.received, 0),
+    frames: received,
+    offeredPerCallSecond: Math.round((sent / (calls * seconds)) * 10) / 10,
+    skipped: reports.reduce((a, r) => a + r.skipped, 0),
     cpuPerCallSecond: Math.round((cpu1 - cpu0) / (calls * measuredS)),
+    // The server's CPU per second over its window, over the frames per second of the generator's.
+    cpuPerFrame: Math.round(((cpu1 - cpu0) / measuredS / Math.max(1, received / seconds)) * 100) / 100,
+    generatorCpuPerFrame: Math.round((generatorMicros / Math.max(1, sent + received)) * 100) / 100,
     serverCore: `${((cpu1 - cpu0) / 1e4 / measuredS).toFixed(0)} %`,
     generatorCore: `${(generatorMicros / 1e4 / generatorS).toFixed(0)} %`,
     jitterP50,
@@ -213,12 +246,14 @@ export async function mediaRelayBench(seconds: number) {
   const generators = Number(process.env.BENCH_MEDIA_GENERATORS ?? 2);
   const measureSeconds = Math.min(seconds, 5);
   const profDir = process.env.BENCH_CPU_PROF;
-  const servers = await Promise.all([startServer('switchboard', profDir), startServer('ws')]);
+  const compare = process.env.BENCH_MEDIA_COMPARE;
+  const servers = await Promise.all([startServer('switchboard', profDir), startServer('ws'), ...(compare ? [startServer('compare')] : [])]);
   const carriers = Array.from({ length: generators }, () => startLoad('carrier'));
   const jitter = startLoad('jitter');
-  const results: Record<Kind, StepResult[]> = { switchboard: [], ws: [] };
+  const results: Record<Kind, StepResult[]> = { switchboard: [], ws: [], compare: [] };
   try {
     await Promise.all([...carriers, jitter].map((l) => l.ready));
+    await jitter.ask({ cmd: 'open', base: BASE });
     for (const calls of steps) {
       // In turns at each step, so a burst of load from elsewhere weighs on both.
       for (const server of servers) {
@@ -237,7 +272,8 @@ export async function mediaRelayBench(seconds: number) {
   const base = top('ws');
   const met = ours.calls >= TARGET_CALLS && ours.p99 < LIMIT_MS;
   const line = (r: StepResult) =>
-    `${r.calls} calls p50 ${r.p50} ms p99 ${r.p99} ms, ${r.cpuPerCallSecond} µs CPU per call-second (${r.serverCore} of a core), ${r.lost} of ${r.frames + r.lost} frames lost`;
+    `${r.calls} calls p50 ${r.p50} ms p99 ${r.p99} ms, ${r.cpuPerCallSecond} µs CPU per call-second (${r.serverCore} of a core, ${r.cpuPerFrame} µs a frame relayed), ` +
+    `${r.offeredPerCallSecond} frames offered per call-second of 50, ${r.lost} of ${r.frames + r.lost} unanswered in the window`;
   return {
     name: 'media relay: 1,000 concurrent calls in one process, p99 relay latency and CPU per call-second',
     steps: results,
@@ -246,8 +282,9 @@ export async function mediaRelayBench(seconds: number) {
       `ours (uWebSockets.js media server + bridge) ${line(ours)}; plain ws relay ${line(base)}; ` +
       `CPU per call-second ours/ws ${((ours.cpuPerCallSecond / base.cpuPerCallSecond) * 100).toFixed(0)} %; ` +
       `timer jitter of this machine (idle 20 ms setInterval lateness) p50 ${ours.jitterP50} / p99 ${ours.jitterP99} ms in ours' window, ${base.jitterP50} / ${base.jitterP99} ms in the baseline's; ` +
-      `load generator ${generators} processes, ${ours.generatorCore} / ${base.generatorCore} of a core, beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
+      `load generator ${generators} processes, ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
       `most calls with p99 < 5 ms: ours ${maxUnder('switchboard')}, ws ${maxUnder('ws')}; ` +
-      `target ${met ? 'met' : 'not met'}`,
+      `target ${met ? 'met' : 'not met'}` +
+      (compare ? `; compared: ${compare} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : ''),
   };
 }
