@@ -210,7 +210,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     });
     payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
-    const calendarSync = createCalendarSync({ pool, log, publicUrl: () => config.publicUrl, calendars: deps.calendars, secrets });
+    const calendarSync = createCalendarSync({ pool, log, calendars: deps.calendars, secrets });
     const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendars, secrets, calendarSync };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
