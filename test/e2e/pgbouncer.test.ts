@@ -241,10 +241,6 @@ if (reason) {
     t.true(applied[0].applied.length > 40);
     t.is((await direct.query(`SELECT count(*)::int AS n FROM schema_migrations`)).rows[0].n, applied[0].applied.length);
 
-    // The change feed listens on PostgreSQL itself, one connection per process.
-    const feeds = await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [FEED_APPLICATION_NAME]);
-    t.is(feeds.rows[0].n, 2);
-
     const account = await makeAccount(a.url);
     const onB = client(b.url, account.testKey);
     await account.admin.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: rx.url, mode: 'test' });
@@ -273,6 +269,10 @@ if (reason) {
 
     await assertSharedRateLimit(t, a, b);
     await assertRevocationEverywhere(t, account, a, b);
+
+    // The change feed (which the revocation above needed) listens on PostgreSQL itself, one connection per process.
+    const feeds = await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [FEED_APPLICATION_NAME]);
+    t.is(feeds.rows[0].n, 2);
 
     // Two processes with pools of 6 + 3 each went through 4 server connections.
     const server = await direct.query(
