@@ -1,4 +1,4 @@
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -6,13 +6,14 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { cleanUpEverything, freePort, makeTempRoot, spawnSwitchboard, startSwitchboard, type Instance } from './process-helpers.ts';
+import { cleanUpEverything, freePort, makeTempRoot, spawnSwitchboard, startSwitchboard } from './process-helpers.ts';
 import { destroyRestartableDatabases, startRestartableDatabase, type RestartableDatabase } from '../helpers/restartable-db.ts';
-import { client, type Client } from '../helpers/http.ts';
+import { client } from '../helpers/http.ts';
 import { until } from '../helpers/wait.ts';
 import { makeAccount } from '../helpers/factories.ts';
-import { advanceToNext, makeReadyCustomer } from '../helpers/calls.ts';
+import { makeReadyCustomer } from '../helpers/calls.ts';
 import { ADMIN_TOKEN } from '../helpers/service.ts';
+import { assertRevocationEverywhere, assertSharedRateLimit, testCallCompletes } from './across-processes.ts';
 import { FEED_APPLICATION_NAME } from '../../runtime/change-feed.ts';
 
 /**
@@ -245,27 +246,14 @@ if (reason) {
     const onB = client(b.url, account.testKey);
     await account.admin.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: rx.url, mode: 'test' });
     const customer = await makeReadyCustomer(a.url, account.api);
-    await advanceToNext(account, 2, 15); // a Tuesday, 10:00 in New York
-    const queued = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550100' });
-    t.is(queued.status, 201, JSON.stringify(queued.body));
-    let done: any;
-    await until(
-      'the test call to finish',
-      async () => {
-        done = (await onB.get(`/v1/calls/${queued.body.id}`)).body;
-        return done.finished;
-      },
-      60_000,
-      250,
-    );
-    t.like(done, { status: 'completed', outcome: 'not_interested', duration_seconds: 60 });
+    const done = await testCallCompletes(t, account, customer.id, onB);
     const usage = (await onB.get(`/v1/usage?customer_id=${customer.id}`)).body.data as any[];
     const charge = usage.find((u) => u.cause === 'call');
     t.truthy(charge, JSON.stringify(usage));
     t.like(charge, { type: 'usage', minutes: 1 });
     t.true(charge.amount_cents < 0);
     // The webhook is sent after commit, woken by the change feed (pg_notify through the bouncer, LISTEN direct).
-    await until('call.completed at the receiver', () => rx.received.some((r) => r.body.type === 'call.completed' && r.body.data?.id === queued.body.id), 60_000, 100);
+    await until('call.completed at the receiver', () => rx.received.some((r) => r.body.type === 'call.completed' && r.body.data?.id === done.id), 60_000, 100);
 
     await assertSharedRateLimit(t, a, b);
     await assertRevocationEverywhere(t, account, a, b);
@@ -291,27 +279,4 @@ if (reason) {
     }
     await Promise.all([a.stop('SIGTERM', 30_000), b.stop('SIGTERM', 30_000)]);
   });
-
-  /** A burst of 6 per 10 s counted in PostgreSQL through the bouncer: 16 requests alternating between the processes get 6 answers in all. */
-  async function assertSharedRateLimit(t: ExecutionContext, a: Instance, b: Instance) {
-    const limited = await makeAccount(a.url, { name: 'Limited Agency' });
-    t.is((await limited.admin.patch(`/admin/v1/accounts/${limited.id}/limits`, { requests_per_minute: 1_000_000, burst: 6 })).status, 200);
-    const key = (await limited.admin.post(`/admin/v1/accounts/${limited.id}/keys`, { mode: 'test', label: 'limited' })).body.secret as string;
-    while (Date.now() % 10_000 > 4_000) await new Promise((r) => setTimeout(r, 100));
-    const statuses: number[] = [];
-    for (let i = 0; i < 16; i++) statuses.push((await client([a, b][i % 2].url, key).get('/v1/customers?limit=1')).status);
-    t.is(statuses.filter((s) => s === 200).length, 6, `statuses ${statuses.join(' ')}`);
-    t.true(statuses.slice(6).every((s) => s === 429), 'both refuse once the shared count is spent');
-  }
-
-  /** A key revoked on one process is refused by the other at once: its change feed, listening on PostgreSQL directly. */
-  async function assertRevocationEverywhere(t: ExecutionContext, account: { id: string; admin: Client }, a: Instance, b: Instance) {
-    const doomed = (await account.admin.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'revoked on a' })).body;
-    const onB = client(b.url, doomed.secret);
-    t.is((await onB.get('/v1/customers?limit=1')).status, 200, 'the key works on b (and is cached there)');
-    t.is((await client(a.url, ADMIN_TOKEN).delete(`/admin/v1/accounts/${account.id}/keys/${doomed.id}`)).status, 200);
-    const revokedAt = Date.now();
-    await until('b to refuse the key revoked on a', async () => (await onB.get('/v1/customers?limit=1')).status === 401, 1_000, 20);
-    t.log(`revoked on a, refused by b after ${Date.now() - revokedAt} ms`);
-  }
 }
