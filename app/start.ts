@@ -136,7 +136,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     // A database not up yet (a machine booting, a failover): wait and retry, never exit into a restart loop.
     await waitForDatabase(pool, log, { signal: opts.signal });
     if (pooler === 'transaction') await requireUtcSessions(pool);
-    const applied = directUrl === url ? await migrate(pool) : await migrateAt(directUrl);
+    const applied =
+      directUrl === url ? await migrate(pool) : await migrateAt(directUrl, { waitFor: (direct) => waitForDatabase(direct, log, { signal: opts.signal }) });
     if (applied.length) log.info({ applied }, 'migrations applied');
     // Readiness and the call path read whether live mode has a carrier with their facts.
     await createSettingsRepository(pool).set(LIVE_CARRIER_SETTING, liveCarrierKind(config) ?? 'none');

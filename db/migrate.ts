@@ -49,9 +49,11 @@ export async function migrate(pool: Pool, opts: { before?: string } = {}): Promi
  * is PostgreSQL itself (SWITCHBOARD_DIRECT_DATABASE_URL), never a transaction-mode pooler: there
  * the lock, each file and the unlock could each land on another server connection.
  */
-export async function migrateAt(url: string, opts: { before?: string } = {}): Promise<string[]> {
+export async function migrateAt(url: string, opts: { before?: string; waitFor?: (pool: Pool) => Promise<void> } = {}): Promise<string[]> {
   const pool = createPool(url, 1);
   try {
+    // `start` waits there for a database that is not up yet, as it does on its main pool.
+    await opts.waitFor?.(pool);
     return await migrate(pool, opts);
   } finally {
     await pool.end().catch(() => {});
