@@ -224,7 +224,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     );
     const chatSessions = actors.register<ChatSessionMessage, ChatSessionReplies, ChatSessionState>(chatSessionBehaviour(deps));
     // The sender's bookkeeping commits asynchronously: losing a claim or an attempt record in a
-    // crash only means a delivery is sent again, which at-least-once delivery allows.
+    // crash only means a delivery is sent again, which at-least-once delivery allows (not behind a
+    // transaction-mode pooler, where it commits synchronously: docs/decisions.md).
     const senderPool = createPool(url, Math.ceil(config.dbPoolSize / 2), { asyncCommit: true, pooler });
     onStop('sender pool', () => senderPool.end());
     const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
@@ -377,7 +378,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 }
 
 /**
- * Behind a transaction-mode pooler the pools send no `-c TimeZone=UTC` (app/start.ts), so their
+ * Behind a transaction-mode pooler the pools send no `-c TimeZone=UTC` (db/pool.ts), so their
  * sessions have the role's time zone: start only if that is UTC, and otherwise say how to make it.
  */
 async function requireUtcSessions(pool: Pool): Promise<void> {

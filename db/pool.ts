@@ -21,7 +21,7 @@ export interface PoolOptions {
   /**
    * `transaction`: `url` is a transaction-mode pooler (PgBouncer), where a session's state does
    * not follow the client. No startup options are sent (PgBouncer before 1.20 refuses them; the
-   * role's own `timezone` must be UTC: `checkSessionTimeZone`), and every named statement
+   * role's own `timezone` must be UTC: `sessionTimeZoneUnlessUtc`), and every named statement
    * (`prepared`) is sent unnamed, since it would exist only on the server connection that parsed it.
    */
   pooler?: 'none' | 'transaction';
