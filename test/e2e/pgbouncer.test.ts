@@ -89,6 +89,8 @@ async function startBouncer(db: RestartableDatabase): Promise<Bouncer> {
   if (id.uid !== undefined) for (const f of ['userlist.txt', 'pgbouncer.ini', 'pgbouncer.log']) await fs.chown(path.join(dir, f), id.uid, id.gid!);
   if (id.uid !== undefined) await fs.chown(dir, id.uid, id.gid!);
   const pid = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : undefined);
+  // Kept in memory: the temp directory with the pid file may be gone by the time it is stopped.
+  let running: number | undefined;
   const bouncer: Bouncer = {
     url: `postgres://${username}:${password}@127.0.0.1:${port}/postgres`,
     log: () => readFileSync(logFile, 'utf8'),
@@ -98,10 +100,14 @@ async function startBouncer(db: RestartableDatabase): Promise<Bouncer> {
         execFile(PGBOUNCER!, ['-d', ini], { ...id, timeout: 20_000 }, (err, _o, stderr) => (err ? reject(new Error(`pgbouncer: ${err.message}\n${stderr}\n${bouncer.log()}`)) : resolve())),
       );
       await until('pgbouncer to listen', () => connects(port), 10_000);
+      running = pid();
+      live.add(running!);
     },
     async stop() {
-      const p = pid();
+      const p = running;
       if (p === undefined) return;
+      running = undefined;
+      live.delete(p);
       try {
         process.kill(p, 'SIGINT'); // PgBouncer's immediate shutdown
       } catch {
@@ -114,6 +120,18 @@ async function startBouncer(db: RestartableDatabase): Promise<Bouncer> {
   await bouncer.start();
   return bouncer;
 }
+
+/** The bouncers running now; a test process that dies without its after-hooks still stops them. */
+const live = new Set<number>();
+process.once('exit', () => {
+  for (const p of live) {
+    try {
+      process.kill(p, 'SIGINT');
+    } catch {
+      /* gone already */
+    }
+  }
+});
 
 const alive = (pid: number) => {
   try {
