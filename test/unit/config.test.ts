@@ -116,3 +116,21 @@ test('a DATABASE_URL listing several hosts (libpq failover syntax) is refused in
   // A comma in the password or the query is not a second host.
   t.is(loadConfig({ DATABASE_URL: 'postgres://u:a,b@db.internal:5432/x?options=-c%20a%3D1,2' }).databaseUrl, 'postgres://u:a,b@db.internal:5432/x?options=-c%20a%3D1,2');
 });
+
+test('SWITCHBOARD_DIRECT_DATABASE_URL defaults to DATABASE_URL; SWITCHBOARD_DATABASE_POOLER=transaction needs it at PostgreSQL itself', (t) => {
+  const bouncer = 'postgres://sb:pw@pgbouncer.internal:6432/switchboard';
+  const direct = 'postgres://sb:pw@db.internal:5432/switchboard';
+  t.like(loadConfig({ DATABASE_URL: bouncer }), { directDatabaseUrl: bouncer, databasePooler: 'none' });
+  t.like(loadConfig({ DATABASE_URL: bouncer, SWITCHBOARD_DIRECT_DATABASE_URL: direct, SWITCHBOARD_DATABASE_POOLER: 'transaction' }), {
+    databaseUrl: bouncer,
+    directDatabaseUrl: direct,
+    databasePooler: 'transaction',
+  });
+  for (const env of [{ DATABASE_URL: bouncer }, { DATABASE_URL: bouncer, SWITCHBOARD_DIRECT_DATABASE_URL: bouncer }, {}]) {
+    t.throws(() => loadConfig({ ...env, SWITCHBOARD_DATABASE_POOLER: 'transaction' }), {
+      instanceOf: SettingError,
+      message: /SWITCHBOARD_DATABASE_POOLER=transaction needs DATABASE_URL at the pooler and SWITCHBOARD_DIRECT_DATABASE_URL at PostgreSQL itself/,
+    });
+  }
+  t.throws(() => loadConfig({ DATABASE_URL: bouncer, SWITCHBOARD_DATABASE_POOLER: 'session' }), { instanceOf: SettingError, message: /SWITCHBOARD_DATABASE_POOLER takes none or transaction/ });
+});
