@@ -126,25 +126,71 @@ if (reason) {
     return { primaryDir, replicaDir, primaryPort, replicaPort, password, urlOf, replica };
   }
 
+  /** A switchboard process with every role on `url`; `env` adds to the settings. */
+  async function startRole(url: string, env: Record<string, string> = {}) {
+    return startSwitchboard({
+      dataDir: await makeTempRoot('switchboard-failover-sb-'),
+      timeoutMs: 120_000,
+      env: { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 15).toString('base64'), SWITCHBOARD_DB_POOL_SIZE: '4', ...env },
+    });
+  }
+
+  type Api = Awaited<ReturnType<typeof makeAccount>>['api'];
+
+  /** A customer written through `api` and streamed to the replica before the crash. */
+  async function writtenBefore(t: ExecutionContext, api: Api, replica: pg.Client): Promise<string> {
+    const before = await api.post('/v1/customers', { name: 'Written Before', country: 'US' });
+    t.is(before.status, 201);
+    // Streaming replication is asynchronous here: wait until the replica has the write (a
+    // synchronous standby in production makes every acknowledged write survive the failover).
+    await until('the replica to have the write', async () => (await replica.query('SELECT 1 FROM customers WHERE id = $1', [before.body.id])).rowCount === 1, 10_000);
+    return before.body.id;
+  }
+
+  /** Requests every 50 ms until stopped: reads, and a write every third when `writes`. */
+  function startLoad(api: Api, { writes }: { writes: boolean }) {
+    const statuses: { status: number; code?: string; retryAfter: string | null }[] = [];
+    let loading = true;
+    const load = (async () => {
+      for (let i = 0; loading; i++) {
+        const r = writes && i % 3 === 0 ? await api.post('/v1/customers', { name: `During ${i}`, country: 'US' }) : await api.get('/v1/customers?limit=1');
+        statuses.push({ status: r.status, code: r.body?.error?.code, retryAfter: r.headers.get('retry-after') });
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    })();
+    const stop = async () => ((loading = false), await load, statuses);
+    leftovers.push(stop);
+    return { statuses, stop };
+  }
+
+  /** A write answered 503 service_unavailable with Retry-After: the database away, not a fault. */
+  async function writeRefusedAsAway(t: ExecutionContext, api: Api) {
+    const r = await api.post('/v1/customers', { name: 'Too Early', country: 'US' });
+    t.like(r, { status: 503, body: { error: { code: 'service_unavailable' } } }, JSON.stringify(r.body));
+    t.truthy(r.headers.get('retry-after'));
+  }
+
+  /** Promotes the replica, waits for writes to succeed again, stops the load: only 2xx and 503s with Retry-After, the earlier write read back. */
+  async function promoteAndRecover(t: ExecutionContext, o: { replicaDir: string; replica: pg.Client; api: Api; load: ReturnType<typeof startLoad>; failedAt: number; beforeId: string; url: string }) {
+    await run('pg_ctl', ['promote', '-D', o.replicaDir, '-w']);
+    t.false((await o.replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r, 'the replica is the primary now');
+    await until('a write through the service to succeed', async () => (await o.api.post('/v1/customers', { name: 'Written After', country: 'US' })).status === 201, 30_000, 200);
+    t.log(`writes accepted again ${Date.now() - o.failedAt} ms after the primary died`);
+    const statuses = await o.load.stop();
+    const bad = statuses.filter((s) => !(s.status === 200 || s.status === 201 || (s.status === 503 && s.code === 'service_unavailable' && s.retryAfter)));
+    t.deepEqual(bad, [], 'during the failover only 2xx and 503s with Retry-After');
+    t.log(`${statuses.length} requests during the failover: ${statuses.filter((s) => s.status === 503).length} answered 503`);
+    t.is((await o.api.get(`/v1/customers/${o.beforeId}`)).status, 200, 'what was written before the failover is there');
+    await until('/readyz to answer 200 again', async () => (await fetch(`${o.url}/readyz`)).status === 200, 10_000);
+  }
+
   test.serial('DATABASE_URL lists primary and replica: the replica is promoted, the running process and a new one follow it without a restart', async (t) => {
     t.timeout(240_000);
     const { primaryDir, replicaDir, primaryPort, replicaPort, password, replica } = await startPair(t);
     // libpq's list, primary first, read-write by default (every role writes).
     const listed = `postgres://${USER}:${password}@127.0.0.1:${primaryPort},127.0.0.1:${replicaPort}/postgres`;
     // The sender polls once an hour: a webhook delivered within seconds was woken by the change feed.
-    const role = async (url: string) =>
-      startSwitchboard({
-        dataDir: await makeTempRoot('switchboard-failover-sb-'),
-        timeoutMs: 120_000,
-        env: {
-          DATABASE_URL: url,
-          SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
-          SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 15).toString('base64'),
-          SWITCHBOARD_DB_POOL_SIZE: '4',
-          SWITCHBOARD_SENDER_POLL_MS: '3600000',
-          SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1',
-        },
-      });
+    const role = (url: string) => startRole(url, { SWITCHBOARD_SENDER_POLL_MS: '3600000', SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1' });
     const a = await role(listed);
     const account = await makeAccount(a.url);
     const rx = await startReceiver();
@@ -157,43 +203,19 @@ if (reason) {
       await until(`${what}: event ${event.id} delivered`, () => rx.received.some((r) => r.headers['webhook-id'] === event.id), 10_000);
     };
     await ping('before the failover', a.url);
-    const before = await account.api.post('/v1/customers', { name: 'Written Before', country: 'US' });
-    t.is(before.status, 201);
-    await until('the replica to have the write', async () => (await replica.query('SELECT 1 FROM customers WHERE id = $1', [before.body.id])).rowCount === 1, 10_000);
+    const beforeId = await writtenBefore(t, account.api, replica);
 
     // Reads and writes through the failover.
-    const statuses: { status: number; code?: string; retryAfter: string | null }[] = [];
-    let loading = true;
-    const load = (async () => {
-      for (let i = 0; loading; i++) {
-        const r = i % 3 === 0 ? await account.api.post('/v1/customers', { name: `During ${i}`, country: 'US' }) : await account.api.get('/v1/customers?limit=1');
-        statuses.push({ status: r.status, code: r.body?.error?.code, retryAfter: r.headers.get('retry-after') });
-        await new Promise((res) => setTimeout(res, 50));
-      }
-    })();
-    leftovers.push(async () => ((loading = false), await load));
-    await until('the load to write before the failover', () => statuses.some((s) => s.status === 201), 10_000);
+    const load = startLoad(account.api, { writes: true });
+    await until('the load to write before the failover', () => load.statuses.some((s) => s.status === 201), 10_000);
     const failedAt = Date.now();
     await run('pg_ctl', ['stop', '-D', primaryDir, '-m', 'immediate', '-w']);
-    await until('a request to meet the outage', () => statuses.some((s) => s.status === 503), 10_000);
+    await until('a request to meet the outage', () => load.statuses.some((s) => s.status === 503), 10_000);
     // Not promoted yet: the first host refuses, the second is a standby (read-only), so the
     // process goes round the list and a write is answered 503 with Retry-After, not 500.
     await new Promise((r) => setTimeout(r, 1_000));
-    const early = await account.api.post('/v1/customers', { name: 'Too Early', country: 'US' });
-    t.like(early, { status: 503, body: { error: { code: 'service_unavailable' } } }, JSON.stringify(early.body));
-    t.truthy(early.headers.get('retry-after'));
-    await run('pg_ctl', ['promote', '-D', replicaDir, '-w']);
-    t.false((await replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r, 'the replica is the primary now');
-
-    await until('a write through the service to succeed', async () => (await account.api.post('/v1/customers', { name: 'Written After', country: 'US' })).status === 201, 30_000, 200);
-    t.log(`writes accepted again ${Date.now() - failedAt} ms after the primary died`);
-    loading = false;
-    await load;
-    const bad = statuses.filter((s) => !(s.status === 200 || s.status === 201 || (s.status === 503 && s.code === 'service_unavailable' && s.retryAfter)));
-    t.deepEqual(bad, [], 'during the failover only 2xx and 503s with Retry-After');
-    t.log(`${statuses.length} requests during the failover: ${statuses.filter((s) => s.status === 503).length} answered 503`);
-    t.is((await account.api.get(`/v1/customers/${before.body.id}`)).status, 200, 'what was written before the failover is there');
-    await until('/readyz to answer 200 again', async () => (await fetch(`${a.url}/readyz`)).status === 200, 10_000);
+    await writeRefusedAsAway(t, account.api);
+    await promoteAndRecover(t, { replicaDir, replica, api: account.api, load, failedAt, beforeId, url: a.url });
     // The change feed is back on the new primary: a webhook recorded now is delivered at once.
     await until('the change feed to reconnect', () => a.logs().some((l) => l.msg === 'change feed reconnected; dropping what it guards'), 15_000);
     await ping('after the failover', a.url);
@@ -203,7 +225,7 @@ if (reason) {
     // it moves past it at its first try and serves, feeds included.
     const b = await role(`${listed}?target_session_attrs=primary`);
     t.true(b.logs().filter((l) => l.event === 'database_wait').length <= 1, 'one failed try at most before the second host');
-    t.is((await client(b.url, account.testKey).get(`/v1/customers/${before.body.id}`)).status, 200);
+    t.is((await client(b.url, account.testKey).get(`/v1/customers/${beforeId}`)).status, 200);
     t.is((await client(b.url, account.testKey).post('/v1/customers', { name: 'Written By B', country: 'US' })).status, 201);
     await ping('sent through the new process', b.url);
     // Each process's change feed hears the other: a key revoked through one is refused by the other at once.
@@ -225,57 +247,23 @@ if (reason) {
     const { primaryDir, replicaDir, primaryPort, replicaPort, urlOf, replica } = await startPair(t);
     const address = await movingAddress(primaryPort);
     leftovers.push(address.close);
-    const sb = await startSwitchboard({
-      dataDir: await makeTempRoot('switchboard-failover-sb-'),
-      timeoutMs: 120_000,
-      env: {
-        DATABASE_URL: urlOf(address.port),
-        SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
-        SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 15).toString('base64'),
-        SWITCHBOARD_DB_POOL_SIZE: '4',
-      },
-    });
+    const sb = await startRole(urlOf(address.port));
     const account = await makeAccount(sb.url);
-    const before = await account.api.post('/v1/customers', { name: 'Written Before', country: 'US' });
-    t.is(before.status, 201);
-    // Streaming replication is asynchronous here: wait until the replica has the write (a
-    // synchronous standby in production makes every acknowledged write survive the failover).
-    await until('the replica to have the write', async () => (await replica.query('SELECT 1 FROM customers WHERE id = $1', [before.body.id])).rowCount === 1, 10_000);
+    const beforeId = await writtenBefore(t, account.api, replica);
 
     // The primary dies; the replica is promoted; the address moves to it.
-    const statuses: { status: number; code?: string; retryAfter: string | null }[] = [];
-    let loading = true;
-    const load = (async () => {
-      while (loading) {
-        const r = await account.api.get('/v1/customers?limit=1');
-        statuses.push({ status: r.status, code: r.body?.error?.code, retryAfter: r.headers.get('retry-after') });
-        await new Promise((res) => setTimeout(res, 50));
-      }
-    })();
-    leftovers.push(async () => ((loading = false), await load));
+    const load = startLoad(account.api, { writes: false });
     const failedAt = Date.now();
     await run('pg_ctl', ['stop', '-D', primaryDir, '-m', 'immediate', '-w']);
-    await until('a request to meet the outage', () => statuses.some((s) => s.status === 503), 10_000);
+    await until('a request to meet the outage', () => load.statuses.some((s) => s.status === 503), 10_000);
     // The address moves before the promotion is over (a DNS answer or a virtual IP ahead of the
     // failover manager): a write reaches a standby, SQLSTATE 25006, and is answered 503, not 500.
     address.moveTo(replicaPort);
     // Reads are served by the standby...
     await until('a read to be served by the standby', async () => (await account.api.get('/v1/customers?limit=1')).status === 200, 10_000, 100);
     // ...and a write is refused there (SQLSTATE 25006) as the database being away.
-    const readOnly = await account.api.post('/v1/customers', { name: 'Too Early', country: 'US' });
-    t.like(readOnly, { status: 503, body: { error: { code: 'service_unavailable' } } }, JSON.stringify(readOnly.body));
-    t.truthy(readOnly.headers.get('retry-after'));
-    await run('pg_ctl', ['promote', '-D', replicaDir, '-w']);
-    t.false((await replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r, 'the replica is the primary now');
-
-    await until('a write through the service to succeed', async () => (await account.api.post('/v1/customers', { name: 'Written After', country: 'US' })).status === 201, 30_000, 200);
-    t.log(`writes accepted again ${Date.now() - failedAt} ms after the primary died`);
-    loading = false;
-    await load;
-    const bad = statuses.filter((s) => !(s.status === 200 || (s.status === 503 && s.code === 'service_unavailable' && s.retryAfter)));
-    t.deepEqual(bad, [], 'during the failover only 200s and 503s with Retry-After');
-    t.is((await account.api.get(`/v1/customers/${before.body.id}`)).status, 200, 'what was written before the failover is there');
-    await until('/readyz to answer 200 again', async () => (await fetch(`${sb.url}/readyz`)).status === 200, 10_000);
+    await writeRefusedAsAway(t, account.api);
+    await promoteAndRecover(t, { replicaDir, replica, api: account.api, load, failedAt, beforeId, url: sb.url });
     t.true(sb.isRunning(), 'no restart was needed');
     const exit = await sb.stop('SIGTERM', 15_000);
     t.is(exit.code, 0);
