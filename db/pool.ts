@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { CONNECT_TIMEOUT_MS } from '../runtime/database-errors.ts';
+import { CONNECT_TIMEOUT_MS, isDatabaseUnreachable } from '../runtime/database-errors.ts';
+import { DatabaseHosts } from '../runtime/database-hosts.ts';
 
 // bigint columns hold cents and counters that stay far inside Number.MAX_SAFE_INTEGER.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -33,7 +34,10 @@ export function createPool(url: string, max = 20, opts: PoolOptions = {}): Pool 
   const options = pooled ? undefined : `-c TimeZone=UTC${opts.asyncCommit ? ' -c synchronous_commit=off' : ''}`;
   // connectionTimeoutMillis bounds both a new connection and the wait for a free one: a request
   // answers 503 (isDatabaseUnreachable) rather than hanging on a database that does not answer.
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, options });
+  // Client: connects to the host of DATABASE_URL's list believed primary, and moves on when it
+  // is not (runtime/database-hosts.ts); one host behaves as pg.Client does.
+  const { Client } = DatabaseHosts.of(url);
+  const pool = new pg.Pool({ Client, connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, options });
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on('error', () => {});
   // So does a client checked out of the pool (inside a transaction) whose connection is cut: pg
@@ -78,6 +82,7 @@ export async function sessionTimeZoneUnlessUtc(pool: Pool): Promise<{ zone: stri
  */
 export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     afterCommitWork.set(client, []);
@@ -86,11 +91,14 @@ export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Pro
     runAfterCommit(afterCommitWork.get(client));
     return result;
   } catch (err) {
+    // A cut connection, or a write refused as read-only (SQLSTATE 25006: the host was demoted or
+    // fenced): released with the error, so the pool drops the client instead of lending it again.
+    if (isDatabaseUnreachable(err)) broken = err as Error;
     await client.query('ROLLBACK').catch(() => {});
     throw err;
   } finally {
     afterCommitWork.delete(client);
-    client.release();
+    client.release(broken);
   }
 }
 

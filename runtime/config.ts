@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl } from './database-hosts.ts';
 import { emailAddressProblem, hasControlCharacters } from './email-address.ts';
 
 /** Every setting the service reads from its environment, resolved once at start-up. */
@@ -148,18 +149,17 @@ function roles(value: string | undefined): ReadonlySet<Role> {
 }
 
 /**
- * DATABASE_URL as node-postgres takes it: one host. libpq's list of hosts (`h1:5432,h2:5432` with
- * `target_session_attrs=read-write`) makes pg throw "Invalid URL" from deep inside its pool, so it
- * is refused here in one line that says what to do instead (docs/decisions.md, "Failover:
- * node-postgres takes one host").
+ * DATABASE_URL, one host or libpq's list of hosts (`h1:5432,h2:5433` with `target_session_attrs`):
+ * a list that cannot be used stops start-up here in one line, never as a stack from inside pg's
+ * pool (runtime/database-hosts.ts; docs/decisions.md, "Failover: a DATABASE_URL listing both hosts").
  */
 function databaseUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)/i.exec(value)?.[1] ?? '';
-  if (authority.includes(',')) {
-    throw new SettingError(
-      'DATABASE_URL lists several hosts, which node-postgres cannot use: give it one address that follows the primary (the managed service\'s endpoint, a virtual IP, or PgBouncer/HAProxy in front)',
-    );
+  try {
+    parseDatabaseUrl(value);
+  } catch (err) {
+    if (err instanceof DatabaseUrlError) throw new SettingError(`DATABASE_URL: ${err.message}`);
+    throw err;
   }
   return value;
 }
