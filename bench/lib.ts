@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import inspector from 'node:inspector';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -205,4 +207,23 @@ export async function profiled(fn: () => Promise<unknown>): Promise<{ sql: strin
   return [...by.entries()]
     .map(([sql, s]) => ({ sql, calls: s.calls, ms: Math.round(s.ms), share: ratio(s.ms, sum) }))
     .sort((a, b) => b.ms - a.ms);
+}
+
+/** Runs `fn` under V8's sampling profiler and writes what it sampled to `<dir>/<name>-<pid>.cpuprofile` (bench/profile-top.mjs reads it). */
+export async function cpuProfile(dir: string, name: string, fn: () => Promise<unknown>): Promise<void> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  try {
+    await fn();
+  } finally {
+    const { profile } = await post('Profiler.stop');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, `${name}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
 }

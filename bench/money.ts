@@ -9,8 +9,7 @@ import { withTransaction } from '../db/pool.ts';
 import { createCallRepository } from '../db/calls.ts';
 import { createMoneyWriter } from '../money/writer.ts';
 import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
-import inspector from 'node:inspector';
-import { cpuMeter, postmasterOf, profiled, ratio, type CpuPerOp } from './lib.ts';
+import { cpuMeter, cpuProfile, postmasterOf, profiled, ratio, type CpuPerOp } from './lib.ts';
 
 /** Issue 25 §4: a call's start and end, at least this many per second on this machine. */
 const TARGET_CALLS_PER_SECOND = 1000;
@@ -113,7 +112,7 @@ export async function moneyBench(seconds: number) {
     // call to its reply, so a lock wait counts), and with BENCH_CPU_PROF a V8 profile of another.
     const profile = await profiled(() => run(holdAndSettle(spread), 2));
     const profDir = process.env.BENCH_CPU_PROF;
-    if (profDir) await cpuProfile(path.resolve(profDir), () => run(holdAndSettle(spread), 2));
+    if (profDir) await cpuProfile(path.resolve(profDir), 'money', () => run(holdAndSettle(spread), 2));
 
     // One call is a start and an end: two operations.
     const calls = (r: { opsPerSecond: number }) => Math.round(r.opsPerSecond / 2);
@@ -140,24 +139,5 @@ export async function moneyBench(seconds: number) {
     await svc.stop();
     await db.stop();
     await fs.rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** Runs `fn` under V8's sampling profiler and writes what it sampled to `<dir>/money-<pid>.cpuprofile`. */
-async function cpuProfile(dir: string, fn: () => Promise<unknown>): Promise<void> {
-  const session = new inspector.Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 200 });
-  await post('Profiler.start');
-  try {
-    await fn();
-  } finally {
-    const { profile } = await post('Profiler.stop');
-    await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(path.join(dir, `money-${process.pid}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
   }
 }

@@ -11,7 +11,7 @@ import { readinessFollowsMoney } from '../actors/customer/readiness-check.ts';
 import { createNumbers } from '../actors/numbers/numbers.ts';
 import { dayOf } from '../money/rules/renewal.ts';
 import type { NumberCarrier } from '../telephony/carrier.ts';
-import { cpuMeter, postmasterOf, profiled, ratio, type CpuPerOp } from './lib.ts';
+import { cpuMeter, cpuProfile, postmasterOf, profiled, ratio, type CpuPerOp } from './lib.ts';
 
 const ACCOUNTS = 100;
 const NUMBERS_PER_ACCOUNT = 100;
@@ -93,6 +93,11 @@ export async function numbersBench() {
     // Where the time goes: a second run over 2,000 more numbers with every statement timed.
     await seedDue(pool, customers, 20, today, now, NUMBERS_PER_ACCOUNT);
     const profile = await profiled(() => numbers.renewDue(now));
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of one more run over 2,000 numbers, written there.
+    if (process.env.BENCH_CPU_PROF) {
+      await seedDue(pool, customers, 20, today, now, NUMBERS_PER_ACCOUNT + 20);
+      await cpuProfile(path.resolve(process.env.BENCH_CPU_PROF), 'numbers', () => numbers.renewDue(now));
+    }
 
     const cpu = (c: CpuPerOp) => `${c.postgresMicros} µs PostgreSQL + ${c.nodeMicros} µs Node`;
     const top = profile.slice(0, 5).map((s) => `${s.share} ${s.calls}× ${s.sql}`);

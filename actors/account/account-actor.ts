@@ -48,15 +48,7 @@ export interface AccountState {
   id: string;
 }
 
-/**
- * What need not wait behind the account's writes in the mailbox (the actor system's `isRead`):
- * the reads, which go straight to PostgreSQL, and a call's start, whose one conditional hold
- * statement decides under the money row's lock in PostgreSQL, as it does for starts asked of
- * other processes at the same moment (so the mailbox added nothing to its exactness, only a
- * queue: the dialler's starts on one account waited for each other's commits one by one).
- */
-const CONCURRENT = new Set<AccountMessage['type']>([
-  'start_call',
+const READS = new Set<AccountMessage['type']>([
   'get_account',
   'get_me',
   'list_customers',
@@ -446,7 +438,7 @@ export function accountBehaviour(deps: Deps & { money: MoneyWriter }, hooks: Acc
   return {
     kind: 'account',
     load: async (id) => ({ id }),
-    isRead: (msg) => CONCURRENT.has(msg.type),
+    isRead: (msg) => READS.has(msg.type),
     receive,
   };
 }
