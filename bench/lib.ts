@@ -20,7 +20,7 @@ export interface LoadResult {
  */
 export async function load(
   url: string,
-  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void; warmUpSeconds?: number } = {},
+  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void; warmUpSeconds?: number; postgresPid?: number } = {},
 ): Promise<LoadResult> {
   // With `rate`, requests are offered at that many per second in all (latency then counts the
   // time a request waited for its turn: autocannon corrects for coordinated omission).
@@ -28,7 +28,7 @@ export async function load(
     autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers, ...(opts.rate ? { overallRate: opts.rate } : {}) });
   if (opts.warmUpSeconds !== 0) await run(opts.warmUpSeconds ?? 2);
   opts.beforeMeasuring?.();
-  const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid });
+  const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid, postgresPid: opts.postgresPid });
   const r = await run(opts.seconds ?? 10);
   return {
     requestsPerSecond: Math.round(r.requests.average),
@@ -108,13 +108,18 @@ function processCpuMicros(pid: number | string): number {
   }
 }
 
-/** CPU (µs) used so far by every PostgreSQL process on this machine (Linux /proc). */
-function postgresCpuMicros(): number {
+/**
+ * CPU (µs) used so far by every PostgreSQL process on this machine (Linux /proc), or with
+ * `postmaster`, by that server and its backends only (the PostgreSQL of other work on the machine
+ * left out).
+ */
+function postgresCpuMicros(postmaster?: number): number {
   let micros = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') micros += processCpuMicros(entry);
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (postmaster === undefined || Number(entry) === postmaster || parentPid(entry) === postmaster) micros += processCpuMicros(entry);
     } catch {
       /* the process ended meanwhile */
     }
@@ -122,6 +127,12 @@ function postgresCpuMicros(): number {
   return micros;
 }
 const CLOCK_TICKS = 100;
+
+/** The parent's pid of a process, from /proc. */
+function parentPid(pid: string): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
 
 export interface CpuPerOp {
   postgresMicros: number;
@@ -133,14 +144,14 @@ export interface CpuPerOp {
  * `perOp(n)` divides what was used since by n operations. Where the work is CPU-bound, these
  * explain a ratio.
  */
-export function cpuMeter(opts: { pid?: number } = {}): { perOp(ops: number): CpuPerOp } {
+export function cpuMeter(opts: { pid?: number; postgresPid?: number } = {}): { perOp(ops: number): CpuPerOp } {
   const nodeNow = () => (opts.pid === undefined ? (({ user, system }) => user + system)(process.cpuUsage()) : processCpuMicros(opts.pid));
-  const pg0 = postgresCpuMicros();
+  const pg0 = postgresCpuMicros(opts.postgresPid);
   const node0 = nodeNow();
   return {
     perOp(ops) {
       return {
-        postgresMicros: Math.round((postgresCpuMicros() - pg0) / Math.max(ops, 1)),
+        postgresMicros: Math.round((postgresCpuMicros(opts.postgresPid) - pg0) / Math.max(ops, 1)),
         nodeMicros: Math.round((nodeNow() - node0) / Math.max(ops, 1)),
       };
     },

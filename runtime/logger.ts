@@ -21,6 +21,21 @@ const REDACT = [
   '*.password',
 ];
 
+let lastTimeMs = -1;
+let lastTime = '';
+/**
+ * pino's `isoTime` (`,"time":"2026-11-28T01:02:03.456Z"`), formatted once per millisecond: under
+ * load several lines share a millisecond, and each would otherwise build a Date and its string.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastTimeMs) {
+    lastTimeMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
 /** The one pino logger of a process; every other logger is a child of it. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -28,7 +43,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { pid: process.pid, service: 'switchboard' },
       redact: { paths: REDACT, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
     },
     destination,
   );
