@@ -44,6 +44,8 @@ export async function readinessBench(seconds: number) {
         ...profile,
       },
       stdoutFile: path.join(dataDir, 'switchboard.log'),
+      // A machine busy with other work can take more than the default 30 s to start it.
+      timeoutMs: 120_000,
     });
     const con = client(sb.url, 'sbc_bench_readiness_token_UfUfhL8VxIU4');
     const account = (await con.post('/admin/v1/accounts', { name: 'Bench', country: 'US' })).body;

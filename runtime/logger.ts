@@ -55,10 +55,18 @@ export function createLogger(level: string, destination?: pino.DestinationStream
  * cluster mode: there a worker's fd 1 is the pm2 daemon's own stdout (its pm2.log), and pm2 takes
  * an app's output into the app's files only through `process.stdout.write`, which it replaces in
  * each worker; so there the lines go through process.stdout.
+ *
+ * Lines are gathered up to LOG_WRITE_BYTES and written together, or after at most LOG_FLUSH_MS:
+ * under load one write per request line cost more than the line itself (docs/decisions.md).
  */
 export function logDestination(env: NodeJS.ProcessEnv = process.env): pino.DestinationStream {
-  return underPm2Cluster(env) ? process.stdout : pino.destination({ dest: 1, sync: false });
+  return underPm2Cluster(env) ? process.stdout : pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS } as never);
 }
+
+/** Log lines are written once this many bytes are waiting… */
+export const LOG_WRITE_BYTES = 4096;
+/** …or this many ms after the last write, whichever comes first. */
+export const LOG_FLUSH_MS = 100;
 
 /** pm2 copies each app's settings into its processes' environment; cluster mode is `cluster_mode`. */
 export function underPm2Cluster(env: NodeJS.ProcessEnv): boolean {

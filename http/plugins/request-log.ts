@@ -109,23 +109,27 @@ class LazyRequestLogger {
     return this.real().child(bindings, options);
   }
 
+  private write(level: LogMethod, args: unknown[]): void {
+    if (this.enabled(level)) (this.real()[level] as (...a: unknown[]) => void)(...args);
+  }
+
   fatal(...args: unknown[]): void {
-    if (this.enabled('fatal')) (this.real().fatal as (...a: unknown[]) => void)(...args);
+    this.write('fatal', args);
   }
   error(...args: unknown[]): void {
-    if (this.enabled('error')) (this.real().error as (...a: unknown[]) => void)(...args);
+    this.write('error', args);
   }
   warn(...args: unknown[]): void {
-    if (this.enabled('warn')) (this.real().warn as (...a: unknown[]) => void)(...args);
+    this.write('warn', args);
   }
   info(...args: unknown[]): void {
-    if (this.enabled('info')) (this.real().info as (...a: unknown[]) => void)(...args);
+    this.write('info', args);
   }
   debug(...args: unknown[]): void {
-    if (this.enabled('debug')) (this.real().debug as (...a: unknown[]) => void)(...args);
+    this.write('debug', args);
   }
   trace(...args: unknown[]): void {
-    if (this.enabled('trace')) (this.real().trace as (...a: unknown[]) => void)(...args);
+    this.write('trace', args);
   }
   silent(): void {}
 }
