@@ -1,6 +1,7 @@
 import type { AnyApp } from '../routes/app-type.ts';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import crypto from 'node:crypto';
+import pino from 'pino';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
@@ -22,13 +23,28 @@ export interface RequestLine {
   duration_ms: number;
 }
 
+/** Writes one request line (level info, message `request`). */
+export type RequestLineWriter = (line: RequestLine) => void;
+
+const { chindingsSym, streamSym, timeSym } = pino.symbols;
+
 /**
- * The logger of request lines: a child of the process's logger without redaction. A request line
- * holds only ids, the route pattern, a status and a duration, never a header, URL or body, so
- * there is nothing to redact, and the redaction walk was the dearest part of writing it.
+ * The writer of request lines: the line pino would write through `log` (level, time, the process's
+ * bindings, the fields, `msg`), made by hand. A request line holds only ids, the route pattern, a
+ * status and a duration, never a header, URL or body: there is nothing to redact, no serializer
+ * applies, and pino's walk over each field (redaction above all) was the dearest part of a
+ * `/healthz` answer.
  */
-export function requestLineLogger(log: FastifyBaseLogger): FastifyBaseLogger {
-  return log.child({}, { redact: [] } as never);
+export function requestLineWriter(log: FastifyBaseLogger): RequestLineWriter {
+  const logger = log as unknown as pino.Logger & Record<symbol, unknown>;
+  const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+  return (line) => {
+    if (!logger.isLevelEnabled('info')) return;
+    (logger[streamSym] as { write(s: string): void }).write(
+      `{"level":30${(logger[timeSym] as () => string)()}${logger[chindingsSym] as string},"request_id":${text(line.request_id)},"account_id":${text(line.account_id)},` +
+        `"mode":${text(line.mode)},"method":${text(line.method)},"route":${text(line.route)},"status":${line.status},"duration_ms":${line.duration_ms},"msg":"request"}\n`,
+    );
+  };
 }
 
 /**
@@ -39,7 +55,7 @@ export function requestLineLogger(log: FastifyBaseLogger): FastifyBaseLogger {
  */
 export function installRequestLog(app: AnyApp): void {
   app.decorateRequest('startedAtNs', 0n);
-  const lines = requestLineLogger(app.log);
+  const writeLine = requestLineWriter(app.log);
   // Hooks that never wait take fastify's callback form: no promise and no microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAtNs = process.hrtime.bigint();
@@ -48,7 +64,7 @@ export function installRequestLog(app: AnyApp): void {
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    lines.info(requestLine(request, reply), 'request');
+    writeLine(requestLine(request, reply));
     done();
   });
 }

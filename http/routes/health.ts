@@ -8,7 +8,7 @@ import type { App } from './app-type.ts';
 import { isClosing } from '../plugins/graceful-close.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../../runtime/config.ts';
-import { genRequestId, REQUEST_ID_HEADER, requestLineLogger, SECURITY_HEADERS, type RequestLine } from '../plugins/request-log.ts';
+import { genRequestId, REQUEST_ID_HEADER, requestLineWriter, SECURITY_HEADERS, type RequestLine } from '../plugins/request-log.ts';
 import { hostOf, isServiceHost } from '../plugins/brand-host.ts';
 import { hostLines } from '../plugins/request-head.ts';
 import { observeRequest } from '../../runtime/metrics.ts';
@@ -54,7 +54,7 @@ const ALIVE_HEADERS = {
  * asked every few seconds by every supervisor and load balancer: this keeps it to a few µs.
  */
 function healthzFastPath(app: App, publicHost: string) {
-  const lines = requestLineLogger(app.log);
+  const writeLine = requestLineWriter(app.log);
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.url !== '/healthz' || req.method !== 'GET') return false;
     const { headers } = req;
@@ -66,7 +66,7 @@ function healthzFastPath(app: App, publicHost: string) {
     res.end(ALIVE);
     const seconds = Number(process.hrtime.bigint() - startedAtNs) / 1e9;
     const line: RequestLine = { request_id: id, account_id: null, mode: null, method: 'GET', route: '/healthz', status: 200, duration_ms: Math.round(seconds * 1e5) / 100 };
-    lines.info(line, 'request');
+    writeLine(line);
     observeRequest('GET', '/healthz', 200, seconds);
     return true;
   };

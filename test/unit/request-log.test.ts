@@ -2,7 +2,7 @@ import test from 'ava';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../runtime/logger.ts';
-import { genRequestId, installRequestLog, lazyRequestLogger } from '../../http/plugins/request-log.ts';
+import { genRequestId, installRequestLog, lazyRequestLogger, requestLineWriter } from '../../http/plugins/request-log.ts';
 import type { AnyApp } from '../../http/routes/app-type.ts';
 
 /*
@@ -74,4 +74,17 @@ test('a line below the level made through request.log makes no child', async (t)
   logger.info('something');
   t.is(children(), before + 1);
   await app.close();
+});
+
+test('the request line is written as pino itself writes that object at info', (t) => {
+  const written: string[] = [];
+  const log = createLogger('info', new Writable({ write: (chunk, _enc, done) => (written.push(String(chunk)), done()) }));
+  const line = { request_id: 'req_0123456789abcdef01234567', account_id: 'acct_"quoted"', mode: 'test', method: 'GET', route: '/v1/customers/:id/readiness', status: 200, duration_ms: 1.25 };
+  log.info(line, 'request');
+  requestLineWriter(log as unknown as FastifyBaseLogger)(line);
+  const [byPino, byHand] = written.map((l) => l.replace(/"time":"[^"]*"/, '"time":"-"'));
+  t.is(byHand, byPino);
+  log.level = 'warn';
+  requestLineWriter(log as unknown as FastifyBaseLogger)(line);
+  t.is(written.length, 2, 'nothing below the level');
 });
