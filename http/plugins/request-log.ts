@@ -154,5 +154,12 @@ class LazyRequestLogger {
 export const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
   new LazyRequestLogger(logger, bindings as Record<string, unknown>, options as { level?: string }) as unknown as FastifyBaseLogger;
 
-/** `req_` + 24 hex characters. randomUUID draws from a cached entropy pool: far cheaper per request than randomBytes. */
-export const genRequestId = () => `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;
+/**
+ * `req_` + 24 hex characters: the first 24 of a random UUID without its dashes (8-4-4-4 and 4 of
+ * the last group), cut out without a regular expression. randomUUID draws from a cached entropy
+ * pool: far cheaper per request than randomBytes.
+ */
+export const genRequestId = () => {
+  const u = crypto.randomUUID();
+  return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24, 28)}`;
+};
