@@ -23,7 +23,7 @@ export interface LoadResult {
  */
 export async function load(
   url: string,
-  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void; warmUpSeconds?: number } = {},
+  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void; warmUpSeconds?: number; postgresPid?: number } = {},
 ): Promise<LoadResult> {
   // With `rate`, requests are offered at that many per second in all (latency then counts the
   // time a request waited for its turn: autocannon corrects for coordinated omission).
@@ -31,7 +31,7 @@ export async function load(
     autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers, ...(opts.rate ? { overallRate: opts.rate } : {}) });
   if (opts.warmUpSeconds !== 0) await run(opts.warmUpSeconds ?? 2);
   opts.beforeMeasuring?.();
-  const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid });
+  const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid, postmaster: opts.postgresPid });
   const r = await run(opts.seconds ?? 10);
   return {
     requestsPerSecond: Math.round(r.requests.average),
