@@ -3,14 +3,23 @@
  * `switchboard` — our uWebSockets.js media server, each stream relayed through a speech bridge
  *   connection back to the carrier, the same path a live call's audio takes;
  * `ws` — a plain `ws` server echoing media frames, the baseline.
- * Prints `ready <port>` once listening.
+ * Prints `ready <port>` once listening. Each `cpu` line on stdin is answered on stdout with
+ * `cpu <µs>`: the CPU (user + system) this process has used so far, for CPU per call-second.
  */
+import readline from 'node:readline';
 import { WebSocketServer } from 'ws';
-import { startMediaServer } from '../telephony/media-server.ts';
+import path from 'node:path';
+import type * as MediaServerModule from '../telephony/media-server.ts';
 import { createLogger } from '../runtime/logger.ts';
 import type { BridgeConnection, BridgeHandlers } from '../telephony/speech-bridge.ts';
 
 const kind = process.argv[2];
+
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line.trim() !== 'cpu') return;
+  const { user, system } = process.cpuUsage();
+  process.stdout.write(`cpu ${user + system}\n`);
+});
 
 /** A bridge whose "agent" answers every callee frame with the same frame at once. */
 function echoBridge(handlers: Pick<BridgeHandlers, 'onAudio'>): BridgeConnection {
@@ -23,6 +32,8 @@ function echoBridge(handlers: Pick<BridgeHandlers, 'onAudio'>): BridgeConnection
 }
 
 if (kind === 'switchboard') {
+  // An optional module path in place of ours: another version of the media server, for a before/after in one run.
+  const { startMediaServer } = (process.argv[3] ? await import(path.resolve(process.argv[3])) : await import('../telephony/media-server.ts')) as typeof MediaServerModule;
   const server = await startMediaServer({
     host: '127.0.0.1',
     port: 0,
