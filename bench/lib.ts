@@ -98,7 +98,7 @@ export function ratio(a: number, b: number): string {
 }
 
 /** CPU (user + system, µs) a process has used so far, from /proc; 0 once it is gone. */
-function processCpuMicros(pid: number | string): number {
+export function processCpuMicros(pid: number | string): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
