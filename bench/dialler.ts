@@ -47,7 +47,7 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
     SWITCHBOARD_MAX_CALLS: '1000',
     LOG_LEVEL: 'info',
     SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    ...(profDir ? { NODE_OPTIONS: `--import=${path.join(ROOT, 'bench', 'cpu-profile-preload.mjs')} ${process.env.SCRATCH_NODE_OPTIONS ?? ''}`, BENCH_CPU_PROF_DIR: path.resolve(profDir) } : {}),
+    ...(profDir ? { NODE_OPTIONS: `--import=${path.join(ROOT, 'bench', 'cpu-profile-preload.mjs')}`, BENCH_CPU_PROF_DIR: path.resolve(profDir) } : {}),
   };
   const processes: Instance[] = [];
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
@@ -124,6 +124,13 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
       ).rows[0].count,
     );
     const byProcess = (await pool.query(`SELECT claimed_by, count(*)::int AS n FROM calls WHERE id = ANY($1) AND dialed_at IS NOT NULL GROUP BY claimed_by`, [ids])).rows;
+    // Requests of the run not dialled, by what became of them (a wait's reason, or how it ended).
+    const notDialled = (
+      await pool.query(
+        `SELECT status, coalesce(waiting_reason, outcome, '-') AS why, count(*)::int AS n FROM calls WHERE id = ANY($1) AND dialed_at IS NULL GROUP BY 1, 2 ORDER BY 3 DESC`,
+        [ids],
+      )
+    ).rows.map((r) => `${r.n} ${r.status} (${r.why})`);
     const doubleDials = Math.max(twiceClaimed, twicePlaced);
     const perSecond = Math.round(dialled / seconds);
     const per = (micros: number) => Math.round(micros / Math.max(dialled, 1));
@@ -138,6 +145,7 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
       perSecond,
       rounds,
       processes: byProcess.length,
+      notDialled,
       cpuPerAdmission,
       transactionsPerAdmission: Number((xacts / Math.max(dialled, 1)).toFixed(1)),
       target: { perSecond: TARGET_PER_SECOND, doubleDials: 0, met },
@@ -146,7 +154,8 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
         `(target ≥ 1,000/s, today about 100–130/s); requests dialled more than once: ${doubleDials} (target 0); processes that dialled: ${byProcess.length}; ` +
         `CPU per admission: ${cpuPerAdmission.nodeMicros} µs in the ${PROCESSES} processes + ${cpuPerAdmission.postgresMicros} µs PostgreSQL = ${cpuPerAdmission.nodeMicros + cpuPerAdmission.postgresMicros} µs ` +
         `(${Math.round(1e6 / Math.max(cpuPerAdmission.nodeMicros + cpuPerAdmission.postgresMicros, 1))} admissions per CPU-second), ${(xacts / Math.max(dialled, 1)).toFixed(1)} PostgreSQL transactions per admission; ` +
-        `load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores; ${met ? 'met' : 'not met'}`,
+        `load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores; ${met ? 'met' : 'not met'}` +
+        (notDialled.length ? `; not dialled: ${notDialled.join(', ')}` : ''),
     };
   } finally {
     await pool.end().catch(() => {});
