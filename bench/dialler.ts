@@ -14,6 +14,8 @@ import path from 'node:path';
 /** Issue 25 §4: at least this many admissions per second with four processes, and no double dial. */
 export const TARGET_PER_SECOND = 1_000;
 const PROCESSES = 4;
+/** How long the processes' CPU is measured with nothing to dial, ms. */
+const IDLE_MS = 3_000;
 
 /**
  * The dialler across 4 processes on one PostgreSQL: queued requests claimed and started per
@@ -28,11 +30,11 @@ const PROCESSES = 4;
  * four processes and of this run's PostgreSQL (its postmaster and backends only), and PostgreSQL
  * transactions per admission (pg_stat_database: each statement outside a transaction is one).
  *
- * BENCH_DIALLER_REQUESTS sets how many requests are queued (default 3,000: 1,000 ran in under a
- * second once the target was near). BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile of
+ * BENCH_DIALLER_REQUESTS sets how many requests are queued (default 1,000, at most 5,000: raise it
+ * once 1,000 take too little time to measure; here they take about 30 s). BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile of
  * the measured run there (bench/cpu-profile-preload.mjs; read with bench/profile-top.mjs).
  */
-export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_REQUESTS ?? 3000)) {
+export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_REQUESTS ?? 1000)) {
   if (requests > 5000) throw new Error('at most 5,000 requests: each has a number of its own');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-dialler-'));
   const db = await startEmbeddedDatabase(dir, createLogger('warn'));
@@ -86,6 +88,13 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
     const due = async () =>
       Number((await pool.query(`SELECT count(*) FROM calls WHERE id = ANY($1) AND status = 'queued' AND next_attempt_at <= $2`, [ids, new Date(Date.now() + clockOffset)])).rows[0].count);
 
+    // What the four processes and PostgreSQL burn with nothing to dial (poll loops, the call
+    // keepers, the jobs), per second: the run pays it for as long as it lasts.
+    const idle = cpuMeter(processes.map((p) => p.pid), path.join(dir, 'pg'));
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const idleUsed = idle();
+    const idlePerSecond = ((idleUsed.nodeMicros + idleUsed.postgresMicros) * 1000) / IDLE_MS;
+
     if (profDir) for (const p of processes) p.kill('SIGUSR2');
     const cpu = cpuMeter(processes.map((p) => p.pid), path.join(dir, 'pg'));
     const xacts0 = await transactions(pool);
@@ -135,6 +144,7 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
     const perSecond = Math.round(dialled / seconds);
     const per = (micros: number) => Math.round(micros / Math.max(dialled, 1));
     const cpuPerAdmission = { nodeMicros: per(used.nodeMicros), postgresMicros: per(used.postgresMicros) };
+    const idlePerAdmission = Math.round((idlePerSecond * seconds) / Math.max(dialled, 1));
     const met = perSecond >= TARGET_PER_SECOND && doubleDials === 0 && dialled === queued;
     return {
       name: 'dialler: 4 processes, one PostgreSQL',
@@ -147,13 +157,14 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
       processes: byProcess.length,
       notDialled,
       cpuPerAdmission,
+      idlePerAdmission,
       transactionsPerAdmission: Number((xacts / Math.max(dialled, 1)).toFixed(1)),
       target: { perSecond: TARGET_PER_SECOND, doubleDials: 0, met },
       summary:
         `dialler: ${dialled} of ${queued} queued requests admitted and dialled in ${seconds.toFixed(2)} s by ${PROCESSES} processes (${rounds} rounds) = ${perSecond} admissions/s ` +
         `(target ≥ 1,000/s, today about 100–130/s); requests dialled more than once: ${doubleDials} (target 0); processes that dialled: ${byProcess.length}; ` +
         `CPU per admission: ${cpuPerAdmission.nodeMicros} µs in the ${PROCESSES} processes + ${cpuPerAdmission.postgresMicros} µs PostgreSQL = ${cpuPerAdmission.nodeMicros + cpuPerAdmission.postgresMicros} µs ` +
-        `(${Math.round(1e6 / Math.max(cpuPerAdmission.nodeMicros + cpuPerAdmission.postgresMicros, 1))} admissions per CPU-second), ${(xacts / Math.max(dialled, 1)).toFixed(1)} PostgreSQL transactions per admission; ` +
+        `(${Math.round(1e6 / Math.max(cpuPerAdmission.nodeMicros + cpuPerAdmission.postgresMicros, 1))} admissions per CPU-second; of it ${idlePerAdmission} µs what the processes and PostgreSQL use idle over as long), ${(xacts / Math.max(dialled, 1)).toFixed(1)} PostgreSQL transactions per admission; ` +
         `load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores; ${met ? 'met' : 'not met'}` +
         (notDialled.length ? `; not dialled: ${notDialled.join(', ')}` : ''),
     };
