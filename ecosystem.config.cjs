@@ -48,6 +48,9 @@ const shared = {
   SWITCHBOARD_SITES_DOMAIN: process.env.SWITCHBOARD_SITES_DOMAIN,
   LOG_LEVEL: process.env.LOG_LEVEL || 'info',
   SWITCHBOARD_DB_POOL_SIZE: process.env.SWITCHBOARD_DB_POOL_SIZE || '10',
+  // Behind PgBouncer in transaction mode (README, "Behind PgBouncer"): PostgreSQL itself for the change feed and migrations.
+  SWITCHBOARD_DIRECT_DATABASE_URL: process.env.SWITCHBOARD_DIRECT_DATABASE_URL,
+  SWITCHBOARD_DATABASE_POOLER: process.env.SWITCHBOARD_DATABASE_POOLER,
   // Several API processes: request limits are counted in PostgreSQL so they hold across all.
   SWITCHBOARD_RATE_LIMIT_STORE: 'postgres',
   // How long a stopping dialler lets its calls finish (README "Upgrading without downtime").

@@ -2,13 +2,12 @@ import { loadConfig, SettingError } from '../runtime/config.ts';
 import { createLogger, logDestination } from '../runtime/logger.ts';
 import { startService } from './start.ts';
 import { adminUsage, runAdmin } from './admin-cli.ts';
-import { createPool } from '../db/pool.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrateAt } from '../db/migrate.ts';
 
 const USAGE = `Usage: switchboard <command>
 
   start [--new-admin-token]     run the whole service in this process
-  migrate                       apply database migrations to DATABASE_URL
+  migrate                       apply database migrations to SWITCHBOARD_DIRECT_DATABASE_URL (default DATABASE_URL)
   admin <action> [flags]        operator actions against a running service (see: switchboard admin)
 `;
 
@@ -42,6 +41,10 @@ async function start(args: string[]): Promise<void> {
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   service = await startService(config, { logger: log, newAdminToken: args.includes('--new-admin-token'), signal: startUp.signal }).catch((err) => {
+    if (err?.name === 'StartRefused') {
+      log.fatal({ ...err.fields }, err.message);
+      process.exit(2);
+    }
     if (err?.name !== 'StartAborted') throw err;
     log.info({ signal: signalled }, 'stopped while waiting for the database');
     process.exit(0);
@@ -82,9 +85,8 @@ export async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const config = loadConfig();
       if (!config.databaseUrl) throw new SettingError('migrate needs DATABASE_URL (start migrates the embedded database itself)');
-      const pool = createPool(config.databaseUrl);
-      const applied = await migrate(pool);
-      await pool.end();
+      // The migrations' lock is a session's: PostgreSQL itself, not a transaction-mode pooler.
+      const applied = await migrateAt(config.directDatabaseUrl ?? config.databaseUrl);
       process.stdout.write(`${JSON.stringify({ applied })}\n`);
       return;
     }

@@ -13,6 +13,20 @@ export function startRetryDelayMs(attempt: number): number {
   return Math.min(START_RETRY_CAP_MS, START_RETRY_FIRST_MS * 2 ** Math.max(0, attempt - 1));
 }
 
+/**
+ * Start-up stopped on something the operator must change (the database's settings, a pooler's):
+ * `start` logs it as one JSON line, with `fields`, and exits 2, as for a bad setting.
+ */
+export class StartRefused extends Error {
+  override name = 'StartRefused';
+  constructor(
+    message: string,
+    readonly fields: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
 /** Start-up was given up on while it waited for the database (the process was signalled). */
 export class StartAborted extends Error {
   override name = 'StartAborted';
@@ -34,6 +48,7 @@ export async function waitForDatabase(pool: Pool, log: Logger, opts: { signal?: 
       if (attempt > 1) log.info({ event: 'database_wait_over', attempts: attempt, waited_ms: Date.now() - startedAt }, 'the database answers; starting');
       return;
     } catch (err) {
+      refusedStartupOption(err);
       if (!isDatabaseUnreachable(err) && !/Query read timeout/.test(String((err as Error)?.message))) throw err;
       const delay = startRetryDelayMs(attempt);
       const e = err as { code?: string; message?: string };
@@ -52,4 +67,17 @@ export async function waitForDatabase(pool: Pool, log: Logger, opts: { signal?: 
       });
     }
   }
+}
+
+/**
+ * PgBouncer before 1.20 refuses the pools' startup `options` (`-c TimeZone=UTC`) with SQLSTATE
+ * 08P01, which would otherwise read as a database that is down and be waited for forever.
+ */
+function refusedStartupOption(err: unknown): void {
+  const message = String((err as Error)?.message ?? '');
+  if (!/unsupported startup parameter/i.test(message)) return;
+  throw new StartRefused(
+    `DATABASE_URL leads to a pooler that refuses the startup options the pools send (${message}): behind PgBouncer in transaction mode set SWITCHBOARD_DATABASE_POOLER=transaction and SWITCHBOARD_DIRECT_DATABASE_URL at PostgreSQL itself (docs/decisions.md, "PgBouncer in transaction mode")`,
+    { event: 'database_startup_option_refused', error_code: (err as { code?: string }).code },
+  );
 }

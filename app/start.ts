@@ -7,8 +7,8 @@ import { ChangeFeed } from '../runtime/change-feed.ts';
 import { SecretBox } from '../runtime/secret-box.ts';
 import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { TestClock, realClock, type Clock } from '../runtime/clock.ts';
-import { createPool } from '../db/pool.ts';
-import { migrate } from '../db/migrate.ts';
+import { createPool, sessionTimeZoneUnlessUtc, type Pool } from '../db/pool.ts';
+import { migrate, migrateAt } from '../db/migrate.ts';
 import { accountBehaviour } from '../actors/account/account-actor.ts';
 import type { AccountMessage, AccountReplies } from '../actors/account/messages.ts';
 import { createAccountDirectory } from '../actors/account/account-directory.ts';
@@ -65,7 +65,7 @@ import { openClock, refreshTestClock, testClockControl } from './test-clock.ts';
 import { createPayments, type Payments } from '../actors/payments/payments.ts';
 import { paymentProviders } from './payments.ts';
 import { startMetrics } from './metrics.ts';
-import { waitForDatabase } from './database-wait.ts';
+import { StartRefused, waitForDatabase } from './database-wait.ts';
 
 export interface StartOptions {
   logger?: Logger;
@@ -127,11 +127,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       embedded = await startEmbeddedDatabase(config.dataDir, log, { fast: opts.fastEmbeddedDb });
       url = embedded.url;
     }
-    const pool = createPool(url, config.dbPoolSize);
+    // What needs a session (the change feed's LISTEN, the migrations' lock) goes to PostgreSQL
+    // itself when DATABASE_URL is a transaction-mode pooler (docs/decisions.md, "PgBouncer in transaction mode").
+    const directUrl = config.databaseUrl ? (config.directDatabaseUrl ?? url) : url;
+    const pooler = config.databaseUrl ? config.databasePooler : 'none';
+    const pool = createPool(url, config.dbPoolSize, { pooler });
     onStop('database pool', () => pool.end());
     // A database not up yet (a machine booting, a failover): wait and retry, never exit into a restart loop.
     await waitForDatabase(pool, log, { signal: opts.signal });
-    const applied = await migrate(pool);
+    if (pooler === 'transaction') await requireUtcSessions(pool);
+    const applied =
+      directUrl === url ? await migrate(pool) : await migrateAt(directUrl, { waitFor: (direct) => waitForDatabase(direct, log, { signal: opts.signal }) });
     if (applied.length) log.info({ applied }, 'migrations applied');
     // Readiness and the call path read whether live mode has a carrier with their facts.
     await createSettingsRepository(pool).set(LIVE_CARRIER_SETTING, liveCarrierKind(config) ?? 'none');
@@ -210,7 +216,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     });
     payments = createPayments({ ...deps, money, providers: paymentProviders(config, simulatedCheckout), handOverPending: () => simulatedCheckout.deliverPending() });
     onStop('payments', () => payments!.stop());
-    const calendarSync = createCalendarSync({ pool, log, publicUrl: () => config.publicUrl, calendars: deps.calendars, secrets });
+    const calendarSync = createCalendarSync({ pool, log, calendars: deps.calendars, secrets });
     const rooms = { numbers: numbersRoom, websites: websitesRoom, brandDomains, calendars, secrets, calendarSync };
 
     const webhooks = actors.register<WebhooksMessage, WebhooksReplies, WebhooksState>(
@@ -218,8 +224,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     );
     const chatSessions = actors.register<ChatSessionMessage, ChatSessionReplies, ChatSessionState>(chatSessionBehaviour(deps));
     // The sender's bookkeeping commits asynchronously: losing a claim or an attempt record in a
-    // crash only means a delivery is sent again, which at-least-once delivery allows.
-    const senderPool = createPool(url, Math.ceil(config.dbPoolSize / 2), { asyncCommit: true });
+    // crash only means a delivery is sent again, which at-least-once delivery allows (not behind a
+    // transaction-mode pooler, where it commits synchronously: docs/decisions.md).
+    const senderPool = createPool(url, Math.ceil(config.dbPoolSize / 2), { asyncCommit: true, pooler });
     onStop('sender pool', () => senderPool.end());
     const sender = new WebhookSender({ ...deps, pool: senderPool, secrets }, { pollMs: config.senderPollMs, concurrency: 64, allowPrivate: config.allowPrivateWebhooks });
 
@@ -228,7 +235,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     onStop('mail transport', () => mailTransport.close());
     const mailer = new EmailSender({ ...deps, secrets, transport: mailTransport }, { pollMs: config.senderPollMs, concurrency: 8 });
 
-    const feed = new ChangeFeed(url, log);
+    const feed = new ChangeFeed(directUrl, log);
     feed.on('delivery', () => sender.poke());
     feed.on('email', () => mailer.poke());
     feed.on('clock', (offset) => (clock instanceof TestClock ? clock.catchUp(Number(offset)) : undefined));
@@ -368,4 +375,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     await embedded?.stop();
     throw err;
   }
+}
+
+/**
+ * Behind a transaction-mode pooler the pools send no `-c TimeZone=UTC` (db/pool.ts), so their
+ * sessions have the role's time zone: start only if that is UTC, and otherwise say how to make it.
+ */
+async function requireUtcSessions(pool: Pool): Promise<void> {
+  const wrong = await sessionTimeZoneUnlessUtc(pool);
+  if (!wrong) return;
+  const role = `"${wrong.role.replace(/"/g, '""')}"`;
+  throw new StartRefused(
+    `the database sessions through the pooler (SWITCHBOARD_DATABASE_POOLER=transaction) are in time zone ${wrong.zone}, not UTC, and no startup option can set it there: run ALTER ROLE ${role} SET timezone = 'UTC'; on PostgreSQL, then start again`,
+    { event: 'database_time_zone_not_utc', time_zone: wrong.zone, role: wrong.role },
+  );
 }

@@ -1,12 +1,11 @@
 import pg from 'pg';
-import { readdirSync, readFileSync } from 'node:fs';
 import { cleanUpEverything, makeTempRoot, ROOT, startSwitchboard, type Instance } from '../test/e2e/process-helpers.ts';
 import { client } from '../test/helpers/http.ts';
 import { ADMIN_TOKEN } from '../test/helpers/service.ts';
 import { advanceToNext, makeReadyCustomer } from '../test/helpers/calls.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { processCpuMicros } from './lib.ts';
+import { cpuMeter, postmasterOf } from './lib.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,13 +89,13 @@ export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_R
 
     // What the four processes and PostgreSQL burn with nothing to dial (poll loops, the call
     // keepers, the jobs), per second: the run pays it for as long as it lasts.
-    const idle = cpuMeter(processes.map((p) => p.pid), path.join(dir, 'pg'));
+    const idle = processesCpu(processes.map((p) => p.pid), dir);
     await new Promise((r) => setTimeout(r, IDLE_MS));
     const idleUsed = idle();
     const idlePerSecond = ((idleUsed.nodeMicros + idleUsed.postgresMicros) * 1000) / IDLE_MS;
 
     if (profDir) for (const p of processes) p.kill('SIGUSR2');
-    const cpu = cpuMeter(processes.map((p) => p.pid), path.join(dir, 'pg'));
+    const cpu = processesCpu(processes.map((p) => p.pid), dir);
     const xacts0 = await transactions(pool);
     const started = performance.now();
     let rounds = 0;
@@ -183,26 +182,14 @@ async function transactions(pool: pg.Pool): Promise<number> {
 }
 
 /**
- * CPU (µs) used from now on by the processes `pids` and by the PostgreSQL cluster in `pgDir` (its
- * postmaster and its children), not by whatever else runs on the machine.
+ * CPU (µs) used from now on by the processes `pids` and by the PostgreSQL server of `dataDir` (its
+ * postmaster and its children, bench/lib.ts `cpuMeter`), not by whatever else runs on the machine.
  */
-function cpuMeter(pids: number[], pgDir: string): () => { nodeMicros: number; postgresMicros: number } {
-  const postmaster = Number(readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const cluster = () => {
-    let micros = processCpuMicros(postmaster);
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) micros += processCpuMicros(entry);
-      } catch {
-        /* ended meanwhile */
-      }
-    }
-    return micros;
+function processesCpu(pids: number[], dataDir: string): () => { nodeMicros: number; postgresMicros: number } {
+  const postmaster = postmasterOf(dataDir);
+  const meters = pids.map((pid) => cpuMeter({ pid, postmaster }));
+  return () => {
+    const used = meters.map((m) => m.perOp(1));
+    return { nodeMicros: used.reduce((a, u) => a + u.nodeMicros, 0), postgresMicros: used[0].postgresMicros };
   };
-  const nodes = () => pids.reduce((a, pid) => a + processCpuMicros(pid), 0);
-  const node0 = nodes();
-  const pg0 = cluster();
-  return () => ({ nodeMicros: nodes() - node0, postgresMicros: cluster() - pg0 });
 }

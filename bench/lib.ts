@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import inspector from 'node:inspector';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { freePort, ROOT } from '../test/e2e/process-helpers.ts';
 
 export interface LoadResult {
@@ -20,7 +23,7 @@ export interface LoadResult {
  */
 export async function load(
   url: string,
-  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void; warmUpSeconds?: number } = {},
+  opts: { seconds?: number; connections?: number; headers?: Record<string, string>; serverPid?: number; rate?: number; beforeMeasuring?: () => void; warmUpSeconds?: number; postgresPid?: number } = {},
 ): Promise<LoadResult> {
   // With `rate`, requests are offered at that many per second in all (latency then counts the
   // time a request waited for its turn: autocannon corrects for coordinated omission).
@@ -28,7 +31,7 @@ export async function load(
     autocannon({ url, duration, connections: opts.connections ?? 32, pipelining: 1, headers: opts.headers, ...(opts.rate ? { overallRate: opts.rate } : {}) });
   if (opts.warmUpSeconds !== 0) await run(opts.warmUpSeconds ?? 2);
   opts.beforeMeasuring?.();
-  const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid });
+  const meter = opts.serverPid === undefined ? undefined : cpuMeter({ pid: opts.serverPid, postmaster: opts.postgresPid });
   const r = await run(opts.seconds ?? 10);
   return {
     requestsPerSecond: Math.round(r.requests.average),
@@ -98,7 +101,7 @@ export function ratio(a: number, b: number): string {
 }
 
 /** CPU (user + system, µs) a process has used so far, from /proc; 0 once it is gone. */
-export function processCpuMicros(pid: number | string): number {
+function processCpuMicros(pid: number | string): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -108,18 +111,35 @@ export function processCpuMicros(pid: number | string): number {
   }
 }
 
-/** CPU (µs) used so far by every PostgreSQL process on this machine (Linux /proc). */
-function postgresCpuMicros(): number {
+/**
+ * CPU (µs) used so far by every PostgreSQL process on this machine (Linux /proc), or, with
+ * `postmaster`, by that server alone: the postmaster, its live children, and (through its
+ * cutime/cstime) the children that have exited. On a machine shared with other PostgreSQL
+ * servers (other benches, other test runs) only the latter measures the bench's own work.
+ */
+function postgresCpuMicros(postmaster?: number): number {
   let micros = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') micros += processCpuMicros(entry);
+      if (postmaster === undefined) {
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') micros += processCpuMicros(entry);
+        continue;
+      }
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(entry) === postmaster) micros += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1e6) / CLOCK_TICKS;
+      else if (Number(fields[1]) === postmaster) micros += ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
     } catch {
       /* the process ended meanwhile */
     }
   }
   return micros;
+}
+
+/** The postmaster's pid of the embedded PostgreSQL whose data directory is `<dataDir>/pg` (for `cpuMeter`). */
+export function postmasterOf(dataDir: string): number {
+  return Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 const CLOCK_TICKS = 100;
 
@@ -130,19 +150,80 @@ export interface CpuPerOp {
 
 /**
  * Starts measuring CPU: PostgreSQL's (all its processes) and this process's, or process `pid`'s.
- * `perOp(n)` divides what was used since by n operations. Where the work is CPU-bound, these
+ * `postmaster` (`postmasterOf`): that PostgreSQL server's CPU only. `perOp(n)` divides what was used since by n operations. Where the work is CPU-bound, these
  * explain a ratio.
  */
-export function cpuMeter(opts: { pid?: number } = {}): { perOp(ops: number): CpuPerOp } {
+export function cpuMeter(opts: { pid?: number; postmaster?: number } = {}): { perOp(ops: number): CpuPerOp } {
   const nodeNow = () => (opts.pid === undefined ? (({ user, system }) => user + system)(process.cpuUsage()) : processCpuMicros(opts.pid));
-  const pg0 = postgresCpuMicros();
+  const pg0 = postgresCpuMicros(opts.postmaster);
   const node0 = nodeNow();
   return {
     perOp(ops) {
       return {
-        postgresMicros: Math.round((postgresCpuMicros() - pg0) / Math.max(ops, 1)),
+        postgresMicros: Math.round((postgresCpuMicros(opts.postmaster) - pg0) / Math.max(ops, 1)),
         nodeMicros: Math.round((nodeNow() - node0) / Math.max(ops, 1)),
       };
     },
   };
+}
+
+/**
+ * Runs `fn` with every statement of every pg client timed (from the call to its reply), grouped
+ * by the statement's first words; shares of the summed statement time, largest first.
+ */
+export async function profiled(fn: () => Promise<unknown>): Promise<{ sql: string; calls: number; ms: number; share: string }[]> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  const by = new Map<string, { calls: number; ms: number }>();
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string })?.text ?? '?');
+    const key = text.replace(/\s+/g, ' ').trim().slice(0, 60);
+    const started = performance.now();
+    const timed = () => {
+      const s = by.get(key) ?? { calls: 0, ms: 0 };
+      s.calls++;
+      s.ms += performance.now() - started;
+      by.set(key, s);
+    };
+    // The pool's own queries (pool.query) pass a callback rather than take the promise.
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const callback = args[last] as (...a: unknown[]) => unknown;
+      args[last] = (...a: unknown[]) => {
+        timed();
+        return callback(...a);
+      };
+    }
+    const result = original.apply(this, args);
+    if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(timed, () => {});
+    return result;
+  };
+  try {
+    await fn();
+  } finally {
+    proto.query = original;
+  }
+  const sum = [...by.values()].reduce((a, s) => a + s.ms, 0);
+  return [...by.entries()]
+    .map(([sql, s]) => ({ sql, calls: s.calls, ms: Math.round(s.ms), share: ratio(s.ms, sum) }))
+    .sort((a, b) => b.ms - a.ms);
+}
+
+/** Runs `fn` under V8's sampling profiler and writes what it sampled to `<dir>/<name>-<pid>.cpuprofile` (bench/profile-top.mjs reads it). */
+export async function cpuProfile(dir: string, name: string, fn: () => Promise<unknown>): Promise<void> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  try {
+    await fn();
+  } finally {
+    const { profile } = await post('Profiler.stop');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, `${name}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Pool } from './pool.ts';
+import { createPool, type Pool } from './pool.ts';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Arbitrary constant: the advisory lock that lets one process migrate while others wait. */
@@ -42,4 +42,20 @@ export async function migrate(pool: Pool, opts: { before?: string } = {}): Promi
     client.release();
   }
   return applied;
+}
+
+/**
+ * `migrate` on a connection of its own to `url`, closed after. The lock is a session's, so `url`
+ * is PostgreSQL itself (SWITCHBOARD_DIRECT_DATABASE_URL), never a transaction-mode pooler: there
+ * the lock, each file and the unlock could each land on another server connection.
+ */
+export async function migrateAt(url: string, opts: { before?: string; waitFor?: (pool: Pool) => Promise<void> } = {}): Promise<string[]> {
+  const pool = createPool(url, 1);
+  try {
+    // `start` waits there for a database that is not up yet, as it does on its main pool.
+    await opts.waitFor?.(pool);
+    return await migrate(pool, opts);
+  } finally {
+    await pool.end().catch(() => {});
+  }
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.ts';
+import { prepared, type Queryable } from './pool.ts';
 import { updateColumns } from './update-columns.ts';
 import type { Mode } from '../runtime/types.ts';
 import { onClock } from './test-clocks.ts';
@@ -45,6 +45,12 @@ const CHANGEABLE: ReadonlySet<string> = new Set<keyof NumberChange>([
   'failure_reason', 'failed_at', 'released_at',
 ]);
 
+/** A renewal paid: the number active until `renews_on`, its countdown (if any) over. */
+const RENEWED = prepared(
+  'number_renewed',
+  `UPDATE phone_numbers SET status = 'active', renews_on = $2, release_due_on = NULL, updated_at = $3 WHERE id = $1 RETURNING *`,
+);
+
 export function createNumberRepository(db: Queryable) {
   return {
     async insert(n: NewNumber): Promise<NumberRow> {
@@ -83,6 +89,12 @@ export function createNumberRepository(db: Queryable) {
       return rows[0] ?? null;
     },
 
+    /** `update` with status active, `renewsOn` and no countdown: the renewal job's write, as one prepared statement. */
+    async renewed(id: string, renewsOn: string, now: Date): Promise<NumberRow> {
+      const { rows } = await db.query(RENEWED([id, renewsOn, now]));
+      return rows[0];
+    },
+
     async update(id: string, change: NumberChange, now: Date): Promise<NumberRow> {
       return updateColumns<NumberRow>(db, 'phone_numbers', CHANGEABLE, id, change, now);
     },
@@ -108,14 +120,16 @@ export function createNumberRepository(db: Queryable) {
     /**
      * Numbers a renewal run looks at, by `seq` after `afterSeq`: rent due on or before `today`, or
      * a renewal within the notice window (up to `noticeUntil`) not yet looked at for its notice.
+     * The next `limit` of them are locked for the rest of the transaction (the job's batch claim);
+     * a number another transaction holds is skipped.
      */
-    async dueForRenewal(today: string, noticeUntil: string, limit: number, afterSeq: number, clockId: string | null = null): Promise<{ id: string; seq: number }[]> {
+    async claimDueForRenewal(today: string, noticeUntil: string, limit: number, afterSeq: number, clockId: string | null = null): Promise<NumberRow[]> {
       const { rows } = await db.query(
-        `SELECT id, seq FROM phone_numbers
+        `SELECT * FROM phone_numbers
           WHERE status IN ('active', 'payment_due') AND seq > $4
             AND (renews_on <= $1 OR (renews_on <= $2 AND notice_sent_for IS DISTINCT FROM renews_on))
             AND ${onClock('phone_numbers.customer_id', '$5')}
-          ORDER BY seq LIMIT $3`,
+          ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED`,
         [today, noticeUntil, limit, afterSeq, clockId],
       );
       return rows;

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { CONNECT_TIMEOUT_MS } from '../runtime/database-errors.ts';
+import { CONNECT_TIMEOUT_MS, isDatabaseUnreachable } from '../runtime/database-errors.ts';
+import { DatabaseHosts } from '../runtime/database-hosts.ts';
 
 // bigint columns hold cents and counters that stay far inside Number.MAX_SAFE_INTEGER.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -11,21 +12,68 @@ export type Client = pg.PoolClient;
 /** Anything that runs a query: the pool or a client inside a transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
 
-export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean } = {}): Pool {
+export interface PoolOptions {
+  /**
+   * Commits return before the WAL reaches disk; a crash may lose the last few, so only for
+   * bookkeeping whose loss is a retry (webhook attempts: delivery is at-least-once). Dropped
+   * behind a transaction-mode pooler (docs/decisions.md, "PgBouncer in transaction mode").
+   */
+  asyncCommit?: boolean;
+  /**
+   * `transaction`: `url` is a transaction-mode pooler (PgBouncer), where a session's state does
+   * not follow the client. No startup options are sent (PgBouncer before 1.20 refuses them; the
+   * role's own `timezone` must be UTC: `sessionTimeZoneUnlessUtc`), and every named statement
+   * (`prepared`) is sent unnamed, since it would exist only on the server connection that parsed it.
+   */
+  pooler?: 'none' | 'transaction';
+}
+
+export function createPool(url: string, max = 20, opts: PoolOptions = {}): Pool {
+  const pooled = opts.pooler === 'transaction';
   // Sessions in UTC: day and month keys (date casts) are UTC days, as the spec's periods are.
-  // asyncCommit: commits return before the WAL reaches disk; a crash may lose the last few, so
-  // only for bookkeeping whose loss is a retry (webhook attempts: delivery is at-least-once).
-  const options = `-c TimeZone=UTC${opts.asyncCommit ? ' -c synchronous_commit=off' : ''}`;
+  const options = pooled ? undefined : `-c TimeZone=UTC${opts.asyncCommit ? ' -c synchronous_commit=off' : ''}`;
   // connectionTimeoutMillis bounds both a new connection and the wait for a free one: a request
   // answers 503 (isDatabaseUnreachable) rather than hanging on a database that does not answer.
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, options });
+  // Client: connects to the host of DATABASE_URL's list believed primary, and moves on when it
+  // is not (runtime/database-hosts.ts); one host behaves as pg.Client does.
+  const { Client } = DatabaseHosts.of(url);
+  const pool = new pg.Pool({ Client, connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, options });
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on('error', () => {});
   // So does a client checked out of the pool (inside a transaction) whose connection is cut: pg
   // emits 'error' on it besides failing its query, and the pool listens only while it is idle.
   // The query's own error carries the news; the pool drops the broken client when it is released.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    if (pooled) unnamedStatements(client);
+  });
   return pool;
+}
+
+/**
+ * Sends every query of `client` without a statement name: pg would parse a named statement once
+ * and then only bind it, on whichever server connection the pooler gives the next transaction,
+ * where it does not exist ("prepared statement … does not exist").
+ */
+function unnamedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    const c = config as { name?: string; submit?: unknown } | null;
+    // A plain config object only; a Submittable (pg.Query, a cursor) is passed as it is.
+    const plain = c && typeof c === 'object' && typeof c.submit !== 'function' && c.name !== undefined;
+    return query(plain ? { ...c, name: undefined } : config, ...rest);
+  };
+}
+
+/**
+ * Behind a transaction-mode pooler no startup option sets the session's time zone, so the
+ * session has the role's (or the database's, or the server's) default: day and month keys are
+ * UTC days only if that is UTC. Null when it is; else the session's time zone and role.
+ */
+export async function sessionTimeZoneUnlessUtc(pool: Pool): Promise<{ zone: string; role: string } | null> {
+  const { rows } = await pool.query(`SELECT current_setting('TimeZone') AS zone, current_user AS role`);
+  const found = rows[0] as { zone: string; role: string };
+  return /^(Etc\/)?(UTC|UCT|Universal|Zulu|GMT|GMT[+-]?0|Greenwich)$/i.test(found.zone) ? null : found;
 }
 
 /**
@@ -34,6 +82,7 @@ export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean 
  */
 export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     afterCommitWork.set(client, []);
@@ -42,11 +91,14 @@ export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Pro
     runAfterCommit(afterCommitWork.get(client));
     return result;
   } catch (err) {
+    // A cut connection, or a write refused as read-only (SQLSTATE 25006: the host was demoted or
+    // fenced): released with the error, so the pool drops the client instead of lending it again.
+    if (isDatabaseUnreachable(err)) broken = err as Error;
     await client.query('ROLLBACK').catch(() => {});
     throw err;
   } finally {
     afterCommitWork.delete(client);
-    client.release();
+    client.release(broken);
   }
 }
 
@@ -80,6 +132,7 @@ function runAfterCommit(works: (() => void)[] | undefined): void {
  * A named statement for the hot paths (authentication, readiness, customer lookup): PostgreSQL
  * plans it once per connection instead of on every request, which is most of the cost of a
  * small query (measured: 0.57 ms unnamed against 0.19 ms prepared for the readiness read).
+ * A pool behind a transaction-mode pooler sends it unnamed (`createPool`'s `pooler`).
  */
 export function prepared(name: string, text: string) {
   return (values: unknown[]): pg.QueryConfig => ({ name, text, values });

@@ -7,7 +7,7 @@ import { clientErrorAnswer, frameworkError, installErrorBoundary } from './plugi
 import { installStorableText } from './plugins/storable-text.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installRequestHead } from './plugins/request-head.ts';
-import { genRequestId, installRequestLog } from './plugins/request-log.ts';
+import { genRequestId, installRequestLog, lazyRequestLogger } from './plugins/request-log.ts';
 import { installRequestMetrics } from './plugins/request-metrics.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
@@ -134,6 +134,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
     // One line per request is written by request-log, with the route pattern instead of the URL.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: genRequestId,
+    // request.log is made on first use, not for every request (plugins/request-log.ts).
+    childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     trustProxy: services.config.trustProxy,
     bodyLimit: services.config.bodyLimitBytes,
@@ -228,7 +230,6 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerConsoleApp(app);
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
-  app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
   registerHealthRoutes(app, services);
   return app;
 }

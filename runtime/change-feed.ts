@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Logger } from './logger.ts';
 import { DatabaseHealth, retryDelayMs } from './database-health.ts';
 import { CONNECT_TIMEOUT_MS } from './database-errors.ts';
+import { DatabaseHosts } from './database-hosts.ts';
 
 /** The first wait before reconnecting; it doubles up to RETRY_CAP_MS while the database is away. */
 const RECONNECT_BASE_MS = 250;
@@ -57,7 +58,8 @@ export class ChangeFeed {
 
   /** One connection, listening. Its loss (pg emits 'error' and then 'end') schedules exactly one reconnection. */
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: FEED_APPLICATION_NAME });
+    // To the host of DATABASE_URL's list believed primary, as the pools (runtime/database-hosts.ts).
+    const client = new (DatabaseHosts.of(this.url).Client)({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: FEED_APPLICATION_NAME });
     const lost = (err?: Error) => {
       // Only the current connection counts: a failed attempt, or one already replaced, is over.
       if (this.client !== client) return;

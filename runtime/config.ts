@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl } from './database-hosts.ts';
 import { emailAddressProblem, hasControlCharacters } from './email-address.ts';
 
 /** Every setting the service reads from its environment, resolved once at start-up. */
@@ -11,6 +12,10 @@ export interface Config {
   publicUrl: string;
   /** PostgreSQL connection string; when absent an embedded server is started under `dataDir`. */
   databaseUrl: string | undefined;
+  /** SWITCHBOARD_DIRECT_DATABASE_URL (default DATABASE_URL): PostgreSQL itself, for what needs a session (the change feed's LISTEN, the migrations' lock). */
+  directDatabaseUrl: Config['databaseUrl'];
+  /** SWITCHBOARD_DATABASE_POOLER: `transaction` when DATABASE_URL is a transaction-mode pooler (PgBouncer): no named statements, no startup options. */
+  databasePooler: 'none' | 'transaction';
   /** Where the embedded database and other local state live. */
   dataDir: string;
   /** Operator token for /admin/v1; when absent `start` generates one and prints it once. */
@@ -144,20 +149,34 @@ function roles(value: string | undefined): ReadonlySet<Role> {
 }
 
 /**
- * DATABASE_URL as node-postgres takes it: one host. libpq's list of hosts (`h1:5432,h2:5432` with
- * `target_session_attrs=read-write`) makes pg throw "Invalid URL" from deep inside its pool, so it
- * is refused here in one line that says what to do instead (docs/decisions.md, "Failover:
- * node-postgres takes one host").
+ * DATABASE_URL, one host or libpq's list of hosts (`h1:5432,h2:5433` with `target_session_attrs`):
+ * a list that cannot be used stops start-up here in one line, never as a stack from inside pg's
+ * pool (runtime/database-hosts.ts; docs/decisions.md, "Failover: a DATABASE_URL listing both hosts").
  */
 function databaseUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)/i.exec(value)?.[1] ?? '';
-  if (authority.includes(',')) {
-    throw new SettingError(
-      'DATABASE_URL lists several hosts, which node-postgres cannot use: give it one address that follows the primary (the managed service\'s endpoint, a virtual IP, or PgBouncer/HAProxy in front)',
-    );
+  try {
+    parseDatabaseUrl(value);
+  } catch (err) {
+    if (err instanceof DatabaseUrlError) throw new SettingError(`DATABASE_URL: ${err.message}`);
+    throw err;
   }
   return value;
+}
+
+/**
+ * What sits between the pools and PostgreSQL (docs/decisions.md, "PgBouncer in transaction mode").
+ * A transaction-mode pooler hands each transaction to any server connection, so what needs a
+ * session must go around it: SWITCHBOARD_DIRECT_DATABASE_URL is then required.
+ */
+function databasePooler(env: NodeJS.ProcessEnv): 'none' | 'transaction' {
+  const pooler = oneOf(env.SWITCHBOARD_DATABASE_POOLER, ['none', 'transaction'] as const, 'none', 'SWITCHBOARD_DATABASE_POOLER');
+  if (pooler === 'transaction' && (!env.DATABASE_URL || !env.SWITCHBOARD_DIRECT_DATABASE_URL || env.SWITCHBOARD_DIRECT_DATABASE_URL === env.DATABASE_URL)) {
+    throw new SettingError(
+      'SWITCHBOARD_DATABASE_POOLER=transaction needs DATABASE_URL at the pooler and SWITCHBOARD_DIRECT_DATABASE_URL at PostgreSQL itself (or a pool_mode=session database of the pooler): the change feed listens and the migrations lock on one session',
+    );
+  }
+  return pooler;
 }
 
 /** A DNS name the sites live under (`sites.example.com`), lower-cased; unset stays unset. */
@@ -333,6 +352,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     publicUrl,
     databaseUrl: databaseUrl(env.DATABASE_URL),
+    directDatabaseUrl: databaseUrl(env.SWITCHBOARD_DIRECT_DATABASE_URL || env.DATABASE_URL),
+    databasePooler: databasePooler(env),
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || '.switchboard'),
     adminToken: operatorToken(env.SWITCHBOARD_ADMIN_TOKEN),
     logLevel: env.LOG_LEVEL || 'info',

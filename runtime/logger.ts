@@ -21,6 +21,21 @@ const REDACT = [
   '*.password',
 ];
 
+let lastTimeMs = -1;
+let lastTime = '';
+/**
+ * pino's `isoTime` (`,"time":"2026-11-28T01:02:03.456Z"`), formatted once per millisecond: under
+ * load several lines share a millisecond, and each would otherwise build a Date and its string.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastTimeMs) {
+    lastTimeMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
 /** The one pino logger of a process; every other logger is a child of it. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -28,7 +43,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { pid: process.pid, service: 'switchboard' },
       redact: { paths: REDACT, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
     },
     destination,
   );
@@ -40,10 +55,24 @@ export function createLogger(level: string, destination?: pino.DestinationStream
  * cluster mode: there a worker's fd 1 is the pm2 daemon's own stdout (its pm2.log), and pm2 takes
  * an app's output into the app's files only through `process.stdout.write`, which it replaces in
  * each worker; so there the lines go through process.stdout.
+ *
+ * Lines are gathered up to LOG_WRITE_BYTES and written together, or after at most LOG_FLUSH_MS:
+ * under load one write per request line cost more than the line itself (docs/decisions.md).
  */
 export function logDestination(env: NodeJS.ProcessEnv = process.env): pino.DestinationStream {
-  return underPm2Cluster(env) ? process.stdout : pino.destination({ dest: 1, sync: false });
+  if (underPm2Cluster(env)) return process.stdout;
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES });
+  // What waits under LOG_WRITE_BYTES goes out within LOG_FLUSH_MS (nothing written while nothing waits).
+  setInterval(() => {
+    if ((destination as unknown as { _len: number })._len > 0) destination.flush();
+  }, LOG_FLUSH_MS).unref();
+  return destination;
 }
+
+/** Log lines are written once this many bytes are waiting… */
+export const LOG_WRITE_BYTES = 4096;
+/** …or at most this many ms after they were logged. */
+export const LOG_FLUSH_MS = 10;
 
 /** pm2 copies each app's settings into its processes' environment; cluster mode is `cluster_mode`. */
 export function underPm2Cluster(env: NodeJS.ProcessEnv): boolean {

@@ -46,7 +46,6 @@ export interface BookingDeps {
   pool: Pool;
   log: Logger;
   /** The service's public address: the call's link in the event's description. */
-  publicUrl: () => string;
   calendars: CalendarOpener;
   secrets: Pick<SecretBox, 'open' | 'seal'>;
   /** CALENDAR_WAIT_MS unless a test shortens it. */
@@ -163,7 +162,7 @@ export function createBooking(deps: BookingDeps) {
         let ref: CalendarEventRef | null = null;
         if (calendar.kind === 'working') {
           try {
-            ref = await inTime(calendar.client.createEvent({ uid: id, start, end, timezone: customer.timezone, ...eventText(customer, call, want, deps.publicUrl()) }));
+            ref = await inTime(calendar.client.createEvent({ uid: id, start, end, timezone: customer.timezone, ...eventText(customer, call, want) }));
           } catch (err) {
             if (err instanceof CalendarAuthError) return { refused: 'calendar_unavailable' as const };
             if (!(err instanceof CalendarUnavailable)) throw err;
@@ -258,8 +257,13 @@ function noteBlock(text: string): string {
     .join('\n  ');
 }
 
-/** The event's title and description: whom the meeting is with, the callee's name and number, the call's link, the notes (last). */
-export function eventText(customer: CustomerRow, call: CallRow, want: { attendeeName: string | null; notes: string | null }, publicUrl: string): { title: string; description: string } {
+/**
+ * The event's title and description: whom the meeting is with, the callee's name and number, the
+ * call's reference (its id, which the reseller finds in its console and API), the notes (last).
+ * No link: the calendar is the business's, which has no console, and a link would name the
+ * platform's host to the reseller's customer (white label).
+ */
+export function eventText(customer: CustomerRow, call: CallRow, want: { attendeeName: string | null; notes: string | null }): { title: string; description: string } {
   const attendee = want.attendeeName === null ? '' : oneLine(want.attendeeName);
   const notes = want.notes === null ? '' : noteBlock(want.notes);
   const who = (call.business_name && oneLine(call.business_name)) || attendee || call.to_e164;
@@ -267,7 +271,7 @@ export function eventText(customer: CustomerRow, call: CallRow, want: { attendee
     `Booked by phone for ${oneLine(businessName(customer))}.`,
     call.business_name ? `Business called: ${oneLine(call.business_name)}` : '',
     `With: ${attendee || 'name not given'}, ${call.to_e164}`,
-    `The call: ${publicUrl.replace(/\/$/, '')}/console/calls/${call.id}`,
+    `Call reference: ${call.id}`,
     notes ? `Notes: ${notes}` : '',
   ];
   return { title: `Meeting with ${who}`, description: lines.filter(Boolean).join('\n') };

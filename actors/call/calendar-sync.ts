@@ -68,7 +68,7 @@ export function createCalendarSync(deps: CalendarSyncDeps) {
     for (const a of pending) {
       const call = await createCallRepository(pool).get(a.call_id);
       if (!call) continue;
-      const ref = await calendar.createEvent({ uid: a.id, start: a.start_at, end: a.end_at, timezone: a.timezone, ...eventText(customer, call, { attendeeName: a.attendee_name, notes: a.notes }, deps.publicUrl()) });
+      const ref = await calendar.createEvent({ uid: a.id, start: a.start_at, end: a.end_at, timezone: a.timezone, ...eventText(customer, call, { attendeeName: a.attendee_name, notes: a.notes }) });
       await createAppointmentRepository(pool).recordEvent(a.id, ref, now);
       written++;
     }

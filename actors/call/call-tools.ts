@@ -8,7 +8,7 @@ import { RECORDING_OBJECTION_TOOL } from './agent-setup.ts';
 /** The agent's tools during a call: find free slots, book an appointment, record a do-not-call request, end the call. */
 export function createCallTools(deps: CallDeps, end: CallEnd, optOut: (state: CallState, reason: string | null) => Promise<void>) {
   const { pool, clock, log } = deps;
-  const booking = createBooking({ pool, log, publicUrl: () => deps.config.publicUrl, calendars: deps.calendars, secrets: deps.secrets });
+  const booking = createBooking({ pool, log, calendars: deps.calendars, secrets: deps.secrets });
 
   /** Carries out the agent's call of a tool; its arguments are read (and made safe to write) by tool-args.ts. */
   async function tool(state: CallState, name: string, args: Record<string, unknown>): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { withTransaction, type Client } from '../../db/pool.ts';
-import { createNumberRepository } from '../../db/numbers.ts';
+import { createNumberRepository, type NumberRow } from '../../db/numbers.ts';
 import { recurringDueBy } from '../../db/recurring-due.ts';
-import { eachDueInOwnTransaction } from '../shared/due-batches.ts';
+import { eachDueInBatches } from '../shared/due-batches.ts';
 import { fundableCents } from '../../money/balance-view.ts';
 import { addDays, dayOf, inNoticeWindow, reached, releaseDueOn, RENEWAL_NOTICE_DAYS } from '../../money/rules/renewal.ts';
 import { CarrierNumberError } from '../../telephony/carrier.ts';
@@ -20,14 +20,14 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
   const { chargePeriod, emit, releaseAtCarrier, markReleased } = tools;
 
   /**
-   * One renewal look at a number (claimed by the job): the early warning when the notice window
+   * One renewal look at a number (claimed, locked, by the job): the early warning when the notice window
    * has opened and the balance will not cover the rent; at renewal, the rent (every period due,
    * if the service was away), or the countdown when it cannot be taken.
    */
-  async function renewOne(client: Client, id: string, today: string, now: Date): Promise<boolean> {
+  async function renewOne(client: Client, claimed: NumberRow, today: string, now: Date): Promise<boolean> {
     const repo = createNumberRepository(client);
-    let row = await repo.claim(id);
-    if (!row || (row.status !== 'active' && row.status !== 'payment_due') || !row.renews_on) return false;
+    let row = claimed;
+    if ((row.status !== 'active' && row.status !== 'payment_due') || !row.renews_on) return false;
     if (!reached(today, row.renews_on)) {
       if (!inNoticeWindow(today, row.renews_on) || row.notice_sent_for === row.renews_on) return false;
       // Every rent and hosting of the account falling due by this renewal competes for the same money.
@@ -54,7 +54,7 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
         }
         return charged;
       }
-      row = await repo.update(row.id, { status: 'active', renews_on: periodEnd, release_due_on: null }, now);
+      row = await repo.renewed(row.id, periodEnd, now);
       charged = true;
     }
     return charged;
@@ -98,15 +98,21 @@ export function createRenewals(deps: NumbersDeps, tools: NumberTools) {
       }
     },
 
-    /** The renewal job: rent of every number due (and early warnings); each number in its own transaction. Returns how many were charged or warned. */
+    /**
+     * The renewal job: rent of every number due (and early warnings), a batch of numbers claimed
+     * and renewed in one transaction (each number all-or-nothing within it; a batch one number
+     * breaks is walked again a number per transaction: eachDueInBatches). Returns how many were
+     * charged or warned.
+     */
     async renewDue(now: Date, clock: TestClockScope | null = null): Promise<number> {
       const today = dayOf(clock?.time ?? now);
       const noticeUntil = addDays(today, RENEWAL_NOTICE_DAYS);
-      return eachDueInOwnTransaction(
+      return eachDueInBatches(
         pool,
         BATCH,
-        (after) => createNumberRepository(pool).dueForRenewal(today, noticeUntil, BATCH, after, clock?.clockId ?? null),
-        (client, id) => renewOne(client, id, today, now),
+        (client, after) => createNumberRepository(client).claimDueForRenewal(today, noticeUntil, BATCH, after, clock?.clockId ?? null),
+        (client, id) => createNumberRepository(client).claim(id),
+        (client, row) => renewOne(client, row, today, now),
       );
     },
 

@@ -22,3 +22,57 @@ export async function eachDueInOwnTransaction(
     if (due.length < batch) return done;
   }
 }
+
+/**
+ * A renewal job's walk in batches: `claimPage` locks the next `batch` rows due after a `seq`
+ * (skipping rows another transaction holds), and `each` handles them one after another in ONE
+ * transaction per batch, so a batch costs one commit instead of one per row. Returns how many
+ * `each` said it acted on.
+ *
+ * Each row stays all-or-nothing: `each` works only inside the batch's transaction, so a row is
+ * either wholly handled or not at all. If any row's `each` throws (or the database aborts the
+ * batch: a deadlock, a lost connection), the whole batch is rolled back and its rows are walked
+ * again one transaction each, re-claimed through `claimOne`: every other row of the batch is
+ * handled and kept, and the failing row's error then stops the run. A job killed mid-batch has committed nothing of that batch; run again, it finds
+ * those rows still due (what a row pays is claimed once per period, so nothing is charged twice).
+ */
+export async function eachDueInBatches<R extends { id: string; seq: number }>(
+  pool: Pool,
+  batch: number,
+  claimPage: (client: Client, after: number) => Promise<R[]>,
+  claimOne: (client: Client, id: string) => Promise<R | null>,
+  each: (client: Client, row: R) => Promise<boolean>,
+): Promise<number> {
+  let done = 0;
+  let after = 0;
+  for (;;) {
+    let page: R[] = [];
+    try {
+      done += await withTransaction(pool, async (client) => {
+        let acted = 0;
+        page = await claimPage(client, after);
+        for (const row of page) if (await each(client, row)) acted++;
+        return acted;
+      });
+    } catch (err) {
+      if (page.length === 0) throw err;
+      // Walked again a row per transaction: every row but the failing ones is handled, then the
+      // first failure stops the run (the rows after this batch wait for the next run).
+      let failure: unknown = null;
+      for (const { id } of page) {
+        try {
+          const acted = await withTransaction(pool, async (client) => {
+            const row = await claimOne(client, id);
+            return row ? each(client, row) : false;
+          });
+          if (acted) done++;
+        } catch (itemErr) {
+          failure ??= itemErr;
+        }
+      }
+      if (failure) throw failure;
+    }
+    if (page.length < batch) return done;
+    after = page[page.length - 1].seq;
+  }
+}

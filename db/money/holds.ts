@@ -93,7 +93,10 @@ export function holdReads(db: Queryable) {
       return rows[0] ?? null;
     },
 
-    /** Everything `holdRefusal` decides on, read in one statement (to name why a hold was refused). */
+    /**
+     * Everything `holdRefusal` decides on, read in one statement (to name why a hold was refused);
+     * null when the customer is not the account's in that mode.
+     */
     async holdFacts(accountId: string, mode: Mode, customerId: string, day: string, month: string) {
       const { rows } = await db.query(
         `SELECT m.balance_cents - m.reserved_cents AS available_cents, m.reserved_cents, m.open_calls,
@@ -104,7 +107,7 @@ export function holdReads(db: Queryable) {
                 CASE WHEN c.spend_day = $4::date THEN c.spend_day_cents ELSE 0 END AS c_day_cents,
                 CASE WHEN c.spend_month = $5::date THEN c.spend_month_cents ELSE 0 END AS c_month_cents,
                 c.daily_spend_cap_cents AS c_daily_cap, c.monthly_spend_cap_cents AS c_monthly_cap
-           FROM account_money m JOIN accounts a ON a.id = m.account_id JOIN customers c ON c.id = $3 AND c.account_id = a.id
+           FROM account_money m JOIN accounts a ON a.id = m.account_id JOIN customers c ON c.id = $3 AND c.account_id = a.id AND c.mode = m.mode
           WHERE m.account_id = $1 AND m.mode = $2`,
         [accountId, mode, customerId, day, month],
       );

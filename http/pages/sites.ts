@@ -75,10 +75,14 @@ export async function registerSitePages(app: App, services: SitePageDeps): Promi
 
   // A site's own host (`<slug>.<sites domain>`, or a customer's verified domain) serves the site
   // for every path, before any route: the API's own host never reaches a lookup.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return;
+  // The callback form, so a request to the service's own host costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return done();
     const host = hostOf(request);
-    if (!host || host === publicHost || host === 'localhost' || /^[\d.]+$/.test(host) || host.startsWith('[')) return;
+    if (!host || host === publicHost || host === 'localhost' || /^[\d.]+$/.test(host) || host.startsWith('[')) return done();
+    siteOfHost(request, reply, host).then(() => done(), done);
+  });
+  async function siteOfHost(request: FastifyRequest, reply: FastifyReply, host: string): Promise<unknown> {
     const head = request.method === 'HEAD';
     if (sitesSuffix && host.endsWith(sitesSuffix)) {
       const slug = host.slice(0, -sitesSuffix.length);
@@ -87,7 +91,7 @@ export async function registerSitePages(app: App, services: SitePageDeps): Promi
     if (API_PREFIXES.some((p) => request.url.startsWith(p))) return;
     const site = await websites.byDomain(host);
     if (site) return serveSite(reply, site, head);
-  });
+  }
 
   const slugParams = Type.Object({ slug: Type.String({ maxLength: 255 }) });
   const serveBySlug = async (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply) => {

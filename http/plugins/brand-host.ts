@@ -38,10 +38,18 @@ const CUSTOMER_ROUTES: Record<string, 'onboarding' | 'calendar' | 'chat' | 'prev
 const NEUTRAL: PageBrand = { name: 'Not found', logoUrl: null, primaryColor: '#1f2937', accentColor: '#2563eb', supportEmail: null };
 const NOT_FOUND_PAGE = brandedPage(NEUTRAL, 'Page not found', '<h2>This page is not here</h2><p class="notice">Check that you copied the whole link, or ask for a new one.</p>');
 
-/** The host of a request, lower-cased, without its port or a trailing dot. */
-function hostOf(request: FastifyRequest): string {
+/** The host of a request (its Host header), lower-cased, without its port or a trailing dot. */
+export function hostOf(request: Pick<FastifyRequest, 'headers'>): string {
   const host = (request.headers.host ?? '').toLowerCase();
   return host.startsWith('[') ? host : host.replace(/:\d+$/, '').replace(/\.$/, '');
+}
+
+/**
+ * Whether `host` (from `hostOf`) is one of the service's own: none given, the public URL's host
+ * (`publicHost`), localhost, or an address. Never a brand's or a site's.
+ */
+export function isServiceHost(host: string, publicHost: string): boolean {
+  return !host || host === publicHost || host === 'localhost' || /^[\d.]+$/.test(host) || host.startsWith('[');
 }
 
 /** What the brand host uses. */
@@ -59,7 +67,7 @@ export function installBrandHost(app: AnyApp, deps: BrandHostDeps): void {
   app.addHook('onRequest', (request, reply, done) => {
     const host = hostOf(request);
     // The service's own hosts and addresses are never a brand's (a brand domain is refused them).
-    if (!host || host === publicHost || host === 'localhost' || /^[\d.]+$/.test(host) || host.startsWith('[') || (sitesSuffix && host.endsWith(sitesSuffix))) return done();
+    if (isServiceHost(host, publicHost) || (sitesSuffix && host.endsWith(sitesSuffix))) return done();
     brandHostOnly(request, reply, host).then(() => done(), done);
   });
 

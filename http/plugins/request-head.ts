@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts';
 export const MAX_TARGET_LENGTH = 8_192;
 
 /** How many `Host` header lines a request carries, as sent (node keeps only the first in `headers`). */
-function hostLines(rawHeaders: string[]): number {
+export function hostLines(rawHeaders: string[]): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'host') count++;
   return count;

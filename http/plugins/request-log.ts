@@ -1,6 +1,7 @@
 import type { AnyApp } from '../routes/app-type.ts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import crypto from 'node:crypto';
+import pino from 'pino';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
@@ -11,13 +12,50 @@ export const REQUEST_ID_HEADER = 'request-id';
  */
 export const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } as const;
 
+/** What the request line of an answered request says (one JSON line, message `request`). */
+export interface RequestLine {
+  request_id: string;
+  account_id: string | null;
+  mode: string | null;
+  method: string;
+  route: string;
+  status: number;
+  duration_ms: number;
+}
+
+/** Writes one request line (level info, message `request`). */
+export type RequestLineWriter = (line: RequestLine) => void;
+
+const { chindingsSym, streamSym, timeSym } = pino.symbols;
+
+/**
+ * The writer of request lines: the line pino would write through `log` (level, time, the process's
+ * bindings, the fields, `msg`), made by hand. A request line holds only ids, the route pattern, a
+ * status and a duration, never a header, URL or body: there is nothing to redact, no serializer
+ * applies, and pino's walk over each field (redaction above all) was the dearest part of a
+ * `/healthz` answer.
+ */
+export function requestLineWriter(log: FastifyBaseLogger): RequestLineWriter {
+  const logger = log as unknown as pino.Logger & Record<symbol, unknown>;
+  const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+  return (line) => {
+    if (!logger.isLevelEnabled('info')) return;
+    (logger[streamSym] as { write(s: string): void }).write(
+      `{"level":30${(logger[timeSym] as () => string)()}${logger[chindingsSym] as string},"request_id":${text(line.request_id)},"account_id":${text(line.account_id)},` +
+        `"mode":${text(line.mode)},"method":${text(line.method)},"route":${text(line.route)},"status":${line.status},"duration_ms":${line.duration_ms},"msg":"request"}\n`,
+    );
+  };
+}
+
 /**
  * One pino line per request (request id, account, route, status, duration). The route is the
  * pattern (`/onboarding/:token`), never the raw URL, so a token in a path is never logged; no
- * header is logged at all.
+ * header is logged at all. The line is written by the process's logger with `request_id` in it,
+ * not through `request.log` (made only when a request logs something else: `lazyRequestLogger`).
  */
 export function installRequestLog(app: AnyApp): void {
   app.decorateRequest('startedAtNs', 0n);
+  const writeLine = requestLineWriter(app.log);
   // Hooks that never wait take fastify's callback form: no promise and no microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAtNs = process.hrtime.bigint();
@@ -26,22 +64,102 @@ export function installRequestLog(app: AnyApp): void {
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const durationMs = Number(process.hrtime.bigint() - request.startedAtNs) / 1e6;
-    request.log.info(
-      {
-        request_id: request.id,
-        account_id: request.auth?.accountId ?? null,
-        mode: request.auth?.mode ?? null,
-        method: request.method,
-        route: request.routeOptions.url ?? 'unknown',
-        status: reply.statusCode,
-        duration_ms: Math.round(durationMs * 100) / 100,
-      },
-      'request',
-    );
+    writeLine(requestLine(request, reply));
     done();
   });
 }
 
-/** `req_` + 24 hex characters. randomUUID draws from a cached entropy pool: far cheaper per request than randomBytes. */
-export const genRequestId = () => `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;
+function requestLine(request: FastifyRequest, reply: FastifyReply): RequestLine {
+  const durationMs = Number(process.hrtime.bigint() - request.startedAtNs) / 1e6;
+  return {
+    request_id: request.id,
+    account_id: request.auth?.accountId ?? null,
+    mode: request.auth?.mode ?? null,
+    method: request.method,
+    route: request.routeOptions.url ?? 'unknown',
+    status: reply.statusCode,
+    duration_ms: Math.round(durationMs * 100) / 100,
+  };
+}
+
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * `request.log` made on first use. fastify's default makes a pino child per request (binding
+ * `reqId`), which cost more than the rest of a `/healthz` answer, while most requests never log
+ * through it (their request line is written by the process's logger). This stands in for it: the
+ * first line at an enabled level, or `child`, makes the real child with the same bindings and
+ * options, so every line logged through `request.log` still carries `reqId` as before.
+ */
+class LazyRequestLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: { level?: string },
+  ) {}
+
+  private real(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  /** Whether a line at `level` is written at all (a route's own level makes the child at once). */
+  private enabled(level: LogMethod): boolean {
+    return this.made !== undefined || this.options.level !== undefined || (this.parent as FastifyBaseLogger & { isLevelEnabled(l: string): boolean }).isLevelEnabled(level);
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return this.made ? (this.made as FastifyBaseLogger & { isLevelEnabled(l: string): boolean }).isLevelEnabled(level) : this.enabled(level as LogMethod);
+  }
+
+  child(bindings: Record<string, unknown>, options?: Record<string, unknown>): FastifyBaseLogger {
+    return this.real().child(bindings, options);
+  }
+
+  private write(level: LogMethod, args: unknown[]): void {
+    if (this.enabled(level)) (this.real()[level] as (...a: unknown[]) => void)(...args);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+  silent(): void {}
+}
+
+/** fastify's `childLoggerFactory`: `request.log` (and `reply.log`) made on first use (LazyRequestLogger). */
+export const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
+  new LazyRequestLogger(logger, bindings as Record<string, unknown>, options as { level?: string }) as unknown as FastifyBaseLogger;
+
+/**
+ * `req_` + 24 hex characters: the first 24 of a random UUID without its dashes (8-4-4-4 and 4 of
+ * the last group), cut out without a regular expression. randomUUID draws from a cached entropy
+ * pool: far cheaper per request than randomBytes.
+ */
+export const genRequestId = () => {
+  const u = crypto.randomUUID();
+  return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24, 28)}`;
+};

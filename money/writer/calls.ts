@@ -34,7 +34,8 @@ export function createCallMoney(lines: Lines) {
 
   /**
    * Holds the price of the longest call at the month's tier and takes a call slot, or refuses with
-   * the spec's reason (recorded in the activity log). One conditional statement decides.
+   * the spec's reason (recorded in the activity log). One conditional statement decides; a
+   * customer not of this account and mode is refused as `customer_not_found` (a Refusal).
    */
   async function startCall(
     pool: Pool,
@@ -68,12 +69,15 @@ export function createCallMoney(lines: Lines) {
     }
     if (opened) return { ok: true, hold: opened.hold };
 
-    // Refused: name the reason from the facts as they are now, with the hold priced as it was.
+    // Refused. A customer of another account or mode takes no hold (the statement finds no
+    // customer row): it is not found, and nothing is recorded, as for a refund. Checked here, on
+    // the refused path only, rather than by a read before every start.
+    const f = await holdReads(pool).holdFacts(c.accountId, c.mode, c.customerId, day, month);
+    if (!f) throw new Refusal('customer_not_found');
+    // Name the reason from the facts as they are now, with the hold priced as it was.
     const row = await balanceReads(pool).get(c.accountId, c.mode);
     if (!row) throw new Error(`no money row for account ${c.accountId}`);
     const amountCents = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, c.now));
-    const f = await holdReads(pool).holdFacts(c.accountId, c.mode, c.customerId, day, month);
-    if (!f) throw new Error(`customer ${c.customerId} is not a customer of account ${c.accountId}`);
     const reason =
       holdRefusal({
         mode: c.mode,

@@ -1,5 +1,5 @@
 import type { Client } from '../../db/pool.ts';
-import { balanceWrites, type MoneyRow } from '../../db/money/balances.ts';
+import type { MoneyRow } from '../../db/money/balances.ts';
 import type { LedgerRow } from '../../db/money/ledger.ts';
 import { recurringWrites } from '../../db/money/recurring.ts';
 import type { Lines } from './lines.ts';
@@ -22,17 +22,9 @@ export function createRecurringMoney(lines: Lines, reactions: MoneyReactions) {
      * written; test mode prices it with `applied: false`.
      */
     async chargeRecurring(client: Client, c: RecurringCharge): Promise<RecurringChargeResult> {
-      const row = await balanceWrites(client).lock(c.accountId, c.mode);
-      if (!row) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);
-      const short = (r: MoneyRow) => c.mode === 'live' && r.balance_cents - r.reserved_cents < c.amountCents;
-      if (short(row)) {
-        // A renewal is what automatic top-up is for: when it is on and working, the card is
-        // charged (by the payments room, outside this transaction) and the renewal waits for it.
-        // (The payments room decides whether one works: a live processor, on, a saved card, not failing.)
-        const coming = (await reactions.autoTopUpWanted?.(client, c.accountId, c.now)) ?? false;
-        return { outcome: coming ? 'awaiting_top_up' : 'insufficient_balance' };
-      }
-      const claimed = await recurringWrites(client).claimPeriod({
+      // The money row's lock and the period's claim are one statement, which claims only where
+      // the money covers the charge (the same test as `short`, on the row it locked).
+      const locked = await recurringWrites(client).lockAndClaimPeriod({
         itemId: c.itemId,
         item: c.item,
         accountId: c.accountId,
@@ -43,6 +35,16 @@ export function createRecurringMoney(lines: Lines, reactions: MoneyReactions) {
         amountCents: c.amountCents,
         now: c.now,
       });
+      if (!locked) throw new Error(`no money row for account ${c.accountId} (${c.mode})`);
+      const { row, claimed } = locked;
+      const short = (r: MoneyRow) => c.mode === 'live' && r.balance_cents - r.reserved_cents < c.amountCents;
+      if (short(row)) {
+        // A renewal is what automatic top-up is for: when it is on and working, the card is
+        // charged (by the payments room, outside this transaction) and the renewal waits for it.
+        // (The payments room decides whether one works: a live processor, on, a saved card, not failing.)
+        const coming = (await reactions.autoTopUpWanted?.(client, c.accountId, c.now)) ?? false;
+        return { outcome: coming ? 'awaiting_top_up' : 'insufficient_balance' };
+      }
       if (!claimed) return { outcome: 'already_charged' };
       const line: LedgerRow | null = await lines.postLine(
         client,

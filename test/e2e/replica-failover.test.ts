@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { execFile, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,18 +9,23 @@ import path from 'node:path';
 import pg from 'pg';
 import { cleanUpEverything, freePort, makeTempRoot, startSwitchboard } from './process-helpers.ts';
 import { makeAccount } from '../helpers/factories.ts';
+import { client } from '../helpers/http.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 import { ADMIN_TOKEN } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
 /**
- * A primary and its streaming replica (Debian's PostgreSQL 15, on loopback ports), the service
- * connected through one address that moves to the new primary on failover, as a managed
- * service's endpoint, a virtual IP or PgBouncer does (node-postgres takes one host per
- * DATABASE_URL: docs/decisions.md, "Failover: node-postgres takes one host"). The primary dies,
- * the replica is promoted, the address moves: the running process answers 503 with Retry-After
- * meanwhile, never a 500, then serves reads of what was written before and new writes, without a
- * restart. Needs root (PostgreSQL runs as the `postgres` user) and /usr/lib/postgresql/15/bin;
- * skipped with a line saying why otherwise.
+ * A primary and its streaming replica (Debian's PostgreSQL 15, on loopback ports); the primary
+ * dies and the replica is promoted. Two ways the service follows (docs/decisions.md, "Failover: a
+ * DATABASE_URL listing both hosts"):
+ * - DATABASE_URL lists both hosts (libpq's `h1:p1,h2:p2`, read-write by default): the running
+ *   process, and one started after with the dead host still first in its list, follow the
+ *   promoted replica by themselves (runtime/database-hosts.ts);
+ * - DATABASE_URL names one address that moves to the new primary, as a managed service's
+ *   endpoint, a virtual IP or PgBouncer does.
+ * Meanwhile requests get 503 with Retry-After, never a 500; then reads of what was written before,
+ * new writes and the change feed work again without a restart. Needs root (PostgreSQL runs as the
+ * `postgres` user) and /usr/lib/postgresql/15/bin; skipped with a line saying why otherwise.
  */
 const PG15 = '/usr/lib/postgresql/15/bin';
 const USER = 'switchboard';
@@ -78,6 +83,7 @@ async function movingAddress(targetPort: number) {
 const reason = whyNot();
 if (reason) {
   console.log(`replica-failover: skipped, ${reason}`);
+  test.skip('DATABASE_URL lists primary and replica: the replica is promoted, the running process and a new one follow it without a restart', () => {});
   test.skip('a promoted streaming replica takes over: the process follows the moved address without a restart', () => {});
 } else {
   const servers: string[] = [];
@@ -88,8 +94,8 @@ if (reason) {
     for (const dir of servers) await run('pg_ctl', ['stop', '-D', dir, '-m', 'immediate', '-w']).catch(() => {});
   });
 
-  test.serial('a promoted streaming replica takes over: the process follows the moved address without a restart', async (t) => {
-    t.timeout(180_000);
+  /** A primary and its streaming replica, running; `replica` is a connection to the replica. */
+  async function startPair(t: ExecutionContext) {
     const root = await makeTempRoot('switchboard-failover-');
     const { uid, gid } = id();
     const password = crypto.randomBytes(16).toString('hex');
@@ -117,59 +123,147 @@ if (reason) {
     leftovers.push(() => replica.end());
     t.true((await replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r, 'the replica is a standby');
 
-    const address = await movingAddress(primaryPort);
-    leftovers.push(address.close);
-    const sb = await startSwitchboard({
+    return { primaryDir, replicaDir, primaryPort, replicaPort, password, urlOf, replica };
+  }
+
+  /** A switchboard process with every role on `url`; `env` adds to the settings. */
+  async function startRole(url: string, env: Record<string, string> = {}) {
+    return startSwitchboard({
       dataDir: await makeTempRoot('switchboard-failover-sb-'),
       timeoutMs: 120_000,
-      env: {
-        DATABASE_URL: urlOf(address.port),
-        SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
-        SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 15).toString('base64'),
-        SWITCHBOARD_DB_POOL_SIZE: '4',
-      },
+      env: { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 15).toString('base64'), SWITCHBOARD_DB_POOL_SIZE: '4', ...env },
     });
-    const account = await makeAccount(sb.url);
-    const before = await account.api.post('/v1/customers', { name: 'Written Before', country: 'US' });
+  }
+
+  type Api = Awaited<ReturnType<typeof makeAccount>>['api'];
+
+  /** A customer written through `api` and streamed to the replica before the crash. */
+  async function writtenBefore(t: ExecutionContext, api: Api, replica: pg.Client): Promise<string> {
+    const before = await api.post('/v1/customers', { name: 'Written Before', country: 'US' });
     t.is(before.status, 201);
     // Streaming replication is asynchronous here: wait until the replica has the write (a
     // synchronous standby in production makes every acknowledged write survive the failover).
     await until('the replica to have the write', async () => (await replica.query('SELECT 1 FROM customers WHERE id = $1', [before.body.id])).rowCount === 1, 10_000);
+    return before.body.id;
+  }
 
-    // The primary dies; the replica is promoted; the address moves to it.
+  /** Requests every 50 ms until stopped: reads, and a write every third when `writes`. */
+  function startLoad(api: Api, { writes }: { writes: boolean }) {
     const statuses: { status: number; code?: string; retryAfter: string | null }[] = [];
     let loading = true;
     const load = (async () => {
-      while (loading) {
-        const r = await account.api.get('/v1/customers?limit=1');
+      for (let i = 0; loading; i++) {
+        const r = writes && i % 3 === 0 ? await api.post('/v1/customers', { name: `During ${i}`, country: 'US' }) : await api.get('/v1/customers?limit=1');
         statuses.push({ status: r.status, code: r.body?.error?.code, retryAfter: r.headers.get('retry-after') });
         await new Promise((res) => setTimeout(res, 50));
       }
     })();
-    leftovers.push(async () => ((loading = false), await load));
+    const stop = async () => ((loading = false), await load, statuses);
+    leftovers.push(stop);
+    return { statuses, stop };
+  }
+
+  /** A write answered 503 service_unavailable with Retry-After: the database away, not a fault. */
+  async function writeRefusedAsAway(t: ExecutionContext, api: Api) {
+    const r = await api.post('/v1/customers', { name: 'Too Early', country: 'US' });
+    t.like(r, { status: 503, body: { error: { code: 'service_unavailable' } } }, JSON.stringify(r.body));
+    t.truthy(r.headers.get('retry-after'));
+  }
+
+  /** Promotes the replica, waits for writes to succeed again, stops the load: only 2xx and 503s with Retry-After, the earlier write read back. */
+  async function promoteAndRecover(t: ExecutionContext, o: { replicaDir: string; replica: pg.Client; api: Api; load: ReturnType<typeof startLoad>; failedAt: number; beforeId: string; url: string }) {
+    await run('pg_ctl', ['promote', '-D', o.replicaDir, '-w']);
+    t.false((await o.replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r, 'the replica is the primary now');
+    await until('a write through the service to succeed', async () => (await o.api.post('/v1/customers', { name: 'Written After', country: 'US' })).status === 201, 30_000, 200);
+    t.log(`writes accepted again ${Date.now() - o.failedAt} ms after the primary died`);
+    const statuses = await o.load.stop();
+    const bad = statuses.filter((s) => !(s.status === 200 || s.status === 201 || (s.status === 503 && s.code === 'service_unavailable' && s.retryAfter)));
+    t.deepEqual(bad, [], 'during the failover only 2xx and 503s with Retry-After');
+    t.log(`${statuses.length} requests during the failover: ${statuses.filter((s) => s.status === 503).length} answered 503`);
+    t.is((await o.api.get(`/v1/customers/${o.beforeId}`)).status, 200, 'what was written before the failover is there');
+    await until('/readyz to answer 200 again', async () => (await fetch(`${o.url}/readyz`)).status === 200, 10_000);
+  }
+
+  test.serial('DATABASE_URL lists primary and replica: the replica is promoted, the running process and a new one follow it without a restart', async (t) => {
+    t.timeout(240_000);
+    const { primaryDir, replicaDir, primaryPort, replicaPort, password, replica } = await startPair(t);
+    // libpq's list, primary first, read-write by default (every role writes).
+    const listed = `postgres://${USER}:${password}@127.0.0.1:${primaryPort},127.0.0.1:${replicaPort}/postgres`;
+    // The sender polls once an hour: a webhook delivered within seconds was woken by the change feed.
+    const role = (url: string) => startRole(url, { SWITCHBOARD_SENDER_POLL_MS: '3600000', SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: '1' });
+    const a = await role(listed);
+    const account = await makeAccount(a.url);
+    const rx = await startReceiver();
+    leftovers.push(rx.close);
+    t.is((await account.admin.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: rx.url, mode: 'test' })).status, 201);
+    /** Records a test.ping event through `via` and waits for the receiver to have it. */
+    const ping = async (what: string, via: string) => {
+      const event = (await client(via, ADMIN_TOKEN).post(`/admin/v1/accounts/${account.id}/test_events`, { mode: 'test' })).body;
+      if (!event?.id) throw new Error(`${what}: no event id in ${JSON.stringify(event)}`);
+      await until(`${what}: event ${event.id} delivered`, () => rx.received.some((r) => r.headers['webhook-id'] === event.id), 10_000);
+    };
+    await ping('before the failover', a.url);
+    const beforeId = await writtenBefore(t, account.api, replica);
+
+    // Reads and writes through the failover.
+    const load = startLoad(account.api, { writes: true });
+    await until('the load to write before the failover', () => load.statuses.some((s) => s.status === 201), 10_000);
     const failedAt = Date.now();
     await run('pg_ctl', ['stop', '-D', primaryDir, '-m', 'immediate', '-w']);
-    await until('a request to meet the outage', () => statuses.some((s) => s.status === 503), 10_000);
+    await until('a request to meet the outage', () => load.statuses.some((s) => s.status === 503), 10_000);
+    // Not promoted yet: the first host refuses, the second is a standby (read-only), so the
+    // process goes round the list and a write is answered 503 with Retry-After, not 500.
+    await new Promise((r) => setTimeout(r, 1_000));
+    await writeRefusedAsAway(t, account.api);
+    await promoteAndRecover(t, { replicaDir, replica, api: account.api, load, failedAt, beforeId, url: a.url });
+    // The change feed is back on the new primary: a webhook recorded now is delivered at once.
+    await until('the change feed to reconnect', () => a.logs().some((l) => l.msg === 'change feed reconnected; dropping what it guards'), 15_000);
+    await ping('after the failover', a.url);
+    t.true(a.isRunning(), 'no restart was needed');
+
+    // A process started now, with the dead host still first in its list (and primary asked):
+    // it moves past it at its first try and serves, feeds included.
+    const b = await role(`${listed}?target_session_attrs=primary`);
+    t.true(b.logs().filter((l) => l.event === 'database_wait').length <= 1, 'one failed try at most before the second host');
+    t.is((await client(b.url, account.testKey).get(`/v1/customers/${beforeId}`)).status, 200);
+    t.is((await client(b.url, account.testKey).post('/v1/customers', { name: 'Written By B', country: 'US' })).status, 201);
+    await ping('sent through the new process', b.url);
+    // Each process's change feed hears the other: a key revoked through one is refused by the other at once.
+    for (const [revokes, refuses] of [
+      [b, a],
+      [a, b],
+    ]) {
+      const doomed = (await client(revokes.url, ADMIN_TOKEN).post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'revoked after the failover' })).body;
+      const via = client(refuses.url, doomed.secret);
+      t.is((await via.get('/v1/customers?limit=1')).status, 200, 'the key works (and is cached)');
+      t.is((await client(revokes.url, ADMIN_TOKEN).delete(`/admin/v1/accounts/${account.id}/keys/${doomed.id}`)).status, 200);
+      await until(`the key revoked through ${revokes === a ? 'a' : 'b'} to be refused by the other`, async () => (await via.get('/v1/customers?limit=1')).status === 401, 1_000, 20);
+    }
+    for (const p of [b, a]) t.is((await p.stop('SIGTERM', 15_000)).code, 0);
+  });
+
+  test.serial('a promoted streaming replica takes over: the process follows the moved address without a restart', async (t) => {
+    t.timeout(180_000);
+    const { primaryDir, replicaDir, primaryPort, replicaPort, urlOf, replica } = await startPair(t);
+    const address = await movingAddress(primaryPort);
+    leftovers.push(address.close);
+    const sb = await startRole(urlOf(address.port));
+    const account = await makeAccount(sb.url);
+    const beforeId = await writtenBefore(t, account.api, replica);
+
+    // The primary dies; the replica is promoted; the address moves to it.
+    const load = startLoad(account.api, { writes: false });
+    const failedAt = Date.now();
+    await run('pg_ctl', ['stop', '-D', primaryDir, '-m', 'immediate', '-w']);
+    await until('a request to meet the outage', () => load.statuses.some((s) => s.status === 503), 10_000);
     // The address moves before the promotion is over (a DNS answer or a virtual IP ahead of the
     // failover manager): a write reaches a standby, SQLSTATE 25006, and is answered 503, not 500.
     address.moveTo(replicaPort);
     // Reads are served by the standby...
     await until('a read to be served by the standby', async () => (await account.api.get('/v1/customers?limit=1')).status === 200, 10_000, 100);
     // ...and a write is refused there (SQLSTATE 25006) as the database being away.
-    const readOnly = await account.api.post('/v1/customers', { name: 'Too Early', country: 'US' });
-    t.like(readOnly, { status: 503, body: { error: { code: 'service_unavailable' } } }, JSON.stringify(readOnly.body));
-    t.truthy(readOnly.headers.get('retry-after'));
-    await run('pg_ctl', ['promote', '-D', replicaDir, '-w']);
-    t.false((await replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r, 'the replica is the primary now');
-
-    await until('a write through the service to succeed', async () => (await account.api.post('/v1/customers', { name: 'Written After', country: 'US' })).status === 201, 30_000, 200);
-    t.log(`writes accepted again ${Date.now() - failedAt} ms after the primary died`);
-    loading = false;
-    await load;
-    const bad = statuses.filter((s) => !(s.status === 200 || (s.status === 503 && s.code === 'service_unavailable' && s.retryAfter)));
-    t.deepEqual(bad, [], 'during the failover only 200s and 503s with Retry-After');
-    t.is((await account.api.get(`/v1/customers/${before.body.id}`)).status, 200, 'what was written before the failover is there');
-    await until('/readyz to answer 200 again', async () => (await fetch(`${sb.url}/readyz`)).status === 200, 10_000);
+    await writeRefusedAsAway(t, account.api);
+    await promoteAndRecover(t, { replicaDir, replica, api: account.api, load, failedAt, beforeId, url: sb.url });
     t.true(sb.isRunning(), 'no restart was needed');
     const exit = await sb.stop('SIGTERM', 15_000);
     t.is(exit.code, 0);

@@ -1,4 +1,4 @@
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -7,11 +7,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { cleanUpEverything, makeTempRoot, startSwitchboard, type Instance } from './process-helpers.ts';
 import { destroyRestartableDatabases, startRestartableDatabase } from '../helpers/restartable-db.ts';
-import { client, type Client } from '../helpers/http.ts';
+import { client } from '../helpers/http.ts';
 import { until } from '../helpers/wait.ts';
 import { makeAccount } from '../helpers/factories.ts';
-import { advanceToNext, makeReadyCustomer } from '../helpers/calls.ts';
+import { makeReadyCustomer } from '../helpers/calls.ts';
 import { ADMIN_TOKEN } from '../helpers/service.ts';
+import { assertRevocationEverywhere, assertSharedRateLimit, testCallCompletes } from './across-processes.ts';
 
 /**
  * The roles on several hosts (issue 25 §3; docs/decisions.md, "Several hosts"). Each host is a
@@ -234,21 +235,8 @@ if (reason) {
     const viaApi2 = client(api2.url, account.testKey);
     await account.admin.post(`/admin/v1/accounts/${account.id}/webhook_endpoints`, { url: rx.url, mode: 'test' });
     const customer = await makeReadyCustomer(api1.url, account.api);
-    await advanceToNext(account, 2, 15); // a Tuesday, 10:00 in New York
-    const queued = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12025550100' });
-    t.is(queued.status, 201, JSON.stringify(queued.body));
-    let done: any;
-    await until(
-      'the test call to finish',
-      async () => {
-        done = (await viaApi2.get(`/v1/calls/${queued.body.id}`)).body;
-        return done.finished;
-      },
-      60_000,
-      250,
-    );
-    t.like(done, { status: 'completed', outcome: 'not_interested', duration_seconds: 60 });
-    await until('call.completed at the receiver', () => rx.received.some((r) => r.body.type === 'call.completed' && r.body.data?.id === queued.body.id), 60_000, 100);
+    const done = await testCallCompletes(t, account, customer.id, viaApi2);
+    await until('call.completed at the receiver', () => rx.received.some((r) => r.body.type === 'call.completed' && r.body.data?.id === done.id), 60_000, 100);
 
     await assertSharedRateLimit(t, api1, api2);
     await assertRevocationEverywhere(t, account, api1, api2);
@@ -263,33 +251,4 @@ if (reason) {
     }
     await Promise.all(Object.values(processes).map((p) => p.stop('SIGTERM', 30_000)));
   });
-
-  /**
-   * A burst limit of 6 per 10 s, counted in PostgreSQL: 16 requests alternating between the two
-   * API hosts get 6 answers in all, not 6 from each (the in-memory store would give 12).
-   */
-  async function assertSharedRateLimit(t: ExecutionContext, api1: Instance, api2: Instance) {
-    const limited = await makeAccount(api1.url, { name: 'Limited Agency' });
-    t.is((await limited.admin.patch(`/admin/v1/accounts/${limited.id}/limits`, { requests_per_minute: 1_000_000, burst: 6 })).status, 200);
-    // A key made after the limit, so neither host has the account's old limits cached.
-    const key = (await limited.admin.post(`/admin/v1/accounts/${limited.id}/keys`, { mode: 'test', label: 'limited' })).body.secret as string;
-    // Start early in a 10-second window (they are aligned to the epoch), so all 16 fall in one.
-    while (Date.now() % 10_000 > 4_000) await new Promise((r) => setTimeout(r, 100));
-    const statuses: number[] = [];
-    for (let i = 0; i < 16; i++) statuses.push((await client([api1, api2][i % 2].url, key).get('/v1/customers?limit=1')).status);
-    t.is(statuses.filter((s) => s === 200).length, 6, `statuses ${statuses.join(' ')}`);
-    t.is(statuses.filter((s) => s === 429).length, 10);
-    t.true(statuses.slice(6).every((s) => s === 429), 'both hosts refuse once the shared count is spent');
-  }
-
-  /** A key revoked through one API host is refused by the other at once (its change feed, not a cache's expiry). */
-  async function assertRevocationEverywhere(t: ExecutionContext, account: { id: string; admin: Client }, api1: Instance, api2: Instance) {
-    const doomed = (await account.admin.post(`/admin/v1/accounts/${account.id}/keys`, { mode: 'test', label: 'revoked on api1' })).body;
-    const onApi2 = client(api2.url, doomed.secret);
-    t.is((await onApi2.get('/v1/customers?limit=1')).status, 200, 'the key works on api2 (and is cached there)');
-    t.is((await client(api1.url, ADMIN_TOKEN).delete(`/admin/v1/accounts/${account.id}/keys/${doomed.id}`)).status, 200);
-    const revokedAt = Date.now();
-    await until('api2 to refuse the key revoked on api1', async () => (await onApi2.get('/v1/customers?limit=1')).status === 401, 1_000, 20);
-    t.log(`revoked on api1, refused by api2 after ${Date.now() - revokedAt} ms`);
-  }
 }

@@ -86,8 +86,8 @@ test.serial('book_appointment writes the event to the calendar and the appointme
   t.regex(event.description, /Business called: Harbor Plumbing/);
   t.regex(event.description, /With: Pat Example, \+1212555\d{4}/);
   t.regex(event.description, /Notes: Wants a quote/);
-  t.true(event.description.includes(`/console/calls/${callId}`), "the call's link for the reseller");
-  t.false(/switchboard/i.test(event.summary + event.description), 'no platform name');
+  t.true(event.description.split('\n').includes(`Call reference: ${callId}`), "the call's reference for the reseller");
+  t.false(/switchboard|https?:|\/console\//i.test(event.summary + event.description), 'no platform name, host or console link in the business\'s calendar');
   // The slot is gone from what is offered now, and with the 15-minute buffer so are 13:30 and 14:30.
   const again = await tool(await newCall(withCalendar), 'find_free_slots', { after: hours(13, 30).toISOString() });
   t.deepEqual(again.slots.map((s: any) => s.start_at), [hours(15).toISOString(), hours(15, 30).toISOString(), hours(16).toISOString()]);
@@ -108,7 +108,7 @@ test.serial('two calls booking the same slot at once, in two processes: exactly 
   const secrets = SecretBox.fromKey(TEST_ENCRYPTION_KEY);
   const pools = [createPool(svc.databaseUrl, 4), createPool(svc.databaseUrl, 4)];
   try {
-    const bookings = pools.map((pool) => createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: createCalendarOpener({ pool, log: svc.services.log, config: svc.services.config }), secrets }));
+    const bookings = pools.map((pool) => createBooking({ pool, log: svc.services.log, calendars: createCalendarOpener({ pool, log: svc.services.log, config: svc.services.config }), secrets }));
     for (const [i, start] of [hours(15), hours(16)].entries()) {
       const calls = await Promise.all([newCall(withCalendar), newCall(withCalendar)]);
       const rows = await Promise.all(calls.map(async (id) => (await createCallRepository(svc.services.pool).get(id))!));
@@ -145,7 +145,7 @@ test.serial('Radicale: two calls booking the same slot at once, in two processes
     await insertCalendarConnection(svc.services.pool, onCaldav, { credentials, label: credentials.url, syncToken: (await calendar.changes(null)).syncToken });
     // The business's own 14:00–15:00 in Radicale: the slot after it is what both calls agree on.
     await radicale.putEvent('clinic', { uid: 'own-1', start: hours(14), end: hours(15), title: 'Supplier visit' });
-    const bookings = pools.map((pool) => createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: createCalendarOpener({ pool, log: svc.services.log, config: svc.services.config }), secrets }));
+    const bookings = pools.map((pool) => createBooking({ pool, log: svc.services.log, calendars: createCalendarOpener({ pool, log: svc.services.log, config: svc.services.config }), secrets }));
     const calls = await Promise.all([newCall(onCaldav), newCall(onCaldav)]);
     const rows = await Promise.all(calls.map(async (id) => (await createCallRepository(svc.services.pool).get(id))!));
     // 15:00 is inside the 15-minute buffer after the busy 14:00–15:00: refused by both; 15:30 is free.
@@ -203,7 +203,7 @@ test.serial('a calendar that cannot be written at the moment keeps the booking, 
   const pool = svc.services.pool;
   const real = simulatedCalendar(pool, withCalendar.id);
   const away: CalendarClient = { ...real, createEvent: async () => Promise.reject(new CalendarUnavailable('timeout')) };
-  const booking = createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: { open: () => away }, secrets: SecretBox.fromKey(TEST_ENCRYPTION_KEY) });
+  const booking = createBooking({ pool, log: svc.services.log, calendars: { open: () => away }, secrets: SecretBox.fromKey(TEST_ENCRYPTION_KEY) });
   const call = (await createCallRepository(pool).get(await newCall(withCalendar)))!;
   const tuesday10 = hours(24 + 10);
   const reply = await booking.book(call, hours(8), { startAt: tuesday10, attendeeName: null, notes: null });
@@ -216,7 +216,7 @@ test.serial('a calendar that does not answer in time counts as unavailable: no s
   const pool = svc.services.pool;
   const real = simulatedCalendar(pool, withCalendar.id);
   const silent: CalendarClient = { ...real, freeBusy: () => new Promise(() => {}) };
-  const booking = createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: { open: () => silent }, secrets: SecretBox.fromKey(TEST_ENCRYPTION_KEY), calendarWaitMs: 50 });
+  const booking = createBooking({ pool, log: svc.services.log, calendars: { open: () => silent }, secrets: SecretBox.fromKey(TEST_ENCRYPTION_KEY), calendarWaitMs: 50 });
   const call = (await createCallRepository(pool).get(await newCall(withCalendar)))!;
   t.like(await booking.findSlots(call, hours(7), { after: null, partOfDay: 'any' }), { slots: [], reason: 'calendar_unavailable' });
   t.deepEqual(await booking.book(call, hours(7), { startAt: hours(24 + 13), attendeeName: null, notes: null }), { booked: false, reason: 'calendar_unavailable', next_slots: [] });

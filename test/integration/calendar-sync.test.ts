@@ -137,7 +137,7 @@ test.serial('Radicale: a sync token it no longer accepts, after one meeting was 
 test.serial('a meeting booked while the calendar could not be written gets its event on the next sync', async (t) => {
   const pool = svc.services.pool;
   const away: CalendarClient = { ...calendar, createEvent: async () => Promise.reject(new CalendarUnavailable('timeout')) };
-  const booking = createBooking({ pool, log: svc.services.log, publicUrl: () => svc.url, calendars: { open: () => away }, secrets: SecretBox.fromKey(TEST_ENCRYPTION_KEY) });
+  const booking = createBooking({ pool, log: svc.services.log, calendars: { open: () => away }, secrets: SecretBox.fromKey(TEST_ENCRYPTION_KEY) });
   const r = await account.api.post('/v1/calls', { called_party: 'business', customer_id: customer.id, phone: '+12125550399' });
   const reply = (await booking.book((await createCallRepository(pool).get(r.body.id))!, hours(7), { startAt: new Date(hours(10).getTime() + 86_400_000), attendeeName: 'Lee', notes: null })) as any;
   t.like(reply, { booked: true, on_calendar: false });

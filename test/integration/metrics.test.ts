@@ -100,6 +100,34 @@ test.serial('a request refused at a gate counts as a dialler decision by reason 
   t.is(delta(before, after, 'switchboard_dialler_decisions_total', { decision: 'end', reason: 'do_not_call_listed', group: 'dnc' }), 1);
 });
 
+test.serial('GET /healthz, answered before fastify, carries the headers of every answer, is counted and writes its request line like the route', async (t) => {
+  const before = await scrape(`${metricsUrl}/metrics`);
+  const fast = await fetch(`${svc.url}/healthz`);
+  // With a trailing slash the request goes through fastify's route (and every hook), as HEAD,
+  // another host or a closing server do: the two answers must not differ but for the request id.
+  const routed = await fetch(`${svc.url}/healthz/`);
+  const after = await scrape(`${metricsUrl}/metrics`);
+  for (const r of [fast, routed]) {
+    t.is(r.status, 200);
+    t.deepEqual(await r.json(), { ok: true });
+    t.regex(r.headers.get('request-id') ?? '', /^req_[0-9a-f]{24}$/);
+    t.is(r.headers.get('x-content-type-options'), 'nosniff');
+    t.is(r.headers.get('cache-control'), 'no-store');
+    t.is(r.headers.get('content-type'), 'application/json; charset=utf-8');
+    t.is(r.headers.get('content-length'), '11');
+  }
+  const names = (r: Response) => [...r.headers.keys()].filter((n) => n !== 'date').sort();
+  t.deepEqual(names(fast), names(routed));
+  t.is(delta(before, after, 'switchboard_http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' }), 2);
+  const lineOf = (r: Response) => svc.logs.lines.find((l) => l.msg === 'request' && l.request_id === r.headers.get('request-id'));
+  for (const r of [fast, routed]) {
+    const line = lineOf(r);
+    t.like(line, { level: 30, account_id: null, mode: null, method: 'GET', route: '/healthz', status: 200 });
+    t.is(typeof line?.duration_ms, 'number');
+  }
+  t.deepEqual(Object.keys(lineOf(fast)!).sort(), Object.keys(lineOf(routed)!).sort(), 'the same fields in both lines');
+});
+
 test('the metrics are not served on the API port, nor the API on the metrics port; anything else there is 404', async (t) => {
   t.is((await fetch(`${svc.url}/metrics`)).status, 404);
   t.is((await fetch(`${svc.url}/metrics/cluster`)).status, 404);

@@ -292,6 +292,21 @@ test('refunds are their own positive line, optionally attributed to a customer',
   t.is((await a.admin.post(`/admin/v1/accounts/${a.id}/refunds`, { amount_cents: 0 })).body.error.code, 'invalid_parameter');
 });
 
+test("a call start for another account's customer, or for a customer of the other mode, is customer_not_found: no hold, nothing recorded", async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 10_000);
+  const other = await makeCustomer((await liveAccount()).liveApi);
+  const testCustomer = await makeCustomer(a.api);
+  const foreign = await hold(a, other.id, 'foreign-call');
+  t.is(foreign.status, 404, foreign.text);
+  t.is(foreign.body.error.code, 'customer_not_found');
+  t.is((await hold(a, testCustomer.id, 'wrong-mode-call')).body.error.code, 'customer_not_found');
+  t.is((await hold(a, testCustomer.id, 'test-mode-call', 'test')).status, 200, 'the same customer in its own mode holds');
+  t.is((await a.liveApi.get('/v1/balance')).body.reserved_cents, 0);
+  const activity = (await a.admin.get(`/admin/v1/accounts/${a.id}/activity`)).body.data;
+  t.deepEqual(activity.filter((x: any) => x.kind === 'call_start_refused'), []);
+});
+
 test.serial('a hold never reported back is released after 30 minutes; a late end is billed once on its own line', async (t) => {
   const a = await liveAccount();
   await topUp(a, 10_000);

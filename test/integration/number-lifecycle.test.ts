@@ -456,3 +456,56 @@ test.serial('money that came back during the countdown (a running call ended, no
   sameLines(t, renewal, 1, 'the renewal, taken at the end of the countdown');
   t.is(await balanceOf(a.liveApi), 0);
 });
+
+test.serial('renewals are batched in one transaction, each number all-or-nothing: a number that breaks mid-batch is not half-renewed, the rest of its batch is renewed, and the next run renews it without charging any number twice', async (t) => {
+  await advanceTo('2030-06-10');
+  const a = await liveAccount(20_000);
+  const c = await makeCustomer(a.liveApi);
+  const numbers = [];
+  for (let i = 0; i < 5; i++) numbers.push(await rent(a.liveApi, c.id));
+  t.is(await balanceOf(a.liveApi), 20_000 - 5 * 1_500);
+  const broken = numbers[2];
+  const db = new pg.Client({ connectionString: svc.databaseUrl });
+  await db.connect();
+  t.teardown(() => db.end());
+  // The third number's rent line cannot be written (as a crash or a fault would leave it): its
+  // period is claimed first in recurring_charges, so a half-renewal would leave that row behind.
+  await db.query(`CREATE FUNCTION break_one_renewal() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.reference LIKE 'number:${broken.id}:%' THEN RAISE EXCEPTION 'renewal broken by the test'; END IF; RETURN NEW; END $$`);
+  await db.query(`CREATE TRIGGER break_one_renewal BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION break_one_renewal()`);
+  t.teardown(async () => {
+    await db.query('DROP TRIGGER IF EXISTS break_one_renewal ON ledger_entries').catch(() => {});
+    await db.query('DROP FUNCTION IF EXISTS break_one_renewal()').catch(() => {});
+  });
+
+  await advanceTo('2030-07-10');
+  const failed = await con.post('/admin/v1/jobs/renew_numbers/run');
+  t.not(failed.status, 200, 'the broken number fails the run');
+  const period = '2030-07-10 to 2030-08-10';
+  for (const n of numbers) {
+    const lines = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.reference?.startsWith(`number:${n.id}:`) && l.description.includes(period));
+    if (n.id === broken.id) {
+      sameLines(t, lines, 0, 'the broken number: no line');
+      t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2030-07-10' }, 'the broken number is still due');
+    } else {
+      sameLines(t, lines, 1, 'the rest of its batch: renewed');
+      t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2030-08-10' });
+    }
+  }
+  const claims = async () =>
+    (await db.query(`SELECT item_id FROM recurring_charges WHERE customer_id = $1 AND period_start = '2030-07-10'`, [c.id])).rows.map((r) => r.item_id).sort();
+  t.deepEqual(await claims(), numbers.filter((n) => n.id !== broken.id).map((n) => n.id).sort(), 'no period claimed for the broken number');
+  t.is(await balanceOf(a.liveApi), 20_000 - 9 * 1_500);
+
+  // Mended, the job runs again (twice at once, then once more): the broken number is renewed; nobody is charged twice.
+  await db.query('DROP TRIGGER break_one_renewal ON ledger_entries');
+  await Promise.all([run('renew_numbers'), run('renew_numbers')]);
+  await run('renew_numbers');
+  for (const n of numbers) {
+    const lines = (await ledgerOf(a.liveApi, c.id)).filter((l) => l.reference?.startsWith(`number:${n.id}:`) && l.description.includes(period));
+    sameLines(t, lines, 1, 'one renewal line per number');
+    t.like(await numberOf(a.liveApi, c.id, n.id), { status: 'active', renews_on: '2030-08-10' });
+  }
+  t.is((await claims()).length, 5);
+  t.is(await balanceOf(a.liveApi), 20_000 - 10 * 1_500);
+});

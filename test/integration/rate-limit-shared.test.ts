@@ -48,6 +48,29 @@ test.serial('postgres store: one limit over both processes; the 11th request is 
   t.is(reset % 60, 0, 'a per-minute window ends on the minute');
 });
 
+test.serial('postgres store: both windows counted by one statement stay exact under concurrent requests on both processes', async (t) => {
+  const [a, b] = await twoProcesses('postgres');
+  const account = await makeAccount(a.url);
+  // The 10-second window refuses here: 40 requests at once, half on each process, against a burst of 15.
+  await account.admin.patch(`/admin/v1/accounts/${account.id}/limits`, { requests_per_minute: 1_000, burst: 15 });
+  await clearOfMinuteEdge();
+  const intoWindow = Date.now() % 10_000;
+  if (intoWindow > 5_000) await new Promise((r) => setTimeout(r, 10_200 - intoWindow));
+  const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => client((i % 2 ? b : a).url, account.testKey).get('/v1/me')));
+  const statuses = replies.map((r) => r.status);
+  t.is(statuses.filter((s) => s === 200).length, 15);
+  t.is(statuses.filter((s) => s === 429).length, 25);
+  const refused = replies.find((r) => r.status === 429)!;
+  t.is(refused.headers.get('x-ratelimit-limit'), '15', 'the burst window refused');
+  t.is(Number(refused.headers.get('x-ratelimit-reset')) % 10, 0, 'a 10-second window ends on a multiple of ten seconds');
+  // The per-minute window counted every one of them, refused or not: seen once the burst window ends.
+  const minute = Math.floor(Date.now() / 60_000);
+  await new Promise((r) => setTimeout(r, 10_100 - (Date.now() % 10_000)));
+  const next = await client(a.url, account.testKey).get('/v1/me');
+  t.is(next.status, 200);
+  if (Math.floor(Date.now() / 60_000) === minute) t.is(next.headers.get('x-ratelimit-remaining'), String(1_000 - 41));
+});
+
 test.serial('memory store: each process counts its own share (the documented single-process default)', async (t) => {
   const [a, b] = await twoProcesses('memory');
   const replies = await alternate(a, b);

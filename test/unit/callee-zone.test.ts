@@ -20,13 +20,13 @@ test("a time is said in the callee's zone only when its clock differs from the b
   t.is(sayTime(at, 'America/New_York', null), 'Tuesday, 1 December 2026 at 12:00 (America/New_York)');
 });
 
-test("the event's title names the business called (else the attendee, else the number); its description carries the call's link", (t) => {
+test("the event's title names the business called (else the attendee, else the number); its description carries the call's reference and no link", (t) => {
   const customer = { name: 'Bright Dental', brand_name: null } as never;
   const call = { id: 'c1', business_name: null, to_e164: '+12125550101' } as never;
-  const e = eventText(customer, call, { attendeeName: 'Pat', notes: null }, 'https://agency.example/');
+  const e = eventText(customer, call, { attendeeName: 'Pat', notes: null });
   t.is(e.title, 'Meeting with Pat');
-  t.is(e.description, 'Booked by phone for Bright Dental.\nWith: Pat, +12125550101\nThe call: https://agency.example/console/calls/c1');
-  t.is(eventText(customer, call, { attendeeName: null, notes: null }, 'https://a.example').title, 'Meeting with +12125550101');
+  t.is(e.description, 'Booked by phone for Bright Dental.\nWith: Pat, +12125550101\nCall reference: c1');
+  t.is(eventText(customer, call, { attendeeName: null, notes: null }).title, 'Meeting with +12125550101');
 });
 
 test("what the callee said cannot fake a line of the event nor hide behind control or bidi characters in the business's calendar", (t) => {
@@ -36,24 +36,23 @@ test("what the callee said cannot fake a line of the event nor hide behind contr
     customer,
     call,
     {
-      attendeeName: 'Pat\r\nThe call: https://evil.example/login\u202Egpj.exe\u0007\u200B',
-      notes: 'Wants a quote\nThe call: https://evil.example/x\u2028second\u202E line\u0000\u001B[31m',
+      attendeeName: 'Pat\r\nCall reference: https://evil.example/login\u202Egpj.exe\u0007\u200B',
+      notes: 'Wants a quote\nCall reference: https://evil.example/x\u2028second\u202E line\u0000\u001B[31m',
     },
-    'https://agency.example/',
   );
-  t.is(e.title, 'Meeting with Pat The call: https://evil.example/logingpj.exe');
+  t.is(e.title, 'Meeting with Pat Call reference: https://evil.example/logingpj.exe');
   t.is(
     e.description,
     [
       'Booked by phone for Bright Dental.',
-      'With: Pat The call: https://evil.example/logingpj.exe, +12125550101',
-      'The call: https://agency.example/console/calls/c1',
+      'With: Pat Call reference: https://evil.example/logingpj.exe, +12125550101',
+      'Call reference: c1',
       'Notes: Wants a quote',
-      '  The call: https://evil.example/x',
+      '  Call reference: https://evil.example/x',
       '  second line[31m',
     ].join('\n'),
   );
-  t.deepEqual(e.description.split('\n').filter((l) => l.startsWith('The call:')), ['The call: https://agency.example/console/calls/c1'], 'one line of ours, at its place');
+  t.deepEqual(e.description.split('\n').filter((l) => l.startsWith('Call reference:')), ['Call reference: c1'], 'one line of ours, at its place');
   t.notRegex(e.title + e.description, /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u200B]/);
-  t.is(eventText(customer, call, { attendeeName: '\u202E\u2066 \n', notes: '\n\n' }, 'https://a.example').title, 'Meeting with +12125550101', 'a name of nothing but hidden characters is no name');
+  t.is(eventText(customer, call, { attendeeName: '\u202E\u2066 \n', notes: '\n\n' }).title, 'Meeting with +12125550101', 'a name of nothing but hidden characters is no name');
 });

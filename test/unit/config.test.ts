@@ -110,9 +110,38 @@ test('request and connection timeouts and the failed-authentication throttle: de
   t.throws(() => loadConfig({ SWITCHBOARD_AUTH_FAILURES_PER_MINUTE: 'lots' }), { message: /SWITCHBOARD_AUTH_FAILURES_PER_MINUTE/ });
 });
 
-test('a DATABASE_URL listing several hosts (libpq failover syntax) is refused in one line: node-postgres takes one host', (t) => {
+test('a DATABASE_URL listing several hosts (libpq failover syntax) is taken; a list that cannot be used stops start-up in one line', (t) => {
   const url = 'postgres://switchboard:pw@db-a.internal:5432,db-b.internal:5432/switchboard?target_session_attrs=read-write';
-  t.throws(() => loadConfig({ DATABASE_URL: url }), { instanceOf: SettingError, message: /DATABASE_URL lists several hosts.*one address that follows the primary/ });
+  t.is(loadConfig({ DATABASE_URL: url }).databaseUrl, url);
   // A comma in the password or the query is not a second host.
   t.is(loadConfig({ DATABASE_URL: 'postgres://u:a,b@db.internal:5432/x?options=-c%20a%3D1,2' }).databaseUrl, 'postgres://u:a,b@db.internal:5432/x?options=-c%20a%3D1,2');
+  const refused = (value: string) => {
+    const err = t.throws(() => loadConfig({ DATABASE_URL: value }), { instanceOf: SettingError });
+    t.false(err!.message.includes('\n'), 'one line');
+    t.false(err!.message.includes('pw'), 'the password is never echoed');
+    return err!.message;
+  };
+  t.is(refused('postgres://u:pw@db-a:5432,,db-b:5432/x'), 'DATABASE_URL: host 2 of the list is empty (two commas, or one at an end)');
+  t.is(refused('postgres://u:pw@db-a:5432,::1:5433/x'), 'DATABASE_URL: host 2 of the list has several colons: an IPv6 address goes in brackets, as [::1]:5432');
+  t.is(refused('postgres://u:pw@db-a:5432,db-b:99999/x'), 'DATABASE_URL: host 2 of the list has port "99999", which is not a number from 1 to 65535');
+  t.is(refused('postgres://u:pw@db-a,db-b/x?target_session_attrs=standby'), 'DATABASE_URL: target_session_attrs must be read-write, primary or any (every role writes), got "standby"');
+  t.is(refused('postgres://u:pw@db-a,db-b/x?port=5433'), 'DATABASE_URL: a DATABASE_URL listing several hosts takes no port= option: give each host and port in the list');
+});
+
+test('SWITCHBOARD_DIRECT_DATABASE_URL defaults to DATABASE_URL; SWITCHBOARD_DATABASE_POOLER=transaction needs it at PostgreSQL itself', (t) => {
+  const bouncer = 'postgres://sb:pw@pgbouncer.internal:6432/switchboard';
+  const direct = 'postgres://sb:pw@db.internal:5432/switchboard';
+  t.like(loadConfig({ DATABASE_URL: bouncer }), { directDatabaseUrl: bouncer, databasePooler: 'none' });
+  t.like(loadConfig({ DATABASE_URL: bouncer, SWITCHBOARD_DIRECT_DATABASE_URL: direct, SWITCHBOARD_DATABASE_POOLER: 'transaction' }), {
+    databaseUrl: bouncer,
+    directDatabaseUrl: direct,
+    databasePooler: 'transaction',
+  });
+  for (const env of [{ DATABASE_URL: bouncer }, { DATABASE_URL: bouncer, SWITCHBOARD_DIRECT_DATABASE_URL: bouncer }, {}]) {
+    t.throws(() => loadConfig({ ...env, SWITCHBOARD_DATABASE_POOLER: 'transaction' }), {
+      instanceOf: SettingError,
+      message: /SWITCHBOARD_DATABASE_POOLER=transaction needs DATABASE_URL at the pooler and SWITCHBOARD_DIRECT_DATABASE_URL at PostgreSQL itself/,
+    });
+  }
+  t.throws(() => loadConfig({ DATABASE_URL: bouncer, SWITCHBOARD_DATABASE_POOLER: 'session' }), { instanceOf: SettingError, message: /SWITCHBOARD_DATABASE_POOLER takes none or transaction/ });
 });

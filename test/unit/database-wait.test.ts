@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Pool } from '../../db/pool.ts';
-import { startRetryDelayMs, StartAborted, waitForDatabase } from '../../app/database-wait.ts';
+import { startRetryDelayMs, StartAborted, StartRefused, waitForDatabase } from '../../app/database-wait.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { LogCapture } from '../helpers/service.ts';
 
@@ -40,4 +40,14 @@ test('a signal gives the wait up in the middle of a delay', async (t) => {
   await t.throwsAsync(waiting, { instanceOf: StartAborted });
   t.true(Date.now() - started < 900, 'not after the 1 s wait');
   t.like(logs.lines, [{ event: 'database_wait', attempt: 1, retry_in_ms: 1_000, error_code: 'ECONNREFUSED' }]);
+});
+
+test('a pooler refusing the startup options (PgBouncer 1.18, SQLSTATE 08P01) is no database that is down: start-up stops at once saying what to set', async (t) => {
+  const logs = new LogCapture();
+  const pool = poolFailing([Object.assign(new Error('unsupported startup parameter: options'), { code: '08P01' })]);
+  const err = await t.throwsAsync(waitForDatabase(pool, createLogger('info', logs)), { instanceOf: StartRefused });
+  t.regex(err!.message, /unsupported startup parameter: options.*SWITCHBOARD_DATABASE_POOLER=transaction and SWITCHBOARD_DIRECT_DATABASE_URL/);
+  t.like(err!.fields, { event: 'database_startup_option_refused', error_code: '08P01' });
+  t.is(pool.tries, 1);
+  t.is(logs.lines.length, 0, 'no "trying again" line');
 });

@@ -112,3 +112,18 @@ test('pm2 spaces the restarts of a process that exits (exp_backoff_restart_delay
     }
   }
 });
+
+test('pm2 hands every app the PgBouncer settings: the direct URL and the pooler', (t) => {
+  const before = { direct: process.env.SWITCHBOARD_DIRECT_DATABASE_URL, pooler: process.env.SWITCHBOARD_DATABASE_POOLER };
+  process.env.SWITCHBOARD_DIRECT_DATABASE_URL = 'postgres://sb@db.internal:5432/sb';
+  process.env.SWITCHBOARD_DATABASE_POOLER = 'transaction';
+  try {
+    const apps = loadConfig(path.join(tempDir(t), 'logs')) as (Pm2App & { env: Record<string, string | undefined> })[];
+    for (const app of apps) t.like(app.env, { SWITCHBOARD_DIRECT_DATABASE_URL: 'postgres://sb@db.internal:5432/sb', SWITCHBOARD_DATABASE_POOLER: 'transaction' }, app.name);
+  } finally {
+    for (const [k, v] of [['SWITCHBOARD_DIRECT_DATABASE_URL', before.direct], ['SWITCHBOARD_DATABASE_POOLER', before.pooler]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+});
