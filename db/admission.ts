@@ -24,25 +24,35 @@ export interface AdmissionRow {
   emergency_closures: string[];
   /** The distinct outcomes of every call of the customer to the number, however old (no redial after a hang-up). */
   earlier_outcomes: (string | null)[];
+  /** The request still waits for the research of the called business (a pending prospect_research row). */
+  research_pending: boolean;
 }
 
-// The readiness statement is embedded as it is ($1 customer, $2 now), so the call path and the
-// readiness endpoint cannot read different facts; LEFT JOIN keeps a row for a customer that is gone.
-// Attempts: the expression and predicate of the calls_attempts index (migration 014), bounded by
-// $5, the caps' look-back; the request being admitted is not yet dialled, so it is not among them.
+// The readiness statement is embedded as it is ($2 now, its customer the request's), so the call
+// path and the readiness endpoint cannot read different facts; LEFT JOIN keeps a row for a
+// customer that is gone. One statement for a round's requests, one row each (`request_index`,
+// from 1): $1 customers, $3 accounts, $4 called numbers, $5 the caps' look-back of each, $6 the
+// requests themselves. Attempts: the expression and predicate of the calls_attempts index
+// (migration 014), bounded by the look-back; the request being admitted is not yet dialled, so it
+// is not among them. Research: whether the request still waits for the research of the called
+// business (prospect_research; the dialler asks researchGate only then).
+const READINESS_OF_REQUEST = READINESS_FACTS_SQL.replace(/WHERE c\.id = \$1$/, 'WHERE c.id = q.customer_id');
+if (READINESS_OF_REQUEST === READINESS_FACTS_SQL) throw new Error('READINESS_FACTS_SQL no longer ends with its customer condition');
 const ADMISSION = prepared(
-  'admission_facts',
-  `SELECT EXISTS (SELECT 1 FROM dnc_numbers WHERE account_id = $3 AND e164 = $4) AS dnc_own,
-          EXISTS (SELECT 1 FROM dnc_registry WHERE e164 = $4) AS dnc_national,
+  'admission_facts_batch',
+  `SELECT q.request_index,
+          EXISTS (SELECT 1 FROM dnc_numbers WHERE account_id = q.account_id AND e164 = q.to_e164) AS dnc_own,
+          EXISTS (SELECT 1 FROM dnc_registry WHERE e164 = q.to_e164) AS dnc_national,
           (SELECT n.e164 FROM phone_numbers n
             WHERE n.customer_id = r.customer_id AND n.status IN ('active', 'payment_due') AND n.country = r.country
             ORDER BY n.kind = 'rented' DESC, n.seq LIMIT 1) AS caller_id,
           a.attempt_at, a.attempt_outcome, a.attempt_ended_at, a.attempt_clock_at,
           ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
-          ARRAY(SELECT DISTINCT c.outcome FROM calls c WHERE c.customer_id = $1 AND c.to_e164 = $4 AND c.dialed_at IS NOT NULL AND c.direction = 'outbound') AS earlier_outcomes,
+          ARRAY(SELECT DISTINCT c.outcome FROM calls c WHERE c.customer_id = q.customer_id AND c.to_e164 = q.to_e164 AND c.dialed_at IS NOT NULL AND c.direction = 'outbound') AS earlier_outcomes,
+          EXISTS (SELECT 1 FROM prospect_research pr WHERE pr.request_id = q.request_id AND pr.status = 'pending') AS research_pending,
           r.*
-     FROM (SELECT 1) AS one
-     LEFT JOIN LATERAL (${READINESS_FACTS_SQL}) AS r ON true
+     FROM unnest($1::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::uuid[]) WITH ORDINALITY AS q(customer_id, account_id, to_e164, since, request_id, request_index)
+     LEFT JOIN LATERAL (${READINESS_OF_REQUEST}) AS r ON true
      CROSS JOIN LATERAL (
        SELECT coalesce(array_agg(t.at ORDER BY t.at), '{}') AS attempt_at,
               coalesce(array_agg(t.outcome ORDER BY t.at), '{}') AS attempt_outcome,
@@ -50,27 +60,52 @@ const ADMISSION = prepared(
               coalesce(array_agg(t.clock_claimed_at ORDER BY t.at), '{}') AS attempt_clock_at
          FROM (SELECT COALESCE(c.dialed_at, c.claimed_at, c.updated_at) AS at, c.outcome, c.ended_at, c.clock_claimed_at
                  FROM calls c
-                WHERE c.customer_id = $1 AND c.to_e164 = $4 AND (c.dialed_at IS NOT NULL OR c.status = 'completed') AND c.direction = 'outbound'
-                  AND COALESCE(c.dialed_at, c.claimed_at, c.updated_at) > $5) AS t) AS a`,
+                WHERE c.customer_id = q.customer_id AND c.to_e164 = q.to_e164 AND (c.dialed_at IS NOT NULL OR c.status = 'completed') AND c.direction = 'outbound'
+                  AND COALESCE(c.dialed_at, c.claimed_at, c.updated_at) > q.since) AS t) AS a
+    ORDER BY q.request_index`,
 );
 
+/** A request to admit: of `accountId`'s customer `customerId` to `toE164`; attempts dialled after `attemptsSince` count (the caps' look-back). */
+export interface AdmissionRequest {
+  accountId: string;
+  customerId: string;
+  toE164: string;
+  attemptsSince: Date;
+  /** The request's own id (its research); a request that has none waits for no research. */
+  requestId?: string;
+}
+
+/** The admission facts of one request at `now` (`loadAdmissionFactsOfMany` for one). */
+export async function loadAdmissionFacts(db: Queryable, request: AdmissionRequest, now: Date): Promise<AdmissionRow> {
+  return (await loadAdmissionFactsOfMany(db, [request], now))[0];
+}
+
 /**
- * The admission facts of a request of `accountId`'s customer `customerId` to `toE164`, at `now`,
- * with the customer's attempts to the number dialled after `attemptsSince` (the caps' look-back).
+ * The admission facts of each of `requests` at `now`, in their order, read in one statement (one
+ * snapshot for the round): what each decides on is the same as if it were read alone.
  */
-export async function loadAdmissionFacts(
-  db: Queryable,
-  request: { accountId: string; customerId: string; toE164: string; attemptsSince: Date },
-  now: Date,
-): Promise<AdmissionRow> {
-  const { rows } = await db.query(ADMISSION([request.customerId, now, request.accountId, request.toE164, request.attemptsSince]));
-  const { dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, attempt_clock_at, emergency_closures, earlier_outcomes, ...readiness } = rows[0];
-  return {
-    do_not_call: dnc_own ? 'account_list' : dnc_national ? 'national_registry' : null,
-    readiness: readiness.customer_id === null ? null : (readiness as ReadinessRow),
-    caller_id,
-    attempts: (attempt_at as Date[]).map((at, i) => ({ at, outcome: attempt_outcome[i], ended_at: attempt_ended_at[i], clock_at: attempt_clock_at[i] })),
-    emergency_closures,
-    earlier_outcomes,
-  };
+export async function loadAdmissionFactsOfMany(db: Queryable, requests: readonly AdmissionRequest[], now: Date): Promise<AdmissionRow[]> {
+  if (requests.length === 0) return [];
+  const { rows } = await db.query(
+    ADMISSION([
+      requests.map((r) => r.customerId),
+      now,
+      requests.map((r) => r.accountId),
+      requests.map((r) => r.toE164),
+      requests.map((r) => r.attemptsSince),
+      requests.map((r) => r.requestId ?? null),
+    ]),
+  );
+  return rows.map((row) => {
+    const { request_index, dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, attempt_clock_at, emergency_closures, earlier_outcomes, research_pending, ...readiness } = row;
+    return {
+      do_not_call: dnc_own ? 'account_list' : dnc_national ? 'national_registry' : null,
+      readiness: readiness.customer_id === null ? null : (readiness as ReadinessRow),
+      caller_id,
+      attempts: (attempt_at as Date[]).map((at, i) => ({ at, outcome: attempt_outcome[i], ended_at: attempt_ended_at[i], clock_at: attempt_clock_at[i] })),
+      emergency_closures,
+      earlier_outcomes,
+      research_pending,
+    };
+  });
 }

@@ -1,5 +1,5 @@
 import type { Behaviour } from '../../runtime/actor-system.ts';
-import { createCallRepository } from '../../db/calls.ts';
+import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { TIME_LIMIT_SECONDS } from './outcome.ts';
 import type { CallMessage } from './messages.ts';
 import { mustGetCall, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
@@ -38,6 +38,12 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    * is reset reloads its call from the database and picks its handles up again from here.
    */
   const liveHandles = new Map<string, Pick<CallState, 'media' | 'bridge' | 'limitTimer' | 'line'>>();
+  /**
+   * The row `load` has just read, for the message that made the actor load (the dialler's `dial`
+   * spawns it): that message's handler reads no second copy. Taken at the start of every message,
+   * so no later one sees it.
+   */
+  const justLoaded = new Map<string, CallRow>();
   const repo = () => createCallRepository(pool);
   const end = createCallEnd(deps);
   const reports = createCallReports(deps, end);
@@ -49,8 +55,8 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    * call is not dialled and ends as a carrier refusal does, nothing charged); then the agent is
    * connected while the carrier dials and the phone rings.
    */
-  async function dial(state: CallState, from: string): Promise<CallState> {
-    const call = await mustGetCall(pool, state.id);
+  async function dial(state: CallState, from: string, loaded: CallRow | undefined): Promise<CallState> {
+    const call = loaded ?? (await mustGetCall(pool, state.id));
     // Asked again (the dialler holding a request through a database outage): never a second dial.
     if (call.dialed_at || state.line) return state;
     const carrier = deps.carriers[state.mode];
@@ -177,10 +183,10 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
   }
 
-  async function receive(state: CallState, msg: CallMessage): Promise<{ state: CallState; reply: unknown }> {
+  async function receive(state: CallState, msg: CallMessage, loaded: CallRow | undefined): Promise<{ state: CallState; reply: unknown }> {
     switch (msg.type) {
       case 'dial':
-        return { state: await dial(state, msg.from), reply: { dialed: true } };
+        return { state: await dial(state, msg.from, loaded), reply: { dialed: true } };
       case 'carrier_report_received':
         return reports.onReport(state, msg.reportId);
       case 'media_connected':
@@ -218,6 +224,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     kind: 'call',
     async load(id) {
       const call = await mustGetCall(pool, id);
+      justLoaded.set(id, call);
       const live = liveHandles.get(id);
       return {
         id,
@@ -234,7 +241,9 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     // A call's audio flows without messages for minutes: the actor must outlive the quiet.
     holdsLiveResources: (state) => state.media !== null || state.bridge !== null || state.limitTimer !== null || state.line !== null,
     async receive(state, msg) {
-      const result = await receive(state, msg);
+      const loaded = justLoaded.get(state.id);
+      justLoaded.delete(state.id);
+      const result = await receive(state, msg, loaded);
       const { media, bridge, limitTimer, line } = result.state;
       if (media || bridge || limitTimer || line) liveHandles.set(state.id, { media, bridge, limitTimer, line });
       else liveHandles.delete(state.id);

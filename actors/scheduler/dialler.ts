@@ -8,7 +8,7 @@ import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import type { MoneyWriter } from '../../money/writer.ts';
 import { recordEvent } from '../../db/events.ts';
-import { loadAdmissionFacts } from '../../db/admission.ts';
+import { loadAdmissionFactsOfMany, type AdmissionRequest, type AdmissionRow } from '../../db/admission.ts';
 import { readinessFactsOf } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
@@ -124,13 +124,22 @@ export class Dialler {
     const claimed: (CallRow & { clock_now?: Date })[] = await calls.claimDue(clock.now(), limit, this.id, LEASE_SECONDS);
     // Requests of customers on a test clock are due on its time (migration 028), claimed apart.
     if (claimed.length < limit) claimed.push(...(await calls.claimDueOnClocks(clock.now(), limit - claimed.length, this.id, LEASE_SECONDS)));
-    // Requests are admitted side by side; what must be serial (an account's money) is serialised
-    // by its row lock in PostgreSQL.
+    // One statement reads every claimed request's admission facts (one snapshot for the round);
+    // then the requests are admitted side by side, each decided on its own facts; what must be
+    // serial (an account's money) is serialised by its row lock in PostgreSQL.
     let unreachable: unknown;
+    let facts: AdmissionRow[] | undefined;
+    let factsFailed: unknown;
+    try {
+      facts = await loadAdmissionFactsOfMany(pool, claimed.map((call) => this.admissionRequest(call)), clock.now());
+    } catch (err) {
+      factsFailed = err;
+    }
     const results = await Promise.all(
-      claimed.map(async (call) => {
+      claimed.map(async (call, i) => {
         try {
-          return await this.admit(call);
+          if (!facts) throw factsFailed;
+          return await this.admit(call, facts[i]);
         } catch (err) {
           // The database going away mid-round is the poll loop's to report, once per outage.
           if (isDatabaseUnreachable(err)) unreachable ??= err;
@@ -147,19 +156,28 @@ export class Dialler {
   }
 
   /**
-   * Loads the request's admission facts, decides, acts. True when it was dialled. A request of a
-   * customer on a test clock is decided at the clock's time (`clock_now`): its calling window,
-   * frequency caps, deadline and the time it next tries; what it writes stays dated on the process clock.
+   * What a claimed request's admission facts are read for. A request of a customer on a test clock
+   * is judged on the clock's time: every attempt to the number is read (its look-back is on the
+   * process clock's dates) and those claimed on a clock are moved onto it (`onClockTime`).
+   * Readiness is the customer's set-up and the world's registries, not a schedule: it is read on
+   * the process clock.
    */
-  private async admit(call: CallRow & { clock_now?: Date }): Promise<boolean> {
+  private admissionRequest(call: CallRow & { clock_now?: Date }): AdmissionRequest {
+    const now = call.clock_now ?? this.deps.clock.now();
+    const attemptsSince = call.clock_now ? new Date(0) : new Date(now.getTime() - CAP_LOOKBACK_MS);
+    return { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince, requestId: call.id };
+  }
+
+  /**
+   * Decides on the request's admission facts (`row`, read for the round) and acts. True when it
+   * was dialled. A request of a customer on a test clock is decided at the clock's time
+   * (`clock_now`): its calling window, frequency caps, deadline and the time it next tries; what it
+   * writes stays dated on the process clock.
+   */
+  private async admit(call: CallRow & { clock_now?: Date }, row: AdmissionRow): Promise<boolean> {
     const { pool, clock } = this.deps;
     const now = call.clock_now ?? clock.now();
-    // On a clock, attempts are judged on the clock's time: every attempt to the number is read
-    // (its look-back is on the process clock's dates) and those claimed on a clock moved onto it.
-    const attemptsSince = call.clock_now ? new Date(0) : new Date(now.getTime() - CAP_LOOKBACK_MS);
-    // Readiness is the customer's set-up and the world's registries, not a schedule: on the process clock.
     const readinessNow = clock.now();
-    const row = await loadAdmissionFacts(pool, { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince }, readinessNow);
     const facts: AdmissionFacts = {
       dialBefore: call.dial_before,
       to: call.to_e164,
@@ -174,7 +192,8 @@ export class Dialler {
     };
     const decision = decide(facts, now, { liveCalls: this.deps.liveCalls.size, maxCalls: this.options.maxCalls });
     // A request whose research of the called business is still running waits for it, a bounded time (prospect-research.ts).
-    if (decision.kind === 'dial' && (await researchGate(pool, call.id, clock.now())) === 'wait') {
+    // Only a request whose research was pending when the round read its facts can wait (research only ends).
+    if (decision.kind === 'dial' && row.research_pending && (await researchGate(pool, call.id, clock.now())) === 'wait') {
       // Looked at again on the request's own time (a test clock's, when it is on one).
       await createCallRepository(pool).requeue(call.id, new Date(now.getTime() + RESEARCH_RECHECK_MS), 'researching', clock.now());
       countDecision('wait', 'researching');

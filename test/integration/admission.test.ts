@@ -4,7 +4,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { makeAccount, makeCustomer, type TestAccount } from '../helpers/factories.ts';
 import { makeReadyCustomer } from '../helpers/calls.ts';
 import { createPool, type Pool } from '../../db/pool.ts';
-import { loadAdmissionFacts } from '../../db/admission.ts';
+import { loadAdmissionFacts, loadAdmissionFactsOfMany, type AdmissionRequest } from '../../db/admission.ts';
 import { loadReadinessFacts } from '../../db/readiness.ts';
 
 let svc: TestService;
@@ -52,6 +52,7 @@ test('a customer that is gone has no readiness and no caller ID, and do-not-call
     attempts: [],
     emergency_closures: [],
     earlier_outcomes: [],
+    research_pending: false,
   });
 });
 
@@ -87,6 +88,41 @@ test('the caller ID is the customer’s first active number in its own country, 
   const some = await read();
   t.is(some.caller_id, '+442079460099');
   t.true(some.readiness?.has_number_in_country);
+});
+
+test('a round reads every request’s facts in one statement: each request gets, in order, exactly what it reads alone', async (t) => {
+  const ready = await makeReadyCustomer(svc.url, account.api);
+  const live = await makeReadyCustomer(svc.url, account.liveApi);
+  const unready = await makeCustomer(account.api);
+  await account.api.post('/v1/dnc', { phone: '+12025550141' });
+  // A request whose research of the called business is still running, and one without research.
+  const queued = (await account.api.post('/v1/calls', { called_party: 'business', customer_id: ready.id, phone: '+12025550142' })).body;
+  await pool.query(
+    `INSERT INTO prospect_research (request_id, account_id, mode, customer_id, website_url, created_at) VALUES ($1, $2, 'test', $3, 'https://example.com', now())`,
+    [queued.id, account.id, ready.id],
+  );
+  const requests: AdmissionRequest[] = [
+    { accountId: account.id, customerId: ready.id, toE164: '+12025550142', attemptsSince: YEAR_AGO, requestId: queued.id },
+    { accountId: account.id, customerId: ready.id, toE164: '+12025550141', attemptsSince: YEAR_AGO, requestId: crypto.randomUUID() },
+    { accountId: account.id, customerId: live.id, toE164: '+12025550143', attemptsSince: YEAR_AGO },
+    { accountId: account.id, customerId: crypto.randomUUID(), toE164: '+12025550144', attemptsSince: YEAR_AGO },
+    { accountId: account.id, customerId: unready.id, toE164: '+12025550141', attemptsSince: YEAR_AGO },
+  ];
+  const at = now();
+  const many = await loadAdmissionFactsOfMany(pool, requests, at);
+  t.is(many.length, requests.length);
+  for (const [i, r] of requests.entries()) t.deepEqual(many[i], await loadAdmissionFacts(pool, r, at), `request ${i}`);
+  t.deepEqual(
+    many.map((f) => [f.readiness?.customer_id ?? null, f.do_not_call, f.caller_id, f.research_pending]),
+    [
+      [ready.id, null, many[0].caller_id, true],
+      [ready.id, 'account_list', many[0].caller_id, false],
+      [live.id, null, '+12025550188', false],
+      [null, null, null, false],
+      [unready.id, 'account_list', null, false],
+    ],
+  );
+  t.deepEqual(await loadAdmissionFactsOfMany(pool, [], at), []);
 });
 
 async function addNumber(customerId: string, e164: string, country: string): Promise<void> {
