@@ -153,12 +153,12 @@ function roles(value: string | undefined): ReadonlySet<Role> {
  * a list that cannot be used stops start-up here in one line, never as a stack from inside pg's
  * pool (runtime/database-hosts.ts; docs/decisions.md, "Failover: a DATABASE_URL listing both hosts").
  */
-function databaseUrl(value: string | undefined): string | undefined {
+function databaseUrl(value: string | undefined, name = 'DATABASE_URL'): string | undefined {
   if (!value) return undefined;
   try {
     parseDatabaseUrl(value);
   } catch (err) {
-    if (err instanceof DatabaseUrlError) throw new SettingError(`DATABASE_URL: ${err.message}`);
+    if (err instanceof DatabaseUrlError) throw new SettingError(`${name}: ${err.message}`);
     throw err;
   }
   return value;
@@ -352,7 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     publicUrl,
     databaseUrl: databaseUrl(env.DATABASE_URL),
-    directDatabaseUrl: databaseUrl(env.SWITCHBOARD_DIRECT_DATABASE_URL || env.DATABASE_URL),
+    directDatabaseUrl: env.SWITCHBOARD_DIRECT_DATABASE_URL ? databaseUrl(env.SWITCHBOARD_DIRECT_DATABASE_URL, 'SWITCHBOARD_DIRECT_DATABASE_URL') : databaseUrl(env.DATABASE_URL),
     databasePooler: databasePooler(env),
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || '.switchboard'),
     adminToken: operatorToken(env.SWITCHBOARD_ADMIN_TOKEN),

@@ -40,6 +40,8 @@ export class DatabaseUrlError extends Error {
 
 const DEFAULT_PORT = 5432;
 
+const UNENCODED_PASSWORD = 'a password holding /, ? or # goes percent-encoded: %2F, %3F, %23';
+
 /**
  * Splits a connection URL's host list. Only `postgres://` and `postgresql://` URLs can list hosts;
  * anything else (a socket path, `socket:` URLs) is handed to pg as it is, as one host. Missing
@@ -55,6 +57,9 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   const at = authority.lastIndexOf('@');
   const userinfo = at === -1 ? '' : authority.slice(0, at + 1);
   const hostList = authority.slice(at + 1);
+  // An '@' after the authority: a password holding '/', '?' or '#' as it is, cut short there. Said
+  // without echoing any of it (the port it would otherwise be read as is a piece of the password).
+  if (at === -1 && /^[^?]*@/s.test(rest)) throw new DatabaseUrlError(UNENCODED_PASSWORD);
   const queryStart = rest.indexOf('?');
   const fragmentStart = rest.indexOf('#');
   const path = rest.slice(0, queryStart === -1 ? (fragmentStart === -1 ? rest.length : fragmentStart) : queryStart);
@@ -63,7 +68,8 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   const several = hostList.includes(',');
   const asked = params.get('target_session_attrs');
   if (asked !== null && !(TARGETS as readonly string[]).includes(asked)) {
-    throw new DatabaseUrlError(`target_session_attrs must be read-write, primary or any (every role writes), got "${asked}"`);
+    // Not echoed: a password holding an unencoded '?' would put part of itself here.
+    throw new DatabaseUrlError('target_session_attrs must be read-write, primary or any (every role writes)');
   }
   const targetSessionAttrs = (asked as TargetSessionAttrs | null) ?? (several ? 'read-write' : 'any');
   // Without target_session_attrs the query is kept exactly as written (pg reads sslmode, options, …).
@@ -112,7 +118,8 @@ function hostOf(entry: string, n: number, several: boolean): DatabaseHost {
     if (host === '') throw new DatabaseUrlError(`${where} has a port but no host`);
   }
   if (port !== undefined && port !== '' && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
-    throw new DatabaseUrlError(`${where} has port "${port}", which is not a number from 1 to 65535`);
+    // Not echoed: what stands there may be a piece of a password (UNENCODED_PASSWORD).
+    throw new DatabaseUrlError(`${where} has a port that is not a number from 1 to 65535 (${UNENCODED_PASSWORD})`);
   }
   let decoded: string;
   try {

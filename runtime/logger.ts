@@ -51,7 +51,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /**
  * Where `switchboard start` writes its log lines. Normally straight to fd 1 through pino's
- * asynchronous destination, which skips the stream machinery on every line. Not under pm2's
+ * destination, which skips the stream machinery on every line. Not under pm2's
  * cluster mode: there a worker's fd 1 is the pm2 daemon's own stdout (its pm2.log), and pm2 takes
  * an app's output into the app's files only through `process.stdout.write`, which it replaces in
  * each worker; so there the lines go through process.stdout.
@@ -61,13 +61,23 @@ export function createLogger(level: string, destination?: pino.DestinationStream
  */
 export function logDestination(env: NodeJS.ProcessEnv = process.env): pino.DestinationStream {
   if (underPm2Cluster(env)) return process.stdout;
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES });
+  // Written synchronously, as Node writes process.stdout to a pipe or a file: an asynchronous write
+  // still in flight when the process exits (a crash, process.exit) is overtaken by pino's
+  // synchronous flush of the lines after it, so the last lines came out before earlier ones, or
+  // those were lost. Synchronous, the lines are in order and complete when 'exit' flushes the rest.
+  const destination = pino.destination({ dest: 1, sync: true, minLength: LOG_WRITE_BYTES });
   // What waits under LOG_WRITE_BYTES goes out within LOG_FLUSH_MS (nothing written while nothing waits).
   setInterval(() => {
     if ((destination as unknown as { _len: number })._len > 0) destination.flush();
   }, LOG_FLUSH_MS).unref();
+  // pino flushes only an asynchronous destination at exit by itself: what waits is written then.
+  if (flushedAtExit.size === 0) process.on('exit', () => flushedAtExit.forEach((d) => d.flushSync()));
+  flushedAtExit.add(destination);
   return destination;
 }
+
+/** The destinations whose waiting lines are written when the process exits. */
+const flushedAtExit = new Set<{ flushSync(): void }>();
 
 /** Log lines are written once this many bytes are waiting… */
 export const LOG_WRITE_BYTES = 4096;

@@ -1,4 +1,5 @@
 import { callingZones, isOpen, nextOpening } from './calling-windows.ts';
+import { ZoneFormats } from '../shared/zone-formats.ts';
 import type { RetryDecision, RetryFacts } from '../call/retries.ts';
 
 /**
@@ -18,13 +19,11 @@ const STEP_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
 /** One formatter per zone: building one costs far more than formatting with it (CPU profile of the dialler bench). */
-const hourMinute = new Map<string, Intl.DateTimeFormat>();
+const hourMinute = new ZoneFormats('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
 /** The minute of the day at `at` in `zone` (0–1439). */
 function minuteOfDay(at: Date, zone: string): number {
-  let format = hourMinute.get(zone);
-  if (!format) hourMinute.set(zone, (format = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })));
-  const parts = format.formatToParts(at);
+  const parts = hourMinute.get(zone).formatToParts(at);
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? '0');
   return get('hour') * 60 + get('minute');
 }

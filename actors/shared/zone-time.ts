@@ -5,18 +5,17 @@
  * the agent's calendar. Pure.
  */
 
+import { ZoneFormats } from './zone-formats.ts';
+
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Formatters per zone, at most ZONE_FORMATS_KEPT (a customer's timezone may be spelt in any case). */
+export const offsetFormats = new ZoneFormats('en-US', { hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
 
 /** Offset of `zone` from UTC at instant `ms`, in ms (local wall clock = ms + offset). */
 export function zoneOffsetMs(zone: string, ms: number): number {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    formatters.set(zone, f);
-  }
+  const f = offsetFormats.get(zone);
   const p: Record<string, number> = {};
   for (const part of f.formatToParts(ms)) if (part.type !== 'literal') p[part.type] = Number(part.value);
   return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;

@@ -123,9 +123,30 @@ test('a DATABASE_URL listing several hosts (libpq failover syntax) is taken; a l
   };
   t.is(refused('postgres://u:pw@db-a:5432,,db-b:5432/x'), 'DATABASE_URL: host 2 of the list is empty (two commas, or one at an end)');
   t.is(refused('postgres://u:pw@db-a:5432,::1:5433/x'), 'DATABASE_URL: host 2 of the list has several colons: an IPv6 address goes in brackets, as [::1]:5432');
-  t.is(refused('postgres://u:pw@db-a:5432,db-b:99999/x'), 'DATABASE_URL: host 2 of the list has port "99999", which is not a number from 1 to 65535');
-  t.is(refused('postgres://u:pw@db-a,db-b/x?target_session_attrs=standby'), 'DATABASE_URL: target_session_attrs must be read-write, primary or any (every role writes), got "standby"');
+  t.is(refused('postgres://u:pw@db-a:5432,db-b:99999/x'), 'DATABASE_URL: host 2 of the list has a port that is not a number from 1 to 65535 (a password holding /, ? or # goes percent-encoded: %2F, %3F, %23)');
+  t.is(refused('postgres://u:pw@db-a,db-b/x?target_session_attrs=standby'), 'DATABASE_URL: target_session_attrs must be read-write, primary or any (every role writes)');
   t.is(refused('postgres://u:pw@db-a,db-b/x?port=5433'), 'DATABASE_URL: a DATABASE_URL listing several hosts takes no port= option: give each host and port in the list');
+});
+
+test("a password holding '/', '?' or '#' unencoded is refused in one line that names the setting and holds no piece of the password", (t) => {
+  for (const [name, password] of [
+    ['DATABASE_URL', 'Sup3r/Secret'],
+    ['DATABASE_URL', 'Sup3r?Secret'],
+    ['DATABASE_URL', 'Sup3r#Secret'],
+    ['SWITCHBOARD_DIRECT_DATABASE_URL', 'Sup3r/Secret'],
+    ['SWITCHBOARD_DIRECT_DATABASE_URL', 'Sup3r?target_session_attrs=Secret'],
+  ]) {
+    for (const hosts of ['db-a:5432', 'db-a:5432,db-b:5432']) {
+      const url = `postgres://switchboard:${password}@${hosts}/switchboard`;
+      const env = name === 'DATABASE_URL' ? { DATABASE_URL: url } : { DATABASE_URL: 'postgres://u:p@bouncer:6432/x', SWITCHBOARD_DIRECT_DATABASE_URL: url };
+      const err = t.throws(() => loadConfig(env), { instanceOf: SettingError }, url);
+      t.true(err!.message.startsWith(`${name}: `), err!.message);
+      if (!password.includes('=')) t.regex(err!.message, /percent-encoded: %2F, %3F, %23/);
+      t.false(/Sup3r|Secret/.test(err!.message), err!.message);
+    }
+  }
+  // Percent-encoded, the same password is taken.
+  t.is(loadConfig({ DATABASE_URL: 'postgres://switchboard:Sup3r%2FSecret@db-a,db-b/x' }).databaseUrl, 'postgres://switchboard:Sup3r%2FSecret@db-a,db-b/x');
 });
 
 test('SWITCHBOARD_DIRECT_DATABASE_URL defaults to DATABASE_URL; SWITCHBOARD_DATABASE_POOLER=transaction needs it at PostgreSQL itself', (t) => {

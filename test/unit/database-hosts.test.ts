@@ -59,8 +59,8 @@ test('a list that cannot be used is refused in one line that never repeats the p
     ['postgres://u:pw@h1,::1/x', /^host 2 of the list has several colons: an IPv6 address goes in brackets/],
     ['postgres://u:pw@h1,[db-b]:5432/x', /^host 2 of the list is not an IPv6 address in brackets/],
     ['postgres://u:pw@h1,:5433/x', /^host 2 of the list has a port but no host/],
-    ['postgres://u:pw@h1:0,h2/x', /^host 1 of the list has port "0"/],
-    ['postgres://u:pw@h1:54x,h2/x', /^host 1 of the list has port "54x"/],
+    ['postgres://u:pw@h1:0,h2/x', /^host 1 of the list has a port that is not a number from 1 to 65535/],
+    ['postgres://u:pw@h1:54x,h2/x', /^host 1 of the list has a port that is not a number from 1 to 65535/],
     ['postgres://u:pw@h1,h2/x?target_session_attrs=prefer-standby', /^target_session_attrs must be read-write, primary or any/],
     ['postgres://u:pw@h1,h2/x?host=h3', /takes no host= option/],
   ];
