@@ -72,6 +72,9 @@ test.serial('the owner sees the default booking rules, changes them, and the API
     await page.getByLabel('Gap around meetings (minutes)').fill('');
     await save();
     await page.getByText('Booking settings saved.').waitFor();
+    // It stays once the page has fetched the customer again (it used to vanish with the refetch).
+    await settled(page);
+    t.true(await page.getByText('Booking settings saved.').isVisible(), 'the notice stays after the refetch');
     t.is(await page.getByLabel('Gap around meetings (minutes)').inputValue(), '15', 'an emptied number shows its default again');
     const shown = (await account.api.get(`/v1/customers/${customer.id}`)).body.booking;
     t.deepEqual(shown.business_hours.mon, [{ start: '08:30', end: '12:00' }, { start: '13:00', end: '18:00' }]);

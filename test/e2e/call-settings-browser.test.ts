@@ -101,6 +101,9 @@ test.serial('the owner sees the defaults, changes the registered name and settin
     await page.getByLabel('If the person objects to the recording').selectOption('end_call');
     await save(page);
     await page.getByText('Call settings saved.').waitFor();
+    // It stays once the page has fetched the customer again (it used to vanish with the refetch).
+    await settled(page);
+    t.true(await page.getByText('Call settings saved.').isVisible(), 'the notice stays after the refetch');
     // The emptied field shows its default again.
     t.is(await page.getByLabel('Silence that ends a turn (ms)').inputValue(), '500');
     const shown = (await account.api.get(`/v1/customers/${customer.id}`)).body;

@@ -88,8 +88,11 @@ export default function Customer() {
           <OnboardingLinks customerId={p.customer.id} links={p.onboarding_links} />
           <CalendarSection customerId={p.customer.id} />
           <Limits customerId={p.customer.id} limits={p.limits} />
-          <CallSettingsSection key={JSON.stringify([p.customer.registered_name, p.customer.registered_address, p.customer.call_settings])} customer={p.customer} />
-          <BookingSection key={JSON.stringify(p.customer.booking)} customer={p.customer} />
+          {/* Keyed by the customer only: each form takes its values from its own save's answer, and a
+              key on the saved values remounted the section when the page refetched after a save,
+              so "… saved." vanished as soon as it was shown. */}
+          <CallSettingsSection key={p.customer.id} customer={p.customer} />
+          <BookingSection key={p.customer.id} customer={p.customer} />
           {p.customer.mode === 'test' && <ClockSection customerId={p.customer.id} current={p.test_clock} />}
           <Section title="Numbers" id="numbers">
             {p.numbers.length === 0 ? (
