@@ -113,7 +113,16 @@ footer p{margin:.25rem 0}
 const DAY_CODES = ['Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa', 'Su'];
 const SCHEMA_LINE = /^((?:Mo|Tu|We|Th|Fr|Sa|Su)(?:\s*-\s*(?:Mo|Tu|We|Th|Fr|Sa|Su))?(?:\s*,\s*(?:Mo|Tu|We|Th|Fr|Sa|Su)(?:\s*-\s*(?:Mo|Tu|We|Th|Fr|Sa|Su))?)*)\s+(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})$/;
 
+/**
+ * The day and time formatters per page locale, kept. The locale is the customer's calling language
+ * as a reseller spelt it, in any case ("fr-FR", "FR-fr", …), so at most LOCALE_FORMATS_KEPT are kept,
+ * the one built longest ago going first (as actors/shared/zone-formats.ts does for zones).
+ */
 const formatters = new Map<string, { day: Intl.DateTimeFormat; time: Intl.DateTimeFormat }>();
+export const LOCALE_FORMATS_KEPT = 1_000;
+
+/** How many locales' formatters are kept (for tests). */
+export const localeFormatsKept = (): number => formatters.size;
 
 function formattersFor(locale: string) {
   let f = formatters.get(locale);
@@ -128,6 +137,7 @@ function formattersFor(locale: string) {
       day: new Intl.DateTimeFormat(tag, { weekday: 'long', timeZone: 'UTC' }),
       time: new Intl.DateTimeFormat(tag, { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }),
     };
+    if (formatters.size >= LOCALE_FORMATS_KEPT) formatters.delete(formatters.keys().next().value!);
     formatters.set(locale, f);
   }
   return f;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { HtmlValidate } from 'html-validate';
-import { accentFor, composePage, hoursRow, MAX_PAGE_BYTES } from '../../actors/websites/composer.ts';
+import { accentFor, composePage, hoursRow, localeFormatsKept, MAX_PAGE_BYTES } from '../../actors/websites/composer.ts';
 import { cannotBuildReason, copyProblems, deterministicCopy } from '../../actors/websites/copy.ts';
 import { COPY_LIMITS, type SiteCopy, type SiteFacts } from '../../actors/websites/site-facts.ts';
 import { bareFacts, HIDDEN_NAMES, RICH_RESEARCH, richFacts } from '../helpers/site-facts.ts';
@@ -213,4 +213,15 @@ test('the pages are valid HTML by html-validate\'s recommended rules: rich and b
     const report = await validator.validateString(page(facts, opts));
     t.deepEqual(report.results.flatMap((r) => r.messages.map((m) => `${m.ruleId}: ${m.message}`)), [], what);
   }
+});
+
+test('a locale spelt in ever more cases keeps at most 1,000 locales of formatters, each answer still right', (t) => {
+  // One language spelt 1,500 ways (case and a private-use suffix): more than 1,000 distinct locale strings.
+  const spellings: string[] = [];
+  for (let i = 0; spellings.length < 1_500; i++) {
+    const base = [...'fr-fr'].map((c, j) => ((i >> j) & 1 ? c.toUpperCase() : c)).join('');
+    spellings.push(`${base}-u-nu-latn-x-${i}`);
+  }
+  for (const locale of spellings) t.deepEqual(hoursRow('Mo-Fr 08:00-18:00', locale), ['lundi – vendredi', '8:00 – 18:00']);
+  t.true(localeFormatsKept() <= 1_000, `${localeFormatsKept()} kept`);
 });
