@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../runtime/logger.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { ActorSystem } from '../runtime/actor-system.ts';
 import { ChangeFeed } from '../runtime/change-feed.ts';
+import { logHostMoves } from '../runtime/database-hosts.ts';
 import { SecretBox } from '../runtime/secret-box.ts';
 import { createCalendarOpener } from '../calendars/open-calendar.ts';
 import { TestClock, realClock, type Clock } from '../runtime/clock.ts';
@@ -133,6 +134,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const pooler = config.databaseUrl ? config.databasePooler : 'none';
     const pool = createPool(url, config.dbPoolSize, { pooler });
     onStop('database pool', () => pool.end());
+    // A failover seen by this process: one line each time the host believed primary moves.
+    for (const each of new Set([url, directUrl])) onStop('database host log', logHostMoves(each, log));
     // A database not up yet (a machine booting, a failover): wait and retry, never exit into a restart loop.
     await waitForDatabase(pool, log, { signal: opts.signal });
     if (pooler === 'transaction') await requireUtcSessions(pool);

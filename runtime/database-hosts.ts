@@ -1,3 +1,4 @@
+import type { Logger } from './logger.ts';
 import pg from 'pg';
 
 /**
@@ -137,6 +138,15 @@ export class WrongSessionError extends Error {
   readonly code = '25006';
 }
 
+/** Why the host believed primary was left. */
+export type HostRefusal = 'unreachable' | 'read_only' | 'check_failed' | 'write_refused';
+/** The belief moved from one host to the next. */
+export interface HostMove {
+  from: string;
+  to: string;
+  reason: HostRefusal;
+}
+
 type ConnectCallback = (err: Error | null, client?: pg.Client) => void;
 
 /**
@@ -159,6 +169,7 @@ export class DatabaseHosts {
 
   /** Index of the host the next connection goes to. */
   private current = 0;
+  private readonly moveListeners = new Set<(move: HostMove) => void>();
   /** The pg.Client subclass connecting to the believed primary; give it to pg.Pool as `Client`. */
   readonly Client: new (config?: pg.ClientConfig) => pg.Client;
 
@@ -182,8 +193,21 @@ export class DatabaseHosts {
    * next connection tries the one after it. Only a failure of the host still believed moves the
    * belief: a burst of connections failing on the old host moves it once, not once each.
    */
-  refused(index: number): void {
-    if (index === this.current && this.target.urls.length > 1) this.current = (index + 1) % this.target.urls.length;
+  refused(index: number, reason: HostRefusal = 'unreachable'): void {
+    if (index !== this.current || this.target.urls.length < 2) return;
+    const from = this.currentHost;
+    this.current = (index + 1) % this.target.urls.length;
+    const move: HostMove = { from, to: this.currentHost, reason };
+    for (const listener of this.moveListeners) listener(move);
+  }
+
+  /**
+   * Tell `listener` each time the belief moves (the service logs it: an operator sees a failover
+   * happen, and from which host to which). Returns the unsubscribe.
+   */
+  onMove(listener: (move: HostMove) => void): () => void {
+    this.moveListeners.add(listener);
+    return () => void this.moveListeners.delete(listener);
   }
 }
 
@@ -227,7 +251,7 @@ function hostFollowingClient(hosts: DatabaseHosts) {
       // demoted or fenced; new connections go to the next host (the pool drops this one:
       // db/pool.ts releases a client whose transaction failed so with the error).
       connection.on('errorMessage', (msg: { code?: string }) => {
-        if (msg.code === '25006') hosts.refused(this.hostIndex);
+        if (msg.code === '25006') hosts.refused(this.hostIndex, 'write_refused');
       });
     }
 
@@ -253,12 +277,12 @@ function hostFollowingClient(hosts: DatabaseHosts) {
       try {
         refusal = await sessionRefusal(this, this.reported, hosts.target.targetSessionAttrs);
       } catch (err) {
-        hosts.refused(this.hostIndex);
+        hosts.refused(this.hostIndex, 'check_failed');
         await this.end().catch(() => {});
         throw err;
       }
       if (refusal) {
-        hosts.refused(this.hostIndex);
+        hosts.refused(this.hostIndex, 'read_only');
         await this.end().catch(() => {});
         throw new WrongSessionError(
           `${this.host}:${this.port} does not take writes (${refusal}; target_session_attrs=${hosts.target.targetSessionAttrs}): the next connection tries ${hosts.currentHost}`,
@@ -267,4 +291,15 @@ function hostFollowingClient(hosts: DatabaseHosts) {
       return this;
     }
   };
+}
+
+/**
+ * Logs at warn, once per move, each time this process stops believing a host of `url`'s list is
+ * the primary (`database_host_moved`: from, to, why). Hosts only, never the password. Returns the
+ * unsubscribe. A single-host URL never moves, so never logs.
+ */
+export function logHostMoves(url: string, log: Pick<Logger, 'warn'>): () => void {
+  return DatabaseHosts.of(url).onMove((move) =>
+    log.warn({ event: 'database_host_moved', from: move.from, to: move.to, reason: move.reason }, 'the database host believed primary moved; new connections go to the next host'),
+  );
 }

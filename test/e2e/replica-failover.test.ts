@@ -220,6 +220,10 @@ if (reason) {
     await until('the change feed to reconnect', () => a.logs().some((l) => l.msg === 'change feed reconnected; dropping what it guards'), 15_000);
     await ping('after the failover', a.url);
     t.true(a.isRunning(), 'no restart was needed');
+    // The operator can follow the failover in the process's log: each move of the believed primary is one line.
+    const moves = a.logs().filter((l) => l.event === 'database_host_moved');
+    t.true(moves.length >= 1, 'the move away from the dead primary is logged');
+    t.like(moves[0], { level: 40, from: `127.0.0.1:${primaryPort}`, to: `127.0.0.1:${replicaPort}` });
 
     // A process started now, with the dead host still first in its list (and primary asked):
     // it moves past it at its first try and serves, feeds included.

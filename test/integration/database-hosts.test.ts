@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createPool, withTransaction } from '../../db/pool.ts';
 import { ChangeFeed } from '../../runtime/change-feed.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
-import { DatabaseHosts, WrongSessionError } from '../../runtime/database-hosts.ts';
+import { DatabaseHosts, WrongSessionError, type HostMove } from '../../runtime/database-hosts.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { freshDatabase } from '../helpers/db.ts';
 
@@ -38,10 +38,14 @@ async function closedPort(): Promise<number> {
 const listing = (hosts: string, query = '') => url.replace(/@[^/]+\//, `@${hosts}/`) + query;
 
 test('the first host refuses: that connection fails as the database being away, the next one goes to the second host (pool and change feed)', async (t) => {
-  const multi = listing(`127.0.0.1:${await closedPort()},127.0.0.1:${port}`);
+  const closed = await closedPort();
+  const multi = listing(`127.0.0.1:${closed},127.0.0.1:${port}`);
   const pool = createPool(multi, 2);
   t.teardown(() => pool.end());
+  const moves: HostMove[] = [];
+  t.teardown(DatabaseHosts.of(multi).onMove((m) => moves.push(m)));
   const first = await t.throwsAsync(pool.query('SELECT 1'));
+  t.deepEqual(moves, [{ from: `127.0.0.1:${closed}`, to: `127.0.0.1:${port}`, reason: 'unreachable' }]);
   t.true(isDatabaseUnreachable(first), `answered 503, not 500: ${first?.message}`);
   t.is(DatabaseHosts.of(multi).currentHost, `127.0.0.1:${port}`);
   const { rows } = await pool.query('SELECT inet_server_port() AS port, current_database() AS db');
@@ -69,6 +73,8 @@ test.serial('read-write: a host whose sessions are read-only is passed over, and
   const hosts = DatabaseHosts.of(multi);
   const pool = createPool(multi, 2);
   t.teardown(() => pool.end());
+  const moves: HostMove[] = [];
+  t.teardown(hosts.onMove((m) => moves.push(m)));
   try {
     const err = await t.throwsAsync(pool.query('SELECT 1'), { instanceOf: WrongSessionError });
     t.is(err?.message, `127.0.0.1:${port} does not take writes (the session is read-only; target_session_attrs=read-write): the next connection tries 127.0.0.1:${port}`);
@@ -76,6 +82,7 @@ test.serial('read-write: a host whose sessions are read-only is passed over, and
     t.is(hosts.pick().index, 1);
     await t.throwsAsync(pool.query('SELECT 1'), { instanceOf: WrongSessionError });
     t.is(hosts.pick().index, 0, 'around the list');
+    t.deepEqual(moves.map((m) => m.reason), ['read_only', 'read_only']);
     t.is(pool.totalCount, 0, 'no read-only connection is kept');
   } finally {
     await admin.query(`ALTER DATABASE ${database} RESET default_transaction_read_only`);
@@ -93,6 +100,8 @@ test('a write refused as read-only (SQLSTATE 25006) in a transaction drops its p
   t.teardown(() => pool.end());
   // A session turned read-only after it was checked, as a primary fenced by its failover manager
   // (default_transaction_read_only reloaded) or demoted under it.
+  const moves: HostMove[] = [];
+  t.teardown(hosts.onMove((m) => moves.push(m)));
   const client = await pool.connect();
   await client.query('SET default_transaction_read_only = on');
   client.release();
@@ -101,6 +110,7 @@ test('a write refused as read-only (SQLSTATE 25006) in a transaction drops its p
   t.is((err as { code?: string }).code, '25006');
   t.true(isDatabaseUnreachable(err), 'answered 503 with Retry-After');
   t.is(hosts.pick().index, 1, 'new connections go to the next host');
+  t.deepEqual(moves, [{ from: `127.0.0.1:${port}`, to: `127.0.0.1:${port}`, reason: 'write_refused' }]);
   const { rows } = await pool.query('SHOW transaction_read_only');
   t.is(rows[0].transaction_read_only, 'off', 'the read-only connection was dropped, a new one made');
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { parse } from 'pg-connection-string';
-import { DatabaseHosts, DatabaseUrlError, parseDatabaseUrl } from '../../runtime/database-hosts.ts';
+import { DatabaseHosts, DatabaseUrlError, logHostMoves, parseDatabaseUrl } from '../../runtime/database-hosts.ts';
 
 test('a list of hosts: one single-host URL per host, read-write by default, target_session_attrs dropped and every other option kept', (t) => {
   const target = parseDatabaseUrl('postgres://switchboard:s3cret@db-a.internal:5432,db-b.internal:5433/switchboard?sslmode=require&target_session_attrs=read-write&application_name=sb');
@@ -87,4 +87,25 @@ test('the host believed primary moves on when it fails, once per failure of the 
   one.refused(0);
   t.is(one.pick().index, 0);
   t.is(DatabaseHosts.of('postgres://u@h1,h2/x'), DatabaseHosts.of('postgres://u@h1,h2/x'), 'one belief per URL in the process');
+});
+
+test('each move of the believed host is one warn line naming both hosts and why, never the password', (t) => {
+  const url = 'postgres://app:s3cret-pw@db-a.internal:5432,db-b.internal:5433/switchboard';
+  const lines: { obj: Record<string, unknown>; msg: string }[] = [];
+  const stop = logHostMoves(url, { warn: (obj: Record<string, unknown>, msg: string) => void lines.push({ obj, msg }) } as never);
+  const hosts = DatabaseHosts.of(url);
+  hosts.refused(0);
+  hosts.refused(0); // a late failure of the old host: no move, no line
+  hosts.refused(1, 'write_refused');
+  stop();
+  hosts.refused(0, 'read_only'); // unsubscribed
+  t.deepEqual(lines.map((l) => l.obj), [
+    { event: 'database_host_moved', from: 'db-a.internal:5432', to: 'db-b.internal:5433', reason: 'unreachable' },
+    { event: 'database_host_moved', from: 'db-b.internal:5433', to: 'db-a.internal:5432', reason: 'write_refused' },
+  ]);
+  t.false(JSON.stringify(lines).includes('s3cret-pw'));
+  const single: unknown[] = [];
+  logHostMoves('postgres://u@only-host/x', { warn: (o: unknown) => void single.push(o) } as never);
+  DatabaseHosts.of('postgres://u@only-host/x').refused(0);
+  t.deepEqual(single, [], 'one host never moves');
 });
