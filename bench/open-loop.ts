@@ -6,10 +6,10 @@ export interface OpenLoopResult extends LoadResult {
   /** Requests offered (intended) and answered. */
   offered: number;
   answered: number;
-  /** p99 and largest lateness of the actual send behind its intended time, ms (the generator's own lag). */
+  /** p99 and largest lateness of a request's dispatch behind its intended time, ms: the generator's own lag (its timer's), not the wait for a free connection. */
   sendLagP99Ms: number;
   sendLagMaxMs: number;
-  /** p99 of the time from the actual send to the answer, ms (what the server and the kernel took). */
+  /** p99 of the time from the actual send to the answer, ms (what the server and the kernel took, without the wait for a free connection). */
   p99FromSendMs: number;
   /** Connections it needed (a request finding none free opens one, up to `maxConnections`). */
   connections: number;
@@ -71,7 +71,6 @@ export async function openLoop(
   const send = (conn: Conn, intended: number) => {
     conn.intended = intended;
     conn.sentAt = performance.now();
-    lags.push(conn.sentAt - intended);
     conn.socket.write(request);
   };
   const release = (conn: Conn) => {
@@ -133,6 +132,7 @@ export async function openLoop(
     });
 
   const dispatch = (intended: number) => {
+    lags.push(performance.now() - intended);
     const conn = free.pop();
     if (conn) return send(conn, intended);
     waiting.push(intended);
