@@ -83,7 +83,12 @@ export async function readinessBench(seconds: number) {
     };
     const bareRuns: OpenLoopResult[] = [];
     const subjectRuns: OpenLoopResult[] = [];
-    const [baselineAtRate, subjectAtRate] = await inTurns([paced(bareUrl, undefined, bareRuns), paced(subjectUrl, headers, subjectRuns)], seconds);
+    // The hello world at the same rate: what this machine and the generator alone give a p99.
+    const helloRuns: OpenLoopResult[] = [];
+    const [baselineAtRate, subjectAtRate, helloAtRate] = await inTurns(
+      [paced(bareUrl, undefined, bareRuns), paced(subjectUrl, headers, subjectRuns), paced(hello.url, undefined, helloRuns)],
+      seconds,
+    );
     // The first of each is inTurns's warm-up.
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const fromSend = (runs: OpenLoopResult[]) => median(runs.slice(1).map((r) => r.p99FromSendMs));
@@ -122,13 +127,15 @@ export async function readinessBench(seconds: number) {
       health,
       baselineAtRate: { ...baselineAtRate, p99FromSendMs: fromSend(bareRuns), sendLagP99Ms: sendLag(bareRuns) },
       subjectAtRate: { ...subjectAtRate, p99FromSendMs: fromSend(subjectRuns), sendLagP99Ms: sendLag(subjectRuns) },
+      helloAtRate: { ...helloAtRate, sendLagP99Ms: sendLag(helloRuns) },
       baselineBursts,
       subjectBursts,
       summary:
         `readiness ${subject.requestsPerSecond} req/s (p99 ${subject.p99Ms} ms) vs the bare route with the same statement ${baseline.requestsPerSecond} req/s (p99 ${baseline.p99Ms} ms): ` +
         `${ratio(subject.requestsPerSecond, baseline.requestsPerSecond)} (target ≥ 70 %: ${met(subject.requestsPerSecond >= 0.7 * baseline.requestsPerSecond)}); ` +
         `at ${OFFERED_RATE} req/s offered evenly (open loop, latency from each request's intended send): p99 ${subjectAtRate.p99Ms} ms (p50 ${subjectAtRate.p50Ms} ms, ${subjectAtRate.requestsPerSecond} req/s answered; target p99 < 10 ms: ${met(subjectAtRate.p99Ms < 10)}) vs the bare route p99 ${baselineAtRate.p99Ms} ms ` +
-        `(from the actual send: p99 ${fromSend(subjectRuns)} vs ${fromSend(bareRuns)} ms; the generator's own send lag p99 ${sendLag(subjectRuns)} and ${sendLag(bareRuns)} ms); ` +
+        `(from the actual send: p99 ${fromSend(subjectRuns)} vs ${fromSend(bareRuns)} ms; the generator's own lag p99 ${sendLag(subjectRuns)} and ${sendLag(bareRuns)} ms; ` +
+        `a hello world at the same rate, the floor of this machine and generator: p99 ${helloAtRate.p99Ms} ms); ` +
         `autocannon overallRate (each second's share sent in a burst, the figure printed before): p99 ${subjectBursts.p99Ms} ms vs the bare route ${baselineBursts.p99Ms} ms; ` +
         `/healthz ${health.requestsPerSecond} req/s vs hello world ${helloWorld.requestsPerSecond} req/s: ${ratio(health.requestsPerSecond, helloWorld.requestsPerSecond)} (target ≥ 60 %: ${met(health.requestsPerSecond >= 0.6 * helloWorld.requestsPerSecond)}); ` +
         `CPU per request: readiness ${cpu(subject)}, bare route ${cpu(baseline)}, /healthz ${cpu(health)}, hello world ${cpu(helloWorld)}` +
