@@ -5,6 +5,7 @@ import { client } from '../test/helpers/http.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { startEmbeddedDatabase } from '../runtime/embedded-db.ts';
 import { inTurns, load, ratio, startBenchServer, type LoadResult } from './lib.ts';
+import { openLoop, type OpenLoopResult } from './open-loop.ts';
 
 /** The rate offered for the latency target, requests per second. */
 export const OFFERED_RATE = 2_000;
@@ -71,7 +72,28 @@ export async function readinessBench(seconds: number) {
     // no key, no database) against a hello world, in turns; then latency at a fixed offered rate.
     const [baseline, subject] = await inTurns([turn(bareUrl, { serverPid: bare.pid }), turn(subjectUrl, { headers, serverPid: sb.pid })], seconds);
     const [helloWorld, health] = await inTurns([turn(hello.url, { serverPid: hello.pid }), turn(`${sb.url}/healthz`, { serverPid: sb.pid })], seconds);
-    const [baselineAtRate, subjectAtRate] = await inTurns([turn(bareUrl, { rate: OFFERED_RATE }), turn(subjectUrl, { headers, rate: OFFERED_RATE })], seconds);
+    // Latency at 2,000 requests per second offered evenly (bench/open-loop.ts: each request due at
+    // its own time, its latency counted from then), both routes in turns. autocannon's
+    // `overallRate`, which the bench used before, sends each second's share of every connection
+    // in a burst at the top of the second; its figure is still printed beside.
+    const paced = (url: string, h: Record<string, string> | undefined, runs: OpenLoopResult[]) => async (s: number) => {
+      const r = await openLoop(url, { rate: OFFERED_RATE, seconds: s, headers: h });
+      runs.push(r);
+      return r;
+    };
+    const bareRuns: OpenLoopResult[] = [];
+    const subjectRuns: OpenLoopResult[] = [];
+    // The hello world at the same rate: what this machine and the generator alone give a p99.
+    const helloRuns: OpenLoopResult[] = [];
+    const [baselineAtRate, subjectAtRate, helloAtRate] = await inTurns(
+      [paced(bareUrl, undefined, bareRuns), paced(subjectUrl, headers, subjectRuns), paced(hello.url, undefined, helloRuns)],
+      seconds,
+    );
+    // The first of each is inTurns's warm-up.
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const fromSend = (runs: OpenLoopResult[]) => median(runs.slice(1).map((r) => r.p99FromSendMs));
+    const sendLag = (runs: OpenLoopResult[]) => median(runs.slice(1).map((r) => r.sendLagP99Ms));
+    const [baselineBursts, subjectBursts] = await inTurns([turn(bareUrl, { rate: OFFERED_RATE }), turn(subjectUrl, { headers, rate: OFFERED_RATE })], seconds);
 
     // With BENCH_CPU_PROF, the profile of one more run of each (after the measured ones), the
     // baselines' too, so that a function's share can be set against the same function's there.
@@ -94,7 +116,7 @@ export async function readinessBench(seconds: number) {
 
     const met = (ok: boolean) => (ok ? 'met' : 'not met');
     const cpu = (r: LoadResult) => `${r.cpu?.nodeMicros} µs server${r.cpu?.postgresMicros ? ` + ${r.cpu.postgresMicros} µs PostgreSQL` : ''}`;
-    const failures = [subject, health, subjectAtRate]
+    const failures = [subject, health, subjectAtRate, subjectBursts]
       .filter((r) => r.non2xx || r.errors)
       .map((r) => `${r.non2xx} non-2xx, ${r.errors} errors`);
     return {
@@ -103,12 +125,18 @@ export async function readinessBench(seconds: number) {
       subject,
       helloWorld,
       health,
-      baselineAtRate,
-      subjectAtRate,
+      baselineAtRate: { ...baselineAtRate, p99FromSendMs: fromSend(bareRuns), sendLagP99Ms: sendLag(bareRuns) },
+      subjectAtRate: { ...subjectAtRate, p99FromSendMs: fromSend(subjectRuns), sendLagP99Ms: sendLag(subjectRuns) },
+      helloAtRate: { ...helloAtRate, sendLagP99Ms: sendLag(helloRuns) },
+      baselineBursts,
+      subjectBursts,
       summary:
         `readiness ${subject.requestsPerSecond} req/s (p99 ${subject.p99Ms} ms) vs the bare route with the same statement ${baseline.requestsPerSecond} req/s (p99 ${baseline.p99Ms} ms): ` +
         `${ratio(subject.requestsPerSecond, baseline.requestsPerSecond)} (target ≥ 70 %: ${met(subject.requestsPerSecond >= 0.7 * baseline.requestsPerSecond)}); ` +
-        `at ${OFFERED_RATE} req/s offered: p99 ${subjectAtRate.p99Ms} ms (p50 ${subjectAtRate.p50Ms} ms, ${subjectAtRate.requestsPerSecond} req/s answered; target p99 < 10 ms: ${met(subjectAtRate.p99Ms < 10)}) vs the bare route p99 ${baselineAtRate.p99Ms} ms; ` +
+        `at ${OFFERED_RATE} req/s offered evenly (open loop, latency from each request's intended send): p99 ${subjectAtRate.p99Ms} ms (p50 ${subjectAtRate.p50Ms} ms, ${subjectAtRate.requestsPerSecond} req/s answered; target p99 < 10 ms: ${met(subjectAtRate.p99Ms < 10)}) vs the bare route p99 ${baselineAtRate.p99Ms} ms ` +
+        `(from the actual send: p99 ${fromSend(subjectRuns)} vs ${fromSend(bareRuns)} ms; the generator's own lag p99 ${sendLag(subjectRuns)} and ${sendLag(bareRuns)} ms; ` +
+        `a hello world at the same rate, the floor of this machine and generator: p99 ${helloAtRate.p99Ms} ms); ` +
+        `autocannon overallRate (each second's share sent in a burst, the figure printed before): p99 ${subjectBursts.p99Ms} ms vs the bare route ${baselineBursts.p99Ms} ms; ` +
         `/healthz ${health.requestsPerSecond} req/s vs hello world ${helloWorld.requestsPerSecond} req/s: ${ratio(health.requestsPerSecond, helloWorld.requestsPerSecond)} (target ≥ 60 %: ${met(health.requestsPerSecond >= 0.6 * helloWorld.requestsPerSecond)}); ` +
         `CPU per request: readiness ${cpu(subject)}, bare route ${cpu(baseline)}, /healthz ${cpu(health)}, hello world ${cpu(helloWorld)}` +
         (failures.length ? `; ${failures.join('; ')}` : ''),

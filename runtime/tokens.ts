@@ -53,9 +53,12 @@ export function isWellFormed(token: string, prefix: string): boolean {
   return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }
 
-/** SHA-256 of a token: the only form in which a secret is stored. */
+/**
+ * SHA-256 of a token: the only form in which a secret is stored. The one-shot `crypto.hash`
+ * (the same digest) makes no Hash object: every authenticated request hashes its key.
+ */
 export function hashToken(token: string): Buffer {
-  return crypto.createHash('sha256').update(token).digest();
+  return crypto.hash('sha256', token, 'buffer');
 }
 
 /** Random URL-safe identifier material (event ids, request ids). */

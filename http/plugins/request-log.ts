@@ -23,10 +23,24 @@ export interface RequestLine {
   duration_ms: number;
 }
 
-/** Writes one request line (level info, message `request`). */
+/** Writes one request line (message `request`) at its level (`requestLineLevel`). */
 export type RequestLineWriter = (line: RequestLine) => void;
 
 const { chindingsSym, streamSym, timeSym } = pino.symbols;
+
+/** pino's numbers of the levels a request line is written at. */
+const LEVEL_NUMBER = { info: 30, debug: 20 } as const;
+
+/**
+ * The level of a request's line: info, but debug for a `/healthz` answered 200. Every load
+ * balancer and supervisor asks `/healthz` every few seconds on every host, so at info those lines
+ * would outnumber the API's own; an operator who wants them sets LOG_LEVEL=debug. The probe still
+ * counts in `switchboard_http_request_duration_seconds`, and a `/healthz` answered otherwise (a
+ * closing process's 503) is logged at info like any other request (docs/api.md, "Health").
+ */
+export function requestLineLevel(route: string, status: number): keyof typeof LEVEL_NUMBER {
+  return status === 200 && route === '/healthz' ? 'debug' : 'info';
+}
 
 /**
  * The writer of request lines: the line pino would write through `log` (level, time, the process's
@@ -39,9 +53,10 @@ export function requestLineWriter(log: FastifyBaseLogger): RequestLineWriter {
   const logger = log as unknown as pino.Logger & Record<symbol, unknown>;
   const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
   return (line) => {
-    if (!logger.isLevelEnabled('info')) return;
+    const level = requestLineLevel(line.route, line.status);
+    if (!logger.isLevelEnabled(level)) return;
     (logger[streamSym] as { write(s: string): void }).write(
-      `{"level":30${(logger[timeSym] as () => string)()}${logger[chindingsSym] as string},"request_id":${text(line.request_id)},"account_id":${text(line.account_id)},` +
+      `{"level":${LEVEL_NUMBER[level]}${(logger[timeSym] as () => string)()}${logger[chindingsSym] as string},"request_id":${text(line.request_id)},"account_id":${text(line.account_id)},` +
         `"mode":${text(line.mode)},"method":${text(line.method)},"route":${text(line.route)},"status":${line.status},"duration_ms":${line.duration_ms},"msg":"request"}\n`,
     );
   };

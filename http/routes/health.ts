@@ -8,7 +8,7 @@ import type { App } from './app-type.ts';
 import { isClosing } from '../plugins/graceful-close.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../../runtime/config.ts';
-import { genRequestId, REQUEST_ID_HEADER, requestLineWriter, SECURITY_HEADERS, type RequestLine } from '../plugins/request-log.ts';
+import { genRequestId, REQUEST_ID_HEADER, requestLineLevel, requestLineWriter, SECURITY_HEADERS, type RequestLine } from '../plugins/request-log.ts';
 import { hostOf, isServiceHost } from '../plugins/brand-host.ts';
 import { hostLines } from '../plugins/request-head.ts';
 import { observeRequest } from '../../runtime/metrics.ts';
@@ -51,10 +51,12 @@ const ALIVE_HEADERS = {
  * Host line, no body, no query, and the server not closing. The answer, its headers, its request
  * line in the log and its count in the metrics are those of the fastify route, which answers
  * every other `/healthz` (HEAD, another host, a closing server, `app.inject`). Liveness is
- * asked every few seconds by every supervisor and load balancer: this keeps it to a few µs.
+ * asked every few seconds by every supervisor and load balancer: this keeps it to a few µs, and
+ * its request line is at debug (`requestLineLevel`).
  */
 function healthzFastPath(app: App, publicHost: string) {
   const writeLine = requestLineWriter(app.log);
+  const log = app.log as typeof app.log & { isLevelEnabled(level: string): boolean };
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.url !== '/healthz' || req.method !== 'GET') return false;
     const { headers } = req;
@@ -65,8 +67,11 @@ function healthzFastPath(app: App, publicHost: string) {
     res.writeHead(200, { ...ALIVE_HEADERS, [REQUEST_ID_HEADER]: id });
     res.end(ALIVE);
     const seconds = Number(process.hrtime.bigint() - startedAtNs) / 1e9;
-    const line: RequestLine = { request_id: id, account_id: null, mode: null, method: 'GET', route: '/healthz', status: 200, duration_ms: Math.round(seconds * 1e5) / 100 };
-    writeLine(line);
+    // Its line is at debug (requestLineLevel): made only when that level is written.
+    if (log.isLevelEnabled(requestLineLevel('/healthz', 200))) {
+      const line: RequestLine = { request_id: id, account_id: null, mode: null, method: 'GET', route: '/healthz', status: 200, duration_ms: Math.round(seconds * 1e5) / 100 };
+      writeLine(line);
+    }
     observeRequest('GET', '/healthz', 200, seconds);
     return true;
   };

@@ -76,8 +76,10 @@ test('start keeps serving when its stdout goes away, and stops cleanly without a
     if (!answered) await sleep(50);
   }
   t.true(answered, `answers with its stdout gone\n${instance.stderr()}`);
-  // Log lines of requests go to the closed pipe too.
+  // Log lines of requests go to the closed pipe too (a /healthz answered 200 logs at debug, an
+  // unknown path's 404 at info).
   for (let i = 0; i < 20; i++) t.is((await fetch(`${instance.url}/healthz`)).status, 200);
+  for (let i = 0; i < 20; i++) t.is((await fetch(`${instance.url}/nowhere`)).status, 404);
   t.true(instance.isRunning());
   const exit = await instance.stop('SIGTERM');
   t.is(exit.code, 0, instance.stderr());

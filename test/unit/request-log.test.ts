@@ -88,3 +88,24 @@ test('the request line is written as pino itself writes that object at info', (t
   requestLineWriter(log as unknown as FastifyBaseLogger)(line);
   t.is(written.length, 2, 'nothing below the level');
 });
+
+test('a /healthz answered 200 is logged at debug, as pino writes it there; any other /healthz answer at info', (t) => {
+  const written: string[] = [];
+  const log = createLogger('debug', new Writable({ write: (chunk, _enc, done) => (written.push(String(chunk)), done()) }));
+  const write = requestLineWriter(log as unknown as FastifyBaseLogger);
+  const probe = { request_id: 'req_0123456789abcdef01234567', account_id: null, mode: null, method: 'GET', route: '/healthz', status: 200, duration_ms: 0.05 };
+  log.debug(probe, 'request');
+  write(probe);
+  const [byPino, byHand] = written.map((l) => l.replace(/"time":"[^"]*"/, '"time":"-"'));
+  t.is(byHand, byPino);
+  t.is(JSON.parse(byHand).level, 20);
+
+  log.level = 'info';
+  write(probe);
+  t.is(written.length, 2, 'a probe answered 200 writes nothing at info');
+  write({ ...probe, status: 503 });
+  t.is(written.length, 3, 'a /healthz answered otherwise is written at info');
+  t.like(JSON.parse(written[2]), { level: 30, route: '/healthz', status: 503 });
+  write({ ...probe, route: '/readyz' });
+  t.like(JSON.parse(written[3]), { level: 30, route: '/readyz', status: 200 });
+});

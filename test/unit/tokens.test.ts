@@ -25,3 +25,8 @@ test('tokens differ and only their SHA-256 is 32 bytes', (t) => {
   t.is(hashToken(a).length, 32);
   t.false(hashToken(a).equals(hashToken(b)));
 });
+
+test('a token is stored as its SHA-256: the hash of a known token is its known digest (keys already stored keep working)', (t) => {
+  t.is(hashToken('sk_test_abc').toString('hex'), '4b4090ccee1e713c3d411b96a4226b90bd0f0deb34e02d19475a951316fd04ee');
+  t.true(Buffer.isBuffer(hashToken('sk_test_abc')));
+});
