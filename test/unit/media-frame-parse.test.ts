@@ -1,5 +1,5 @@
 import test from 'ava';
-import { parseMediaFrame, parseTwilioJson, parseTwilioMessage } from '../../telephony/media-server.ts';
+import { parseMediaFrame, parseTwilioJson, parseTwilioMessage, readTwilioMediaShape } from '../../telephony/media-server.ts';
 
 /**
  * The media server reads a carrier's `media` frames without JSON.parse (parseMediaFrame); every
@@ -94,4 +94,57 @@ test('random damage to a media frame never makes the fast reading disagree with 
     }
   }
   t.true(taken > 100, `the fast reading took ${taken} of the damaged frames`);
+});
+
+test('a frame in Twilio\'s exact shape is read by one regular expression, with the JSON path\'s answer; any other text is left to the scan', (t) => {
+  t.deepEqual(readTwilioMediaShape(TWILIO_FRAME), { ok: true, message: { event: 'media', payload: PAYLOAD, timestampMs: 5 } });
+  // Not a finite timestamp: no answer (the JSON path gives its reason), as the scan leaves it.
+  const badTime = TWILIO_FRAME.replace('"timestamp":"5"', '"timestamp":"x"');
+  t.is(readTwilioMediaShape(badTime), null);
+  t.deepEqual(parseTwilioMessage(badTime), { ok: false, reason: 'media without timestamp' });
+  // Another order, an escape, a control character, whitespace, another event: not the shape.
+  for (const other of [
+    `{"streamSid":"MZ1","event":"media","sequenceNumber":"3","media":{"track":"inbound","chunk":"1","timestamp":"5","payload":"AA=="}}`,
+    TWILIO_FRAME.replace('inbound', 'in\\bound'),
+    TWILIO_FRAME.replace('inbound', 'in\u0001bound'),
+    TWILIO_FRAME.replace('"chunk":', '"chunk": '),
+    TWILIO_FRAME.replace('"event":"media"', '"event":"mark"'),
+  ]) {
+    t.is(readTwilioMediaShape(other), undefined, other);
+    t.deepEqual(parseTwilioMessage(other), parseTwilioJson(other), other);
+  }
+  // Damaged Twilio frames (the generator of the test above): whatever the shape reads is the JSON path's answer.
+  let seed = 33;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let r = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
+    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
+  };
+  const pieces = ['"', '{', '}', ':', ',', ' ', '\\', '0', 'x', '\u0001', '\u001f', 'é', '\ud800'];
+  let shaped = 0;
+  for (let n = 0; n < 20_000; n++) {
+    let text = TWILIO_FRAME;
+    for (let k = 1 + Math.floor(random() * 2); k > 0; k--) {
+      const at = Math.floor(random() * (text.length + 1));
+      const piece = pieces[Math.floor(random() * pieces.length)];
+      const op = random();
+      if (op < 0.4) text = text.slice(0, at) + piece + text.slice(at);
+      else if (op < 0.7) text = text.slice(0, at) + text.slice(at + 1);
+      else text = text.slice(0, at) + piece + text.slice(at + 1);
+    }
+    const read = readTwilioMediaShape(text);
+    if (read === undefined) continue;
+    shaped++;
+    const reference = parseTwilioJson(text);
+    if (read === null ? reference.ok : JSON.stringify(read) !== JSON.stringify(reference)) {
+      t.fail(`disagree on ${text}: ${JSON.stringify(read)} vs ${JSON.stringify(reference)}`);
+      return;
+    }
+    if (JSON.stringify(parseTwilioMessage(text)) !== JSON.stringify(reference)) {
+      t.fail(`parseTwilioMessage disagrees on ${text}`);
+      return;
+    }
+  }
+  t.true(shaped > 1000, `the shape read ${shaped} of the damaged frames`);
 });
