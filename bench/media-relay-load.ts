@@ -14,7 +14,8 @@
  * width, zero-padded) are patched and masked into a copy; replies are read through one shared read
  * buffer (`onread`, no Buffer or stream event per read) by walking the frame headers and reading
  * the stamp at `"payload":"` in the bytes. BENCH_MEDIA_CLIENT=ws uses the `ws` client instead (the
- * generator of earlier rounds: same frames, unpadded numbers, a string built and parsed per frame).
+ * generator of earlier rounds: same frames, unpadded numbers, a string built and parsed per frame;
+ * the parent sets it per process, so BENCH_MEDIA_CLIENT=both there runs the two side by side).
  *
  * `jitter`: an idle process whose only work is a 20 ms setInterval; between `measure` and `report`
  * it records how late each tick came (this machine's own timer jitter, in the same run).

@@ -17,7 +17,7 @@ import { ROOT } from '../test/e2e/process-helpers.ts';
  * - the load generator's own CPU: the carriers are spread over BENCH_MEDIA_GENERATORS (default 2)
  *   child processes that speak WebSocket themselves over raw `net` sockets, a call's frame built
  *   once and only its send time and numbers patched per frame (bench/media-relay-load.ts;
- *   BENCH_MEDIA_CLIENT=ws for the `ws` client of earlier rounds), and the kernel's share of its
+ *   BENCH_MEDIA_CLIENT=ws for the `ws` client of earlier rounds, `both` for one of each side by side), and the kernel's share of its
  *   CPU and of the server's;
  * - then, on a line of its own, the largest step again with the server and the generator on cores
  *   of their own (`taskset`, the same for ours and the baseline; BENCH_MEDIA_PINNED=0 leaves it
@@ -104,10 +104,13 @@ async function startServer(kind: Kind, profDir?: string): Promise<Server> {
 }
 
 /** A child of bench/media-relay-load.ts, spoken to by request and answer over IPC. */
-function startLoad(role: 'carrier' | 'jitter') {
+type Client = 'raw' | 'ws';
+
+function startLoad(role: 'carrier' | 'jitter', client: Client = 'raw') {
   const child: ChildProcess = fork(path.join(ROOT, 'bench', 'media-relay-load.ts'), [role], {
     cwd: ROOT,
     execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_MEDIA_CLIENT: client },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = new Promise<void>((resolve, reject) => {
@@ -116,6 +119,7 @@ function startLoad(role: 'carrier' | 'jitter') {
   });
   return {
     ready,
+    client,
     pid: child.pid!,
     ask<T>(m: object): Promise<T> {
       return new Promise<T>((resolve, reject) => {
@@ -184,6 +188,8 @@ export interface StepResult {
   cpuPerFrame: number;
   /** Generator CPU µs per frame sent or received. */
   generatorCpuPerFrame: number;
+  /** The same per generator process, with the client it speaks through (BENCH_MEDIA_CLIENT=both: one of each at once). */
+  generatorByProcess: { client: Client; cpuPerFrame: number }[];
   /** Server CPU as a share of one core. */
   serverCore: string;
   /** The load generator's CPU (all its processes) as a share of one core. */
@@ -258,6 +264,7 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
     // The server's CPU per second over its window, over the frames per second of the generator's.
     cpuPerFrame: Math.round(((cpu1 - cpu0) / measuredS / Math.max(1, received / seconds)) * 100) / 100,
     generatorCpuPerFrame: Math.round((generatorMicros / Math.max(1, sent + received)) * 100) / 100,
+    generatorByProcess: reports.map((r, g) => ({ client: carriers[g].client, cpuPerFrame: Math.round((r.cpuMicros / Math.max(1, r.sent + r.received)) * 100) / 100 })),
     serverCore: `${((cpu1 - cpu0) / 1e4 / measuredS).toFixed(0)} %`,
     serverKernel: `${(((c1.system - c0.system) / Math.max(1, cpu1 - cpu0)) * 100).toFixed(0)} %`,
     generatorKernel: `${((generatorSystemMicros / Math.max(1, generatorMicros)) * 100).toFixed(0)} %`,
@@ -291,7 +298,10 @@ export async function mediaRelayBench(seconds: number) {
   const profDir = process.env.BENCH_CPU_PROF;
   const compare = process.env.BENCH_MEDIA_COMPARE;
   const servers = await Promise.all([startServer('switchboard', profDir), startServer('ws'), ...(compare ? [startServer('compare')] : [])]);
-  const carriers = Array.from({ length: generators }, () => startLoad('carrier'));
+  // BENCH_MEDIA_CLIENT: `raw` (default) or `ws` for every generator process, or `both`: the two
+  // clients side by side (even processes raw, odd ones ws), each process's CPU a frame printed.
+  const clients = process.env.BENCH_MEDIA_CLIENT ?? 'raw';
+  const carriers = Array.from({ length: generators }, (_, g) => startLoad('carrier', clients === 'ws' || (clients === 'both' && g % 2 === 1) ? 'ws' : 'raw'));
   const jitter = startLoad('jitter');
   const results: Record<Kind, StepResult[]> = { switchboard: [], ws: [], compare: [] };
   const pinned: Partial<Record<Kind, StepResult>> = {};
@@ -332,7 +342,8 @@ export async function mediaRelayBench(seconds: number) {
     `${r.calls} calls p50 ${r.p50} ms p99 ${r.p99} ms, ${r.cpuPerCallSecond} µs CPU per call-second (${r.serverCore} of a core, ${r.serverKernel} of it in the kernel, ${r.cpuPerFrame} µs a frame relayed), ` +
     `${r.offeredPerCallSecond} frames offered per call-second of 50${Math.abs(r.offeredPerCallSecond - 50) > 1 ? ' (the generator did not keep to its beat: this measures the machine, not the relay)' : ''}, ` +
     `${r.lost} of ${r.frames + r.lost} unanswered in the window${r.unreadable ? `, ${r.unreadable} replies without a readable stamp` : ''}`;
-  const client = process.env.BENCH_MEDIA_CLIENT === 'ws' ? '`ws` client' : 'raw WebSocket framing over net';
+  const client = clients === 'ws' ? '`ws` client' : clients === 'both' ? 'raw framing and `ws` client side by side' : 'raw WebSocket framing over net';
+  const byClient = (r: StepResult) => r.generatorByProcess.map((g) => `${g.client} ${g.cpuPerFrame}`).join(', ');
   const po = pinned.switchboard;
   const pb = pinned.ws;
   const pinnedLine =
@@ -351,7 +362,7 @@ export async function mediaRelayBench(seconds: number) {
       `ours (uWebSockets.js media server + bridge) ${line(ours)}; plain ws relay ${line(base)}; ` +
       `CPU per call-second ours/ws ${((ours.cpuPerCallSecond / base.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((ours.p99 / base.p99) * 100).toFixed(0)} %; ` +
       `timer jitter of this machine (idle 20 ms setInterval lateness) p50 ${ours.jitterP50} / p99 ${ours.jitterP99} ms in ours' window, ${base.jitterP50} / ${base.jitterP99} ms in the baseline's; ` +
-      `load generator ${generators} processes (${client}), ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame sent or read, ${ours.generatorKernel} / ${base.generatorKernel} in the kernel), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
+      `load generator ${generators} processes (${client}), ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame sent or read, ${ours.generatorKernel} / ${base.generatorKernel} in the kernel${clients === 'both' ? `; µs a frame by process: ${byClient(ours)} / ${byClient(base)}` : ''}), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
       `most calls with p99 < 5 ms: ours ${maxUnder('switchboard')}, ws ${maxUnder('ws')}; ` +
       `target ${met ? 'met' : 'not met'}` +
       (compare ? `; compared: ${compare} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : '') +
