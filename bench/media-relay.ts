@@ -348,7 +348,7 @@ export async function mediaRelayBench(seconds: number) {
   const pb = pinned.ws;
   const pinnedLine =
     po && pb
-      ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator on CPU 1–${cpus - 1}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
+      ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator on CPU ${cpus > 2 ? `1–${cpus - 1}` : '1'}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
         `ours ${line(po)}; plain ws relay ${line(pb)}; CPU per call-second ours/ws ${((po.cpuPerCallSecond / pb.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((po.p99 / pb.p99) * 100).toFixed(0)} %; ` +
         `timer jitter on CPU 0 p50 ${po.jitterP50} / p99 ${po.jitterP99} ms in ours' window, ${pb.jitterP50} / ${pb.jitterP99} ms in the baseline's; generator ${po.generatorCore} / ${pb.generatorCore} of a core; ` +
         `target (1,000 calls at p99 < 5 ms) with a core of its own ${po.calls >= TARGET_CALLS && po.p99 < LIMIT_MS ? 'met' : 'not met'}`
