@@ -4,7 +4,8 @@
  *   connection back to the carrier, the same path a live call's audio takes;
  * `ws` — a plain `ws` server echoing media frames, the baseline.
  * Prints `ready <port>` once listening. Each `cpu` line on stdin is answered on stdout with
- * `cpu <µs>`: the CPU (user + system) this process has used so far, for CPU per call-second.
+ * `cpu <µs> <µs>`: the CPU (user + system, then system alone) this process has used so far, for CPU
+ * per call-second and the kernel's share of it.
  */
 import readline from 'node:readline';
 import { WebSocketServer } from 'ws';
@@ -18,7 +19,7 @@ const kind = process.argv[2];
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'cpu') return;
   const { user, system } = process.cpuUsage();
-  process.stdout.write(`cpu ${user + system}\n`);
+  process.stdout.write(`cpu ${user + system} ${system}\n`);
 });
 
 /** A bridge whose "agent" answers every callee frame with the same frame at once. */

@@ -1,4 +1,5 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../test/e2e/process-helpers.ts';
 
@@ -14,7 +15,14 @@ import { ROOT } from '../test/e2e/process-helpers.ts';
  * - this machine's timer jitter in the same window: how late an idle process's 20 ms setInterval
  *   fires (bench/media-relay-load.ts `jitter`);
  * - the load generator's own CPU: the carriers are spread over BENCH_MEDIA_GENERATORS (default 2)
- *   child processes that build frames without JSON per frame (bench/media-relay-load.ts).
+ *   child processes that speak WebSocket themselves over raw `net` sockets, a call's frame built
+ *   once and only its send time and numbers patched per frame (bench/media-relay-load.ts;
+ *   BENCH_MEDIA_CLIENT=ws for the `ws` client of earlier rounds, `both` for one of each side by side), and the kernel's share of its
+ *   CPU and of the server's;
+ * - then, on a line of its own, the largest step again with the server and the generator on cores
+ *   of their own (`taskset`, the same for ours and the baseline; BENCH_MEDIA_PINNED=0 leaves it
+ *   out): the carrier is on other machines in production, and on two cores the generator otherwise
+ *   takes the server's turn.
  * BENCH_MEDIA_COMPARE=<module>: a third server, another version of telephony/media-server.ts (e.g.
  * main's, `git show main:telephony/media-server.ts > telephony/media-server-main.tmp.ts`), measured in the
  * same turns, for a before/after in one run.
@@ -29,7 +37,9 @@ const BASE = Date.now();
 interface Server {
   kind: Kind;
   url: string;
-  cpuMicros(): Promise<number>;
+  pid: number;
+  /** CPU (µs) the server has used so far: user + system, and system alone. */
+  cpuMicros(): Promise<{ total: number; system: number }>;
   profile(): Promise<void>;
   stop(): void;
 }
@@ -74,10 +84,12 @@ async function startServer(kind: Kind, profDir?: string): Promise<Server> {
   return {
     kind,
     url: `ws://127.0.0.1:${port}/media`,
+    pid: child.pid!,
     async cpuMicros() {
-      const answer = nextLine(/^cpu (\d+)/);
+      const answer = nextLine(/^cpu (\d+) (\d+)/);
       child.stdin!.write('cpu\n');
-      return Number((await answer)[1]);
+      const m = await answer;
+      return { total: Number(m[1]), system: Number(m[2]) };
     },
     async profile() {
       // The preload toggles on each SIGUSR2: the first starts sampling, the next writes profile n.
@@ -92,10 +104,13 @@ async function startServer(kind: Kind, profDir?: string): Promise<Server> {
 }
 
 /** A child of bench/media-relay-load.ts, spoken to by request and answer over IPC. */
-function startLoad(role: 'carrier' | 'jitter') {
+type Client = 'raw' | 'ws';
+
+function startLoad(role: 'carrier' | 'jitter', client: Client = 'raw') {
   const child: ChildProcess = fork(path.join(ROOT, 'bench', 'media-relay-load.ts'), [role], {
     cwd: ROOT,
     execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_MEDIA_CLIENT: client },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = new Promise<void>((resolve, reject) => {
@@ -104,6 +119,8 @@ function startLoad(role: 'carrier' | 'jitter') {
   });
   return {
     ready,
+    client,
+    pid: child.pid!,
     ask<T>(m: object): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         const exited = (c: number | null) => reject(new Error(`load process (${role}) exited ${c} while asked ${JSON.stringify(m)}`));
@@ -128,7 +145,11 @@ interface Report {
   received: number;
   lost: number;
   skipped: number;
+  /** Replies whose stamp could not be read (none expected). */
+  unreadable: number;
   cpuMicros: number;
+  /** Of cpuMicros, the kernel's (system) time. */
+  systemMicros: number;
   measuredMs: number;
 }
 
@@ -167,10 +188,17 @@ export interface StepResult {
   cpuPerFrame: number;
   /** Generator CPU µs per frame sent or received. */
   generatorCpuPerFrame: number;
+  /** The same per generator process, with the client it speaks through (BENCH_MEDIA_CLIENT=both: one of each at once). */
+  generatorByProcess: { client: Client; cpuPerFrame: number }[];
   /** Server CPU as a share of one core. */
   serverCore: string;
   /** The load generator's CPU (all its processes) as a share of one core. */
   generatorCore: string;
+  /** The kernel's (system time's) share of the server's and of the generator's CPU. */
+  serverKernel: string;
+  generatorKernel: string;
+  /** Replies the generator could not read a send time from (0 when every reply is counted). */
+  unreadable: number;
   /** The idle process's 20 ms timer lateness, ms. */
   jitterP50: number;
   jitterP99: number;
@@ -200,10 +228,12 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
   const until = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - (Date.now() - BASE))));
   await until(from);
   if (profile) await server.profile();
-  const cpu0 = await server.cpuMicros();
+  const c0 = await server.cpuMicros();
   const t0 = performance.now();
   await until(to);
-  const cpu1 = await server.cpuMicros();
+  const c1 = await server.cpuMicros();
+  const cpu0 = c0.total;
+  const cpu1 = c1.total;
   const measuredS = (performance.now() - t0) / 1000;
   if (profile) await server.profile();
   const [reports, jitterReport] = await Promise.all([Promise.all(carriers.map((c) => c.ask<Report>({ cmd: 'report', ...window }))), jitter.ask<{ lag: [number, number][] }>({ cmd: 'report', ...window })]);
@@ -218,6 +248,7 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
     [0.99],
   );
   const generatorMicros = reports.reduce((a, r) => a + r.cpuMicros, 0);
+  const generatorSystemMicros = reports.reduce((a, r) => a + r.systemMicros, 0);
   const generatorS = seconds;
   const sent = reports.reduce((a, r) => a + r.sent, 0);
   const received = reports.reduce((a, r) => a + r.received, 0);
@@ -233,12 +264,31 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
     // The server's CPU per second over its window, over the frames per second of the generator's.
     cpuPerFrame: Math.round(((cpu1 - cpu0) / measuredS / Math.max(1, received / seconds)) * 100) / 100,
     generatorCpuPerFrame: Math.round((generatorMicros / Math.max(1, sent + received)) * 100) / 100,
+    generatorByProcess: reports.map((r, g) => ({ client: carriers[g].client, cpuPerFrame: Math.round((r.cpuMicros / Math.max(1, r.sent + r.received)) * 100) / 100 })),
     serverCore: `${((cpu1 - cpu0) / 1e4 / measuredS).toFixed(0)} %`,
+    serverKernel: `${(((c1.system - c0.system) / Math.max(1, cpu1 - cpu0)) * 100).toFixed(0)} %`,
+    generatorKernel: `${((generatorSystemMicros / Math.max(1, generatorMicros)) * 100).toFixed(0)} %`,
+    unreadable: reports.reduce((a, r) => a + r.unreadable, 0),
     generatorCore: `${(generatorMicros / 1e4 / generatorS).toFixed(0)} %`,
     jitterP50,
     jitterP99,
     sendLagP99,
   };
+}
+
+/** Whether `taskset` (util-linux) is here to pin the bench's processes to cores. */
+function tasksetWorks(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every thread of process `pid` on `cpus` (taskset's list, e.g. `0` or `1-3`). */
+function pin(pid: number, cpus: string): void {
+  execFileSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
 }
 
 export async function mediaRelayBench(seconds: number) {
@@ -248,9 +298,15 @@ export async function mediaRelayBench(seconds: number) {
   const profDir = process.env.BENCH_CPU_PROF;
   const compare = process.env.BENCH_MEDIA_COMPARE;
   const servers = await Promise.all([startServer('switchboard', profDir), startServer('ws'), ...(compare ? [startServer('compare')] : [])]);
-  const carriers = Array.from({ length: generators }, () => startLoad('carrier'));
+  // BENCH_MEDIA_CLIENT: `raw` (default) or `ws` for every generator process, or `both`: the two
+  // clients side by side (even processes raw, odd ones ws), each process's CPU a frame printed.
+  const clients = process.env.BENCH_MEDIA_CLIENT ?? 'raw';
+  const carriers = Array.from({ length: generators }, (_, g) => startLoad('carrier', clients === 'ws' || (clients === 'both' && g % 2 === 1) ? 'ws' : 'raw'));
   const jitter = startLoad('jitter');
   const results: Record<Kind, StepResult[]> = { switchboard: [], ws: [], compare: [] };
+  const pinned: Partial<Record<Kind, StepResult>> = {};
+  const cpus = os.availableParallelism();
+  const pinning = process.env.BENCH_MEDIA_PINNED !== '0' && cpus >= 2 && tasksetWorks();
   try {
     await Promise.all([...carriers, jitter].map((l) => l.ready));
     await jitter.ask({ cmd: 'open', base: BASE });
@@ -259,6 +315,17 @@ export async function mediaRelayBench(seconds: number) {
       for (const server of servers) {
         results[server.kind].push(await measure(server, carriers, jitter, calls, measureSeconds, !!profDir && server.kind === 'switchboard' && calls === steps[steps.length - 1]));
       }
+    }
+    if (pinning) {
+      // The largest step again with the server and the generator on cores of their own, as when
+      // the carrier is on other machines: every server (and the idle timer process, so its jitter
+      // is the server core's) on CPU 0, the generator on the others. Only the bench's processes
+      // are pinned; the rest of the machine still runs on every core.
+      for (const s of servers) pin(s.pid, '0');
+      pin(jitter.pid, '0');
+      for (const c of carriers) pin(c.pid, `1-${cpus - 1}`);
+      for (const server of servers) pinned[server.kind] = await measure(server, carriers, jitter, steps[steps.length - 1], measureSeconds, false);
+      for (const p of [...servers, ...carriers, jitter]) pin(p.pid, `0-${cpus - 1}`);
     }
   } finally {
     for (const s of servers) s.stop();
@@ -272,20 +339,33 @@ export async function mediaRelayBench(seconds: number) {
   const base = top('ws');
   const met = ours.calls >= TARGET_CALLS && ours.p99 < LIMIT_MS;
   const line = (r: StepResult) =>
-    `${r.calls} calls p50 ${r.p50} ms p99 ${r.p99} ms, ${r.cpuPerCallSecond} µs CPU per call-second (${r.serverCore} of a core, ${r.cpuPerFrame} µs a frame relayed), ` +
+    `${r.calls} calls p50 ${r.p50} ms p99 ${r.p99} ms, ${r.cpuPerCallSecond} µs CPU per call-second (${r.serverCore} of a core, ${r.serverKernel} of it in the kernel, ${r.cpuPerFrame} µs a frame relayed), ` +
     `${r.offeredPerCallSecond} frames offered per call-second of 50${Math.abs(r.offeredPerCallSecond - 50) > 1 ? ' (the generator did not keep to its beat: this measures the machine, not the relay)' : ''}, ` +
-    `${r.lost} of ${r.frames + r.lost} unanswered in the window`;
+    `${r.lost} of ${r.frames + r.lost} unanswered in the window${r.unreadable ? `, ${r.unreadable} replies without a readable stamp` : ''}`;
+  const client = clients === 'ws' ? '`ws` client' : clients === 'both' ? 'raw framing and `ws` client side by side' : 'raw WebSocket framing over net';
+  const byClient = (r: StepResult) => r.generatorByProcess.map((g) => `${g.client} ${g.cpuPerFrame}`).join(', ');
+  const po = pinned.switchboard;
+  const pb = pinned.ws;
+  const pinnedLine =
+    po && pb
+      ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator on CPU ${cpus > 2 ? `1–${cpus - 1}` : '1'}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
+        `ours ${line(po)}; plain ws relay ${line(pb)}; CPU per call-second ours/ws ${((po.cpuPerCallSecond / pb.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((po.p99 / pb.p99) * 100).toFixed(0)} %; ` +
+        `timer jitter on CPU 0 p50 ${po.jitterP50} / p99 ${po.jitterP99} ms in ours' window, ${pb.jitterP50} / ${pb.jitterP99} ms in the baseline's; generator ${po.generatorCore} / ${pb.generatorCore} of a core; ` +
+        `target (1,000 calls at p99 < 5 ms) with a core of its own ${po.calls >= TARGET_CALLS && po.p99 < LIMIT_MS ? 'met' : 'not met'}`
+      : '';
   return {
     name: 'media relay: 1,000 concurrent calls in one process, p99 relay latency and CPU per call-second',
     steps: results,
+    pinned,
     summary:
       `media relay (20 ms frames both ways, one server process; target: 1,000 concurrent calls at p99 < 5 ms): ` +
       `ours (uWebSockets.js media server + bridge) ${line(ours)}; plain ws relay ${line(base)}; ` +
       `CPU per call-second ours/ws ${((ours.cpuPerCallSecond / base.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((ours.p99 / base.p99) * 100).toFixed(0)} %; ` +
       `timer jitter of this machine (idle 20 ms setInterval lateness) p50 ${ours.jitterP50} / p99 ${ours.jitterP99} ms in ours' window, ${base.jitterP50} / ${base.jitterP99} ms in the baseline's; ` +
-      `load generator ${generators} processes, ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
+      `load generator ${generators} processes (${client}), ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame sent or read, ${ours.generatorKernel} / ${base.generatorKernel} in the kernel${clients === 'both' ? `; µs a frame by process: ${byClient(ours)} / ${byClient(base)}` : ''}), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
       `most calls with p99 < 5 ms: ours ${maxUnder('switchboard')}, ws ${maxUnder('ws')}; ` +
       `target ${met ? 'met' : 'not met'}` +
-      (compare ? `; compared: ${compare} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : ''),
+      (compare ? `; compared: ${compare} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : '') +
+      pinnedLine,
   };
 }

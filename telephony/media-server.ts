@@ -380,6 +380,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * One pass over the text, no closures and no objects but the answer.
  */
 export function parseMediaFrame(text: string): { ok: true; message: Extract<TwilioInbound, { event: 'media' }> } | null {
+  // Twilio's own shape, the frame nearly every message is: one regular expression, a third of the scan's cost.
+  const shaped = readTwilioMediaShape(text);
+  if (shaped !== undefined) return shaped;
   const end = text.length;
   if (end < 2 || text.charCodeAt(0) !== LBRACE || text.charCodeAt(end - 1) !== RBRACE || !PLAIN_TEXT.test(text)) return null;
   let event: string | undefined;
@@ -444,6 +447,28 @@ export function parseMediaFrame(text: string): { ok: true; message: Extract<Twil
   const timestampMs = Number(timestamp);
   if (!Number.isFinite(timestampMs)) return null;
   return { ok: true, message: { event: 'media', payload, timestampMs } };
+}
+
+/**
+ * A media frame exactly as Twilio Media Streams sends it: its members in its order, and every
+ * string free of quotes, backslashes (so of escapes) and control characters. Such a text is one
+ * parseMediaFrame's scan accepts (one level of nesting, string values, no repeated key), so its
+ * answer is the scan's, which is the JSON path's.
+ */
+const TWILIO_MEDIA_SHAPE =
+  /^\{"event":"media","sequenceNumber":"[^"\\\u0000-\u001f]*","media":\{"track":"[^"\\\u0000-\u001f]*","chunk":"[^"\\\u0000-\u001f]*","timestamp":"([^"\\\u0000-\u001f]*)","payload":"([^"\\\u0000-\u001f]*)"\},"streamSid":"[^"\\\u0000-\u001f]*"\}$/;
+
+/**
+ * parseMediaFrame's answer for a text in Twilio's exact shape (TWILIO_MEDIA_SHAPE): the frame, or
+ * null when its timestamp is not a finite number (the JSON path decides, as the scan leaves it);
+ * undefined for any other text (the scan reads it).
+ */
+export function readTwilioMediaShape(text: string): { ok: true; message: Extract<TwilioInbound, { event: 'media' }> } | null | undefined {
+  const m = TWILIO_MEDIA_SHAPE.exec(text);
+  if (m === null) return undefined;
+  const timestampMs = Number(m[1]);
+  if (!Number.isFinite(timestampMs)) return null;
+  return { ok: true, message: { event: 'media', payload: m[2], timestampMs } };
 }
 
 const LBRACE = 0x7b;
