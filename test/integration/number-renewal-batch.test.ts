@@ -41,6 +41,10 @@ test.afterEach(async (t) => {
 
 /** The numbers room on its own pool, as the bench builds it; `charged` counts the one-by-one writer's charges per account. */
 function room(charged: Map<string, number>) {
+  return roomOn(pool, charged);
+}
+
+function roomOn(on: Pool, charged = new Map<string, number>()) {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: svc.databaseUrl, SWITCHBOARD_ADMIN_TOKEN: 'sbc_test_renewal_batch_Qm4c2WkfP0aZL7xvR1' });
   const unused = new Proxy({} as NumberCarrier, { get: (_, name) => () => Promise.reject(new Error(`the renewal job called the carrier (${String(name)})`)) });
   const money = createMoneyWriter(readinessFollowsMoney);
@@ -52,7 +56,7 @@ function room(charged: Map<string, number>) {
     },
   };
   return createNumbers({
-    pool,
+    pool: on,
     clock: { now: () => new Date() },
     realClock: { now: () => new Date() },
     log: createLogger('warn'),
@@ -208,5 +212,44 @@ test.serial('a batch locks the money rows of its accounts in one order before it
   for (const x of [low, high]) {
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE account_id = $1 AND cause = 'number'`, [x.account.id]);
     t.is(rows[0].n, 1, 'one rent line');
+  }
+});
+
+test.serial('two jobs at once whose batches meet two accounts in opposite orders: no deadlock, every number charged once', async (t) => {
+  const now = new Date('2031-07-10T12:00:00Z');
+  const day = '2031-07-10';
+  const a = await twin({ live: true, topUpCents: 500_000, kinds: [], day });
+  const b = await twin({ live: true, topUpCents: 500_000, kinds: [], day });
+  // The first batch of 100 meets a then b; the second b then a: a number-by-number lock order
+  // would take the two money rows in opposite orders.
+  for (let i = 0; i < 200; i++) {
+    const first = i < 100 ? a : b;
+    const second = i < 100 ? b : a;
+    await addNumbers(i % 2 === 0 ? first : second, ['rented'], day);
+  }
+  const deadlocks = async () => Number((await db.query(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)).rows[0].deadlocks);
+  const backends = async () => Number((await db.query(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()`)).rows[0].count);
+  const before = await deadlocks();
+  const backendsBefore = await backends();
+  // Each job on a pool of its own, ended after, so its connections' statistics are flushed.
+  const jobs = [0, 1].map(async () => {
+    const own = createPool(svc.databaseUrl, 1);
+    try {
+      return await roomOn(own).renewDue(now);
+    } finally {
+      await own.end();
+    }
+  });
+  const done = await Promise.all(jobs);
+  t.true(done[0] + done[1] >= 200, 'every number renewed between the two jobs (and the earlier tests\' numbers due again)');
+  // A backend writes its statistics out as it exits, before it leaves pg_stat_activity.
+  for (let i = 0; i < 100 && (await backends()) > backendsBefore; i++) await new Promise((r) => setTimeout(r, 50));
+  t.is(await deadlocks(), before, 'no deadlock');
+  for (const x of [a, b]) {
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS lines, count(DISTINCT reference)::int AS periods FROM ledger_entries WHERE account_id = $1 AND cause = 'number'`,
+      [x.account.id],
+    );
+    t.deepEqual(rows[0], { lines: 100, periods: 100 });
   }
 });
