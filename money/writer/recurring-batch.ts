@@ -8,6 +8,7 @@ import { callReserveCents, dayKey, minutesUsedNow, monthKey } from '../rules/pri
 import type { Clock } from '../../runtime/clock.ts';
 import { countLedgerLine } from '../../runtime/metrics.ts';
 import type { RecurringCharge } from './types.ts';
+import { recurringLine } from './recurring.ts';
 
 /**
  * Recurring charges of many items at once, set-based: the same charges `chargeRecurring` makes
@@ -114,17 +115,7 @@ function planAccount(
     // The one-by-one path's order: short first (even for a period claimed before), then claimed.
     if (live && row.balance_cents - row.reserved_cents < c.amountCents) return null;
     if (facts.claimed.has(c.itemId)) continue;
-    const { next, line, spendCents } = applyLine(row, {
-      accountId: c.accountId,
-      mode: c.mode,
-      customerId: c.customerId,
-      type: 'usage',
-      cause: c.item,
-      amountCents: -c.amountCents,
-      reference: `${c.item}:${c.itemId}:${c.periodStart}`,
-      description: c.description,
-      now: c.now,
-    });
+    const { next, line, spendCents } = applyLine(row, recurringLine(c));
     const charge = c.amountCents;
     if (live) {
       next.low_balance_stage = lowBalanceStageOf(next, c.now);
