@@ -95,6 +95,16 @@ export function createNumberRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** `renewed` for many numbers at once (a renewal batch), each with its own next renewal. */
+    async renewedAll(renewals: { id: string; renewsOn: string }[], now: Date): Promise<void> {
+      if (renewals.length === 0) return;
+      await db.query(
+        `UPDATE phone_numbers p SET status = 'active', renews_on = v.renews_on, release_due_on = NULL, updated_at = $3
+           FROM unnest($1::uuid[], $2::date[]) AS v(id, renews_on) WHERE p.id = v.id`,
+        [renewals.map((r) => r.id), renewals.map((r) => r.renewsOn), now],
+      );
+    },
+
     async update(id: string, change: NumberChange, now: Date): Promise<NumberRow> {
       return updateColumns<NumberRow>(db, 'phone_numbers', CHANGEABLE, id, change, now);
     },

@@ -6,6 +6,7 @@ import { createCallMoney } from './writer/calls.ts';
 import { createChatMoney } from './writer/chat-messages.ts';
 import { createItemMoney } from './writer/items.ts';
 import { createRecurringMoney } from './writer/recurring.ts';
+import { createRecurringBatchMoney } from './writer/recurring-batch.ts';
 import { createMonthClose } from './writer/month-close.ts';
 import type { MoneyReactions } from './writer/types.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
@@ -26,6 +27,7 @@ export { HOLD_LIFETIME_MS } from './writer/calls.ts';
  *   to its card (bonus forfeited), console refunds, an automatic top-up's failure in the activity log;
  * - chat-messages.ts: an answered chat message's price;
  * - recurring.ts: a customer's item charged by the period (a number's rent, a website's hosting);
+ *   recurring-batch.ts: a renewal batch's charges at once, set-based, where they are only lines;
  * - items.ts: one-off item charges (a website's build fee) and their refunds;
  * - month-close.ts: the monthly minimum.
  *
@@ -47,6 +49,7 @@ export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = r
   const chat = createChatMoney(lines);
   const items = createItemMoney(lines);
   const recurring = createRecurringMoney(lines, reactions);
+  const recurringBatch = createRecurringBatchMoney(realTime);
   const monthClose = createMonthClose(lines);
 
   return {
@@ -70,6 +73,7 @@ export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = r
     chargeItem: items.chargeItem,
     refundItem: items.refundItem,
     chargeRecurring: recurring.chargeRecurring,
+    chargeRecurringBatch: recurringBatch.chargeRecurringBatch,
     chargeMonthlyMinimum: monthClose.chargeMonthlyMinimum,
   };
 }

@@ -8,7 +8,7 @@ import { createNumberRepository, type NumberRow } from '../../db/numbers.ts';
 import { recordEvent } from '../../db/events.ts';
 import { ITEM_PRICES } from '../../money/rules/pricing.ts';
 import { nextRenewal } from '../../money/rules/renewal.ts';
-import type { MoneyWriter } from '../../money/writer.ts';
+import type { MoneyWriter, RecurringCharge } from '../../money/writer.ts';
 import { CarrierNumberError, type NumberCarrier } from '../../telephony/carrier.ts';
 import { refreshReadiness } from '../customer/readiness-check.ts';
 import { nationalFormat } from '../shared/phone.ts';
@@ -59,13 +59,10 @@ export function createNumberTools(deps: NumbersDeps) {
     return `${what} ${nationalFormat(row.e164)}, ${from} to ${to}`;
   }
 
-  /**
-   * Charges the period of `row` that starts on `periodStart`; the period ends at the next
-   * renewal. `charged` and `already_charged` both mean the period is paid.
-   */
-  async function chargePeriod(client: Client, row: NumberRow, periodStart: string, now: Date) {
+  /** The rent of `row`'s period that starts on `periodStart`, as the money writer charges it; the period ends at the next renewal. */
+  function periodCharge(row: NumberRow, periodStart: string, now: Date): RecurringCharge {
     const periodEnd = nextRenewal(periodStart, row.anchor_day ?? Number(periodStart.slice(8, 10)));
-    const result = await money.chargeRecurring(client, {
+    return {
       accountId: row.account_id,
       mode: row.mode,
       customerId: row.customer_id,
@@ -76,7 +73,17 @@ export function createNumberTools(deps: NumbersDeps) {
       periodEnd,
       description: rentDescription(row, periodStart, periodEnd),
       now,
-    });
+    };
+  }
+
+  /**
+   * Charges the period of `row` that starts on `periodStart`; the period ends at the next
+   * renewal. `charged` and `already_charged` both mean the period is paid.
+   */
+  async function chargePeriod(client: Client, row: NumberRow, periodStart: string, now: Date) {
+    const charge = periodCharge(row, periodStart, now);
+    const periodEnd = charge.periodEnd;
+    const result = await money.chargeRecurring(client, charge);
     // awaiting_top_up: not paid, and a working automatic top-up was asked for: not now, no countdown.
     return { paid: result.outcome === 'charged' || result.outcome === 'already_charged', waiting: result.outcome === 'awaiting_top_up', periodEnd };
   }
@@ -122,5 +129,5 @@ export function createNumberTools(deps: NumbersDeps) {
     return released;
   }
 
-  return { requireCarrier, chargePeriod, emit, removeStrayCallerId, releaseAtCarrier, markReleased };
+  return { requireCarrier, periodCharge, chargePeriod, emit, removeStrayCallerId, releaseAtCarrier, markReleased };
 }

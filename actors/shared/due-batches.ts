@@ -26,12 +26,13 @@ export async function eachDueInOwnTransaction(
 /**
  * A renewal job's walk in batches: `claimPage` locks the next `batch` rows due after a `seq`
  * (skipping rows another transaction holds), and `each` handles them one after another in ONE
- * transaction per batch, so a batch costs one commit instead of one per row. Returns how many
- * `each` said it acted on.
+ * transaction per batch, so a batch costs one commit instead of one per row (or `all` handles the
+ * whole page at once in that transaction, set-based, as `each` would one after another). Returns
+ * how many rows were acted on.
  *
- * Each row stays all-or-nothing: `each` works only inside the batch's transaction, so a row is
+ * Each row stays all-or-nothing: `each` (and `all`) works only inside the batch's transaction, so a row is
  * either wholly handled or not at all. If any row's `each` throws (or the database aborts the
- * batch: a deadlock, a lost connection), the whole batch is rolled back and its rows are walked
+ * batch: a deadlock, a lost connection; or `all` throws), the whole batch is rolled back and its rows are walked
  * again one transaction each, re-claimed through `claimOne`: every other row of the batch is
  * handled and kept, and the failing row's error then stops the run. A job killed mid-batch has committed nothing of that batch; run again, it finds
  * those rows still due (what a row pays is claimed once per period, so nothing is charged twice).
@@ -42,6 +43,11 @@ export async function eachDueInBatches<R extends { id: string; seq: number }>(
   claimPage: (client: Client, after: number) => Promise<R[]>,
   claimOne: (client: Client, id: string) => Promise<R | null>,
   each: (client: Client, row: R) => Promise<boolean>,
+  all: (client: Client, rows: R[]) => Promise<number> = async (client, rows) => {
+    let acted = 0;
+    for (const row of rows) if (await each(client, row)) acted++;
+    return acted;
+  },
 ): Promise<number> {
   let done = 0;
   let after = 0;
@@ -49,10 +55,8 @@ export async function eachDueInBatches<R extends { id: string; seq: number }>(
     let page: R[] = [];
     try {
       done += await withTransaction(pool, async (client) => {
-        let acted = 0;
         page = await claimPage(client, after);
-        for (const row of page) if (await each(client, row)) acted++;
-        return acted;
+        return all(client, page);
       });
     } catch (err) {
       if (page.length === 0) throw err;

@@ -3,6 +3,7 @@ import type { MoneyRow } from '../../db/money/balances.ts';
 import type { LedgerRow } from '../../db/money/ledger.ts';
 import { recurringWrites } from '../../db/money/recurring.ts';
 import type { Lines } from './lines.ts';
+import type { LineInput } from '../rules/apply-line.ts';
 import type { MoneyReactions, RecurringCharge, RecurringChargeResult } from './types.ts';
 
 /**
@@ -14,6 +15,21 @@ import type { MoneyReactions, RecurringCharge, RecurringChargeResult } from './t
  * renewal does to the item belongs to the item's own room (actors/numbers/, actors/websites/),
  * whose job claims the items due and asks the writer to charge each, one transaction per item.
  */
+/** The line of one period of a recurring charge: a `usage` line whose cause is the item's kind and whose reference names the item and the period. */
+export function recurringLine(c: RecurringCharge): LineInput {
+  return {
+    accountId: c.accountId,
+    mode: c.mode,
+    customerId: c.customerId,
+    type: 'usage',
+    cause: c.item,
+    amountCents: -c.amountCents,
+    reference: `${c.item}:${c.itemId}:${c.periodStart}`,
+    description: c.description,
+    now: c.now,
+  };
+}
+
 export function createRecurringMoney(lines: Lines, reactions: MoneyReactions) {
   return {
     /**
@@ -46,21 +62,7 @@ export function createRecurringMoney(lines: Lines, reactions: MoneyReactions) {
         return { outcome: coming ? 'awaiting_top_up' : 'insufficient_balance' };
       }
       if (!claimed) return { outcome: 'already_charged' };
-      const line: LedgerRow | null = await lines.postLine(
-        client,
-        {
-          accountId: c.accountId,
-          mode: c.mode,
-          customerId: c.customerId,
-          type: 'usage',
-          cause: c.item,
-          amountCents: -c.amountCents,
-          reference: `${c.item}:${c.itemId}:${c.periodStart}`,
-          description: c.description,
-          now: c.now,
-        },
-        { row },
-      );
+      const line: LedgerRow | null = await lines.postLine(client, recurringLine(c), { row });
       return { outcome: 'charged', line: line! };
     },
   };
