@@ -113,6 +113,23 @@ export async function moneyBench(seconds: number) {
     const bareUpdate = (pick: (w: number, i: number) => { account: string }) => async (w: number, i: number) => {
       await pool.query(`UPDATE account_money SET reserved_cents = reserved_cents + 0 WHERE account_id = $1 AND mode = 'live' RETURNING *`, [pick(w, i).account]);
     };
+    // The end as this bench measured it before round 33, printed beside (docs/decisions.md, "Issue
+    // 25 §4, round 33: a call's start and end"): one call row per worker, locked and updated at
+    // every end, the hold's reference not the call's id (so the hold is claimed on its own).
+    const workerCalls = await Promise.all(Array.from({ length: workers }, async () => nextCall(ids[0])));
+    const holdAndSettleOnWorkerRows = (pick: (w: number, i: number) => { account: string; customer: string }) => async (w: number, i: number) => {
+      const { account, customer } = pick(w, i);
+      const reference = `b-${w}-${i}-${Math.random()}`;
+      const started = await accounts.ask(account, { type: 'start_call', mode: 'live', customerId: customer, reference });
+      if (!started.ok) throw new Error(`refused: ${started.reason}`);
+      await withTransaction(pool, async (client) => {
+        const now = new Date();
+        const calls = createCallRepository(client);
+        await calls.lock(workerCalls[w]);
+        await money.settleCall(client, { accountId: account, reference, durationSeconds: 65, now });
+        await calls.update(workerCalls[w], { status: 'completed', outcome: 'not_interested', duration_seconds: 65, ended_at: now, updated_at: now, lease_expires_at: null, summary: 'bench' });
+      });
+    };
     const hot = () => ids[0];
     const spread = () => ids[Math.floor(Math.random() * ids.length)];
 
@@ -120,6 +137,7 @@ export async function moneyBench(seconds: number) {
     const hotOps = await run(holdAndSettle(hot), 2);
     const baselineSpread = await run(bareUpdate(spread), 1);
     const spreadOps = await run(holdAndSettle(spread), 2);
+    const spreadOnWorkerRows = await run(holdAndSettleOnWorkerRows(spread), 2);
     // Where the time goes: a short run over 1,000 accounts with every statement timed (from its
     // call to its reply, so a lock wait counts), and with BENCH_CPU_PROF a V8 profile of another.
     const profile = await profiled(() => run(holdAndSettle(spread), 2));
@@ -137,6 +155,7 @@ export async function moneyBench(seconds: number) {
       callsPerSecond: { spread: calls(spreadOps), hot: calls(hotOps), target: TARGET_CALLS_PER_SECOND, met },
       hot: { subject: hotOps, baseline: baselineHot },
       spread: { subject: spreadOps, baseline: baselineSpread },
+      spreadOnWorkerRows: { subject: spreadOnWorkerRows, callsPerSecond: calls(spreadOnWorkerRows) },
       profile: profile.slice(0, 10),
       summary:
         `call starts+ends (a start AND an end is one; hold through the account actor, end in the call actor's transaction) over 1,000 accounts: ` +
@@ -145,7 +164,10 @@ export async function moneyBench(seconds: number) {
         `${baselineSpread.opsPerSecond} = ${ratio(spreadOps.opsPerSecond, baselineSpread.opsPerSecond)}; hot ${hotOps.opsPerSecond} ops/s vs ` +
         `${baselineHot.opsPerSecond} = ${ratio(hotOps.opsPerSecond, baselineHot.opsPerSecond)}. ` +
         `CPU per call start+end, 1,000 accounts: ${perCall(spreadOps.cpu)} (per bare UPDATE: ${cpu(baselineSpread.cpu)}); ` +
-        `hot: ${perCall(hotOps.cpu)} (bare: ${cpu(baselineHot.cpu)}). Time by statement: ${top.join('; ')}`,
+        `hot: ${perCall(hotOps.cpu)} (bare: ${cpu(baselineHot.cpu)}). ` +
+        `As measured before round 33 (one call row per worker updated at every end, the hold's reference not the call's id), 1,000 accounts: ` +
+        `${calls(spreadOnWorkerRows)}/s, ${spreadOnWorkerRows.opsPerSecond} ops/s vs ${baselineSpread.opsPerSecond} = ` +
+        `${ratio(spreadOnWorkerRows.opsPerSecond, baselineSpread.opsPerSecond)}, ${perCall(spreadOnWorkerRows.cpu)} a call. Time by statement: ${top.join('; ')}`,
     };
   } finally {
     await svc.stop();
