@@ -23,10 +23,11 @@ const TARGET_CALLS_PER_SECOND = 1000;
  * bench's own PostgreSQL server's (not the machine's other servers') and this process's.
  * BENCH_CPU_PROF=<dir>: a V8 CPU profile of one more 1,000-account run, written there. Each takes the path production takes: the hold through the account actor's
  * mailbox (the dialler's `start_call`), the end as the call actor's `finish` does it, in one
- * transaction of its own that locks the call row, settles through `settleCall` and writes the
- * call's outcome (not through the account actor, which real call ends never pass). Each worker
- * ends its calls on a call row of its own, as every call has its own row; `finish`'s carrier
- * inbox row, do-not-call read and recording wait are left out.
+ * transaction of its own that locks the call row with its hold's claim (`lockCallForEnd`),
+ * settles through `settleCall` and writes the call's outcome (not through the account actor,
+ * which real call ends never pass). Every call has a row of its own (in progress, its id the
+ * hold's reference, made before the runs), as in production; `finish`'s carrier inbox row,
+ * do-not-call read, summary, retry plan and event are left out.
  */
 export async function moneyBench(seconds: number) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-money-'));
@@ -53,23 +54,31 @@ export async function moneyBench(seconds: number) {
       );
       ids.push({ account: id, customer: rows[0].id });
     }
-    // One call row per worker, locked and given its outcome at each end (see above).
-    const callIds: string[] = [];
-    for (let w = 0; w < workers; w++) {
-      const { row } = await createCallRepository(pool).insertOrFindOpen({
-        accountId: ids[0].account,
-        mode: 'live',
-        customerId: ids[0].customer,
-        toE164: `+1202555${String(1000 + w)}`,
-        toCountry: 'US',
-        phoneInput: `+1202555${String(1000 + w)}`,
-        businessName: null,
-        externalRef: null,
-        dialBefore: new Date(Date.now() + 86_400_000),
-        now: new Date(),
-      });
-      callIds.push(row.id);
-    }
+    // Every call has its own row, as in production: dialled (in progress), its id the hold's
+    // reference, locked with its hold and given its outcome at its end. Made beforehand in
+    // batches (enough for every run, more made on the way if a run outgrows them).
+    const unused = new Map<string, string[]>();
+    let numbered = 0;
+    const makeCalls = async (who: { account: string; customer: string }, n: number) => {
+      const { rows } = await pool.query(
+        `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, status, dial_before, next_attempt_at,
+                            dialed_at, answered_at, created_at, updated_at, lease_expires_at)
+         SELECT $1, 'live', $2, '+1202' || lpad((g + $3)::text, 7, '0'), 'US', '+1202' || lpad((g + $3)::text, 7, '0'), 'in_progress',
+                now() + interval '1 day', now(), now(), now(), now(), now(), now() + interval '1 hour'
+           FROM generate_series(1, $4::int) g RETURNING id`,
+        [who.account, who.customer, numbered, n],
+      );
+      numbered += n;
+      const list = unused.get(who.account) ?? [];
+      list.push(...rows.map((r) => r.id as string));
+      unused.set(who.account, list);
+    };
+    const nextCall = async (who: { account: string; customer: string }) => {
+      if (!unused.get(who.account)?.length) await makeCalls(who, 50);
+      return unused.get(who.account)!.pop()!;
+    };
+    await makeCalls(ids[0], Math.max(2_000, seconds * 1_500));
+    for (const who of ids.slice(1)) await makeCalls(who, Math.max(20, seconds * 6));
 
     const run = async (op: (worker: number, i: number) => Promise<unknown>, opsPerIteration: number) => {
       let count = 0;
@@ -86,6 +95,29 @@ export async function moneyBench(seconds: number) {
       return { opsPerSecond: Math.round(count / seconds), cpu: meter.perOp(count) };
     };
     const holdAndSettle = (pick: (w: number, i: number) => { account: string; customer: string }) => async (w: number, i: number) => {
+      const who = pick(w, i);
+      const { account, customer } = who;
+      // The call's id is its hold's reference, as the dialler's start_call gives it.
+      const callId = await nextCall(who);
+      const started = await accounts.ask(account, { type: 'start_call', mode: 'live', customerId: customer, reference: callId });
+      if (!started.ok) throw new Error(`refused: ${started.reason}`);
+      // As finish (actors/call/call-end.ts): the call's lock with its hold's claim, the settlement, the outcome.
+      await withTransaction(pool, async (client) => {
+        const now = new Date();
+        const locked = await money.lockCallForEnd(client, callId);
+        if (!locked) throw new Error(`no call ${callId}`);
+        await money.settleCall(client, { accountId: account, reference: callId, durationSeconds: 65, now }, locked);
+        await createCallRepository(client).update(callId, { status: 'completed', outcome: 'not_interested', duration_seconds: 65, ended_at: now, updated_at: now, lease_expires_at: null, summary: 'bench' });
+      });
+    };
+    const bareUpdate = (pick: (w: number, i: number) => { account: string }) => async (w: number, i: number) => {
+      await pool.query(`UPDATE account_money SET reserved_cents = reserved_cents + 0 WHERE account_id = $1 AND mode = 'live' RETURNING *`, [pick(w, i).account]);
+    };
+    // The end as this bench measured it before round 33, printed beside (docs/decisions.md, "Issue
+    // 25 §4, round 33: a call's start and end"): one call row per worker, locked and updated at
+    // every end, the hold's reference not the call's id (so the hold is claimed on its own).
+    const workerCalls = await Promise.all(Array.from({ length: workers }, async () => nextCall(ids[0])));
+    const holdAndSettleOnWorkerRows = (pick: (w: number, i: number) => { account: string; customer: string }) => async (w: number, i: number) => {
       const { account, customer } = pick(w, i);
       const reference = `b-${w}-${i}-${Math.random()}`;
       const started = await accounts.ask(account, { type: 'start_call', mode: 'live', customerId: customer, reference });
@@ -93,13 +125,10 @@ export async function moneyBench(seconds: number) {
       await withTransaction(pool, async (client) => {
         const now = new Date();
         const calls = createCallRepository(client);
-        await calls.lock(callIds[w]);
+        await calls.lock(workerCalls[w]);
         await money.settleCall(client, { accountId: account, reference, durationSeconds: 65, now });
-        await calls.update(callIds[w], { status: 'completed', outcome: 'not_interested', duration_seconds: 65, ended_at: now, updated_at: now, lease_expires_at: null, summary: 'bench' });
+        await calls.update(workerCalls[w], { status: 'completed', outcome: 'not_interested', duration_seconds: 65, ended_at: now, updated_at: now, lease_expires_at: null, summary: 'bench' });
       });
-    };
-    const bareUpdate = (pick: (w: number, i: number) => { account: string }) => async (w: number, i: number) => {
-      await pool.query(`UPDATE account_money SET reserved_cents = reserved_cents + 0 WHERE account_id = $1 AND mode = 'live' RETURNING *`, [pick(w, i).account]);
     };
     const hot = () => ids[0];
     const spread = () => ids[Math.floor(Math.random() * ids.length)];
@@ -108,6 +137,7 @@ export async function moneyBench(seconds: number) {
     const hotOps = await run(holdAndSettle(hot), 2);
     const baselineSpread = await run(bareUpdate(spread), 1);
     const spreadOps = await run(holdAndSettle(spread), 2);
+    const spreadOnWorkerRows = await run(holdAndSettleOnWorkerRows(spread), 2);
     // Where the time goes: a short run over 1,000 accounts with every statement timed (from its
     // call to its reply, so a lock wait counts), and with BENCH_CPU_PROF a V8 profile of another.
     const profile = await profiled(() => run(holdAndSettle(spread), 2));
@@ -125,6 +155,7 @@ export async function moneyBench(seconds: number) {
       callsPerSecond: { spread: calls(spreadOps), hot: calls(hotOps), target: TARGET_CALLS_PER_SECOND, met },
       hot: { subject: hotOps, baseline: baselineHot },
       spread: { subject: spreadOps, baseline: baselineSpread },
+      spreadOnWorkerRows: { subject: spreadOnWorkerRows, callsPerSecond: calls(spreadOnWorkerRows) },
       profile: profile.slice(0, 10),
       summary:
         `call starts+ends (a start AND an end is one; hold through the account actor, end in the call actor's transaction) over 1,000 accounts: ` +
@@ -133,7 +164,10 @@ export async function moneyBench(seconds: number) {
         `${baselineSpread.opsPerSecond} = ${ratio(spreadOps.opsPerSecond, baselineSpread.opsPerSecond)}; hot ${hotOps.opsPerSecond} ops/s vs ` +
         `${baselineHot.opsPerSecond} = ${ratio(hotOps.opsPerSecond, baselineHot.opsPerSecond)}. ` +
         `CPU per call start+end, 1,000 accounts: ${perCall(spreadOps.cpu)} (per bare UPDATE: ${cpu(baselineSpread.cpu)}); ` +
-        `hot: ${perCall(hotOps.cpu)} (bare: ${cpu(baselineHot.cpu)}). Time by statement: ${top.join('; ')}`,
+        `hot: ${perCall(hotOps.cpu)} (bare: ${cpu(baselineHot.cpu)}). ` +
+        `As measured before round 33 (one call row per worker updated at every end, the hold's reference not the call's id), 1,000 accounts: ` +
+        `${calls(spreadOnWorkerRows)}/s, ${spreadOnWorkerRows.opsPerSecond} ops/s vs ${baselineSpread.opsPerSecond} = ` +
+        `${ratio(spreadOnWorkerRows.opsPerSecond, baselineSpread.opsPerSecond)}, ${perCall(spreadOnWorkerRows.cpu)} a call. Time by statement: ${top.join('; ')}`,
     };
   } finally {
     await svc.stop();

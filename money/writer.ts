@@ -12,7 +12,7 @@ import type { MoneyReactions } from './writer/types.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 
 export type { CallEnd, EndCallResult, MoneyReactions, RecurringCharge, RecurringChargeResult, StartCallResult } from './writer/types.ts';
-export { HOLD_LIFETIME_MS } from './writer/calls.ts';
+export { HOLD_LIFETIME_MS, type CallClaim } from './writer/calls.ts';
 
 /**
  * The money writer: the one way money moves. Every write of the money tables (money rows, holds,
@@ -60,6 +60,7 @@ export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = r
 
     startCall: calls.startCall,
     settleCall: calls.settleCall,
+    lockCallForEnd: calls.lockCallForEnd,
     endCall: calls.endCall,
     chargeMessage: chat.chargeMessage,
     topUp: topUps.topUp,

@@ -39,8 +39,10 @@ export function createCallEnd(deps: CallDeps) {
     return withTransaction(pool, async (client) => {
       if (reportId && !(await createCarrierReportRepository(client).lockUnprocessed(reportId))) return null;
       const calls = createCallRepository(client);
-      const call = await calls.lock(state.id);
-      if (!call || isFinished(call.status)) {
+      // The call's lock and its open hold's claim in one statement (the settlement below takes it).
+      const locked = await money.lockCallForEnd(client, state.id);
+      const call = locked?.call;
+      if (!locked || !call || isFinished(call.status)) {
         if (reportId) await createCarrierReportRepository(client).markProcessed(reportId);
         return null;
       }
@@ -59,7 +61,7 @@ export function createCallEnd(deps: CallDeps) {
       const inbound = call.direction === 'inbound';
       const outcome = inbound ? inboundOutcome(call, facts) : decideOutcome(facts);
       const billed = inbound ? inboundBilledSeconds(call, duration) : duration;
-      if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: billed, now });
+      if (call.dialed_at) await money.settleCall(client, { accountId: call.account_id, reference: call.id, durationSeconds: billed, now }, locked);
       const appointment = call.appointment_id ? await createAppointmentRepository(client).get(call.appointment_id) : null;
       const local = appointment ? { startLocal: localTime(appointment.start_at, appointment.timezone), timezone: appointment.timezone, startAt: appointment.start_at } : null;
       // The summary, in the customer's calling language (summary-words.ts), with what the

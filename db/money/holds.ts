@@ -3,6 +3,7 @@ import type { Mode } from '../../runtime/types.ts';
 import { MONEY_COLUMNS, type MoneyRow } from './balances.ts';
 import { onClock, type TestClockScope } from '../test-clocks.ts';
 import { priceMinutesSql, type Tariff } from './price-sql.ts';
+import { CALL_COLUMNS, type CallRow } from '../calls.ts';
 
 /**
  * Holds (`holds`): the price of a running call's longest length, taken at its start and settled
@@ -86,6 +87,33 @@ const SETTLE_HOLD = prepared(
     WHERE h.account_id = $1 AND h.reference = $2 AND h.status = 'open'
       FOR NO KEY UPDATE OF h, m`,
 );
+/** An open hold claimed for settlement, with its money row, both locked (`settleHold`, `lockCallAndClaimHold`). */
+export interface ClaimedHold {
+  hold: HoldRow;
+  money: MoneyRow;
+}
+
+/**
+ * A call's end takes its row lock and its open hold's claim in one statement: the call row first
+ * (the materialized CTE runs before the join), then the hold and its money row, the order of
+ * `calls.lock` followed by `settleHold`. The call's own hold is the one of its account whose
+ * reference is its id. Explicit columns, so a column added to calls leaves the named statement's
+ * row shape as it was (db/calls.ts CALL_COLUMNS).
+ */
+const LOCK_CALL_AND_CLAIM_HOLD = prepared(
+  'call_lock_and_hold',
+  `WITH c AS MATERIALIZED (
+     SELECT ${CALL_COLUMNS.join(', ')} FROM calls WHERE id = $1 FOR NO KEY UPDATE
+   )
+   SELECT c.*, s.claimed_hold, s.claimed_money
+     FROM c LEFT JOIN LATERAL (
+       SELECT to_jsonb(h) AS claimed_hold, to_jsonb(m) AS claimed_money
+         FROM holds h JOIN account_money m ON m.account_id = h.account_id AND m.mode = h.mode
+        WHERE h.account_id = c.account_id AND h.reference = c.id::text AND h.status = 'open'
+          FOR NO KEY UPDATE OF h, m
+     ) s ON true`,
+);
+
 export function holdReads(db: Queryable) {
   return {
     async findHold(accountId: string, reference: string): Promise<HoldRow | null> {
@@ -152,13 +180,27 @@ export function holdWrites(db: Queryable) {
      * money path), so the sweeper skips it and a second end report waits and then finds it
      * settled. Null if the hold was not open. The money change resolves the hold.
      */
-    async settleHold(accountId: string, reference: string): Promise<{ hold: HoldRow; money: MoneyRow } | null> {
+    async settleHold(accountId: string, reference: string): Promise<ClaimedHold | null> {
       const { rows } = await db.query(SETTLE_HOLD([accountId, reference]));
       if (!rows[0]) return null;
       const { hold, ...money } = rows[0];
       return {
         hold: { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null },
         money,
+      };
+    },
+
+    /**
+     * Locks call `callId` and claims its open hold with the hold's money row (as `settleHold`
+     * does), in one statement. Null if there is no such call; `claim` null if it has no open hold.
+     */
+    async lockCallAndClaimHold(callId: string): Promise<{ call: CallRow; claim: ClaimedHold | null } | null> {
+      const { rows } = await db.query(LOCK_CALL_AND_CLAIM_HOLD([callId]));
+      if (!rows[0]) return null;
+      const { claimed_hold: hold, claimed_money: money, ...call } = rows[0];
+      return {
+        call: call as CallRow,
+        claim: hold ? { hold: { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null }, money } : null,
       };
     },
 

@@ -733,3 +733,50 @@ test('customer.ready and balance.low carry what the matching GET returns at that
   t.is(lows.length, 1);
   t.is(lows[0].data.low_balance, 'below_25_percent');
 });
+
+test("a call's end claims its hold with the call's lock in one statement (lockCallForEnd) and settles with that claim, once; a second end finds no open hold and charges nothing", async (t) => {
+  const a = await liveAccount();
+  await topUp(a, 50_000);
+  const c = await makeCustomer(a.liveApi);
+  const { withTransaction } = await import('../../db/pool.ts');
+  const { createMoneyWriter } = await import('../../money/writer.ts');
+  const { readinessFollowsMoney } = await import('../../actors/customer/readiness-check.ts');
+  const money = createMoneyWriter(readinessFollowsMoney);
+  const db = new pg.Pool({ connectionString: svc.databaseUrl, max: 3 });
+  try {
+    // A dialled call whose hold's reference is its id, as the dialler starts it.
+    const { rows } = await db.query(
+      `INSERT INTO calls (account_id, mode, customer_id, to_e164, to_country, phone_input, status, dial_before, next_attempt_at, dialed_at, created_at, updated_at)
+       VALUES ($1, 'live', $2, '+12025550177', 'US', '+12025550177', 'in_progress', now() + interval '1 day', now(), now(), now(), now()) RETURNING id`,
+      [a.id, c.id],
+    );
+    const callId: string = rows[0].id;
+    t.true((await hold(a, c.id, callId)).body.ok);
+    const before = (await a.liveApi.get('/v1/balance')).body;
+    const now = svc.services.clock.now();
+    const nowait = (sql: string) => db.query(sql, [callId, a.id]).then(() => 'free', (err: Error) => (/could not obtain lock/.test(err.message) ? 'locked' : err.message));
+    const first = await withTransaction(db as never, async (client) => {
+      const locked = await money.lockCallForEnd(client, callId);
+      t.is(locked?.call.id, callId);
+      t.like(locked?.claim?.hold, { reference: callId, status: 'open', account_id: a.id });
+      t.like(locked?.claim?.money, { account_id: a.id, mode: 'live', balance_cents: before.balance_cents, reserved_cents: before.reserved_cents, open_calls: 1 });
+      // The call, its hold and the account's money row are all locked by that one statement.
+      t.is(await nowait(`SELECT 1 FROM calls WHERE id = $1 AND $2::uuid IS NOT NULL FOR NO KEY UPDATE NOWAIT`), 'locked');
+      t.is(await nowait(`SELECT 1 FROM holds WHERE reference = $1::text AND account_id = $2 FOR NO KEY UPDATE NOWAIT`), 'locked');
+      t.is(await nowait(`SELECT 1 FROM account_money WHERE $1::uuid IS NOT NULL AND account_id = $2 AND mode = 'live' FOR NO KEY UPDATE NOWAIT`), 'locked');
+      return money.settleCall(client, { accountId: a.id, reference: callId, durationSeconds: 65, now }, locked!);
+    });
+    t.like(first, { outcome: 'settled', minutes: 2, charged_cents: 40 });
+    const second = await withTransaction(db as never, async (client) => {
+      const locked = await money.lockCallForEnd(client, callId);
+      t.is(locked?.claim, null);
+      return money.settleCall(client, { accountId: a.id, reference: callId, durationSeconds: 65, now }, locked!);
+    });
+    t.like(second, { outcome: 'already_settled', charged_cents: 40 });
+    const lines = (await db.query(`SELECT amount_cents FROM ledger_entries WHERE account_id = $1 AND reference = $2`, [a.id, callId])).rows;
+    t.deepEqual(lines, [{ amount_cents: -40 }]);
+    t.like((await a.liveApi.get('/v1/balance')).body, { balance_cents: before.balance_cents - 40, reserved_cents: 0 });
+  } finally {
+    await db.end();
+  }
+});
