@@ -48,12 +48,27 @@ export type CustomerLimitField = (typeof CUSTOMER_LIMIT_FIELDS)[number];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
 
+/**
+ * Every column of `customers`, in the table's order, for the named statements below: a named
+ * statement over `*` fails once a migration adds a column while a process keeps its connections
+ * ("cached plan must not change result type": every old process of a rolling upgrade). A column
+ * added by a migration is added here too (test/integration/named-statements.test.ts checks).
+ */
+export const CUSTOMER_COLUMNS = [
+  'id', 'seq', 'account_id', 'mode', 'external_ref', 'name', 'brand_name', 'website_url', 'country', 'timezone', 'status',
+  'script_certified_at', 'terms_accepted_at', 'terms_accepted_by', 'ready_at', 'daily_spend_cap_cents', 'monthly_spend_cap_cents',
+  'max_concurrent_calls', 'created_at', 'reserved_cents', 'open_calls', 'spend_day', 'spend_day_cents', 'spend_month',
+  'spend_month_cents', 'first_ready_at', 'script', 'research_notes', 'phone', 'test_clock_id', 'registered_name', 'call_settings',
+  'registered_address', 'booking_settings',
+] as const;
+const CUSTOMER_COLUMNS_SQL = CUSTOMER_COLUMNS.join(', ');
+
 const FIND_BY_ID_OR_REF = prepared(
   'customer_by_id_or_ref',
-  `SELECT * FROM customers WHERE account_id = $1 AND mode = $2 AND (external_ref = $3 OR ($4::uuid IS NOT NULL AND id = $4::uuid))
+  `SELECT ${CUSTOMER_COLUMNS_SQL} FROM customers WHERE account_id = $1 AND mode = $2 AND (external_ref = $3 OR ($4::uuid IS NOT NULL AND id = $4::uuid))
    ORDER BY CASE WHEN id = $4::uuid THEN 0 ELSE 1 END LIMIT 1`,
 );
-const GET = prepared('customer_by_id', `SELECT * FROM customers WHERE id = $1`);
+const GET = prepared('customer_by_id', `SELECT ${CUSTOMER_COLUMNS_SQL} FROM customers WHERE id = $1`);
 
 export function createCustomerRepository(db: Queryable) {
   return {

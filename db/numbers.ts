@@ -45,10 +45,20 @@ const CHANGEABLE: ReadonlySet<string> = new Set<keyof NumberChange>([
   'failure_reason', 'failed_at', 'released_at',
 ]);
 
+/**
+ * Every column of `phone_numbers`, in the table's order, for the named statement below (why not
+ * `*`: db/customers.ts CUSTOMER_COLUMNS; test/integration/named-statements.test.ts checks).
+ */
+export const NUMBER_COLUMNS = [
+  'id', 'seq', 'account_id', 'mode', 'customer_id', 'e164', 'country', 'kind', 'status', 'created_at', 'released_at', 'carrier_ref',
+  'monthly_cents', 'anchor_day', 'renews_on', 'release_due_on', 'notice_sent_for', 'verification_code_sealed', 'verification_expires_at',
+  'failure_reason', 'failed_at', 'updated_at',
+] as const;
+
 /** A renewal paid: the number active until `renews_on`, its countdown (if any) over. */
 const RENEWED = prepared(
   'number_renewed',
-  `UPDATE phone_numbers SET status = 'active', renews_on = $2, release_due_on = NULL, updated_at = $3 WHERE id = $1 RETURNING *`,
+  `UPDATE phone_numbers SET status = 'active', renews_on = $2, release_due_on = NULL, updated_at = $3 WHERE id = $1 RETURNING ${NUMBER_COLUMNS.join(', ')}`,
 );
 
 export function createNumberRepository(db: Queryable) {

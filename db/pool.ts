@@ -91,8 +91,9 @@ export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Pro
     runAfterCommit(afterCommitWork.get(client));
     return result;
   } catch (err) {
-    // A cut connection, or a write refused as read-only (SQLSTATE 25006: the host was demoted or
-    // fenced): released with the error, so the pool drops the client instead of lending it again.
+    // A cut connection, a write refused as read-only (SQLSTATE 25006: the host was demoted or
+    // fenced), or a named statement made stale by a migration (isStaleNamedStatement): released
+    // with the error, so the pool drops the client instead of lending it again.
     if (isDatabaseUnreachable(err)) broken = err as Error;
     await client.query('ROLLBACK').catch(() => {});
     throw err;

@@ -35,8 +35,21 @@ export function isDatabaseOutOfResources(err: unknown): boolean {
 }
 
 /**
+ * A named statement prepared on this connection before a migration changed its row shape (another
+ * process of a rolling upgrade migrated): PostgreSQL refuses to run it again ("cached plan must
+ * not change result type", SQLSTATE 0A000 from RevalidateCachedQuery; the routine, not the
+ * message, which follows lc_messages). Only a new connection parses it afresh, so it counts as the
+ * connection being unusable: answered 503 with Retry-After and the connection dropped.
+ */
+export function isStaleNamedStatement(err: unknown): boolean {
+  const e = err as { code?: unknown; routine?: unknown } | null;
+  return Boolean(e && typeof e === 'object' && e.code === '0A000' && e.routine === 'RevalidateCachedQuery');
+}
+
+/**
  * Whether `err` means "the database cannot be reached right now" (a restart, a failover, a cut
- * connection, a full server: out of disk, memory or connections, SQLSTATE class 53), as opposed
+ * connection, a full server: out of disk, memory or connections, SQLSTATE class 53; a named
+ * statement this connection can no longer run, `isStaleNamedStatement`), as opposed
  * to a fault of the query or of the data. The one place
  * that decides it: HTTP answers these 503 with Retry-After, and loops back off quietly
  * (runtime/database-health.ts). Socket errors count only with a `syscall`, as Node's own socket
@@ -48,6 +61,7 @@ export function isDatabaseUnreachable(err: unknown): boolean {
   if (typeof e.code === 'string') {
     if (UNREACHABLE_SQLSTATES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code) || OUT_OF_RESOURCES.test(e.code)) return true;
     if (typeof e.syscall === 'string' && UNREACHABLE_SOCKET_CODES.has(e.code)) return true;
+    if (isStaleNamedStatement(err)) return true;
   }
   if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.test(e.message)) return true;
   // A connect to a name with several addresses fails with every attempt's error (AggregateError).
