@@ -79,6 +79,7 @@ export async function composeCalls(
     onRecording: (r) => inbox.receiveLocal({ kind: 'recording', report: r }),
     onAmd: (r) => inbox.receiveLocal({ kind: 'amd', report: r }),
     talkUntilLimitMs: config.simulatedTalkMs,
+    ringMs: config.simulatedRingMs,
     onCallerIdValidation: parts.onCallerIdValidation,
   });
   const scripted = new ScriptedBridge({ clock, log });

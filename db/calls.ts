@@ -308,6 +308,13 @@ export function createCallRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** `update` without reading the row back (`RETURNING *` of the wide calls row): for a writer that needs nothing of it. */
+    async set(id: string, fields: Partial<CallRow>): Promise<void> {
+      const entries = Object.entries(fields).map(([k, v]) => [k, k === 'transcript' ? JSON.stringify(v) : v] as const);
+      const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
+      await db.query(`UPDATE calls SET ${sets} WHERE id = $1`, [id, ...entries.map(([, v]) => v)]);
+    },
+
     async appendTranscript(id: string, line: TranscriptLine): Promise<void> {
       await db.query(`UPDATE calls SET transcript = transcript || $2::jsonb WHERE id = $1`, [id, JSON.stringify([line])]);
     },

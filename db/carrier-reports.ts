@@ -37,6 +37,36 @@ export function createCarrierReportRepository(db: Queryable) {
       return rows[0];
     },
 
+    /**
+     * A progress report (queued, initiated, ringing, in-progress) stored and acted on in one
+     * statement: the row goes in already processed, and the call moves `dialing` → `ringing`, or to
+     * `in_progress` with its answer, as the call actor's processing of the report would (the same
+     * conditions: a progress report after the call's end, or out of order, changes nothing). False
+     * when a row with its key is already stored (a repeat): nothing was changed, and the caller
+     * treats it as the stored row says.
+     */
+    async recordProgress(r: { callId: string; dedupeKey: string; report: { status: string; answeredBy?: string | null }; source: CarrierReportRow['source'] }, now: Date): Promise<boolean> {
+      const { rows } = await db.query(
+        `WITH ins AS (
+           INSERT INTO carrier_reports (call_id, kind, dedupe_key, report, source, attempts, next_attempt_at, processed_at)
+           VALUES ($1, 'status', $2, $3, $4, 1, now(), now())
+           ON CONFLICT (call_id, dedupe_key) DO NOTHING RETURNING id
+         ), moved AS (
+           UPDATE calls SET status = CASE WHEN $5 = 'ringing' THEN 'ringing' ELSE 'in_progress' END,
+                  answered_at = CASE WHEN $5 = 'ringing' THEN answered_at ELSE $6 END,
+                  answered_by = CASE WHEN $5 = 'ringing' THEN answered_by ELSE $7 END,
+                  updated_at = $6
+            WHERE id = $1 AND EXISTS (SELECT 1 FROM ins)
+              AND (($5 = 'ringing' AND status = 'dialing')
+                   OR ($5 = 'in-progress' AND status NOT IN ('in_progress', 'completed', 'cancelled', 'expired', 'blocked')))
+           RETURNING id
+         )
+         SELECT EXISTS (SELECT 1 FROM ins) AS stored, EXISTS (SELECT 1 FROM moved) AS moved`,
+        [r.callId, r.dedupeKey, JSON.stringify(r.report), r.source, r.report.status, now, r.report.answeredBy ?? null],
+      );
+      return rows[0].stored;
+    },
+
     async get(id: string): Promise<CarrierReportRow | null> {
       const { rows } = await db.query(`SELECT * FROM carrier_reports WHERE id = $1`, [id]);
       return rows[0] ?? null;

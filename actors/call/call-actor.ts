@@ -2,6 +2,7 @@ import type { Behaviour } from '../../runtime/actor-system.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { TIME_LIMIT_SECONDS } from './outcome.ts';
 import type { CallMessage } from './messages.ts';
+import type { DialContext } from '../../db/admission.ts';
 import { mustGetCall, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
@@ -55,7 +56,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    * call is not dialled and ends as a carrier refusal does, nothing charged); then the agent is
    * connected while the carrier dials and the phone rings.
    */
-  async function dial(state: CallState, from: string, loaded: CallRow | undefined): Promise<CallState> {
+  async function dial(state: CallState, from: string, loaded: CallRow | undefined, context: DialContext | undefined): Promise<CallState> {
     const call = loaded ?? (await mustGetCall(pool, state.id));
     // Asked again (the dialler holding a request through a database outage): never a second dial.
     if (call.dialed_at || state.line) return state;
@@ -63,7 +64,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     deps.liveCalls.add(state.id);
     let line: CallLine;
     try {
-      line = await bridging.prepareLine(state, call, from);
+      line = await bridging.prepareLine(state, call, from, context);
     } catch (err) {
       if (err instanceof OpeningNotLawful) {
         // PECR reg. 24: the address was cleared after the request was queued, and the caller ID is not freephone.
@@ -109,7 +110,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
     line.carrierCallId = carrierCallId;
     const now = clock.now();
-    const record = () => repo().update(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
+    const record = () => repo().set(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
     try {
       await record();
     } catch (err) {
@@ -186,7 +187,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
   async function receive(state: CallState, msg: CallMessage, loaded: CallRow | undefined): Promise<{ state: CallState; reply: unknown }> {
     switch (msg.type) {
       case 'dial':
-        return { state: await dial(state, msg.from, loaded), reply: { dialed: true } };
+        return { state: await dial(state, msg.from, loaded, msg.context), reply: { dialed: true } };
       case 'carrier_report_received':
         return reports.onReport(state, msg.reportId);
       case 'media_connected':

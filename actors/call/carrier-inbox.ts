@@ -1,6 +1,6 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { EntityRegistry } from '../../runtime/actor-system.ts';
-import type { AmdReport, CarrierStatusReport, RecordingReport } from '../../telephony/carrier.ts';
+import { FINAL_CARRIER_STATUSES, type AmdReport, type CarrierStatusReport, type RecordingReport } from '../../telephony/carrier.ts';
 import { createCarrierReportRepository, type CarrierReportRow } from '../../db/carrier-reports.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
 
@@ -78,6 +78,12 @@ export function createCarrierInbox(deps: Deps & { calls: () => EntityRegistry<Ca
   }
 
   async function receive(r: CarrierReport, source: CarrierReportRow['source'] = 'callback'): Promise<boolean> {
+    // A progress report is stored and acted on in one statement (it only moves the call's status),
+    // rather than stored, then read, locked and marked through the call's actor: a repeat goes the
+    // usual way, which answers it as its stored row says.
+    if (r.kind === 'status' && !FINAL_CARRIER_STATUSES.includes(r.report.status)) {
+      if (await repo().recordProgress({ callId: r.report.callId, dedupeKey: dedupeKey(r), report: r.report, source }, deps.clock.now())) return true;
+    }
     const row = await repo().insert({ callId: r.report.callId, kind: r.kind, dedupeKey: dedupeKey(r), report: r.report, source }, ATTEMPT_LEASE_SECONDS);
     if (row.processed_at) return true; // a repeat of a report already acted on
     return attempt(row);
