@@ -6,7 +6,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
-import type { MoneyWriter } from '../../money/writer.ts';
+import type { MoneyWriter, StartCallResult } from '../../money/writer.ts';
 import { recordEvent } from '../../db/events.ts';
 import { loadAdmissionFactsOfMany, loadDialCustomers, type AdmissionRequest, type AdmissionRow, type DialContext } from '../../db/admission.ts';
 import type { CustomerRow } from '../../db/customers.ts';
@@ -167,7 +167,10 @@ export class Dialler {
         }
       }),
     );
-    const toDial = admitted.filter((a): a is Admitted => a !== null);
+    const toDial = await this.startAll(
+      admitted.filter((a): a is Admitted => a !== null),
+      failed,
+    );
     if (toDial.length === 0) {
       if (unreachable) throw unreachable;
       return 0;
@@ -252,26 +255,58 @@ export class Dialler {
         await this.wait(call, decision, now);
         countDecision('wait', decision.reason);
         return null;
-      case 'dial': {
-        const started = await this.deps.accounts.ask(call.account_id, {
-          type: 'start_call',
-          mode: call.mode,
-          customerId: call.customer_id,
-          reference: call.id,
-          ...(call.clock_now ? { scheduleNow: call.clock_now } : {}),
-        });
-        if (!started.ok) {
-          await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
-          countDecision('wait', started.reason);
-          return null;
-        }
+      case 'dial':
+        // Its money start is taken with the round's other starts of its account (`startAll`).
         return { call, facts, from: decision.from, now, prospectNotes: row.prospect_notes };
-      }
       default: {
         const unhandled: never = decision;
         throw new Error(`unhandled admission ${(unhandled as Admission).kind}`);
       }
     }
+  }
+
+  /**
+   * The money starts of the round's admitted requests: one batch per account and mode
+   * (`startCalls`: balance, spend caps, concurrency, as if each asked alone in the round's order).
+   * A refused start waits as its reason says; a start that failed is the request's failure. The
+   * requests whose hold was taken, in order.
+   */
+  private async startAll(admitted: Admitted[], failed: (call: CallRow, err: unknown) => Promise<boolean>): Promise<Admitted[]> {
+    const groups = new Map<string, Admitted[]>();
+    for (const a of admitted) {
+      const key = `${a.call.account_id}|${a.call.mode}`;
+      groups.set(key, [...(groups.get(key) ?? []), a]);
+    }
+    const started = new Set<Admitted>();
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        let results: PromiseSettledResult<StartCallResult>[];
+        try {
+          results = await this.deps.money.startCalls(this.deps.pool, {
+            accountId: group[0].call.account_id,
+            mode: group[0].call.mode,
+            now: this.deps.clock.now(),
+            calls: group.map((a) => ({ customerId: a.call.customer_id, reference: a.call.id, ...(a.call.clock_now ? { scheduleNow: a.call.clock_now } : {}) })),
+          });
+        } catch (err) {
+          results = group.map(() => ({ status: 'rejected', reason: err }));
+        }
+        await Promise.all(
+          group.map(async (a, i) => {
+            const r = results[i];
+            try {
+              if (r.status === 'rejected') throw r.reason;
+              if (r.value.ok) return void started.add(a);
+              await this.wait(a.call, afterHoldRefused(r.value.reason, a.now, a.call.dial_before), a.now);
+              countDecision('wait', r.value.reason);
+            } catch (err) {
+              await failed(a.call, err);
+            }
+          }),
+        );
+      }),
+    );
+    return admitted.filter((a) => started.has(a));
   }
 
   /**
