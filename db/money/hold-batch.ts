@@ -72,12 +72,37 @@ function openHoldsStatement(tariff: Tariff) {
      RETURNING *
    )
    SELECT (SELECT coalesce(jsonb_agg(to_jsonb(hold)), '[]') FROM hold) AS holds,
+          (SELECT to_jsonb(p) FROM priced p) AS account,
+          (SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') FROM cust c) AS customers,
           (SELECT jsonb_build_object('balance_cents', balance_cents, 'reserved_cents', reserved_cents,
                   'low_balance_stage', low_balance_stage, 'last_top_up_cents', last_top_up_cents,
                   'minutes_month', minutes_month::text, 'minutes_used', minutes_used) FROM money) AS money`,
   );
   statements.set(tariff, statement);
   return statement;
+}
+
+/**
+ * What the batch decided on, as locked before its holds (for naming each refusal at its place in
+ * the order: money/rules/hold-rules.ts `holdRefusal` with the batch's earlier holds added).
+ */
+export interface BatchFacts {
+  account: {
+    amountCents: number;
+    balanceCents: number;
+    reservedCents: number;
+    openCalls: number;
+    concurrentCalls: number;
+    daySpendCents: number;
+    monthSpendCents: number;
+    dailyCapCents: number | null;
+    monthlyCapCents: number | null;
+  };
+  /** The account's customers among the batch's (in its mode); one missing is not the account's. */
+  customers: Map<
+    string,
+    { reservedCents: number; openCalls: number; maxConcurrentCalls: number | null; daySpendCents: number; monthSpendCents: number; dailyCapCents: number | null; monthlyCapCents: number | null }
+  >;
 }
 
 export type BatchMoney = Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'low_balance_stage' | 'last_top_up_cents' | 'minutes_month' | 'minutes_used'>;
@@ -96,7 +121,7 @@ export function holdBatchWrites(db: Queryable) {
       now: Date;
       calls: readonly { customerId: string; reference: string; expiresAt: Date }[];
       tariff: Tariff;
-    }): Promise<{ holds: Map<string, HoldRow>; money: BatchMoney | null }> {
+    }): Promise<{ holds: Map<string, HoldRow>; money: BatchMoney | null; facts: BatchFacts | null }> {
       const { rows } = await db.query(
         openHoldsStatement(h.tariff)([
           h.accountId,
@@ -113,7 +138,35 @@ export function holdBatchWrites(db: Queryable) {
       for (const hold of rows[0].holds) {
         holds.set(hold.reference, { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null });
       }
-      return { holds, money: rows[0].money };
+      const account = rows[0].account;
+      const facts: BatchFacts | null = account && {
+        account: {
+          amountCents: Number(account.amount),
+          balanceCents: Number(account.balance_cents),
+          reservedCents: Number(account.reserved_cents),
+          openCalls: account.open_calls,
+          concurrentCalls: account.concurrent_calls,
+          daySpendCents: Number(account.day_cents),
+          monthSpendCents: Number(account.month_cents),
+          dailyCapCents: account.daily_spend_cap_cents === null ? null : Number(account.daily_spend_cap_cents),
+          monthlyCapCents: account.monthly_spend_cap_cents === null ? null : Number(account.monthly_spend_cap_cents),
+        },
+        customers: new Map(
+          (rows[0].customers as any[]).map((c) => [
+            c.id,
+            {
+              reservedCents: Number(c.reserved_cents),
+              openCalls: c.open_calls,
+              maxConcurrentCalls: c.max_concurrent_calls,
+              daySpendCents: Number(c.day_cents),
+              monthSpendCents: Number(c.month_cents),
+              dailyCapCents: c.daily_spend_cap_cents === null ? null : Number(c.daily_spend_cap_cents),
+              monthlyCapCents: c.monthly_spend_cap_cents === null ? null : Number(c.monthly_spend_cap_cents),
+            },
+          ]),
+        ),
+      };
+      return { holds, money: rows[0].money, facts };
     },
   };
 }

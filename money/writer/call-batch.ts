@@ -3,6 +3,8 @@ import { holdBatchWrites } from '../../db/money/hold-batch.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { CALL_TARIFF, callReserveCents, dayKey, minutesUsedNow, monthKey } from '../rules/pricing.ts';
 import { lowBalanceStage } from '../rules/low-balance.ts';
+import { holdRefusal } from '../rules/hold-rules.ts';
+import { Refusal } from '../../runtime/refusal.ts';
 import type { Lines } from './lines.ts';
 import type { StartCallResult } from './types.ts';
 import { HOLD_LIFETIME_MS, type createCallMoney } from './calls.ts';
@@ -10,11 +12,11 @@ import { HOLD_LIFETIME_MS, type createCallMoney } from './calls.ts';
 /**
  * The starts of many calls of one account at once (a dialler round's requests of that account):
  * one statement takes every hold that `startCall` would take were the calls asked one after
- * another in the order given (db/money/hold-batch.ts); each call refused there is then asked
- * alone through `startCall`, in order, which refuses it with its reason (recorded in the activity
- * log as ever) or, when a slot was freed meanwhile, takes its hold as a later start would. A
- * statement that fails as a whole (a hold already there, say) leaves nothing taken, and every call
- * is asked alone. Live mode's low-balance stage and readiness are looked at once, after the batch,
+ * another in the order given (db/money/hold-batch.ts); each call refused there gets the reason
+ * `startCall` would have named at its place in the order (`holdRefusal` on the facts the statement
+ * locked, plus the holds the batch granted before it), recorded in the activity log as ever; a
+ * customer not the account's is `customer_not_found` for that call alone. A statement that fails
+ * as a whole (a hold already there, say) leaves nothing taken, and every call is asked alone. Live mode's low-balance stage and readiness are looked at once, after the batch,
  * across the balance it moved (a threshold crossed by any of its holds is crossed by all of them).
  */
 export function createCallBatchMoney(lines: Lines, calls: ReturnType<typeof createCallMoney>) {
@@ -61,12 +63,46 @@ export function createCallBatchMoney(lines: Lines, calls: ReturnType<typeof crea
         });
       }
     }
-    const refused = b.calls.filter((c) => !opened.holds.has(c.reference));
-    const again = await alone(refused);
-    return b.calls.map((c) => {
+    const facts = opened.facts;
+    if (!facts) return alone(b.calls);
+    // Each refusal named at its place in the order: the facts as locked, plus the holds the batch
+    // granted before it (what `startCall` asked alone at that point would have read).
+    const a = facts.account;
+    let accountHolds = 0;
+    const customerHolds = new Map<string, number>();
+    const results: PromiseSettledResult<StartCallResult>[] = [];
+    for (const c of b.calls) {
       const hold = opened.holds.get(c.reference);
-      return hold ? { status: 'fulfilled' as const, value: { ok: true as const, hold } } : again[refused.indexOf(c)];
-    });
+      const customer = facts.customers.get(c.customerId);
+      if (hold) {
+        accountHolds++;
+        customerHolds.set(c.customerId, (customerHolds.get(c.customerId) ?? 0) + 1);
+        results.push({ status: 'fulfilled', value: { ok: true, hold } });
+        continue;
+      }
+      // Not the account's customer in this mode: refused as startCall refuses it, nothing recorded.
+      if (!customer) {
+        results.push({ status: 'rejected', reason: new Refusal('customer_not_found') });
+        continue;
+      }
+      const mine = customerHolds.get(c.customerId) ?? 0;
+      const reservedCents = a.reservedCents + accountHolds * a.amountCents;
+      const reason =
+        holdRefusal({
+          mode: b.mode,
+          amountCents: a.amountCents,
+          availableCents: a.balanceCents - reservedCents,
+          account: { ...a, reservedCents, openCalls: a.openCalls + accountHolds },
+          customer: { ...customer, reservedCents: customer.reservedCents + mine * a.amountCents, openCalls: customer.openCalls + mine },
+        }) ?? 'concurrency_limit';
+      try {
+        await calls.recordRefusedStart(pool, { accountId: b.accountId, mode: b.mode, customerId: c.customerId, reason, reference: c.reference, detail: { hold_cents: a.amountCents }, now: b.now });
+        results.push({ status: 'fulfilled', value: { ok: false, reason } });
+      } catch (err) {
+        results.push({ status: 'rejected', reason: err });
+      }
+    }
+    return results;
   }
   return { startCalls };
 }
