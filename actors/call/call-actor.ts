@@ -32,7 +32,7 @@ const E164 = /^\+[1-9]\d{6,14}$/;
 /** Margin after the carrier's own time limit before we hang up ourselves. */
 const LIMIT_MARGIN_MS = 15_000;
 
-export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState> {
+export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState> & { handIn(row: CallRow): () => void } {
   const { pool, clock, log, config } = deps;
   /**
    * The live handles of this process's calls, kept beside the actors: an actor that crashes and
@@ -45,6 +45,12 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    * so no later one sees it.
    */
   const justLoaded = new Map<string, CallRow>();
+  /**
+   * Rows handed in by the dialler (`handIn`) for the dial it is about to ask: the row its claim
+   * returned, which nothing has changed since (a claimed request cannot be cancelled, and its
+   * admission writes other tables). The actor's load takes it instead of reading the row again.
+   */
+  const handedIn = new Map<string, CallRow>();
   const repo = () => createCallRepository(pool);
   const end = createCallEnd(deps);
   const reports = createCallReports(deps, end);
@@ -223,8 +229,14 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
 
   return {
     kind: 'call',
+    /** Hands the dialler's claimed row in for the actor's load; the returned function takes it back (the actor was loaded already). */
+    handIn(row: CallRow): () => void {
+      handedIn.set(row.id, row);
+      return () => handedIn.delete(row.id);
+    },
     async load(id) {
-      const call = await mustGetCall(pool, id);
+      const call = handedIn.get(id) ?? (await mustGetCall(pool, id));
+      handedIn.delete(id);
       justLoaded.set(id, call);
       const live = liveHandles.get(id);
       return {

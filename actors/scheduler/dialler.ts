@@ -86,6 +86,8 @@ export class Dialler {
       accounts: EntityRegistry<AccountMessage, AccountReplies, any>;
       calls: EntityRegistry<CallMessage, CallReplies, any>;
       liveCalls: Set<string>;
+      /** Hands a claimed row to the call actors for the dial's load (call-actor.ts `handIn`); gives a function that takes it back. */
+      handInCall?: (row: CallRow) => () => void;
     },
     private readonly options: DiallerOptions,
   ) {}
@@ -319,7 +321,12 @@ export class Dialler {
     try {
       // Written for the whole round already, or here alone.
       if (!round?.recorded) await this.recordAdmission(call, facts, from, now);
-      await this.deps.calls.ask(call.id, { type: 'dial', from, ...(round?.context ? { context: round.context } : {}) });
+      const takeBack = round ? this.deps.handInCall?.(call) : undefined;
+      try {
+        await this.deps.calls.ask(call.id, { type: 'dial', from, ...(round?.context ? { context: round.context } : {}) });
+      } finally {
+        takeBack?.();
+      }
     } catch (err) {
       if (isDatabaseUnreachable(err)) this.held.set(call.id, () => this.resume(call, facts, from, now));
       throw err;
