@@ -67,6 +67,43 @@ export function createCarrierReportRepository(db: Queryable) {
       return rows[0].stored;
     },
 
+    /**
+     * `recordProgress` for many reports in one statement, in order (each report's key stored once;
+     * each call moved as its report says). At most one report that moves a call per call: the
+     * caller sends the others alone.
+     */
+    async recordProgressMany(
+      reports: readonly { callId: string; dedupeKey: string; report: { status: string; answeredBy?: string | null }; source: CarrierReportRow['source'] }[],
+      now: Date,
+    ): Promise<boolean[]> {
+      const moving = reports.filter((r) => r.report.status === 'ringing' || r.report.status === 'in-progress').map((r) => r.callId);
+      if (new Set(moving).size !== moving.length) throw new Error('two progress reports of one call in a batch');
+      const { rows } = await db.query(
+        `WITH q AS (
+           SELECT * FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (call_id uuid, dedupe_key text, report jsonb, source text)) WITH ORDINALITY AS q(call_id, dedupe_key, report, source, n)
+         ), ins AS (
+           INSERT INTO carrier_reports (call_id, kind, dedupe_key, report, source, attempts, next_attempt_at, processed_at)
+           SELECT q.call_id, 'status', q.dedupe_key, q.report, q.source, 1, now(), now() FROM q ORDER BY q.n
+           ON CONFLICT (call_id, dedupe_key) DO NOTHING RETURNING call_id, dedupe_key
+         ), moved AS (
+           UPDATE calls c SET status = CASE WHEN q.report->>'status' = 'ringing' THEN 'ringing' ELSE 'in_progress' END,
+                  answered_at = CASE WHEN q.report->>'status' = 'ringing' THEN c.answered_at ELSE $2 END,
+                  answered_by = CASE WHEN q.report->>'status' = 'ringing' THEN c.answered_by ELSE q.report->>'answeredBy' END,
+                  updated_at = $2
+             FROM q JOIN ins ON ins.call_id = q.call_id AND ins.dedupe_key = q.dedupe_key
+            WHERE c.id = q.call_id AND q.report->>'status' IN ('ringing', 'in-progress')
+              AND ((q.report->>'status' = 'ringing' AND c.status = 'dialing')
+                   OR (q.report->>'status' = 'in-progress' AND c.status NOT IN ('in_progress', 'completed', 'cancelled', 'expired', 'blocked')))
+           RETURNING c.id
+         )
+         SELECT q.n, EXISTS (SELECT 1 FROM ins WHERE ins.call_id = q.call_id AND ins.dedupe_key = q.dedupe_key) AS stored,
+                (SELECT count(*) FROM moved) AS moved
+           FROM q ORDER BY q.n`,
+        [JSON.stringify(reports.map((r) => ({ call_id: r.callId, dedupe_key: r.dedupeKey, report: r.report, source: r.source }))), now],
+      );
+      return rows.map((r) => r.stored);
+    },
+
     async get(id: string): Promise<CarrierReportRow | null> {
       const { rows } = await db.query(`SELECT * FROM carrier_reports WHERE id = $1`, [id]);
       return rows[0] ?? null;

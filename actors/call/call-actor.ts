@@ -14,6 +14,7 @@ import { createCallTools } from './call-tools.ts';
 import { OpeningNotLawful } from './opening.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { retryDelayMs } from '../../runtime/database-health.ts';
+import { tickBatch } from './tick-batch.ts';
 
 export type { CallDeps, CallState } from './call-state.ts';
 
@@ -52,6 +53,17 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    */
   const handedIn = new Map<string, CallRow>();
   const repo = () => createCallRepository(pool);
+  // A round's calls dial side by side: their do-not-call re-checks and dial records made in one
+  // turn of the event loop go in one statement each (tick-batch.ts; a failed batch runs each alone).
+  const listedNow = tickBatch(
+    (items: { accountId: string; e164: string }[]) => createDncRepository(pool).listedMany(items),
+    (item) => createDncRepository(pool).listed(item.accountId, item.e164),
+  );
+  type Dialled = { id: string; carrier: string; carrier_call_id: string; from_e164: string; dialed_at: Date };
+  const recordDial = tickBatch(
+    (items: Dialled[]) => repo().recordDials(items).then(() => items.map(() => undefined)),
+    ({ id, ...fields }) => repo().set(id, { ...fields, updated_at: fields.dialed_at } as Partial<CallRow>),
+  );
   const end = createCallEnd(deps);
   const reports = createCallReports(deps, end);
   const bridging = createCallMedia(deps);
@@ -88,7 +100,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
     // Do-not-call is read again right before the dial (issue 23 §4): the admission was read before
     // the hold and the opening's synthesis, and a number listed since is never dialled.
-    if (await createDncRepository(pool).listed(call.account_id, call.to_e164)) {
+    if (await listedNow({ accountId: call.account_id, e164: call.to_e164 })) {
       log.info({ call_id: state.id }, 'the number was listed do-not-call after its admission; the call is not dialled');
       await end.blockUndialled(state);
       return releaseCall(deps, state);
@@ -116,7 +128,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
     line.carrierCallId = carrierCallId;
     const now = clock.now();
-    const record = () => repo().set(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
+    const record = () => recordDial({ id: call.id, carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now });
     try {
       await record();
     } catch (err) {
