@@ -39,11 +39,12 @@ const END_WAIT_MS = 180_000;
  * four processes and of this run's PostgreSQL (its postmaster and backends only), and PostgreSQL
  * transactions per admission (pg_stat_database: each statement outside a transaction is one).
  *
- * BENCH_DIALLER_REQUESTS sets how many requests are queued (default 1,000, at most 5,000: raise it
- * once 1,000 take too little time to measure; here they take about 30 s). BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile of
+ * BENCH_DIALLER_REQUESTS sets how many requests are queued (default 5,000, the most: each has a
+ * number of its own; 1,000 were admitted in about a second once admissions were batched, too
+ * short a window to measure). BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile of
  * the measured run there (bench/cpu-profile-preload.mjs; read with bench/profile-top.mjs).
  */
-export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_REQUESTS ?? 1000)) {
+export async function diallerBench(requests = Number(process.env.BENCH_DIALLER_REQUESTS ?? 5000)) {
   if (requests > 5000) throw new Error('at most 5,000 requests: each has a number of its own');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-dialler-'));
   const db = await startEmbeddedDatabase(dir, createLogger('warn'));
