@@ -134,7 +134,7 @@ export async function composeCalls(
       mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
     }
   }
-  const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls, handInCall: (row) => behaviour.handIn(row) }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 100 });
+  const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls, handInCall: (row) => behaviour.handIn(row) }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 200 });
   keeper = new CallKeeper({ ...deps, money: parts.money, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
   // Held inbound calls are leased to this process only where its keeper runs (the dialler role).
   const inbound = createInbound({ ...deps, accounts: parts.accounts, owner: config.roles.has('dialler') ? dialler.id : null, streamToken, mediaUrl: () => mediaUrl });
