@@ -79,6 +79,7 @@ export async function composeCalls(
     onRecording: (r) => inbox.receiveLocal({ kind: 'recording', report: r }),
     onAmd: (r) => inbox.receiveLocal({ kind: 'amd', report: r }),
     talkUntilLimitMs: config.simulatedTalkMs,
+    ringMs: config.simulatedRingMs,
     onCallerIdValidation: parts.onCallerIdValidation,
   });
   const scripted = new ScriptedBridge({ clock, log });
@@ -103,23 +104,22 @@ export async function composeCalls(
   const streamToken = (callId: string) => parts.secrets.mac('media-stream', callId);
   let mediaUrl = config.mediaUrl ?? '';
   let keeper: CallKeeper | undefined;
-  calls = actors.register<CallMessage, CallReplies, CallState>(
-    callBehaviour({
-      ...deps,
-      money: parts.money,
-      carriers,
-      bridges: { test: scripted, live: liveBridge },
-      synthesizer,
-      mediaUrl: () => mediaUrl,
-      liveCalls,
-      calls: callsRef,
-      streamToken,
-      mediaStopped: (callId) => keeper?.mediaStopped(callId),
-      decideRetry,
-      calendars: createCalendarOpener(deps),
-      secrets: parts.secrets,
-    }),
-  );
+  const behaviour = callBehaviour({
+    ...deps,
+    money: parts.money,
+    carriers,
+    bridges: { test: scripted, live: liveBridge },
+    synthesizer,
+    mediaUrl: () => mediaUrl,
+    liveCalls,
+    calls: callsRef,
+    streamToken,
+    mediaStopped: (callId) => keeper?.mediaStopped(callId),
+    decideRetry,
+    calendars: createCalendarOpener(deps),
+    secrets: parts.secrets,
+  });
+  calls = actors.register<CallMessage, CallReplies, CallState>(behaviour);
   // The media server lives where calls are dialled: the carrier streams to the process that holds the call.
   if (config.roles.has('dialler')) {
     const media = await startMediaServer({
@@ -134,7 +134,7 @@ export async function composeCalls(
       mediaUrl = `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.hostname}:${media.port}/media`;
     }
   }
-  const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 20 });
+  const dialler = new Dialler({ ...deps, money: parts.money, accounts: parts.accounts, calls, liveCalls, handInCall: (row) => behaviour.handIn(row) }, { maxCalls: config.maxCallsPerProcess, pollMs: config.diallerPollMs, batch: 200 });
   keeper = new CallKeeper({ ...deps, money: parts.money, owner: dialler.id, carriers, inbox }, { pollMs: config.keeperPollMs });
   // Held inbound calls are leased to this process only where its keeper runs (the dialler role).
   const inbound = createInbound({ ...deps, accounts: parts.accounts, owner: config.roles.has('dialler') ? dialler.id : null, streamToken, mediaUrl: () => mediaUrl });

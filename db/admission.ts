@@ -1,5 +1,6 @@
 import { prepared, type Queryable } from './pool.ts';
 import { READINESS_FACTS_SQL, type ReadinessRow } from './readiness.ts';
+import type { CustomerRow } from './customers.ts';
 
 /**
  * Everything the dialler decides a claimed request on, read in one statement so the decision
@@ -26,6 +27,8 @@ export interface AdmissionRow {
   earlier_outcomes: (string | null)[];
   /** The request still waits for the research of the called business (a pending prospect_research row). */
   research_pending: boolean;
+  /** What that research found, once done (the agent's prospect notes, actors/call/prospect-notes.ts); null otherwise. */
+  prospect_notes: string | null;
 }
 
 // The readiness statement is embedded as it is ($2 now, its customer the request's), so the call
@@ -50,8 +53,9 @@ const ADMISSION = prepared(
           ARRAY(SELECT jurisdiction FROM emergency_closures ORDER BY jurisdiction) AS emergency_closures,
           ARRAY(SELECT DISTINCT c.outcome FROM calls c WHERE c.customer_id = q.customer_id AND c.to_e164 = q.to_e164 AND c.dialed_at IS NOT NULL AND c.direction = 'outbound') AS earlier_outcomes,
           EXISTS (SELECT 1 FROM prospect_research pr WHERE pr.request_id = q.request_id AND pr.status = 'pending') AS research_pending,
+          (SELECT pr.notes FROM prospect_research pr WHERE pr.request_id = q.research_of AND pr.status = 'done') AS prospect_notes,
           r.*
-     FROM unnest($1::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::uuid[]) WITH ORDINALITY AS q(customer_id, account_id, to_e164, since, request_id, request_index)
+     FROM unnest($1::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::uuid[], $7::uuid[]) WITH ORDINALITY AS q(customer_id, account_id, to_e164, since, request_id, research_of, request_index)
      LEFT JOIN LATERAL (${READINESS_OF_REQUEST}) AS r ON true
      CROSS JOIN LATERAL (
        SELECT coalesce(array_agg(t.at ORDER BY t.at), '{}') AS attempt_at,
@@ -73,6 +77,8 @@ export interface AdmissionRequest {
   attemptsSince: Date;
   /** The request's own id (its research); a request that has none waits for no research. */
   requestId?: string;
+  /** Whose research the call's agent reads (its request's, shared by every attempt: prospect-notes.ts); `requestId` by default. */
+  researchOf?: string;
 }
 
 /** The admission facts of one request at `now` (`loadAdmissionFactsOfMany` for one). */
@@ -94,10 +100,11 @@ export async function loadAdmissionFactsOfMany(db: Queryable, requests: readonly
       requests.map((r) => r.toE164),
       requests.map((r) => r.attemptsSince),
       requests.map((r) => r.requestId ?? null),
+      requests.map((r) => r.researchOf ?? r.requestId ?? null),
     ]),
   );
   return rows.map((row) => {
-    const { request_index, dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, attempt_clock_at, emergency_closures, earlier_outcomes, research_pending, ...readiness } = row;
+    const { request_index, dnc_own, dnc_national, caller_id, attempt_at, attempt_outcome, attempt_ended_at, attempt_clock_at, emergency_closures, earlier_outcomes, research_pending, prospect_notes, ...readiness } = row;
     return {
       do_not_call: dnc_own ? 'account_list' : dnc_national ? 'national_registry' : null,
       readiness: readiness.customer_id === null ? null : (readiness as ReadinessRow),
@@ -106,6 +113,31 @@ export async function loadAdmissionFactsOfMany(db: Queryable, requests: readonly
       emergency_closures,
       earlier_outcomes,
       research_pending,
+      prospect_notes,
     };
   });
+}
+
+/** What a call's dial reads of its customer and request (call-media.ts `prepareLine`), handed in by the dialler. */
+export interface DialContext {
+  customer: CustomerRow;
+  /** The calling language of the customer's country (`en-US` where none is set). */
+  language: string;
+  /** What research found about the called business (admission facts' `prospect_notes`). */
+  prospectNotes: string | null;
+}
+
+/**
+ * The customers of a round's dials with their calling language, in one statement: what each dial
+ * would otherwise read alone (the customer row, then its country's language).
+ */
+export async function loadDialCustomers(db: Queryable, customerIds: readonly string[]): Promise<Map<string, { customer: CustomerRow; language: string }>> {
+  const found = new Map<string, { customer: CustomerRow; language: string }>();
+  if (customerIds.length === 0) return found;
+  const { rows } = await db.query(
+    `SELECT cu.*, co.calling_language AS dial_calling_language FROM customers cu LEFT JOIN countries co ON co.country = cu.country WHERE cu.id = ANY($1::uuid[])`,
+    [[...new Set(customerIds)]],
+  );
+  for (const { dial_calling_language, ...customer } of rows) found.set(customer.id, { customer: customer as CustomerRow, language: dial_calling_language ?? 'en-US' });
+  return found;
 }

@@ -344,6 +344,23 @@ export function createCallRepository(db: Queryable) {
       return rows[0];
     },
 
+    /** `update` without reading the row back (`RETURNING *` of the wide calls row): for a writer that needs nothing of it. */
+    async set(id: string, fields: Partial<CallRow>): Promise<void> {
+      const entries = Object.entries(fields).map(([k, v]) => [k, k === 'transcript' ? JSON.stringify(v) : v] as const);
+      const sets = entries.map(([k], i) => `${k} = $${i + 2}`).join(', ');
+      await db.query(`UPDATE calls SET ${sets} WHERE id = $1`, [id, ...entries.map(([, v]) => v)]);
+    },
+
+    /** The dials of many calls recorded in one statement (each as `set` with these fields would). */
+    async recordDials(dials: readonly { id: string; carrier: string; carrier_call_id: string; from_e164: string; dialed_at: Date }[]): Promise<void> {
+      await db.query(
+        `UPDATE calls c SET carrier = v.carrier, carrier_call_id = v.carrier_call_id, from_e164 = v.from_e164, dialed_at = v.dialed_at, updated_at = v.dialed_at
+           FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, carrier text, carrier_call_id text, from_e164 text, dialed_at timestamptz)
+          WHERE c.id = v.id`,
+        [JSON.stringify(dials)],
+      );
+    },
+
     async appendTranscript(id: string, line: TranscriptLine): Promise<void> {
       await db.query(`UPDATE calls SET transcript = transcript || $2::jsonb WHERE id = $1`, [id, JSON.stringify([line])]);
     },

@@ -106,6 +106,46 @@ export function createComplianceRecordRepository(db: Queryable) {
     },
 
     /**
+     * `recordAdmission` for many calls in one statement (a dialler round's dials): each row is
+     * what `recordAdmission` writes for it alone, `dnc_registries` of its own country included.
+     */
+    async recordAdmissions(records: readonly AdmissionRecord[]): Promise<void> {
+      if (records.length === 0) return;
+      const rows = records.map((r) => ({
+        call_id: r.callId,
+        consent_type: r.consent.consent_type,
+        consent_obtained_at: r.consent.consent_obtained_at,
+        consent_source: r.consent.consent_source,
+        consent_evidence_ref: r.consent.consent_evidence_ref,
+        consent_expires_at: r.consent.consent_expires_at,
+        line_type: r.lineType,
+        required_consent: r.requiredConsent,
+        rules: r.rules,
+        citations: r.citations,
+        admitted_at: r.admittedAt,
+        keep_until: r.keepUntil,
+        checks: r.checks,
+        country: r.country,
+      }));
+      await db.query(
+        `INSERT INTO call_compliance_records (call_id, consent_type, consent_obtained_at, consent_source, consent_evidence_ref, consent_expires_at,
+                                              line_type, required_consent, rules, citations, admitted_at, keep_until, checks)
+         SELECT r.call_id, r.consent_type, r.consent_obtained_at, r.consent_source, r.consent_evidence_ref, r.consent_expires_at, r.line_type, r.required_consent,
+                ARRAY(SELECT e FROM jsonb_array_elements_text(r.rules) WITH ORDINALITY AS t(e, i) ORDER BY i),
+                ARRAY(SELECT e FROM jsonb_array_elements_text(r.citations) WITH ORDINALITY AS t(e, i) ORDER BY i),
+                r.admitted_at, r.keep_until,
+                r.checks || jsonb_build_object('dnc_registries', (
+                  SELECT coalesce(jsonb_agg(jsonb_build_object('registry', registry, 'source', source, 'numbers', numbers, 'imported_at', imported_at) ORDER BY registry), '[]')
+                    FROM dnc_registry_imports WHERE country = r.country))
+           FROM jsonb_to_recordset($1::jsonb) AS r(call_id uuid, consent_type text, consent_obtained_at timestamptz, consent_source text,
+                consent_evidence_ref text, consent_expires_at timestamptz, line_type text, required_consent text, rules jsonb, citations jsonb,
+                admitted_at timestamptz, keep_until timestamptz, checks jsonb, country text)
+         ON CONFLICT (call_id) DO NOTHING`,
+        [JSON.stringify(rows)],
+      );
+    },
+
+    /**
      * The opening as it was played (issue 23 §1), once: its segments with whether each played to
      * its end, its audio's sha256, language and start. The older fields stay filled: the
      * identification is the opening's text, the opt-out offered is its opt-out segment played.

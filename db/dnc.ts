@@ -56,6 +56,16 @@ export function createDncRepository(db: Queryable) {
       return rows[0].listed === true;
     },
 
+    /** `listed` for many numbers in one statement, in order. */
+    async listedMany(items: readonly { accountId: string; e164: string }[]): Promise<boolean[]> {
+      const { rows } = await db.query(
+        `SELECT EXISTS (SELECT 1 FROM dnc_numbers d WHERE d.account_id = q.account_id AND d.e164 = q.e164) OR EXISTS (SELECT 1 FROM dnc_registry r WHERE r.e164 = q.e164) AS listed
+           FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS q(account_id, e164, n) ORDER BY q.n`,
+        [items.map((i) => i.accountId), items.map((i) => i.e164)],
+      );
+      return rows.map((r) => r.listed === true);
+    },
+
     async get(accountId: string, e164: string): Promise<DncRow | null> {
       const { rows } = await db.query(`SELECT * FROM dnc_numbers WHERE account_id = $1 AND e164 = $2`, [accountId, e164]);
       return rows[0] ?? null;

@@ -32,6 +32,7 @@ import { registerOnboardingPages } from './pages/onboarding.ts';
 import { registerCalendarPages } from './pages/calendar.ts';
 import { registerBalanceRoutes } from './routes/balance.ts';
 import { registerAdminMoneyRoutes } from './routes/admin-money.ts';
+import { registerAdminSimulatedCarrierRoutes } from './routes/admin-simulated-carrier.ts';
 import { registerCallRoutes } from './routes/calls.ts';
 import { registerAppointmentRoutes } from './routes/appointments.ts';
 import { registerDncRoutes } from './routes/dnc.ts';
@@ -102,6 +103,7 @@ export type HttpDeps = PluginDeps &
   RouteDeps<typeof registerAdminAccountRoutes> &
   RouteDeps<typeof registerAdminPlatformRoutes> &
   RouteDeps<typeof registerAdminMoneyRoutes> &
+  RouteDeps<typeof registerAdminSimulatedCarrierRoutes> &
   RouteDeps<typeof registerAdminWebhookRoutes> &
   RouteDeps<typeof registerAdminEmailRoutes> &
   RouteDeps<typeof registerOnboardingPages> &
@@ -203,6 +205,7 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   registerAdminAccountRoutes(app, services);
   registerAdminPlatformRoutes(app, services);
   registerAdminMoneyRoutes(app, services);
+  registerAdminSimulatedCarrierRoutes(app, services);
   registerAdminWebhookRoutes(app, services);
   registerAdminEmailRoutes(app, services);
   await registerOnboardingPages(app, services);

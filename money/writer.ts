@@ -3,6 +3,7 @@ import { balanceWrites } from '../db/money/balances.ts';
 import { createLines } from './writer/lines.ts';
 import { createTopUps } from './writer/top-ups.ts';
 import { createCallMoney } from './writer/calls.ts';
+import { createCallBatchMoney } from './writer/call-batch.ts';
 import { createChatMoney } from './writer/chat-messages.ts';
 import { createItemMoney } from './writer/items.ts';
 import { createRecurringMoney } from './writer/recurring.ts';
@@ -46,6 +47,7 @@ export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = r
   const lines = createLines(reactions, realTime);
   const topUps = createTopUps(lines, reactions, realTime);
   const calls = createCallMoney(lines);
+  const callBatch = createCallBatchMoney(lines, calls);
   const chat = createChatMoney(lines);
   const items = createItemMoney(lines);
   const recurring = createRecurringMoney(lines, reactions);
@@ -59,6 +61,7 @@ export function createMoneyWriter(reactions: MoneyReactions, realTime: Clock = r
     },
 
     startCall: calls.startCall,
+    startCalls: callBatch.startCalls,
     settleCall: calls.settleCall,
     lockCallForEnd: calls.lockCallForEnd,
     endCall: calls.endCall,

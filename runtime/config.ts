@@ -89,6 +89,8 @@ export interface Config {
   drainMs: number;
   /** Wall time of the simulated talk-until-limit call (digit 6), ms: lengthened by tests that need a call in progress. */
   simulatedTalkMs: number;
+  /** Wall time a simulated call rings before its scenario answers or gives up, ms (the dialler's bench holds calls ringing). */
+  simulatedRingMs: number;
   /** Lets webhooks reach loopback and private addresses (local development and tests only). */
   allowPrivateWebhooks: boolean;
   /** Key of the secrets stored encrypted (base64, 32 bytes); a key file in the data dir otherwise. */
@@ -419,6 +421,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keeperPollMs: int(env.SWITCHBOARD_KEEPER_POLL_MS, 2_000, 'SWITCHBOARD_KEEPER_POLL_MS', 1),
     drainMs: int(env.SWITCHBOARD_DRAIN_MS, 20_000, 'SWITCHBOARD_DRAIN_MS', 0),
     simulatedTalkMs: int(env.SWITCHBOARD_SIMULATED_TALK_MS, 1_000, 'SWITCHBOARD_SIMULATED_TALK_MS'),
+    simulatedRingMs: int(env.SWITCHBOARD_SIMULATED_RING_MS, 80, 'SWITCHBOARD_SIMULATED_RING_MS'),
     allowPrivateWebhooks: env.SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS === '1',
     encryptionKey: encryptionKey(env.SWITCHBOARD_ENCRYPTION_KEY),
     roles: roles(env.SWITCHBOARD_ROLES),

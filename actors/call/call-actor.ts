@@ -2,6 +2,7 @@ import type { Behaviour } from '../../runtime/actor-system.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
 import { TIME_LIMIT_SECONDS } from './outcome.ts';
 import type { CallMessage } from './messages.ts';
+import type { DialContext } from '../../db/admission.ts';
 import { mustGetCall, releaseCall, type CallDeps, type CallLine, type CallState } from './call-state.ts';
 import { createDncRepository } from '../../db/dnc.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
@@ -13,6 +14,7 @@ import { createCallTools } from './call-tools.ts';
 import { OpeningNotLawful } from './opening.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { retryDelayMs } from '../../runtime/database-health.ts';
+import { tickBatch } from './tick-batch.ts';
 
 export type { CallDeps, CallState } from './call-state.ts';
 
@@ -31,7 +33,7 @@ const E164 = /^\+[1-9]\d{6,14}$/;
 /** Margin after the carrier's own time limit before we hang up ourselves. */
 const LIMIT_MARGIN_MS = 15_000;
 
-export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState> {
+export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState> & { handIn(row: CallRow): () => void } {
   const { pool, clock, log, config } = deps;
   /**
    * The live handles of this process's calls, kept beside the actors: an actor that crashes and
@@ -44,7 +46,24 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    * so no later one sees it.
    */
   const justLoaded = new Map<string, CallRow>();
+  /**
+   * Rows handed in by the dialler (`handIn`) for the dial it is about to ask: the row its claim
+   * returned, which nothing has changed since (a claimed request cannot be cancelled, and its
+   * admission writes other tables). The actor's load takes it instead of reading the row again.
+   */
+  const handedIn = new Map<string, CallRow>();
   const repo = () => createCallRepository(pool);
+  // A round's calls dial side by side: their do-not-call re-checks and dial records made in one
+  // turn of the event loop go in one statement each (tick-batch.ts; a failed batch runs each alone).
+  const listedNow = tickBatch(
+    (items: { accountId: string; e164: string }[]) => createDncRepository(pool).listedMany(items),
+    (item) => createDncRepository(pool).listed(item.accountId, item.e164),
+  );
+  type Dialled = { id: string; carrier: string; carrier_call_id: string; from_e164: string; dialed_at: Date };
+  const recordDial = tickBatch(
+    (items: Dialled[]) => repo().recordDials(items).then(() => items.map(() => undefined)),
+    ({ id, ...fields }) => repo().set(id, { ...fields, updated_at: fields.dialed_at } as Partial<CallRow>),
+  );
   const end = createCallEnd(deps);
   const reports = createCallReports(deps, end);
   const bridging = createCallMedia(deps);
@@ -55,7 +74,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
    * call is not dialled and ends as a carrier refusal does, nothing charged); then the agent is
    * connected while the carrier dials and the phone rings.
    */
-  async function dial(state: CallState, from: string, loaded: CallRow | undefined): Promise<CallState> {
+  async function dial(state: CallState, from: string, loaded: CallRow | undefined, context: DialContext | undefined): Promise<CallState> {
     const call = loaded ?? (await mustGetCall(pool, state.id));
     // Asked again (the dialler holding a request through a database outage): never a second dial.
     if (call.dialed_at || state.line) return state;
@@ -63,7 +82,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     deps.liveCalls.add(state.id);
     let line: CallLine;
     try {
-      line = await bridging.prepareLine(state, call, from);
+      line = await bridging.prepareLine(state, call, from, context);
     } catch (err) {
       if (err instanceof OpeningNotLawful) {
         // PECR reg. 24: the address was cleared after the request was queued, and the caller ID is not freephone.
@@ -81,7 +100,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
     // Do-not-call is read again right before the dial (issue 23 §4): the admission was read before
     // the hold and the opening's synthesis, and a number listed since is never dialled.
-    if (await createDncRepository(pool).listed(call.account_id, call.to_e164)) {
+    if (await listedNow({ accountId: call.account_id, e164: call.to_e164 })) {
       log.info({ call_id: state.id }, 'the number was listed do-not-call after its admission; the call is not dialled');
       await end.blockUndialled(state);
       return releaseCall(deps, state);
@@ -109,7 +128,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
     }
     line.carrierCallId = carrierCallId;
     const now = clock.now();
-    const record = () => repo().update(call.id, { carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now, updated_at: now });
+    const record = () => recordDial({ id: call.id, carrier: carrier.name, carrier_call_id: carrierCallId, from_e164: from, dialed_at: now });
     try {
       await record();
     } catch (err) {
@@ -186,7 +205,7 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
   async function receive(state: CallState, msg: CallMessage, loaded: CallRow | undefined): Promise<{ state: CallState; reply: unknown }> {
     switch (msg.type) {
       case 'dial':
-        return { state: await dial(state, msg.from, loaded), reply: { dialed: true } };
+        return { state: await dial(state, msg.from, loaded, msg.context), reply: { dialed: true } };
       case 'carrier_report_received':
         return reports.onReport(state, msg.reportId);
       case 'media_connected':
@@ -222,8 +241,14 @@ export function callBehaviour(deps: CallDeps): Behaviour<CallMessage, CallState>
 
   return {
     kind: 'call',
+    /** Hands the dialler's claimed row in for the actor's load; the returned function takes it back (the actor was loaded already). */
+    handIn(row: CallRow): () => void {
+      handedIn.set(row.id, row);
+      return () => handedIn.delete(row.id);
+    },
     async load(id) {
-      const call = await mustGetCall(pool, id);
+      const call = handedIn.get(id) ?? (await mustGetCall(pool, id));
+      handedIn.delete(id);
       justLoaded.set(id, call);
       const live = liveHandles.get(id);
       return {

@@ -3,6 +3,7 @@ import { createCustomerRepository } from '../../db/customers.ts';
 import { createCoverageRepository } from '../../db/coverage.ts';
 import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
 import type { CallRow } from '../../db/calls.ts';
+import type { DialContext } from '../../db/admission.ts';
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection, BridgeHandlers } from '../../telephony/speech-bridge.ts';
 import { agentSetup } from './agent-setup.ts';
@@ -75,20 +76,19 @@ export function createCallMedia(deps: CallDeps) {
    * opening cannot be prepared: then the call is not dialled (OpeningNotLawful: a UK number with
    * neither the registered address nor a freephone caller ID, PECR reg. 24).
    */
-  async function prepareLine(state: CallState, call: CallRow, from: string): Promise<CallLine> {
-    const customer = await createCustomerRepository(pool).get(call.customer_id);
+  async function prepareLine(state: CallState, call: CallRow, from: string, context?: DialContext): Promise<CallLine> {
+    // Handed in by the dialler when its round read them (the customer, its calling language, the
+    // research notes); read here otherwise.
+    const customer = context?.customer ?? (await createCustomerRepository(pool).get(call.customer_id));
     if (!customer) throw new Error(`call ${call.id}: customer ${call.customer_id} not found`);
-    const country = await createCoverageRepository(pool).get(customer.country);
-    const language = country?.calling_language ?? 'en-US';
+    const language = context ? context.language : ((await createCoverageRepository(pool).get(customer.country))?.calling_language ?? 'en-US');
     const settings = callSettingsOf(customer);
     const opening = composeOpening({ registeredName: registeredNameOf(customer), registeredAddress: customer.registered_address, callbackNumber: from, to: call.to_e164, calledCountry: call.to_country, language });
-    const segments = await Promise.all(
-      opening.segments.map(async (segment) => {
-        const speech = await prepareSpeech(deps, { customerId: customer.id, language, voice: settings.voice, text: segment.text, mode: state.mode });
-        return { ...segment, frames: speech.frames, durationMs: speech.durationMs };
-      }),
+    const speeches = await Promise.all(
+      opening.segments.map((segment) => prepareSpeech(deps, { customerId: customer.id, language, voice: settings.voice, text: segment.text, mode: state.mode })),
     );
-    const audio = Buffer.concat(segments.flatMap((s) => s.frames.map((f) => Buffer.from(f, 'base64'))));
+    const segments = opening.segments.map((segment, i) => ({ ...segment, frames: speeches[i].frames, durationMs: speeches[i].durationMs }));
+
     const setup = agentSetup({
       businessName: businessName(customer),
       opening: opening.text,
@@ -100,11 +100,11 @@ export function createCallMedia(deps: CallDeps) {
       script: customer.script,
       researchNotes: customer.research_notes,
       // What research found about the called business (actors/call/prospect-research.ts): the agent's only.
-      prospectNotes: await prospectNotesOf(pool, call),
+      prospectNotes: context ? context.prospectNotes : await prospectNotesOf(pool, call),
       turn: settings.turn_detection,
       voice: settings.voice,
     });
-    return newCallLine(setup, { ...opening, segments, sha256: sha256(audio) });
+    return newCallLine(setup, { ...opening, segments, sha256: openingSha256(speeches) });
   }
 
   /**
@@ -583,4 +583,23 @@ function sameSecret(given: string | null, expected: string): boolean {
   const a = Buffer.from(given ?? '');
   const b = Buffer.from(expected);
   return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+/** The sha256 of an opening's audio (its segments' frames, decoded and joined) by its segments' own hashes: at most this many kept. */
+const OPENING_SHAS = 2_000;
+const openingShas = new Map<string, string>();
+
+/**
+ * The sha256 of the opening's whole audio. Segments are the prepared speech (prepared-speech.ts),
+ * each with the hash of its own audio; calls of one customer share the same few segments, so
+ * the joined audio is decoded and hashed once per combination rather than once per call.
+ */
+function openingSha256(speeches: readonly { frames: string[]; sha256: string }[]): string {
+  const key = speeches.map((s) => `${s.sha256}:${s.frames.length}`).join('|');
+  const kept = openingShas.get(key);
+  if (kept) return kept;
+  const sha = sha256(Buffer.concat(speeches.flatMap((s) => s.frames.map((f) => Buffer.from(f, 'base64')))));
+  openingShas.set(key, sha);
+  if (openingShas.size > OPENING_SHAS) openingShas.delete(openingShas.keys().next().value!);
+  return sha;
 }

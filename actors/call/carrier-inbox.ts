@@ -1,8 +1,9 @@
 import type { Deps } from '../../runtime/deps.ts';
 import type { EntityRegistry } from '../../runtime/actor-system.ts';
-import type { AmdReport, CarrierStatusReport, RecordingReport } from '../../telephony/carrier.ts';
+import { FINAL_CARRIER_STATUSES, type AmdReport, type CarrierStatusReport, type RecordingReport } from '../../telephony/carrier.ts';
 import { createCarrierReportRepository, type CarrierReportRow } from '../../db/carrier-reports.ts';
 import type { CallMessage, CallReplies } from './messages.ts';
+import { tickBatch } from './tick-batch.ts';
 
 /**
  * The carrier inbox: what the carrier tells us about a call is stored before anything is done
@@ -59,6 +60,14 @@ export function createCarrierInbox(deps: Deps & { calls: () => EntityRegistry<Ca
   let spoolDelayMs = 250;
   let stopped = false;
 
+  // Progress reports arriving in one turn of the event loop (a round's calls ring together) are
+  // stored in one statement (tick-batch.ts); a failed batch stores each alone.
+  type Progress = Parameters<ReturnType<typeof createCarrierReportRepository>['recordProgress']>[0];
+  const recordProgress = tickBatch(
+    (items: Progress[]) => repo().recordProgressMany(items, deps.clock.now()),
+    (item) => repo().recordProgress(item, deps.clock.now()),
+  );
+
   /** One attempt; a failure is recorded on the row (when the database lets us) and logged once. */
   async function attempt(row: Pick<CarrierReportRow, 'id' | 'call_id' | 'kind' | 'attempts'>): Promise<boolean> {
     try {
@@ -78,6 +87,12 @@ export function createCarrierInbox(deps: Deps & { calls: () => EntityRegistry<Ca
   }
 
   async function receive(r: CarrierReport, source: CarrierReportRow['source'] = 'callback'): Promise<boolean> {
+    // A progress report is stored and acted on in one statement (it only moves the call's status),
+    // rather than stored, then read, locked and marked through the call's actor: a repeat goes the
+    // usual way, which answers it as its stored row says.
+    if (r.kind === 'status' && !FINAL_CARRIER_STATUSES.includes(r.report.status)) {
+      if (await recordProgress({ callId: r.report.callId, dedupeKey: dedupeKey(r), report: r.report, source })) return true;
+    }
     const row = await repo().insert({ callId: r.report.callId, kind: r.kind, dedupeKey: dedupeKey(r), report: r.report, source }, ATTEMPT_LEASE_SECONDS);
     if (row.processed_at) return true; // a repeat of a report already acted on
     return attempt(row);

@@ -1,9 +1,11 @@
 import type { MediaSession } from '../../telephony/media.ts';
 import type { BridgeConnection } from '../../telephony/speech-bridge.ts';
+import type { DialContext } from '../../db/admission.ts';
 
 /** Every message the call actor takes. The live audio itself never passes through the mailbox. */
 export type CallMessage =
-  | { type: 'dial'; from: string }
+  /** `context`: what the dial reads of the customer and the request, read for the dialler's round (db/admission.ts `loadDialContexts`). */
+  | { type: 'dial'; from: string; context?: DialContext }
   /** A report of the carrier inbox (actors/call/carrier-inbox.ts) to process, once. */
   | { type: 'carrier_report_received'; reportId: string }
   | { type: 'media_connected'; session: MediaSession }

@@ -6,9 +6,10 @@ import { withTransaction } from '../../db/pool.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
 import { pollLoop } from '../../runtime/poll-loop.ts';
 import { createCallRepository, type CallRow } from '../../db/calls.ts';
-import type { MoneyWriter } from '../../money/writer.ts';
+import type { MoneyWriter, StartCallResult } from '../../money/writer.ts';
 import { recordEvent } from '../../db/events.ts';
-import { loadAdmissionFactsOfMany, type AdmissionRequest, type AdmissionRow } from '../../db/admission.ts';
+import { loadAdmissionFactsOfMany, loadDialCustomers, type AdmissionRequest, type AdmissionRow, type DialContext } from '../../db/admission.ts';
+import type { CustomerRow } from '../../db/customers.ts';
 import { readinessFactsOf } from '../customer/readiness-check.ts';
 import { callView } from '../call/views.ts';
 import { LEASE_SECONDS } from '../call/call-keeper.ts';
@@ -19,7 +20,7 @@ import { RESEARCH_RECHECK_MS, researchGate } from '../call/prospect-research.ts'
 import { afterHoldRefused, decide, type Admission, type AdmissionFacts } from './admission.ts';
 import { CAP_LOOKBACK_MS } from './frequency-caps.ts';
 import { requiredConsent } from './consent.ts';
-import { createComplianceRecordRepository } from '../../db/compliance-records.ts';
+import { createComplianceRecordRepository, type AdmissionRecord } from '../../db/compliance-records.ts';
 import { recordKeptUntil } from './record-retention.ts';
 import { admissionChecks } from './admission-checks.ts';
 import { countDecision } from './decision-metrics.ts';
@@ -42,6 +43,15 @@ function onClockTime(a: { at: Date; outcome: string | null; ended_at: Date | nul
   if (!a.clock_at) return { at: a.at, outcome: a.outcome, endedAt: a.ended_at };
   const shift = a.clock_at.getTime() - a.at.getTime();
   return { at: a.clock_at, outcome: a.outcome, endedAt: a.ended_at && new Date(a.ended_at.getTime() + shift) };
+}
+
+/** A request admitted with its hold taken, to be recorded and dialled with the round's others. */
+interface Admitted {
+  call: CallRow & { clock_now?: Date };
+  facts: AdmissionFacts;
+  from: string;
+  now: Date;
+  prospectNotes: string | null;
 }
 
 export interface DiallerOptions {
@@ -76,6 +86,8 @@ export class Dialler {
       accounts: EntityRegistry<AccountMessage, AccountReplies, any>;
       calls: EntityRegistry<CallMessage, CallReplies, any>;
       liveCalls: Set<string>;
+      /** Hands a claimed row to the call actors for the dial's load (call-actor.ts `handIn`); gives a function that takes it back. */
+      handInCall?: (row: CallRow) => () => void;
     },
     private readonly options: DiallerOptions,
   ) {}
@@ -135,19 +147,56 @@ export class Dialler {
     } catch (err) {
       factsFailed = err;
     }
-    const results = await Promise.all(
+    const failed = async (call: CallRow, err: unknown) => {
+      // The database going away mid-round is the poll loop's to report, once per outage.
+      if (isDatabaseUnreachable(err)) unreachable ??= err;
+      // Its hold is taken and the carrier not asked: it is dialled when the database is back.
+      if (this.held.has(call.id)) return false;
+      if (!isDatabaseUnreachable(err)) this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
+      await this.putBack(call.id).catch(() => this.stranded.add(call.id));
+      return false;
+    };
+    // Each request decided and, when admitted, its hold taken; then the round's compliance records
+    // in one statement and its customers read once, and the call actors dial.
+    const admitted = await Promise.all(
       claimed.map(async (call, i) => {
         try {
           if (!facts) throw factsFailed;
           return await this.admit(call, facts[i]);
         } catch (err) {
-          // The database going away mid-round is the poll loop's to report, once per outage.
-          if (isDatabaseUnreachable(err)) unreachable ??= err;
-          // Its hold is taken and the carrier not asked: it is dialled when the database is back.
-          if (this.held.has(call.id)) return false;
-          if (!isDatabaseUnreachable(err)) this.deps.log.error({ err, call_id: call.id }, 'admitting a request failed; it goes back to the queue');
-          await this.putBack(call.id).catch(() => this.stranded.add(call.id));
-          return false;
+          await failed(call, err);
+          return null;
+        }
+      }),
+    );
+    const toDial = await this.startAll(
+      admitted.filter((a): a is Admitted => a !== null),
+      failed,
+    );
+    if (toDial.length === 0) {
+      if (unreachable) throw unreachable;
+      return 0;
+    }
+    // One statement for the round's compliance records; if it fails, each dial writes its own
+    // (recordAdmission, ON CONFLICT DO NOTHING) and meets the failure itself.
+    const recorded = await createComplianceRecordRepository(pool)
+      .recordAdmissions(toDial.map((a) => this.admissionRecord(a.call, a.facts, a.from, a.now)))
+      .then(
+        () => true,
+        () => false,
+      );
+    // The customers the dials read (and their calling language), once for the round.
+    const customers = await loadDialCustomers(pool, toDial.map((a) => a.call.customer_id)).catch(() => new Map<string, { customer: CustomerRow; language: string }>());
+    const results = await Promise.all(
+      toDial.map(async (a) => {
+        try {
+          const customer = customers.get(a.call.customer_id);
+          const context: DialContext | undefined = customer && { ...customer, prospectNotes: a.prospectNotes };
+          await this.dial(a.call, a.facts, a.from, a.now, { recorded, context });
+          countDecision('dial', 'dialled');
+          return true;
+        } catch (err) {
+          return failed(a.call, err);
         }
       }),
     );
@@ -165,7 +214,7 @@ export class Dialler {
   private admissionRequest(call: CallRow & { clock_now?: Date }): AdmissionRequest {
     const now = call.clock_now ?? this.deps.clock.now();
     const attemptsSince = call.clock_now ? new Date(0) : new Date(now.getTime() - CAP_LOOKBACK_MS);
-    return { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince, requestId: call.id };
+    return { accountId: call.account_id, customerId: call.customer_id, toE164: call.to_e164, attemptsSince, requestId: call.id, researchOf: call.request_id ?? call.id };
   }
 
   /**
@@ -174,7 +223,7 @@ export class Dialler {
    * (`clock_now`): its calling window, frequency caps, deadline and the time it next tries; what it
    * writes stays dated on the process clock.
    */
-  private async admit(call: CallRow & { clock_now?: Date }, row: AdmissionRow): Promise<boolean> {
+  private async admit(call: CallRow & { clock_now?: Date }, row: AdmissionRow): Promise<Admitted | null> {
     const { pool, clock } = this.deps;
     const now = call.clock_now ?? clock.now();
     const readinessNow = clock.now();
@@ -197,34 +246,20 @@ export class Dialler {
       // Looked at again on the request's own time (a test clock's, when it is on one).
       await createCallRepository(pool).requeue(call.id, new Date(now.getTime() + RESEARCH_RECHECK_MS), 'researching', clock.now());
       countDecision('wait', 'researching');
-      return false;
+      return null;
     }
     switch (decision.kind) {
       case 'end':
         await this.end(call, decision.status, decision.outcome);
         countDecision('end', decision.outcome);
-        return false;
+        return null;
       case 'wait':
         await this.wait(call, decision, now);
         countDecision('wait', decision.reason);
-        return false;
-      case 'dial': {
-        const started = await this.deps.accounts.ask(call.account_id, {
-          type: 'start_call',
-          mode: call.mode,
-          customerId: call.customer_id,
-          reference: call.id,
-          ...(call.clock_now ? { scheduleNow: call.clock_now } : {}),
-        });
-        if (!started.ok) {
-          await this.wait(call, afterHoldRefused(started.reason, now, call.dial_before), now);
-          countDecision('wait', started.reason);
-          return false;
-        }
-        await this.dial(call, facts, decision.from, now);
-        countDecision('dial', 'dialled');
-        return true;
-      }
+        return null;
+      case 'dial':
+        // Its money start is taken with the round's other starts of its account (`startAll`).
+        return { call, facts, from: decision.from, now, prospectNotes: row.prospect_notes };
       default: {
         const unhandled: never = decision;
         throw new Error(`unhandled admission ${(unhandled as Admission).kind}`);
@@ -233,15 +268,65 @@ export class Dialler {
   }
 
   /**
+   * The money starts of the round's admitted requests: one batch per account and mode
+   * (`startCalls`: balance, spend caps, concurrency, as if each asked alone in the round's order).
+   * A refused start waits as its reason says; a start that failed is the request's failure. The
+   * requests whose hold was taken, in order.
+   */
+  private async startAll(admitted: Admitted[], failed: (call: CallRow, err: unknown) => Promise<boolean>): Promise<Admitted[]> {
+    const groups = new Map<string, Admitted[]>();
+    for (const a of admitted) {
+      const key = `${a.call.account_id}|${a.call.mode}`;
+      groups.set(key, [...(groups.get(key) ?? []), a]);
+    }
+    const started = new Set<Admitted>();
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        let results: PromiseSettledResult<StartCallResult>[];
+        try {
+          results = await this.deps.money.startCalls(this.deps.pool, {
+            accountId: group[0].call.account_id,
+            mode: group[0].call.mode,
+            now: this.deps.clock.now(),
+            calls: group.map((a) => ({ customerId: a.call.customer_id, reference: a.call.id, ...(a.call.clock_now ? { scheduleNow: a.call.clock_now } : {}) })),
+          });
+        } catch (err) {
+          results = group.map(() => ({ status: 'rejected', reason: err }));
+        }
+        await Promise.all(
+          group.map(async (a, i) => {
+            const r = results[i];
+            try {
+              if (r.status === 'rejected') throw r.reason;
+              if (r.value.ok) return void started.add(a);
+              await this.wait(a.call, afterHoldRefused(r.value.reason, a.now, a.call.dial_before), a.now);
+              countDecision('wait', r.value.reason);
+            } catch (err) {
+              await failed(a.call, err);
+            }
+          }),
+        );
+      }),
+    );
+    return admitted.filter((a) => started.has(a));
+  }
+
+  /**
    * The rest of an admitted request's way, once its hold is taken: its compliance record, then the
    * call actor dials. The database refusing either (it went away, its disk is full) leaves the
    * request held for the next rounds (`held`), never closed as lost: the carrier was not asked (a
    * call the carrier placed is the call actor's to record, call-actor.ts).
    */
-  private async dial(call: CallRow, facts: AdmissionFacts, from: string, now: Date): Promise<void> {
+  private async dial(call: CallRow, facts: AdmissionFacts, from: string, now: Date, round?: { recorded: boolean; context?: DialContext }): Promise<void> {
     try {
-      await this.recordAdmission(call, facts, from, now);
-      await this.deps.calls.ask(call.id, { type: 'dial', from });
+      // Written for the whole round already, or here alone.
+      if (!round?.recorded) await this.recordAdmission(call, facts, from, now);
+      const takeBack = round ? this.deps.handInCall?.(call) : undefined;
+      try {
+        await this.deps.calls.ask(call.id, { type: 'dial', from, ...(round?.context ? { context: round.context } : {}) });
+      } finally {
+        takeBack?.();
+      }
     } catch (err) {
       if (isDatabaseUnreachable(err)) this.held.set(call.id, () => this.resume(call, facts, from, now));
       throw err;
@@ -262,9 +347,13 @@ export class Dialler {
 
   /** The call's compliance record: the consent and the rule it is dialled on, and what the other gates read, as decided at `now`. */
   private async recordAdmission(call: CallRow, facts: AdmissionFacts, from: string, now: Date): Promise<void> {
+    await createComplianceRecordRepository(this.deps.pool).recordAdmission(this.admissionRecord(call, facts, from, now));
+  }
+
+  private admissionRecord(call: CallRow, facts: AdmissionFacts, from: string, now: Date): AdmissionRecord {
     const lineType = facts.consent.lineType ?? 'unknown';
     const requirement = requiredConsent(call.to_e164, call.to_country, lineType, now);
-    await createComplianceRecordRepository(this.deps.pool).recordAdmission({
+    return {
       callId: call.id,
       consent: call,
       lineType,
@@ -275,7 +364,7 @@ export class Dialler {
       keepUntil: recordKeptUntil(call.to_country, now),
       checks: { ...admissionChecks(facts, from, now) },
       country: call.to_country,
-    });
+    };
   }
 
   /**

@@ -79,6 +79,12 @@ export interface SimulatedCarrierOptions {
   /** Wall time of the talk-until-limit scenario (digit 6), ms; default 1,000. */
   talkUntilLimitMs?: number;
   /**
+   * Wall time a call rings before its scenario answers it or gives up (no answer, busy, failed), ms;
+   * default 80. A real call rings for seconds: the dialler's bench holds every call ringing
+   * (a long ring) and ends them with `releaseRinging` after its measured window.
+   */
+  ringMs?: number;
+  /**
    * The outcome of each caller ID verification, as the carrier's status callback would report it,
    * with the request it answers (its `statusCallbackUrl` names what the report is for).
    */
@@ -193,9 +199,35 @@ export class SimulatedCarrier implements Carrier {
     this.calls.set(call.sid, call);
     this.after(call, STEP_MS, () => this.report(call, 'initiated'));
     this.after(call, 2 * STEP_MS, () => this.report(call, 'ringing'));
-    this.after(call, 4 * STEP_MS, () => (call.scenario.answered ? this.answer(call) : this.giveUp(call, call.scenario.status)));
+    this.after(call, 2 * STEP_MS + (this.options.ringMs ?? 2 * STEP_MS), () => this.ringOut(call));
     this.log.debug({ callId: request.callId, carrierCallId: call.sid, scenario: call.scenario.digit }, 'simulated call dialled');
     return { carrierCallId: call.sid };
+  }
+
+  /** The end of the ring: the scenario answers, or gives up with its status. */
+  private ringOut(call: SimulatedCall): void {
+    if (call.ended || call.answered) return;
+    if (call.scenario.answered) this.answer(call);
+    else this.giveUp(call, call.scenario.status);
+  }
+
+  /**
+   * Ends the ring of every call still ringing at once, as if its ring time ran out now (each then
+   * goes on as its scenario says). How many calls it released. The dialler's bench calls it after
+   * its measured window (`POST /admin/v1/simulated_carrier/release_ringing`).
+   */
+  releaseRinging(): number {
+    let released = 0;
+    for (const call of [...this.calls.values()]) {
+      if (call.ended || call.answered) continue;
+      this.clearTimers(call);
+      // A call dialled a moment ago reports its progress first, in order (each status once).
+      this.report(call, 'initiated');
+      this.report(call, 'ringing');
+      this.ringOut(call);
+      released++;
+    }
+    return released;
   }
 
   async hangup(carrierCallId: string): Promise<void> {

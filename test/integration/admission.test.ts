@@ -53,6 +53,7 @@ test('a customer that is gone has no readiness and no caller ID, and do-not-call
     emergency_closures: [],
     earlier_outcomes: [],
     research_pending: false,
+    prospect_notes: null,
   });
 });
 
