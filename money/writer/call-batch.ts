@@ -1,13 +1,12 @@
-import { isUniqueViolation, withTransaction, type Pool } from '../../db/pool.ts';
+import { isUniqueViolation, type Pool } from '../../db/pool.ts';
 import { holdBatchWrites } from '../../db/money/hold-batch.ts';
 import type { Mode } from '../../runtime/types.ts';
-import { CALL_TARIFF, callReserveCents, dayKey, minutesUsedNow, monthKey } from '../rules/pricing.ts';
-import { lowBalanceStage } from '../rules/low-balance.ts';
+import { CALL_TARIFF, dayKey, monthKey } from '../rules/pricing.ts';
 import { holdRefusal } from '../rules/hold-rules.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import type { Lines } from './lines.ts';
 import type { StartCallResult } from './types.ts';
-import { HOLD_LIFETIME_MS, type createCallMoney } from './calls.ts';
+import { HOLD_LIFETIME_MS, afterHoldsTaken, type createCallMoney } from './calls.ts';
 
 /**
  * The starts of many calls of one account at once (a dialler round's requests of that account):
@@ -50,18 +49,9 @@ export function createCallBatchMoney(lines: Lines, calls: ReturnType<typeof crea
       throw err;
     }
     if (opened.money && b.mode === 'live') {
-      const after = opened.money;
       let total = 0;
       for (const hold of opened.holds.values()) total += Number(hold.amount_cents);
-      const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, b.now));
-      const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents, reserve);
-      const before = after.balance_cents - after.reserved_cents + total;
-      if (stage !== after.low_balance_stage || before >= reserve !== before - total >= reserve) {
-        await withTransaction(pool, async (client) => {
-          await lines.checkLowBalance(client, b.accountId, b.now);
-          await lines.balanceMoved(client, b.accountId, before, after, b.now);
-        });
-      }
+      await afterHoldsTaken(pool, lines, b.accountId, opened.money, total, b.now);
     }
     const facts = opened.facts;
     if (!facts) return alone(b.calls);

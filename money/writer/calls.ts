@@ -1,5 +1,5 @@
 import { withTransaction, isUniqueViolation, type Client, type Pool, type Queryable } from '../../db/pool.ts';
-import { balanceReads, balanceWrites } from '../../db/money/balances.ts';
+import { balanceReads, balanceWrites, type MoneyRow } from '../../db/money/balances.ts';
 import { holdReads, holdWrites, type ClaimedHold } from '../../db/money/holds.ts';
 import type { CallRow } from '../../db/calls.ts';
 import { activityWrites } from '../../db/money/activity.ts';
@@ -29,6 +29,30 @@ export interface CallClaim {
 
 /** A hold not ended within this long is released by the sweeper (spec: within thirty minutes). */
 export const HOLD_LIFETIME_MS = 30 * 60 * 1000;
+
+/**
+ * Holds of `heldCents` in all lowered a live account's spendable balance to `after`'s: when a
+ * low-balance stage or readiness (the balance crossing one call's reserve) may have moved, both
+ * are looked at in a transaction of their own. One hold (`startCall`) or a round's (`startCalls`).
+ */
+export async function afterHoldsTaken(
+  pool: Pool,
+  lines: Lines,
+  accountId: string,
+  after: Pick<MoneyRow, 'balance_cents' | 'reserved_cents' | 'low_balance_stage' | 'last_top_up_cents' | 'minutes_month' | 'minutes_used'>,
+  heldCents: number,
+  now: Date,
+): Promise<void> {
+  const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, now));
+  const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents, reserve);
+  const before = after.balance_cents - after.reserved_cents + heldCents;
+  if (stage !== after.low_balance_stage || before >= reserve !== before - heldCents >= reserve) {
+    await withTransaction(pool, async (client) => {
+      await lines.checkLowBalance(client, accountId, now);
+      await lines.balanceMoved(client, accountId, before, after, now);
+    });
+  }
+}
 
 export function createCallMoney(lines: Lines) {
   /** A call start refused (by the hold statement, or by admission before it), in the activity log. */
@@ -62,17 +86,7 @@ export function createCallMoney(lines: Lines) {
     }
     if (opened && c.mode === 'live') {
       // The hold lowered the spendable balance: a low-balance stage or readiness may have moved.
-      const after = opened.money;
-      const amountCents = opened.hold.amount_cents;
-      const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, c.now));
-      const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents, reserve);
-      const before = after.balance_cents - after.reserved_cents + amountCents;
-      if (stage !== after.low_balance_stage || before >= reserve !== before - amountCents >= reserve) {
-        await withTransaction(pool, async (client) => {
-          await lines.checkLowBalance(client, c.accountId, c.now);
-          await lines.balanceMoved(client, c.accountId, before, after, c.now);
-        });
-      }
+      await afterHoldsTaken(pool, lines, c.accountId, opened.money, opened.hold.amount_cents, c.now);
     }
     if (opened) return { ok: true, hold: opened.hold };
 
