@@ -1,7 +1,7 @@
-import { prepared, type Queryable } from '../pool.ts';
+import type { Queryable } from '../pool.ts';
 import type { Mode } from '../../runtime/types.ts';
 import type { MoneyRow } from './balances.ts';
-import type { HoldRow } from './holds.ts';
+import { preparedPerTariff, type HoldRow } from './holds.ts';
 import { priceMinutesSql, type Tariff } from './price-sql.ts';
 
 /**
@@ -18,13 +18,9 @@ import { priceMinutesSql, type Tariff } from './price-sql.ts';
 
 const POSITION_OF_M = `(CASE WHEN l.minutes_month = $5::date THEN l.minutes_used ELSE 0 END)`;
 
-const statements = new WeakMap<Tariff, ReturnType<typeof prepared>>();
-function openHoldsStatement(tariff: Tariff) {
-  let statement = statements.get(tariff);
-  if (statement) return statement;
-  statement = prepared(
-    'open_holds_batch',
-    `WITH locked AS (
+const openHoldsStatement = preparedPerTariff(
+  'open_holds_batch',
+  (tariff) => `WITH locked AS (
      SELECT m.balance_cents, m.reserved_cents, m.open_calls, m.minutes_month, m.minutes_used,
             CASE WHEN m.spend_day = $4::date THEN m.spend_day_cents ELSE 0 END AS day_cents,
             CASE WHEN m.spend_month = $5::date THEN m.spend_month_cents ELSE 0 END AS month_cents
@@ -77,10 +73,7 @@ function openHoldsStatement(tariff: Tariff) {
           (SELECT jsonb_build_object('balance_cents', balance_cents, 'reserved_cents', reserved_cents,
                   'low_balance_stage', low_balance_stage, 'last_top_up_cents', last_top_up_cents,
                   'minutes_month', minutes_month::text, 'minutes_used', minutes_used) FROM money) AS money`,
-  );
-  statements.set(tariff, statement);
-  return statement;
-}
+);
 
 /**
  * What the batch decided on, as locked before its holds (for naming each refusal at its place in

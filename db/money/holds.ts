@@ -31,13 +31,23 @@ const POSITION_OF_M = (month: string) => `(CASE WHEN m.minutes_month = ${month}:
  * The call-start statement, priced by `tariff`'s tiers. Built once per tariff: a named statement
  * is prepared once per connection, so a process prices with one tariff.
  */
-const openHoldStatements = new WeakMap<Tariff, ReturnType<typeof prepared>>();
-function openHoldStatement(tariff: Tariff) {
-  let statement = openHoldStatements.get(tariff);
-  if (statement) return statement;
-  statement = prepared(
-    'open_hold',
-    `WITH locked AS (
+/**
+ * A named statement whose text depends on a tariff (its prices are written into the SQL), built
+ * once per tariff: a named statement is prepared once per connection, so a process prices with
+ * one tariff.
+ */
+export function preparedPerTariff(name: string, text: (tariff: Tariff) => string): (tariff: Tariff) => ReturnType<typeof prepared> {
+  const built = new WeakMap<Tariff, ReturnType<typeof prepared>>();
+  return (tariff) => {
+    let statement = built.get(tariff);
+    if (!statement) built.set(tariff, (statement = prepared(name, text(tariff))));
+    return statement;
+  };
+}
+
+const openHoldStatement = preparedPerTariff(
+  'open_hold',
+  (tariff) => `WITH locked AS (
      SELECT ${priceMinutesSql(tariff.tiers, POSITION_OF_M('$6'), String(tariff.maxCallMinutes))}::bigint AS amount
        FROM account_money m WHERE account_id = $1 AND mode = $2 FOR NO KEY UPDATE
    ), cust AS (
@@ -72,10 +82,7 @@ function openHoldStatement(tariff: Tariff) {
                   'low_balance_stage', low_balance_stage, 'last_top_up_cents', last_top_up_cents,
                   'minutes_month', minutes_month::text, 'minutes_used', minutes_used) FROM money) AS money
      FROM hold`,
-  );
-  openHoldStatements.set(tariff, statement);
-  return statement;
-}
+);
 
 /** MONEY_COLUMNS qualified with `m.`. */
 const MONEY_COLUMNS_OF_M = MONEY_COLUMNS.replace(/(^|,\s*)([a-z_]+)/g, (_all, sep, col) => `${sep}m.${col}`);
