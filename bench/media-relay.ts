@@ -1,7 +1,11 @@
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { ROOT } from '../test/e2e/process-helpers.ts';
+
+const MEDIA_NODE_FLAGS: string[] = createRequire(import.meta.url)('../telephony/media-node-flags.cjs');
 
 /**
  * Concurrent calls in one process through the media relay (issue 25 §4): N simulated carrier
@@ -46,7 +50,14 @@ interface Server {
 
 async function startServer(kind: Kind, profDir?: string): Promise<Server> {
   const args = kind === 'compare' ? ['switchboard', process.env.BENCH_MEDIA_COMPARE!] : [kind];
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'media-relay-server.ts'), ...args], {
+  // BENCH_MEDIA_SERVER_FLAGS: more node flags for our server process (e.g. --trace-gc; the last of
+  // a flag given twice wins); lines it prints that are not the bench's own go to the file
+  // BENCH_MEDIA_SERVER_OUT names, stamped in ms since BASE, with each measured window's edges.
+  // Our server runs with the node flags production gives the dialler (telephony/media-node-flags.cjs,
+  // ecosystem.config.cjs's node_args); the `ws` baseline with node's defaults, as before.
+  const extraFlags = kind === 'ws' ? [] : [...MEDIA_NODE_FLAGS, ...(process.env.BENCH_MEDIA_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
+  const outFile = kind === 'ws' ? undefined : process.env.BENCH_MEDIA_SERVER_OUT;
+  const child = spawn(process.execPath, [...extraFlags, '--import', 'tsx', path.join(ROOT, 'bench', 'media-relay-server.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...(profDir ? { NODE_OPTIONS: `--import=${path.join(ROOT, 'bench', 'cpu-profile-preload.mjs')}`, BENCH_CPU_PROF_DIR: path.resolve(profDir) } : {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -64,6 +75,7 @@ async function startServer(kind: Kind, profDir?: string): Promise<Server> {
     while ((nl = buffered.indexOf('\n')) >= 0) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
+      if (outFile && !/^(ready|cpu) /.test(line)) fs.appendFileSync(outFile, `${Date.now() - BASE} ${line}\n`);
       for (const w of waiting.splice(0)) w(line);
     }
   });
@@ -228,6 +240,7 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
   const until = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - (Date.now() - BASE))));
   await until(from);
   if (profile) await server.profile();
+  if (server.kind === 'switchboard' && process.env.BENCH_MEDIA_SERVER_OUT) fs.appendFileSync(process.env.BENCH_MEDIA_SERVER_OUT, `${Date.now() - BASE} window ${calls} calls ${from}–${to}\n`);
   const c0 = await server.cpuMicros();
   const t0 = performance.now();
   await until(to);
@@ -294,6 +307,7 @@ function pin(pid: number, cpus: string): void {
 export async function mediaRelayBench(seconds: number) {
   const steps = (process.env.BENCH_MEDIA_STEPS ?? '100,250,500,750,1000').split(',').map(Number);
   const generators = Number(process.env.BENCH_MEDIA_GENERATORS ?? 2);
+  const pinnedGenerators = Math.max(1, Math.min(generators, Number(process.env.BENCH_MEDIA_PINNED_GENERATORS ?? 1)));
   const measureSeconds = Math.min(seconds, 5);
   const profDir = process.env.BENCH_CPU_PROF;
   const compare = process.env.BENCH_MEDIA_COMPARE;
@@ -321,10 +335,13 @@ export async function mediaRelayBench(seconds: number) {
       // the carrier is on other machines: every server (and the idle timer process, so its jitter
       // is the server core's) on CPU 0, the generator on the others. Only the bench's processes
       // are pinned; the rest of the machine still runs on every core.
+      // The generator is BENCH_MEDIA_PINNED_GENERATORS processes (default one: on one core, two
+      // processes only add context switches and a second 1 ms timer), the others left idle.
+      const pinnedCarriers = carriers.slice(0, pinnedGenerators);
       for (const s of servers) pin(s.pid, '0');
       pin(jitter.pid, '0');
-      for (const c of carriers) pin(c.pid, `1-${cpus - 1}`);
-      for (const server of servers) pinned[server.kind] = await measure(server, carriers, jitter, steps[steps.length - 1], measureSeconds, false);
+      for (const c of pinnedCarriers) pin(c.pid, `1-${cpus - 1}`);
+      for (const server of servers) pinned[server.kind] = await measure(server, pinnedCarriers, jitter, steps[steps.length - 1], measureSeconds, false);
       for (const p of [...servers, ...carriers, jitter]) pin(p.pid, `0-${cpus - 1}`);
     }
   } finally {
@@ -348,9 +365,9 @@ export async function mediaRelayBench(seconds: number) {
   const pb = pinned.ws;
   const pinnedLine =
     po && pb
-      ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator on CPU ${cpus > 2 ? `1–${cpus - 1}` : '1'}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
+      ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator (${pinnedGenerators} process${pinnedGenerators === 1 ? '' : 'es'}) on CPU ${cpus > 2 ? `1–${cpus - 1}` : '1'}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
         `ours ${line(po)}; plain ws relay ${line(pb)}; CPU per call-second ours/ws ${((po.cpuPerCallSecond / pb.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((po.p99 / pb.p99) * 100).toFixed(0)} %; ` +
-        `timer jitter on CPU 0 p50 ${po.jitterP50} / p99 ${po.jitterP99} ms in ours' window, ${pb.jitterP50} / ${pb.jitterP99} ms in the baseline's; generator ${po.generatorCore} / ${pb.generatorCore} of a core; ` +
+        `timer jitter on CPU 0 p50 ${po.jitterP50} / p99 ${po.jitterP99} ms in ours' window, ${pb.jitterP50} / ${pb.jitterP99} ms in the baseline's; generator ${po.generatorCore} / ${pb.generatorCore} of a core (${po.generatorCpuPerFrame} / ${pb.generatorCpuPerFrame} µs a frame sent or read), beat lateness p99 ${po.sendLagP99} / ${pb.sendLagP99} ms; ` +
         `target (1,000 calls at p99 < 5 ms) with a core of its own ${po.calls >= TARGET_CALLS && po.p99 < LIMIT_MS ? 'met' : 'not met'}`
       : '';
   return {
