@@ -55,8 +55,12 @@ async function startServer(kind: Kind, profDir?: string): Promise<Server> {
   // BENCH_MEDIA_SERVER_OUT names, stamped in ms since BASE, with each measured window's edges.
   // Our server runs with the node flags production gives the dialler (telephony/media-node-flags.cjs,
   // ecosystem.config.cjs's node_args); the `ws` baseline with node's defaults, as before.
-  const extraFlags = kind === 'ws' ? [] : [...MEDIA_NODE_FLAGS, ...(process.env.BENCH_MEDIA_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
-  const outFile = kind === 'ws' ? undefined : process.env.BENCH_MEDIA_SERVER_OUT;
+  // BENCH_MEDIA_COMPARE_FLAGS: the compared server's node flags in place of production's (e.g. `-`
+  // for node's defaults: the same module with and without them, in the same turns).
+  const compareFlags = process.env.BENCH_MEDIA_COMPARE_FLAGS;
+  const baseFlags = kind === 'compare' && compareFlags !== undefined ? compareFlags.split(' ').filter((f) => f && f !== '-') : MEDIA_NODE_FLAGS;
+  const extraFlags = kind === 'ws' ? [] : [...baseFlags, ...(process.env.BENCH_MEDIA_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
+  const outFile = kind === 'ws' || !process.env.BENCH_MEDIA_SERVER_OUT ? undefined : `${process.env.BENCH_MEDIA_SERVER_OUT}${kind === 'compare' ? '.compare' : ''}`;
   const child = spawn(process.execPath, [...extraFlags, '--import', 'tsx', path.join(ROOT, 'bench', 'media-relay-server.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...(profDir ? { NODE_OPTIONS: `--import=${path.join(ROOT, 'bench', 'cpu-profile-preload.mjs')}`, BENCH_CPU_PROF_DIR: path.resolve(profDir) } : {}) },
@@ -240,7 +244,7 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
   const until = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - (Date.now() - BASE))));
   await until(from);
   if (profile) await server.profile();
-  if (server.kind === 'switchboard' && process.env.BENCH_MEDIA_SERVER_OUT) fs.appendFileSync(process.env.BENCH_MEDIA_SERVER_OUT, `${Date.now() - BASE} window ${calls} calls ${from}–${to}\n`);
+  if (server.kind !== 'ws' && process.env.BENCH_MEDIA_SERVER_OUT) fs.appendFileSync(`${process.env.BENCH_MEDIA_SERVER_OUT}${server.kind === 'compare' ? '.compare' : ''}`, `${Date.now() - BASE} window ${calls} calls ${from}–${to}\n`);
   const c0 = await server.cpuMicros();
   const t0 = performance.now();
   await until(to);
@@ -368,7 +372,8 @@ export async function mediaRelayBench(seconds: number) {
       ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator (${pinnedGenerators} process${pinnedGenerators === 1 ? '' : 'es'}) on CPU ${cpus > 2 ? `1–${cpus - 1}` : '1'}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
         `ours ${line(po)}; plain ws relay ${line(pb)}; CPU per call-second ours/ws ${((po.cpuPerCallSecond / pb.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((po.p99 / pb.p99) * 100).toFixed(0)} %; ` +
         `timer jitter on CPU 0 p50 ${po.jitterP50} / p99 ${po.jitterP99} ms in ours' window, ${pb.jitterP50} / ${pb.jitterP99} ms in the baseline's; generator ${po.generatorCore} / ${pb.generatorCore} of a core (${po.generatorCpuPerFrame} / ${pb.generatorCpuPerFrame} µs a frame sent or read), beat lateness p99 ${po.sendLagP99} / ${pb.sendLagP99} ms; ` +
-        `target (1,000 calls at p99 < 5 ms) with a core of its own ${po.calls >= TARGET_CALLS && po.p99 < LIMIT_MS ? 'met' : 'not met'}`
+        `target (1,000 calls at p99 < 5 ms) with a core of its own ${po.calls >= TARGET_CALLS && po.p99 < LIMIT_MS ? 'met' : 'not met'}` +
+        (pinned.compare ? `; compared: ${compare}${process.env.BENCH_MEDIA_COMPARE_FLAGS !== undefined ? ` (node flags: ${process.env.BENCH_MEDIA_COMPARE_FLAGS})` : ''} ${line(pinned.compare)}` : '')
       : '';
   return {
     name: 'media relay: 1,000 concurrent calls in one process, p99 relay latency and CPU per call-second',
@@ -382,7 +387,7 @@ export async function mediaRelayBench(seconds: number) {
       `load generator ${generators} processes (${client}), ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame sent or read, ${ours.generatorKernel} / ${base.generatorKernel} in the kernel${clients === 'both' ? `; µs a frame by process: ${byClient(ours)} / ${byClient(base)}` : ''}), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
       `most calls with p99 < 5 ms: ours ${maxUnder('switchboard')}, ws ${maxUnder('ws')}; ` +
       `target ${met ? 'met' : 'not met'}` +
-      (compare ? `; compared: ${compare} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : '') +
+      (compare ? `; compared: ${compare}${process.env.BENCH_MEDIA_COMPARE_FLAGS !== undefined ? ` (node flags: ${process.env.BENCH_MEDIA_COMPARE_FLAGS})` : ''} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : '') +
       pinnedLine,
   };
 }
