@@ -30,6 +30,12 @@ const MEDIA_NODE_FLAGS: string[] = createRequire(import.meta.url)('../telephony/
  * BENCH_MEDIA_COMPARE=<module>: a third server, another version of telephony/media-server.ts (e.g.
  * main's, `git show main:telephony/media-server.ts > telephony/media-server-main.tmp.ts`), measured in the
  * same turns, for a before/after in one run.
+ * Our server (and the compared one) runs with the node flags production gives the dialler
+ * (telephony/media-node-flags.cjs, ecosystem.config.cjs node_args: a 16 MB young generation); the
+ * `ws` baseline with node's defaults. BENCH_MEDIA_COMPARE_FLAGS=<flags> (`-` for none) gives the
+ * compared server others; BENCH_MEDIA_SERVER_FLAGS adds flags to ours (e.g. --trace-gc) and
+ * BENCH_MEDIA_SERVER_OUT=<file> keeps what it prints, with each window's edges. The pinned line runs
+ * BENCH_MEDIA_PINNED_GENERATORS (default 1) generator processes on the generator's cores.
  * BENCH_CPU_PROF=<dir>: our server runs under V8's sampling profiler (bench/cpu-profile-preload.mjs)
  * and writes a profile of the measured window of the largest step there.
  */
@@ -381,7 +387,7 @@ export async function mediaRelayBench(seconds: number) {
     pinned,
     summary:
       `media relay (20 ms frames both ways, one server process; target: 1,000 concurrent calls at p99 < 5 ms): ` +
-      `ours (uWebSockets.js media server + bridge) ${line(ours)}; plain ws relay ${line(base)}; ` +
+      `ours (uWebSockets.js media server + bridge, node flags as production runs the dialler: ${MEDIA_NODE_FLAGS.join(' ')}) ${line(ours)}; plain ws relay ${line(base)}; ` +
       `CPU per call-second ours/ws ${((ours.cpuPerCallSecond / base.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((ours.p99 / base.p99) * 100).toFixed(0)} %; ` +
       `timer jitter of this machine (idle 20 ms setInterval lateness) p50 ${ours.jitterP50} / p99 ${ours.jitterP99} ms in ours' window, ${base.jitterP50} / ${base.jitterP99} ms in the baseline's; ` +
       `load generator ${generators} processes (${client}), ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame sent or read, ${ours.generatorKernel} / ${base.generatorKernel} in the kernel${clients === 'both' ? `; µs a frame by process: ${byClient(ours)} / ${byClient(base)}` : ''}), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
