@@ -96,10 +96,18 @@ export function createCallBatchMoney(lines: Lines, calls: ReturnType<typeof crea
       if (isUniqueViolation(err)) return alone(b.calls);
       throw err;
     }
+    // What looking after the holds threw is the last granted call's alone (only its hold can have
+    // moved the stage or readiness: see movedBeforeLast): `startCall` would have thrown it for that
+    // call, its hold taken, after the earlier calls had theirs and before the later were asked.
+    let lookFailed: { at: number; err: unknown } | undefined;
     if (opened.money && b.mode === 'live') {
       let total = 0;
       for (const hold of opened.holds.values()) total += Number(hold.amount_cents);
-      await afterHoldsTaken(pool, lines, b.accountId, opened.money, total, b.now);
+      try {
+        await afterHoldsTaken(pool, lines, b.accountId, opened.money, total, b.now);
+      } catch (err) {
+        lookFailed = { at: Math.max(...opened.holds.keys()), err };
+      }
     }
     const facts = opened.facts;
     if (!facts) return alone(b.calls);
@@ -116,7 +124,7 @@ export function createCallBatchMoney(lines: Lines, calls: ReturnType<typeof crea
       if (hold) {
         accountHolds++;
         customerHolds.set(c.customerId, (customerHolds.get(c.customerId) ?? 0) + 1);
-        results.push({ status: 'fulfilled', value: { ok: true, hold } });
+        results.push(lookFailed?.at === i ? { status: 'rejected', reason: lookFailed.err } : { status: 'fulfilled', value: { ok: true, hold } });
         continue;
       }
       // Not the account's customer in this mode: refused as startCall refuses it, nothing recorded.

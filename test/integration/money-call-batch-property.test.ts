@@ -22,8 +22,11 @@ import { createMoneyWriter, type StartCallResult } from '../../money/writer.ts';
 let svc: TestService;
 let pool: pg.Pool;
 const crossed = new Map<string, number>();
+/** Set by a test: readiness's reaction fails (the database refusing its re-assessment). */
+let readinessFails = false;
 const money = createMoneyWriter({
   spendableCrossedCallReserve: async (_db, accountId) => {
+    if (readinessFails) throw new Error('readiness re-assessment refused');
     crossed.set(accountId, (crossed.get(accountId) ?? 0) + 1);
   },
 });
@@ -241,4 +244,26 @@ test.serial('a reference that comes twice in a round: the call refused at its pl
   const x = await twin(round);
   const results = await money.startCalls(pool, { accountId: x.a.id, mode: 'live', now: x.now, calls: round.calls.map((c) => ({ customerId: x.customerOf(c.who), reference: c.reference })) });
   t.deepEqual(results.map(outcome), ['ok 400', 'ok 400', 'concurrency_limit', 'concurrency_limit']);
+});
+
+test.serial('the look after the holds failing (readiness re-assessment refused) fails the call whose hold crossed, alone, as startCall does', async (t) => {
+  const none = { max_concurrent_calls: null, daily_spend_cap_cents: null, monthly_spend_cap_cents: null };
+  const round: Round = {
+    mode: 'live',
+    // 2,500 cents: the fifth hold leaves 500 (below 25 %), the sixth 100 (under one call); the rest are refused.
+    topUpCents: 2_500,
+    limits: { concurrent_calls: 20, daily_spend_cap_cents: null, monthly_spend_cap_cents: null },
+    customers: [none, none],
+    running: [],
+    calls: Array.from({ length: 8 }, (_, i) => ({ who: i % 2, reference: `call-${i}` })),
+  };
+  readinessFails = true;
+  try {
+    t.true(await compare(t, round, 0));
+    const x = await twin(round);
+    const results = await money.startCalls(pool, { accountId: x.a.id, mode: 'live', now: x.now, calls: round.calls.map((c) => ({ customerId: x.customerOf(c.who), reference: c.reference })) });
+    t.deepEqual(results.map(outcome), ['ok 400', 'ok 400', 'ok 400', 'ok 400', 'ok 400', 'threw readiness re-assessment refused', 'insufficient_balance', 'insufficient_balance']);
+  } finally {
+    readinessFails = false;
+  }
 });
