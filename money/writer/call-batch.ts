@@ -88,9 +88,12 @@ export function createCallBatchMoney(lines: Lines, calls: ReturnType<typeof crea
           : await holdBatchWrites(pool).openHolds(round);
     } catch (err) {
       // An earlier hold than the last moves the stage or readiness: nothing was taken; the round in two.
+      // Each part's failure is its own calls' (the first part's holds stand whatever the second meets).
       if (err instanceof SplitAt) {
-        const first = await startCalls(pool, { ...b, calls: b.calls.slice(0, err.at + 1) });
-        return [...first, ...(await startCalls(pool, { ...b, calls: b.calls.slice(err.at + 1) }))];
+        const part = (calls: typeof b.calls) =>
+          startCalls(pool, { ...b, calls }).catch((failure: unknown) => calls.map((): PromiseSettledResult<StartCallResult> => ({ status: 'rejected', reason: failure })));
+        const first = await part(b.calls.slice(0, err.at + 1));
+        return [...first, ...(await part(b.calls.slice(err.at + 1)))];
       }
       // A hold already there for one of them: nothing was taken (one statement), so each is asked alone.
       if (isUniqueViolation(err)) return alone(b.calls);

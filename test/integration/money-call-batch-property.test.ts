@@ -267,3 +267,42 @@ test.serial('the look after the holds failing (readiness re-assessment refused) 
     readinessFails = false;
   }
 });
+
+test.serial('a round taken in two whose second part the database refuses: the first part keeps its holds and is reported granted; only the second fails', async (t) => {
+  const none = { max_concurrent_calls: null, daily_spend_cap_cents: null, monthly_spend_cap_cents: null };
+  const round: Round = {
+    mode: 'live',
+    // The fifth hold crosses 25 %: the round is taken in two, calls 0-4 and 5-7.
+    topUpCents: 2_500,
+    limits: { concurrent_calls: 20, daily_spend_cap_cents: null, monthly_spend_cap_cents: null },
+    customers: [none],
+    running: [],
+    calls: Array.from({ length: 8 }, (_, i) => ({ who: 0, reference: `call-${i}` })),
+  };
+  const x = await twin(round);
+  // A pool whose third round statement fails (the first is rolled back for the split, the second takes part one).
+  let batches = 0;
+  const refusing = {
+    connect: async () => {
+      const client = await pool.connect();
+      const query = client.query.bind(client);
+      (client as any).query = (q: any, ...rest: any[]) => {
+        if (q && typeof q === 'object' && q.name === 'open_holds_batch' && ++batches === 3) return Promise.reject(new Error('the database went away'));
+        return (query as any)(q, ...rest);
+      };
+      const release = client.release.bind(client);
+      (client as any).release = (e?: unknown) => {
+        (client as any).query = query;
+        return release(e as any);
+      };
+      return client;
+    },
+    query: (...args: any[]) => (pool.query as any)(...args),
+  } as unknown as pg.Pool;
+  const results = await money.startCalls(refusing, { accountId: x.a.id, mode: 'live', now: x.now, calls: round.calls.map((c) => ({ customerId: x.customerOf(c.who), reference: c.reference })) });
+  t.is(batches, 3);
+  t.deepEqual(results.map(outcome), [...Array(5).fill('ok 400'), ...Array(3).fill('threw the database went away')]);
+  // Every hold taken is a call told it was granted.
+  const held = (await pool.query(`SELECT reference FROM holds WHERE account_id = $1 ORDER BY reference`, [x.a.id])).rows.map((r) => r.reference);
+  t.deepEqual(held, ['call-0', 'call-1', 'call-2', 'call-3', 'call-4']);
+});
