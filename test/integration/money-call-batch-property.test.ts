@@ -541,3 +541,80 @@ test.serial(
     t.deepEqual(held, ["call-0", "call-1", "call-2", "call-3", "call-4"]);
   },
 );
+
+test.serial(
+  "rounds and single starts of one account at once never pass its ceiling, its caps or its balance, and every hold taken is a call told so",
+  async (t) => {
+    const none = {
+      max_concurrent_calls: null,
+      daily_spend_cap_cents: null,
+      monthly_spend_cap_cents: null,
+    };
+    const round: Round = {
+      mode: "live",
+      // 4,000 cents: ten holds at most, and the ceiling allows seven; crossing every stage on the way.
+      topUpCents: 4_000,
+      limits: {
+        concurrent_calls: 7,
+        daily_spend_cap_cents: null,
+        monthly_spend_cap_cents: null,
+      },
+      customers: [none, { ...none, max_concurrent_calls: 3 }],
+      running: [],
+      calls: [],
+    };
+    const x = await twin(round);
+    const other = new pg.Pool({ connectionString: svc.databaseUrl, max: 4 });
+    t.teardown(() => other.end());
+    const rounds = Array.from({ length: 4 }, (_, r) =>
+      money.startCalls(r % 2 ? pool : other, {
+        accountId: x.a.id,
+        mode: "live",
+        now: x.now,
+        calls: Array.from({ length: 5 }, (_, i) => ({
+          customerId: x.customerOf(i % 2),
+          reference: `round-${r}-${i}`,
+        })),
+      }),
+    );
+    const singles = Array.from({ length: 6 }, (_, i) =>
+      money
+        .startCall(i % 2 ? pool : other, {
+          accountId: x.a.id,
+          mode: "live",
+          customerId: x.customerOf(i % 2),
+          reference: `single-${i}`,
+          now: x.now,
+        })
+        .then(
+          (value) => ({ status: "fulfilled" as const, value }),
+          (reason) => ({ status: "rejected" as const, reason }),
+        ),
+    );
+    const results = [
+      ...(await Promise.all(rounds)).flat(),
+      ...(await Promise.all(singles)),
+    ];
+    const granted = results.filter(
+      (r) => r.status === "fulfilled" && r.value.ok,
+    ).length;
+    t.is(granted, 7, "the ceiling, all of it and no more");
+    t.true(
+      results.every((r) => r.status === "fulfilled"),
+      "nothing failed",
+    );
+    const held = await pool.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE customer_id = $2)::int AS second FROM holds WHERE account_id = $1 AND status = 'open'`,
+      [x.a.id, x.customerOf(1)],
+    );
+    t.is(held.rows[0].n, granted, "every hold is a call told it was granted");
+    t.true(held.rows[0].second <= 3, "the customer's own ceiling");
+    const m = (
+      await pool.query(
+        `SELECT reserved_cents, open_calls FROM account_money WHERE account_id = $1 AND mode = 'live'`,
+        [x.a.id],
+      )
+    ).rows[0];
+    t.deepEqual(m, { reserved_cents: 400 * granted, open_calls: granted });
+  },
+);
