@@ -1,9 +1,9 @@
-import test from "ava";
-import pg from "pg";
-import { startTestService, type TestService } from "../helpers/service.ts";
-import { makeAccount, type TestAccount } from "../helpers/factories.ts";
-import { advanceToNext, makeReadyCustomer } from "../helpers/calls.ts";
-import { checkMoneyInvariants } from "../helpers/invariants.ts";
+import test from 'ava';
+import pg from 'pg';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { makeAccount, type TestAccount } from '../helpers/factories.ts';
+import { advanceToNext, makeReadyCustomer } from '../helpers/calls.ts';
+import { checkMoneyInvariants } from '../helpers/invariants.ts';
 
 /*
  * A dialler round (actors/scheduler/dialler.ts): its money starts of one account in one batch
@@ -15,7 +15,7 @@ import { checkMoneyInvariants } from "../helpers/invariants.ts";
 let svc: TestService;
 let pool: pg.Pool;
 test.before(async () => {
-  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: "3600000" });
+  svc = await startTestService({ SWITCHBOARD_DIALLER_POLL_MS: '3600000' });
   pool = new pg.Pool({ connectionString: svc.databaseUrl, max: 2 });
 });
 test.after.always(async () => {
@@ -37,15 +37,15 @@ async function round(t: any, first: number) {
   await advanceToNext(account, 2, 15);
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) {
-    const queued = await account.api.post("/v1/calls", {
-      called_party: "business",
+    const queued = await account.api.post('/v1/calls', {
+      called_party: 'business',
       customer_id: customer.id,
       phone: `+1202555${first + i}`,
     });
     t.is(queued.status, 201, queued.text);
     ids.push(queued.body.id);
   }
-  await account.admin.post("/admin/v1/dialler/run");
+  await account.admin.post('/admin/v1/dialler/run');
   const rows = (
     await pool.query(
       `SELECT c.id, c.dialed_at IS NOT NULL AS dialled,
@@ -72,16 +72,14 @@ function assertRound(
   // Three started (held, recorded), three refused at the ceiling (nothing held, nothing recorded),
   // whichever the round claimed first.
   t.deepEqual(
-    calls
-      .map((c) => [c.held, c.recorded, c.refused])
-      .sort((x, y) => Number(y[0]) - Number(x[0])),
+    calls.map((c) => [c.held, c.recorded, c.refused]).sort((x, y) => Number(y[0]) - Number(x[0])),
     [
       [true, true, null],
       [true, true, null],
       [true, true, null],
-      [false, false, "concurrency_limit"],
-      [false, false, "concurrency_limit"],
-      [false, false, "concurrency_limit"],
+      [false, false, 'concurrency_limit'],
+      [false, false, 'concurrency_limit'],
+      [false, false, 'concurrency_limit'],
     ],
   );
   // No call dialled without its hold and its compliance record.
@@ -89,28 +87,20 @@ function assertRound(
   t.true(calls.some((c) => c.dialled));
 }
 
-test.serial(
-  "a round whose starts are refused in the middle: the started calls are held and recorded, the refused ones wait holding nothing",
-  async (t) => {
-    assertRound(t, await round(t, 5_700));
-  },
-);
+test.serial('a round whose starts are refused in the middle: the started calls are held and recorded, the refused ones wait holding nothing', async (t) => {
+  assertRound(t, await round(t, 5_700));
+});
 
-test.serial(
-  "the database refusing the round’s compliance records: each dialled call writes its own, none is dialled without one",
-  async (t) => {
-    // The round's one statement (several rows) is refused; one row at a time is let through.
-    await pool.query(`CREATE FUNCTION refuse_round_records() RETURNS trigger LANGUAGE plpgsql AS $$
+test.serial('the database refusing the round’s compliance records: each dialled call writes its own, none is dialled without one', async (t) => {
+  // The round's one statement (several rows) is refused; one row at a time is let through.
+  await pool.query(`CREATE FUNCTION refuse_round_records() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF (SELECT count(*) FROM new_rows) > 1 THEN RAISE EXCEPTION 'the round''s records are refused'; END IF; RETURN NULL; END $$`);
-    await pool.query(`CREATE TRIGGER refuse_round_records AFTER INSERT ON call_compliance_records REFERENCING NEW TABLE AS new_rows
+  await pool.query(`CREATE TRIGGER refuse_round_records AFTER INSERT ON call_compliance_records REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION refuse_round_records()`);
-    try {
-      assertRound(t, await round(t, 5_800));
-    } finally {
-      await pool.query(
-        `DROP TRIGGER refuse_round_records ON call_compliance_records`,
-      );
-      await pool.query(`DROP FUNCTION refuse_round_records()`);
-    }
-  },
-);
+  try {
+    assertRound(t, await round(t, 5_800));
+  } finally {
+    await pool.query(`DROP TRIGGER refuse_round_records ON call_compliance_records`);
+    await pool.query(`DROP FUNCTION refuse_round_records()`);
+  }
+});
