@@ -240,11 +240,22 @@ function hostFollowingClient(hosts: DatabaseHosts) {
     /** Which host of the list this client was made for. */
     readonly hostIndex: number;
     private readonly reported = new Map<string, string>();
+    /** An error the session got after its start-up but before `connect` handed it over. */
+    private lostBeforeHandover: Error | undefined;
+    private handedOver = false;
 
     constructor(config: pg.ClientConfig = {}) {
       const { index, url } = hosts.pick();
       super({ ...config, connectionString: url });
       this.hostIndex = index;
+      // pg resolves `connect` on ReadyForQuery, but its owner (the pool) listens for 'error' only
+      // a few microtasks later; a server shutting down sends ReadyForQuery and its FATAL 57P01 in
+      // one packet, so the FATAL was emitted with no listener and crashed the process. Kept until
+      // the hand-over, where it fails the connect as a refused connection would; after it this
+      // listener does nothing (the owner's own listeners say what an error means).
+      this.on('error', (err: Error) => {
+        if (!this.handedOver) this.lostBeforeHandover ??= err;
+      });
       const connection = (this as unknown as { connection: NodeJS.EventEmitter }).connection;
       connection.on('parameterStatus', (msg: { parameterName: string; parameterValue: string }) => this.reported.set(msg.parameterName, msg.parameterValue));
       // A write refused as read-only (SQLSTATE 25006) on an established session: the host was
@@ -281,6 +292,11 @@ function hostFollowingClient(hosts: DatabaseHosts) {
         await this.end().catch(() => {});
         throw err;
       }
+      if (this.lostBeforeHandover) {
+        hosts.refused(this.hostIndex);
+        await this.end().catch(() => {});
+        throw this.lostBeforeHandover;
+      }
       if (refusal) {
         hosts.refused(this.hostIndex, 'read_only');
         await this.end().catch(() => {});
@@ -288,6 +304,7 @@ function hostFollowingClient(hosts: DatabaseHosts) {
           `${this.host}:${this.port} does not take writes (${refusal}; target_session_attrs=${hosts.target.targetSessionAttrs}): the next connection tries ${hosts.currentHost}`,
         );
       }
+      this.handedOver = true;
       return this;
     }
   };

@@ -67,7 +67,7 @@ const openHoldsStatement = preparedPerTariff(
      SELECT $1, $2, g.customer_id, g.reference, g.amount, $6, g.expires_at FROM granted g ORDER BY g.n
      RETURNING *
    )
-   SELECT (SELECT coalesce(jsonb_agg(to_jsonb(hold)), '[]') FROM hold) AS holds,
+   SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('n', g.n, 'hold', to_jsonb(hold))), '[]') FROM hold JOIN granted g ON g.reference = hold.reference) AS holds,
           (SELECT to_jsonb(p) FROM priced p) AS account,
           (SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') FROM cust c) AS customers,
           (SELECT jsonb_build_object('balance_cents', balance_cents, 'reserved_cents', reserved_cents,
@@ -104,7 +104,9 @@ export function holdBatchWrites(db: Queryable) {
   return {
     /**
      * Opens the holds of `calls` (of account `accountId` in `mode`) that may be taken, in one
-     * statement; each granted hold by its reference. `money`: the money row after them (null when none was granted).
+     * statement; each granted hold by its call's place in `calls` (from 0; not by reference: a
+     * reference may come twice, and only the call granted owns the hold). `money`: the money row
+     * after them (null when none was granted).
      */
     async openHolds(h: {
       accountId: string;
@@ -114,7 +116,7 @@ export function holdBatchWrites(db: Queryable) {
       now: Date;
       calls: readonly { customerId: string; reference: string; expiresAt: Date }[];
       tariff: Tariff;
-    }): Promise<{ holds: Map<string, HoldRow>; money: BatchMoney | null; facts: BatchFacts | null }> {
+    }): Promise<{ holds: Map<number, HoldRow>; money: BatchMoney | null; facts: BatchFacts | null }> {
       const { rows } = await db.query(
         openHoldsStatement(h.tariff)([
           h.accountId,
@@ -127,9 +129,9 @@ export function holdBatchWrites(db: Queryable) {
           h.calls.map((c) => c.expiresAt),
         ]),
       );
-      const holds = new Map<string, HoldRow>();
-      for (const hold of rows[0].holds) {
-        holds.set(hold.reference, { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null });
+      const holds = new Map<number, HoldRow>();
+      for (const { n, hold } of rows[0].holds) {
+        holds.set(Number(n) - 1, { ...hold, created_at: new Date(hold.created_at), expires_at: new Date(hold.expires_at), resolved_at: null });
       }
       const account = rows[0].account;
       const facts: BatchFacts | null = account && {

@@ -253,3 +253,46 @@ test.serial('two jobs at once whose batches meet two accounts in opposite orders
     t.deepEqual(rows[0], { lines: 100, periods: 100 });
   }
 });
+
+test.serial('a batch meeting numbers released, re-bought and in their countdown, and an account whose money runs out among them, writes what renewing each in turn writes', async (t) => {
+  const now = new Date('2031-09-10T12:00:00Z');
+  const day = '2031-09-10';
+  /**
+   * An account whose batch holds, in claim order: a rented number, a number released (its rent due
+   * the same day, never charged), the same phone bought again (a new number, due), a number in its
+   * countdown (payment_due) whose rent is due, and a caller ID; 4,000 cents pays two of the four
+   * rents due (1,000 left covers neither the third rent of 1,500 nor the caller ID's 1,200).
+   */
+  const make = async (topUpCents = 4_000) => {
+    const x = await twin({ live: true, topUpCents, kinds: ['rented', 'rented'], day });
+    const released = x.numbers[1];
+    const { rows } = await db.query(`UPDATE phone_numbers SET status = 'released', updated_at = now() WHERE id = $1 RETURNING e164`, [released]);
+    await db.query(
+      `INSERT INTO phone_numbers (account_id, mode, customer_id, e164, country, kind, status, monthly_cents, anchor_day, renews_on, created_at, updated_at)
+       VALUES ($1, 'live', $2, $3, 'US', 'rented', 'active', 1500, 10, $4, now(), now())`,
+      [x.account.id, x.customers[0], rows[0].e164, day],
+    );
+    x.numbers.push((await db.query(`SELECT id FROM phone_numbers WHERE account_id = $1 AND e164 = $2 AND status = 'active'`, [x.account.id, rows[0].e164])).rows[0].id);
+    await addNumbers(x, ['rented'], day);
+    await db.query(`UPDATE phone_numbers SET status = 'payment_due', release_due_on = '2031-09-17' WHERE id = $1`, [x.numbers[3]]);
+    await addNumbers(x, ['caller_id'], day);
+    return x;
+  };
+  // The same numbers with money enough for all: set-based, beside the first.
+  const rich = () => make(20_000);
+  const set = [await make(), await rich()];
+  const setCharged = new Map<string, number>();
+  // (The earlier tests' numbers fall due again on this day too: only these accounts are compared.)
+  await room(setCharged).renewDue(now);
+  const one = [await make(), await rich()];
+  await room(new Map()).renewDue(now, null, { oneByOne: true });
+  for (const i of [0, 1]) t.deepEqual(await stateOf(set[i]), await stateOf(one[i]), `account ${i}: the same writes`);
+  const numbers = (await stateOf(set[0])).numbers.map((n: any) => n.status);
+  t.deepEqual(numbers, ['active', 'released', 'active', 'payment_due', 'payment_due'], 'the released number stays released; the money ran out at the number in its countdown');
+  t.is(setCharged.get(set[1].account.id) ?? 0, 0, 'the account with money enough was renewed set-based');
+  t.deepEqual(
+    (await stateOf(set[1])).numbers.map((n: any) => [n.status, n.renews_on]),
+    [['active', '2031-10-10'], ['released', day], ['active', '2031-10-10'], ['active', '2031-10-10'], ['active', '2031-10-10']],
+    'the number in its countdown renewed and active again; the released one untouched',
+  );
+});
