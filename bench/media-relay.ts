@@ -34,7 +34,8 @@ const MEDIA_NODE_FLAGS: string[] = createRequire(import.meta.url)('../telephony/
  * (telephony/media-node-flags.cjs, ecosystem.config.cjs node_args: a 16 MB young generation); the
  * `ws` baseline with node's defaults. BENCH_MEDIA_COMPARE_FLAGS=<flags> (`-` for none) gives the
  * compared server others; BENCH_MEDIA_SERVER_FLAGS adds flags to ours (e.g. --trace-gc) and
- * BENCH_MEDIA_SERVER_OUT=<file> keeps what it prints, with each window's edges. The pinned line runs
+ * BENCH_MEDIA_SERVER_OUT=<file> keeps what it prints, with each window's edges;
+ * BENCH_MEDIA_GENERATOR_FLAGS gives node flags to the generator processes. The pinned line runs
  * BENCH_MEDIA_PINNED_GENERATORS (default 1) generator processes on the generator's cores.
  * BENCH_CPU_PROF=<dir>: our server runs under V8's sampling profiler (bench/cpu-profile-preload.mjs)
  * and writes a profile of the measured window of the largest step there.
@@ -131,7 +132,7 @@ type Client = 'raw' | 'ws';
 function startLoad(role: 'carrier' | 'jitter', client: Client = 'raw') {
   const child: ChildProcess = fork(path.join(ROOT, 'bench', 'media-relay-load.ts'), [role], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...(process.env.BENCH_MEDIA_GENERATOR_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx'],
     env: { ...process.env, BENCH_MEDIA_CLIENT: client },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
