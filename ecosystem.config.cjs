@@ -112,6 +112,8 @@ module.exports = {
       instances: INSTANCES['switchboard-dialler'],
       kill_timeout: DRAIN_MS + 15000,
       instance_var: 'NODE_APP_INSTANCE',
+      // The media server's young generation (telephony/media-node-flags.cjs): fewer GC pauses on live audio.
+      node_args: require('./telephony/media-node-flags.cjs'),
       env: {
         ...shared,
         SWITCHBOARD_ROLES: 'dialler',

@@ -301,14 +301,21 @@ function openRawCall(url: string, i: number, counter: Counter): Promise<Call> {
     socket.on('error', fail);
     socket.on('close', () => (open = false));
 
+    /** This call's frame, reused while its socket keeps up (every patched byte is rewritten each frame). */
+    const own = Buffer.from(template);
     const call: Call = {
       get open() {
         return open;
       },
       sendFrame(stamp) {
         seq++;
-        const frame = Buffer.allocUnsafe(template.length);
-        template.copy(frame);
+        // The call's own frame, patched in place, when the socket has written the last one out
+        // (nothing queued: net wrote it at once); a new copy only while the kernel holds the rest back.
+        let frame = own;
+        if (socket.writableLength !== 0) {
+          frame = Buffer.allocUnsafe(template.length);
+          template.copy(frame);
+        }
         writeDigits(frame, seqAt, seq);
         writeDigits(frame, chunkAt, seq);
         writeDigits(frame, timestampAt, seq * 20);

@@ -1,7 +1,11 @@
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { ROOT } from '../test/e2e/process-helpers.ts';
+
+const MEDIA_NODE_FLAGS: string[] = createRequire(import.meta.url)('../telephony/media-node-flags.cjs');
 
 /**
  * Concurrent calls in one process through the media relay (issue 25 §4): N simulated carrier
@@ -26,6 +30,13 @@ import { ROOT } from '../test/e2e/process-helpers.ts';
  * BENCH_MEDIA_COMPARE=<module>: a third server, another version of telephony/media-server.ts (e.g.
  * main's, `git show main:telephony/media-server.ts > telephony/media-server-main.tmp.ts`), measured in the
  * same turns, for a before/after in one run.
+ * Our server (and the compared one) runs with the node flags production gives the dialler
+ * (telephony/media-node-flags.cjs, ecosystem.config.cjs node_args: a 16 MB young generation); the
+ * `ws` baseline with node's defaults. BENCH_MEDIA_COMPARE_FLAGS=<flags> (`-` for none) gives the
+ * compared server others; BENCH_MEDIA_SERVER_FLAGS adds flags to ours (e.g. --trace-gc) and
+ * BENCH_MEDIA_SERVER_OUT=<file> keeps what it prints, with each window's edges;
+ * BENCH_MEDIA_GENERATOR_FLAGS gives node flags to the generator processes. The pinned line runs
+ * BENCH_MEDIA_PINNED_GENERATORS (default 1) generator processes on the generator's cores.
  * BENCH_CPU_PROF=<dir>: our server runs under V8's sampling profiler (bench/cpu-profile-preload.mjs)
  * and writes a profile of the measured window of the largest step there.
  */
@@ -46,7 +57,18 @@ interface Server {
 
 async function startServer(kind: Kind, profDir?: string): Promise<Server> {
   const args = kind === 'compare' ? ['switchboard', process.env.BENCH_MEDIA_COMPARE!] : [kind];
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'media-relay-server.ts'), ...args], {
+  // BENCH_MEDIA_SERVER_FLAGS: more node flags for our server process (e.g. --trace-gc; the last of
+  // a flag given twice wins); lines it prints that are not the bench's own go to the file
+  // BENCH_MEDIA_SERVER_OUT names, stamped in ms since BASE, with each measured window's edges.
+  // Our server runs with the node flags production gives the dialler (telephony/media-node-flags.cjs,
+  // ecosystem.config.cjs's node_args); the `ws` baseline with node's defaults, as before.
+  // BENCH_MEDIA_COMPARE_FLAGS: the compared server's node flags in place of production's (e.g. `-`
+  // for node's defaults: the same module with and without them, in the same turns).
+  const compareFlags = process.env.BENCH_MEDIA_COMPARE_FLAGS;
+  const baseFlags = kind === 'compare' && compareFlags !== undefined ? compareFlags.split(' ').filter((f) => f && f !== '-') : MEDIA_NODE_FLAGS;
+  const extraFlags = kind === 'ws' ? [] : [...baseFlags, ...(process.env.BENCH_MEDIA_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
+  const outFile = kind === 'ws' || !process.env.BENCH_MEDIA_SERVER_OUT ? undefined : `${process.env.BENCH_MEDIA_SERVER_OUT}${kind === 'compare' ? '.compare' : ''}`;
+  const child = spawn(process.execPath, [...extraFlags, '--import', 'tsx', path.join(ROOT, 'bench', 'media-relay-server.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...(profDir ? { NODE_OPTIONS: `--import=${path.join(ROOT, 'bench', 'cpu-profile-preload.mjs')}`, BENCH_CPU_PROF_DIR: path.resolve(profDir) } : {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -64,6 +86,7 @@ async function startServer(kind: Kind, profDir?: string): Promise<Server> {
     while ((nl = buffered.indexOf('\n')) >= 0) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
+      if (outFile && !/^(ready|cpu) /.test(line)) fs.appendFileSync(outFile, `${Date.now() - BASE} ${line}\n`);
       for (const w of waiting.splice(0)) w(line);
     }
   });
@@ -109,7 +132,7 @@ type Client = 'raw' | 'ws';
 function startLoad(role: 'carrier' | 'jitter', client: Client = 'raw') {
   const child: ChildProcess = fork(path.join(ROOT, 'bench', 'media-relay-load.ts'), [role], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...(process.env.BENCH_MEDIA_GENERATOR_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx'],
     env: { ...process.env, BENCH_MEDIA_CLIENT: client },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -228,6 +251,7 @@ async function measure(server: Server, carriers: Load[], jitter: Load, calls: nu
   const until = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - (Date.now() - BASE))));
   await until(from);
   if (profile) await server.profile();
+  if (server.kind !== 'ws' && process.env.BENCH_MEDIA_SERVER_OUT) fs.appendFileSync(`${process.env.BENCH_MEDIA_SERVER_OUT}${server.kind === 'compare' ? '.compare' : ''}`, `${Date.now() - BASE} window ${calls} calls ${from}–${to}\n`);
   const c0 = await server.cpuMicros();
   const t0 = performance.now();
   await until(to);
@@ -294,6 +318,7 @@ function pin(pid: number, cpus: string): void {
 export async function mediaRelayBench(seconds: number) {
   const steps = (process.env.BENCH_MEDIA_STEPS ?? '100,250,500,750,1000').split(',').map(Number);
   const generators = Number(process.env.BENCH_MEDIA_GENERATORS ?? 2);
+  const pinnedGenerators = Math.max(1, Math.min(generators, Number(process.env.BENCH_MEDIA_PINNED_GENERATORS ?? 1)));
   const measureSeconds = Math.min(seconds, 5);
   const profDir = process.env.BENCH_CPU_PROF;
   const compare = process.env.BENCH_MEDIA_COMPARE;
@@ -321,10 +346,13 @@ export async function mediaRelayBench(seconds: number) {
       // the carrier is on other machines: every server (and the idle timer process, so its jitter
       // is the server core's) on CPU 0, the generator on the others. Only the bench's processes
       // are pinned; the rest of the machine still runs on every core.
+      // The generator is BENCH_MEDIA_PINNED_GENERATORS processes (default one: on one core, two
+      // processes only add context switches and a second 1 ms timer), the others left idle.
+      const pinnedCarriers = carriers.slice(0, pinnedGenerators);
       for (const s of servers) pin(s.pid, '0');
       pin(jitter.pid, '0');
-      for (const c of carriers) pin(c.pid, `1-${cpus - 1}`);
-      for (const server of servers) pinned[server.kind] = await measure(server, carriers, jitter, steps[steps.length - 1], measureSeconds, false);
+      for (const c of pinnedCarriers) pin(c.pid, `1-${cpus - 1}`);
+      for (const server of servers) pinned[server.kind] = await measure(server, pinnedCarriers, jitter, steps[steps.length - 1], measureSeconds, false);
       for (const p of [...servers, ...carriers, jitter]) pin(p.pid, `0-${cpus - 1}`);
     }
   } finally {
@@ -348,10 +376,11 @@ export async function mediaRelayBench(seconds: number) {
   const pb = pinned.ws;
   const pinnedLine =
     po && pb
-      ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator on CPU ${cpus > 2 ? `1–${cpus - 1}` : '1'}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
+      ? `\nmedia relay with the server on a core of its own (taskset: each server and the idle timer process on CPU 0, the generator (${pinnedGenerators} process${pinnedGenerators === 1 ? '' : 'es'}) on CPU ${cpus > 2 ? `1–${cpus - 1}` : '1'}; the rest of the machine unpinned; target: 1,000 concurrent calls at p99 < 5 ms): ` +
         `ours ${line(po)}; plain ws relay ${line(pb)}; CPU per call-second ours/ws ${((po.cpuPerCallSecond / pb.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((po.p99 / pb.p99) * 100).toFixed(0)} %; ` +
-        `timer jitter on CPU 0 p50 ${po.jitterP50} / p99 ${po.jitterP99} ms in ours' window, ${pb.jitterP50} / ${pb.jitterP99} ms in the baseline's; generator ${po.generatorCore} / ${pb.generatorCore} of a core; ` +
-        `target (1,000 calls at p99 < 5 ms) with a core of its own ${po.calls >= TARGET_CALLS && po.p99 < LIMIT_MS ? 'met' : 'not met'}`
+        `timer jitter on CPU 0 p50 ${po.jitterP50} / p99 ${po.jitterP99} ms in ours' window, ${pb.jitterP50} / ${pb.jitterP99} ms in the baseline's; generator ${po.generatorCore} / ${pb.generatorCore} of a core (${po.generatorCpuPerFrame} / ${pb.generatorCpuPerFrame} µs a frame sent or read), beat lateness p99 ${po.sendLagP99} / ${pb.sendLagP99} ms; ` +
+        `target (1,000 calls at p99 < 5 ms) with a core of its own ${po.calls >= TARGET_CALLS && po.p99 < LIMIT_MS ? 'met' : 'not met'}` +
+        (pinned.compare ? `; compared: ${compare}${process.env.BENCH_MEDIA_COMPARE_FLAGS !== undefined ? ` (node flags: ${process.env.BENCH_MEDIA_COMPARE_FLAGS})` : ''} ${line(pinned.compare)}` : '')
       : '';
   return {
     name: 'media relay: 1,000 concurrent calls in one process, p99 relay latency and CPU per call-second',
@@ -359,13 +388,13 @@ export async function mediaRelayBench(seconds: number) {
     pinned,
     summary:
       `media relay (20 ms frames both ways, one server process; target: 1,000 concurrent calls at p99 < 5 ms): ` +
-      `ours (uWebSockets.js media server + bridge) ${line(ours)}; plain ws relay ${line(base)}; ` +
+      `ours (uWebSockets.js media server + bridge, node flags as production runs the dialler: ${MEDIA_NODE_FLAGS.join(' ')}) ${line(ours)}; plain ws relay ${line(base)}; ` +
       `CPU per call-second ours/ws ${((ours.cpuPerCallSecond / base.cpuPerCallSecond) * 100).toFixed(0)} %, p99 ours/ws ${((ours.p99 / base.p99) * 100).toFixed(0)} %; ` +
       `timer jitter of this machine (idle 20 ms setInterval lateness) p50 ${ours.jitterP50} / p99 ${ours.jitterP99} ms in ours' window, ${base.jitterP50} / ${base.jitterP99} ms in the baseline's; ` +
       `load generator ${generators} processes (${client}), ${ours.generatorCore} / ${base.generatorCore} of a core (${ours.generatorCpuPerFrame} / ${base.generatorCpuPerFrame} µs a frame sent or read, ${ours.generatorKernel} / ${base.generatorKernel} in the kernel${clients === 'both' ? `; µs a frame by process: ${byClient(ours)} / ${byClient(base)}` : ''}), beat lateness p99 ${ours.sendLagP99} / ${base.sendLagP99} ms; ` +
       `most calls with p99 < 5 ms: ours ${maxUnder('switchboard')}, ws ${maxUnder('ws')}; ` +
       `target ${met ? 'met' : 'not met'}` +
-      (compare ? `; compared: ${compare} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : '') +
+      (compare ? `; compared: ${compare}${process.env.BENCH_MEDIA_COMPARE_FLAGS !== undefined ? ` (node flags: ${process.env.BENCH_MEDIA_COMPARE_FLAGS})` : ''} ${line(top('compare'))}, ours/it CPU ${((ours.cpuPerCallSecond / top('compare').cpuPerCallSecond) * 100).toFixed(0)} %` : '') +
       pinnedLine,
   };
 }

@@ -127,3 +127,14 @@ test('pm2 hands every app the PgBouncer settings: the direct URL and the pooler'
     }
   }
 });
+
+test('the diallers run their media server with a 16 MB young generation (telephony/media-node-flags.cjs), which node takes; the other apps with node defaults', async (t) => {
+  const apps = loadConfig(path.join(tempDir(t), 'logs')) as (Pm2App & { node_args?: string[] })[];
+  t.deepEqual(apps.find((a) => a.name === 'switchboard-dialler')!.node_args, ['--min-semi-space-size=16', '--max-semi-space-size=16']);
+  for (const app of apps.filter((a) => a.name !== 'switchboard-dialler')) t.is(app.node_args, undefined, app.name);
+  // Node refuses a flag it does not know; with these its new space is 16 MB from the start (1 MB by default).
+  const { execFileSync } = await import('node:child_process');
+  const newSpace = (flags: string[]) => Number(execFileSync(process.execPath, [...flags, '-p', "require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size"], { encoding: 'utf8' }).trim());
+  t.is(newSpace(apps.find((a) => a.name === 'switchboard-dialler')!.node_args!), 16 * 1024 * 1024);
+  t.true(newSpace([]) < 16 * 1024 * 1024);
+});
