@@ -67,8 +67,10 @@ export function requestLineWriter(log: FastifyBaseLogger): RequestLineWriter {
  * pattern (`/onboarding/:token`), never the raw URL, so a token in a path is never logged; no
  * header is logged at all. The line is written by the process's logger with `request_id` in it,
  * not through `request.log` (made only when a request logs something else: `lazyRequestLogger`).
+ * `alsoOnResponse` runs in the same onResponse hook, after the line is written.
  */
-export function installRequestLog(app: AnyApp): void {
+export function installRequestLog(app: AnyApp, opts: { alsoOnResponse?: (request: FastifyRequest, reply: FastifyReply) => void } = {}): void {
+  const alsoOnResponse = opts.alsoOnResponse;
   const writeLine = requestLineWriter(app.log);
   // Hooks that never wait take fastify's callback form: no promise and no microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -78,6 +80,8 @@ export function installRequestLog(app: AnyApp): void {
   });
   app.addHook('onResponse', (request, reply, done) => {
     writeLine(requestLine(request, reply));
+    // What else is done once a request is answered (app.ts: its metrics), in the same hook.
+    if (alsoOnResponse) alsoOnResponse(request, reply);
     done();
   });
 }
