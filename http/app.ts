@@ -8,7 +8,7 @@ import { installStorableText } from './plugins/storable-text.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installRequestHead } from './plugins/request-head.ts';
 import { genRequestId, installRequestLog, lazyRequestLogger } from './plugins/request-log.ts';
-import { installRequestMetrics } from './plugins/request-metrics.ts';
+import { observeAnswered } from './plugins/request-metrics.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
@@ -161,8 +161,8 @@ export async function buildApp(services: HttpDeps): Promise<App> {
   installValidators(app);
   installJsonBody(app);
   installErrorBoundary(app);
-  installRequestLog(app);
-  installRequestMetrics(app);
+  // The request line and the request's metrics, in one onResponse hook.
+  installRequestLog(app, { alsoOnResponse: observeAnswered });
   installGracefulClose(app);
   // Before authentication: a request whose head is refused is not asked for its key.
   installRequestHead(app);

@@ -37,6 +37,5 @@ declare module 'fastify' {
     /** The console session of a route with auth 'session'. */
     consoleSession: ConsoleSession | null;
     idempotency: IdempotencyClaim | undefined;
-    startedAtNs: bigint;
   }
 }

@@ -132,12 +132,16 @@ export async function installRateLimit(app: AnyApp, opts: RateLimitOptions): Pro
   /** Sets the headers of the answer; the refusal when a window is over its limit. */
   const decide = (reply: FastifyReply, auth: AuthContext, [minute, burst]: [Counted, Counted], nowMs: number): ApiError | undefined => {
     // A window is exceeded by the request that takes its count past the limit (and every one after).
-    const refused = minute.count > auth.requestsPerMinute ? { ...minute, max: auth.requestsPerMinute } : burst.count > auth.burst ? { ...burst, max: auth.burst } : null;
-    const shown = refused ?? { ...minute, max: auth.requestsPerMinute };
-    reply.header('x-ratelimit-limit', shown.max);
-    reply.header('x-ratelimit-remaining', Math.max(0, shown.max - shown.count));
+    // The shown window and its limit are picked without building an object per request.
+    const minuteOver = minute.count > auth.requestsPerMinute;
+    const refused = minuteOver ? minute : burst.count > auth.burst ? burst : null;
+    const shown = refused ?? minute;
+    const max = shown === minute ? auth.requestsPerMinute : auth.burst;
+    // Strings, as fastify would make of the numbers.
+    reply.header('x-ratelimit-limit', String(max));
+    reply.header('x-ratelimit-remaining', String(Math.max(0, max - shown.count)));
     // The window's end, to the nearest second.
-    reply.header('x-ratelimit-reset', Math.round(shown.endsAtMs / 1000));
+    reply.header('x-ratelimit-reset', String(Math.round(shown.endsAtMs / 1000)));
     if (!refused) return undefined;
     const retryAfter = String(Math.max(1, Math.ceil((refused.endsAtMs - nowMs) / 1000)));
     return new ApiError('rate_limit_exceeded', undefined, { 'retry-after': retryAfter });

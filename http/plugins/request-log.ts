@@ -67,25 +67,33 @@ export function requestLineWriter(log: FastifyBaseLogger): RequestLineWriter {
  * pattern (`/onboarding/:token`), never the raw URL, so a token in a path is never logged; no
  * header is logged at all. The line is written by the process's logger with `request_id` in it,
  * not through `request.log` (made only when a request logs something else: `lazyRequestLogger`).
+ * `alsoOnResponse` runs in the same onResponse hook, after the line is written.
  */
-export function installRequestLog(app: AnyApp): void {
-  app.decorateRequest('startedAtNs', 0n);
+export function installRequestLog(app: AnyApp, opts: { alsoOnResponse?: (request: FastifyRequest, reply: FastifyReply) => void } = {}): void {
+  const alsoOnResponse = opts.alsoOnResponse;
   const writeLine = requestLineWriter(app.log);
   // Hooks that never wait take fastify's callback form: no promise and no microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
-    request.startedAtNs = process.hrtime.bigint();
     reply.header(REQUEST_ID_HEADER, request.id);
     reply.headers(SECURITY_HEADERS);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
     writeLine(requestLine(request, reply));
+    // What else is done once a request is answered (app.ts: its metrics), in the same hook.
+    if (alsoOnResponse) alsoOnResponse(request, reply);
     done();
   });
 }
 
+/**
+ * The line of an answered request. Its duration is fastify's own clock of the request
+ * (`reply.elapsedTime`: from the router's match, before every onRequest hook, to the response's
+ * end), the one `switchboard_http_request_duration_seconds` observes too; a clock of its own cost
+ * a BigInt time stamp in onRequest and another in onResponse per request.
+ */
 function requestLine(request: FastifyRequest, reply: FastifyReply): RequestLine {
-  const durationMs = Number(process.hrtime.bigint() - request.startedAtNs) / 1e6;
+  const durationMs = reply.elapsedTime;
   return {
     request_id: request.id,
     account_id: request.auth?.accountId ?? null,
