@@ -15,6 +15,8 @@ export interface LoadResult {
   errors: number;
   /** CPU per request of the server process (`serverPid`) and of PostgreSQL, when asked for. */
   cpu?: CpuPerOp;
+  /** From `inTurns`: the requests per second of each measured turn, in order. */
+  turnRates?: number[];
 }
 
 /**
@@ -93,7 +95,22 @@ export async function inTurns(loads: ((seconds: number, warmUp: boolean) => Prom
     non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
     errors: rs.reduce((a, r) => a + r.errors, 0),
     ...(rs[0].cpu ? { cpu: { nodeMicros: mean(rs.map((r) => r.cpu!.nodeMicros)), postgresMicros: mean(rs.map((r) => r.cpu!.postgresMicros)) } } : {}),
+    turnRates: rs.map((r) => r.requestsPerSecond),
   }));
+}
+
+/**
+ * `subject`'s rate over `baseline`'s turn by turn (each pair measured back to back, so a slow
+ * spell of a shared or virtual machine weighs on both), and the median of those ratios: steadier
+ * than the ratio of the means when the machine's speed moves between turns.
+ */
+export function pairedRatios(subject: LoadResult, baseline: LoadResult): { ratios: number[]; median: number } {
+  const a = subject.turnRates ?? [subject.requestsPerSecond];
+  const b = baseline.turnRates ?? [baseline.requestsPerSecond];
+  const ratios = a.map((x, i) => x / b[i]);
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return { ratios, median: sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2 };
 }
 
 export function ratio(a: number, b: number): string {
