@@ -42,3 +42,18 @@ export function lowBalanceStageOf(
   const reserve = callReserveCents(minutesUsedNow({ minutesMonth: row.minutes_month, minutesUsed: row.minutes_used }, now));
   return lowBalanceStage(row.balance_cents - row.reserved_cents, row.last_top_up_cents, reserve);
 }
+
+/**
+ * Whether a hold that took the spendable balance from `beforeCents` to `afterCents` must be looked
+ * after (money/writer/calls.ts `afterHoldsTaken`): the stage it leaves differs from the one
+ * `recorded`, or it crossed one call's reserve (`callReserveCents`) either way (readiness).
+ */
+export function holdMovesStageOrReadiness(
+  beforeCents: number,
+  afterCents: number,
+  recorded: string,
+  referenceCents: number | null,
+  callReserveCents: number,
+): boolean {
+  return lowBalanceStage(afterCents, referenceCents, callReserveCents) !== recorded || beforeCents >= callReserveCents !== afterCents >= callReserveCents;
+}

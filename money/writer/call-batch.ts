@@ -3,7 +3,7 @@ import { holdBatchWrites, type BatchMoney } from '../../db/money/hold-batch.ts';
 import type { HoldRow } from '../../db/money/holds.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { CALL_TARIFF, callReserveCents, dayKey, minutesUsedNow, monthKey } from '../rules/pricing.ts';
-import { lowBalanceStage } from '../rules/low-balance.ts';
+import { holdMovesStageOrReadiness } from '../rules/low-balance.ts';
 import { holdRefusal } from '../rules/hold-rules.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import type { Lines } from './lines.ts';
@@ -44,10 +44,10 @@ function movedBeforeLast(holds: Map<number, HoldRow>, money: BatchMoney, now: Da
   const reserve = callReserveCents(minutesUsedNow({ minutesMonth: money.minutes_month, minutesUsed: money.minutes_used }, now));
   let available = money.balance_cents - money.reserved_cents;
   for (const at of granted) available += Number(holds.get(at)!.amount_cents);
-  const coveredBefore = available >= reserve;
   for (const at of granted.slice(0, -1)) {
+    const before = available;
     available -= Number(holds.get(at)!.amount_cents);
-    if (lowBalanceStage(available, money.last_top_up_cents, reserve) !== money.low_balance_stage || available >= reserve !== coveredBefore) return at;
+    if (holdMovesStageOrReadiness(before, available, money.low_balance_stage, money.last_top_up_cents, reserve)) return at;
   }
   return null;
 }

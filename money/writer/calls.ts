@@ -6,7 +6,7 @@ import { activityWrites } from '../../db/money/activity.ts';
 import type { Mode } from '../../runtime/types.ts';
 import { Refusal } from '../../runtime/refusal.ts';
 import { CALL_TARIFF, billableMinutes, callReserveCents, dayKey, minutesUsedNow, monthKey, priceMinutes } from '../rules/pricing.ts';
-import { lowBalanceStage } from '../rules/low-balance.ts';
+import { holdMovesStageOrReadiness } from '../rules/low-balance.ts';
 import { holdRefusal } from '../rules/hold-rules.ts';
 import type { Lines } from './lines.ts';
 import type { TestClockScope } from '../../db/test-clocks.ts';
@@ -44,9 +44,9 @@ export async function afterHoldsTaken(
   now: Date,
 ): Promise<void> {
   const reserve = callReserveCents(minutesUsedNow({ minutesMonth: after.minutes_month, minutesUsed: after.minutes_used }, now));
-  const stage = lowBalanceStage(after.balance_cents - after.reserved_cents, after.last_top_up_cents, reserve);
-  const before = after.balance_cents - after.reserved_cents + heldCents;
-  if (stage !== after.low_balance_stage || before >= reserve !== before - heldCents >= reserve) {
+  const spendable = after.balance_cents - after.reserved_cents;
+  const before = spendable + heldCents;
+  if (holdMovesStageOrReadiness(before, spendable, after.low_balance_stage, after.last_top_up_cents, reserve)) {
     await withTransaction(pool, async (client) => {
       await lines.checkLowBalance(client, accountId, now);
       await lines.balanceMoved(client, accountId, before, after, now);

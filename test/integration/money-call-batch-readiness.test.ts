@@ -95,8 +95,10 @@ test.serial('startCall: a hold taking the spendable balance under one call reser
 });
 
 test.serial('startCalls: a round whose holds take the spendable balance under one call reserve re-assesses readiness though the stage stays zero', async (t) => {
-  // 900 left covers two holds of 400, leaving 100: under one call's reserve.
-  const { a, customerId } = await staleZero(4);
+  // 500 left covers one hold of 400, leaving 100: under one call's reserve; the round's second
+  // call is refused for it. (Two holds granted would not do: the first would leave 500, whose
+  // stage is not the recorded zero, and the stage's own move would re-assess readiness.)
+  const { a, customerId } = await staleZero(5);
   crossed.length = 0;
   const results = await money.startCalls(pool, {
     accountId: a.id,
@@ -109,7 +111,7 @@ test.serial('startCalls: a round whose holds take the spendable balance under on
   });
   t.deepEqual(
     results.map((r) => (r.status === 'fulfilled' ? (r.value.ok ? r.value.hold.amount_cents : r.value.reason) : String(r.reason))),
-    [400, 400],
+    [400, 'insufficient_balance'],
   );
   t.is(await stageOf(a.id), 'zero');
   t.deepEqual(crossed, [a.id]);

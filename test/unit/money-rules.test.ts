@@ -13,7 +13,7 @@ import {
   splitCharge,
   topUpBonusCents,
 } from '../../money/rules/pricing.ts';
-import { LOW_BALANCE_STAGES, crossedStages, lowBalanceStage, type LowBalanceStage } from '../../money/rules/low-balance.ts';
+import { LOW_BALANCE_STAGES, crossedStages, holdMovesStageOrReadiness, lowBalanceStage, type LowBalanceStage } from '../../money/rules/low-balance.ts';
 import { holdRefusal, type HoldFacts, type RefusalReason } from '../../money/rules/hold-rules.ts';
 
 /** -0 and 0 are the same amount of money (and the same JSON); compare cents as numbers. */
@@ -649,4 +649,16 @@ test('property: holdRefusal names the first failing condition in the spec’s or
       { numRuns: 5_000 },
     ),
   );
+});
+
+test('a hold is looked after when it moves the low-balance stage from the recorded one, or takes the spendable balance across one call\'s reserve either way', (t) => {
+  // Last top-up $100.00, one call's reserve $2.00: 25 % is $25.00, 10 % is $10.00.
+  t.true(holdMovesStageOrReadiness(3_000, 2_400, 'ok', 10_000, 200), 'under 25 % of the last top-up');
+  t.false(holdMovesStageOrReadiness(2_400, 2_300, 'below_25_percent', 10_000, 200), 'the stage recorded already');
+  t.true(holdMovesStageOrReadiness(1_100, 900, 'below_25_percent', 10_000, 200), 'under 10 %');
+  t.true(holdMovesStageOrReadiness(300, 150, 'below_10_percent', 10_000, 200), 'under one call: zero');
+  // A stage recorded as zero against a dearer reserve: the stage stays, readiness is still crossed.
+  t.true(holdMovesStageOrReadiness(250, 150, 'zero', 10_000, 200), 'one call\'s reserve crossed');
+  t.false(holdMovesStageOrReadiness(200, 200, 'zero', 10_000, 250), 'nothing crossed');
+  t.false(holdMovesStageOrReadiness(150, 100, 'zero', 10_000, 200), 'under the reserve before and after');
 });
