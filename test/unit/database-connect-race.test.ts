@@ -2,6 +2,7 @@ import test from 'ava';
 import net from 'node:net';
 import { createPool } from '../../db/pool.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
+import { cstring, message, readyForQuery } from '../fakes/postgres-wire.ts';
 
 /*
  * A PostgreSQL server shutting down (`pg_ctl stop -m fast`, a failover) while a pool connection
@@ -13,19 +14,10 @@ import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
  * protocol's start-up (PostgreSQL docs, "Message Flow", "Message Formats") and does exactly that.
  */
 
-function message(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(type, 0, 'latin1');
-  head.writeInt32BE(body.length + 4, 1);
-  return Buffer.concat([head, body]);
-}
-
-const cstring = (s: string) => Buffer.from(`${s}\0`, 'utf8');
-
 /** AuthenticationOk, ReadyForQuery (idle) and ErrorResponse FATAL 57P01, in one write; then closes. */
 function readyThenTerminated(): Buffer {
   const authOk = message('R', Buffer.from([0, 0, 0, 0]));
-  const ready = message('Z', Buffer.from('I', 'latin1'));
+  const ready = readyForQuery();
   const fatal = message(
     'E',
     Buffer.concat([

@@ -2,6 +2,7 @@ import test from 'ava';
 import net from 'node:net';
 import { createPool } from '../../db/pool.ts';
 import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
+import { cstring, int16, int32, message, readyForQuery } from '../fakes/postgres-wire.ts';
 
 /*
  * A DATABASE_URL listing several hosts with target_session_attrs (runtime/database-hosts.ts):
@@ -13,20 +14,6 @@ import { isDatabaseUnreachable } from '../../runtime/database-errors.ts';
  * start-up and simple queries (PostgreSQL docs, "Message Flow", "Message Formats"), each set to
  * report its parameters or not and to answer the checks as a primary or a standby would.
  */
-
-function message(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(type, 0, 'latin1');
-  head.writeInt32BE(body.length + 4, 1);
-  return Buffer.concat([head, body]);
-}
-const cstring = (s: string) => Buffer.from(`${s}\0`, 'utf8');
-const int16 = (n: number) => Buffer.from([(n >> 8) & 0xff, n & 0xff]);
-const int32 = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(n);
-  return b;
-};
 
 const TEXT = 25;
 const BOOL = 16;
@@ -40,7 +27,7 @@ function oneValue(column: string, typeOid: number, value: string, tag: string): 
     message('T', Buffer.concat([int16(1), field])),
     message('D', Buffer.concat([int16(1), int32(v.length), v])),
     message('C', cstring(tag)),
-    message('Z', Buffer.from('I', 'latin1')),
+    readyForQuery(),
   ]);
 }
 
@@ -72,7 +59,7 @@ async function fakeServer(o: { standby: boolean; parameters: Record<string, stri
           got = got.subarray(got.readInt32BE(0));
           started = true;
           const params = Object.entries(o.parameters).map(([name, value]) => message('S', Buffer.concat([cstring(name), cstring(value)])));
-          socket.write(Buffer.concat([message('R', int32(0)), ...params, message('K', Buffer.concat([int32(4242), int32(7)])), message('Z', Buffer.from('I', 'latin1'))]));
+          socket.write(Buffer.concat([message('R', int32(0)), ...params, message('K', Buffer.concat([int32(4242), int32(7)])), readyForQuery()]));
           continue;
         }
         if (got.length < 5 || got.length < 1 + got.readInt32BE(1)) return;
