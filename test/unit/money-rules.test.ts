@@ -661,4 +661,6 @@ test('a hold is looked after when it moves the low-balance stage from the record
   t.true(holdMovesStageOrReadiness(250, 150, 'zero', 10_000, 200), 'one call\'s reserve crossed');
   t.false(holdMovesStageOrReadiness(200, 200, 'zero', 10_000, 250), 'nothing crossed');
   t.false(holdMovesStageOrReadiness(150, 100, 'zero', 10_000, 200), 'under the reserve before and after');
+  // The spec: "the minimum call reserve must fit", so a balance of exactly one reserve is loaded.
+  t.true(holdMovesStageOrReadiness(200, 150, 'zero', 10_000, 200), 'exactly one call\'s reserve before fits: crossed');
 });
